@@ -1,0 +1,1 @@
+# make bench: see bench/README section in README.md

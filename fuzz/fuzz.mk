@@ -1,0 +1,1 @@
+# libFuzzer harnesses (./configure CC=clang --enable-fuzzing)

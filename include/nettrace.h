@@ -1,0 +1,430 @@
+/*
+ * libnettrace — read .NET EventPipe NetTrace streams.
+ *
+ * This header is the stable core: version, status codes, allocator, limits and
+ * the push parser with its typed callbacks.  The aggregator, the diagnostics
+ * IPC session and the writer have headers of their own that include this one.
+ *
+ * Conventions
+ *  - Every public name starts with nt_ / NT_.  There is no global state.
+ *  - Pointers handed to a callback are valid only during that callback; copy
+ *    what you keep.  Strings are UTF-8 and NUL-terminated.
+ *  - A callback returns 0 to continue, anything else to stop the parse
+ *    (the parser then reports NT_ERR_STOPPED).
+ *  - Status values only ever grow; their numbers are stable.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef NETTRACE_H
+#define NETTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Symbols of the shared library; everything else in it is hidden. */
+#if defined(_WIN32)
+#define NT_API
+#elif defined(__GNUC__)
+#define NT_API __attribute__((visibility("default")))
+#else
+#define NT_API
+#endif
+
+#define NT_VERSION_MAJOR 0
+#define NT_VERSION_MINOR 1
+#define NT_VERSION_PATCH 0
+#define NT_VERSION_STRING "0.1.0"
+
+/** The library's version string, e.g. "0.1.0" (may differ from the header's). */
+NT_API const char *nt_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* X-macro: one table gives the enum, the short names and the descriptions. */
+#define NT_STATUS_MAP(X)                                                                    \
+    X(NT_OK, 0, "ok", "success")                                                            \
+    X(NT_ERR_NOT_NETTRACE, 1, "not_nettrace", "not a NetTrace stream")                      \
+    X(NT_ERR_UNSUPPORTED_VERSION, 2, "unsupported_version", "unsupported format version")   \
+    X(NT_ERR_NO_EVENTS, 3, "no_events", "the stream holds no events")                       \
+    X(NT_ERR_MALFORMED, 4, "malformed", "malformed stream")                                 \
+    X(NT_ERR_TRUNCATED, 5, "truncated", "the stream ended early")                           \
+    X(NT_ERR_LIMIT, 6, "limit_exceeded", "a configured limit was exceeded")                 \
+    X(NT_ERR_NOMEM, 7, "out_of_memory", "out of memory")                                    \
+    X(NT_ERR_STOPPED, 8, "stopped", "stopped by a callback")                                \
+    X(NT_ERR_INVALID_ARG, 9, "invalid_argument", "invalid argument")                        \
+    X(NT_ERR_IO, 10, "io_error", "input/output error")                                      \
+    X(NT_ERR_NO_ENDPOINT, 20, "no_endpoint", "no diagnostics endpoint for the process")     \
+    X(NT_ERR_REFUSED, 21, "refused", "the runtime refused the request")                     \
+    X(NT_ERR_TIMEOUT, 22, "timeout", "the deadline passed")                                 \
+    X(NT_ERR_CANCELLED, 23, "cancelled", "cancelled")                                       \
+    X(NT_ERR_STREAM_CAP, 24, "stream_cap", "the stream exceeded its byte cap")              \
+    X(NT_ERR_PROTOCOL, 25, "protocol_error", "the peer broke the diagnostics protocol")     \
+    X(NT_ERR_STATE, 26, "bad_state", "the call is not valid in the object's current state")
+
+typedef enum nt_status {
+#define NT_STATUS_ENUM_(sym, num, name, desc) sym = num,
+    NT_STATUS_MAP(NT_STATUS_ENUM_)
+#undef NT_STATUS_ENUM_
+} nt_status;
+
+/** Short stable name ("truncated", "malformed", ...), or "unknown". */
+NT_API const char *nt_status_name(nt_status s);
+/** One-line human description of a status. */
+NT_API const char *nt_status_describe(nt_status s);
+
+/* ------------------------------------------------------------------------ */
+/* Allocation                                                                */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Optional allocator.  Pass NULL wherever one is taken to use malloc/realloc/free.
+ * realloc(ctx, NULL, n) must behave as malloc; free(ctx, NULL) must be a no-op.
+ */
+typedef struct nt_allocator {
+    void *(*realloc)(void *ctx, void *ptr, size_t size);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+} nt_allocator;
+
+/* ------------------------------------------------------------------------ */
+/* Limits                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Every table and buffer the parser holds has a limit here.  A zero field
+ * selects the default given beside it.  Exceeding a limit stops the parse with
+ * NT_ERR_LIMIT and a message that names the limit and the byte offset.
+ * Limits apply the same way however the input is chunked.
+ */
+typedef struct nt_limits {
+    uint32_t max_block_bytes;    /**< one block's content (default 16 MiB; the runtime writes ~100 KiB) */
+    uint32_t max_metadata;       /**< metadata records held (default 65,536) */
+    uint32_t max_metadata_bytes; /**< bytes of names and field descriptions held (default 16 MiB) */
+    uint32_t max_fields;         /**< fields in one metadata record, nested included (default 1,024) */
+    uint32_t max_stacks;         /**< stacks held between two sequence points (default 1,048,576) */
+    uint32_t max_stack_frames;   /**< IPs held between two sequence points (default 8,388,608 = 64 MiB) */
+    uint32_t max_threads;        /**< capture threads tracked for drop detection (default 65,536) */
+} nt_limits;
+
+#define NT_DEFAULT_MAX_BLOCK_BYTES (16u << 20)
+#define NT_DEFAULT_MAX_METADATA 65536u
+#define NT_DEFAULT_MAX_METADATA_BYTES (16u << 20)
+#define NT_DEFAULT_MAX_FIELDS 1024u
+#define NT_DEFAULT_MAX_STACKS (1u << 20)
+#define NT_DEFAULT_MAX_STACK_FRAMES (8u << 20)
+#define NT_DEFAULT_MAX_THREADS 65536u
+
+/** Fill *lim with the defaults. */
+NT_API void nt_limits_default(nt_limits *lim);
+
+/* ------------------------------------------------------------------------ */
+/* What the parser reports                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** Windows SYSTEMTIME as written in the trace header (UTC). */
+typedef struct nt_systemtime {
+    uint16_t year, month, day_of_week, day, hour, minute, second, milliseconds;
+} nt_systemtime;
+
+/** The trace header: the Trace object (V4/V5) or Trace block (V6). */
+typedef struct nt_trace_info {
+    uint32_t format_major;          /**< 4 for NetTrace V4/V5, 6 for V6 */
+    uint32_t format_minor;          /**< V6 minor version; 0 for V4/V5 */
+    uint32_t object_version;        /**< V4/V5: Trace object version (4) */
+    uint32_t min_reader_version;    /**< V4/V5: Trace object's minimum reader version */
+    nt_systemtime sync_time_utc;    /**< wall clock when the trace started */
+    int64_t sync_qpc;               /**< trace clock value at sync_time_utc */
+    int64_t qpc_frequency;          /**< trace clock ticks per second */
+    uint32_t pointer_size;          /**< 4 or 8: width of stack IPs */
+    uint32_t process_id;
+    uint32_t processor_count;
+    uint32_t sampling_interval_ns;  /**< ExpectedCPUSamplingRate: sample profiler period in ns */
+} nt_trace_info;
+
+/** Metadata field type codes (System.TypeCode; V6 adds 20-26). */
+typedef enum nt_type_code {
+    NT_TYPE_OBJECT = 1, NT_TYPE_BOOLEAN32 = 3, NT_TYPE_CHAR = 4, NT_TYPE_SBYTE = 5,
+    NT_TYPE_BYTE = 6, NT_TYPE_INT16 = 7, NT_TYPE_UINT16 = 8, NT_TYPE_INT32 = 9,
+    NT_TYPE_UINT32 = 10, NT_TYPE_INT64 = 11, NT_TYPE_UINT64 = 12, NT_TYPE_SINGLE = 13,
+    NT_TYPE_DOUBLE = 14, NT_TYPE_DECIMAL = 15, NT_TYPE_DATETIME = 16, NT_TYPE_GUID = 17,
+    NT_TYPE_STRING = 18, NT_TYPE_ARRAY = 19, NT_TYPE_VARINT = 20, NT_TYPE_VARUINT = 21,
+    NT_TYPE_FIXED_ARRAY = 22, NT_TYPE_UTF8_CHAR = 23, NT_TYPE_RELLOC = 24,
+    NT_TYPE_DATALOC = 25, NT_TYPE_BOOLEAN8 = 26
+} nt_type_code;
+
+/** One field of an event description, in pre-order (nested fields follow their object). */
+typedef struct nt_field {
+    const char *name;
+    uint32_t type;          /**< nt_type_code */
+    uint32_t element_type;  /**< for arrays: the element's type code, else 0 */
+    uint32_t depth;         /**< 0 for top-level fields, +1 per enclosing object */
+} nt_field;
+
+/** Events the parser decodes into typed callbacks. */
+typedef enum nt_event_kind {
+    NT_KIND_OTHER = 0,
+    NT_KIND_THREAD_SAMPLE,          /**< SampleProfiler 0 */
+    NT_KIND_METHOD_LOAD_VERBOSE,    /**< Runtime 143 */
+    NT_KIND_METHOD_UNLOAD_VERBOSE,  /**< Runtime 144 */
+    NT_KIND_METHOD_DC_START_VERBOSE,/**< Rundown 143 */
+    NT_KIND_METHOD_DC_END_VERBOSE,  /**< Rundown 144 */
+    NT_KIND_MODULE_LOAD,            /**< Runtime 152 */
+    NT_KIND_MODULE_UNLOAD,          /**< Runtime 153 */
+    NT_KIND_DOMAIN_MODULE_LOAD,     /**< Runtime 151 */
+    NT_KIND_MODULE_DC_START,        /**< Rundown 153 */
+    NT_KIND_MODULE_DC_END,          /**< Rundown 154 */
+    NT_KIND_DOMAIN_MODULE_DC_START, /**< Rundown 151 */
+    NT_KIND_DOMAIN_MODULE_DC_END,   /**< Rundown 152 */
+    NT_KIND_ASSEMBLY_LOAD,          /**< Runtime 154 */
+    NT_KIND_ASSEMBLY_UNLOAD,        /**< Runtime 155 */
+    NT_KIND_ASSEMBLY_DC_START,      /**< Rundown 155 */
+    NT_KIND_ASSEMBLY_DC_END,        /**< Rundown 156 */
+    NT_KIND_COUNT_
+} nt_event_kind;
+
+#define NT_PROVIDER_SAMPLE_PROFILER "Microsoft-DotNETCore-SampleProfiler"
+#define NT_PROVIDER_RUNTIME "Microsoft-Windows-DotNETRuntime"
+#define NT_PROVIDER_RUNDOWN "Microsoft-Windows-DotNETRuntimeRundown"
+
+/** An event description (one metadata record). */
+typedef struct nt_event_desc {
+    uint32_t metadata_id;
+    const char *provider;     /**< provider name, e.g. "Microsoft-Windows-DotNETRuntime" */
+    uint32_t event_id;
+    const char *event_name;   /**< "" for runtime-native events */
+    uint64_t keywords;
+    uint32_t version;
+    uint32_t level;
+    uint32_t opcode;          /**< V5 OpCode tag / V6 optional metadata; 0 if absent */
+    uint32_t field_count;
+    const nt_field *fields;   /**< NULL when field_count is 0 */
+    nt_event_kind kind;       /**< what the parser decodes it as */
+} nt_event_desc;
+
+/** A stack: IPs innermost first, widened to 64 bits for every pointer size. */
+typedef struct nt_stack {
+    uint32_t id;
+    uint32_t count;
+    const uint64_t *ips;
+} nt_stack;
+
+/** One event: header fields and raw payload. */
+typedef struct nt_event {
+    const nt_event_desc *desc;  /**< NULL if the metadata id was never defined */
+    uint32_t metadata_id;
+    uint32_t sequence_number;
+    uint64_t thread_id;         /**< the thread the event is about (V6: the OS id from the thread table) */
+    uint64_t capture_thread_id; /**< the thread that wrote it */
+    uint32_t processor_number;
+    uint32_t stack_id;          /**< 0 = no stack */
+    const nt_stack *stack;      /**< NULL when stack_id is 0 or unknown in this interval */
+    int64_t timestamp;          /**< ticks of the trace clock */
+    uint8_t activity_id[16];
+    uint8_t related_activity_id[16];
+    bool is_sorted;
+    uint32_t payload_size;
+    const uint8_t *payload;
+    uint64_t offset;            /**< byte offset of the event blob in the stream */
+} nt_event;
+
+/** SampleProfiler sample types. */
+typedef enum nt_sample_type {
+    NT_SAMPLE_ERROR = 0,
+    NT_SAMPLE_EXTERNAL = 1, /**< thread outside managed code (native, blocked, waiting) */
+    NT_SAMPLE_MANAGED = 2   /**< thread running managed code */
+} nt_sample_type;
+
+/** A SampleProfiler thread sample. */
+typedef struct nt_sample {
+    int64_t timestamp;       /**< ticks of the trace clock */
+    int64_t time_ns;         /**< floor(timestamp * 1e9 / qpc_frequency) */
+    uint64_t thread_id;      /**< the sampled thread (64-bit) */
+    uint32_t type;           /**< nt_sample_type; other values are passed through */
+    uint32_t stack_id;
+    const nt_stack *stack;   /**< NULL when the stack id is 0 or unknown */
+    const nt_event *event;
+} nt_sample;
+
+typedef enum nt_method_event {
+    NT_METHOD_LOAD = 0,     /**< MethodLoadVerbose (JIT) */
+    NT_METHOD_UNLOAD,       /**< MethodUnloadVerbose */
+    NT_METHOD_DC_START,     /**< MethodDCStartVerbose (rundown at start) */
+    NT_METHOD_DC_END        /**< MethodDCEndVerbose (rundown at stop) */
+} nt_method_event;
+
+/** MethodFlags bits. */
+#define NT_METHOD_FLAG_DYNAMIC 0x1u
+#define NT_METHOD_FLAG_GENERIC 0x2u
+#define NT_METHOD_FLAG_SHARED_GENERIC 0x4u
+#define NT_METHOD_FLAG_JITTED 0x8u
+#define NT_METHOD_FLAG_JIT_HELPER 0x10u
+#define NT_METHOD_FLAG_COLD 0x10000000u
+#define NT_METHOD_TIER(flags) (((flags) >> 7) & 7u)
+
+/** A method record (any payload version; absent fields are 0). */
+typedef struct nt_method {
+    nt_method_event which;
+    uint32_t version;          /**< payload version */
+    uint64_t method_id;
+    uint64_t module_id;
+    uint64_t start_address;
+    uint32_t size;
+    uint32_t token;
+    uint32_t flags;
+    const char *declaring_type; /**< MethodNamespace: full declaring type name */
+    const char *name;
+    const char *signature;
+    uint16_t clr_instance_id;  /**< V1+ */
+    uint64_t rejit_id;         /**< V2 (ReJITID / NativeCodeId) */
+    int64_t timestamp;
+    const nt_event *event;
+} nt_method;
+
+typedef enum nt_record_event {
+    NT_RECORD_LOAD = 0,
+    NT_RECORD_UNLOAD,
+    NT_RECORD_DC_START,
+    NT_RECORD_DC_END
+} nt_record_event;
+
+/** A module record: ModuleLoad/Unload/DCStart/DCEnd and their DomainModule forms. */
+typedef struct nt_module {
+    nt_record_event which;
+    bool domain;               /**< a DomainModule* event (has app_domain_id) */
+    uint32_t version;
+    uint64_t module_id;
+    uint64_t assembly_id;
+    uint64_t app_domain_id;    /**< DomainModule* only */
+    uint32_t flags;
+    const char *il_path;
+    const char *native_path;
+    uint16_t clr_instance_id;
+    int64_t timestamp;
+    const nt_event *event;
+} nt_module;
+
+/** An assembly record: AssemblyLoad/Unload/DCStart/DCEnd. */
+typedef struct nt_assembly {
+    nt_record_event which;
+    uint32_t version;
+    uint64_t assembly_id;
+    uint64_t app_domain_id;
+    uint64_t binding_id;       /**< V1 */
+    uint32_t flags;
+    const char *name;          /**< fully qualified assembly name */
+    uint16_t clr_instance_id;
+    int64_t timestamp;
+    const nt_event *event;
+} nt_assembly;
+
+/** One thread's entry in a sequence point. */
+typedef struct nt_sp_thread {
+    uint64_t capture_thread_id;
+    uint32_t sequence_number;
+    uint32_t dropped;          /**< events of this thread lost since the previous sequence point */
+} nt_sp_thread;
+
+/** A sequence point: every event before it is older than timestamp; stack ids restart after it. */
+typedef struct nt_sequence_point {
+    int64_t timestamp;
+    uint32_t flags;            /**< V6 flags (1 = thread flush, 2 = metadata flush); 0 for V4/V5 */
+    uint32_t thread_count;
+    const nt_sp_thread *threads;
+} nt_sequence_point;
+
+/** Every member may be NULL.  Return 0 to continue, non-zero to stop the parse. */
+typedef struct nt_callbacks {
+    int (*trace)(void *user, const nt_trace_info *info);
+    int (*metadata)(void *user, const nt_event_desc *desc);
+    int (*event)(void *user, const nt_event *ev);
+    int (*stack)(void *user, const nt_stack *stack);
+    int (*sample)(void *user, const nt_sample *sample);
+    int (*method)(void *user, const nt_method *method);
+    int (*module)(void *user, const nt_module *module);
+    int (*assembly)(void *user, const nt_assembly *assembly);
+    int (*sequence_point)(void *user, const nt_sequence_point *sp);
+} nt_callbacks;
+
+/* ------------------------------------------------------------------------ */
+/* The push parser                                                           */
+/* ------------------------------------------------------------------------ */
+
+typedef struct nt_parser nt_parser;
+
+/**
+ * Create a parser.  cb, lim and alloc may be NULL (no callbacks, default
+ * limits, malloc).  The parser copies *cb and *lim.  Returns NULL only when
+ * memory is short.
+ */
+NT_API nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *lim,
+                         const nt_allocator *alloc);
+
+/**
+ * Feed the next len bytes of the stream (any chunking, len may be 0).
+ * Callbacks run from inside this call.  Returns NT_OK while the stream is
+ * good so far; an error is sticky: every later call returns it again.
+ */
+NT_API nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len);
+
+/**
+ * Declare the end of input.  Returns NT_OK for a complete stream,
+ * NT_ERR_TRUNCATED when it ended early (every complete block was delivered),
+ * NT_ERR_NO_EVENTS when it held a header and no events, or the sticky error.
+ */
+NT_API nt_status nt_parser_finish(nt_parser *p);
+
+/** Current status (sticky error or NT_OK). */
+NT_API nt_status nt_parser_status(const nt_parser *p);
+/** Bytes consumed so far: progress, and where the next byte belongs. */
+NT_API uint64_t nt_parser_offset(const nt_parser *p);
+/** Byte offset an error refers to (for a truncated stream: where the incomplete unit began). */
+NT_API uint64_t nt_parser_error_offset(const nt_parser *p);
+/** Human-readable description of the current status, with the byte offset. */
+NT_API const char *nt_parser_message(const nt_parser *p);
+/** The trace header, or NULL before it was read. */
+NT_API const nt_trace_info *nt_parser_trace_info(const nt_parser *p);
+/** Release the parser (NULL is fine). */
+NT_API void nt_parser_free(nt_parser *p);
+
+/** Running totals, for progress displays and tests. */
+typedef struct nt_parser_stats {
+    uint64_t bytes;             /**< bytes consumed */
+    uint64_t blocks;            /**< blocks of every type, Trace excluded */
+    uint64_t event_blocks, metadata_blocks, stack_blocks, sp_blocks, unknown_blocks;
+    uint64_t events;            /**< event blobs in event blocks */
+    uint64_t metadata;          /**< metadata records */
+    uint64_t stacks;            /**< stacks in stack blocks */
+    uint64_t sequence_points;
+    uint64_t samples, methods, modules, assemblies;
+    uint64_t events_dropped;    /**< lost events detected from sequence numbers */
+    uint64_t unknown_metadata_refs; /**< events whose metadata id was never defined */
+    uint64_t unknown_stack_refs;    /**< events whose stack id is not in the current interval */
+    size_t memory;              /**< bytes the parser holds now */
+    size_t memory_peak;         /**< most bytes it has held at once */
+} nt_parser_stats;
+
+NT_API void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out);
+
+/**
+ * Convert trace-clock ticks to nanoseconds: floor(ticks * 1e9 / frequency),
+ * exact (128-bit intermediate), saturating at INT64_MIN/INT64_MAX; 0 when
+ * frequency <= 0.
+ */
+NT_API int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency);
+
+/** Convenience: feed a whole memory buffer and finish. */
+NT_API nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,
+                          const nt_limits *lim, char *msg, size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NETTRACE_H */

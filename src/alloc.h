@@ -1,0 +1,25 @@
+/* Allocation through the caller's nt_allocator, with a running byte count so
+ * the parser can report (and tests can bound) the memory it holds. */
+#ifndef NT_ALLOC_H
+#define NT_ALLOC_H
+
+#include "nettrace.h"
+
+typedef struct nt_mem {
+    nt_allocator a;
+    size_t used;   /* bytes currently held through this nt_mem */
+    size_t peak;
+} nt_mem;
+
+void nt_mem_init(nt_mem *m, const nt_allocator *a);
+/* Resize *ptr from old_size to new_size bytes.  On failure *ptr is untouched
+ * and false is returned.  new_size 0 frees. */
+bool nt_mem_resize(nt_mem *m, void **ptr, size_t old_size, size_t new_size);
+void *nt_mem_alloc(nt_mem *m, size_t size);
+void nt_mem_free(nt_mem *m, void *ptr, size_t size);
+
+/* Grow a buffer to hold at least `need` bytes; doubles, never beyond `cap_limit`
+ * unless need itself is larger (callers check limits first). */
+bool nt_mem_reserve(nt_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);
+
+#endif

@@ -1,0 +1,24 @@
+/* Shared pieces of the nettrace tool. */
+#ifndef NT_CLI_H
+#define NT_CLI_H
+
+#include "nettrace.h"
+
+#include <stdio.h>
+
+/* Exit codes (documented in nettrace(1)). */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_ERROR 1      /* I/O error or another failure */
+#define CLI_EXIT_USAGE 2
+#define CLI_EXIT_STREAM_BASE 10 /* 10 + nt_status for a stream that did not read cleanly */
+
+int cli_exit_code(nt_status s);
+
+/* Feed a file ("-" = standard input) through p in fixed-size chunks, then
+ * finish.  Returns the parser's final status, or NT_ERR_IO with errbuf set.
+ * Shows a progress bar on a terminal when the read takes a while. */
+nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
+
+int cmd_info(int argc, char **argv);
+
+#endif

@@ -1,0 +1,9 @@
+# The nettrace tool: one file per subcommand.
+bin_PROGRAMS += nettrace
+nettrace_SOURCES = \
+	src/cli/main.c src/cli/cli.h \
+	src/cli/io.c \
+	src/cli/json.c src/cli/json.h \
+	src/cli/cmd_info.c
+nettrace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+nettrace_LDADD = libnettrace_core.la

@@ -1,0 +1,47 @@
+/* nettrace: read .NET EventPipe NetTrace traces.  One file per subcommand;
+ * this file only dispatches. */
+#include "cli.h"
+
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command COMMANDS[] = {
+    { "info", cmd_info, "header fields and counts of a trace" },
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: nettrace COMMAND [OPTIONS] [ARGS]\n"
+          "       nettrace --version | --help\n\nCommands:\n",
+          f);
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fputs("\n'nettrace COMMAND --help' describes a command.  See nettrace(1).\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("nettrace %s (libnettrace %s)\n", NT_VERSION_STRING, nt_version());
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0)
+            return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "nettrace: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,145 @@
+/* Bounded little-endian reads and LEB128 varints over a byte span.
+ * Every read checks the remaining length; a failed read leaves the cursor
+ * where it was and returns false, so callers report "truncated X" at a
+ * precise offset. */
+#ifndef NT_CURSOR_H
+#define NT_CURSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct nt_cursor {
+    const uint8_t *p;
+    const uint8_t *end;
+} nt_cursor;
+
+static inline nt_cursor nt_cursor_make(const uint8_t *p, size_t len)
+{
+    nt_cursor c = { p, p + len };
+    return c;
+}
+
+static inline size_t nt_cur_left(const nt_cursor *c) { return (size_t)(c->end - c->p); }
+
+static inline uint16_t nt_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t nt_le32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+static inline uint64_t nt_le64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline bool nt_cur_skip(nt_cursor *c, size_t n)
+{
+    if (nt_cur_left(c) < n)
+        return false;
+    c->p += n;
+    return true;
+}
+static inline bool nt_cur_u8(nt_cursor *c, uint8_t *v)
+{
+    if (c->p >= c->end)
+        return false;
+    *v = *c->p++;
+    return true;
+}
+static inline bool nt_cur_u16(nt_cursor *c, uint16_t *v)
+{
+    if (nt_cur_left(c) < 2)
+        return false;
+    *v = nt_le16(c->p);
+    c->p += 2;
+    return true;
+}
+static inline bool nt_cur_u32(nt_cursor *c, uint32_t *v)
+{
+    if (nt_cur_left(c) < 4)
+        return false;
+    *v = nt_le32(c->p);
+    c->p += 4;
+    return true;
+}
+static inline bool nt_cur_u64(nt_cursor *c, uint64_t *v)
+{
+    if (nt_cur_left(c) < 8)
+        return false;
+    *v = nt_le64(c->p);
+    c->p += 8;
+    return true;
+}
+static inline bool nt_cur_bytes(nt_cursor *c, void *dst, size_t n)
+{
+    if (nt_cur_left(c) < n)
+        return false;
+    memcpy(dst, c->p, n);
+    c->p += n;
+    return true;
+}
+
+/* LEB128, at most 5 bytes for 32 bits; bits beyond 32 are an error. */
+static inline bool nt_cur_varu32(nt_cursor *c, uint32_t *v)
+{
+    const uint8_t *p = c->p;
+    if (p < c->end && !(*p & 0x80)) { /* one-byte fast path: most deltas */
+        *v = *p;
+        c->p = p + 1;
+        return true;
+    }
+    uint32_t r = 0;
+    for (unsigned shift = 0; shift < 35; shift += 7) {
+        if (p >= c->end)
+            return false;
+        uint8_t b = *p++;
+        if (shift == 28 && (b & 0x70))
+            return false;
+        r |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            c->p = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* LEB128, at most 10 bytes for 64 bits. */
+static inline bool nt_cur_varu64(nt_cursor *c, uint64_t *v)
+{
+    const uint8_t *p = c->p;
+    if (p < c->end && !(*p & 0x80)) {
+        *v = *p;
+        c->p = p + 1;
+        return true;
+    }
+    uint64_t r = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (p >= c->end)
+            return false;
+        uint8_t b = *p++;
+        if (shift == 63 && (b & 0x7e))
+            return false;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            c->p = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+#endif

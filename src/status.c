@@ -1,0 +1,73 @@
+/* Version, status names, limits defaults and clock conversion. */
+#include "nettrace.h"
+
+const char *nt_version(void) { return NT_VERSION_STRING; }
+
+const char *nt_status_name(nt_status s)
+{
+    switch (s) {
+#define NT_STATUS_NAME_(sym, num, name, desc) case sym: return name;
+        NT_STATUS_MAP(NT_STATUS_NAME_)
+#undef NT_STATUS_NAME_
+    }
+    return "unknown";
+}
+
+const char *nt_status_describe(nt_status s)
+{
+    switch (s) {
+#define NT_STATUS_DESC_(sym, num, name, desc) case sym: return desc;
+        NT_STATUS_MAP(NT_STATUS_DESC_)
+#undef NT_STATUS_DESC_
+    }
+    return "unknown status";
+}
+
+void nt_limits_default(nt_limits *lim)
+{
+    lim->max_block_bytes = NT_DEFAULT_MAX_BLOCK_BYTES;
+    lim->max_metadata = NT_DEFAULT_MAX_METADATA;
+    lim->max_metadata_bytes = NT_DEFAULT_MAX_METADATA_BYTES;
+    lim->max_fields = NT_DEFAULT_MAX_FIELDS;
+    lim->max_stacks = NT_DEFAULT_MAX_STACKS;
+    lim->max_stack_frames = NT_DEFAULT_MAX_STACK_FRAMES;
+    lim->max_threads = NT_DEFAULT_MAX_THREADS;
+}
+
+int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency)
+{
+    if (frequency <= 0)
+        return 0;
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef __int128 i128;
+    i128 num = (i128)ticks * 1000000000;
+    i128 q = num / frequency;
+    if (num % frequency != 0 && num < 0)
+        q -= 1; /* floor, not truncation */
+    if (q > INT64_MAX)
+        return INT64_MAX;
+    if (q < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)q;
+#else
+    /* floor(t * 1e9 / f) via q = floor(t / f), r = t - q f in [0, f). */
+    int64_t q = ticks / frequency, r = ticks % frequency;
+    if (r < 0) {
+        q -= 1;
+        r += frequency;
+    }
+    if (q > INT64_MAX / 1000000000)
+        return INT64_MAX;
+    if (q < INT64_MIN / 1000000000)
+        return INT64_MIN;
+    /* r * 1e9 may overflow for frequencies above ~9.2e9: split 1e9 = 1e5 * 1e4. */
+    uint64_t ur = (uint64_t)r, uf = (uint64_t)frequency;
+    uint64_t a = ur * 100000u;          /* < f * 1e5 */
+    uint64_t qa = a / uf, ra = a % uf;  /* r*1e5 = qa f + ra */
+    uint64_t frac = qa * 10000u + (ra * 10000u) / uf;
+    int64_t base = q * 1000000000;
+    if (base > INT64_MAX - (int64_t)frac)
+        return INT64_MAX;
+    return base + (int64_t)frac;
+#endif
+}

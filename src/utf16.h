@@ -1,0 +1,19 @@
+/* UTF-16LE strings as they appear in payloads and V4/V5 metadata:
+ * NUL-terminated, no length prefix. */
+#ifndef NT_UTF16_H
+#define NT_UTF16_H
+
+#include "cursor.h"
+
+/* Find the terminator of the string at c.  On success *start and *units describe
+ * the string (terminator excluded) and c moves past the terminator. */
+bool nt_utf16z_scan(nt_cursor *c, const uint8_t **start, size_t *units);
+
+/* Worst-case UTF-8 bytes for `units` UTF-16 code units, plus the NUL. */
+static inline size_t nt_utf8_bound(size_t units) { return units * 3 + 1; }
+
+/* Convert to UTF-8 (unpaired surrogates become U+FFFD) and NUL-terminate.
+ * dst must hold nt_utf8_bound(units) bytes.  Returns bytes written, NUL excluded. */
+size_t nt_utf16_to_utf8(const uint8_t *src, size_t units, char *dst);
+
+#endif

@@ -1,0 +1,1 @@
+# Criterion tests
