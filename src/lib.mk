@@ -1,7 +1,7 @@
 # The library is built once as a convenience library (tests and the tool link
 # it statically, internals included) and wrapped as the installed libnettrace,
 # which exports only the NT_API symbols.
-noinst_LTLIBRARIES = libnettrace_core.la
+noinst_LTLIBRARIES += libnettrace_core.la
 libnettrace_core_la_SOURCES = \
 	src/alloc.c src/alloc.h \
 	src/cursor.h \

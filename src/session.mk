@@ -1,0 +1,1 @@
+# session component: library sources, tool commands and tests

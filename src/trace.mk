@@ -1,0 +1,1 @@
+# trace component: library sources, tool commands and tests

@@ -1,0 +1,1 @@
+# writer component: library sources, tool commands and tests
