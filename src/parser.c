@@ -349,7 +349,7 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         }
         if (p->need == 0) { /* empty padding or an empty block: nothing to wait for */
             p->unit_off = p->offset;
-            nt_status s = step(p, d);
+            nt_status s = step(p, p->small); /* never NULL: decoders build cursors from it */
             if (s)
                 return s;
             continue;
