@@ -410,3 +410,97 @@ Test(oracle, shared_corpus)
     cr_expect_geq(n, 14, "only %zu shared traces in the expected table", n);
     table_free(&t);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Facts of the project's own recordings (corpus/README.md)                  */
+/* ------------------------------------------------------------------------ */
+
+/* SpinThreads: each thread writes Workloads-SpinThreads/ThreadNamed(name)
+ * from itself, so the event's thread id names a sampled thread. */
+typedef struct named {
+    uint32_t pid;
+    uint64_t tid[3];
+    char name[3][32];
+    int count;
+    uint64_t samples[3], external[3];
+} named;
+
+static int named_trace(void *u, const nt_trace_info *info)
+{
+    ((named *)u)->pid = info->process_id;
+    return 0;
+}
+
+static int named_event(void *u, const nt_event *ev)
+{
+    named *n = u;
+    if (!ev->desc || strcmp(ev->desc->provider, "Workloads-SpinThreads") || ev->desc->event_id != 1)
+        return 0;
+    if (n->count == 3)
+        return 1; /* more than the three the workload writes */
+    /* Payload: the name as NUL-terminated UTF-16LE (ASCII here). */
+    char *out = n->name[n->count];
+    size_t k = 0;
+    for (uint32_t i = 0; i + 1 < ev->payload_size && k + 1 < sizeof n->name[0]; i += 2) {
+        uint16_t c = (uint16_t)(ev->payload[i] | ev->payload[i + 1] << 8);
+        if (!c)
+            break;
+        out[k++] = c < 0x80 ? (char)c : '?';
+    }
+    out[k] = 0;
+    n->tid[n->count++] = ev->thread_id;
+    return 0;
+}
+
+static int named_sample(void *u, const nt_sample *s)
+{
+    named *n = u;
+    for (int i = 0; i < n->count; i++)
+        if (n->tid[i] == s->thread_id) {
+            n->samples[i]++;
+            n->external[i] += s->type == NT_SAMPLE_EXTERNAL;
+        }
+    return 0;
+}
+
+static void check_spin_threads(const char *file)
+{
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(ts_path(ts_own_corpus(), file), &data, &len), "cannot read corpus/%s", file);
+    named n;
+    memset(&n, 0, sizeof n);
+    nt_callbacks cb = { 0 };
+    cb.trace = named_trace;
+    cb.event = named_event;
+    cb.sample = named_sample;
+    char msg[256];
+    nt_status st = nt_parse_buffer(data, len, &cb, &n, NULL, msg, sizeof msg);
+    cr_assert_eq(st, NT_OK, "%s: %s", file, msg);
+    cr_assert_eq(n.count, 3, "%s: %d ThreadNamed events", file, n.count);
+    /* The names arrive before the workers spin, so every sample after them
+     * is counted; each thread ran the whole 2 s at 1 ms sampling. */
+    for (int i = 0; i < 3; i++) {
+        cr_expect_geq(n.samples[i], 1000, "%s: thread %s (%" PRIu64 ") has %" PRIu64 " samples", file, n.name[i],
+                      n.tid[i], n.samples[i]);
+        if (!strcmp(n.name[i], "main")) {
+            cr_expect_eq(n.tid[i], n.pid, "%s: main thread %" PRIu64 " is not the process id %" PRIu32, file,
+                         n.tid[i], n.pid);
+            /* Waiting in Thread.Join: outside managed code. */
+            cr_expect_geq(n.external[i] * 10, n.samples[i] * 9, "%s: main thread: %" PRIu64 " of %" PRIu64
+                          " samples external", file, n.external[i], n.samples[i]);
+        } else {
+            cr_expect(!strcmp(n.name[i], "alpha-worker") || !strcmp(n.name[i], "beta-worker"), "%s: name %s", file,
+                      n.name[i]);
+            cr_expect_eq(n.external[i], 0, "%s: spinning thread %s has %" PRIu64 " external samples", file, n.name[i],
+                         n.external[i]);
+        }
+    }
+    free(data);
+}
+
+Test(oracle, spin_threads_named_threads)
+{
+    check_spin_threads("spin-threads.nettrace");
+    check_spin_threads("spin-threads-dotnet-trace.nettrace");
+}

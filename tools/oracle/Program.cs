@@ -18,6 +18,7 @@ using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.EventPipe;
 using Microsoft.Diagnostics.Tracing.Parsers;
 using Microsoft.Diagnostics.Tracing.Parsers.Clr;
+using Microsoft.Diagnostics.Tracing.Etlx;
 
 namespace NetTraceOracle
 {
@@ -206,10 +207,124 @@ namespace NetTraceOracle
 
     internal static class TopMethods
     {
+        private const int Top = 30;
+        private const string Unknown = "?";
+
+        private sealed class Tally
+        {
+            public long Exclusive, Inclusive;
+        }
+
         public static int Write(string outDir, List<(string label, string path)> inputs)
         {
-            Console.Error.WriteLine("top: not written yet");
-            return 1;
+            string tmp = Path.Combine(Path.GetTempPath(), "nettrace-oracle-" + Environment.ProcessId);
+            Directory.CreateDirectory(tmp);
+            try
+            {
+                foreach (var (label, path) in inputs)
+                {
+                    Console.Error.WriteLine($"top: {label}");
+                    string text = One(path, Path.Combine(tmp, Path.GetFileName(path) + ".etlx"));
+                    if (text != null)
+                        File.WriteAllText(Path.Combine(outDir, Path.GetFileName(path) + ".top.tsv"), text);
+                }
+            }
+            finally
+            {
+                Directory.Delete(tmp, true);
+            }
+            return 0;
+        }
+
+        // null when the file has no thread samples (or TraceLog cannot read it).
+        private static string One(string path, string etlx)
+        {
+            try
+            {
+                TraceLog.CreateFromEventPipeDataFile(path, etlx);
+            }
+            catch (Exception e)
+            {
+                Console.Error.WriteLine($"top: TraceLog cannot read {path}: {e.Message}");
+                return null;
+            }
+            var tally = new Dictionary<(string module, string method), Tally>();
+            long samples = 0, withStack = 0, frames = 0, unresolved = 0;
+            using (var log = new TraceLog(etlx))
+            {
+                foreach (TraceEvent ev in log.Events)
+                {
+                    if (ev.ProviderName != "Microsoft-DotNETCore-SampleProfiler" || (int)ev.ID != 0)
+                        continue;
+                    samples++;
+                    TraceCallStack stack = ev.CallStack();
+                    if (stack == null)
+                        continue;
+                    withStack++;
+                    var onStack = new HashSet<(string, string)>();
+                    bool leaf = true;
+                    for (; stack != null; stack = stack.Caller)
+                    {
+                        frames++;
+                        string module = stack.CodeAddress.ModuleName;
+                        string method = stack.CodeAddress.FullMethodName;
+                        if (string.IsNullOrEmpty(method))
+                            unresolved++;
+                        var key = (string.IsNullOrEmpty(module) ? Unknown : module,
+                                   string.IsNullOrEmpty(method) ? Unknown : method);
+                        if (!tally.TryGetValue(key, out Tally t))
+                            tally[key] = t = new Tally();
+                        if (leaf)
+                            t.Exclusive++;
+                        leaf = false;
+                        if (onStack.Add(key))
+                            t.Inclusive++; // once per sample, however often it recurs
+                    }
+                }
+            }
+            if (samples == 0)
+                return null;
+
+            var all = tally.ToList();
+            var chosen = new HashSet<(string, string)>();
+            Pick(all, kv => kv.Value.Exclusive, chosen);
+            Pick(all, kv => kv.Value.Inclusive, chosen);
+            var rows = all.Where(kv => chosen.Contains(kv.Key))
+                          .OrderByDescending(kv => kv.Value.Exclusive)
+                          .ThenByDescending(kv => kv.Value.Inclusive)
+                          .ThenBy(kv => kv.Key.module, StringComparer.Ordinal)
+                          .ThenBy(kv => kv.Key.method, StringComparer.Ordinal);
+
+            var sb = new StringBuilder();
+            sb.Append("# Written by tools/oracle (TraceEvent ").Append(Counts.Version()).Append(" TraceLog); do not edit.\n");
+            sb.Append($"# samples\t{samples}\n");
+            sb.Append($"# samples_with_stack\t{withStack}\n");
+            sb.Append($"# frames\t{frames}\n");
+            sb.Append($"# unresolved_frames\t{unresolved}\n");
+            sb.Append("# module\tmethod\texclusive\tinclusive\n");
+            foreach (var kv in rows)
+                sb.Append(kv.Key.module).Append('\t').Append(kv.Key.method).Append('\t')
+                  .Append(kv.Value.Exclusive).Append('\t').Append(kv.Value.Inclusive).Append('\n');
+            return sb.ToString();
+        }
+
+        // The first Top entries by the given count (non-zero), plus every
+        // entry tied with the last one, so the set does not depend on how
+        // ties are broken.
+        private static void Pick(List<KeyValuePair<(string module, string method), Tally>> all,
+                                 Func<KeyValuePair<(string module, string method), Tally>, long> count,
+                                 HashSet<(string, string)> chosen)
+        {
+            var sorted = all.Where(kv => count(kv) > 0).OrderByDescending(count).ToList();
+            if (sorted.Count == 0)
+                return;
+            long cut = count(sorted[Math.Min(Top, sorted.Count) - 1]);
+            foreach (var kv in sorted)
+            {
+                if (count(kv) < cut)
+                    break;
+                chosen.Add(kv.Key);
+            }
         }
     }
 }
