@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Re-record the project's own traces (corpus/*.nettrace) with the local .NET
+# SDK.  Builds the workloads in tests/workloads/ with `dotnet build -c Release`,
+# runs each under EventPipe and writes the trace beside this script.
+#
+#   corpus/record.sh                 record every trace
+#   corpus/record.sh spin-threads    record one (spin-threads, call-tree,
+#                                    spin-threads-dotnet-trace)
+#
+# Environment: DURATION_MS (default 2000) is the workload's run time;
+# DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
+# for spin-threads-dotnet-trace.  Recordings differ run to run (timing, ids,
+# addresses): update corpus/README.md and regenerate tests/expected with
+# tools/oracle/run.sh after re-recording.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+workloads="$top/tests/workloads"
+duration=${DURATION_MS:-2000}
+max_bytes=$((2 * 1024 * 1024))
+
+# Sample profiler (1 ms), JIT (0x10) + Loader (0x8) at Verbose; rundown is on
+# by default for file output (DOTNET_EventPipeRundown=1) and gives the
+# MethodDCEndVerbose records for everything still loaded at exit.
+runtime_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:18:5'
+
+build() {
+    dotnet build -c Release --nologo -v quiet "$workloads/$1/$1.csproj" >/dev/null
+}
+
+check_size() {
+    local size
+    size=$(stat -c %s "$1")
+    if [ "$size" -ge "$max_bytes" ]; then
+        echo "record.sh: $1 is $size bytes (limit $max_bytes): lower DURATION_MS" >&2
+        exit 1
+    fi
+    echo "wrote $1 ($size bytes)"
+}
+
+# record_env NAME WORKLOAD EXTRA_PROVIDERS: file output through the runtime's
+# own environment variables (no IPC; rundown at process exit).
+record_env() {
+    local out="$here/$1.nettrace" providers="$runtime_providers"
+    [ -n "$3" ] && providers="$providers,$3"
+    build "$2"
+    rm -f "$out"
+    DOTNET_EnableEventPipe=1 \
+    DOTNET_EventPipeOutputPath="$out" \
+    DOTNET_EventPipeConfig="$providers" \
+    DOTNET_EventPipeRundown=1 \
+        dotnet "$workloads/$2/bin/Release/net10.0/$2.dll" "$duration"
+    check_size "$out"
+}
+
+# record_dotnet_trace NAME WORKLOAD EXTRA_PROVIDERS: the same providers
+# through dotnet-trace, which starts the child on a diagnostic port and copies
+# the IPC stream to the file (rundown when the session is stopped).
+record_dotnet_trace() {
+    local out="$here/$1.nettrace" providers="$runtime_providers" tool
+    [ -n "$3" ] && providers="$providers,$3"
+    tool=${DOTNET_TRACE:-$(command -v dotnet-trace || echo "$HOME/.dotnet/tools/dotnet-trace")}
+    build "$2"
+    rm -f "$out"
+    # With --providers given and no --profile, dotnet-trace 10 enables only
+    # the listed providers (checked: the trace holds the same event types as
+    # the environment-variable recording).
+    "$tool" collect --providers "$providers" --format NetTrace -o "$out" \
+        -- dotnet "$workloads/$2/bin/Release/net10.0/$2.dll" "$duration" >/dev/null
+    check_size "$out"
+}
+
+want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
+
+for TARGET in spin-threads call-tree spin-threads-dotnet-trace; do
+    want "$@" || continue
+    case $TARGET in
+        spin-threads) record_env spin-threads SpinThreads Workloads-SpinThreads:0:5 ;;
+        call-tree) record_env call-tree CallTree "" ;;
+        spin-threads-dotnet-trace)
+            record_dotnet_trace spin-threads-dotnet-trace SpinThreads Workloads-SpinThreads:0:5 ;;
+    esac
+done
+dotnet --list-runtimes | grep Microsoft.NETCore.App
