@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TestSuite(corpus, .fini = ts_leak_check);
+
 typedef struct expect {
     const char *file;
     nt_status status;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TestSuite(parser, .fini = ts_leak_check);
+
 /* A small stream: metadata for the sample profiler, one stack, two samples,
  * one sequence point, end. */
 static void build_samples_x(tb *b, uint32_t ptr, bool compressed, bool with_end, size_t unknown_bytes)
