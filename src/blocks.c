@@ -446,7 +446,7 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + 1, sizeof *t->ent) ||
             !nt_mem_reserve(&p->mem, (void **)&t->ips, &t->ips_cap, t->ips_len + frames, sizeof *t->ips))
             return nt_fail(p, NT_ERR_NOMEM, soff, "cannot grow the stack table");
-        uint64_t *dst = t->ips + t->ips_len;
+        uint64_t *dst = t->ips ? t->ips + t->ips_len : NULL; /* empty stacks before any IP: no table yet */
         if (ptr == 8) {
             for (uint32_t k = 0; k < frames; k++)
                 dst[k] = nt_le64(c.p + 8 * k);

@@ -2,9 +2,11 @@
  * message when ../shared/corpus is absent) and the project's own corpus/.
  *
  * Expected values come from the corpus README (counts read by an independent
- * decoder) and from tests/expected/corpus-traceevent.tsv, written by the
- * TraceEvent-based oracle in tools/oracle (see its README). */
+ * decoder) and from tests/expected/traceevent-counts.tsv, written by the
+ * TraceEvent-based oracle in tools/oracle (see its README; checked by test_oracle). */
 #include "support.h"
+
+#include "ltest.h"
 
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -12,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-TestSuite(corpus, .fini = ts_leak_check);
 
 typedef struct expect {
     const char *file;
@@ -46,7 +47,7 @@ static bool load(const char *name, uint8_t **data, size_t *len)
     return true;
 }
 
-Test(corpus, readme_facts)
+LTest(corpus, readme_facts)
 {
     for (size_t i = 0; i < sizeof README_FACTS / sizeof README_FACTS[0]; i++) {
         const expect *e = &README_FACTS[i];
@@ -77,7 +78,7 @@ static int grab_info(void *u, const nt_trace_info *t)
     return 0;
 }
 
-Test(corpus, objver4_header)
+LTest(corpus, objver4_header)
 {
     uint8_t *data;
     size_t len;
@@ -96,7 +97,7 @@ Test(corpus, objver4_header)
 /* Every chunk size from 1 to 64 and many random splits give exactly the same
  * callback sequence as the whole buffer.  All sizes on the smaller traces, a
  * handful on the large ones so that make check stays quick. */
-Test(corpus, chunk_invariance, .timeout = 600)
+LTest(corpus, chunk_invariance, .timeout = 600)
 {
     const char *dir = ts_shared_corpus();
     if (!dir)
@@ -157,12 +158,12 @@ static void prefixes(const char *name, size_t step)
     free(data);
 }
 
-Test(corpus, every_prefix_of_a_small_trace)
+LTest(corpus, every_prefix_of_a_small_trace)
 {
     prefixes("perfview__eventpipe-dotnetcore6.0-win-x64-executioncheckpoints.nettrace", 1);
 }
 
-Test(corpus, dense_prefixes_of_a_sample_trace, .timeout = 300)
+LTest(corpus, dense_prefixes_of_a_sample_trace, .timeout = 300)
 {
     prefixes("dotnetdiag__dotnet-5.0-SampleProfiler-single-thread.golden.nettrace", 997);
 }

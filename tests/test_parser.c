@@ -2,12 +2,13 @@
 #include "streams.h"
 #include "support.h"
 
+#include "ltest.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-TestSuite(parser, .fini = ts_leak_check);
 
 /* A small stream: metadata for the sample profiler, one stack, two samples,
  * one sequence point, end. */
@@ -118,11 +119,11 @@ static void check_samples(uint32_t ptr, bool compressed)
     tb_free(&b);
 }
 
-Test(parser, compressed_headers) { check_samples(8, true); }
-Test(parser, uncompressed_headers) { check_samples(8, false); }
-Test(parser, pointer_size_4) { check_samples(4, true); }
+LTest(parser, compressed_headers) { check_samples(8, true); }
+LTest(parser, uncompressed_headers) { check_samples(8, false); }
+LTest(parser, pointer_size_4) { check_samples(4, true); }
 
-Test(parser, chunk_invariance_every_split)
+LTest(parser, chunk_invariance_every_split)
 {
     tb b = { 0 };
     build_samples(&b, 8, true, true);
@@ -152,7 +153,7 @@ Test(parser, chunk_invariance_every_split)
     tb_free(&b);
 }
 
-Test(parser, every_prefix_is_clean)
+LTest(parser, every_prefix_is_clean)
 {
     tb b = { 0 };
     build_samples(&b, 8, true, true);
@@ -166,7 +167,7 @@ Test(parser, every_prefix_is_clean)
     tb_free(&b);
 }
 
-Test(parser, truncated_still_delivers_complete_blocks)
+LTest(parser, truncated_still_delivers_complete_blocks)
 {
     tb b = { 0 };
     build_samples(&b, 8, true, false); /* no end tag */
@@ -178,14 +179,14 @@ Test(parser, truncated_still_delivers_complete_blocks)
     tb_free(&b);
 }
 
-Test(parser, not_nettrace)
+LTest(parser, not_nettrace)
 {
     const char junk[] = "this is not a trace at all, no sir";
     cr_expect_eq(nt_parse_buffer(junk, sizeof junk, NULL, NULL, NULL, NULL, 0), NT_ERR_NOT_NETTRACE);
     cr_expect_eq(nt_parse_buffer(junk, 0, NULL, NULL, NULL, NULL, 0), NT_ERR_NOT_NETTRACE);
 }
 
-Test(parser, v6_and_netperf_are_unsupported)
+LTest(parser, v6_and_netperf_are_unsupported)
 {
     tb b = { 0 };
     tb_bytes(&b, "Nettrace", 8);
@@ -202,7 +203,7 @@ Test(parser, v6_and_netperf_are_unsupported)
     tb_free(&b);
 }
 
-Test(parser, header_only_is_no_events)
+LTest(parser, header_only_is_no_events)
 {
     tb b = { 0 };
     tb_header(&b, 8, 1000);
@@ -212,7 +213,7 @@ Test(parser, header_only_is_no_events)
     tb_free(&b);
 }
 
-Test(parser, unknown_block_is_skipped)
+LTest(parser, unknown_block_is_skipped)
 {
     for (size_t n = 1; n <= 9; n++) { /* every padding phase after it */
         tb b = { 0 };
@@ -225,7 +226,7 @@ Test(parser, unknown_block_is_skipped)
     }
 }
 
-Test(parser, block_length_claiming_4gib)
+LTest(parser, block_length_claiming_4gib)
 {
     tb b = { 0 };
     tb_header(&b, 8, 1000);
@@ -241,7 +242,7 @@ Test(parser, block_length_claiming_4gib)
     tb_free(&b);
 }
 
-Test(parser, limit_breach_names_the_limit)
+LTest(parser, limit_breach_names_the_limit)
 {
     tb b = { 0 };
     build_samples(&b, 8, true, true);
@@ -261,7 +262,7 @@ static int stop_now(void *u, const nt_sample *s)
     return 1;
 }
 
-Test(parser, callback_stops_parse)
+LTest(parser, callback_stops_parse)
 {
     tb b = { 0 };
     build_samples(&b, 8, true, true);
@@ -277,7 +278,7 @@ Test(parser, callback_stops_parse)
     tb_free(&b);
 }
 
-Test(parser, ticks_to_ns_exact)
+LTest(parser, ticks_to_ns_exact)
 {
     cr_expect_eq(nt_ticks_to_ns(3124099, 3124099), 1000000000);
     cr_expect_eq(nt_ticks_to_ns(100935252313, 3124099), 32308595954545);
@@ -318,7 +319,7 @@ static void metadata_stream(tb *b, const tb *payload)
     tb_end(b);
 }
 
-Test(parser, metadata_v1_fields_nested)
+LTest(parser, metadata_v1_fields_nested)
 {
     tb m = { 0 };
     tb_u32(&m, 5);
@@ -358,7 +359,7 @@ Test(parser, metadata_v1_fields_nested)
     tb_free(&b);
 }
 
-Test(parser, metadata_v5_tags)
+LTest(parser, metadata_v5_tags)
 {
     tb m = { 0 };
     tb_u32(&m, 7);
@@ -398,7 +399,7 @@ Test(parser, metadata_v5_tags)
     tb_free(&b);
 }
 
-Test(parser, metadata_unparsable_fields_keep_the_event)
+LTest(parser, metadata_unparsable_fields_keep_the_event)
 {
     tb m = { 0 };
     tb_u32(&m, 9);
@@ -421,7 +422,7 @@ Test(parser, metadata_unparsable_fields_keep_the_event)
     tb_free(&b);
 }
 
-Test(parser, metadata_defined_twice_is_malformed)
+LTest(parser, metadata_defined_twice_is_malformed)
 {
     tb b = { 0 };
     tb_header(&b, 8, 1000);
@@ -449,7 +450,7 @@ static void sample_block(tb *b, uint32_t first_seq, uint32_t stack_id, uint32_t 
     tb_block_end(b, pos);
 }
 
-Test(parser, empty_stack_and_reset_at_sequence_points)
+LTest(parser, empty_stack_and_reset_at_sequence_points)
 {
     tb b = { 0 };
     tb_header(&b, 8, 1000000000);
@@ -494,7 +495,7 @@ static int grab_sp(void *u, const nt_sequence_point *sp)
     return 0;
 }
 
-Test(parser, dropped_events_per_thread)
+LTest(parser, dropped_events_per_thread)
 {
     tb b = { 0 };
     tb_header(&b, 8, 1000);
@@ -520,7 +521,7 @@ Test(parser, dropped_events_per_thread)
     tb_free(&b);
 }
 
-Test(parser, undefined_metadata_is_delivered_without_description)
+LTest(parser, undefined_metadata_is_delivered_without_description)
 {
     tb b = { 0 };
     tb_header(&b, 8, 1000);
@@ -613,7 +614,7 @@ static void method_payload(tb *m, uint32_t version)
         tb_u64(m, 3);
 }
 
-Test(parser, method_payload_versions)
+LTest(parser, method_payload_versions)
 {
     for (uint32_t v = 0; v <= 3; v++) {
         tb m = { 0 };
@@ -639,7 +640,7 @@ Test(parser, method_payload_versions)
     tb_free(&m);
 }
 
-Test(parser, assembly_v0_and_v1_layouts_differ)
+LTest(parser, assembly_v0_and_v1_layouts_differ)
 {
     tb a0 = { 0 };
     tb_u64(&a0, 0xA5);
@@ -666,7 +667,7 @@ Test(parser, assembly_v0_and_v1_layouts_differ)
     tb_free(&a1);
 }
 
-Test(parser, module_load_and_domain_module)
+LTest(parser, module_load_and_domain_module)
 {
     tb m = { 0 };
     tb_u64(&m, 0x300);
@@ -720,7 +721,7 @@ static void fa_free(void *ctx, void *ptr)
 
 /* Fail allocation k for k = 0, 1, ... until the parse succeeds: every
  * failure is NT_ERR_NOMEM (or parser creation fails), never a crash or leak. */
-Test(parser, allocation_failure_injection)
+LTest(parser, allocation_failure_injection)
 {
     tb b = { 0 };
     build_samples(&b, 8, true, true);
@@ -749,7 +750,7 @@ Test(parser, allocation_failure_injection)
 }
 
 /* Memory stays within what the limits allow, whatever the stream claims. */
-Test(parser, memory_bounded_by_limits)
+LTest(parser, memory_bounded_by_limits)
 {
     tb b = { 0 };
     tb_header(&b, 8, 1000);

@@ -1,7 +1,7 @@
 # Criterion suites.  Every test program links the convenience library (so
 # internals can be tested) and the shared test support.
 noinst_LTLIBRARIES += tests/libtestsupport.la
-tests_libtestsupport_la_SOURCES = tests/support/support.c tests/support/support.h tests/support/leakcheck.c
+tests_libtestsupport_la_SOURCES = tests/support/support.c tests/support/support.h tests/support/leakcheck.c tests/support/ltest.h
 tests_libtestsupport_la_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_libtestsupport_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 

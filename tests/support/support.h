@@ -42,9 +42,4 @@ nt_status ts_digest_feed(const uint8_t *data, size_t len, const size_t *sizes, s
 nt_status ts_digest_feed_random(const uint8_t *data, size_t len, uint64_t seed, size_t max_chunk,
                                 const nt_limits *lim, ts_digest *d, uint64_t *err_offset);
 
-/* Fail the current test when LeakSanitizer finds a leak (no-op without ASan).
- * Use as a suite's .fini: Criterion runs each test in a child whose leaks
- * would otherwise only be printed. */
-void ts_leak_check(void);
-
 #endif
