@@ -1,4 +1,5 @@
-# libnettrace against TraceEvent: tests/expected/traceevent-counts.tsv is
+# libnettrace against TraceEvent: tests/expected/traceevent-counts.tsv and
+# traceevent-top.tsv are
 # written by tools/oracle (C#, not built by make; see tools/oracle/README.md)
 # from the traces in corpus/ and ../shared/corpus.
 if HAVE_CRITERION
