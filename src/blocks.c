@@ -88,7 +88,9 @@ static nt_status track_sequence(nt_parser *p, uint64_t ctid, uint32_t seq, uint6
 
 static nt_status deliver_event(nt_parser *p, nt_event *ev, nt_stack *stk)
 {
-    ev->desc = nt_metadata_find(&p->meta, ev->metadata_id);
+    /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
+    if (!ev->desc || ev->desc->metadata_id != ev->metadata_id)
+        ev->desc = nt_metadata_find(&p->meta, ev->metadata_id);
     if (!ev->desc)
         p->stats.unknown_metadata_refs++;
     ev->stack = NULL;
@@ -103,7 +105,7 @@ static nt_status deliver_event(nt_parser *p, nt_event *ev, nt_stack *stk)
     if (s)
         return s;
     if (ev->desc && ev->desc->kind != NT_KIND_OTHER)
-        return nt_dispatch_typed(p, ev);
+        return ev->desc->kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev) : nt_dispatch_typed(p, ev);
     return NT_OK;
 }
 

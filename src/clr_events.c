@@ -10,12 +10,10 @@
 /* Read a NUL-terminated UTF-16 string into the scratch at *pos. */
 static bool read_str(nt_parser *p, nt_cursor *c, size_t *pos, const char **out)
 {
-    const uint8_t *s;
-    size_t units;
-    if (!nt_utf16z_scan(c, &s, &units))
-        return false;
     char *dst = p->str + *pos;
-    size_t n = nt_utf16_to_utf8(s, units, dst);
+    size_t n;
+    if (!nt_utf16z_to_utf8(c, dst, &n))
+        return false;
     *pos += n + 1;
     *out = dst;
     return true;
@@ -27,29 +25,11 @@ static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *wha
                    ev->desc->version, ev->payload_size);
 }
 
-static nt_status decode_sample(nt_parser *p, const nt_event *ev)
-{
-    p->stats.samples++;
-    if (!p->cb.sample)
-        return NT_OK;
-    nt_sample s;
-    /* The payload is a u32 sample type; an empty payload (some early runtimes)
-     * carries no type, which we report as NT_SAMPLE_ERROR. */
-    s.type = ev->payload_size >= 4 ? nt_le32(ev->payload) : NT_SAMPLE_ERROR;
-    s.timestamp = ev->timestamp;
-    s.time_ns = nt_ticks_to_ns(ev->timestamp, p->info.qpc_frequency);
-    s.thread_id = ev->thread_id;
-    s.stack_id = ev->stack_id;
-    s.stack = ev->stack;
-    s.event = ev;
-    return NT_CALL(p, sample, &s);
-}
-
 static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_method_event which)
 {
     p->stats.methods++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, (size_t)ev->payload_size * 2 + 16))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + 16))
         return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode method strings");
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_method m = { 0 };
@@ -74,7 +54,7 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
 {
     p->stats.modules++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, (size_t)ev->payload_size * 2 + 16))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + 16))
         return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode module strings");
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_module m = { 0 };
@@ -99,7 +79,7 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
 {
     p->stats.assemblies++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, (size_t)ev->payload_size * 2 + 16))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + 16))
         return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode assembly strings");
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_assembly a = { 0 };
@@ -121,7 +101,7 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
 nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev)
 {
     switch (ev->desc->kind) {
-    case NT_KIND_THREAD_SAMPLE: return decode_sample(p, ev);
+    case NT_KIND_THREAD_SAMPLE: return nt_decode_sample(p, ev);
     case NT_KIND_METHOD_LOAD_VERBOSE: return decode_method(p, ev, NT_METHOD_LOAD);
     case NT_KIND_METHOD_UNLOAD_VERBOSE: return decode_method(p, ev, NT_METHOD_UNLOAD);
     case NT_KIND_METHOD_DC_START_VERBOSE: return decode_method(p, ev, NT_METHOD_DC_START);

@@ -116,13 +116,31 @@ static inline bool nt_cur_varu32(nt_cursor *c, uint32_t *v)
     return false;
 }
 
-/* LEB128, at most 10 bytes for 64 bits. */
+/* LEB128, at most 10 bytes for 64 bits.  With ten bytes available the
+ * bounds checks drop out of the loop (timestamp deltas take 3-5 bytes). */
 static inline bool nt_cur_varu64(nt_cursor *c, uint64_t *v)
 {
     const uint8_t *p = c->p;
     if (p < c->end && !(*p & 0x80)) {
         *v = *p;
         c->p = p + 1;
+        return true;
+    }
+    if (c->end - p >= 10) {
+        uint64_t r = 0;
+        for (unsigned i = 0; i < 9; i++) {
+            uint8_t b = p[i];
+            r |= (uint64_t)(b & 0x7f) << (7 * i);
+            if (!(b & 0x80)) {
+                *v = r;
+                c->p = p + i + 1;
+                return true;
+            }
+        }
+        if (p[9] > 1) /* the tenth byte holds bit 63 only */
+            return false;
+        *v = r | ((uint64_t)p[9] << 63);
+        c->p = p + 10;
         return true;
     }
     uint64_t r = 0;

@@ -153,6 +153,7 @@ static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
     if (u[48] != 0x06)
         return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 48, "Trace object does not end with EndObject");
     p->have_trace = true;
+    p->ns_per_tick = t->qpc_frequency > 0 && 1000000000 % t->qpc_frequency == 0 ? 1000000000 / t->qpc_frequency : 0;
     return NT_CALL(p, trace, t);
 }
 
@@ -348,7 +349,7 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         }
         if (p->need == 0) { /* empty padding or an empty block: nothing to wait for */
             p->unit_off = p->offset;
-            nt_status s = step(p, d);
+            nt_status s = step(p, p->small); /* never NULL: decoders build cursors from it */
             if (s)
                 return s;
             continue;

@@ -61,6 +61,7 @@ struct nt_parser {
     bool ended;             /* end-of-stream tag seen */
 
     nt_trace_info info;
+    int64_t ns_per_tick;    /* 1e9 / qpc_frequency when that divides exactly, else 0 */
 
     /* tables */
     nt_metadata_table meta;
@@ -106,9 +107,38 @@ nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev);
 /* Make the UTF-8 scratch hold at least n bytes. */
 bool nt_scratch_reserve(nt_parser *p, size_t n);
 
+/* Ticks to ns on the per-sample path: one multiplication for the common
+ * clocks (1 GHz, 10 MHz), the exact general conversion otherwise. */
+static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
+{
+    int64_t m = p->ns_per_tick;
+    if (m && ticks <= INT64_MAX / m && ticks >= INT64_MIN / m)
+        return ticks * m;
+    return nt_ticks_to_ns(ticks, p->info.qpc_frequency);
+}
+
 #define NT_CALL(p, member, ...)                                                              \
     ((p)->cb.member && (p)->cb.member((p)->user, __VA_ARGS__)                                \
          ? nt_fail((p), NT_ERR_STOPPED, (p)->offset, "stopped by the " #member " callback") \
          : NT_OK)
+
+/* SampleProfiler ThreadSample, on the per-event path (inlined into the block
+ * decoder).  The payload is a u32 sample type; an empty payload (early
+ * runtimes) carries no type and is reported as NT_SAMPLE_ERROR. */
+static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev)
+{
+    p->stats.samples++;
+    if (!p->cb.sample)
+        return NT_OK;
+    nt_sample s;
+    s.type = ev->payload_size >= 4 ? nt_le32(ev->payload) : NT_SAMPLE_ERROR;
+    s.timestamp = ev->timestamp;
+    s.time_ns = nt_parser_ticks_to_ns(p, ev->timestamp);
+    s.thread_id = ev->thread_id;
+    s.stack_id = ev->stack_id;
+    s.stack = ev->stack;
+    s.event = ev;
+    return NT_CALL(p, sample, &s);
+}
 
 #endif

@@ -3,6 +3,7 @@
 #include "support.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@ typedef struct seen {
     int samples;
     nt_sample s[4];
     uint64_t ips[4][4];
+    int depth[4]; /* -1: no stack */
     int sps;
     int events;
     int metadata;
@@ -64,6 +66,7 @@ static int on_sample(void *u, const nt_sample *s)
         x->s[x->samples] = *s;
         for (uint32_t i = 0; s->stack && i < s->stack->count && i < 4; i++)
             x->ips[x->samples][i] = s->stack->ips[i];
+        x->depth[x->samples] = s->stack ? (int)s->stack->count : -1; /* the pointer dies with the callback */
     }
     x->samples++;
     return 0;
@@ -106,7 +109,7 @@ static void check_samples(uint32_t ptr, bool compressed)
     cr_expect_eq(x.s[1].thread_id, 0x1122334455667788ull, "64-bit thread ids are kept");
     cr_expect_eq(x.s[1].type, NT_SAMPLE_EXTERNAL);
     cr_expect_eq(x.s[1].stack_id, 1);
-    cr_assert_not_null(x.s[0].stack);
+    cr_expect_eq(x.depth[0], 3);
     cr_expect_eq(x.ips[0][0], 0x1000, "leaf first");
     cr_expect_eq(x.ips[0][2], 0x3000);
     cr_expect_eq(x.sps, 1);
@@ -279,4 +282,502 @@ Test(parser, ticks_to_ns_exact)
     cr_expect_eq(nt_ticks_to_ns(-1, 3), -333333334, "floor, not truncation");
     cr_expect_eq(nt_ticks_to_ns(INT64_MAX, 1), INT64_MAX, "saturates");
     cr_expect_eq(nt_ticks_to_ns(5, 0), 0);
+}
+
+/* ---- metadata: V1 fields, V5 tags ------------------------------------- */
+
+static nt_event_desc g_desc;
+static nt_field g_fields[8];
+static char g_names[8][32];
+static char g_provider[64];
+static int grab_desc(void *u, const nt_event_desc *d)
+{
+    (void)u;
+    g_desc = *d;
+    snprintf(g_provider, sizeof g_provider, "%s", d->provider);
+    for (uint32_t i = 0; i < d->field_count && i < 8; i++) {
+        g_fields[i] = d->fields[i];
+        snprintf(g_names[i], sizeof g_names[i], "%s", d->fields[i].name);
+    }
+    return 0;
+}
+
+/* One metadata block holding `payload`, then an end tag (no events). */
+static void metadata_stream(tb *b, const tb *payload)
+{
+    tb_header(b, 8, 1000);
+    size_t pos = tb_block_begin(b, "MetadataBlock");
+    tb_event_header(b, 1);
+    tb_event e = { 0 }, prev = { 0 };
+    e.payload = payload->d;
+    e.payload_size = (uint32_t)payload->n;
+    tb_compressed_event(b, &e, &prev);
+    tb_block_end(b, pos);
+    tb_end(b);
+}
+
+Test(parser, metadata_v1_fields_nested)
+{
+    tb m = { 0 };
+    tb_u32(&m, 5);
+    tb_utf16z(&m, "My-Provider");
+    tb_u32(&m, 42);
+    tb_utf16z(&m, "MyEvent");
+    tb_u64(&m, 0xF0);
+    tb_u32(&m, 3);
+    tb_u32(&m, 4);
+    tb_u32(&m, 2);            /* two top-level fields */
+    tb_u32(&m, 9);            /* Int32 */
+    tb_utf16z(&m, "Count");
+    tb_u32(&m, 1);            /* Object with one nested field */
+    tb_u32(&m, 1);
+    tb_u32(&m, 18);           /* String */
+    tb_utf16z(&m, "Inner");
+    tb_utf16z(&m, "Outer");
+    tb b = { 0 };
+    metadata_stream(&b, &m);
+    nt_callbacks cb = { 0 };
+    cb.metadata = grab_desc;
+    char msg[256];
+    cr_assert_eq(nt_parse_buffer(b.d, b.n, &cb, NULL, NULL, msg, sizeof msg), NT_ERR_NO_EVENTS, "%s", msg);
+    cr_expect_eq(g_desc.metadata_id, 5);
+    cr_expect_str_eq(g_provider, "My-Provider");
+    cr_expect_eq(g_desc.event_id, 42);
+    cr_expect_eq(g_desc.version, 3);
+    cr_expect_eq(g_desc.keywords, 0xF0);
+    cr_assert_eq(g_desc.field_count, 3);
+    cr_expect_str_eq(g_names[0], "Count");
+    cr_expect_eq(g_fields[0].type, NT_TYPE_INT32);
+    cr_expect_str_eq(g_names[1], "Outer");
+    cr_expect_eq(g_fields[1].type, NT_TYPE_OBJECT);
+    cr_expect_str_eq(g_names[2], "Inner");
+    cr_expect_eq(g_fields[2].depth, 1);
+    tb_free(&m);
+    tb_free(&b);
+}
+
+Test(parser, metadata_v5_tags)
+{
+    tb m = { 0 };
+    tb_u32(&m, 7);
+    tb_utf16z(&m, "P");
+    tb_u32(&m, 1);
+    tb_utf16z(&m, "E");
+    tb_u64(&m, 0);
+    tb_u32(&m, 0);
+    tb_u32(&m, 4);
+    tb_u32(&m, 0);            /* V1 list empty: V2Params follows */
+    tb_u32(&m, 1);            /* OpCode tag */
+    tb_u8(&m, 1);
+    tb_u8(&m, 10);
+    tb v2 = { 0 };            /* V2Params: one array of UInt16 */
+    tb_u32(&v2, 1);
+    size_t start = v2.n;
+    tb_u32(&v2, 0);
+    tb_utf16z(&v2, "Ids");
+    tb_u32(&v2, 19);
+    tb_u32(&v2, 8);
+    tb_put32(&v2, start, (uint32_t)(v2.n - start));
+    tb_u32(&m, (uint32_t)v2.n);
+    tb_u8(&m, 2);
+    tb_bytes(&m, v2.d, v2.n);
+    tb b = { 0 };
+    metadata_stream(&b, &m);
+    nt_callbacks cb = { 0 };
+    cb.metadata = grab_desc;
+    nt_parse_buffer(b.d, b.n, &cb, NULL, NULL, NULL, 0);
+    cr_expect_eq(g_desc.opcode, 10);
+    cr_assert_eq(g_desc.field_count, 1);
+    cr_expect_str_eq(g_names[0], "Ids");
+    cr_expect_eq(g_fields[0].type, NT_TYPE_ARRAY);
+    cr_expect_eq(g_fields[0].element_type, NT_TYPE_UINT16);
+    tb_free(&v2);
+    tb_free(&m);
+    tb_free(&b);
+}
+
+Test(parser, metadata_unparsable_fields_keep_the_event)
+{
+    tb m = { 0 };
+    tb_u32(&m, 9);
+    tb_utf16z(&m, "P");
+    tb_u32(&m, 3);
+    tb_utf16z(&m, "E");
+    tb_u64(&m, 0);
+    tb_u32(&m, 1);
+    tb_u32(&m, 4);
+    tb_u32(&m, 1000);         /* claims 1000 fields, holds none */
+    tb b = { 0 };
+    metadata_stream(&b, &m);
+    nt_callbacks cb = { 0 };
+    cb.metadata = grab_desc;
+    memset(&g_desc, 0, sizeof g_desc);
+    cr_expect_eq(nt_parse_buffer(b.d, b.n, &cb, NULL, NULL, NULL, 0), NT_ERR_NO_EVENTS);
+    cr_expect_eq(g_desc.metadata_id, 9, "the description is still delivered");
+    cr_expect_eq(g_desc.field_count, 0);
+    tb_free(&m);
+    tb_free(&b);
+}
+
+Test(parser, metadata_defined_twice_is_malformed)
+{
+    tb b = { 0 };
+    tb_header(&b, 8, 1000);
+    tb_metadata_block(&b, 1, "P", 1, 0);
+    tb_metadata_block(&b, 1, "P", 2, 0);
+    tb_end(&b);
+    char msg[256];
+    cr_expect_eq(nt_parse_buffer(b.d, b.n, NULL, NULL, NULL, msg, sizeof msg), NT_ERR_MALFORMED);
+    cr_expect(strstr(msg, "defined twice") != NULL, "%s", msg);
+    tb_free(&b);
+}
+
+/* ---- stacks: empty stacks, reset at sequence points, unknown ids ------ */
+
+static void sample_block(tb *b, uint32_t first_seq, uint32_t stack_id, uint32_t n, int64_t ts)
+{
+    static uint8_t managed[4] = { 2, 0, 0, 0 };
+    size_t pos = tb_block_begin(b, "EventBlock");
+    tb_event_header(b, 1);
+    tb_event prev = { 0 };
+    for (uint32_t i = 0; i < n; i++) {
+        tb_event e = { 1, first_seq + i, stack_id, 0, 11, 99, ts + i, managed, 4 };
+        tb_compressed_event(b, &e, &prev);
+    }
+    tb_block_end(b, pos);
+}
+
+Test(parser, empty_stack_and_reset_at_sequence_points)
+{
+    tb b = { 0 };
+    tb_header(&b, 8, 1000000000);
+    tb_metadata_block(&b, 1, NT_PROVIDER_SAMPLE_PROFILER, 0, 0);
+    const uint64_t a[] = { 0xA1, 0xA2 };
+    const uint64_t *ips1[] = { a, a };
+    const uint32_t d1[] = { 0, 2 }; /* stack 1 empty, stack 2 = A1 A2 */
+    tb_stack_block(&b, 1, 2, ips1, d1, 8);
+    sample_block(&b, 1, 1, 1, 10);
+    sample_block(&b, 2, 2, 1, 20);
+    uint64_t tid = 99;
+    uint32_t seq = 2;
+    tb_sp_block(&b, 30, 1, &tid, &seq);
+    const uint64_t c[] = { 0xC1 };
+    const uint64_t *ips2[] = { c };
+    const uint32_t d2[] = { 1 };
+    tb_stack_block(&b, 1, 1, ips2, d2, 8); /* id 1 again, new content */
+    sample_block(&b, 3, 1, 1, 40);
+    sample_block(&b, 4, 2, 1, 50);         /* id 2 no longer exists */
+    tb_end(&b);
+    seen x;
+    nt_callbacks cb = { 0 };
+    cb.sample = on_sample;
+    memset(&x, 0, sizeof x);
+    cr_assert_eq(nt_parse_buffer(b.d, b.n, &cb, &x, NULL, NULL, 0), NT_OK);
+    cr_assert_eq(x.samples, 4);
+    cr_expect_eq(x.depth[0], 0, "empty stack is a stack with no frames");
+    cr_expect_eq(x.ips[1][1], 0xA2);
+    cr_expect_eq(x.ips[2][0], 0xC1, "stack ids restart after a sequence point");
+    cr_expect_eq(x.depth[3], -1, "a stale id resolves to nothing");
+    tb_free(&b);
+}
+
+static nt_sequence_point g_sp;
+static nt_sp_thread g_spt[4];
+static int grab_sp(void *u, const nt_sequence_point *sp)
+{
+    (void)u;
+    g_sp = *sp;
+    for (uint32_t i = 0; i < sp->thread_count && i < 4; i++)
+        g_spt[i] = sp->threads[i];
+    return 0;
+}
+
+Test(parser, dropped_events_per_thread)
+{
+    tb b = { 0 };
+    tb_header(&b, 8, 1000);
+    tb_metadata_block(&b, 1, NT_PROVIDER_SAMPLE_PROFILER, 0, 0);
+    sample_block(&b, 1, 0, 3, 10);   /* seq 1,2,3 */
+    sample_block(&b, 8, 0, 2, 20);   /* seq 8,9: 4 lost in between */
+    uint64_t tid = 99;
+    uint32_t seq = 12;               /* 10, 11, 12 written but lost */
+    tb_sp_block(&b, 30, 1, &tid, &seq);
+    tb_end(&b);
+    nt_callbacks cb = { 0 };
+    cb.sequence_point = grab_sp;
+    nt_parser *p = nt_parser_new(&cb, NULL, NULL, NULL);
+    cr_assert_eq(nt_parser_feed(p, b.d, b.n), NT_OK);
+    cr_assert_eq(nt_parser_finish(p), NT_OK);
+    cr_assert_eq(g_sp.thread_count, 1);
+    cr_expect_eq(g_spt[0].capture_thread_id, 99);
+    cr_expect_eq(g_spt[0].dropped, 7);
+    nt_parser_stats st;
+    nt_parser_stats_get(p, &st);
+    cr_expect_eq(st.events_dropped, 7);
+    nt_parser_free(p);
+    tb_free(&b);
+}
+
+Test(parser, undefined_metadata_is_delivered_without_description)
+{
+    tb b = { 0 };
+    tb_header(&b, 8, 1000);
+    tb_metadata_block(&b, 1, NT_PROVIDER_SAMPLE_PROFILER, 0, 0);
+    size_t pos = tb_block_begin(&b, "EventBlock");
+    tb_event_header(&b, 1);
+    tb_event prev = { 0 }, e = { 77, 1, 0, 0, 5, 5, 100, NULL, 0 };
+    tb_compressed_event(&b, &e, &prev);
+    tb_block_end(&b, pos);
+    tb_end(&b);
+    nt_parser *p = nt_parser_new(NULL, NULL, NULL, NULL);
+    nt_parser_feed(p, b.d, b.n);
+    cr_expect_eq(nt_parser_finish(p), NT_OK);
+    nt_parser_stats st;
+    nt_parser_stats_get(p, &st);
+    cr_expect_eq(st.events, 1);
+    cr_expect_eq(st.unknown_metadata_refs, 1);
+    nt_parser_free(p);
+    tb_free(&b);
+}
+
+/* ---- typed payloads: every version ------------------------------------ */
+
+static nt_method g_m;
+static char g_mname[64], g_mtype[64], g_msig[64];
+static nt_assembly g_a;
+static char g_aname[64];
+static nt_module g_mod;
+static char g_il[64];
+static int grab_method(void *u, const nt_method *m)
+{
+    (void)u;
+    g_m = *m;
+    snprintf(g_mname, 64, "%s", m->name);
+    snprintf(g_mtype, 64, "%s", m->declaring_type);
+    snprintf(g_msig, 64, "%s", m->signature);
+    return 0;
+}
+static int grab_assembly(void *u, const nt_assembly *a)
+{
+    (void)u;
+    g_a = *a;
+    snprintf(g_aname, 64, "%s", a->name);
+    return 0;
+}
+static int grab_module(void *u, const nt_module *m)
+{
+    (void)u;
+    g_mod = *m;
+    snprintf(g_il, 64, "%s", m->il_path);
+    return 0;
+}
+
+/* A stream with one metadata record and one event carrying `payload`. */
+static nt_status one_event(const char *provider, uint32_t event_id, uint32_t version, const tb *payload,
+                           char *msg, size_t msz)
+{
+    tb b = { 0 };
+    tb_header(&b, 8, 1000);
+    tb_metadata_block(&b, 1, provider, event_id, version);
+    size_t pos = tb_block_begin(&b, "EventBlock");
+    tb_event_header(&b, 1);
+    tb_event prev = { 0 }, e = { 1, 1, 0, 0, 5, 5, 100, payload->d, (uint32_t)payload->n };
+    tb_compressed_event(&b, &e, &prev);
+    tb_block_end(&b, pos);
+    tb_end(&b);
+    nt_callbacks cb = { 0 };
+    cb.method = grab_method;
+    cb.assembly = grab_assembly;
+    cb.module = grab_module;
+    nt_status s = nt_parse_buffer(b.d, b.n, &cb, NULL, NULL, msg, msz);
+    tb_free(&b);
+    return s;
+}
+
+static void method_payload(tb *m, uint32_t version)
+{
+    tb_u64(m, 0x1111);
+    tb_u64(m, 0x2222);
+    tb_u64(m, 0x7f0000001000ull);
+    tb_u32(m, 0x80);
+    tb_u32(m, 0x06000001);
+    tb_u32(m, NT_METHOD_FLAG_JITTED | (4u << 7));
+    tb_utf16z(m, "Ns.Type`1[System.__Canon]");
+    tb_utf16z(m, "Work");
+    tb_utf16z(m, "void (int32)");
+    if (version >= 1)
+        tb_u16(m, 9);
+    if (version >= 2)
+        tb_u64(m, 3);
+}
+
+Test(parser, method_payload_versions)
+{
+    for (uint32_t v = 0; v <= 3; v++) {
+        tb m = { 0 };
+        method_payload(&m, v);
+        char msg[256];
+        memset(&g_m, 0, sizeof g_m);
+        cr_assert_eq(one_event(NT_PROVIDER_RUNDOWN, 144, v, &m, msg, sizeof msg), NT_OK, "v%u: %s", v, msg);
+        cr_expect_eq(g_m.which, NT_METHOD_DC_END);
+        cr_expect_eq(g_m.start_address, 0x7f0000001000ull);
+        cr_expect_eq(g_m.size, 0x80);
+        cr_expect_eq(NT_METHOD_TIER(g_m.flags), 4);
+        cr_expect_str_eq(g_mtype, "Ns.Type`1[System.__Canon]");
+        cr_expect_str_eq(g_mname, "Work");
+        cr_expect_str_eq(g_msig, "void (int32)");
+        cr_expect_eq(g_m.clr_instance_id, v >= 1 ? 9 : 0);
+        cr_expect_eq(g_m.rejit_id, v >= 2 ? 3 : 0, "v%u (v3: the known V2 prefix)", v);
+        tb_free(&m);
+    }
+    /* A V2 payload cut before its ReJITID is malformed, not guessed at. */
+    tb m = { 0 };
+    method_payload(&m, 1);
+    cr_expect_eq(one_event(NT_PROVIDER_RUNTIME, 143, 2, &m, NULL, 0), NT_ERR_MALFORMED);
+    tb_free(&m);
+}
+
+Test(parser, assembly_v0_and_v1_layouts_differ)
+{
+    tb a0 = { 0 };
+    tb_u64(&a0, 0xA5);
+    tb_u64(&a0, 0xD0);
+    tb_u32(&a0, 1);
+    tb_utf16z(&a0, "Lib, Version=1.0.0.0");
+    cr_assert_eq(one_event(NT_PROVIDER_RUNTIME, 154, 0, &a0, NULL, 0), NT_OK);
+    cr_expect_eq(g_a.assembly_id, 0xA5);
+    cr_expect_eq(g_a.flags, 1);
+    cr_expect_str_eq(g_aname, "Lib, Version=1.0.0.0");
+    tb a1 = { 0 };
+    tb_u64(&a1, 0xA6);
+    tb_u64(&a1, 0xD0);
+    tb_u64(&a1, 0xB1);        /* BindingID inserted in V1 */
+    tb_u32(&a1, 2);
+    tb_utf16z(&a1, "Other");
+    tb_u16(&a1, 9);
+    cr_assert_eq(one_event(NT_PROVIDER_RUNDOWN, 156, 1, &a1, NULL, 0), NT_OK);
+    cr_expect_eq(g_a.which, NT_RECORD_DC_END);
+    cr_expect_eq(g_a.binding_id, 0xB1);
+    cr_expect_eq(g_a.flags, 2);
+    cr_expect_str_eq(g_aname, "Other");
+    tb_free(&a0);
+    tb_free(&a1);
+}
+
+Test(parser, module_load_and_domain_module)
+{
+    tb m = { 0 };
+    tb_u64(&m, 0x300);
+    tb_u64(&m, 0xA5);
+    tb_u32(&m, 0);
+    tb_u32(&m, 0);
+    tb_utf16z(&m, "/app/Lib.dll");
+    tb_utf16z(&m, "");
+    tb_u16(&m, 9);
+    /* V2 appends PDB fields after ClrInstanceID: the module map needs only the prefix. */
+    cr_assert_eq(one_event(NT_PROVIDER_RUNTIME, 152, 2, &m, NULL, 0), NT_OK);
+    cr_expect_eq(g_mod.module_id, 0x300);
+    cr_expect_eq(g_mod.assembly_id, 0xA5);
+    cr_expect_str_eq(g_il, "/app/Lib.dll");
+    cr_expect(!g_mod.domain);
+    tb d = { 0 };             /* DomainModuleDCEnd: AppDomainID after AssemblyID */
+    tb_u64(&d, 0x301);
+    tb_u64(&d, 0xA6);
+    tb_u64(&d, 0xD1);
+    tb_u32(&d, 0);
+    tb_u32(&d, 0);
+    tb_utf16z(&d, "/app/Two.dll");
+    tb_utf16z(&d, "");
+    tb_u16(&d, 9);
+    cr_assert_eq(one_event(NT_PROVIDER_RUNDOWN, 152, 1, &d, NULL, 0), NT_OK);
+    cr_expect(g_mod.domain);
+    cr_expect_eq(g_mod.app_domain_id, 0xD1);
+    cr_expect_str_eq(g_il, "/app/Two.dll");
+    tb_free(&d);
+    tb_free(&m);
+}
+
+/* ---- allocation failures ----------------------------------------------- */
+
+typedef struct failing_alloc {
+    long countdown; /* fail when it reaches 0 */
+} failing_alloc;
+
+static void *fa_realloc(void *ctx, void *ptr, size_t n)
+{
+    failing_alloc *f = ctx;
+    if (f->countdown-- == 0)
+        return NULL;
+    return realloc(ptr, n);
+}
+static void fa_free(void *ctx, void *ptr)
+{
+    (void)ctx;
+    free(ptr);
+}
+
+/* Fail allocation k for k = 0, 1, ... until the parse succeeds: every
+ * failure is NT_ERR_NOMEM (or parser creation fails), never a crash or leak. */
+Test(parser, allocation_failure_injection)
+{
+    tb b = { 0 };
+    build_samples(&b, 8, true, true);
+    bool succeeded = false;
+    for (long k = 0; k < 200 && !succeeded; k++) {
+        failing_alloc f = { k };
+        nt_allocator a = { fa_realloc, fa_free, &f };
+        nt_callbacks cb = { 0 };
+        ts_digest_callbacks(&cb);
+        ts_digest d;
+        ts_digest_init(&d);
+        nt_parser *p = nt_parser_new(&cb, &d, NULL, &a);
+        if (!p)
+            continue;
+        nt_status s = nt_parser_feed(p, b.d, b.n);
+        if (s == NT_OK)
+            s = nt_parser_finish(p);
+        cr_assert(s == NT_OK || s == NT_ERR_NOMEM, "k=%ld: %s", k, nt_parser_message(p));
+        succeeded = s == NT_OK;
+        nt_parser_stats st;
+        nt_parser_stats_get(p, &st);
+        nt_parser_free(p);
+    }
+    cr_expect(succeeded);
+    tb_free(&b);
+}
+
+/* Memory stays within what the limits allow, whatever the stream claims. */
+Test(parser, memory_bounded_by_limits)
+{
+    tb b = { 0 };
+    tb_header(&b, 8, 1000);
+    tb_metadata_block(&b, 1, NT_PROVIDER_SAMPLE_PROFILER, 0, 0);
+    for (int k = 0; k < 200; k++) { /* 200 intervals of 50 deep stacks each */
+        uint64_t fr[64];
+        for (int i = 0; i < 64; i++)
+            fr[i] = 0x1000u + (uint64_t)i;
+        const uint64_t *ips[50];
+        uint32_t dep[50];
+        for (int i = 0; i < 50; i++) {
+            ips[i] = fr;
+            dep[i] = 64;
+        }
+        tb_stack_block(&b, 1, 50, ips, dep, 8);
+        sample_block(&b, (uint32_t)k * 10 + 1, 1, 10, k * 100);
+        uint64_t tid = 99;
+        uint32_t seq = (uint32_t)k * 10 + 10;
+        tb_sp_block(&b, k * 100 + 50, 1, &tid, &seq);
+    }
+    tb_end(&b);
+    nt_parser *p = nt_parser_new(NULL, NULL, NULL, NULL);
+    for (size_t off = 0; off < b.n; off += 4096)
+        nt_parser_feed(p, b.d + off, b.n - off < 4096 ? b.n - off : 4096);
+    cr_assert_eq(nt_parser_finish(p), NT_OK);
+    nt_parser_stats st;
+    nt_parser_stats_get(p, &st);
+    /* one interval: 50 stacks x 64 IPs x 8 bytes = 25.6 KB, plus a block buffer and tables */
+    cr_expect_lt(st.memory_peak, 256u * 1024u, "peak %zu bytes for a %zu-byte stream", st.memory_peak, b.n);
+    cr_expect_lt(st.memory_peak, b.n / 4);
+    nt_parser_free(p);
+    tb_free(&b);
 }

@@ -26,4 +26,3 @@ tests_test_corpus_CFLAGS = $(T_CC)
 tests_test_corpus_LDADD = $(T_LIBS)
 tests_test_corpus_LDFLAGS = $(T_LINK)
 
-EXTRA_DIST += tests/expected

@@ -3,7 +3,7 @@ bin_PROGRAMS += nettrace
 nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
 	src/cli/io.c \
-	src/cli/json.c src/cli/json.h \
+	src/cli/json.c src/cli/json.h src/cli/u64map.h \
 	src/cli/cmd_info.c
 nettrace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 nettrace_LDADD = libnettrace_core.la

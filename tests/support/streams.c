@@ -103,7 +103,7 @@ size_t tb_block_begin(tb *b, const char *type)
     type_header(b, type, 2, 2);
     size_t pos = b->n;
     tb_u32(b, 0);
-    while (b->n % 4)
+    while ((b->base + b->n) % 4) /* padding is aligned on the absolute stream offset */
         tb_u8(b, 0);
     return pos;
 }
@@ -111,7 +111,7 @@ size_t tb_block_begin(tb *b, const char *type)
 void tb_block_end(tb *b, size_t size_pos)
 {
     size_t start = size_pos + 4;
-    while (start % 4)
+    while ((b->base + start) % 4)
         start++;
     tb_put32(b, size_pos, (uint32_t)(b->n - start));
     tb_u8(b, 6);

@@ -10,6 +10,7 @@
 typedef struct tb {
     uint8_t *d;
     size_t n, cap;
+    size_t base; /* stream offset of d[0], for streams emitted piecewise */
 } tb;
 
 void tb_free(tb *b);
