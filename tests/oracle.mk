@@ -1,4 +1,5 @@
-# libnettrace against TraceEvent: tests/expected/traceevent-counts.tsv is
+# libnettrace against TraceEvent: tests/expected/traceevent-counts.tsv and
+# traceevent-top.tsv are
 # written by tools/oracle (C#, not built by make; see tools/oracle/README.md)
 # from the traces in corpus/ and ../shared/corpus.
 if HAVE_CRITERION
@@ -12,10 +13,11 @@ tests_test_oracle_CFLAGS = $(T_CC)
 tests_test_oracle_LDADD = $(T_LIBS)
 tests_test_oracle_LDFLAGS = $(T_LINK)
 
-# The project's own traces and how they are made (tests/expected is already
-# distributed by tests/tests.mk).  Files are listed one by one: the C#
-# project folders hold bin/ and obj/ after a build.
-EXTRA_DIST += corpus/README.md corpus/record.sh corpus/call-tree.nettrace \
+# The expected tables, the project's own traces and how they are made.
+# Files are listed one by one: the C# project folders hold bin/ and obj/
+# after a build.
+EXTRA_DIST += tests/expected/traceevent-counts.tsv tests/expected/traceevent-top.tsv \
+	corpus/README.md corpus/record.sh corpus/call-tree.nettrace \
 	corpus/spin-threads.nettrace corpus/spin-threads-dotnet-trace.nettrace \
 	tests/workloads/SpinThreads/SpinThreads.csproj tests/workloads/SpinThreads/Program.cs \
 	tests/workloads/CallTree/CallTree.csproj tests/workloads/CallTree/Program.cs \

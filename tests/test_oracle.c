@@ -21,8 +21,11 @@
 /* The expected table                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* traceevent-counts.tsv: file, section, name, value.
+ * traceevent-top.tsv: file, kind (section), module (name), method (value),
+ * exclusive, inclusive. */
 typedef struct row {
-    const char *file, *section, *name, *value;
+    const char *file, *section, *name, *value, *excl, *incl;
 } row;
 
 typedef struct table {
@@ -31,11 +34,11 @@ typedef struct table {
     size_t count;
 } table;
 
-static void table_load(table *t)
+static void table_load_named(table *t, const char *name, int columns)
 {
     const char *top = getenv("top_srcdir");
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/expected/traceevent-counts.tsv", top && *top ? top : ".");
+    snprintf(path, sizeof path, "%s/tests/expected/%s", top && *top ? top : ".", name);
     size_t len;
     cr_assert(ts_read_file(path, &t->text, &len), "cannot read %s", path);
     /* Room for the final NUL: ts_read_file gives an exact-size buffer. */
@@ -55,20 +58,25 @@ static void table_load(table *t)
         if (next)
             *next++ = 0;
         if (*line != '#' && *line) {
-            char *f[4];
+            char *f[6] = { 0 };
             int n = 0;
-            for (char *p = line; n < 4 && p; n++) {
+            for (char *p = line; n < columns && p; n++) {
                 f[n] = p;
                 p = strchr(p, '\t');
                 if (p)
                     *p++ = 0;
             }
-            cr_assert_eq(n, 4, "malformed expected row: %s", line);
-            t->rows[t->count++] = (row){ f[0], f[1], f[2], f[3] };
+            cr_assert_eq(n, columns, "malformed row in %s: %s", name, line);
+            t->rows[t->count++] = (row){ f[0], f[1], f[2], f[3], f[4], f[5] };
         }
         line = next;
     }
     cr_assert_gt(t->count, 0, "%s holds no rows", path);
+}
+
+static void table_load(table *t)
+{
+    table_load_named(t, "traceevent-counts.tsv", 4);
 }
 
 static void table_free(table *t)
@@ -503,4 +511,79 @@ Test(oracle, spin_threads_named_threads)
 {
     check_spin_threads("spin-threads.nettrace");
     check_spin_threads("spin-threads-dotnet-trace.nettrace");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stacks: tests/expected/traceevent-top.tsv (TraceEvent's TraceLog)          */
+/* ------------------------------------------------------------------------ */
+
+/* For every sampled trace: how many samples, how many carry a non-empty
+ * stack, and how many frames they hold in all.  This checks that stack ids
+ * resolve to the same IP lists as TraceLog's across sequence points. */
+typedef struct stack_tally {
+    uint64_t samples, with_stack, frames;
+} stack_tally;
+
+static int tally_sample(void *u, const nt_sample *s)
+{
+    stack_tally *t = u;
+    t->samples++;
+    if (s->stack && s->stack->count) {
+        t->with_stack++;
+        t->frames += s->stack->count;
+    }
+    return 0;
+}
+
+static size_t compare_stacks(const table *t, const char *prefix, const char *dir)
+{
+    size_t files = 0;
+    size_t plen = strlen(prefix);
+    for (size_t i = 0; i < t->count; i++) {
+        const row *r = &t->rows[i];
+        if (strncmp(r->file, prefix, plen) || strcmp(r->section, "samples"))
+            continue;
+        const row *fr = NULL;
+        for (size_t j = 0; j < t->count; j++)
+            if (!strcmp(t->rows[j].file, r->file) && !strcmp(t->rows[j].section, "frames"))
+                fr = &t->rows[j];
+        cr_assert_not_null(fr, "%s: no frames row", r->file);
+        uint8_t *data;
+        size_t len;
+        cr_assert(ts_read_file(ts_path(dir, r->file + plen), &data, &len), "cannot read %s", r->file);
+        stack_tally st = { 0 };
+        nt_callbacks cb = { 0 };
+        cb.sample = tally_sample;
+        char msg[256];
+        nt_status s = nt_parse_buffer(data, len, &cb, &st, NULL, msg, sizeof msg);
+        cr_expect_eq(s, NT_OK, "%s: %s", r->file, msg);
+        cr_expect_eq(st.samples, num(r->excl), "%s: %" PRIu64 " samples, TraceLog %s", r->file, st.samples, r->excl);
+        cr_expect_eq(st.with_stack, num(r->incl), "%s: %" PRIu64 " samples with a stack, TraceLog %s", r->file,
+                     st.with_stack, r->incl);
+        cr_expect_eq(st.frames, num(fr->excl), "%s: %" PRIu64 " frames, TraceLog %s", r->file, st.frames, fr->excl);
+        free(data);
+        files++;
+    }
+    return files;
+}
+
+Test(oracle, own_corpus_stacks)
+{
+    table t;
+    table_load_named(&t, "traceevent-top.tsv", 6);
+    size_t n = compare_stacks(&t, "corpus/", ts_own_corpus());
+    cr_expect_geq(n, 3, "only %zu own traces in traceevent-top.tsv", n);
+    table_free(&t);
+}
+
+Test(oracle, shared_corpus_stacks)
+{
+    const char *dir = ts_shared_corpus();
+    if (!dir)
+        cr_skip_test("../shared/corpus is absent (set NETTRACE_SHARED_CORPUS): reference stacks not compared");
+    table t;
+    table_load_named(&t, "traceevent-top.tsv", 6);
+    size_t n = compare_stacks(&t, "shared/", dir);
+    cr_expect_geq(n, 8, "only %zu shared traces in traceevent-top.tsv", n);
+    table_free(&t);
 }

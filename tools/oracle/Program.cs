@@ -2,7 +2,7 @@
 // each trace, written as TSV for libnettrace's tests (tests/test_oracle.c).
 //
 //   Oracle counts OUT.tsv LABEL=PATH...   event counts, header, methods
-//   Oracle top OUTDIR LABEL=PATH...       top methods by resolved stacks
+//   Oracle top OUT.tsv LABEL=PATH...      top methods by resolved stacks
 //
 // LABEL is how the test finds the file: "shared/<name>" (../shared/corpus)
 // or "corpus/<name>" (the project's own traces).  See tools/oracle/README.md
@@ -28,7 +28,7 @@ namespace NetTraceOracle
         {
             if (args.Length < 3 || (args[0] != "counts" && args[0] != "top"))
             {
-                Console.Error.WriteLine("usage: Oracle counts OUT.tsv LABEL=PATH... | Oracle top OUTDIR LABEL=PATH...");
+                Console.Error.WriteLine("usage: Oracle counts OUT.tsv LABEL=PATH... | Oracle top OUT.tsv LABEL=PATH...");
                 return 2;
             }
             var inputs = args.Skip(2).Select(a =>
@@ -215,29 +215,35 @@ namespace NetTraceOracle
             public long Exclusive, Inclusive;
         }
 
-        public static int Write(string outDir, List<(string label, string path)> inputs)
+        public static int Write(string outPath, List<(string label, string path)> inputs)
         {
             string tmp = Path.Combine(Path.GetTempPath(), "nettrace-oracle-" + Environment.ProcessId);
             Directory.CreateDirectory(tmp);
+            var sb = new StringBuilder();
+            sb.Append("# Written by tools/oracle (TraceEvent ").Append(Counts.Version()).Append(" TraceLog); do not edit.\n");
+            sb.Append("# file\tkind\tmodule\tmethod\texclusive\tinclusive\n");
+            sb.Append("# kind samples: exclusive = thread samples, inclusive = samples with a stack\n");
+            sb.Append("# kind frames: exclusive = frames of all samples, inclusive = frames without a method\n");
             try
             {
                 foreach (var (label, path) in inputs)
                 {
                     Console.Error.WriteLine($"top: {label}");
-                    string text = One(path, Path.Combine(tmp, Path.GetFileName(path) + ".etlx"));
-                    if (text != null)
-                        File.WriteAllText(Path.Combine(outDir, Path.GetFileName(path) + ".top.tsv"), text);
+                    string rows = One(label, path, Path.Combine(tmp, Path.GetFileName(path) + ".etlx"));
+                    if (rows != null)
+                        sb.Append(rows);
                 }
             }
             finally
             {
                 Directory.Delete(tmp, true);
             }
+            File.WriteAllText(outPath, sb.ToString());
             return 0;
         }
 
         // null when the file has no thread samples (or TraceLog cannot read it).
-        private static string One(string path, string etlx)
+        private static string One(string label, string path, string etlx)
         {
             try
             {
@@ -296,14 +302,10 @@ namespace NetTraceOracle
                           .ThenBy(kv => kv.Key.method, StringComparer.Ordinal);
 
             var sb = new StringBuilder();
-            sb.Append("# Written by tools/oracle (TraceEvent ").Append(Counts.Version()).Append(" TraceLog); do not edit.\n");
-            sb.Append($"# samples\t{samples}\n");
-            sb.Append($"# samples_with_stack\t{withStack}\n");
-            sb.Append($"# frames\t{frames}\n");
-            sb.Append($"# unresolved_frames\t{unresolved}\n");
-            sb.Append("# module\tmethod\texclusive\tinclusive\n");
+            sb.Append($"{label}\tsamples\t-\t-\t{samples}\t{withStack}\n");
+            sb.Append($"{label}\tframes\t-\t-\t{frames}\t{unresolved}\n");
             foreach (var kv in rows)
-                sb.Append(kv.Key.module).Append('\t').Append(kv.Key.method).Append('\t')
+                sb.Append(label).Append("\tmethod\t").Append(kv.Key.module).Append('\t').Append(kv.Key.method).Append('\t')
                   .Append(kv.Value.Exclusive).Append('\t').Append(kv.Value.Inclusive).Append('\n');
             return sb.ToString();
         }

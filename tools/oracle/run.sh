@@ -2,7 +2,7 @@
 # Regenerate tests/expected/ from TraceEvent's reading of every trace in
 # ../shared/corpus (reference traces) and corpus/ (the project's own):
 #   tests/expected/traceevent-counts.tsv        event counts, header, methods
-#   tests/expected/<trace file>.top.tsv         top methods by resolved stacks
+#   tests/expected/traceevent-top.tsv           top methods by resolved stacks
 # Needs the .NET SDK (dotnet) and NuGet access for the TraceEvent package.
 # SHARED_CORPUS overrides the location of the shared traces.
 set -euo pipefail
@@ -17,7 +17,7 @@ if [ ! -d "$shared" ]; then
     exit 1
 fi
 
-dotnet build -c Release --nologo -v quiet "$here/Oracle.csproj" >/dev/null
+dotnet build -c Release --nologo -v quiet "$here/Oracle.csproj"
 oracle=(dotnet "$here/bin/Release/net10.0/Oracle.dll")
 
 inputs=()
@@ -30,4 +30,4 @@ done
 
 mkdir -p "$out"
 "${oracle[@]}" counts "$out/traceevent-counts.tsv" "${inputs[@]}"
-"${oracle[@]}" top "$out" "${inputs[@]}"
+"${oracle[@]}" top "$out/traceevent-top.tsv" "${inputs[@]}"
