@@ -35,7 +35,7 @@ static inline bool nt_stacks_find(const nt_stack_table *t, uint32_t id, nt_stack
         return false;
     out->id = id;
     out->count = t->ent[k].count;
-    out->ips = t->ips + t->ent[k].start;
+    out->ips = out->count ? t->ips + t->ent[k].start : NULL; /* an empty stack may precede any IP storage */
     return true;
 }
 
