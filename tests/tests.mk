@@ -27,3 +27,6 @@ tests_test_corpus_CFLAGS = $(T_CC)
 tests_test_corpus_LDADD = $(T_LIBS)
 tests_test_corpus_LDFLAGS = $(T_LINK)
 
+
+TESTS += tests/exported_symbols.sh tests/cli_info.sh
+EXTRA_DIST += tests/exported_symbols.sh tests/cli_info.sh
