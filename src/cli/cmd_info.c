@@ -221,7 +221,8 @@ int cmd_info(int argc, char **argv)
     } else {
         nt_parser_stats ps;
         nt_parser_stats_get(p, &ps);
-        qsort(st.types, st.ntypes, sizeof *st.types, cmp_type);
+        if (st.ntypes) /* qsort with a NULL base is undefined even for 0 elements */
+            qsort(st.types, st.ntypes, sizeof *st.types, cmp_type);
         if (json)
             print_json(stdout, s, nt_parser_trace_info(p), &ps, &st, p);
         else
