@@ -12,6 +12,9 @@ typedef struct command {
 
 static const command COMMANDS[] = {
     { "info", cmd_info, "header fields and counts of a trace" },
+    { "collect", cmd_collect, "attach to a running .NET process and write a trace" },
+    { "live-top", cmd_top_live, "live per-thread hot methods of a running .NET process" },
+    { "ps", cmd_ps, "list the .NET processes that can be attached to" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,291 @@
+/*
+ * libnettrace — attach to a running .NET process over its diagnostics IPC and
+ * stream an EventPipe session's NetTrace bytes, plus a live per-thread
+ * hot-method counter that works from the bytes as they arrive.
+ *
+ * Threads: a session either runs its own reader thread (the default) or is
+ * driven by the caller's event loop (nt_session_fd + nt_session_pump).  Every
+ * blocking call takes an absolute CLOCK_MONOTONIC deadline in nanoseconds
+ * (nt_deadline_after_ms) and returns NT_ERR_TIMEOUT when it passes;
+ * nt_session_cancel, from any thread, ends every blocking call on the session
+ * with NT_ERR_CANCELLED.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef NETTRACE_SESSION_H
+#define NETTRACE_SESSION_H
+
+#include "nettrace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Deadlines                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** A deadline that never passes. */
+#define NT_DEADLINE_NONE INT64_MAX
+
+/** Now, in CLOCK_MONOTONIC nanoseconds. */
+NT_API int64_t nt_now_ns(void);
+/** The deadline ms milliseconds from now (saturating; ms < 0 gives NT_DEADLINE_NONE). */
+NT_API int64_t nt_deadline_after_ms(int64_t ms);
+
+/* ------------------------------------------------------------------------ */
+/* Endpoint discovery                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** Why a process has no endpoint (the status is NT_ERR_NO_ENDPOINT for all). */
+typedef enum nt_endpoint_reason {
+    NT_ENDPOINT_FOUND = 0,
+    NT_ENDPOINT_NO_PROCESS,   /**< no such pid */
+    NT_ENDPOINT_NO_SOCKET,    /**< no socket: not .NET, endpoint not created yet, or diagnostics disabled */
+    NT_ENDPOINT_STALE,        /**< only sockets of an earlier process with the same pid */
+    NT_ENDPOINT_NO_ACCESS     /**< the process's environment or root is not readable (other user) */
+} nt_endpoint_reason;
+
+/** Where a process's diagnostics socket is. */
+typedef struct nt_endpoint {
+    int32_t pid;             /**< pid as the caller sees it */
+    int32_t ns_pid;          /**< pid inside the process's own PID namespace (== pid outside containers) */
+    uint64_t start_key;      /**< the runtime's disambiguation key (start time in clock ticks since boot) */
+    nt_endpoint_reason reason;
+    /** Socket path, usable with connect() even beyond the 108-byte sun_path limit
+     *  (the library connects through an O_PATH descriptor then). */
+    char path[1024];
+} nt_endpoint;
+
+/**
+ * Find pid's diagnostics socket: in the target's own TMPDIR (read from
+ * /proc/<pid>/environ, else /tmp), under /proc/<pid>/root with the innermost
+ * NSpid for a process in another PID or mount namespace; sockets whose start
+ * key is not the live process's are stale and skipped.
+ * Returns NT_OK, NT_ERR_NO_ENDPOINT (ep->reason says why; retry later if the
+ * runtime may still be starting), or NT_ERR_INVALID_ARG.
+ */
+NT_API nt_status nt_endpoint_find(int32_t pid, nt_endpoint *ep);
+
+/** Short name of a reason ("no_process", "no_socket", ...). */
+NT_API const char *nt_endpoint_reason_name(nt_endpoint_reason r);
+
+/** A .NET process that nt_endpoint_list found. */
+typedef struct nt_process_entry {
+    int32_t pid;
+    char command[64];         /**< /proc/<pid>/comm */
+    nt_endpoint endpoint;
+} nt_process_entry;
+
+/**
+ * List the processes with a live diagnostics endpoint, ascending by pid.
+ * *out is allocated through alloc (free it with nt_process_list_free).
+ */
+NT_API nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_allocator *alloc);
+NT_API void nt_process_list_free(nt_process_entry *list, const nt_allocator *alloc);
+
+/* ------------------------------------------------------------------------ */
+/* Runtime errors                                                            */
+/* ------------------------------------------------------------------------ */
+
+#define NT_HR_BAD_ENCODING 0x80131384u
+#define NT_HR_UNKNOWN_COMMAND 0x80131385u
+#define NT_HR_UNKNOWN_MAGIC 0x80131386u
+#define NT_HR_NOT_SUPPORTED 0x80131515u
+#define NT_HR_FAIL 0x80004005u
+#define NT_HR_NOT_YET_AVAILABLE 0x8013135Bu
+#define NT_HR_RUNTIME_UNINITIALIZED 0x80131371u
+#define NT_HR_INVALID_ARG 0x80070057u
+
+/** Name of a diagnostics HRESULT ("BAD_ENCODING", ...), or NULL when unknown. */
+NT_API const char *nt_hresult_name(uint32_t hresult);
+
+/* ------------------------------------------------------------------------ */
+/* Sessions                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define NT_KEYWORD_LOADER 0x8ull
+#define NT_KEYWORD_JIT 0x10ull
+#define NT_DEFAULT_BUFFER_MB 256u
+#define NT_DEFAULT_MAX_STREAM_BYTES (1ull << 30)
+#define NT_DEFAULT_RUNDOWN_KEYWORD 0x80020139ull
+
+/** One provider to enable. */
+typedef struct nt_provider {
+    const char *name;
+    uint64_t keywords;
+    uint32_t level;          /**< 0 selects 5 (verbose), which method-load events need; sent as given otherwise */
+    const char *arguments;   /**< "key=value;..." filter data, or NULL */
+} nt_provider;
+
+/**
+ * Where the stream's bytes go: called with consecutive chunks, in order, from
+ * the thread that drives the session.  Return 0 to continue; anything else
+ * ends the session with NT_ERR_STOPPED (its connection is closed).
+ * It is never called again once nt_session_stop (or _free) has returned.
+ */
+typedef int (*nt_sink_fn)(void *user, const void *data, size_t len);
+
+/** Sink that writes to a file descriptor: user points to an int holding it. */
+NT_API int nt_sink_fd(void *user, const void *data, size_t len);
+/** Sink that feeds an nt_parser (user); stops the session when the parser fails. */
+NT_API int nt_sink_parser(void *user, const void *data, size_t len);
+
+/** A session's configuration.  Zero fields select the defaults. */
+typedef struct nt_session_config {
+    /** Providers; none selects the sample profiler plus the runtime's loader
+     *  and JIT keywords, both at verbose level. */
+    const nt_provider *providers;
+    size_t provider_count;
+    uint32_t buffer_mb;          /**< runtime-side buffer; 0 selects 256 */
+    bool no_rundown;             /**< skip the rundown at stop (methods JIT-compiled earlier stay unnamed) */
+    uint64_t rundown_keyword;    /**< 0 selects 0x80020139; another value needs CollectTracing4 (.NET 9+) */
+    bool no_stackwalk;           /**< capture no stacks (CollectTracing3); a sampling profiler needs them */
+    uint64_t max_stream_bytes;   /**< cap on bytes passed to the sink; 0 selects 1 GiB */
+    nt_sink_fn sink;             /**< required */
+    void *sink_user;
+    /** false: start runs a reader thread that feeds the sink.  true: the
+     *  caller drives the stream with nt_session_fd + nt_session_pump. */
+    bool caller_pumps;
+} nt_session_config;
+
+typedef struct nt_session nt_session;
+
+/** Create a session object (nothing is connected yet).  NULL when memory is short
+ *  or cfg is invalid (no sink). The configuration is copied. */
+NT_API nt_session *nt_session_new(const nt_session_config *cfg, const nt_allocator *alloc);
+
+/**
+ * Find pid's endpoint and start the session: send CollectTracing2 (or 3/4 when
+ * the configuration needs them), wait for the reply, then stream.  Returns
+ * NT_OK, NT_ERR_NO_ENDPOINT, NT_ERR_REFUSED (nt_session_hresult has the
+ * runtime's code), NT_ERR_TIMEOUT, NT_ERR_CANCELLED, NT_ERR_PROTOCOL, NT_ERR_IO,
+ * NT_ERR_STATE (already started).
+ */
+NT_API nt_status nt_session_start(nt_session *s, int32_t pid, int64_t deadline_ns);
+/** The same for a known endpoint (or any socket path in ep->path). */
+NT_API nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_t deadline_ns);
+
+/**
+ * Stop: send StopTracing on a second connection and wait until the stream
+ * ends (rundown included).  Safe to call repeatedly and from several threads;
+ * the stop runs once and each call waits under its own deadline.  When a
+ * caller's deadline passes (or the session is cancelled) the session is
+ * abandoned: its connections are closed and the stream is truncated.  When it
+ * returns, the sink will not be called again.  Returns the session's final
+ * status: NT_OK (clean end), NT_ERR_TRUNCATED (the stream ended without its
+ * end marker), NT_ERR_STREAM_CAP, NT_ERR_STOPPED (the sink stopped it),
+ * NT_ERR_IO, or this call's NT_ERR_TIMEOUT / NT_ERR_CANCELLED.
+ */
+NT_API nt_status nt_session_stop(nt_session *s, int64_t deadline_ns);
+
+/**
+ * Wait until the stream ends by itself (target exit, stream cap, sink stop,
+ * another thread's stop) or the deadline passes (NT_ERR_TIMEOUT, the session
+ * keeps running).  Returns the final status like nt_session_stop.
+ */
+NT_API nt_status nt_session_wait(nt_session *s, int64_t deadline_ns);
+
+/** End every blocking call on s with NT_ERR_CANCELLED and abandon the session
+ *  (a running stream is closed without rundown).  Async-signal-safe: it only
+ *  writes one eventfd, so a SIGINT handler may call it. */
+NT_API void nt_session_cancel(nt_session *s);
+
+/** For caller_pumps sessions: a descriptor that polls readable when
+ *  nt_session_pump has work (it covers both connections and the wake-up fd). */
+NT_API int nt_session_fd(const nt_session *s);
+/**
+ * Non-blocking: read what the connections have, pass it to the sink, advance a
+ * requested stop.  *ended is set once the stream is over; the return value is
+ * then the final status (as nt_session_stop), otherwise NT_OK.
+ */
+NT_API nt_status nt_session_pump(nt_session *s, bool *ended);
+/** Non-blocking stop request: send StopTracing (the pump or reader thread finishes it). */
+NT_API nt_status nt_session_request_stop(nt_session *s);
+
+/** The runtime's HRESULT after NT_ERR_REFUSED, else 0. */
+NT_API uint32_t nt_session_hresult(const nt_session *s);
+/** The session id the runtime gave (0 before start). */
+NT_API uint64_t nt_session_id(const nt_session *s);
+/** Bytes passed to the sink so far. */
+NT_API uint64_t nt_session_bytes(const nt_session *s);
+/** A one-line description of the last failure ("" when none).  Read it once
+ *  the call that failed has returned (the driver may rewrite it meanwhile). */
+NT_API const char *nt_session_message(const nt_session *s);
+/** Stop (with a short deadline if still running), join the reader, release everything. */
+NT_API void nt_session_free(nt_session *s);
+
+/* ------------------------------------------------------------------------ */
+/* Live per-thread hot methods                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Counts samples per thread and method as the parser reports them: exclusive
+ * (the method on top of the stack) and inclusive (the method anywhere on the
+ * stack, once per sample).  Names come from method records (load, rundown)
+ * and attach to counts whenever they arrive, also to samples counted before.
+ * A method's code versions (tier 0, OSR, tier 1) count as one method.
+ * Memory is bounded by the limits below; what does not fit is counted as
+ * dropped.  Not thread-safe: call it from the thread that runs the parser
+ * (with a threaded session, take snapshots only after it ended, or use a
+ * caller_pumps session as `nettrace top -p` does).
+ */
+typedef struct nt_live_top nt_live_top;
+
+typedef struct nt_live_top_config {
+    uint32_t max_threads;            /**< threads tracked (default 1,024) */
+    uint32_t max_methods;            /**< method records held (default 262,144) */
+    uint32_t max_entries_per_thread; /**< distinct frames counted per thread (default 4,096) */
+    bool include_external;           /**< count samples outside managed code too (default: managed only) */
+} nt_live_top_config;
+
+typedef struct nt_live_top_entry {
+    uint64_t address;        /**< the method's start address, or the raw IP when unresolved */
+    const char *method;      /**< "" when unresolved */
+    const char *type;        /**< declaring type, "" when unknown */
+    const char *assembly;    /**< assembly name (simple name), "" when unknown */
+    uint64_t exclusive;
+    uint64_t inclusive;
+} nt_live_top_entry;
+
+typedef struct nt_live_top_thread {
+    uint64_t thread_id;
+    uint64_t samples;        /**< samples counted for this thread */
+    uint64_t external;       /**< samples outside managed code */
+    uint32_t entry_count;
+    nt_live_top_entry *entries; /**< by exclusive count, then inclusive, descending */
+} nt_live_top_thread;
+
+typedef struct nt_live_top_snapshot {
+    uint64_t samples;
+    uint64_t methods_known;
+    uint64_t dropped;        /**< samples or frames that did not fit the limits */
+    uint32_t thread_count;
+    nt_live_top_thread *threads; /**< by samples, descending */
+} nt_live_top_snapshot;
+
+NT_API nt_live_top *nt_live_top_new(const nt_live_top_config *cfg, const nt_allocator *alloc);
+/** Fill cb with callbacks (sample, method, module, assembly) whose user is the nt_live_top. */
+NT_API void nt_live_top_callbacks(nt_callbacks *cb);
+NT_API int nt_live_top_on_sample(nt_live_top *t, const nt_sample *s);
+NT_API int nt_live_top_on_method(nt_live_top *t, const nt_method *m);
+NT_API int nt_live_top_on_module(nt_live_top *t, const nt_module *m);
+NT_API int nt_live_top_on_assembly(nt_live_top *t, const nt_assembly *a);
+/**
+ * Copy the counts: for each thread its top_n entries (0 = all).  With reset,
+ * the counts restart from zero afterwards (names are kept).  Returns NT_OK or
+ * NT_ERR_NOMEM.  The snapshot owns its strings.
+ */
+NT_API nt_status nt_live_top_snapshot_take(nt_live_top *t, uint32_t top_n, bool reset,
+                                           nt_live_top_snapshot **out);
+NT_API void nt_live_top_snapshot_free(nt_live_top *t, nt_live_top_snapshot *snap);
+/** Resolve an address against the method records seen so far (NULL out-params are fine). */
+NT_API bool nt_live_top_resolve(const nt_live_top *t, uint64_t ip, const char **method, const char **type,
+                                const char **assembly);
+NT_API void nt_live_top_free(nt_live_top *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NETTRACE_SESSION_H */

@@ -1,0 +1,266 @@
+/* nettrace top -p PID: live per-thread hot methods of a running process,
+ * refreshed every interval from the session's bytes as they arrive.
+ *
+ * Names for methods compiled before the session started would only come with
+ * the rundown at stop.  So beside the sampling session a second, rundown-only
+ * session is started and stopped at once: its rundown (MethodDCEnd records of
+ * every compiled method) arrives within the first interval and names the
+ * older methods; methods compiled later are named by the sampling session's
+ * own JIT events.  Both streams feed one nt_live_top from one poll loop. */
+#include "cli.h"
+#include "session_opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct live_stream {
+    nt_session *session;
+    nt_parser *parser;
+    bool ended;
+    nt_status status;
+} live_stream;
+
+static void top_usage(FILE *f)
+{
+    fputs("usage: nettrace top -p PID [--interval S] [-n N] [--duration S] [--threads N]\n"
+          "                    [--buffer-mb N] [--no-rundown-first]\n"
+          "  Live hot methods per thread: exclusive and inclusive samples over the last\n"
+          "  interval.  Ctrl-C stops.\n",
+          f);
+}
+
+static bool open_stream(live_stream *ls, nt_live_top *top, const nt_endpoint *ep, const nt_session_config *base,
+                        const char *what)
+{
+    nt_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    nt_live_top_callbacks(&cb);
+    ls->parser = nt_parser_new(&cb, top, NULL, NULL);
+    nt_session_config cfg = *base;
+    cfg.sink = nt_sink_parser;
+    cfg.sink_user = ls->parser;
+    cfg.caller_pumps = true;
+    ls->session = ls->parser ? nt_session_new(&cfg, NULL) : NULL;
+    if (!ls->session) {
+        fprintf(stderr, "nettrace top: out of memory\n");
+        return false;
+    }
+    nt_status st = nt_session_start_endpoint(ls->session, ep, nt_deadline_after_ms(10000));
+    if (st != NT_OK) {
+        fprintf(stderr, "nettrace top: %s session: %s\n", what, nt_session_message(ls->session));
+        ls->status = st;
+        return false;
+    }
+    return true;
+}
+
+static void close_stream(live_stream *ls)
+{
+    nt_session_free(ls->session);
+    nt_parser_free(ls->parser);
+    memset(ls, 0, sizeof *ls);
+}
+
+static void pump(live_stream *ls)
+{
+    if (ls->session && !ls->ended)
+        ls->status = nt_session_pump(ls->session, &ls->ended);
+}
+
+static void render(const nt_live_top_snapshot *snap, double interval_s, uint32_t max_threads, bool tty,
+                   int32_t pid)
+{
+    if (tty)
+        fputs("\033[H\033[J", stdout);
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[32];
+    strftime(when, sizeof when, "%H:%M:%S", localtime_r(&now, &tm));
+    printf("nettrace top  pid %" PRId32 "  %s  %" PRIu64 " samples in %.1f s  %" PRIu64 " methods known%s\n", pid,
+           when, snap->samples, interval_s, snap->methods_known, snap->dropped ? "  (some dropped)" : "");
+    for (uint32_t i = 0; i < snap->thread_count && i < max_threads; i++) {
+        const nt_live_top_thread *th = &snap->threads[i];
+        printf("\nthread %" PRIu64 "  %" PRIu64 " samples (%" PRIu64 " outside managed code)\n", th->thread_id,
+               th->samples, th->external);
+        if (th->entry_count == 0)
+            continue;
+        printf("  %6s %6s  %s\n", "excl%", "incl%", "method");
+        uint64_t managed = th->samples - th->external;
+        for (uint32_t k = 0; k < th->entry_count; k++) {
+            const nt_live_top_entry *e = &th->entries[k];
+            double ex = managed ? 100.0 * (double)e->exclusive / (double)managed : 0;
+            double in = managed ? 100.0 * (double)e->inclusive / (double)managed : 0;
+            if (e->method[0])
+                printf("  %6.1f %6.1f  %s%s%s [%s]\n", ex, in, e->type, e->type[0] ? "." : "", e->method,
+                       e->assembly[0] ? e->assembly : "?");
+            else
+                printf("  %6.1f %6.1f  0x%" PRIx64 " (not yet named)\n", ex, in, e->address);
+        }
+    }
+    if (!tty)
+        puts("");
+    fflush(stdout);
+}
+
+static bool parse_secs(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || end == s || v < 0 || v > 1e7)
+        return false;
+    *out = v;
+    return true;
+}
+
+int cmd_top_live(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "pid", required_argument, NULL, 'p' },
+        { "interval", required_argument, NULL, 'i' },
+        { "top", required_argument, NULL, 'n' },
+        { "duration", required_argument, NULL, 'd' },
+        { "threads", required_argument, NULL, 't' },
+        { "buffer-mb", required_argument, NULL, 'b' },
+        { "no-rundown-first", no_argument, NULL, 'R' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int32_t pid = 0;
+    double interval = 2, duration = 0;
+    long top_n = 10, max_threads = 16, buffer_mb = 0;
+    bool rundown_first = true;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:i:n:d:t:h", opts, NULL)) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case 'p':
+            if (!cli_parse_pid(optarg, &pid)) {
+                fprintf(stderr, "nettrace top: bad pid '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'i':
+        case 'd':
+            if (!parse_secs(optarg, c == 'i' ? &interval : &duration) || (c == 'i' && interval < 0.1)) {
+                fprintf(stderr, "nettrace top: bad number of seconds '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'n':
+        case 't':
+        case 'b': {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v <= 0 || v > 1000000) {
+                fprintf(stderr, "nettrace top: bad number '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            *(c == 'n' ? &top_n : c == 't' ? &max_threads : &buffer_mb) = v;
+            break;
+        }
+        case 'R': rundown_first = false; break;
+        case 'h': top_usage(stdout); return CLI_EXIT_OK;
+        default: top_usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    if (pid == 0 || optind != argc) {
+        top_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    nt_endpoint ep;
+    nt_status st = nt_endpoint_find(pid, &ep);
+    if (st != NT_OK) {
+        fprintf(stderr, "nettrace top: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
+                nt_endpoint_reason_name(ep.reason));
+        return cli_exit_code(st);
+    }
+    nt_live_top *top = nt_live_top_new(NULL, NULL);
+    if (!top) {
+        fprintf(stderr, "nettrace top: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    cli_interrupts_install();
+    live_stream main_s, rundown_s;
+    memset(&main_s, 0, sizeof main_s);
+    memset(&rundown_s, 0, sizeof rundown_s);
+    int rc = CLI_EXIT_OK;
+    nt_session_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.buffer_mb = (uint32_t)buffer_mb;
+    if (!open_stream(&main_s, top, &ep, &cfg, "sampling")) {
+        rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
+        goto out;
+    }
+    if (rundown_first) {
+        /* Only the rundown matters here: one cheap provider, stopped at once. */
+        static const nt_provider loader = { NT_PROVIDER_RUNTIME, NT_KEYWORD_LOADER, 4, NULL };
+        nt_session_config rcfg;
+        memset(&rcfg, 0, sizeof rcfg);
+        rcfg.providers = &loader;
+        rcfg.provider_count = 1;
+        rcfg.buffer_mb = 16;
+        rcfg.no_stackwalk = false;
+        if (open_stream(&rundown_s, top, &ep, &rcfg, "rundown"))
+            nt_session_request_stop(rundown_s.session);
+        else
+            close_stream(&rundown_s); /* names then come at the end only */
+    }
+
+    bool tty = isatty(1);
+    int64_t start = nt_now_ns();
+    int64_t next = start + (int64_t)(interval * 1e9);
+    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
+    int64_t last = start;
+    while (!main_s.ended && cli_interrupt_count() == 0) {
+        struct pollfd pf[3];
+        int n = 0;
+        pf[n++] = (struct pollfd){ .fd = cli_interrupt_fd(), .events = POLLIN };
+        pf[n++] = (struct pollfd){ .fd = nt_session_fd(main_s.session), .events = POLLIN };
+        if (rundown_s.session && !rundown_s.ended)
+            pf[n++] = (struct pollfd){ .fd = nt_session_fd(rundown_s.session), .events = POLLIN };
+        int64_t wake = next < until ? next : until;
+        int64_t ms = (wake - nt_now_ns()) / 1000000 + 1;
+        poll(pf, (nfds_t)n, ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms);
+        pump(&main_s);
+        pump(&rundown_s);
+        if (rundown_s.session && rundown_s.ended) {
+            nt_parser_finish(rundown_s.parser);
+            close_stream(&rundown_s);
+        }
+        int64_t now = nt_now_ns();
+        if (now >= next) {
+            nt_live_top_snapshot *snap;
+            if (nt_live_top_snapshot_take(top, (uint32_t)top_n, true, &snap) == NT_OK) {
+                render(snap, (double)(now - last) / 1e9, (uint32_t)max_threads, tty, pid);
+                nt_live_top_snapshot_free(top, snap);
+            }
+            last = now;
+            while (next <= now)
+                next += (int64_t)(interval * 1e9);
+        }
+        if (now >= until)
+            break;
+    }
+    if (main_s.ended && main_s.status != NT_OK) {
+        fprintf(stderr, "nettrace top: the session ended: %s (%s)\n", nt_status_name(main_s.status),
+                nt_session_message(main_s.session));
+        rc = cli_exit_code(main_s.status);
+    }
+out:
+    /* No rundown wanted at the end: abandon rather than stop. */
+    if (main_s.session)
+        nt_session_cancel(main_s.session);
+    if (rundown_s.session)
+        nt_session_cancel(rundown_s.session);
+    close_stream(&main_s);
+    close_stream(&rundown_s);
+    nt_live_top_free(top);
+    return rc;
+}

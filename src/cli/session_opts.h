@@ -1,0 +1,33 @@
+/* Command-line pieces shared by the commands that attach to a process
+ * (collect, live top): provider lists and the Ctrl-C protocol. */
+#ifndef NT_CLI_SESSION_OPTS_H
+#define NT_CLI_SESSION_OPTS_H
+
+#include "nettrace_session.h"
+
+#include <stddef.h>
+
+#define CLI_MAX_PROVIDERS 32
+
+typedef struct cli_providers {
+    nt_provider list[CLI_MAX_PROVIDERS];
+    size_t count;
+    char *storage; /* the spec's copy that names point into */
+} cli_providers;
+
+/* Parse "Name[:keywords[:level[:args]]],..." (keywords hex with 0x or decimal).
+ * Returns false with a message in err. */
+bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t errsize);
+void cli_providers_free(cli_providers *p);
+
+/* Parse a pid argument; false when it is not a positive number. */
+bool cli_parse_pid(const char *s, int32_t *pid);
+
+/* Ctrl-C: the first SIGINT/SIGTERM makes cli_interrupt_fd() readable, the
+ * second cancels the session registered here (abandoning it). */
+void cli_interrupts_install(void);
+void cli_interrupts_session(nt_session *s);
+int cli_interrupt_fd(void);
+int cli_interrupt_count(void);
+
+#endif

@@ -1,0 +1,68 @@
+/* Diagnostics IPC plumbing: message framing and payload encoding, and socket
+ * I/O that honours an absolute deadline and a cancellation descriptor.
+ * The wire format is described in docs/diagnostics-ipc.md (shared docs). */
+#ifndef NT_IPC_H
+#define NT_IPC_H
+
+#include "nettrace_session.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IPC_HEADER_SIZE 20
+#define IPC_MAX_MESSAGE 65535u
+
+#define IPC_SET_EVENTPIPE 0x02
+#define IPC_SET_PROCESS 0x04
+#define IPC_SET_SERVER 0xFF
+#define IPC_EP_STOP 0x01
+#define IPC_EP_COLLECT2 0x03
+#define IPC_EP_COLLECT3 0x04
+#define IPC_EP_COLLECT4 0x05
+#define IPC_SERVER_OK 0x00
+#define IPC_SERVER_ERROR 0xFF
+
+typedef struct ipc_header {
+    uint16_t size;          /* whole message, header included */
+    uint8_t command_set;
+    uint8_t command_id;
+} ipc_header;
+
+/* A growable request buffer; `failed` sticks once the u16 size limit or memory is exceeded. */
+typedef struct ipc_buf {
+    uint8_t data[IPC_MAX_MESSAGE];
+    size_t len;
+    bool failed;
+} ipc_buf;
+
+void ipc_begin(ipc_buf *b, uint8_t command_set, uint8_t command_id);
+void ipc_put_u8(ipc_buf *b, uint8_t v);
+void ipc_put_u32(ipc_buf *b, uint32_t v);
+void ipc_put_u64(ipc_buf *b, uint64_t v);
+/* UTF-8 in, length-prefixed NUL-terminated UTF-16LE out; NULL or "" is u32 0. */
+void ipc_put_string(ipc_buf *b, const char *s);
+/* Patch the header's size field; false when the message is too large or malformed UTF-8 was seen. */
+bool ipc_end(ipc_buf *b);
+
+/* Which CollectTracing command a configuration needs (IPC_EP_COLLECT2..4). */
+uint8_t ipc_collect_command(const nt_session_config *cfg);
+/* Encode the start request for cfg (defaults already applied by the caller). */
+bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg);
+void ipc_encode_stop(ipc_buf *b, uint64_t session_id);
+
+/* Validate a received 20-byte header. */
+bool ipc_parse_header(const uint8_t *p, ipc_header *h);
+
+/* Socket I/O.  Every call returns NT_OK, NT_ERR_TIMEOUT (deadline passed),
+ * NT_ERR_CANCELLED (cancel_fd became readable; -1 = none), NT_ERR_NO_ENDPOINT
+ * (connect: nothing listens), NT_ERR_IO (errno kept), or for reads
+ * NT_ERR_TRUNCATED when the peer closed first. */
+nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd);
+nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns, int cancel_fd);
+nt_status ipc_recv_exact(int fd, void *data, size_t len, int64_t deadline_ns, int cancel_fd);
+/* Wait for fd to be ready for `events` (POLLIN/POLLOUT). */
+nt_status ipc_wait(int fd, short events, int64_t deadline_ns, int cancel_fd);
+/* Milliseconds until the deadline for poll(): -1 for none, rounded up. */
+int ipc_poll_timeout(int64_t deadline_ns);
+
+#endif

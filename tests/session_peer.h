@@ -1,0 +1,41 @@
+/* A fake diagnostics server for the session tests: a Unix socket served by a
+ * thread that answers (or pointedly does not answer) like a runtime would. */
+#ifndef NT_TEST_SESSION_PEER_H
+#define NT_TEST_SESSION_PEER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum peer_mode {
+    PEER_SILENT,        /* accept, read, never answer */
+    PEER_REFUSE,        /* answer CollectTracing with an error HRESULT */
+    PEER_STREAM,        /* answer OK, stream until StopTracing, reply, end the stream */
+    PEER_STREAM_DEAF,   /* answer OK, stream, accept StopTracing but never reply or end */
+    PEER_STREAM_CLOSE   /* answer OK, stream a little, then close without the end marker */
+} peer_mode;
+
+typedef struct peer {
+    peer_mode mode;
+    uint32_t hresult;            /* PEER_REFUSE */
+    char dir[256];
+    char path[512];
+    int listen_fd;
+    int quit_pipe[2];
+    pthread_t thread;
+    atomic_int connections;
+    atomic_int stops;            /* StopTracing requests received */
+    atomic_ullong streamed;      /* stream bytes written */
+    uint8_t request[65536];      /* the first request received */
+    atomic_size_t request_len;
+    uint64_t session_id;
+} peer;
+
+/* Start a peer on a fresh socket (in a fresh directory under /tmp, or at
+ * `path` when not NULL).  false when the socket cannot be created. */
+bool peer_start(peer *p, peer_mode mode, const char *path);
+void peer_stop(peer *p);
+
+#endif

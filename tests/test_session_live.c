@@ -1,0 +1,537 @@
+/* Sessions against a real .NET runtime: the LiveTarget workload (two threads,
+ * each spinning in a method of its own) is built and started by the tests.
+ * Each test attaches, collects a few seconds, stops, parses and checks that
+ * each thread's hottest method is its own, with type and assembly.
+ * Everything here skips, saying why, when dotnet is absent. */
+#include <criterion/criterion.h>
+
+#include "nettrace_session.h"
+#include "live_target.h"
+#include "support.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define COLLECT_MS 2500
+
+static live_target g_target;
+
+static void setup(void)
+{
+    alarm(60); /* a hung test dies rather than hanging make check */
+    const char *why = live_prepare();
+    if (why && strncmp(why, "BUILD FAILED", 12) == 0)
+        cr_assert_fail("%s", why);
+    if (why)
+        cr_skip_test("%s", why);
+    cr_assert(live_start(&g_target, 40), "the LiveTarget workload did not start (see %s)", live_build_dir());
+}
+
+static void teardown(void) { live_kill(&g_target); }
+
+TestSuite(live, .init = setup, .fini = teardown);
+
+static void out_path(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/../%s-%d.nettrace", live_build_dir(), name, (int)getpid());
+}
+
+/* Each thread's hottest method is its own spinning method. */
+static void check_threads(live_analysis *a)
+{
+    char top[512];
+    double share;
+    static const char *const want[2] = { "LiveTarget.Alpha.SpinAlpha [LiveTarget", "LiveTarget.Beta.SpinBeta [LiveTarget" };
+    for (int i = 0; i < 2; i++) {
+        cr_assert(live_analysis_top(a, i, top, sizeof top, &share), "thread %d (%" PRIu64 ") has no resolved samples",
+                  i, a->tids[i]);
+        cr_log_info("thread %" PRIu64 ": %s (%.0f%% of %zu managed samples)", a->tids[i], top, share * 100,
+                    a->nips[i]);
+        cr_assert(strncmp(top, want[i], strlen(want[i])) == 0, "thread %d's top method is %s, want %s...", i, top,
+                  want[i]);
+        cr_assert_gt(share, 0.5, "%s has only %.0f%% of its thread's samples", top, share * 100);
+    }
+}
+
+Test(live, file_sink_names_each_threads_method)
+{
+    char path[1200];
+    out_path(path, sizeof path, "file-sink");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert_geq(fd, 0);
+    nt_session_config cfg = { .sink = nt_sink_fd, .sink_user = &fd };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    int64_t t0 = nt_now_ns();
+    nt_status st = nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000));
+    cr_assert_eq(st, NT_OK, "start: %s: %s", nt_status_name(st), nt_session_message(s));
+    cr_log_info("start took %.1f ms", (double)(nt_now_ns() - t0) / 1e6);
+    usleep(COLLECT_MS * 1000);
+    t0 = nt_now_ns();
+    st = nt_session_stop(s, nt_deadline_after_ms(15000));
+    cr_assert_eq(st, NT_OK, "stop: %s: %s", nt_status_name(st), nt_session_message(s));
+    cr_log_info("stop (rundown included) took %.1f ms; %" PRIu64 " bytes", (double)(nt_now_ns() - t0) / 1e6,
+                nt_session_bytes(s));
+    nt_session_free(s);
+    close(fd);
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+    check_threads(&a);
+    live_analysis_free(&a);
+    unlink(path);
+}
+
+Test(live, collect_command_writes_a_readable_trace)
+{
+    char path[1200], cmd[2600];
+    out_path(path, sizeof path, "collect");
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -p %d -o '%s' --duration 2.5", top ? top : ".",
+             (int)g_target.pid, path);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s exited with %d", cmd, WEXITSTATUS(rc));
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+    check_threads(&a);
+    live_analysis_free(&a);
+    unlink(path);
+}
+
+Test(live, collect_command_ctrl_c_stops_with_rundown)
+{
+    char path[1200], dll[1200];
+    out_path(path, sizeof path, "ctrlc");
+    const char *top = getenv("top_builddir");
+    snprintf(dll, sizeof dll, "%s/nettrace", top ? top : ".");
+    char pidarg[16];
+    snprintf(pidarg, sizeof pidarg, "%d", (int)g_target.pid);
+    pid_t child = fork();
+    if (child == 0) {
+        execl(dll, "nettrace", "collect", "-q", "-p", pidarg, "-o", path, (char *)NULL);
+        _exit(127);
+    }
+    usleep(COLLECT_MS * 1000);
+    kill(child, SIGINT);
+    int rc;
+    waitpid(child, &rc, 0);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "collect exited with %d", WEXITSTATUS(rc));
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK, "Ctrl-C ends the file cleanly");
+    check_threads(&a); /* names come from the rundown that Ctrl-C still ran */
+    live_analysis_free(&a);
+    unlink(path);
+}
+
+/* An event loop drives the session (descriptor + pump) and the bytes go
+ * straight into a parser: nothing touches the disk. */
+Test(live, pumped_session_feeds_the_parser_directly)
+{
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+    nt_callbacks cb;
+    live_analysis_callbacks(&cb);
+    nt_parser *p = nt_parser_new(&cb, &a, NULL, NULL);
+    nt_session_config cfg = { .sink = nt_sink_parser, .sink_user = p, .caller_pumps = true };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    nt_status st = nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000));
+    cr_assert_eq(st, NT_OK, "start: %s", nt_session_message(s));
+    int64_t stop_at = nt_deadline_after_ms(COLLECT_MS), give_up = nt_deadline_after_ms(20000);
+    bool ended = false, stop_sent = false;
+    uint64_t samples_before_stop = 0;
+    while (!ended && nt_now_ns() < give_up) {
+        struct pollfd pf = { .fd = nt_session_fd(s), .events = POLLIN };
+        poll(&pf, 1, 50);
+        st = nt_session_pump(s, &ended);
+        if (!stop_sent && nt_now_ns() >= stop_at) {
+            samples_before_stop = a.samples;
+            cr_assert_eq(nt_session_request_stop(s), NT_OK);
+            stop_sent = true;
+        }
+    }
+    cr_assert(ended, "the stream did not end within 20 s");
+    cr_assert_eq(st, NT_OK, "%s: %s", nt_status_name(st), nt_session_message(s));
+    cr_assert_gt(samples_before_stop, 0, "samples arrived while the session ran");
+    cr_assert_eq(nt_parser_finish(p), NT_OK);
+    check_threads(&a);
+    nt_session_free(s);
+    nt_parser_free(p);
+    live_analysis_free(&a);
+}
+
+Test(live, refusal_surfaces_the_hresult)
+{
+    nt_provider bad = { NT_PROVIDER_RUNTIME, 0x18, 9, NULL }; /* level 9: the runtime takes 0..5 */
+    int fd = -1;
+    nt_session_config cfg = { .providers = &bad, .provider_count = 1, .sink = nt_sink_fd, .sink_user = &fd };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    nt_status st = nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000));
+    cr_assert_eq(st, NT_ERR_REFUSED, "%s", nt_status_name(st));
+    cr_assert_eq(nt_session_hresult(s), NT_HR_BAD_ENCODING, "hresult 0x%08X", nt_session_hresult(s));
+    cr_assert(strstr(nt_session_message(s), "BAD_ENCODING"));
+    nt_session_free(s);
+}
+
+Test(live, no_endpoint_for_other_processes)
+{
+    pid_t sleeper = fork();
+    if (sleeper == 0) {
+        execlp("sleep", "sleep", "20", (char *)NULL);
+        _exit(127);
+    }
+    usleep(100 * 1000);
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(sleeper, &ep), NT_ERR_NO_ENDPOINT);
+    cr_assert_eq(ep.reason, NT_ENDPOINT_NO_SOCKET);
+    cr_assert_eq(nt_endpoint_find(0x3FFFFFF0, &ep), NT_ERR_NO_ENDPOINT);
+    cr_assert_eq(ep.reason, NT_ENDPOINT_NO_PROCESS);
+    cr_assert_eq(nt_endpoint_find(g_target.pid, &ep), NT_OK, "while the workload has one");
+    /* The tool says so with its own exit code. */
+    char cmd[1200];
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -p %d -o /dev/null 2>/dev/null", top ? top : ".",
+             (int)sleeper);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 10 + NT_ERR_NO_ENDPOINT, "exit %d", WEXITSTATUS(rc));
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, NULL, 0);
+    /* The process list has the workload and not the sleeper. */
+    nt_process_entry *list;
+    size_t n;
+    cr_assert_eq(nt_process_list(&list, &n, NULL), NT_OK);
+    bool found = false;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_neq(list[i].pid, sleeper);
+        found |= list[i].pid == g_target.pid;
+    }
+    cr_assert(found, "nt_process_list misses the workload");
+    nt_process_list_free(list, NULL);
+    /* And so does the tool. */
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' ps", top ? top : ".");
+    FILE *f = popen(cmd, "r");
+    char line[256];
+    found = false;
+    while (fgets(line, sizeof line, f))
+        found |= atoi(line) == g_target.pid && strstr(line, "dotnet") != NULL;
+    cr_assert_eq(pclose(f), 0);
+    cr_assert(found, "nettrace ps does not list pid %d", (int)g_target.pid);
+}
+
+typedef struct parse_check {
+    nt_status status;
+    uint64_t samples, bytes_read;
+    bool have_header;
+} parse_check;
+
+static int pc_sample(void *user, const nt_sample *s)
+{
+    (void)s;
+    ((parse_check *)user)->samples++;
+    return 0;
+}
+
+static void parse_prefix(const char *path, parse_check *pc)
+{
+    memset(pc, 0, sizeof *pc);
+    nt_callbacks cb = { .sample = pc_sample };
+    nt_parser *p = nt_parser_new(&cb, pc, NULL, NULL);
+    uint8_t *data;
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    data = malloc((size_t)st.st_size + 1);
+    FILE *f = fopen(path, "rb");
+    size_t n = fread(data, 1, (size_t)st.st_size, f);
+    fclose(f);
+    nt_parser_feed(p, data, n);
+    pc->status = nt_parser_finish(p);
+    pc->have_header = nt_parser_trace_info(p) != NULL;
+    pc->bytes_read = n;
+    nt_parser_free(p);
+    free(data);
+}
+
+Test(live, killed_target_leaves_a_truncated_readable_stream)
+{
+    char path[1200];
+    out_path(path, sizeof path, "killed");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    nt_session_config cfg = { .sink = nt_sink_fd, .sink_user = &fd };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert_eq(nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000)), NT_OK);
+    usleep(COLLECT_MS * 1000);
+    kill(g_target.pid, SIGKILL);
+    nt_status st = nt_session_wait(s, nt_deadline_after_ms(10000));
+    cr_assert_eq(st, NT_ERR_TRUNCATED, "%s: %s", nt_status_name(st), nt_session_message(s));
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(1000)), NT_ERR_TRUNCATED, "stop after the end is harmless");
+    nt_session_free(s);
+    close(fd);
+    parse_check pc;
+    parse_prefix(path, &pc);
+    cr_assert_eq(pc.status, NT_ERR_TRUNCATED, "%s", nt_status_name(pc.status));
+    cr_assert(pc.have_header);
+    cr_assert_gt(pc.samples, 100, "the complete blocks before the kill parse (%" PRIu64 " samples)", pc.samples);
+    unlink(path);
+}
+
+Test(live, stream_cap_ends_the_session_with_a_readable_prefix)
+{
+    char path[1200];
+    out_path(path, sizeof path, "capped");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    nt_session_config cfg = { .sink = nt_sink_fd, .sink_user = &fd, .max_stream_bytes = 40000 };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert_eq(nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000)), NT_OK);
+    nt_status st = nt_session_wait(s, nt_deadline_after_ms(15000));
+    cr_assert_eq(st, NT_ERR_STREAM_CAP, "%s: %s", nt_status_name(st), nt_session_message(s));
+    cr_assert_eq(nt_session_bytes(s), 40000);
+    nt_session_free(s);
+    close(fd);
+    parse_check pc;
+    parse_prefix(path, &pc);
+    cr_assert_eq(pc.bytes_read, 40000);
+    cr_assert_eq(pc.status, NT_ERR_TRUNCATED, "%s", nt_status_name(pc.status));
+    cr_assert(pc.have_header, "the prefix holds the trace header");
+    /* The runtime is unharmed: a new session starts. */
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    nt_session_config cfg2 = { .sink = nt_sink_fd, .sink_user = &devnull };
+    s = nt_session_new(&cfg2, NULL);
+    cr_assert_eq(nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000)), NT_OK);
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(15000)), NT_OK);
+    nt_session_free(s);
+    close(devnull);
+    unlink(path);
+}
+
+/* The first line after "thread TID" and the column header: that thread's top method. */
+static bool top_line_of(const char *block, int tid, char *out, size_t size)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\nthread %d ", tid);
+    const char *p = strstr(block, key);
+    if (!p || !(p = strstr(p, "excl%")) || !(p = strchr(p, '\n')))
+        return false;
+    p++;
+    size_t n = strcspn(p, "\n");
+    snprintf(out, size, "%.*s", (int)n, p);
+    return true;
+}
+
+Test(live, live_top_names_each_thread_in_the_first_refresh)
+{
+    char cmd[1400];
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' live-top -p %d --interval 1 -n 3 --threads 8 --duration 1.5",
+             top ? top : ".", (int)g_target.pid);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    static char out[65536];
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    int rc = pclose(f);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "live-top exited with %d:\n%s", WEXITSTATUS(rc), out);
+    /* Only the first refresh counts: cut at the second header. */
+    char *second = strstr(out + 1, "nettrace top  pid");
+    if (second)
+        *second = 0;
+    cr_log_info("first refresh:\n%s", out);
+    char line[512];
+    cr_assert(top_line_of(out, g_target.alpha_tid, line, sizeof line), "no entries for alpha in:\n%s", out);
+    cr_assert(strstr(line, "LiveTarget.Alpha.SpinAlpha [LiveTarget]"), "alpha's top line: %s", line);
+    cr_assert(top_line_of(out, g_target.beta_tid, line, sizeof line), "no entries for beta in:\n%s", out);
+    cr_assert(strstr(line, "LiveTarget.Beta.SpinBeta [LiveTarget]"), "beta's top line: %s", line);
+}
+
+/* The counting core embedded behind a threaded session: parser callbacks
+ * straight into nt_live_top, snapshot after stop. */
+Test(live, live_top_core_behind_a_session)
+{
+    nt_live_top *lt = nt_live_top_new(NULL, NULL);
+    nt_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    nt_live_top_callbacks(&cb);
+    nt_parser *p = nt_parser_new(&cb, lt, NULL, NULL);
+    nt_session_config cfg = { .sink = nt_sink_parser, .sink_user = p };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert_eq(nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000)), NT_OK);
+    usleep(1500 * 1000);
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(15000)), NT_OK, "%s", nt_session_message(s));
+    nt_session_free(s);
+    cr_assert_eq(nt_parser_finish(p), NT_OK);
+    nt_live_top_snapshot *snap;
+    cr_assert_eq(nt_live_top_snapshot_take(lt, 3, false, &snap), NT_OK);
+    int seen = 0;
+    for (uint32_t i = 0; i < snap->thread_count; i++) {
+        const nt_live_top_thread *th = &snap->threads[i];
+        const char *want = th->thread_id == (uint64_t)g_target.alpha_tid  ? "SpinAlpha"
+                           : th->thread_id == (uint64_t)g_target.beta_tid ? "SpinBeta"
+                                                                           : NULL;
+        if (!want)
+            continue;
+        seen++;
+        cr_assert_gt(th->entry_count, 0);
+        cr_assert_str_eq(th->entries[0].method, want);
+        cr_assert_str_eq(th->entries[0].assembly, "LiveTarget");
+        cr_assert(strncmp(th->entries[0].type, "LiveTarget.", 11) == 0, "type %s", th->entries[0].type);
+    }
+    cr_assert_eq(seen, 2, "both threads were counted");
+    nt_live_top_snapshot_free(lt, snap);
+    nt_parser_free(p);
+    nt_live_top_free(lt);
+}
+
+/* A target in its own PID and mount namespace (as in a container): the
+ * socket carries the inner pid and is reached through /proc/<pid>/root. */
+Test(live, target_in_another_pid_namespace)
+{
+    live_target ns;
+    const char *why = NULL;
+    if (!live_start_in_namespace(&ns, 40, &why))
+        cr_skip_test("%s", why);
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(ns.pid, &ep), NT_OK, "reason %s", nt_endpoint_reason_name(ep.reason));
+    cr_assert_eq(ep.ns_pid, 1, "the runtime is pid 1 in its namespace");
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "/proc/%d/root/", (int)ns.pid);
+    cr_assert(strncmp(ep.path, prefix, strlen(prefix)) == 0, "path %s", ep.path);
+    char path[1200];
+    out_path(path, sizeof path, "namespace");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    nt_session_config cfg = { .sink = nt_sink_fd, .sink_user = &fd };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert_eq(nt_session_start(s, ns.pid, nt_deadline_after_ms(5000)), NT_OK, "%s", nt_session_message(s));
+    usleep(1500 * 1000);
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(15000)), NT_OK, "%s", nt_session_message(s));
+    nt_session_free(s);
+    close(fd);
+    /* Thread ids in the trace are the namespace's own, as the workload printed them. */
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)ns.alpha_tid, (uint64_t)ns.beta_tid);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+    check_threads(&a);
+    live_analysis_free(&a);
+    unlink(path);
+    live_kill(&ns);
+}
+
+/* Ctrl-C twice: the first asks for a clean stop, which cannot finish while
+ * the target is frozen (SIGSTOP); the second abandons the session, leaving a
+ * truncated file whose complete blocks still read. */
+Test(live, collect_command_second_ctrl_c_abandons)
+{
+    char path[1200], tool[1200], pidarg[16];
+    out_path(path, sizeof path, "abandoned");
+    const char *top = getenv("top_builddir");
+    snprintf(tool, sizeof tool, "%s/nettrace", top ? top : ".");
+    snprintf(pidarg, sizeof pidarg, "%d", (int)g_target.pid);
+    pid_t child = fork();
+    if (child == 0) {
+        execl(tool, "nettrace", "collect", "-q", "-p", pidarg, "-o", path, (char *)NULL);
+        _exit(127);
+    }
+    usleep(COLLECT_MS * 1000);
+    kill(g_target.pid, SIGSTOP);
+    usleep(100 * 1000);
+    kill(child, SIGINT);
+    usleep(500 * 1000);
+    int rc;
+    cr_assert_eq(waitpid(child, &rc, WNOHANG), 0, "collect must still be waiting for the frozen target");
+    int64_t t0 = nt_now_ns();
+    kill(child, SIGINT);
+    waitpid(child, &rc, 0);
+    double ms = (double)(nt_now_ns() - t0) / 1e6;
+    kill(g_target.pid, SIGCONT);
+    cr_assert(ms < 2000, "the second Ctrl-C took %.0f ms to take effect", ms);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 10 + NT_ERR_CANCELLED, "exit %d", WEXITSTATUS(rc));
+    parse_check pc;
+    parse_prefix(path, &pc);
+    cr_assert_eq(pc.status, NT_ERR_TRUNCATED, "%s", nt_status_name(pc.status));
+    cr_assert(pc.have_header);
+    cr_assert_gt(pc.samples, 100, "the complete blocks read (%" PRIu64 " samples)", pc.samples);
+    unlink(path);
+}
+
+typedef struct stack_count {
+    uint64_t events, with_stack;
+} stack_count;
+
+static int count_event_stacks(void *user, const nt_event *ev)
+{
+    stack_count *sc = user;
+    if (ev->desc && ev->desc->kind == NT_KIND_THREAD_SAMPLE)
+        return 0;
+    sc->events++;
+    sc->with_stack += ev->stack && ev->stack->count > 0; /* the runtime still names an empty stack */
+    return 0;
+}
+
+/* Options that CollectTracing2 cannot say go out as CollectTracing3 (no
+ * stacks) and CollectTracing4 (a rundown keyword of our own). */
+Test(live, newer_command_versions)
+{
+    char path[1200];
+    out_path(path, sizeof path, "v4");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    nt_session_config cfg = { .sink = nt_sink_fd, .sink_user = &fd, .no_stackwalk = true,
+                              .rundown_keyword = NT_KEYWORD_LOADER | NT_KEYWORD_JIT };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    nt_status st = nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000));
+    cr_assert_eq(st, NT_OK, "CollectTracing4: %s", nt_session_message(s));
+    usleep(500 * 1000);
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(15000)), NT_OK);
+    nt_session_free(s);
+    close(fd);
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+    cr_assert_gt(a.samples, 0);
+    cr_assert_gt(a.nmethods, 10, "the custom rundown keyword still named methods");
+    live_analysis_free(&a);
+    /* The sample profiler walks stacks itself; other events carry none now. */
+    stack_count sc = { 0, 0 };
+    nt_callbacks cb = { .event = count_event_stacks };
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(path, &data, &len));
+    cr_assert_eq(nt_parse_buffer(data, len, &cb, &sc, NULL, NULL, 0), NT_OK);
+    free(data);
+    cr_assert_gt(sc.events, 0);
+    cr_assert_eq(sc.with_stack, 0, "%" PRIu64 " of %" PRIu64 " non-sample events have stacks", sc.with_stack,
+                 sc.events);
+    unlink(path);
+}
+
+/* Attaching to a runtime that is still starting: no endpoint at first (a
+ * distinct, retryable status), then collect --wait gets it. */
+Test(live, collect_waits_for_a_starting_runtime)
+{
+    live_target fresh;
+    cr_assert(live_spawn(&fresh, 30));
+    nt_endpoint ep;
+    nt_status first = nt_endpoint_find(fresh.pid, &ep);
+    cr_log_info("right after exec: %s (%s)", nt_status_name(first), nt_endpoint_reason_name(ep.reason));
+    cr_assert(first == NT_OK || (first == NT_ERR_NO_ENDPOINT && ep.reason == NT_ENDPOINT_NO_SOCKET));
+    char path[1200], cmd[2600];
+    out_path(path, sizeof path, "waited");
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -p %d -o '%s' --wait 15 --duration 1", top ? top : ".",
+             (int)fresh.pid, path);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "collect --wait exited %d", WEXITSTATUS(rc));
+    live_kill(&fresh);
+    live_analysis a;
+    live_analysis_init(&a, 0, 0);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+    cr_assert_gt(a.samples, 0);
+    live_analysis_free(&a);
+    unlink(path);
+}
