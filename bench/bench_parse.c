@@ -159,6 +159,88 @@ static void synthetic_memory(unsigned intervals)
     tb_free(&b);
 }
 
+/* A real recording made many times longer: the blocks of one of our own
+ * traces (corpus/spin-threads.nettrace) after its metadata, replayed `loops`
+ * times with padding recomputed for each position, streamed into the parser
+ * chunk by chunk.  Shows peak memory on real block mixes at any length. */
+typedef struct span {
+    const uint8_t *type; /* the object's type header (BeginPrivateObject .. EndObject) */
+    size_t type_len;
+    const uint8_t *content;
+    uint32_t size;
+    bool metadata;
+} span;
+
+static size_t list_blocks(const uint8_t *d, size_t n, span *out, size_t max, size_t *first_block)
+{
+    size_t off = 32 + 21 + 49; /* magic, serialization header, Trace object */
+    size_t k = 0;
+    *first_block = off;
+    while (off + 15 < n && d[off] == 0x05 && k < max) {
+        uint32_t name_len = (uint32_t)d[off + 11] | ((uint32_t)d[off + 12] << 8);
+        size_t type_len = 15 + name_len + 1; /* 05 | 05 01 ver minr len | name | 06 */
+        size_t p = off + type_len;
+        uint32_t size = (uint32_t)d[p] | ((uint32_t)d[p + 1] << 8) | ((uint32_t)d[p + 2] << 16) | ((uint32_t)d[p + 3] << 24);
+        p += 4;
+        while (p % 4)
+            p++;
+        if (p + size + 1 > n)
+            break;
+        out[k].type = d + off;
+        out[k].type_len = type_len;
+        out[k].content = d + p;
+        out[k].size = size;
+        out[k].metadata = name_len == 13 && memcmp(d + off + 15, "MetadataBlock", 13) == 0;
+        k++;
+        off = p + size + 1;
+    }
+    return k;
+}
+
+static void looped_recording(const char *path, unsigned loops)
+{
+    uint8_t *d;
+    size_t n;
+    if (!ts_read_file(path, &d, &n)) {
+        printf("looped recording: cannot read %s\n", path);
+        return;
+    }
+    static span blocks[4096];
+    size_t first, nb = list_blocks(d, n, blocks, 4096, &first);
+    nt_parser *p = nt_parser_new(&ALL, NULL, NULL, NULL);
+    nt_parser_feed(p, d, first); /* header and Trace object */
+    uint64_t total = first;
+    tb b = { 0 };
+    b.base = first;
+    for (unsigned l = 0; l < loops; l++) {
+        for (size_t i = 0; i < nb; i++) {
+            if (blocks[i].metadata && l > 0)
+                continue; /* metadata ids are defined once per stream */
+            tb_bytes(&b, blocks[i].type, blocks[i].type_len);
+            tb_u32(&b, blocks[i].size);
+            while ((b.base + b.n) % 4)
+                tb_u8(&b, 0);
+            tb_bytes(&b, blocks[i].content, blocks[i].size);
+            tb_u8(&b, 6);
+        }
+        nt_parser_feed(p, b.d, b.n);
+        total += b.n;
+        b.base += b.n;
+        b.n = 0;
+    }
+    tb_end(&b);
+    nt_parser_feed(p, b.d, b.n);
+    total += b.n;
+    nt_status s = nt_parser_finish(p);
+    nt_parser_stats st;
+    nt_parser_stats_get(p, &st);
+    printf("spin-threads x %4u %8.1f MB: %-6s events %10" PRIu64 "  peak memory %.3f MB\n", loops,
+           (double)total / 1e6, nt_status_name(s), st.events, (double)st.memory_peak / 1e6);
+    nt_parser_free(p);
+    tb_free(&b);
+    free(d);
+}
+
 int main(int argc, char **argv)
 {
     printf("libnettrace %s parser benchmark (chunks of %u KiB, best of several runs)\n", nt_version(), CHUNK >> 10);
@@ -191,5 +273,11 @@ int main(int argc, char **argv)
     synthetic_memory(50);
     synthetic_memory(500);
     synthetic_memory(5000);
+    const char *own = ts_path(ts_own_corpus(), "spin-threads.nettrace");
+    char own_path[4096];
+    snprintf(own_path, sizeof own_path, "%s", own);
+    looped_recording(own_path, 1);
+    looped_recording(own_path, 50);
+    looped_recording(own_path, 500);
     return 0;
 }
