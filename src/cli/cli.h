@@ -20,6 +20,9 @@ int cli_exit_code(nt_status s);
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
 
 int cmd_info(int argc, char **argv);
+int cmd_samples(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_stacks(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_top_live(int argc, char **argv);
 int cmd_ps(int argc, char **argv);

@@ -12,6 +12,9 @@ typedef struct command {
 
 static const command COMMANDS[] = {
     { "info", cmd_info, "header fields and counts of a trace" },
+    { "samples", cmd_samples, "every thread sample with resolved frames, in time order" },
+    { "top", cmd_top, "hot methods by exclusive and inclusive samples" },
+    { "stacks", cmd_stacks, "export stacks: folded, speedscope or pprof" },
     { "collect", cmd_collect, "attach to a running .NET process and write a trace" },
     { "live-top", cmd_top_live, "live per-thread hot methods of a running .NET process" },
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },

@@ -1,0 +1,221 @@
+/*
+ * libnettrace — the aggregator: a whole trace as a profiler needs it.
+ *
+ * nt_trace holds the content of the reference Go package's Trace: the clock
+ * frequency, the pointer size, the thread samples in time order (each with a
+ * 64-bit thread id, whether it ran managed code, and its frames innermost
+ * first), the method records, assembly id -> fully qualified name and module
+ * id -> assembly id.  It is built only from the parser's public callbacks.
+ *
+ * Frame resolution is by address and time: a frame's method is the record
+ * whose code covered the frame's address at the sample's time, so tiered
+ * re-JIT (one method, several code bodies), rundown records that arrive after
+ * the samples, and code memory reused after an unload all resolve correctly.
+ * Frames after the first are return addresses and are looked up at ip - 1.
+ *
+ * The exporters (top-N, folded, speedscope, pprof) stream their output
+ * through a write callback and allocate only small tables.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef NETTRACE_TRACE_H
+#define NETTRACE_TRACE_H
+
+#include "nettrace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nt_trace nt_trace;
+
+/** No method record covers the frame. */
+#define NT_TRACE_NO_METHOD UINT32_MAX
+
+/** A frame of a sampled stack. */
+typedef struct nt_frame {
+    uint64_t ip;              /**< instruction address as recorded (return address for frames >= 1) */
+    const char *method;       /**< method name; "" when unresolved */
+    const char *type;         /**< full declaring type name; "" when unresolved */
+    const char *assembly;     /**< fully qualified assembly name; "" when unresolved or unknown */
+    uint32_t method_index;    /**< index for nt_trace_method_at, or NT_TRACE_NO_METHOD */
+} nt_frame;
+
+/** A thread sample.  Samples on the same stack share one frames array (same stack_index). */
+typedef struct nt_trace_sample {
+    int64_t timestamp;        /**< ticks of the trace clock */
+    int64_t time_ns;          /**< floor(timestamp * 1e9 / frequency), exact */
+    uint64_t thread_id;       /**< the sampled thread (64-bit) */
+    uint32_t type;            /**< nt_sample_type (values above 254 read as 255) */
+    uint32_t stack_index;     /**< index for nt_trace_stack_at */
+    uint32_t frame_count;
+    const nt_frame *frames;   /**< innermost first; NULL when frame_count is 0 */
+} nt_trace_sample;
+
+/** A method record sampled addresses resolve against (one code extent of one method). */
+typedef struct nt_trace_method {
+    uint64_t start_address;
+    uint64_t size;
+    uint64_t method_id;
+    uint64_t module_id;
+    uint64_t rejit_id;
+    const char *name;
+    const char *declaring_type;
+    const char *signature;
+    const char *assembly;     /**< fully qualified assembly name via module -> assembly; "" unknown */
+    int64_t timestamp;        /**< ticks of the record that created it */
+    int64_t valid_from;       /**< ticks; INT64_MIN for rundown records (code loaded before the trace) */
+    int64_t valid_until;      /**< ticks of the unload; INT64_MAX when never unloaded */
+    uint32_t flags;           /**< MethodFlags (NT_METHOD_FLAG_*) */
+    uint32_t token;
+    nt_method_event source;   /**< the record that created it (load, or rundown) */
+} nt_trace_method;
+
+/** A distinct resolved stack. */
+typedef struct nt_trace_stack {
+    uint32_t frame_count;
+    const nt_frame *frames;   /**< innermost first */
+} nt_trace_stack;
+
+/** A module record's link to its assembly. */
+typedef struct nt_trace_module {
+    uint64_t module_id;
+    uint64_t assembly_id;
+    const char *il_path;
+} nt_trace_module;
+
+typedef struct nt_trace_assembly {
+    uint64_t assembly_id;
+    const char *name;         /**< fully qualified name */
+} nt_trace_assembly;
+
+/** What the build saw and how well frames resolved. */
+typedef struct nt_trace_stats {
+    nt_status status;           /**< how the stream read: NT_OK, NT_ERR_TRUNCATED, ... */
+    uint64_t stream_bytes;      /**< bytes the parser consumed */
+    uint64_t samples;
+    uint64_t samples_unknown_stack; /**< samples whose stack id was not defined (kept with an empty stack) */
+    uint64_t frames;            /**< frames over all samples */
+    uint64_t resolved_frames;   /**< of those, frames a method record names */
+    uint64_t stacks;            /**< distinct resolved stacks */
+    uint64_t threads;
+    uint64_t method_records;    /**< kept (duplicates of a live record are merged) */
+    uint64_t jit_records;       /**< MethodLoadVerbose seen */
+    uint64_t rundown_records;   /**< MethodDCStart/DCEndVerbose seen */
+    uint64_t unload_records;    /**< MethodUnloadVerbose seen */
+    uint64_t modules, assemblies;
+    uint64_t events_dropped;    /**< lost events the parser detected */
+    size_t memory;              /**< bytes the trace holds */
+    size_t memory_peak;         /**< most bytes held while building it */
+} nt_trace_stats;
+
+/** Options for the one-call entry points; NULL or zeroed selects the defaults. */
+typedef struct nt_trace_options {
+    const nt_limits *limits;        /**< parser limits; NULL = defaults */
+    const nt_allocator *alloc;      /**< NULL = malloc */
+    int64_t deadline_ns;            /**< CLOCK_MONOTONIC ns after which reading a file or fd gives up with
+                                         NT_ERR_TIMEOUT; 0 = none */
+    /** Called after each chunk a file or fd read (bytes consumed, total if known else 0); may be NULL. */
+    void (*progress)(void *user, uint64_t done, uint64_t total);
+    void *progress_user;
+} nt_trace_options;
+
+/*
+ * The one-call entry points.  They return the parser's status.  *out is set
+ * whenever the stream's header was read, also when the stream was truncated
+ * or damaged later: the trace then holds every sample read before the fault
+ * (nt_trace_stats().status says the same).  Otherwise *out is NULL.  msg (may
+ * be NULL) receives a description with the byte offset.
+ */
+NT_API nt_status nt_trace_from_file(const char *path, const nt_trace_options *opt, nt_trace **out, char *msg,
+                                    size_t msg_size);
+NT_API nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, char *msg,
+                                  size_t msg_size);
+NT_API nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_options *opt, nt_trace **out,
+                                      char *msg, size_t msg_size);
+
+/*
+ * The builder: for callers that drive a parser themselves (a live session,
+ * their own callbacks chained in).  Fill cb with the builder's callbacks and
+ * pass it with user = the builder to nt_parser_new; call the callbacks in the
+ * parser's order.  finish() resolves the frames and hands over the trace; the
+ * builder is freed by finish() whatever it returns.
+ */
+typedef struct nt_trace_builder nt_trace_builder;
+
+NT_API nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc);
+NT_API void nt_trace_builder_callbacks(nt_callbacks *cb);
+/** stream_status: the parser's final status (recorded in the stats); parser may be NULL. */
+NT_API nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, nt_status stream_status,
+                                         nt_trace **out);
+NT_API void nt_trace_builder_free(nt_trace_builder *b);
+
+/* Accessors.  Pointers stay valid until nt_trace_free. */
+NT_API const nt_trace_info *nt_trace_header(const nt_trace *t);
+NT_API int64_t nt_trace_frequency(const nt_trace *t);
+NT_API uint32_t nt_trace_pointer_size(const nt_trace *t);
+NT_API size_t nt_trace_sample_count(const nt_trace *t);
+/** Sample i in time order (ties in stream order).  i must be < nt_trace_sample_count. */
+NT_API nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i);
+NT_API size_t nt_trace_stack_count(const nt_trace *t);
+NT_API nt_trace_stack nt_trace_stack_at(const nt_trace *t, size_t i);
+NT_API size_t nt_trace_method_count(const nt_trace *t);
+NT_API const nt_trace_method *nt_trace_method_at(const nt_trace *t, size_t i);
+NT_API size_t nt_trace_module_count(const nt_trace *t);
+NT_API const nt_trace_module *nt_trace_module_at(const nt_trace *t, size_t i);
+NT_API size_t nt_trace_assembly_count(const nt_trace *t);
+NT_API const nt_trace_assembly *nt_trace_assembly_at(const nt_trace *t, size_t i);
+/** Fully qualified name of an assembly id, or NULL. */
+NT_API const char *nt_trace_assembly_name(const nt_trace *t, uint64_t assembly_id);
+/** Assembly id of a module id; false when the module is unknown. */
+NT_API bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint64_t *assembly_id);
+NT_API size_t nt_trace_thread_count(const nt_trace *t);
+NT_API uint64_t nt_trace_thread_id(const nt_trace *t, size_t i);
+NT_API void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *out);
+/** The parser's message when the stream did not read cleanly ("" otherwise). */
+NT_API const char *nt_trace_message(const nt_trace *t);
+NT_API void nt_trace_free(nt_trace *t);
+
+/* ------------------------------------------------------------------------ */
+/* Exporters                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** Output sink: write len bytes, return 0 on success (non-zero stops the export with NT_ERR_IO). */
+typedef int (*nt_write_fn)(void *user, const void *data, size_t len);
+
+typedef enum nt_weight {
+    NT_WEIGHT_SAMPLES = 0,  /**< each sample counts 1 */
+    NT_WEIGHT_TIME          /**< ns to the same thread's next sample (the last one: the sampling interval) */
+} nt_weight;
+
+/** Which samples an export covers, and how they weigh.  Zeroed = everything, by sample count. */
+typedef struct nt_export_options {
+    bool managed_only;        /**< only samples taken in managed code (type Managed) */
+    bool has_thread;          /**< only thread_id */
+    uint64_t thread_id;
+    bool has_from, has_to;
+    int64_t from_ns, to_ns;   /**< sample time window [from, to) in trace-clock ns */
+    nt_weight weight;
+    const char *name;         /**< profile name (speedscope); NULL = "nettrace" */
+} nt_export_options;
+
+/** Folded stacks for flamegraph.pl: "root;...;leaf weight\n", identical stacks merged, sorted. */
+NT_API nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user);
+/** Speedscope JSON: one sampled profile per thread. */
+NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_write_fn w,
+                                      void *user);
+/** pprof: gzipped profile.proto with sample counts and wall time (ns). */
+NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user);
+
+/**
+ * A frame's display name: "<assembly simple name>!<type>.<method>" ("?" for an
+ * unknown assembly), or "0x<hex ip>" when unresolved.  Writes at most size
+ * bytes (NUL included); returns the length the full name needs.
+ */
+NT_API size_t nt_frame_name(const nt_frame *f, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NETTRACE_TRACE_H */

@@ -1,0 +1,142 @@
+/* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
+ * resolved stacks for flame graphs and profile viewers. */
+#include "trace_load.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: nettrace stacks [OPTIONS] FILE\n"
+          "\n"
+          "Export the sampled stacks of a trace with frames named from its own method\n"
+          "records.  FILE may be - for standard input.\n"
+          "\n"
+          "  -f, --format F     folded (default): 'root;...;leaf weight' lines for\n"
+          "                       flamegraph.pl, identical stacks merged\n"
+          "                     speedscope: JSON, one sampled profile per thread\n"
+          "                     pprof: gzipped profile.proto (samples and wall time)\n"
+          "                       for go tool pprof, Pyroscope, Parca\n"
+          "  -o, --output OUT   write to OUT instead of standard output\n"
+          "      --weight W     samples (default): each sample counts 1\n"
+          "                     time: ns to the thread's next sample (the last one\n"
+          "                       weighs the trace's sampling interval)\n"
+          "      --managed-only only samples taken in managed code\n"
+          "      --thread ID    only this thread\n"
+          "      --from T       only samples at or after T (trace clock; ns, or with\n"
+          "      --to T         a unit: 10ms, 2.5s) and before T\n"
+          "  -h, --help         this help\n",
+          f);
+}
+
+static int write_file(void *user, const void *data, size_t len)
+{
+    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+}
+
+int cmd_stacks(int argc, char **argv)
+{
+    static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
+                                           { "output", required_argument, NULL, 'o' },
+                                           { "weight", required_argument, NULL, 'w' },
+                                           { "managed-only", no_argument, NULL, 'm' },
+                                           { "thread", required_argument, NULL, 't' },
+                                           { "from", required_argument, NULL, 'F' },
+                                           { "to", required_argument, NULL, 'T' },
+                                           { "help", no_argument, NULL, 'h' },
+                                           { NULL, 0, NULL, 0 } };
+    const char *format = "folded", *output = NULL;
+    nt_export_options eo = { 0 };
+    int c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 'o': output = optarg; break;
+        case 'w':
+            if (strcmp(optarg, "samples") == 0)
+                eo.weight = NT_WEIGHT_SAMPLES;
+            else if (strcmp(optarg, "time") == 0)
+                eo.weight = NT_WEIGHT_TIME;
+            else {
+                fprintf(stderr, "nettrace stacks: --weight is 'samples' or 'time'\n");
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'm': eo.managed_only = true; break;
+        case 't':
+            eo.thread_id = strtoull(optarg, &end, 0);
+            if (*end || !*optarg) {
+                fprintf(stderr, "nettrace stacks: --thread wants a thread id\n");
+                return CLI_EXIT_USAGE;
+            }
+            eo.has_thread = true;
+            break;
+        case 'F':
+        case 'T':
+            if (!cli_parse_time_ns(optarg, c == 'F' ? &eo.from_ns : &eo.to_ns)) {
+                fprintf(stderr, "nettrace stacks: bad time '%s' (ns, or with a unit: us, ms, s)\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            if (c == 'F')
+                eo.has_from = true;
+            else
+                eo.has_to = true;
+            break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    nt_status (*export)(const nt_trace *, const nt_export_options *, nt_write_fn, void *);
+    if (strcmp(format, "folded") == 0)
+        export = nt_export_folded;
+    else if (strcmp(format, "speedscope") == 0)
+        export = nt_export_speedscope;
+    else if (strcmp(format, "pprof") == 0)
+        export = nt_export_pprof;
+    else {
+        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof)\n", format);
+        return CLI_EXIT_USAGE;
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    if (export == nt_export_pprof && (!output || strcmp(output, "-") == 0) && isatty(1)) {
+        fprintf(stderr, "nettrace stacks: pprof output is binary: use -o FILE or redirect standard output\n");
+        return CLI_EXIT_USAGE;
+    }
+    const char *base = strrchr(path, '/');
+    eo.name = base ? base + 1 : path;
+    nt_trace *t;
+    int rc = cli_trace_load(path, &t);
+    if (!t)
+        return rc;
+    cli_warn_unnamed(t);
+    FILE *out = stdout;
+    if (output && strcmp(output, "-") != 0) {
+        out = fopen(output, "wb");
+        if (!out) {
+            fprintf(stderr, "nettrace: %s: %s\n", output, strerror(errno));
+            nt_trace_free(t);
+            return CLI_EXIT_ERROR;
+        }
+    }
+    nt_status s = export(t, &eo, write_file, out);
+    if (fflush(out) != 0)
+        s = NT_ERR_IO;
+    if (out != stdout && fclose(out) != 0)
+        s = NT_ERR_IO;
+    if (s != NT_OK) {
+        fprintf(stderr, "nettrace: writing %s failed: %s\n", output ? output : "standard output",
+                nt_status_describe(s));
+        rc = CLI_EXIT_ERROR;
+    }
+    nt_trace_free(t);
+    return rc;
+}

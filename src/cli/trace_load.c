@@ -1,0 +1,122 @@
+/* Shared by the commands that work on a resolved trace. */
+#include "trace_load.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_trace_load(const char *path, nt_trace **out)
+{
+    *out = NULL;
+    nt_trace_builder *b = nt_trace_builder_new(NULL);
+    if (!b) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    nt_callbacks cb;
+    nt_trace_builder_callbacks(&cb);
+    nt_parser *p = nt_parser_new(&cb, b, NULL, NULL);
+    if (!p) {
+        nt_trace_builder_free(b);
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    char err[512];
+    nt_status s = cli_feed_path(p, path, err, sizeof err);
+    if (s == NT_ERR_IO || !nt_parser_trace_info(p)) {
+        fprintf(stderr, "nettrace: %s\n", s == NT_ERR_IO ? err : nt_parser_message(p));
+        nt_trace_builder_free(b);
+        nt_parser_free(p);
+        return cli_exit_code(s == NT_OK ? NT_ERR_NO_EVENTS : s);
+    }
+    nt_trace *t = NULL;
+    nt_status fs = nt_trace_builder_finish(b, p, s, &t);
+    if (fs != NT_OK) {
+        fprintf(stderr, "nettrace: %s: %s\n", path, nt_status_describe(fs));
+        nt_parser_free(p);
+        return cli_exit_code(fs);
+    }
+    if (s == NT_ERR_TRUNCATED)
+        fprintf(stderr,
+                "nettrace: %s: %s; using the %zu samples read before the cut "
+                "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
+                path, nt_parser_message(p), nt_trace_sample_count(t));
+    else if (s != NT_OK)
+        fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path,
+                nt_parser_message(p), nt_trace_sample_count(t));
+    nt_parser_free(p);
+    *out = t;
+    return cli_exit_code(s);
+}
+
+char *cli_stack_line(const nt_trace_stack *s)
+{
+    if (!s->frame_count)
+        return strdup("-");
+    size_t len = 0;
+    for (uint32_t k = 0; k < s->frame_count; k++)
+        len += nt_frame_name(&s->frames[k], NULL, 0) + 1;
+    char *line = malloc(len);
+    if (!line)
+        return NULL;
+    size_t pos = 0;
+    for (uint32_t k = s->frame_count; k-- > 0;) {
+        pos += nt_frame_name(&s->frames[k], line + pos, len - pos);
+        line[pos++] = k ? ';' : '\0';
+    }
+    return line;
+}
+
+bool cli_parse_time_ns(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long whole = strtoll(s, &end, 10);
+    bool integer = end != s && *end != '.' && *end != 'e' && *end != 'E' && errno == 0;
+    double real = 0;
+    if (!integer) {
+        real = strtod(s, &end);
+        if (end == s)
+            return false;
+    }
+    int64_t mul;
+    if (*end == 0 || strcmp(end, "ns") == 0)
+        mul = 1;
+    else if (strcmp(end, "us") == 0)
+        mul = 1000;
+    else if (strcmp(end, "ms") == 0)
+        mul = 1000000;
+    else if (strcmp(end, "s") == 0)
+        mul = 1000000000;
+    else
+        return false;
+    if (integer) {
+        /* Exact for integers: trace clocks count ns since boot, beyond a double's 2^53. */
+        if (whole > INT64_MAX / mul || whole < INT64_MIN / mul)
+            return false;
+        *out = (int64_t)whole * mul;
+        return true;
+    }
+    double ns = real * (double)mul;
+    if (!(ns < 9.2e18 && ns > -9.2e18))
+        return false;
+    *out = (int64_t)ns;
+    return true;
+}
+
+void cli_warn_unnamed(const nt_trace *t)
+{
+    nt_trace_stats ts;
+    nt_trace_stats_get(t, &ts);
+    if (!ts.samples)
+        return;
+    if (!ts.jit_records && !ts.rundown_records)
+        fputs("nettrace: warning: the trace has no JIT or rundown method events, so no frame can be named\n"
+              "          (trace with the runtime's JIT and loader keywords and keep rundown on)\n",
+              stderr);
+    else if (!ts.rundown_records)
+        fputs("nettrace: warning: the trace has no rundown events: code compiled before the session\n"
+              "          started stays unresolved\n",
+              stderr);
+}

@@ -1,0 +1,25 @@
+/* Loading a trace for the samples/top/stacks commands. */
+#ifndef NT_CLI_TRACE_LOAD_H
+#define NT_CLI_TRACE_LOAD_H
+
+#include "cli.h"
+#include "nettrace_trace.h"
+
+/* Read path ("-" = standard input) into a trace, with the progress bar.
+ * Prints what went wrong to stderr (a truncated or damaged stream is said so,
+ * with the byte offset and how many samples were kept).  Returns the exit code
+ * the command should end with; *out is the trace (NULL when there is none). */
+int cli_trace_load(const char *path, nt_trace **out);
+
+/* Warn on stderr when the trace has samples but no JIT or rundown method
+ * events (nothing can be named) or no rundown (older code stays unnamed). */
+void cli_warn_unnamed(const nt_trace *t);
+
+/* The frames of a stack root first, joined by ';', each as nt_frame_name;
+ * "-" for an empty stack.  Heap string, NULL when memory is short. */
+char *cli_stack_line(const nt_trace_stack *s);
+
+/* Parse a time in ns with an optional unit suffix (ns, us, ms, s). */
+bool cli_parse_time_ns(const char *s, int64_t *out);
+
+#endif

@@ -1,0 +1,736 @@
+/* The aggregator: builds an nt_trace from the parser's callbacks.
+ *
+ * While the stream is read, samples keep (ticks, thread, type, interned
+ * stack): the parser's stack ids restart at every sequence point, so the IP
+ * arrays are interned by content.  Method, module and assembly records are
+ * collected as they come.  Rundown arrives last, so frames are resolved only
+ * in finish(): once per interned stack when no frame of it can resolve
+ * differently over time (the common case), else per sample, sharing one
+ * frames array among the samples that resolve alike. */
+#include "trace_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tr_istack {
+    uint64_t hash;
+    uint32_t off, count;
+} tr_istack;
+
+/* Parser stack id -> interned stack, for the current sequence-point interval
+ * (ids restart after each one).  Direct-mapped: a miss only costs a hash. */
+#define TR_IDCACHE 1024u
+typedef struct tr_idcache {
+    uint32_t gen, id, istack, count;
+    uint64_t first, last;   /* cheap guard against a redefined id */
+} tr_idcache;
+
+struct nt_trace_builder {
+    nt_trace *t;
+    bool failed;            /* out of memory or a table limit: the parse was stopped */
+    nt_status fail_status;
+    bool sorted;
+    int64_t last_ticks;
+
+    uint64_t *ips;          /* interned IP arrays */
+    size_t nips, ips_cap;
+    tr_istack *istacks;
+    size_t nistacks, istacks_cap;
+    uint32_t *itable;       /* open addressing: istack index + 1, 0 = empty */
+    size_t itable_cap;
+
+    tr_idcache idcache[TR_IDCACHE];
+    uint32_t gen;           /* bumped at every sequence point */
+    uint64_t last_thread;   /* the previous sample's thread id and index */
+    uint32_t last_thread_index;
+    tr_map thread_index;    /* thread id -> index */
+    tr_map live;            /* (method id, start) -> record loaded and not yet unloaded */
+};
+
+#define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
+
+/* The two big tables (samples, method records) grow by an eighth, not by
+ * doubling: realloc of large blocks remaps pages, and the trace's peak memory
+ * stays close to what it keeps. */
+static bool grow_slow(nt_mem *m, void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    size_t ncap = *cap < 4096 ? (*cap ? *cap * 2 : 256) : *cap + *cap / 8;
+    if (ncap > SIZE_MAX / elem || !nt_mem_resize(m, arr, *cap * elem, ncap * elem))
+        return false;
+    *cap = ncap;
+    return true;
+}
+#define GROW_SLOW(m, arr, n, cap) grow_slow((m), (void **)&(arr), (n), &(cap), sizeof *(arr))
+
+static int fail(nt_trace_builder *b, nt_status s)
+{
+    b->failed = true;
+    b->fail_status = s;
+    return 1;
+}
+
+nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
+{
+    nt_mem m;
+    nt_mem_init(&m, alloc);
+    nt_trace *t = nt_mem_alloc(&m, sizeof *t);
+    if (!t)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    t->mem = m;
+    nt_trace_builder *b = nt_mem_alloc(&t->mem, sizeof *b);
+    if (!b) {
+        m = t->mem;
+        nt_mem_free(&m, t, sizeof *t);
+        return NULL;
+    }
+    memset(b, 0, sizeof *b);
+    b->t = t;
+    b->sorted = true;
+    b->last_ticks = INT64_MIN;
+    b->gen = 1;
+    b->last_thread_index = UINT32_MAX;
+    t->status = NT_OK;
+    return b;
+}
+
+static int on_trace(void *user, const nt_trace_info *info)
+{
+    nt_trace_builder *b = user;
+    b->t->info = *info;
+    b->t->have_info = true;
+    return 0;
+}
+
+static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= ips[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+static bool itable_grow(nt_trace_builder *b)
+{
+    nt_mem *m = &b->t->mem;
+    size_t ncap = b->itable_cap ? b->itable_cap * 2 : 1024;
+    uint32_t *nt = nt_mem_alloc(m, ncap * sizeof *nt);
+    if (!nt)
+        return false;
+    memset(nt, 0, ncap * sizeof *nt);
+    for (size_t i = 0; i < b->nistacks; i++) {
+        size_t j = (size_t)b->istacks[i].hash & (ncap - 1);
+        while (nt[j])
+            j = (j + 1) & (ncap - 1);
+        nt[j] = (uint32_t)i + 1;
+    }
+    nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
+    b->itable = nt;
+    b->itable_cap = ncap;
+    return true;
+}
+
+/* Index of the interned copy of ips[0..n), adding it if new; UINT32_MAX when memory is short. */
+static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t n)
+{
+    nt_mem *m = &b->t->mem;
+    if ((b->nistacks + 1) * 2 > b->itable_cap && !itable_grow(b))
+        return UINT32_MAX;
+    uint64_t h = hash_ips(ips, n);
+    size_t j = (size_t)h & (b->itable_cap - 1);
+    while (b->itable[j]) {
+        const tr_istack *s = &b->istacks[b->itable[j] - 1];
+        if (s->hash == h && s->count == n && (n == 0 || memcmp(b->ips + s->off, ips, n * sizeof *ips) == 0))
+            return b->itable[j] - 1;
+        j = (j + 1) & (b->itable_cap - 1);
+    }
+    if (b->nistacks >= UINT32_MAX - 1 || b->nips + n > UINT32_MAX)
+        return UINT32_MAX;
+    if (!nt_mem_reserve(m, (void **)&b->ips, &b->ips_cap, b->nips + n, sizeof *b->ips) ||
+        !GROW(m, b->istacks, b->nistacks, b->istacks_cap))
+        return UINT32_MAX;
+    if (n)
+        memcpy(b->ips + b->nips, ips, n * sizeof *ips);
+    b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };
+    b->nips += n;
+    b->itable[j] = (uint32_t)b->nistacks + 1;
+    return (uint32_t)b->nistacks++;
+}
+
+static int on_sample(void *user, const nt_sample *s)
+{
+    nt_trace_builder *b = user;
+    nt_trace *t = b->t;
+    if (b->failed)
+        return 1;
+    uint32_t n = s->stack ? s->stack->count : 0;
+    if (!s->stack && s->stack_id != 0)
+        t->samples_unknown_stack++;
+    uint32_t st;
+    tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
+    if (n && c->gen == b->gen && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
+        c->last == s->stack->ips[n - 1]) {
+        st = c->istack;
+    } else {
+        st = intern_stack(b, n ? s->stack->ips : NULL, n);
+        if (st == UINT32_MAX)
+            return fail(b, NT_ERR_NOMEM);
+        if (n)
+            *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
+    }
+    uint32_t th = b->last_thread_index != UINT32_MAX && b->last_thread == s->thread_id
+                      ? b->last_thread_index
+                      : tr_map_get(&b->thread_index, s->thread_id);
+    if (th == UINT32_MAX) {
+        if (t->nthreads >= TR_MAX_THREADS)
+            return fail(b, NT_ERR_LIMIT);
+        if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
+            !tr_map_put(&t->mem, &b->thread_index, s->thread_id, (uint32_t)t->nthreads))
+            return fail(b, NT_ERR_NOMEM);
+        th = (uint32_t)t->nthreads;
+        t->threads[t->nthreads++] = s->thread_id;
+    }
+    if (!GROW_SLOW(&t->mem, t->samples, t->nsamples, t->samples_cap))
+        return fail(b, NT_ERR_NOMEM);
+    b->last_thread = s->thread_id;
+    b->last_thread_index = th;
+    uint32_t type = s->type > 254 ? 255 : s->type;
+    t->samples[t->nsamples++] = (tr_sample){ s->timestamp, st, th | (type << 24) };
+    if (s->timestamp < b->last_ticks)
+        b->sorted = false;
+    b->last_ticks = s->timestamp;
+    return 0;
+}
+
+static uint64_t live_key(uint64_t method_id, uint64_t start)
+{
+    return method_id * 0x9E3779B97F4A7C15ull ^ start;
+}
+
+static bool same_code(const nt_trace_method *r, const nt_method *m)
+{
+    return r->method_id == m->method_id && r->start_address == m->start_address && r->valid_until == INT64_MAX;
+}
+
+static int on_method(void *user, const nt_method *m)
+{
+    nt_trace_builder *b = user;
+    nt_trace *t = b->t;
+    if (b->failed)
+        return 1;
+    uint64_t key = live_key(m->method_id, m->start_address);
+    /* Only JIT loads and DCStart rundown enter the live map (a DCEnd at the
+     * end of the stream has nothing after it to merge with). */
+    uint32_t live = b->live.count ? tr_map_get(&b->live, key) : UINT32_MAX;
+    if (live != UINT32_MAX && !same_code(&t->methods[live], m))
+        live = UINT32_MAX;
+    int64_t from = INT64_MIN, until = INT64_MAX;
+    switch (m->which) {
+    case NT_METHOD_LOAD:
+        t->jit_records++;
+        from = m->timestamp;
+        break;
+    case NT_METHOD_DC_START:
+    case NT_METHOD_DC_END:
+        t->rundown_records++;
+        if (live != UINT32_MAX)
+            return 0; /* the same code again: rundown confirms a load already recorded */
+        break;
+    case NT_METHOD_UNLOAD:
+        t->unload_records++;
+        if (live != UINT32_MAX) {
+            t->methods[live].valid_until = m->timestamp;
+            if (!tr_map_put(&t->mem, &b->live, key, UINT32_MAX))
+                return fail(b, NT_ERR_NOMEM);
+            return 0;
+        }
+        until = m->timestamp; /* code loaded before the trace, gone now */
+        break;
+    default:
+        return 0;
+    }
+    if (t->nmethods >= UINT32_MAX - 1)
+        return fail(b, NT_ERR_LIMIT);
+    if (!GROW_SLOW(&t->mem, t->methods, t->nmethods, t->methods_cap))
+        return fail(b, NT_ERR_NOMEM);
+    nt_trace_method r = { 0 };
+    r.start_address = m->start_address;
+    r.size = m->size;
+    r.method_id = m->method_id;
+    r.module_id = m->module_id;
+    r.rejit_id = m->rejit_id;
+    r.name = tr_store(&t->mem, &t->strings, m->name);
+    /* Records come grouped by type: the previous record's type is often this one. */
+    if (t->nmethods && strcmp(t->methods[t->nmethods - 1].declaring_type, m->declaring_type ? m->declaring_type : "") == 0)
+        r.declaring_type = t->methods[t->nmethods - 1].declaring_type;
+    else
+        r.declaring_type = tr_store(&t->mem, &t->strings, m->declaring_type);
+    r.signature = tr_store(&t->mem, &t->strings, m->signature);
+    r.assembly = "";
+    r.timestamp = m->timestamp;
+    r.valid_from = from;
+    r.valid_until = until;
+    r.flags = m->flags;
+    r.token = m->token;
+    r.source = m->which;
+    if (!r.name || !r.declaring_type || !r.signature)
+        return fail(b, NT_ERR_NOMEM);
+    uint32_t idx = (uint32_t)t->nmethods;
+    t->methods[t->nmethods++] = r;
+    if ((m->which == NT_METHOD_LOAD || m->which == NT_METHOD_DC_START) && !tr_map_put(&t->mem, &b->live, key, idx))
+        return fail(b, NT_ERR_NOMEM);
+    return 0;
+}
+
+static int on_module(void *user, const nt_module *mo)
+{
+    nt_trace_builder *b = user;
+    nt_trace *t = b->t;
+    if (b->failed)
+        return 1;
+    uint32_t i = tr_map_get(&t->module_index, mo->module_id);
+    const char *il = tr_intern(&t->mem, &t->strings, mo->il_path);
+    if (!il)
+        return fail(b, NT_ERR_NOMEM);
+    if (i != UINT32_MAX) {
+        t->modules[i].assembly_id = mo->assembly_id;
+        if (*il)
+            t->modules[i].il_path = il;
+        return 0;
+    }
+    if (!GROW(&t->mem, t->modules, t->nmodules, t->modules_cap) ||
+        !tr_map_put(&t->mem, &t->module_index, mo->module_id, (uint32_t)t->nmodules))
+        return fail(b, NT_ERR_NOMEM);
+    t->modules[t->nmodules++] = (nt_trace_module){ mo->module_id, mo->assembly_id, il };
+    return 0;
+}
+
+static int on_assembly(void *user, const nt_assembly *a)
+{
+    nt_trace_builder *b = user;
+    nt_trace *t = b->t;
+    if (b->failed)
+        return 1;
+    const char *name = tr_intern(&t->mem, &t->strings, a->name);
+    if (!name)
+        return fail(b, NT_ERR_NOMEM);
+    uint32_t i = tr_map_get(&t->assembly_index, a->assembly_id);
+    if (i != UINT32_MAX) {
+        if (*name)
+            t->assemblies[i].name = name;
+        return 0;
+    }
+    if (!GROW(&t->mem, t->assemblies, t->nassemblies, t->assemblies_cap) ||
+        !tr_map_put(&t->mem, &t->assembly_index, a->assembly_id, (uint32_t)t->nassemblies))
+        return fail(b, NT_ERR_NOMEM);
+    t->assemblies[t->nassemblies++] = (nt_trace_assembly){ a->assembly_id, name };
+    return 0;
+}
+
+static int on_sequence_point(void *user, const nt_sequence_point *sp)
+{
+    (void)sp;
+    nt_trace_builder *b = user;
+    b->gen++; /* the parser's stack ids restart */
+    return 0;
+}
+
+void nt_trace_builder_callbacks(nt_callbacks *cb)
+{
+    memset(cb, 0, sizeof *cb);
+    cb->trace = on_trace;
+    cb->sample = on_sample;
+    cb->method = on_method;
+    cb->module = on_module;
+    cb->assembly = on_assembly;
+    cb->sequence_point = on_sequence_point;
+}
+
+/* Stable merge sort of the samples by time: ties keep stream order. */
+static bool sort_samples(nt_trace *t)
+{
+    size_t n = t->nsamples;
+    tr_sample *tmp = nt_mem_alloc(&t->mem, n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    tr_sample *src = t->samples, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = src[j].ticks < src[i].ticks ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        tr_sample *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != t->samples)
+        memcpy(t->samples, src, n * sizeof *src);
+    nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
+    return true;
+}
+
+static void link_assemblies(nt_trace *t)
+{
+    /* Records come in runs of one module: remember the last answer. */
+    uint64_t last_module = 0;
+    const char *last_name = NULL;
+    for (size_t i = 0; i < t->nmethods; i++) {
+        nt_trace_method *r = &t->methods[i];
+        if (last_name && r->module_id == last_module) {
+            r->assembly = last_name;
+            continue;
+        }
+        uint32_t mi = tr_map_get(&t->module_index, r->module_id);
+        uint32_t ai = mi == UINT32_MAX ? UINT32_MAX : tr_map_get(&t->assembly_index, t->modules[mi].assembly_id);
+        r->assembly = ai == UINT32_MAX ? "" : t->assemblies[ai].name;
+        last_module = r->module_id;
+        last_name = r->assembly;
+    }
+}
+
+/* Per interned stack while resolving. */
+typedef struct tr_resolve {
+    uint32_t first;    /* first resolved stack made from it, UINT32_MAX none */
+    uint8_t state;     /* 0 unknown, 1 timeless, 2 depends on time */
+} tr_resolve;
+
+static const char EMPTY[] = "";
+
+/* Append a resolved stack for the given IPs and method picks. */
+static uint32_t add_rstack(nt_trace *t, const uint64_t *ips, uint32_t n, const uint32_t *pick)
+{
+    nt_mem *m = &t->mem;
+    if (t->nstacks >= UINT32_MAX - 1 || t->nframes + n > UINT32_MAX)
+        return UINT32_MAX;
+    if (!nt_mem_reserve(m, (void **)&t->frames, &t->frames_cap, t->nframes + n, sizeof *t->frames) ||
+        !GROW(m, t->stacks, t->nstacks, t->stacks_cap))
+        return UINT32_MAX;
+    for (uint32_t k = 0; k < n; k++) {
+        nt_frame *f = &t->frames[t->nframes + k];
+        f->ip = ips[k];
+        f->method_index = pick[k];
+        if (pick[k] == NT_TRACE_NO_METHOD) {
+            f->method = f->type = f->assembly = EMPTY;
+        } else {
+            const nt_trace_method *r = &t->methods[pick[k]];
+            f->method = r->name;
+            f->type = r->declaring_type;
+            f->assembly = r->assembly;
+        }
+    }
+    uint32_t resolved = 0;
+    for (uint32_t k = 0; k < n; k++)
+        resolved += pick[k] != NT_TRACE_NO_METHOD;
+    t->stacks[t->nstacks] = (tr_rstack){ (uint32_t)t->nframes, n, resolved };
+    t->nframes += n;
+    return (uint32_t)t->nstacks++;
+}
+
+static nt_status resolve(nt_trace_builder *b)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
+    /* The addresses looked up: frame 0 as is, return addresses minus one. */
+    size_t nq = b->nips ? b->nips : 1;
+    uint64_t *q = nt_mem_alloc(m, nq * sizeof *q);
+    if (!q)
+        return NT_ERR_NOMEM;
+    size_t ni = b->nistacks;
+    for (size_t i = 0; i < ni; i++)
+        for (uint32_t k = 0; k < b->istacks[i].count; k++)
+            q[b->istacks[i].off + k] = b->ips[b->istacks[i].off + k] - (k ? 1 : 0);
+    tr_symbols sy;
+    nt_status st = NT_OK;
+    if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, q, b->nips, nq)) {
+        tr_symbols_free(m, &sy);
+        return NT_ERR_NOMEM;
+    }
+    tr_resolve *rs = nt_mem_alloc(m, (ni ? ni : 1) * sizeof *rs);
+    uint32_t maxd = 1;
+    for (size_t i = 0; i < ni; i++)
+        if (b->istacks[i].count > maxd)
+            maxd = b->istacks[i].count;
+    uint32_t *pick = nt_mem_alloc(m, maxd * sizeof *pick);
+    uint32_t *rnext = NULL; /* resolved stack -> next variant of the same interned stack */
+    size_t rnext_cap = 0;
+    if (!rs || !pick) {
+        st = NT_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < ni; i++)
+        rs[i] = (tr_resolve){ UINT32_MAX, 0 };
+    /* Usually each interned stack resolves once: size the frames for that. */
+    if (b->nips && !t->frames_cap && nt_mem_resize(m, (void **)&t->frames, 0, b->nips * sizeof *t->frames))
+        t->frames_cap = b->nips;
+    if (b->nips && !t->frames) {
+        st = NT_ERR_NOMEM;
+        goto out;
+    }
+
+    for (size_t i = 0; i < t->nsamples; i++) {
+        tr_sample *s = &t->samples[i];
+        tr_resolve *r = &rs[s->stack];
+        const tr_istack *is = &b->istacks[s->stack];
+        const uint64_t *ips = b->ips + is->off;
+        uint32_t rid = UINT32_MAX;
+        if (r->state == 1 && r->first != UINT32_MAX) {
+            rid = r->first;
+        } else {
+            /* One lookup per frame gives both the pick at this time and
+             * whether any frame's pick could change with time. */
+            bool timeless = true;
+            for (uint32_t k = 0; k < is->count; k++) {
+                uint32_t nc;
+                const uint32_t *c = tr_symbols_candidates(&sy, k ? ips[k] - 1 : ips[k], &nc);
+                pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
+                if (r->state == 0 && timeless)
+                    timeless = tr_symbols_timeless(t->methods, c, nc);
+            }
+            if (r->state == 0)
+                r->state = timeless ? 1 : 2;
+            /* Look among the few newest variants only: hostile input could
+             * otherwise make every sample compare with every other. */
+            int tries = 8;
+            for (uint32_t v = r->first; v != UINT32_MAX && tries-- > 0; v = rnext[v]) {
+                const nt_frame *f = t->frames + t->stacks[v].off;
+                uint32_t k = 0;
+                while (k < is->count && f[k].method_index == pick[k])
+                    k++;
+                if (k == is->count) {
+                    rid = v;
+                    break;
+                }
+            }
+            if (rid == UINT32_MAX) {
+                rid = add_rstack(t, ips, is->count, pick);
+                if (rid == UINT32_MAX ||
+                    !nt_mem_reserve(m, (void **)&rnext, &rnext_cap, (size_t)rid + 1, sizeof *rnext)) {
+                    st = NT_ERR_NOMEM;
+                    goto out;
+                }
+                /* Newest variant first: runs of samples resolve alike. */
+                rnext[rid] = r->first;
+                r->first = rid;
+            }
+        }
+        s->stack = rid;
+        t->total_frames += t->stacks[rid].count;
+        t->resolved_frames += t->stacks[rid].resolved;
+    }
+out:
+    nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
+    nt_mem_free(m, pick, maxd * sizeof *pick);
+    nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
+    tr_symbols_free(m, &sy);
+    return st;
+}
+
+static void builder_release(nt_trace_builder *b)
+{
+    nt_mem *m = &b->t->mem;
+    nt_mem_free(m, b->ips, b->ips_cap * sizeof *b->ips);
+    nt_mem_free(m, b->istacks, b->istacks_cap * sizeof *b->istacks);
+    nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
+    tr_map_free(m, &b->thread_index);
+    tr_map_free(m, &b->live);
+    b->ips = NULL;
+    b->istacks = NULL;
+    b->itable = NULL;
+}
+
+static void shrink(nt_mem *m, void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (*cap > n && n && nt_mem_resize(m, p, *cap * elem, n * elem))
+        *cap = n;
+}
+
+nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, nt_status stream_status,
+                                  nt_trace **out)
+{
+    *out = NULL;
+    if (!b)
+        return NT_ERR_INVALID_ARG;
+    nt_trace *t = b->t;
+    nt_status st = NT_OK;
+    if (b->failed && stream_status == NT_ERR_STOPPED)
+        stream_status = b->fail_status;
+    t->status = stream_status;
+    if (parser) {
+        nt_parser_stats ps;
+        nt_parser_stats_get(parser, &ps);
+        t->stream_bytes = ps.bytes;
+        t->events_dropped = ps.events_dropped;
+        if (stream_status != NT_OK)
+            snprintf(t->message, sizeof t->message, "%s", nt_parser_message(parser));
+    } else if (stream_status != NT_OK) {
+        snprintf(t->message, sizeof t->message, "%s", nt_status_describe(stream_status));
+    }
+    if (b->failed && (b->fail_status == NT_ERR_NOMEM)) {
+        st = NT_ERR_NOMEM;
+        goto fail;
+    }
+    /* Tables only the parse needed go before resolution allocates. */
+    tr_map_free(&t->mem, &b->thread_index);
+    tr_map_free(&t->mem, &b->live);
+    nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
+    b->itable = NULL;
+    b->itable_cap = 0;
+    tr_strings_seal(&t->mem, &t->strings);
+    shrink(&t->mem, (void **)&t->samples, &t->samples_cap, t->nsamples, sizeof *t->samples);
+    shrink(&t->mem, (void **)&t->methods, &t->methods_cap, t->nmethods, sizeof *t->methods);
+    link_assemblies(t);
+    if (!b->sorted && !sort_samples(t)) {
+        st = NT_ERR_NOMEM;
+        goto fail;
+    }
+    st = resolve(b);
+    if (st != NT_OK)
+        goto fail;
+    builder_release(b);
+    nt_mem_free(&t->mem, b, sizeof *b);
+    shrink(&t->mem, (void **)&t->frames, &t->frames_cap, t->nframes, sizeof *t->frames);
+    *out = t;
+    return NT_OK;
+fail:
+    nt_trace_builder_free(b);
+    return st;
+}
+
+void nt_trace_free(nt_trace *t)
+{
+    if (!t)
+        return;
+    nt_mem *m = &t->mem;
+    tr_strings_free(m, &t->strings);
+    nt_mem_free(m, t->samples, t->samples_cap * sizeof *t->samples);
+    nt_mem_free(m, t->threads, t->threads_cap * sizeof *t->threads);
+    nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
+    nt_mem_free(m, t->modules, t->modules_cap * sizeof *t->modules);
+    nt_mem_free(m, t->assemblies, t->assemblies_cap * sizeof *t->assemblies);
+    tr_map_free(m, &t->module_index);
+    tr_map_free(m, &t->assembly_index);
+    nt_mem_free(m, t->frames, t->frames_cap * sizeof *t->frames);
+    nt_mem_free(m, t->stacks, t->stacks_cap * sizeof *t->stacks);
+    nt_mem mm = t->mem;
+    nt_mem_free(&mm, t, sizeof *t);
+}
+
+void nt_trace_builder_free(nt_trace_builder *b)
+{
+    if (!b)
+        return;
+    nt_trace *t = b->t;
+    builder_release(b);
+    nt_mem_free(&t->mem, b, sizeof *b);
+    nt_trace_free(t);
+}
+
+/* ---- accessors ---- */
+
+const nt_trace_info *nt_trace_header(const nt_trace *t) { return t->have_info ? &t->info : NULL; }
+int64_t nt_trace_frequency(const nt_trace *t) { return t->info.qpc_frequency; }
+uint32_t nt_trace_pointer_size(const nt_trace *t) { return t->info.pointer_size; }
+size_t nt_trace_sample_count(const nt_trace *t) { return t->nsamples; }
+
+nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i)
+{
+    const tr_sample *s = &t->samples[i];
+    const tr_rstack *r = &t->stacks[s->stack];
+    nt_trace_sample o;
+    o.timestamp = s->ticks;
+    o.time_ns = nt_ticks_to_ns(s->ticks, t->info.qpc_frequency);
+    o.thread_id = t->threads[TR_THREAD(s)];
+    o.type = TR_TYPE(s);
+    o.stack_index = s->stack;
+    o.frame_count = r->count;
+    o.frames = r->count ? t->frames + r->off : NULL;
+    return o;
+}
+
+size_t nt_trace_stack_count(const nt_trace *t) { return t->nstacks; }
+
+nt_trace_stack nt_trace_stack_at(const nt_trace *t, size_t i)
+{
+    nt_trace_stack s = { t->stacks[i].count, t->stacks[i].count ? t->frames + t->stacks[i].off : NULL };
+    return s;
+}
+
+size_t nt_trace_method_count(const nt_trace *t) { return t->nmethods; }
+const nt_trace_method *nt_trace_method_at(const nt_trace *t, size_t i) { return &t->methods[i]; }
+size_t nt_trace_module_count(const nt_trace *t) { return t->nmodules; }
+const nt_trace_module *nt_trace_module_at(const nt_trace *t, size_t i) { return &t->modules[i]; }
+size_t nt_trace_assembly_count(const nt_trace *t) { return t->nassemblies; }
+const nt_trace_assembly *nt_trace_assembly_at(const nt_trace *t, size_t i) { return &t->assemblies[i]; }
+
+const char *nt_trace_assembly_name(const nt_trace *t, uint64_t assembly_id)
+{
+    uint32_t i = tr_map_get(&t->assembly_index, assembly_id);
+    return i == UINT32_MAX ? NULL : t->assemblies[i].name;
+}
+
+bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint64_t *assembly_id)
+{
+    uint32_t i = tr_map_get(&t->module_index, module_id);
+    if (i == UINT32_MAX)
+        return false;
+    *assembly_id = t->modules[i].assembly_id;
+    return true;
+}
+
+size_t nt_trace_thread_count(const nt_trace *t) { return t->nthreads; }
+uint64_t nt_trace_thread_id(const nt_trace *t, size_t i) { return t->threads[i]; }
+const char *nt_trace_message(const nt_trace *t) { return t->message; }
+
+void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *o)
+{
+    memset(o, 0, sizeof *o);
+    o->status = t->status;
+    o->stream_bytes = t->stream_bytes;
+    o->samples = t->nsamples;
+    o->samples_unknown_stack = t->samples_unknown_stack;
+    o->frames = t->total_frames;
+    o->resolved_frames = t->resolved_frames;
+    o->stacks = t->nstacks;
+    o->threads = t->nthreads;
+    o->method_records = t->nmethods;
+    o->jit_records = t->jit_records;
+    o->rundown_records = t->rundown_records;
+    o->unload_records = t->unload_records;
+    o->modules = t->nmodules;
+    o->assemblies = t->nassemblies;
+    o->events_dropped = t->events_dropped;
+    o->memory = t->mem.used;
+    o->memory_peak = t->mem.peak;
+}
+
+size_t nt_frame_name(const nt_frame *f, char *buf, size_t size)
+{
+    int n;
+    if (f->method_index == NT_TRACE_NO_METHOD) {
+        n = snprintf(buf, size, "0x%llx", (unsigned long long)f->ip);
+    } else {
+        const char *a = f->assembly;
+        size_t alen = strcspn(a, ",");
+        if (!alen) {
+            a = "?";
+            alen = 1;
+        }
+        if (*f->type)
+            n = snprintf(buf, size, "%.*s!%s.%s", (int)alen, a, f->type, f->method);
+        else
+            n = snprintf(buf, size, "%.*s!%s", (int)alen, a, f->method);
+    }
+    return n < 0 ? 0 : (size_t)n;
+}

@@ -1,0 +1,126 @@
+#!/bin/sh
+# The samples/top/stacks commands on the project's own traces (corpus/):
+# formats, exit codes, truncation, speedscope against the file-format schema's
+# structure (tests/speedscope_check.py) and pprof read back by protoc with the
+# published profile.proto field numbers (tests/data/profile.proto).
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+NT="$top_builddir/nettrace"
+TRACE="$top_srcdir/corpus/call-tree.nettrace"
+SPIN="$top_srcdir/corpus/spin-threads.nettrace"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export NETTRACE_NO_PROGRESS=1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+if [ ! -f "$TRACE" ] || [ ! -f "$SPIN" ]; then
+    echo "SKIP: corpus/call-tree.nettrace or corpus/spin-threads.nettrace is absent"
+    exit 77
+fi
+
+# --- help, version, usage errors -------------------------------------------
+"$NT" --help | grep -q '^  samples' && ok "--help lists samples" || fail "--help"
+"$NT" --version | grep -q '^nettrace ' && ok "--version" || fail "--version"
+for c in samples top stacks; do
+    "$NT" $c --help >/dev/null 2>&1 && ok "$c --help" || fail "$c --help exit code"
+done
+"$NT" samples >/dev/null 2>&1; [ $? -eq 2 ] && ok "usage error exits 2" || fail "usage error exit code"
+"$NT" stacks --format nope "$TRACE" >/dev/null 2>&1; [ $? -eq 2 ] && ok "bad format exits 2" || fail "bad format"
+"$NT" samples "$TMP/missing.nettrace" >/dev/null 2>&1; [ $? -eq 1 ] && ok "missing file exits 1" || fail "missing file"
+printf 'not a trace at all, just text\n' > "$TMP/text"
+"$NT" samples "$TMP/text" >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 11 ] && ok "not a trace exits 11" || fail "not a trace exit $rc"
+
+# --- samples -----------------------------------------------------------------
+"$NT" samples "$TRACE" > "$TMP/samples" || fail "samples exit code"
+n=$(wc -l < "$TMP/samples")
+[ "$n" -eq 1609 ] && ok "1609 samples" || fail "samples: $n lines, expected 1609"
+bad=$(grep -cvE '^-?[0-9]+ [0-9]+ [ME?] ([^ ;]+(;[^ ;]+)*|-)$' "$TMP/samples")
+[ "$bad" -eq 0 ] && ok "every line has the canonical format" || fail "$bad lines break the format"
+sort -s -n -k1,1 "$TMP/samples" | cmp -s - "$TMP/samples" && ok "time order" || fail "not in time order"
+leaf=$(awk '{n = split($4, f, ";"); print f[n]}' "$TMP/samples" | sort | uniq -c | sort -rn | head -1)
+case "$leaf" in *'CallTree!Workloads.CallTree.Tree.Leaf') ok "hottest leaf is Tree.Leaf";;
+    *) fail "hottest leaf: $leaf";; esac
+grep -q ' CallTree!Workloads.CallTree.Program.Main;CallTree!Workloads.CallTree.Tree.Run;CallTree!Workloads.CallTree.Tree.Outer;CallTree!Workloads.CallTree.Tree.Inner;CallTree!Workloads.CallTree.Tree.Leaf$' "$TMP/samples" \
+    && ok "root-first stack Main;Run;Outer;Inner;Leaf" || fail "the Main..Leaf stack is missing"
+grep -q '0x' "$TMP/samples" && fail "unresolved frames in call-tree" || ok "every frame resolved"
+
+# --- truncation: every sample before the cut, said on stderr, exit 15 --------
+size=$(wc -c < "$TRACE")
+head -c $((size * 2 / 3)) "$TRACE" > "$TMP/cut.nettrace"
+"$NT" samples "$TMP/cut.nettrace" > "$TMP/cut.samples" 2> "$TMP/cut.err"; rc=$?
+[ $rc -eq 15 ] && ok "truncated exits 15" || fail "truncated exit $rc"
+grep -q truncated "$TMP/cut.err" && ok "says truncated" || fail "no truncation message: $(cat "$TMP/cut.err")"
+m=$(wc -l < "$TMP/cut.samples")
+[ "$m" -gt 0 ] && [ "$m" -le 1609 ] && ok "$m samples before the cut" || fail "truncated samples: $m"
+"$NT" top "$TMP/cut.nettrace" 2>/dev/null | grep -q truncated && ok "top says truncated" || fail "top on truncated"
+head -c $((size / 3)) "$TRACE" > "$TMP/cut3.nettrace"
+"$NT" top "$TMP/cut3.nettrace" 2>"$TMP/cut3.err" >/dev/null
+grep -q 'no rundown' "$TMP/cut3.err" && ok "warns that the rundown is missing" \
+    || fail "no rundown warning: $(cat "$TMP/cut3.err")"
+"$NT" samples - < "$TRACE" | cmp -s - "$TMP/samples" && ok "standard input" || fail "samples - differs"
+
+# --- top ---------------------------------------------------------------------
+"$NT" top -n 2 "$TRACE" > "$TMP/top" || fail "top exit code"
+sed -n 6p "$TMP/top" | grep -q 'Tree.Leaf$' && ok "top: Leaf first" || fail "top: $(sed -n 6p "$TMP/top")"
+grep -q '100.0%' "$TMP/top" && ok "top: resolution share" || fail "top: no resolution share"
+[ "$("$NT" top --by-thread -n 1 "$SPIN" | grep -c '^thread ')" -eq 3 ] && ok "top --by-thread: 3 threads" \
+    || fail "top --by-thread"
+
+# --- folded ------------------------------------------------------------------
+"$NT" stacks "$TRACE" > "$TMP/folded" || fail "folded exit code"
+grep -qvE '^[^ ]+ [0-9]+$' "$TMP/folded" && fail "folded line format" || ok "folded line format"
+total=$(awk '{s += $NF} END {print s}' "$TMP/folded")
+[ "$total" -eq 1609 ] && ok "folded weights add up to the samples" || fail "folded total $total"
+[ "$(cut -d' ' -f1 "$TMP/folded" | sort | uniq -d | wc -l)" -eq 0 ] && ok "identical stacks merged" \
+    || fail "duplicate folded stacks"
+mo=$("$NT" stacks --managed-only "$TRACE" | awk '{s += $NF} END {print s}')
+managed=$(grep -c ' M ' "$TMP/samples")
+[ "$mo" -eq "$managed" ] && ok "--managed-only: $managed samples" || fail "--managed-only $mo vs $managed"
+t0=$(head -1 "$TMP/samples" | cut -d' ' -f1)
+win=$("$NT" stacks --from $t0 --to $((t0 + 1000000000)) "$TRACE" | awk '{s += $NF} END {print s + 0}')
+want=$(awk -v a=$t0 -v b=$((t0 + 1000000000)) '$1 >= a && $1 < b' "$TMP/samples" | wc -l)
+[ "$win" -eq "$want" ] && ok "--from/--to: $want samples" || fail "--from/--to $win vs $want"
+th=$(awk '{print $2}' "$TMP/samples" | sort | uniq -c | sort -rn | head -1)
+thn=$(echo $th | cut -d' ' -f1); thid=$(echo $th | cut -d' ' -f2)
+tw=$("$NT" stacks --thread "$thid" "$TRACE" | awk '{s += $NF} END {print s}')
+[ "$tw" -eq "$thn" ] && ok "--thread" || fail "--thread $tw vs $thn"
+"$NT" stacks --weight time "$TRACE" | grep -qvE '^[^ ]+ [0-9]+$' && fail "time-weighted format" || ok "--weight time"
+
+# --- speedscope --------------------------------------------------------------
+if command -v python3 >/dev/null 2>&1; then
+    "$NT" stacks -f speedscope -o "$TMP/s.json" "$SPIN" || fail "speedscope exit code"
+    spin_n=$("$NT" samples "$SPIN" | wc -l)
+    python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/s.json" "$spin_n" && ok "speedscope valid, weights = $spin_n" \
+        || fail "speedscope check"
+    "$NT" stacks -f speedscope --weight time -o "$TMP/st.json" "$SPIN" && \
+        python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/st.json" && ok "speedscope by time valid" \
+        || fail "speedscope by time"
+    n_prof=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["profiles"]))' "$TMP/s.json")
+    [ "$n_prof" -eq 3 ] && ok "one profile per thread" || fail "$n_prof profiles"
+else
+    echo "SKIP (part): python3 absent, speedscope output not checked"
+fi
+
+# --- pprof -------------------------------------------------------------------
+"$NT" stacks -f pprof -o "$TMP/p.pb.gz" "$TRACE" || fail "pprof exit code"
+gzip -t "$TMP/p.pb.gz" && ok "pprof is valid gzip" || fail "pprof gzip"
+if command -v protoc >/dev/null 2>&1; then
+    gzip -dc "$TMP/p.pb.gz" | protoc --decode=perftools.profiles.Profile -I "$top_srcdir/tests/data" \
+        "$top_srcdir/tests/data/profile.proto" > "$TMP/p.txt" && ok "protoc decodes pprof" || fail "protoc --decode"
+    # The first value of every sample is its count: they add up to the samples.
+    cnt=$(awk '/^sample \{/ {s = 1; v = 0} s && /^  value:/ {v++; if (v == 1) c += $2} /^\}/ {s = 0} END {print c + 0}' "$TMP/p.txt")
+    [ "$cnt" -eq 1609 ] && ok "pprof sample counts add up to 1609" || fail "pprof counts $cnt"
+    grep -q 'string_table: "CallTree!Workloads.CallTree.Tree.Leaf"' "$TMP/p.txt" && ok "pprof names Tree.Leaf" \
+        || fail "pprof function names"
+    nfun=$(grep -c '^function {' "$TMP/p.txt"); nloc=$(grep -c '^location {' "$TMP/p.txt")
+    [ "$nfun" -gt 0 ] && [ "$nfun" -eq "$nloc" ] && ok "pprof: $nfun functions and locations" || fail "pprof tables"
+else
+    echo "SKIP (part): protoc absent, pprof not decoded"
+fi
+
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
+exit 0
