@@ -43,7 +43,6 @@ EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.pr
 
 # make bench-trace: the aggregator and the exporters against the parser alone.
 # (built with the checks: bench.mk owns EXTRA_PROGRAMS, which must be set before +=)
-check_PROGRAMS += bench/bench_trace
 bench_bench_trace_SOURCES = bench/bench_trace.c
 bench_bench_trace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 bench_bench_trace_LDADD = libnettrace_core.la
