@@ -483,7 +483,7 @@ static nt_status resolve(nt_trace_builder *b)
         tr_sample *s = &t->samples[i];
         tr_resolve *r = &rs[s->stack];
         const tr_istack *is = &b->istacks[s->stack];
-        const uint64_t *ips = b->ips + is->off;
+        const uint64_t *ips = b->ips ? b->ips + is->off : NULL; /* NULL when every stack is empty */
         uint32_t rid = UINT32_MAX;
         if (r->state == 1 && r->first != UINT32_MAX) {
             rid = r->first;
