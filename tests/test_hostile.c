@@ -9,6 +9,7 @@
  * NETTRACE_HOSTILE_ITERATIONS=N multiplies the default budget (1). */
 #include "nettrace.h"
 #include "support.h"
+#include "ltest.h"
 #include "../fuzz/peak_bound.h"
 
 #include <criterion/criterion.h>
@@ -132,7 +133,6 @@ static void free_corpus(void)
     for (size_t i = 0; i < nfiles; i++)
         free(files[i].data);
     nfiles = 0;
-    ts_leak_check();
 }
 
 /* ---- where the length fields are ---------------------------------------- */
@@ -464,7 +464,7 @@ static field_list fields_of(const trace_file *f, size_t *max_block)
 
 TestSuite(hostile, .init = load_corpus, .fini = free_corpus, .timeout = 600);
 
-Test(hostile, corpus_is_present)
+LTest(hostile, corpus_is_present)
 {
     size_t own = 0;
     for (size_t i = 0; i < nfiles; i++)
@@ -472,7 +472,7 @@ Test(hostile, corpus_is_present)
     cr_assert_geq(own, 10, "the seed corpus corpus/fuzz/parser holds %zu files", own);
 }
 
-Test(hostile, every_truncation_point)
+LTest(hostile, every_truncation_point)
 {
     uint64_t total = 0;
     double worst = 0;
@@ -509,7 +509,7 @@ Test(hostile, every_truncation_point)
     fprintf(stderr, "test_hostile: truncation: %llu parses over %zu files, slowest %.1fx\n", (unsigned long long)total, nfiles, worst);
 }
 
-Test(hostile, random_byte_flips)
+LTest(hostile, random_byte_flips)
 {
     uint64_t total = 0;
     double worst = 0;
@@ -580,7 +580,7 @@ static uint64_t get_value(const uint8_t *p, const length_field *fl)
     return v;
 }
 
-Test(hostile, length_field_mutations)
+LTest(hostile, length_field_mutations)
 {
     uint64_t total = 0;
     double worst = 0;
