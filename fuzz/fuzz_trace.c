@@ -216,7 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = nt_trace_sample_count(t);
         eo.has_from = eo.has_to = true;
         eo.from_ns = nt_trace_sample_at(t, (size_t)((h >> 16) % n)).time_ns;
-        eo.to_ns = nt_trace_sample_at(t, (size_t)((h >> 24) % n)).time_ns + 1;
+        int64_t to = nt_trace_sample_at(t, (size_t)((h >> 24) % n)).time_ns;
+        eo.to_ns = to < INT64_MAX ? to + 1 : to;
     }
     eo.name = (h >> 4) & 1 ? "fuzz \"profile\"\n\\" : NULL;
     exports a;

@@ -482,7 +482,7 @@ LTest(hostile, every_truncation_point)
         field_list l = fields_of(f, &max_block);
         file_check c;
         prepare(&c, f, max_block);
-        if (f->len <= SMALL_FILE * budget_scale()) {
+        if (f->len <= SMALL_FILE) {
             for (size_t n = 0; n <= f->len; n++)
                 check(&c, f->data, n, "truncation", n);
         } else {
