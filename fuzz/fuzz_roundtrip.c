@@ -8,17 +8,7 @@
  * version it does not write) must be a clean status; the comparison is then
  * skipped. */
 #include "fuzz.h"
-
-/* Until include/nettrace_writer.h is in the tree the harness has nothing to
- * test and accepts every input (the build lists it either way). */
-#if defined(__has_include)
-#if __has_include("nettrace_writer.h")
 #include "nettrace_writer.h"
-#define NT_HAVE_WRITER 1
-#endif
-#endif
-
-#ifdef NT_HAVE_WRITER
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,11 +208,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nt_membuf_free(&out);
     return 0;
 }
-#else
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    (void)data;
-    (void)size;
-    return 0;
-}
-#endif

@@ -9,15 +9,7 @@
 #include "streams.h"
 #include "support.h"
 #include "nettrace.h"
-/* The writer-made seeds (V4 and V6 through nt_writer, cuts of the project's
- * recordings) need the writer; without it only the builder-made seeds are
- * regenerated and the committed writer-made files stay as they are. */
-#if defined(__has_include)
-#if __has_include("nettrace_writer.h")
 #include "nettrace_writer.h"
-#define NT_HAVE_WRITER 1
-#endif
-#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -571,7 +563,6 @@ static void seed_many(void)
 /* A recorded trace of the project's own (corpus/NAME.nettrace) cut down to a
  * small seed: its first method, module and assembly records and samples,
  * with their real names and stacks, re-written by nt_writer. */
-#ifdef NT_HAVE_WRITER
 /* ---- streams from nt_writer (V4 and V6) ------------------------------------ */
 
 #define W_OK(call) do { if ((call) != NT_OK) { fprintf(stderr, "make_seeds: %s failed: %s\n", #call, nt_writer_message(w)); exit(1); } } while (0)
@@ -671,7 +662,8 @@ static void writer_seed(uint32_t format, uint32_t ptr, bool uncompressed, const 
         ev.payload = payload;
         ev.payload_size = sizeof payload;
         ev.label_list_id = labels;
-        ev.activity_id[0] = 9;
+        if (format != 6)
+            ev.activity_id[0] = 9; /* V6 carries activity ids in the label list */
         W_OK(nt_writer_write_event(w, &ev));
         if (format == 6 && interval == 0)
             W_OK(nt_writer_remove_thread(w, 12));
@@ -805,7 +797,6 @@ static void seed_from_recording(const char *dir, const char *file, uint32_t form
     save(name, &b);
 }
 
-#endif /* NT_HAVE_WRITER */
 
 int main(int argc, char **argv)
 {
@@ -830,7 +821,6 @@ int main(int argc, char **argv)
     seed_stack_ids();
     seed_bad();
     seed_many();
-#ifdef NT_HAVE_WRITER
     writer_seed(4, 8, false, "writer-v4");
     writer_seed(4, 4, true, "writer-v4-ptr4-uncompressed");
     writer_seed(6, 8, false, "writer-v6");
@@ -842,10 +832,6 @@ int main(int argc, char **argv)
         seed_from_recording(argv[4], "call-tree.nettrace", 4);
         seed_from_recording(argv[4], "call-tree.nettrace", 6);
     }
-#else
-    (void)argc;
-    printf("make_seeds: no nt_writer in this tree: writer-made seeds left as they are\n");
-#endif
     printf("make_seeds: wrote %d files\n", written);
     return 0;
 }
