@@ -26,6 +26,28 @@ typedef struct tr_idcache {
     uint64_t first, last;   /* cheap guard against a redefined id */
 } tr_idcache;
 
+/* A rundown or unload record not (yet) known to cover a sampled address. */
+typedef struct tr_cold {
+    uint64_t start, method_id, module_id, rejit_id;
+    int64_t timestamp, until;
+    const char *str;        /* "name\0signature\0" in the cold arena */
+    const char *type;       /* in the cold arena, shared by runs of one type */
+    uint32_t size, flags, token;
+    uint32_t hot_before;    /* records kept directly that came before it: its place in stream order */
+    uint8_t source;
+} tr_cold;
+
+#define TR_COLD_CHUNK 1024u                 /* records a chunk */
+#define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
+#define TR_CSTR_CHUNK (256u * 1024u)
+
+/* Thread id -> index, direct-mapped in front of the map. */
+#define TR_TCACHE 64u
+typedef struct tr_thread_slot {
+    uint64_t id;
+    uint32_t index;         /* UINT32_MAX = empty */
+} tr_thread_slot;
+
 struct nt_trace_builder {
     nt_trace *t;
     bool failed;            /* out of memory or a table limit: the parse was stopped */
@@ -45,7 +67,20 @@ struct nt_trace_builder {
     uint64_t last_thread;   /* the previous sample's thread id and index */
     uint32_t last_thread_index;
     tr_map thread_index;    /* thread id -> index */
-    tr_map live;            /* (method id, start) -> record loaded and not yet unloaded */
+    tr_thread_slot tcache[TR_TCACHE];
+    tr_map live;            /* (method id, start) -> record loaded and not yet unloaded (TR_COLD: cold) */
+
+    /* Rundown and unload records wait here, strings copied without interning,
+     * until finish() knows every sampled address: only those whose code a
+     * sampled frame lies in are kept (a rundown lists every method ever
+     * compiled, a few of which ran while sampled).  Chunked: never moved. */
+    tr_cold **cold;
+    size_t ncold, cold_chunks, cold_chunks_cap;
+    char *cstr;             /* current chunk of the cold string arena */
+    size_t cstr_used, cstr_size;
+    char **cstr_chunks;
+    size_t ncstr_chunks, cstr_chunks_cap;
+    const char *cold_last_type;
 };
 
 #define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
@@ -213,9 +248,91 @@ static uint64_t live_key(uint64_t method_id, uint64_t start)
     return method_id * 0x9E3779B97F4A7C15ull ^ start;
 }
 
-static bool same_code(const nt_trace_method *r, const nt_method *m)
+static tr_cold *cold_at(const nt_trace_builder *b, size_t i)
 {
+    return &b->cold[i / TR_COLD_CHUNK][i % TR_COLD_CHUNK];
+}
+
+/* The record a live-map value names is still the code m describes. */
+static bool same_code(const nt_trace_builder *b, uint32_t live, const nt_method *m)
+{
+    if (live & TR_COLD) {
+        const tr_cold *c = cold_at(b, live & ~TR_COLD);
+        return c->method_id == m->method_id && c->start == m->start_address && c->until == INT64_MAX;
+    }
+    const nt_trace_method *r = &b->t->methods[live];
     return r->method_id == m->method_id && r->start_address == m->start_address && r->valid_until == INT64_MAX;
+}
+
+/* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
+static char *cold_bytes(nt_trace_builder *b, size_t n)
+{
+    nt_mem *m = &b->t->mem;
+    if (!b->cstr || b->cstr_used + n > b->cstr_size) {
+        if (!nt_mem_reserve(m, (void **)&b->cstr_chunks, &b->cstr_chunks_cap, b->ncstr_chunks + 1,
+                            sizeof *b->cstr_chunks))
+            return NULL;
+        size_t size = sizeof(size_t) + n > TR_CSTR_CHUNK ? sizeof(size_t) + n : TR_CSTR_CHUNK;
+        char *c = nt_mem_alloc(m, size);
+        if (!c)
+            return NULL;
+        memcpy(c, &size, sizeof size);
+        b->cstr_chunks[b->ncstr_chunks++] = c;
+        b->cstr = c;
+        b->cstr_size = size;
+        b->cstr_used = sizeof(size_t);
+    }
+    char *d = b->cstr + b->cstr_used;
+    b->cstr_used += n;
+    return d;
+}
+
+/* Keep a rundown or unload record aside: plain copies of its strings, no
+ * interning (most are dropped in finish()). */
+static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64_t until)
+{
+    nt_trace *t = b->t;
+    if (b->ncold == b->cold_chunks * TR_COLD_CHUNK) {
+        if (!GROW(&t->mem, b->cold, b->cold_chunks, b->cold_chunks_cap))
+            return fail(b, NT_ERR_NOMEM);
+        tr_cold *c = nt_mem_alloc(&t->mem, TR_COLD_CHUNK * sizeof *c);
+        if (!c)
+            return fail(b, NT_ERR_NOMEM);
+        b->cold[b->cold_chunks++] = c;
+    }
+    const char *name = m->name ? m->name : "", *sig = m->signature ? m->signature : "";
+    const char *type = m->declaring_type ? m->declaring_type : "";
+    size_t ln = strlen(name) + 1, ls = strlen(sig) + 1;
+    /* Records come grouped by type: share the previous record's copy. */
+    bool same = b->cold_last_type && strcmp(b->cold_last_type, type) == 0;
+    size_t lt = same ? 0 : strlen(type) + 1;
+    char *d = cold_bytes(b, ln + ls + lt);
+    if (!d)
+        return fail(b, NT_ERR_NOMEM);
+    memcpy(d, name, ln);
+    memcpy(d + ln, sig, ls);
+    if (!same) {
+        memcpy(d + ln + ls, type, lt);
+        b->cold_last_type = d + ln + ls;
+    }
+    tr_cold *c = cold_at(b, b->ncold);
+    c->start = m->start_address;
+    c->method_id = m->method_id;
+    c->module_id = m->module_id;
+    c->rejit_id = m->rejit_id;
+    c->timestamp = m->timestamp;
+    c->until = until;
+    c->str = d;
+    c->type = b->cold_last_type;
+    c->size = m->size;
+    c->flags = m->flags;
+    c->token = m->token;
+    c->hot_before = (uint32_t)t->nmethods;
+    c->source = (uint8_t)m->which;
+    if (m->which == NT_METHOD_DC_START && !tr_map_put(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
+        return fail(b, NT_ERR_NOMEM);
+    b->ncold++;
+    return 0;
 }
 
 static int on_method(void *user, const nt_method *m)
@@ -228,35 +345,36 @@ static int on_method(void *user, const nt_method *m)
     /* Only JIT loads and DCStart rundown enter the live map (a DCEnd at the
      * end of the stream has nothing after it to merge with). */
     uint32_t live = b->live.count ? tr_map_get(&b->live, key) : UINT32_MAX;
-    if (live != UINT32_MAX && !same_code(&t->methods[live], m))
+    if (live != UINT32_MAX && !same_code(b, live, m))
         live = UINT32_MAX;
-    int64_t from = INT64_MIN, until = INT64_MAX;
+    if (t->nmethods + b->ncold >= TR_COLD - 2)
+        return fail(b, NT_ERR_LIMIT);
     switch (m->which) {
     case NT_METHOD_LOAD:
         t->jit_records++;
-        from = m->timestamp;
         break;
     case NT_METHOD_DC_START:
     case NT_METHOD_DC_END:
         t->rundown_records++;
         if (live != UINT32_MAX)
             return 0; /* the same code again: rundown confirms a load already recorded */
-        break;
+        return add_cold(b, m, key, INT64_MAX);
     case NT_METHOD_UNLOAD:
         t->unload_records++;
         if (live != UINT32_MAX) {
-            t->methods[live].valid_until = m->timestamp;
+            if (live & TR_COLD)
+                cold_at(b, live & ~TR_COLD)->until = m->timestamp;
+            else
+                t->methods[live].valid_until = m->timestamp;
             if (!tr_map_put(&t->mem, &b->live, key, UINT32_MAX))
                 return fail(b, NT_ERR_NOMEM);
             return 0;
         }
-        until = m->timestamp; /* code loaded before the trace, gone now */
-        break;
+        return add_cold(b, m, key, m->timestamp); /* code loaded before the trace, gone now */
     default:
         return 0;
     }
-    if (t->nmethods >= UINT32_MAX - 1)
-        return fail(b, NT_ERR_LIMIT);
+    /* A JIT load: samples in its code come after it, so it is kept as it comes. */
     if (!GROW_SLOW(&t->mem, t->methods, t->nmethods, t->methods_cap))
         return fail(b, NT_ERR_NOMEM);
     nt_trace_method r = { 0 };
@@ -274,8 +392,8 @@ static int on_method(void *user, const nt_method *m)
     r.signature = tr_store(&t->mem, &t->strings, m->signature);
     r.assembly = "";
     r.timestamp = m->timestamp;
-    r.valid_from = from;
-    r.valid_until = until;
+    r.valid_from = m->timestamp;
+    r.valid_until = INT64_MAX;
     r.flags = m->flags;
     r.token = m->token;
     r.source = m->which;
@@ -283,7 +401,7 @@ static int on_method(void *user, const nt_method *m)
         return fail(b, NT_ERR_NOMEM);
     uint32_t idx = (uint32_t)t->nmethods;
     t->methods[t->nmethods++] = r;
-    if ((m->which == NT_METHOD_LOAD || m->which == NT_METHOD_DC_START) && !tr_map_put(&t->mem, &b->live, key, idx))
+    if (!tr_map_put(&t->mem, &b->live, key, idx))
         return fail(b, NT_ERR_NOMEM);
     return 0;
 }
@@ -400,6 +518,84 @@ static void link_assemblies(nt_trace *t)
     }
 }
 
+static void cold_release(nt_trace_builder *b)
+{
+    nt_mem *m = &b->t->mem;
+    for (size_t i = 0; i < b->cold_chunks; i++)
+        nt_mem_free(m, b->cold[i], TR_COLD_CHUNK * sizeof *b->cold[i]);
+    nt_mem_free(m, b->cold, b->cold_chunks_cap * sizeof *b->cold);
+    for (size_t i = 0; i < b->ncstr_chunks; i++) {
+        size_t size;
+        memcpy(&size, b->cstr_chunks[i], sizeof size);
+        nt_mem_free(m, b->cstr_chunks[i], size);
+    }
+    nt_mem_free(m, b->cstr_chunks, b->cstr_chunks_cap * sizeof *b->cstr_chunks);
+    b->cold = NULL;
+    b->cstr_chunks = NULL;
+    b->cstr = NULL;
+    b->ncold = b->cold_chunks = b->cold_chunks_cap = b->ncstr_chunks = b->cstr_chunks_cap = 0;
+}
+
+/* The cold records whose code holds a sampled address join the kept ones in
+ * stream order; the others (no frame can resolve to them) are dropped. */
+static bool keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
+    size_t keep = 0;
+    for (size_t i = 0; i < b->ncold; i++) {
+        tr_cold *c = cold_at(b, i);
+        bool hit = tr_addrs_cover(addrs, naddrs, c->start, c->size);
+        c->source |= hit ? 0x80 : 0;
+        keep += hit;
+    }
+    if (keep) {
+        size_t n = t->nmethods + keep;
+        nt_trace_method *all = nt_mem_alloc(m, n * sizeof *all);
+        if (!all)
+            return false;
+        size_t h = 0, k = 0;
+        for (size_t i = 0; i < b->ncold; i++) {
+            tr_cold *c = cold_at(b, i);
+            if (!(c->source & 0x80))
+                continue;
+            while (h < c->hot_before)
+                all[k++] = t->methods[h++];
+            nt_trace_method r = { 0 };
+            r.start_address = c->start;
+            r.size = c->size;
+            r.method_id = c->method_id;
+            r.module_id = c->module_id;
+            r.rejit_id = c->rejit_id;
+            r.name = tr_store(m, &t->strings, c->str);
+            r.signature = tr_store(m, &t->strings, c->str + strlen(c->str) + 1);
+            if (k && strcmp(all[k - 1].declaring_type, c->type) == 0)
+                r.declaring_type = all[k - 1].declaring_type;
+            else
+                r.declaring_type = tr_store(m, &t->strings, c->type);
+            r.assembly = "";
+            r.timestamp = c->timestamp;
+            r.valid_from = INT64_MIN;
+            r.valid_until = c->until;
+            r.flags = c->flags;
+            r.token = c->token;
+            r.source = (nt_method_event)(c->source & 0x7f);
+            if (!r.name || !r.declaring_type || !r.signature) {
+                nt_mem_free(m, all, n * sizeof *all);
+                return false;
+            }
+            all[k++] = r;
+        }
+        while (h < t->nmethods)
+            all[k++] = t->methods[h++];
+        nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
+        t->methods = all;
+        t->nmethods = t->methods_cap = n;
+    }
+    cold_release(b);
+    return true;
+}
+
 /* Per interned stack while resolving. */
 typedef struct tr_resolve {
     uint32_t first;    /* first resolved stack made from it, UINT32_MAX none */
@@ -453,7 +649,14 @@ static nt_status resolve(nt_trace_builder *b)
             q[b->istacks[i].off + k] = b->ips[b->istacks[i].off + k] - (k ? 1 : 0);
     tr_symbols sy;
     nt_status st = NT_OK;
-    if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, q, b->nips, nq)) {
+    size_t nu = b->nips, n_seen = t->nmethods + b->ncold;
+    if (!tr_addrs_prepare(m, &q, &nu, &nq) || !keep_cold(b, q, nu)) {
+        nt_mem_free(m, q, nq * sizeof *q);
+        return NT_ERR_NOMEM;
+    }
+    tr_strings_seal(&t->mem, &t->strings);
+    link_assemblies(t);
+    if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, n_seen, q, nu, nq)) {
         tr_symbols_free(m, &sy);
         return NT_ERR_NOMEM;
     }
@@ -545,6 +748,7 @@ static void builder_release(nt_trace_builder *b)
     nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
     tr_map_free(m, &b->thread_index);
     tr_map_free(m, &b->live);
+    cold_release(b);
     b->ips = NULL;
     b->istacks = NULL;
     b->itable = NULL;
@@ -587,10 +791,8 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = NULL;
     b->itable_cap = 0;
-    tr_strings_seal(&t->mem, &t->strings);
     shrink(&t->mem, (void **)&t->samples, &t->samples_cap, t->nsamples, sizeof *t->samples);
     shrink(&t->mem, (void **)&t->methods, &t->methods_cap, t->nmethods, sizeof *t->methods);
-    link_assemblies(t);
     if (!b->sorted && !sort_samples(t)) {
         st = NT_ERR_NOMEM;
         goto fail;

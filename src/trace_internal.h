@@ -104,10 +104,16 @@ struct nt_trace {
 };
 
 /* symbols.c */
-/* Takes addrs (addrs_alloc entries allocated through m, naddrs used): the
- * addresses that will be looked up.  On failure call tr_symbols_free too. */
-bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, uint64_t *addrs,
-                      size_t naddrs, size_t addrs_alloc);
+/* Sort the addresses that will be looked up and drop duplicates (*alloc
+ * entries allocated through m; the allocation may shrink). */
+bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc);
+/* True when [start, start + size) holds one of the prepared addresses. */
+bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t size);
+/* Takes prepared addrs (addrs_alloc entries allocated through m, naddrs
+ * used).  n_seen: records the stream had (kept or not), which bounds the
+ * overlaps allowed.  On failure call tr_symbols_free too. */
+bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
+                      uint64_t *addrs, size_t naddrs, size_t addrs_alloc);
 /* Candidates of a queried address: *count records, indices into methods. */
 const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint32_t *count);
 /* The record valid at ticks among the candidates, or NT_TRACE_NO_METHOD. */
