@@ -40,6 +40,8 @@ typedef struct tr_cold {
 #define TR_COLD_CHUNK 1024u                 /* records a chunk */
 #define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
 #define TR_CSTR_CHUNK (256u * 1024u)
+#define TR_PAGE_SHIFT 12
+#define TR_PAGE_SPAN 16u                    /* longer extents are not looked up page by page */
 
 /* Thread id -> index, direct-mapped in front of the map. */
 #define TR_TCACHE 64u
@@ -81,6 +83,11 @@ struct nt_trace_builder {
     char **cstr_chunks;
     size_t ncstr_chunks, cstr_chunks_cap;
     const char *cold_last_type;
+    /* 4 KiB pages of the addresses looked up so far (frame 0 as is, return
+     * addresses minus one): a DCEnd record whose code lies in none of them
+     * is dropped at once. */
+    tr_map pages;
+    uint64_t dropped;       /* DCEnd records dropped so */
 };
 
 #define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
@@ -192,6 +199,11 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
         return UINT32_MAX;
     if (n)
         memcpy(b->ips + b->nips, ips, n * sizeof *ips);
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t page = (ips[k] - (k ? 1 : 0)) >> TR_PAGE_SHIFT;
+        if (tr_map_get(&b->pages, page) == UINT32_MAX && !tr_map_put(m, &b->pages, page, 0))
+            return UINT32_MAX;
+    }
     b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };
     b->nips += n;
     b->itable[j] = (uint32_t)b->nistacks + 1;
@@ -262,6 +274,21 @@ static bool same_code(const nt_trace_builder *b, uint32_t live, const nt_method 
     }
     const nt_trace_method *r = &b->t->methods[live];
     return r->method_id == m->method_id && r->start_address == m->start_address && r->valid_until == INT64_MAX;
+}
+
+/* False when no address looked up so far lies in [start, start + size). */
+static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t size)
+{
+    if (!size)
+        return false; /* an empty extent covers nothing (tr_addrs_cover) */
+    uint64_t last = start > UINT64_MAX - (size - 1) ? UINT64_MAX : start + (size - 1);
+    uint64_t p0 = start >> TR_PAGE_SHIFT, p1 = last >> TR_PAGE_SHIFT;
+    if (p1 - p0 >= TR_PAGE_SPAN)
+        return true;
+    for (uint64_t p = p0; p <= p1; p++)
+        if (tr_map_get(&b->pages, p) != UINT32_MAX)
+            return true;
+    return false;
 }
 
 /* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
@@ -358,6 +385,12 @@ static int on_method(void *user, const nt_method *m)
         t->rundown_records++;
         if (live != UINT32_MAX)
             return 0; /* the same code again: rundown confirms a load already recorded */
+        /* The runtime writes DCEnd rundown after the last sample: code no
+         * sampled address lies in now never will be (see the header). */
+        if (m->which == NT_METHOD_DC_END && !maybe_sampled(b, m->start_address, m->size)) {
+            b->dropped++;
+            return 0;
+        }
         return add_cold(b, m, key, INT64_MAX);
     case NT_METHOD_UNLOAD:
         t->unload_records++;
@@ -649,7 +682,7 @@ static nt_status resolve(nt_trace_builder *b)
             q[b->istacks[i].off + k] = b->ips[b->istacks[i].off + k] - (k ? 1 : 0);
     tr_symbols sy;
     nt_status st = NT_OK;
-    size_t nu = b->nips, n_seen = t->nmethods + b->ncold;
+    size_t nu = b->nips, n_seen = t->nmethods + b->ncold + b->dropped;
     if (!tr_addrs_prepare(m, &q, &nu, &nq) || !keep_cold(b, q, nu)) {
         nt_mem_free(m, q, nq * sizeof *q);
         return NT_ERR_NOMEM;
@@ -748,6 +781,7 @@ static void builder_release(nt_trace_builder *b)
     nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
     tr_map_free(m, &b->thread_index);
     tr_map_free(m, &b->live);
+    tr_map_free(m, &b->pages);
     cold_release(b);
     b->ips = NULL;
     b->istacks = NULL;
@@ -788,6 +822,7 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     /* Tables only the parse needed go before resolution allocates. */
     tr_map_free(&t->mem, &b->thread_index);
     tr_map_free(&t->mem, &b->live);
+    tr_map_free(&t->mem, &b->pages);
     nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = NULL;
     b->itable_cap = 0;
