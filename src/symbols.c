@@ -57,18 +57,19 @@ static uint64_t extent_end(const nt_trace_method *r)
 #define TR_MAX_SPAN 64u
 #define TR_MAX_CAND 64u
 
-/* First index whose address is >= addr. */
+/* First index whose address is >= addr.  Branch-free: the probes of a
+ * lookup in a large table are unpredictable. */
 static size_t lower_bound(const uint64_t *a, size_t n, uint64_t addr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!n)
+        return 0;
+    const uint64_t *base = a;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = base[half - 1] < addr ? base + half : base;
+        n -= half;
     }
-    return lo;
+    return (size_t)(base - a) + (*base < addr);
 }
 
 bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc)

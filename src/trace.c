@@ -135,6 +135,8 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     b->last_ticks = INT64_MIN;
     b->gen = 1;
     b->last_thread_index = UINT32_MAX;
+    for (size_t i = 0; i < TR_TCACHE; i++)
+        b->tcache[i].index = UINT32_MAX;
     t->status = NT_OK;
     return b;
 }
@@ -231,9 +233,16 @@ static int on_sample(void *user, const nt_sample *s)
         if (n)
             *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
     }
-    uint32_t th = b->last_thread_index != UINT32_MAX && b->last_thread == s->thread_id
-                      ? b->last_thread_index
-                      : tr_map_get(&b->thread_index, s->thread_id);
+    /* Samples come in per-thread runs, interleaved: the last thread, then a
+     * small direct-mapped cache, then the map. */
+    uint32_t th;
+    tr_thread_slot *ts = &b->tcache[(s->thread_id ^ s->thread_id >> 17) & (TR_TCACHE - 1)];
+    if (b->last_thread_index != UINT32_MAX && b->last_thread == s->thread_id)
+        th = b->last_thread_index;
+    else if (ts->index != UINT32_MAX && ts->id == s->thread_id)
+        th = ts->index;
+    else
+        th = tr_map_get(&b->thread_index, s->thread_id);
     if (th == UINT32_MAX) {
         if (t->nthreads >= TR_MAX_THREADS)
             return fail(b, NT_ERR_LIMIT);
@@ -243,8 +252,9 @@ static int on_sample(void *user, const nt_sample *s)
         th = (uint32_t)t->nthreads;
         t->threads[t->nthreads++] = s->thread_id;
     }
-    if (!GROW_SLOW(&t->mem, t->samples, t->nsamples, t->samples_cap))
+    if (t->nsamples == t->samples_cap && !GROW_SLOW(&t->mem, t->samples, t->nsamples, t->samples_cap))
         return fail(b, NT_ERR_NOMEM);
+    *ts = (tr_thread_slot){ s->thread_id, th };
     b->last_thread = s->thread_id;
     b->last_thread_index = th;
     uint32_t type = s->type > 254 ? 255 : s->type;
