@@ -37,7 +37,7 @@ typedef struct tr_cold {
     uint8_t source;
 } tr_cold;
 
-#define TR_COLD_CHUNK 1024u                 /* records a chunk */
+#define TR_COLD_CHUNK 256u                  /* records a chunk */
 #define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
 #define TR_CSTR_CHUNK (256u * 1024u)
 #define TR_PAGE_SHIFT 12
@@ -309,7 +309,10 @@ static char *cold_bytes(nt_trace_builder *b, size_t n)
         if (!nt_mem_reserve(m, (void **)&b->cstr_chunks, &b->cstr_chunks_cap, b->ncstr_chunks + 1,
                             sizeof *b->cstr_chunks))
             return NULL;
-        size_t size = sizeof(size_t) + n > TR_CSTR_CHUNK ? sizeof(size_t) + n : TR_CSTR_CHUNK;
+        /* Chunks double from 16 KiB to TR_CSTR_CHUNK: small traces stay small. */
+        size_t want = b->ncstr_chunks >= 4 ? TR_CSTR_CHUNK : (16u * 1024u) << (2 * b->ncstr_chunks);
+        want = want > TR_CSTR_CHUNK ? TR_CSTR_CHUNK : want;
+        size_t size = sizeof(size_t) + n > want ? sizeof(size_t) + n : want;
         char *c = nt_mem_alloc(m, size);
         if (!c)
             return NULL;
