@@ -2,8 +2,11 @@
  *
  * While the stream is read, samples keep (ticks, thread, type, interned
  * stack): the parser's stack ids restart at every sequence point, so the IP
- * arrays are interned by content.  Method, module and assembly records are
- * collected as they come.  Rundown arrives last, so frames are resolved only
+ * arrays are interned by content.  Module and assembly records are collected
+ * as they come; so are JIT loads.  Rundown and unload records wait aside with
+ * plain string copies (DCEnd records in no sampled page are dropped at once)
+ * and finish() keeps those whose code holds a sampled address.  Rundown
+ * arrives last, so frames are resolved only
  * in finish(): once per interned stack when no frame of it can resolve
  * differently over time (the common case), else per sample, sharing one
  * frames array among the samples that resolve alike. */
