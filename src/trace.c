@@ -69,8 +69,6 @@ struct nt_trace_builder {
 
     tr_idcache idcache[TR_IDCACHE];
     uint32_t gen;           /* bumped at every sequence point */
-    uint64_t last_thread;   /* the previous sample's thread id and index */
-    uint32_t last_thread_index;
     tr_map thread_index;    /* thread id -> index */
     tr_thread_slot tcache[TR_TCACHE];
     tr_map live;            /* (method id, start) -> record loaded and not yet unloaded (TR_COLD: cold) */
@@ -137,7 +135,6 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     b->sorted = true;
     b->last_ticks = INT64_MIN;
     b->gen = 1;
-    b->last_thread_index = UINT32_MAX;
     for (size_t i = 0; i < TR_TCACHE; i++)
         b->tcache[i].index = UINT32_MAX;
     t->status = NT_OK;
@@ -236,30 +233,25 @@ static int on_sample(void *user, const nt_sample *s)
         if (n)
             *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
     }
-    /* Samples come in per-thread runs, interleaved: the last thread, then a
-     * small direct-mapped cache, then the map. */
-    uint32_t th;
+    /* Samples of a few threads interleave: a small direct-mapped cache in
+     * front of the map. */
     tr_thread_slot *ts = &b->tcache[(s->thread_id ^ s->thread_id >> 17) & (TR_TCACHE - 1)];
-    if (b->last_thread_index != UINT32_MAX && b->last_thread == s->thread_id)
-        th = b->last_thread_index;
-    else if (ts->index != UINT32_MAX && ts->id == s->thread_id)
-        th = ts->index;
-    else
-        th = tr_map_get(&b->thread_index, s->thread_id);
+    uint32_t th = ts->id == s->thread_id ? ts->index : UINT32_MAX;
     if (th == UINT32_MAX) {
-        if (t->nthreads >= TR_MAX_THREADS)
-            return fail(b, NT_ERR_LIMIT);
-        if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
-            !tr_map_put(&t->mem, &b->thread_index, s->thread_id, (uint32_t)t->nthreads))
-            return fail(b, NT_ERR_NOMEM);
-        th = (uint32_t)t->nthreads;
-        t->threads[t->nthreads++] = s->thread_id;
+        th = tr_map_get(&b->thread_index, s->thread_id);
+        if (th == UINT32_MAX) {
+            if (t->nthreads >= TR_MAX_THREADS)
+                return fail(b, NT_ERR_LIMIT);
+            if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
+                !tr_map_put(&t->mem, &b->thread_index, s->thread_id, (uint32_t)t->nthreads))
+                return fail(b, NT_ERR_NOMEM);
+            th = (uint32_t)t->nthreads;
+            t->threads[t->nthreads++] = s->thread_id;
+        }
+        *ts = (tr_thread_slot){ s->thread_id, th };
     }
     if (t->nsamples == t->samples_cap && !GROW_SLOW(&t->mem, t->samples, t->nsamples, t->samples_cap))
         return fail(b, NT_ERR_NOMEM);
-    *ts = (tr_thread_slot){ s->thread_id, th };
-    b->last_thread = s->thread_id;
-    b->last_thread_index = th;
     uint32_t type = s->type > 254 ? 255 : s->type;
     t->samples[t->nsamples++] = (tr_sample){ s->timestamp, st, th | (type << 24) };
     if (s->timestamp < b->last_ticks)
@@ -731,15 +723,16 @@ static nt_status resolve(nt_trace_builder *b)
         goto out;
     }
 
+    uint64_t total = 0, resolved = 0;
     for (size_t i = 0; i < t->nsamples; i++) {
         tr_sample *s = &t->samples[i];
         tr_resolve *r = &rs[s->stack];
-        const tr_istack *is = &b->istacks[s->stack];
-        const uint64_t *ips = b->ips + is->off;
         uint32_t rid = UINT32_MAX;
         if (r->state == 1 && r->first != UINT32_MAX) {
-            rid = r->first;
+            rid = r->first; /* the common case: a timeless stack already resolved */
         } else {
+            const tr_istack *is = &b->istacks[s->stack];
+            const uint64_t *ips = b->ips + is->off;
             /* One lookup per frame gives both the pick at this time and
              * whether any frame's pick could change with time. */
             bool timeless = true;
@@ -778,9 +771,11 @@ static nt_status resolve(nt_trace_builder *b)
             }
         }
         s->stack = rid;
-        t->total_frames += t->stacks[rid].count;
-        t->resolved_frames += t->stacks[rid].resolved;
+        total += t->stacks[rid].count;
+        resolved += t->stacks[rid].resolved;
     }
+    t->total_frames += total;
+    t->resolved_frames += resolved;
 out:
     nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
     nt_mem_free(m, pick, maxd * sizeof *pick);
