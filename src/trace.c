@@ -212,6 +212,27 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
     return (uint32_t)b->nistacks++;
 }
 
+static bool add_sample_chunk(nt_trace *t)
+{
+    if (!GROW(&t->mem, t->schunks, t->nschunks, t->schunks_cap))
+        return false;
+    tr_sample *c = nt_mem_alloc(&t->mem, TR_SCHUNK * sizeof *c);
+    if (!c)
+        return false;
+    t->schunks[t->nschunks++] = c;
+    t->last_chunk = TR_SCHUNK;
+    return true;
+}
+
+static void free_samples(nt_trace *t)
+{
+    for (size_t i = 0; i < t->nschunks; i++)
+        nt_mem_free(&t->mem, t->schunks[i], (i + 1 == t->nschunks ? t->last_chunk : TR_SCHUNK) * sizeof **t->schunks);
+    nt_mem_free(&t->mem, t->schunks, t->schunks_cap * sizeof *t->schunks);
+    t->schunks = NULL;
+    t->nschunks = t->schunks_cap = 0;
+}
+
 static int on_sample(void *user, const nt_sample *s)
 {
     nt_trace_builder *b = user;
@@ -250,10 +271,12 @@ static int on_sample(void *user, const nt_sample *s)
         }
         *ts = (tr_thread_slot){ s->thread_id, th };
     }
-    if (t->nsamples == t->samples_cap && !GROW_SLOW(&t->mem, t->samples, t->nsamples, t->samples_cap))
+    if ((t->nsamples & (TR_SCHUNK - 1)) == 0 && t->nsamples >> TR_SCHUNK_SHIFT == t->nschunks &&
+        !add_sample_chunk(t))
         return fail(b, NT_ERR_NOMEM);
     uint32_t type = s->type > 254 ? 255 : s->type;
-    t->samples[t->nsamples++] = (tr_sample){ s->timestamp, st, th | (type << 24) };
+    *TR_SAMPLE(t, t->nsamples) = (tr_sample){ s->timestamp, st, th | (type << 24) };
+    t->nsamples++;
     if (s->timestamp < b->last_ticks)
         b->sorted = false;
     b->last_ticks = s->timestamp;
@@ -511,14 +534,21 @@ void nt_trace_builder_callbacks(nt_callbacks *cb)
     cb->sequence_point = on_sequence_point;
 }
 
-/* Stable merge sort of the samples by time: ties keep stream order. */
+/* Stable merge sort of the samples by time: ties keep stream order.  Only
+ * streams whose samples are out of order pay for the flat copies. */
 static bool sort_samples(nt_trace *t)
 {
     size_t n = t->nsamples;
+    tr_sample *flat = nt_mem_alloc(&t->mem, n * sizeof *flat);
     tr_sample *tmp = nt_mem_alloc(&t->mem, n * sizeof *tmp);
-    if (!tmp)
+    if (!flat || !tmp) {
+        nt_mem_free(&t->mem, flat, n * sizeof *flat);
+        nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
         return false;
-    tr_sample *src = t->samples, *dst = tmp;
+    }
+    for (size_t i = 0; i < n; i++)
+        flat[i] = *TR_SAMPLE(t, i);
+    tr_sample *src = flat, *dst = tmp;
     for (size_t w = 1; w < n; w *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
@@ -534,8 +564,9 @@ static bool sort_samples(nt_trace *t)
         src = dst;
         dst = x;
     }
-    if (src != t->samples)
-        memcpy(t->samples, src, n * sizeof *src);
+    for (size_t i = 0; i < n; i++)
+        *TR_SAMPLE(t, i) = src[i];
+    nt_mem_free(&t->mem, flat, n * sizeof *flat);
     nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
     return true;
 }
@@ -725,7 +756,7 @@ static nt_status resolve(nt_trace_builder *b)
 
     uint64_t total = 0, resolved = 0;
     for (size_t i = 0; i < t->nsamples; i++) {
-        tr_sample *s = &t->samples[i];
+        tr_sample *s = TR_SAMPLE(t, i);
         tr_resolve *r = &rs[s->stack];
         uint32_t rid = UINT32_MAX;
         if (r->state == 1 && r->first != UINT32_MAX) {
@@ -837,7 +868,10 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = NULL;
     b->itable_cap = 0;
-    shrink(&t->mem, (void **)&t->samples, &t->samples_cap, t->nsamples, sizeof *t->samples);
+    if (t->nschunks) {
+        size_t used = t->nsamples - (t->nschunks - 1) * TR_SCHUNK;
+        shrink(&t->mem, (void **)&t->schunks[t->nschunks - 1], &t->last_chunk, used, sizeof **t->schunks);
+    }
     shrink(&t->mem, (void **)&t->methods, &t->methods_cap, t->nmethods, sizeof *t->methods);
     if (!b->sorted && !sort_samples(t)) {
         st = NT_ERR_NOMEM;
@@ -862,7 +896,7 @@ void nt_trace_free(nt_trace *t)
         return;
     nt_mem *m = &t->mem;
     tr_strings_free(m, &t->strings);
-    nt_mem_free(m, t->samples, t->samples_cap * sizeof *t->samples);
+    free_samples(t);
     nt_mem_free(m, t->threads, t->threads_cap * sizeof *t->threads);
     nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
     nt_mem_free(m, t->modules, t->modules_cap * sizeof *t->modules);
@@ -894,7 +928,7 @@ size_t nt_trace_sample_count(const nt_trace *t) { return t->nsamples; }
 
 nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i)
 {
-    const tr_sample *s = &t->samples[i];
+    const tr_sample *s = TR_SAMPLE(t, i);
     const tr_rstack *r = &t->stacks[s->stack];
     nt_trace_sample o;
     o.timestamp = s->ticks;

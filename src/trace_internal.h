@@ -48,6 +48,13 @@ typedef struct tr_sample {
     uint32_t thread_type;
 } tr_sample;
 
+/* Samples live in fixed chunks: growing never copies them (realloc of one
+ * large block copied it again and again once the allocator stopped mapping
+ * it), and the last chunk is cut to size in finish(). */
+#define TR_SCHUNK_SHIFT 12
+#define TR_SCHUNK (1u << TR_SCHUNK_SHIFT)
+#define TR_SAMPLE(t, i) (&(t)->schunks[(i) >> TR_SCHUNK_SHIFT][(i) & (TR_SCHUNK - 1)])
+
 #define TR_MAX_THREADS (1u << 24)
 #define TR_THREAD(s) ((s)->thread_type & 0xFFFFFFu)
 #define TR_TYPE(s) ((s)->thread_type >> 24)
@@ -78,8 +85,9 @@ struct nt_trace {
 
     tr_strings strings;
 
-    tr_sample *samples;
-    size_t nsamples, samples_cap;
+    tr_sample **schunks;     /* sample i: TR_SAMPLE(t, i) */
+    size_t nschunks, schunks_cap;
+    size_t nsamples, last_chunk;   /* entries allocated in the last chunk */
 
     uint64_t *threads;   /* index -> thread id */
     size_t nthreads, threads_cap;
