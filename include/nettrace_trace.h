@@ -18,9 +18,9 @@
  * rundown lists every method ever compiled; copying them all cost more than
  * parsing).  A MethodDCEnd record is judged against the samples read before
  * it -- the runtime writes DCEnd rundown after the last sample -- so a sample
- * that follows a DCEnd record in the stream does not resolve to that record
- * unless an earlier sample already lay in its code.  DCStart and unload
- * records are judged against every sample.
+ * that follows a DCEnd record in the stream may not resolve to that record
+ * (it does when an earlier sample lay within 256 bytes of its code).  DCStart
+ * and unload records are judged against every sample.
  *
  * The exporters (top-N, folded, speedscope, pprof) stream their output
  * through a write callback and allocate only small tables.

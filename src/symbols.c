@@ -209,6 +209,12 @@ const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint3
     return sy->cand + sy->first[k];
 }
 
+const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count)
+{
+    *count = sy->first[k + 1] - sy->first[k];
+    return sy->cand + sy->first[k];
+}
+
 /* When a rundown record's code was there "since before the trace", it cannot
  * have been there before another record at the same address was unloaded. */
 static int64_t effective_from(const nt_trace_method *methods, const uint32_t *cand, uint32_t n, uint32_t c)

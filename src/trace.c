@@ -4,7 +4,7 @@
  * stack): the parser's stack ids restart at every sequence point, so the IP
  * arrays are interned by content.  Module and assembly records are collected
  * as they come; so are JIT loads.  Rundown and unload records wait aside with
- * plain string copies (DCEnd records in no sampled page are dropped at once)
+ * plain string copies (DCEnd records far from every sample are dropped at once)
  * and finish() keeps those whose code holds a sampled address.  Rundown
  * arrives last, so frames are resolved only
  * in finish(): once per interned stack when no frame of it can resolve
@@ -43,8 +43,8 @@ typedef struct tr_cold {
 #define TR_COLD_CHUNK 256u                  /* records a chunk */
 #define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
 #define TR_CSTR_CHUNK (256u * 1024u)
-#define TR_PAGE_SHIFT 12
-#define TR_PAGE_SPAN 16u                    /* longer extents are not looked up page by page */
+#define TR_PAGE_SHIFT 8
+#define TR_PAGE_SPAN 32u                    /* longer extents are not looked up line by line */
 
 /* Thread id -> index, direct-mapped in front of the map. */
 #define TR_TCACHE 64u
@@ -84,11 +84,20 @@ struct nt_trace_builder {
     char **cstr_chunks;
     size_t ncstr_chunks, cstr_chunks_cap;
     const char *cold_last_type;
-    /* 4 KiB pages of the addresses looked up so far (frame 0 as is, return
-     * addresses minus one): a DCEnd record whose code lies in none of them
-     * is dropped at once. */
+    /* 256-byte lines of the addresses looked up so far (frame 0 as is,
+     * return addresses minus one): a DCEnd record whose code lies in none of
+     * them is dropped at once. */
     tr_map pages;
     uint64_t dropped;       /* DCEnd records dropped so */
+
+    /* The distinct addresses looked up, and for each entry of ips the index
+     * of its address there: finish() sorts them once, and a frame then finds
+     * its candidates without a search. */
+    uint64_t *uaddr;
+    size_t nuaddr, uaddr_cap;
+    uint32_t *ipu;
+    size_t ipu_cap;
+    tr_map addr_ids;        /* address -> index in uaddr */
 };
 
 #define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
@@ -201,10 +210,21 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
         return UINT32_MAX;
     if (n)
         memcpy(b->ips + b->nips, ips, n * sizeof *ips);
+    if (!nt_mem_reserve(m, (void **)&b->ipu, &b->ipu_cap, b->nips + n, sizeof *b->ipu))
+        return UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
-        uint64_t page = (ips[k] - (k ? 1 : 0)) >> TR_PAGE_SHIFT;
-        if (tr_map_get(&b->pages, page) == UINT32_MAX && !tr_map_put(m, &b->pages, page, 0))
-            return UINT32_MAX;
+        uint64_t a = ips[k] - (k ? 1 : 0);
+        uint32_t id = tr_map_get(&b->addr_ids, a);
+        if (id == UINT32_MAX) {
+            uint64_t page = a >> TR_PAGE_SHIFT;
+            if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
+                !tr_map_put(m, &b->addr_ids, a, (uint32_t)b->nuaddr) ||
+                (tr_map_get(&b->pages, page) == UINT32_MAX && !tr_map_put(m, &b->pages, page, 0)))
+                return UINT32_MAX;
+            id = (uint32_t)b->nuaddr;
+            b->uaddr[b->nuaddr++] = a;
+        }
+        b->ipu[b->nips + k] = id;
     }
     b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };
     b->nips += n;
@@ -676,60 +696,101 @@ typedef struct tr_resolve {
 
 static const char EMPTY[] = "";
 
-/* Append a resolved stack for the given IPs and method picks. */
-static uint32_t add_rstack(nt_trace *t, const uint64_t *ips, uint32_t n, const uint32_t *pick)
+/* Resolved stacks while resolving: their method picks (frames[off + k]'s
+ * method_index, 4 bytes a frame) and the interned stack each came from.  The
+ * frames themselves are written once all are known, at their exact size. */
+typedef struct tr_picks {
+    uint32_t *pick;
+    size_t n, cap;
+    uint32_t *src;         /* resolved stack -> interned stack */
+    size_t src_cap;
+} tr_picks;
+
+static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n, const uint32_t *pick)
 {
     nt_mem *m = &t->mem;
-    if (t->nstacks >= UINT32_MAX - 1 || t->nframes + n > UINT32_MAX)
+    if (t->nstacks >= UINT32_MAX - 1 || p->n + n > UINT32_MAX)
         return UINT32_MAX;
-    if (!nt_mem_reserve(m, (void **)&t->frames, &t->frames_cap, t->nframes + n, sizeof *t->frames) ||
+    if (!nt_mem_reserve(m, (void **)&p->pick, &p->cap, p->n + n, sizeof *p->pick) ||
+        !nt_mem_reserve(m, (void **)&p->src, &p->src_cap, t->nstacks + 1, sizeof *p->src) ||
         !GROW(m, t->stacks, t->nstacks, t->stacks_cap))
         return UINT32_MAX;
+    uint32_t resolved = 0;
     for (uint32_t k = 0; k < n; k++) {
-        nt_frame *f = &t->frames[t->nframes + k];
-        f->ip = ips[k];
-        f->method_index = pick[k];
-        if (pick[k] == NT_TRACE_NO_METHOD) {
-            f->method = f->type = f->assembly = EMPTY;
-        } else {
-            const nt_trace_method *r = &t->methods[pick[k]];
-            f->method = r->name;
-            f->type = r->declaring_type;
-            f->assembly = r->assembly;
+        p->pick[p->n + k] = pick[k];
+        resolved += pick[k] != NT_TRACE_NO_METHOD;
+    }
+    p->src[t->nstacks] = istack;
+    t->stacks[t->nstacks] = (tr_rstack){ (uint32_t)p->n, n, resolved };
+    p->n += n;
+    return (uint32_t)t->nstacks++;
+}
+
+static bool write_frames(nt_trace_builder *b, const tr_picks *p)
+{
+    nt_trace *t = b->t;
+    if (!p->n)
+        return true;
+    t->frames = nt_mem_alloc(&t->mem, p->n * sizeof *t->frames);
+    if (!t->frames)
+        return false;
+    t->frames_cap = t->nframes = p->n;
+    for (size_t r = 0; r < t->nstacks; r++) {
+        const tr_rstack *rs = &t->stacks[r];
+        const uint64_t *ips = b->ips + b->istacks[p->src[r]].off;
+        for (uint32_t k = 0; k < rs->count; k++) {
+            nt_frame *f = &t->frames[rs->off + k];
+            uint32_t pk = p->pick[rs->off + k];
+            f->ip = ips[k];
+            f->method_index = pk;
+            if (pk == NT_TRACE_NO_METHOD) {
+                f->method = f->type = f->assembly = EMPTY;
+            } else {
+                const nt_trace_method *mr = &t->methods[pk];
+                f->method = mr->name;
+                f->type = mr->declaring_type;
+                f->assembly = mr->assembly;
+            }
         }
     }
-    uint32_t resolved = 0;
-    for (uint32_t k = 0; k < n; k++)
-        resolved += pick[k] != NT_TRACE_NO_METHOD;
-    t->stacks[t->nstacks] = (tr_rstack){ (uint32_t)t->nframes, n, resolved };
-    t->nframes += n;
-    return (uint32_t)t->nstacks++;
+    return true;
 }
 
 static nt_status resolve(nt_trace_builder *b)
 {
     nt_trace *t = b->t;
     nt_mem *m = &t->mem;
-    /* The addresses looked up: frame 0 as is, return addresses minus one. */
-    size_t nq = b->nips ? b->nips : 1;
+    /* The distinct addresses looked up (frame 0 as is, return addresses
+     * minus one), sorted, and each one's rank in that order. */
+    size_t u = b->nuaddr, nq = u ? u : 1, nu = u, n_seen = t->nmethods + b->ncold + b->dropped;
     uint64_t *q = nt_mem_alloc(m, nq * sizeof *q);
-    if (!q)
-        return NT_ERR_NOMEM;
-    size_t ni = b->nistacks;
-    for (size_t i = 0; i < ni; i++)
-        for (uint32_t k = 0; k < b->istacks[i].count; k++)
-            q[b->istacks[i].off + k] = b->ips[b->istacks[i].off + k] - (k ? 1 : 0);
-    tr_symbols sy;
-    nt_status st = NT_OK;
-    size_t nu = b->nips, n_seen = t->nmethods + b->ncold + b->dropped;
-    if (!tr_addrs_prepare(m, &q, &nu, &nq) || !keep_cold(b, q, nu)) {
+    uint32_t *rank = nt_mem_alloc(m, nq * sizeof *rank);
+    bool ok = q && rank;
+    if (ok && u)
+        memcpy(q, b->uaddr, u * sizeof *q);
+    ok = ok && tr_addrs_prepare(m, &q, &nu, &nq);
+    for (size_t k = 0; ok && k < nu; k++)
+        ok = tr_map_put(m, &b->addr_ids, q[k], (uint32_t)k);
+    for (size_t id = 0; ok && id < u; id++)
+        rank[id] = tr_map_get(&b->addr_ids, b->uaddr[id]);
+    /* Only the ranks are needed from here on. */
+    tr_map_free(m, &b->addr_ids);
+    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    b->uaddr = NULL;
+    b->uaddr_cap = 0;
+    if (!ok || !keep_cold(b, q, nu)) {
         nt_mem_free(m, q, nq * sizeof *q);
+        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
         return NT_ERR_NOMEM;
     }
+    tr_symbols sy;
+    nt_status st = NT_OK;
+    size_t ni = b->nistacks;
     tr_strings_seal(&t->mem, &t->strings);
     link_assemblies(t);
     if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, n_seen, q, nu, nq)) {
         tr_symbols_free(m, &sy);
+        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
         return NT_ERR_NOMEM;
     }
     tr_resolve *rs = nt_mem_alloc(m, (ni ? ni : 1) * sizeof *rs);
@@ -738,6 +799,7 @@ static nt_status resolve(nt_trace_builder *b)
         if (b->istacks[i].count > maxd)
             maxd = b->istacks[i].count;
     uint32_t *pick = nt_mem_alloc(m, maxd * sizeof *pick);
+    tr_picks pk = { 0 };
     uint32_t *rnext = NULL; /* resolved stack -> next variant of the same interned stack */
     size_t rnext_cap = 0;
     if (!rs || !pick) {
@@ -746,14 +808,6 @@ static nt_status resolve(nt_trace_builder *b)
     }
     for (size_t i = 0; i < ni; i++)
         rs[i] = (tr_resolve){ UINT32_MAX, 0 };
-    /* Usually each interned stack resolves once: size the frames for that. */
-    if (b->nips && !t->frames_cap && nt_mem_resize(m, (void **)&t->frames, 0, b->nips * sizeof *t->frames))
-        t->frames_cap = b->nips;
-    if (b->nips && !t->frames) {
-        st = NT_ERR_NOMEM;
-        goto out;
-    }
-
     uint64_t total = 0, resolved = 0;
     for (size_t i = 0; i < t->nsamples; i++) {
         tr_sample *s = TR_SAMPLE(t, i);
@@ -763,13 +817,13 @@ static nt_status resolve(nt_trace_builder *b)
             rid = r->first; /* the common case: a timeless stack already resolved */
         } else {
             const tr_istack *is = &b->istacks[s->stack];
-            const uint64_t *ips = b->ips + is->off;
+            const uint32_t *ids = b->ipu + is->off;
             /* One lookup per frame gives both the pick at this time and
              * whether any frame's pick could change with time. */
             bool timeless = true;
             for (uint32_t k = 0; k < is->count; k++) {
                 uint32_t nc;
-                const uint32_t *c = tr_symbols_candidates(&sy, k ? ips[k] - 1 : ips[k], &nc);
+                const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
                 pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
                 if (r->state == 0 && timeless)
                     timeless = tr_symbols_timeless(t->methods, c, nc);
@@ -780,9 +834,9 @@ static nt_status resolve(nt_trace_builder *b)
              * otherwise make every sample compare with every other. */
             int tries = 8;
             for (uint32_t v = r->first; v != UINT32_MAX && tries-- > 0; v = rnext[v]) {
-                const nt_frame *f = t->frames + t->stacks[v].off;
+                const uint32_t *f = pk.pick + t->stacks[v].off;
                 uint32_t k = 0;
-                while (k < is->count && f[k].method_index == pick[k])
+                while (k < is->count && f[k] == pick[k])
                     k++;
                 if (k == is->count) {
                     rid = v;
@@ -790,7 +844,7 @@ static nt_status resolve(nt_trace_builder *b)
                 }
             }
             if (rid == UINT32_MAX) {
-                rid = add_rstack(t, ips, is->count, pick);
+                rid = add_rstack(t, &pk, s->stack, is->count, pick);
                 if (rid == UINT32_MAX ||
                     !nt_mem_reserve(m, (void **)&rnext, &rnext_cap, (size_t)rid + 1, sizeof *rnext)) {
                     st = NT_ERR_NOMEM;
@@ -807,7 +861,12 @@ static nt_status resolve(nt_trace_builder *b)
     }
     t->total_frames += total;
     t->resolved_frames += resolved;
+    if (!write_frames(b, &pk))
+        st = NT_ERR_NOMEM;
 out:
+    nt_mem_free(m, pk.pick, pk.cap * sizeof *pk.pick);
+    nt_mem_free(m, pk.src, pk.src_cap * sizeof *pk.src);
+    nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
     nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
     nt_mem_free(m, pick, maxd * sizeof *pick);
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
@@ -824,6 +883,12 @@ static void builder_release(nt_trace_builder *b)
     tr_map_free(m, &b->thread_index);
     tr_map_free(m, &b->live);
     tr_map_free(m, &b->pages);
+    tr_map_free(m, &b->addr_ids);
+    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    nt_mem_free(m, b->ipu, b->ipu_cap * sizeof *b->ipu);
+    b->uaddr = NULL;
+    b->ipu = NULL;
+    b->uaddr_cap = b->ipu_cap = b->nuaddr = 0;
     cold_release(b);
     b->ips = NULL;
     b->istacks = NULL;
