@@ -23,7 +23,7 @@ typedef struct tr_istack {
 
 /* Parser stack id -> interned stack, for the current sequence-point interval
  * (ids restart after each one).  Direct-mapped: a miss only costs a hash. */
-#define TR_IDCACHE 1024u
+#define TR_IDCACHE 256u
 typedef struct tr_idcache {
     uint32_t gen, id, istack, count;
     uint64_t first, last;   /* cheap guard against a redefined id */

@@ -51,7 +51,7 @@ typedef struct tr_sample {
 /* Samples live in fixed chunks: growing never copies them (realloc of one
  * large block copied it again and again once the allocator stopped mapping
  * it), and the last chunk is cut to size in finish(). */
-#define TR_SCHUNK_SHIFT 12
+#define TR_SCHUNK_SHIFT 10
 #define TR_SCHUNK (1u << TR_SCHUNK_SHIFT)
 #define TR_SAMPLE(t, i) (&(t)->schunks[(i) >> TR_SCHUNK_SHIFT][(i) & (TR_SCHUNK - 1)])
 
