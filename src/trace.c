@@ -47,7 +47,8 @@ typedef struct tr_cold {
 #define TR_PAGE_SPAN 32u                    /* longer extents are not looked up line by line */
 
 /* Thread id -> index, direct-mapped in front of the map. */
-#define TR_TCACHE 64u
+#define TR_TCACHE_BITS 6u                   /* the top bits of a product index it */
+#define TR_TCACHE (1u << TR_TCACHE_BITS)
 typedef struct tr_thread_slot {
     uint64_t id;
     uint32_t index;         /* UINT32_MAX = empty */
@@ -71,6 +72,7 @@ struct nt_trace_builder {
     uint32_t gen;           /* bumped at every sequence point */
     tr_map thread_index;    /* thread id -> index */
     tr_thread_slot tcache[TR_TCACHE];
+    tr_sample *sfill, *send; /* the free part of the last sample chunk */
     tr_map live;            /* (method id, start) -> record loaded and not yet unloaded (TR_COLD: cold) */
 
     /* Rundown and unload records wait here, strings copied without interning,
@@ -253,50 +255,83 @@ static void free_samples(nt_trace *t)
     t->nschunks = t->schunks_cap = 0;
 }
 
+#if defined(__GNUC__)
+#define TR_SLOW_PATH __attribute__((noinline, cold))
+#else
+#define TR_SLOW_PATH
+#endif
+
+/* A sample's stack the id cache did not know: interned, then cached. */
+static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s, uint32_t n, tr_idcache *c)
+{
+    uint32_t st = intern_stack(b, n ? s->stack->ips : NULL, n);
+    if (st != UINT32_MAX && n)
+        *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
+    if (st == UINT32_MAX)
+        fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+/* A thread the cache did not know: from the map, or a new one. */
+static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_thread_slot *ts)
+{
+    nt_trace *t = b->t;
+    uint32_t th = tr_map_get(&b->thread_index, id);
+    if (th == UINT32_MAX) {
+        if (t->nthreads >= TR_MAX_THREADS) {
+            fail(b, NT_ERR_LIMIT);
+            return UINT32_MAX;
+        }
+        if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
+            !tr_map_put(&t->mem, &b->thread_index, id, (uint32_t)t->nthreads)) {
+            fail(b, NT_ERR_NOMEM);
+            return UINT32_MAX;
+        }
+        th = (uint32_t)t->nthreads;
+        t->threads[t->nthreads++] = id;
+    }
+    *ts = (tr_thread_slot){ id, th };
+    return th;
+}
+
+static TR_SLOW_PATH bool sample_chunk_slow(nt_trace_builder *b)
+{
+    nt_trace *t = b->t;
+    if (!add_sample_chunk(t)) {
+        fail(b, NT_ERR_NOMEM);
+        return false;
+    }
+    b->sfill = t->schunks[t->nschunks - 1];
+    b->send = b->sfill + TR_SCHUNK;
+    return true;
+}
+
 static int on_sample(void *user, const nt_sample *s)
 {
     nt_trace_builder *b = user;
-    nt_trace *t = b->t;
     if (b->failed)
         return 1;
     uint32_t n = s->stack ? s->stack->count : 0;
     if (!s->stack && s->stack_id != 0)
-        t->samples_unknown_stack++;
+        b->t->samples_unknown_stack++;
     uint32_t st;
     tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
     if (n && c->gen == b->gen && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
-        c->last == s->stack->ips[n - 1]) {
+        c->last == s->stack->ips[n - 1])
         st = c->istack;
-    } else {
-        st = intern_stack(b, n ? s->stack->ips : NULL, n);
-        if (st == UINT32_MAX)
-            return fail(b, NT_ERR_NOMEM);
-        if (n)
-            *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
-    }
+    else if ((st = stack_slow(b, s, n, c)) == UINT32_MAX)
+        return 1;
     /* Samples of a few threads interleave: a small direct-mapped cache in
      * front of the map. */
-    tr_thread_slot *ts = &b->tcache[(s->thread_id ^ s->thread_id >> 17) & (TR_TCACHE - 1)];
+    tr_thread_slot *ts = &b->tcache[(s->thread_id * 0x9E3779B97F4A7C15ull) >> (64 - TR_TCACHE_BITS)]; /* ids are often multiples of 4 */
     uint32_t th = ts->id == s->thread_id ? ts->index : UINT32_MAX;
-    if (th == UINT32_MAX) {
-        th = tr_map_get(&b->thread_index, s->thread_id);
-        if (th == UINT32_MAX) {
-            if (t->nthreads >= TR_MAX_THREADS)
-                return fail(b, NT_ERR_LIMIT);
-            if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
-                !tr_map_put(&t->mem, &b->thread_index, s->thread_id, (uint32_t)t->nthreads))
-                return fail(b, NT_ERR_NOMEM);
-            th = (uint32_t)t->nthreads;
-            t->threads[t->nthreads++] = s->thread_id;
-        }
-        *ts = (tr_thread_slot){ s->thread_id, th };
-    }
-    if ((t->nsamples & (TR_SCHUNK - 1)) == 0 && t->nsamples >> TR_SCHUNK_SHIFT == t->nschunks &&
-        !add_sample_chunk(t))
-        return fail(b, NT_ERR_NOMEM);
+    if (th == UINT32_MAX && (th = thread_slow(b, s->thread_id, ts)) == UINT32_MAX)
+        return 1;
+    if (b->sfill == b->send && !sample_chunk_slow(b))
+        return 1;
     uint32_t type = s->type > 254 ? 255 : s->type;
-    *TR_SAMPLE(t, t->nsamples) = (tr_sample){ s->timestamp, st, th | (type << 24) };
-    t->nsamples++;
+    *b->sfill++ = (tr_sample){ s->timestamp, st, th | (type << 24) };
+    b->t->nsamples++;
     if (s->timestamp < b->last_ticks)
         b->sorted = false;
     b->last_ticks = s->timestamp;
