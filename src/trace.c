@@ -844,8 +844,10 @@ static nt_status resolve(nt_trace_builder *b)
     for (size_t i = 0; i < ni; i++)
         rs[i] = (tr_resolve){ UINT32_MAX, 0 };
     uint64_t total = 0, resolved = 0;
+    tr_sample *s_next = NULL; /* walks a chunk */
     for (size_t i = 0; i < t->nsamples; i++) {
-        tr_sample *s = TR_SAMPLE(t, i);
+        tr_sample *s = (i & (TR_SCHUNK - 1)) ? s_next : TR_SAMPLE(t, i);
+        s_next = s + 1;
         tr_resolve *r = &rs[s->stack];
         uint32_t rid = UINT32_MAX;
         if (r->state == 1 && r->first != UINT32_MAX) {
