@@ -43,8 +43,10 @@ typedef struct tr_cold {
 #define TR_COLD_CHUNK 256u                  /* records a chunk */
 #define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
 #define TR_CSTR_CHUNK (256u * 1024u)
-#define TR_PAGE_SHIFT 8
-#define TR_PAGE_SPAN 32u                    /* longer extents are not looked up line by line */
+#define TR_LINE_SHIFT 8
+#define TR_LINE_SPAN 32u                    /* longer extents are not looked up line by line */
+#define TR_LINE_HASH_BITS 16
+#define TR_LINE_BITS (1u << TR_LINE_HASH_BITS)
 
 /* Thread id -> index, direct-mapped in front of the map. */
 #define TR_TCACHE_BITS 6u                   /* the top bits of a product index it */
@@ -86,10 +88,12 @@ struct nt_trace_builder {
     char **cstr_chunks;
     size_t ncstr_chunks, cstr_chunks_cap;
     const char *cold_last_type;
-    /* 256-byte lines of the addresses looked up so far (frame 0 as is,
-     * return addresses minus one): a DCEnd record whose code lies in none of
-     * them is dropped at once. */
-    tr_map pages;
+    /* A bit for each hash of the 256-byte lines of the addresses looked up
+     * so far (frame 0 as is, return addresses minus one): a DCEnd record
+     * whose lines' bits are all clear lies near no sample and is dropped at
+     * once.  A set bit only sends a record to the cold list, where finish()
+     * decides exactly. */
+    uint64_t lines[TR_LINE_BITS / 64];
     uint64_t dropped;       /* DCEnd records dropped so */
 
     /* The distinct addresses looked up, and for each entry of ips the index
@@ -160,6 +164,11 @@ static int on_trace(void *user, const nt_trace_info *info)
     return 0;
 }
 
+static uint32_t line_hash(uint64_t line)
+{
+    return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
+}
+
 static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
@@ -218,11 +227,11 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
         uint64_t a = ips[k] - (k ? 1 : 0);
         uint32_t id = tr_map_get(&b->addr_ids, a);
         if (id == UINT32_MAX) {
-            uint64_t page = a >> TR_PAGE_SHIFT;
             if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
-                !tr_map_put(m, &b->addr_ids, a, (uint32_t)b->nuaddr) ||
-                (tr_map_get(&b->pages, page) == UINT32_MAX && !tr_map_put(m, &b->pages, page, 0)))
+                !tr_map_put(m, &b->addr_ids, a, (uint32_t)b->nuaddr))
                 return UINT32_MAX;
+            uint32_t lh = line_hash(a >> TR_LINE_SHIFT);
+            b->lines[lh / 64] |= 1ull << (lh % 64);
             id = (uint32_t)b->nuaddr;
             b->uaddr[b->nuaddr++] = a;
         }
@@ -365,12 +374,14 @@ static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t si
     if (!size)
         return false; /* an empty extent covers nothing (tr_addrs_cover) */
     uint64_t last = start > UINT64_MAX - (size - 1) ? UINT64_MAX : start + (size - 1);
-    uint64_t p0 = start >> TR_PAGE_SHIFT, p1 = last >> TR_PAGE_SHIFT;
-    if (p1 - p0 >= TR_PAGE_SPAN)
+    uint64_t p0 = start >> TR_LINE_SHIFT, p1 = last >> TR_LINE_SHIFT;
+    if (p1 - p0 >= TR_LINE_SPAN)
         return true;
-    for (uint64_t p = p0; p <= p1; p++)
-        if (tr_map_get(&b->pages, p) != UINT32_MAX)
+    for (uint64_t p = p0; p <= p1; p++) {
+        uint32_t h = line_hash(p);
+        if (b->lines[h / 64] >> (h % 64) & 1)
             return true;
+    }
     return false;
 }
 
@@ -919,7 +930,6 @@ static void builder_release(nt_trace_builder *b)
     nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
     tr_map_free(m, &b->thread_index);
     tr_map_free(m, &b->live);
-    tr_map_free(m, &b->pages);
     tr_map_free(m, &b->addr_ids);
     nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
     nt_mem_free(m, b->ipu, b->ipu_cap * sizeof *b->ipu);
@@ -966,7 +976,6 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     /* Tables only the parse needed go before resolution allocates. */
     tr_map_free(&t->mem, &b->thread_index);
     tr_map_free(&t->mem, &b->live);
-    tr_map_free(&t->mem, &b->pages);
     nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = NULL;
     b->itable_cap = 0;
