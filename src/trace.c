@@ -108,9 +108,8 @@ struct nt_trace_builder {
 
 #define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
-/* The two big tables (samples, method records) grow by an eighth, not by
- * doubling: realloc of large blocks remaps pages, and the trace's peak memory
- * stays close to what it keeps. */
+/* The kept method records grow by an eighth, not by doubling, so the
+ * trace's peak memory stays close to what it keeps (samples are chunked). */
 static bool grow_slow(nt_mem *m, void **arr, size_t n, size_t *cap, size_t elem)
 {
     if (n < *cap)
