@@ -6,6 +6,7 @@
  * actually arrive and never beyond max_block_bytes).  A unit is decoded only
  * when complete, so the callbacks do not depend on how the input is chunked.
  */
+#include "blocks_v6.h"
 #include "parser_internal.h"
 
 #include <stdarg.h>
@@ -26,7 +27,10 @@ enum {
     ST_BLOCK_BODY,   /* BlockSize */
     ST_BLOCK_SKIP,   /* BlockSize of an unknown block, skipped */
     ST_END_OBJECT,   /* 1: EndObject */
-    ST_DONE          /* after the end-of-stream tag */
+    ST_DONE,         /* after the end-of-stream tag */
+    ST_V6_BLOCK_HEADER, /* 4: BlockSize (24 bits) | BlockKind << 24 */
+    ST_V6_BLOCK_BODY,   /* BlockSize, decoded by blocks_v6.c */
+    ST_V6_BLOCK_SKIP    /* BlockSize of an unknown kind, skipped */
 };
 
 #define MAX_TYPE_NAME 64
@@ -86,6 +90,7 @@ void nt_parser_free(nt_parser *p)
 {
     if (!p)
         return;
+    nt_v6_free(p);
     nt_metadata_free(&p->meta);
     nt_stacks_free(&p->stacks);
     nt_mem_free(&p->mem, p->big, p->big_cap);
@@ -214,9 +219,39 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         uint32_t major = nt_le32(u), minor = nt_le32(u + 4);
         p->info.format_major = major;
         p->info.format_minor = minor;
-        return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
-                       "NetTrace major version %u (this reader supports V4/V5)", major);
+        if (major != 6) /* a higher major version is a breaking change; below 6 never had this header */
+            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
+                           "NetTrace major version %u (this reader supports V4/V5 and V6)", major);
+        nt_status s = nt_v6_begin(p);
+        if (s)
+            return s;
+        set_state(p, ST_V6_BLOCK_HEADER, 4);
+        return NT_OK;
     }
+    case ST_V6_BLOCK_HEADER: {
+        uint32_t size = 0;
+        nt_v6_next next = NT_V6_BODY;
+        nt_status s = nt_v6_block_header(p, u, &size, &next);
+        if (s)
+            return s;
+        if (next == NT_V6_END) {
+            p->ended = true;
+            set_state(p, ST_DONE, 0);
+        } else {
+            set_state(p, next == NT_V6_BODY ? ST_V6_BLOCK_BODY : ST_V6_BLOCK_SKIP, size);
+        }
+        return NT_OK;
+    }
+    case ST_V6_BLOCK_BODY: {
+        nt_status s = nt_v6_decode_block(p, u, p->need);
+        if (s)
+            return s;
+        set_state(p, ST_V6_BLOCK_HEADER, 4);
+        return NT_OK;
+    }
+    case ST_V6_BLOCK_SKIP:
+        set_state(p, ST_V6_BLOCK_HEADER, 4);
+        return NT_OK;
     case ST_OBJ_TAG:
         if (u[0] == 0x01) { /* NullReference where an object would start: end of stream */
             if (!p->have_trace)
@@ -356,7 +391,7 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         }
         if (!len)
             break;
-        if (p->state == ST_BLOCK_SKIP || p->state == ST_BLOCK_PAD) {
+        if (p->state == ST_BLOCK_SKIP || p->state == ST_BLOCK_PAD || p->state == ST_V6_BLOCK_SKIP) {
             if (p->have == 0)
                 p->unit_off = p->offset;
             size_t take = p->need - p->have < len ? p->need - p->have : len;
@@ -426,9 +461,10 @@ nt_status nt_parser_finish(nt_parser *p)
         return nt_fail(p, NT_ERR_TRUNCATED, p->unit_off, "the stream ends inside its header");
     }
     /* Ended at an object boundary with no events at all: a header and nothing else. */
-    if (p->state == ST_OBJ_TAG && p->have == 0 && p->stats.events == 0)
+    const bool boundary = p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER;
+    if (boundary && p->have == 0 && p->stats.events == 0)
         return nt_fail(p, NT_ERR_NO_EVENTS, p->offset, "the stream holds no events and has no end-of-stream tag");
-    uint64_t at = p->have || p->state != ST_OBJ_TAG ? p->unit_off : p->offset;
+    uint64_t at = p->have || !boundary ? p->unit_off : p->offset;
     /* Report where the incomplete object began, when we know it. */
     return nt_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
 }

@@ -80,6 +80,8 @@ struct nt_parser {
     size_t fields_cap;
 
     nt_parser_stats stats;
+
+    struct nt_v6 *v6;       /* V6 tables (blocks_v6.c); NULL for V4/V5 */
 };
 
 /* Record a sticky error; the message gets " at byte N" appended. */

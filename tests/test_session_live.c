@@ -330,7 +330,7 @@ Test(live, live_top_names_each_thread_in_the_first_refresh)
 {
     char cmd[1400];
     const char *top = getenv("top_builddir");
-    snprintf(cmd, sizeof cmd, "'%s/nettrace' live-top -p %d --interval 1 -n 3 --threads 8 --duration 1.5",
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' top -p %d --interval 1 -n 3 --threads 8 --duration 1.5",
              top ? top : ".", (int)g_target.pid);
     FILE *f = popen(cmd, "r");
     cr_assert_not_null(f);
@@ -338,7 +338,7 @@ Test(live, live_top_names_each_thread_in_the_first_refresh)
     size_t n = fread(out, 1, sizeof out - 1, f);
     out[n] = 0;
     int rc = pclose(f);
-    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "live-top exited with %d:\n%s", WEXITSTATUS(rc), out);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "top -p exited with %d:\n%s", WEXITSTATUS(rc), out);
     /* Only the first refresh counts: cut at the second header. */
     char *second = strstr(out + 1, "nettrace top  pid");
     if (second)

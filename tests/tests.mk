@@ -30,3 +30,5 @@ tests_test_corpus_LDFLAGS = $(T_LINK)
 
 TESTS += tests/exported_symbols.sh tests/cli_info.sh
 EXTRA_DIST += tests/exported_symbols.sh tests/cli_info.sh
+TESTS += tests/pprof_go.sh
+EXTRA_DIST += tests/pprof_go.sh

@@ -153,8 +153,11 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_in
     fprintf(o, "file:              %s\n", path);
     fprintf(o, "status:            %s\n", s == NT_OK ? "ok" : nt_parser_message(p));
     if (ti) {
-        fprintf(o, "format:            NetTrace V%u (Trace object version %u, min reader %u)\n", ti->format_major,
-                ti->object_version, ti->min_reader_version);
+        if (ti->format_major >= 6)
+            fprintf(o, "format:            NetTrace V%u.%u\n", ti->format_major, ti->format_minor);
+        else
+            fprintf(o, "format:            NetTrace V%u (Trace object version %u, min reader %u)\n", ti->format_major,
+                    ti->object_version, ti->min_reader_version);
         fprintf(o, "pointer size:      %u\n", ti->pointer_size);
         fprintf(o, "process id:        %u\n", ti->process_id);
         fprintf(o, "processors:        %u\n", ti->processor_count);

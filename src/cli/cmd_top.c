@@ -104,7 +104,7 @@ static int cmp_row_incl(const void *a, const void *b)
 static void usage(FILE *f)
 {
     fputs("usage: nettrace top [OPTIONS] FILE\n"
-          "       nettrace top -p PID ...   (live: see 'nettrace live-top --help')\n"
+          "       nettrace top -p PID ...   (live, per thread: see 'nettrace live-top --help')\n"
           "\n"
           "Hot methods: exclusive samples (the method was the innermost frame) and\n"
           "inclusive samples (it was anywhere on the stack), with their share of the\n"

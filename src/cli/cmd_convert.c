@@ -1,0 +1,309 @@
+/* nettrace convert FILE --to v4|v6 -o OUT: re-write a trace in another
+ * NetTrace version, through the parser and the writer.
+ *
+ * What carries over: the trace header, every metadata record, every event's
+ * header and raw payload (with its stack, thread ids, sequence number and
+ * activity ids), and the sequence points.  Metadata and stack ids are
+ * re-numbered (stacks are interned again).  V6 label-list overrides of an
+ * event's version, opcode, level or keywords become metadata records of
+ * their own; V6-only field types cannot be described in V4 metadata (nor
+ * arrays of arrays or fixed-length arrays in either), so such records lose
+ * their field list (the payload bytes are unchanged). */
+#include "cli.h"
+#include "nettrace_writer.h"
+#include "u64map.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One output metadata id for a source description (base or overridden). */
+typedef struct conv_meta {
+    uint32_t src_id, dst_id;
+    uint32_t version, opcode, level;
+    uint64_t keywords;
+} conv_meta;
+
+typedef struct conv {
+    uint32_t format;
+    bool uncompressed;
+    FILE *out;
+    nt_writer *w;
+    u64map base;            /* source metadata id -> index + 1 in metas */
+    conv_meta *metas;
+    size_t nmetas, cap;
+    uint64_t skipped;       /* events whose metadata was never defined */
+    uint64_t fieldless;     /* metadata records written without their fields */
+    bool oom;
+    char err[256];
+} conv;
+
+static int sink(void *user, const void *data, size_t len)
+{
+    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+}
+
+static int fail_writer(conv *c)
+{
+    snprintf(c->err, sizeof c->err, "writer: %s", nt_writer_message(c->w));
+    return 1;
+}
+
+static int on_trace(void *user, const nt_trace_info *t)
+{
+    conv *c = user;
+    nt_writer_options o;
+    nt_writer_options_default(&o);
+    o.format = c->format;
+    o.uncompressed = c->uncompressed;
+    o.pointer_size = t->pointer_size;
+    o.sync_time_utc = t->sync_time_utc;
+    o.sync_qpc = t->sync_qpc;
+    o.qpc_frequency = t->qpc_frequency;
+    o.process_id = t->process_id;
+    o.processor_count = t->processor_count;
+    o.sampling_interval_ns = t->sampling_interval_ns;
+    c->w = nt_writer_new(&o, sink, c->out, NULL);
+    if (!c->w) {
+        snprintf(c->err, sizeof c->err, "cannot create the writer");
+        return 1;
+    }
+    return 0;
+}
+
+static bool array_type(uint32_t t)
+{
+    return t == NT_TYPE_ARRAY || t == NT_TYPE_FIXED_ARRAY || t == NT_TYPE_RELLOC || t == NT_TYPE_DATALOC;
+}
+
+/* Field lists the output cannot describe: V6-only types in V4, arrays of
+ * arrays (nt_field has no room for the inner element type) and fixed-length
+ * arrays (nor for their element count). */
+static bool lossy_fields(const nt_event_desc *d, uint32_t format)
+{
+    for (uint32_t i = 0; i < d->field_count; i++) {
+        const nt_field *f = &d->fields[i];
+        if (format != 6 && (f->type > NT_TYPE_ARRAY || f->element_type > NT_TYPE_ARRAY))
+            return true;
+        if (array_type(f->type) && array_type(f->element_type))
+            return true;
+        if (f->type == NT_TYPE_FIXED_ARRAY) /* nt_field carries no element count */
+            return true;
+    }
+    return false;
+}
+
+/* Define d (as given, under a new id) and remember it for src_id. */
+static int define(conv *c, const nt_event_desc *d, uint32_t *dst)
+{
+    nt_event_desc x = *d;
+    x.metadata_id = 0;
+    if (lossy_fields(d, c->format)) {
+        x.field_count = 0;
+        x.fields = NULL;
+        c->fieldless++;
+    }
+    if (nt_writer_define(c->w, &x, dst) != NT_OK)
+        return fail_writer(c);
+    if (c->nmetas == c->cap) {
+        size_t ncap = c->cap ? c->cap * 2 : 64;
+        conv_meta *n = realloc(c->metas, ncap * sizeof *n);
+        if (!n)
+            return c->oom = true;
+        c->metas = n;
+        c->cap = ncap;
+    }
+    c->metas[c->nmetas++] = (conv_meta){ d->metadata_id, *dst, d->version, d->opcode, d->level, d->keywords };
+    return 0;
+}
+
+static int on_metadata(void *user, const nt_event_desc *d)
+{
+    conv *c = user;
+    uint32_t dst;
+    if (define(c, d, &dst))
+        return 1;
+    uint64_t *v = u64map_get(&c->base, d->metadata_id);
+    if (!v)
+        return c->oom = true;
+    *v = c->nmetas; /* index + 1: a redefinition (after a V6 metadata flush) replaces the old one */
+    return 0;
+}
+
+static bool same(const conv_meta *m, const nt_event_desc *d)
+{
+    return m->version == d->version && m->opcode == d->opcode && m->level == d->level && m->keywords == d->keywords;
+}
+
+/* The output metadata id of an event's (possibly overridden) description. */
+static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
+{
+    uint64_t *v = u64map_get(&c->base, ev->metadata_id);
+    if (!v)
+        return c->oom = true;
+    const conv_meta *b = &c->metas[*v - 1];
+    if (same(b, ev->desc)) {
+        *dst = b->dst_id;
+        return 0;
+    }
+    for (size_t i = (size_t)*v; i < c->nmetas; i++) /* variants are defined after their base */
+        if (c->metas[i].src_id == ev->metadata_id && same(&c->metas[i], ev->desc)) {
+            *dst = c->metas[i].dst_id;
+            return 0;
+        }
+    return define(c, ev->desc, dst);
+}
+
+static int on_event(void *user, const nt_event *ev)
+{
+    conv *c = user;
+    uint64_t *known = u64map_get(&c->base, ev->metadata_id);
+    if (!known)
+        return c->oom = true;
+    if (!ev->desc || !*known) {
+        c->skipped++;
+        return 0;
+    }
+    nt_writer_event e;
+    memset(&e, 0, sizeof e);
+    if (out_id(c, ev, &e.metadata_id))
+        return 1;
+    e.thread_id = ev->thread_id;
+    e.capture_thread_id = ev->capture_thread_id;
+    e.processor_number = ev->processor_number;
+    e.sequence_number = ev->sequence_number;
+    e.timestamp = ev->timestamp;
+    e.is_sorted = ev->is_sorted;
+    e.payload = ev->payload;
+    e.payload_size = ev->payload_size;
+    /* The capture thread id 0 means "the event's own thread" to the writer. */
+    if (e.capture_thread_id == 0)
+        e.capture_thread_id = e.thread_id;
+    if (ev->stack && nt_writer_stack(c->w, ev->stack->ips, ev->stack->count, &e.stack_id) != NT_OK)
+        return fail_writer(c);
+    memcpy(e.activity_id, ev->activity_id, 16);
+    memcpy(e.related_activity_id, ev->related_activity_id, 16);
+    if (nt_writer_write_event(c->w, &e) != NT_OK)
+        return fail_writer(c);
+    return 0;
+}
+
+static int on_sp(void *user, const nt_sequence_point *sp)
+{
+    conv *c = user;
+    uint32_t flags = c->format == 6 ? sp->flags & (NT_SP_FLUSH_THREADS | NT_SP_FLUSH_METADATA) : 0;
+    if (nt_writer_sequence_point_threads(c->w, sp->timestamp, flags, sp->threads, sp->thread_count) != NT_OK)
+        return fail_writer(c);
+    if (flags & NT_SP_FLUSH_METADATA) {
+        /* the output forgot its metadata too: everything is defined again */
+        u64map_free(&c->base);
+        c->nmetas = 0;
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: nettrace convert FILE --to v4|v6 -o OUT [--uncompressed]\n"
+          "\n"
+          "Re-write a NetTrace trace (V4/V5 or V6) as V4/V5 or V6.  FILE may be '-'\n"
+          "for standard input.  Metadata and stack ids are re-numbered; event\n"
+          "headers, payloads, stacks and sequence points carry over.\n"
+          "\n"
+          "  --to v4|v6      output version (v5 is the same as v4)\n"
+          "  -o, --output    output file ('-' = standard output)\n"
+          "  --uncompressed  write uncompressed event headers\n",
+          f);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    static const struct option opts[] = { { "to", required_argument, NULL, 't' },
+                                          { "output", required_argument, NULL, 'o' },
+                                          { "uncompressed", no_argument, NULL, 'u' },
+                                          { "help", no_argument, NULL, 'h' },
+                                          { NULL, 0, NULL, 0 } };
+    conv c;
+    memset(&c, 0, sizeof c);
+    const char *out_path = NULL;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "t:o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 't':
+            if (strcmp(optarg, "v4") == 0 || strcmp(optarg, "v5") == 0 || strcmp(optarg, "4") == 0)
+                c.format = 4;
+            else if (strcmp(optarg, "v6") == 0 || strcmp(optarg, "6") == 0)
+                c.format = 6;
+            else {
+                fprintf(stderr, "nettrace convert: --to must be v4 or v6, not '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'o': out_path = optarg; break;
+        case 'u': c.uncompressed = true; break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1 || !c.format || !out_path) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *in_path = argv[optind];
+    c.out = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "wb");
+    if (!c.out) {
+        fprintf(stderr, "nettrace convert: %s: %s\n", out_path, strerror(errno));
+        return CLI_EXIT_ERROR;
+    }
+    nt_callbacks cb = { 0 };
+    cb.trace = on_trace;
+    cb.metadata = on_metadata;
+    cb.event = on_event;
+    cb.sequence_point = on_sp;
+    nt_parser *p = nt_parser_new(&cb, &c, NULL, NULL);
+    if (!p) {
+        fprintf(stderr, "nettrace convert: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    char err[256] = "";
+    nt_status s = cli_feed_path(p, in_path, err, sizeof err);
+    int rc = CLI_EXIT_OK;
+    if (s == NT_ERR_STOPPED) {
+        fprintf(stderr, "nettrace convert: %s\n", c.oom ? "out of memory" : c.err);
+        rc = CLI_EXIT_ERROR;
+    } else if (s != NT_OK && s != NT_ERR_TRUNCATED) {
+        fprintf(stderr, "nettrace convert: %s\n", err);
+        rc = cli_exit_code(s);
+    } else {
+        /* A truncated input still gives a complete output of what was read. */
+        if (s == NT_ERR_TRUNCATED) {
+            fprintf(stderr, "nettrace convert: warning: %s (the output holds what was read)\n", err);
+            rc = cli_exit_code(s);
+        }
+        if (c.w && nt_writer_finish(c.w) != NT_OK) {
+            fprintf(stderr, "nettrace convert: %s: %s\n", out_path, nt_writer_message(c.w));
+            rc = CLI_EXIT_ERROR;
+        }
+    }
+    if (c.skipped)
+        fprintf(stderr, "nettrace convert: warning: %" PRIu64 " events without metadata were left out\n", c.skipped);
+    if (c.fieldless)
+        fprintf(stderr, "nettrace convert: warning: %" PRIu64 " metadata records lost field descriptions the output cannot hold\n",
+                c.fieldless);
+    nt_parser_free(p);
+    nt_writer_free(c.w);
+    u64map_free(&c.base);
+    free(c.metas);
+    if (c.out != stdout) {
+        if (fclose(c.out) != 0 && rc == CLI_EXIT_OK) {
+            fprintf(stderr, "nettrace convert: %s: %s\n", out_path, strerror(errno));
+            rc = CLI_EXIT_ERROR;
+        }
+    } else if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
+        rc = CLI_EXIT_ERROR;
+    }
+    return rc;
+}

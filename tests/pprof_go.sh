@@ -1,0 +1,28 @@
+#!/bin/sh
+# pprof output read back by Go's own pprof tool (an independent consumer):
+# the sample total matches the trace and the three hot methods of the
+# spin-threads trace come out on top.  .ci/deps installs Go; elsewhere this
+# skips with a message when Go is absent.
+set -u
+if ! command -v go >/dev/null 2>&1; then
+    echo "SKIP: 'go' is not installed (apt-get install golang-go), so 'go tool pprof' cannot read our output here"
+    exit 77
+fi
+nt="$top_builddir/nettrace"
+trace="$top_srcdir/corpus/spin-threads.nettrace"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME="$tmp" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" GOFLAGS= GOTOOLCHAIN=local
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$nt" stacks -f pprof -o "$tmp/p.pb.gz" "$trace" || fail "stacks -f pprof exited $?"
+samples=$("$nt" info --json "$trace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
+go tool pprof -sample_index=0 -top -nodecount=3 "$tmp/p.pb.gz" > "$tmp/top.txt" 2>&1 || { cat "$tmp/top.txt"; fail "go tool pprof failed"; }
+cat "$tmp/top.txt"
+grep -q "Total samples = $samples\b" "$tmp/top.txt" || fail "go tool pprof does not see $samples samples"
+for m in 'Threading.Thread.Join' 'BetaSpinner.SpinBeta' 'AlphaSpinner.SpinAlpha'; do
+    tail -n 3 "$tmp/top.txt" | grep -q "$m" || fail "$m is not among the top three"
+done
+# the wall-time sample type is there too and adds up to more than the samples' count
+go tool pprof -sample_index=1 -top -nodecount=1 "$tmp/p.pb.gz" 2>&1 | grep -q "Type: wall" || fail "no wall-time sample type"
+echo ok
