@@ -1,1 +1,134 @@
-# libFuzzer harnesses (./configure CC=clang --enable-fuzzing)
+# libFuzzer harnesses (./configure CC=clang --enable-fuzzing), their plain
+# replay builds (make check, any compiler), the hostile-input suite, and the
+# fuzz-seeds / fuzz-smoke / fuzz-coverage targets.  See fuzz/README.md.
+
+FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip
+FUZZ_COMMON = fuzz/fuzz.h fuzz/peak_bound.h fuzz/fuzz_common.c
+
+# ---- replay builds: every harness + replay_main.c, run by fuzz/replay.sh ----
+check_PROGRAMS += fuzz/replay_parser fuzz/replay_parser_chunked fuzz/replay_parser_limits fuzz/replay_parser_alloc \
+	fuzz/replay_trace fuzz/replay_ipc_reply fuzz/replay_roundtrip
+TESTS += fuzz/replay.sh
+FUZZ_REPLAY_LIBS = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
+
+fuzz_replay_parser_SOURCES = fuzz/replay_main.c fuzz/fuzz_parser.c $(FUZZ_COMMON)
+fuzz_replay_parser_CPPFLAGS = $(T_CPP)
+fuzz_replay_parser_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_parser_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_parser_chunked_SOURCES = fuzz/replay_main.c fuzz/fuzz_parser_chunked.c $(FUZZ_COMMON)
+fuzz_replay_parser_chunked_CPPFLAGS = $(T_CPP)
+fuzz_replay_parser_chunked_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_parser_chunked_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_parser_limits_SOURCES = fuzz/replay_main.c fuzz/fuzz_parser_limits.c $(FUZZ_COMMON)
+fuzz_replay_parser_limits_CPPFLAGS = $(T_CPP)
+fuzz_replay_parser_limits_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_parser_limits_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_parser_alloc_SOURCES = fuzz/replay_main.c fuzz/fuzz_parser_alloc.c $(FUZZ_COMMON)
+fuzz_replay_parser_alloc_CPPFLAGS = $(T_CPP)
+fuzz_replay_parser_alloc_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_parser_alloc_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_trace_SOURCES = fuzz/replay_main.c fuzz/fuzz_trace.c $(FUZZ_COMMON)
+fuzz_replay_trace_CPPFLAGS = $(T_CPP)
+fuzz_replay_trace_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_trace_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_ipc_reply_SOURCES = fuzz/replay_main.c fuzz/fuzz_ipc_reply.c $(FUZZ_COMMON)
+fuzz_replay_ipc_reply_CPPFLAGS = $(T_CPP)
+fuzz_replay_ipc_reply_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_ipc_reply_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_roundtrip_SOURCES = fuzz/replay_main.c fuzz/fuzz_roundtrip.c $(FUZZ_COMMON)
+fuzz_replay_roundtrip_CPPFLAGS = $(T_CPP)
+fuzz_replay_roundtrip_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_roundtrip_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+# ---- hostile-input suite (Criterion) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_hostile
+TESTS += tests/test_hostile
+endif
+tests_test_hostile_SOURCES = tests/test_hostile.c
+tests_test_hostile_CPPFLAGS = $(T_CPP)
+tests_test_hostile_CFLAGS = $(T_CC)
+tests_test_hostile_LDADD = $(T_LIBS)
+tests_test_hostile_LDFLAGS = $(T_LINK)
+
+# ---- seed generator (make fuzz-seeds; built with the check programs) ----
+check_PROGRAMS += fuzz/make_seeds
+fuzz_make_seeds_SOURCES = fuzz/make_seeds.c tests/support/streams.c tests/support/streams.h
+fuzz_make_seeds_CPPFLAGS = $(T_CPP)
+fuzz_make_seeds_LDADD = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
+
+fuzz-seeds: fuzz/make_seeds$(EXEEXT)
+	$(MKDIR_P) $(srcdir)/corpus/fuzz/parser $(srcdir)/corpus/fuzz/parser_limits $(srcdir)/corpus/fuzz/ipc_reply
+	fuzz/make_seeds $(srcdir)/corpus/fuzz/parser $(srcdir)/corpus/fuzz/parser_limits $(srcdir)/corpus/fuzz/ipc_reply $(srcdir)/corpus
+
+# ---- libFuzzer targets ----
+if FUZZING
+FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1
+FUZZ_CPP = $(T_CPP)
+FUZZ_CC = -std=c11 $(WARN_CFLAGS) $(PTHREAD_CFLAGS) $(ZLIB_CFLAGS) $(FUZZ_SAN)
+# The library sources are compiled into each target so they are instrumented.
+FUZZ_LIB = $(libnettrace_core_la_SOURCES) tests/support/support.c tests/support/support.h $(FUZZ_COMMON)
+FUZZ_LIBS = $(ZLIB_LIBS) $(PTHREAD_LIBS)
+noinst_PROGRAMS += fuzz/fuzz_parser fuzz/fuzz_parser_chunked fuzz/fuzz_parser_limits fuzz/fuzz_parser_alloc \
+	fuzz/fuzz_trace fuzz/fuzz_ipc_reply fuzz/fuzz_roundtrip
+
+fuzz_fuzz_parser_SOURCES = fuzz/fuzz_parser.c $(FUZZ_LIB)
+fuzz_fuzz_parser_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_parser_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_parser_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_parser_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_parser_chunked_SOURCES = fuzz/fuzz_parser_chunked.c $(FUZZ_LIB)
+fuzz_fuzz_parser_chunked_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_parser_chunked_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_parser_chunked_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_parser_chunked_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_parser_limits_SOURCES = fuzz/fuzz_parser_limits.c $(FUZZ_LIB)
+fuzz_fuzz_parser_limits_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_parser_limits_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_parser_limits_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_parser_limits_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_parser_alloc_SOURCES = fuzz/fuzz_parser_alloc.c $(FUZZ_LIB)
+fuzz_fuzz_parser_alloc_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_parser_alloc_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_parser_alloc_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_parser_alloc_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_trace_SOURCES = fuzz/fuzz_trace.c $(FUZZ_LIB)
+fuzz_fuzz_trace_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_trace_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_trace_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_trace_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_ipc_reply_SOURCES = fuzz/fuzz_ipc_reply.c $(FUZZ_LIB)
+fuzz_fuzz_ipc_reply_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_ipc_reply_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_ipc_reply_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_ipc_reply_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_roundtrip_SOURCES = fuzz/fuzz_roundtrip.c $(FUZZ_LIB)
+fuzz_fuzz_roundtrip_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_roundtrip_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_roundtrip_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_roundtrip_LDADD = $(FUZZ_LIBS)
+
+fuzz-smoke: $(noinst_PROGRAMS)
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} $(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_HARNESSES)
+else
+fuzz-smoke:
+	@echo "fuzz-smoke needs: ./configure CC=clang --enable-fuzzing" >&2; exit 1
+endif
+
+fuzz-coverage:
+	CC_COV=clang top_srcdir=$(abs_top_srcdir) $(SHELL) $(srcdir)/fuzz/coverage.sh $(FUZZ_HARNESSES)
+
+.PHONY: fuzz-seeds fuzz-smoke fuzz-coverage
+EXTRA_DIST += fuzz/replay.sh fuzz/run.sh fuzz/coverage.sh fuzz/tally.sh fuzz/nettrace.dict fuzz/README.md corpus/fuzz

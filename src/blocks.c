@@ -218,6 +218,7 @@ typedef struct meta_ctx {
     nt_parser *p;
     size_t nfields;
     bool overflow; /* more fields than max_fields: a limit breach, not a parse failure */
+    bool nomem;    /* the field scratch could not grow: out of memory, not a parse failure */
 } meta_ctx;
 
 /* Convert a UTF-16 string into the metadata arena. */
@@ -238,8 +239,10 @@ static nt_raw_field *push_field(meta_ctx *m, uint32_t type, uint32_t elem, uint3
         m->overflow = true;
         return NULL;
     }
-    if (!nt_mem_reserve(&p->mem, (void **)&p->fields, &p->fields_cap, m->nfields + 1, sizeof *p->fields))
+    if (!nt_mem_reserve(&p->mem, (void **)&p->fields, &p->fields_cap, m->nfields + 1, sizeof *p->fields)) {
+        m->nomem = true;
         return NULL;
+    }
     nt_raw_field *f = &p->fields[m->nfields++];
     f->name = NULL;
     f->units = 0;
@@ -325,10 +328,12 @@ nt_status nt_parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t 
 
     /* Field descriptions: parse what we can; an unparsable list only loses
      * its names (as TraceEvent does).  Then the V5 tags. */
-    meta_ctx m = { p, 0, false };
+    meta_ctx m = { p, 0, false, false };
     uint32_t opcode = 0;
     if (nt_cur_left(&c) >= 4) {
         if (!parse_v1_fields(&m, &c, 0)) {
+            if (m.nomem)
+                return nt_fail(p, NT_ERR_NOMEM, payload_off, "cannot hold the fields of metadata record %u", id);
             if (m.overflow)
                 return nt_fail(p, NT_ERR_LIMIT, payload_off, "metadata record has more than max_fields (%u) fields",
                                p->lim.max_fields);
@@ -348,6 +353,9 @@ nt_status nt_parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t 
             } else if (kind == 2) {
                 m.nfields = 0; /* V2Params replaces the (empty) V1 list */
                 if (!parse_v2_fields(&m, &t, 0)) {
+                    if (m.nomem)
+                        return nt_fail(p, NT_ERR_NOMEM, payload_off, "cannot hold the fields of metadata record %u",
+                                       id);
                     if (m.overflow)
                         return nt_fail(p, NT_ERR_LIMIT, payload_off,
                                        "metadata record has more than max_fields (%u) fields", p->lim.max_fields);

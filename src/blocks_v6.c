@@ -54,6 +54,7 @@ typedef struct nt_v6 {
     v6_field *f;
     size_t f_cap, nf;
     bool f_overflow;
+    bool f_nomem; /* the field scratch could not grow: out of memory, not a parse failure */
 } nt_v6;
 
 nt_status nt_v6_begin(nt_parser *p)
@@ -275,8 +276,10 @@ static bool push_field(nt_parser *p, const uint8_t *name, size_t len, uint32_t d
         v->f_overflow = true;
         return false;
     }
-    if (!nt_mem_reserve(&p->mem, (void **)&v->f, &v->f_cap, v->nf + 1, sizeof *v->f))
+    if (!nt_mem_reserve(&p->mem, (void **)&v->f, &v->f_cap, v->nf + 1, sizeof *v->f)) {
+        v->f_nomem = true;
         return false;
+    }
     v->f[v->nf++] = (v6_field){ name, len, 0, 0, depth };
     return true;
 }
@@ -351,8 +354,11 @@ static nt_status parse_row(nt_parser *p, const uint8_t *row, size_t size, uint64
     nt_v6 *v = p->v6;
     v->nf = 0;
     v->f_overflow = false;
+    v->f_nomem = false;
     /* An unparsable field list only loses the fields, as for V4/V5. */
     if (!parse_fields(p, &c, 0)) {
+        if (v->f_nomem)
+            return nt_fail(p, NT_ERR_NOMEM, off, "cannot hold the fields of metadata record %u", id);
         if (v->f_overflow)
             return nt_fail(p, NT_ERR_LIMIT, off, "metadata record has more than max_fields (%u) fields",
                            p->lim.max_fields);

@@ -59,7 +59,12 @@ static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
     char buf[1024];
     for (uint32_t f = r->count; f-- > 0;) {
         size_t n = nt_frame_name(&t->frames[r->off + f], buf, sizeof buf);
-        tr_out_bytes(o, buf, n < sizeof buf ? n : sizeof buf - 1);
+        n = n < sizeof buf ? n : sizeof buf - 1;
+        /* A name from the trace may hold the format's separators: keep one frame one field, one stack one line. */
+        for (size_t i = 0; i < n; i++)
+            if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
+                buf[i] = '_';
+        tr_out_bytes(o, buf, n);
         if (f)
             tr_out_bytes(o, ";", 1);
     }
@@ -93,7 +98,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_w
         int64_t wt;
         for (size_t i; (i = tr_walk_next(&wk, &it, false, &wt)) != SIZE_MAX;) {
             uint32_t k = TR_SAMPLE(t, i)->stack;
-            sw[k] += wt;
+            sw[k] = tr_add_weight(sw[k], wt);
             nused += !used[k];
             used[k] = true;
         }
@@ -116,7 +121,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_w
         for (size_t i = 0; i < n && !o.failed; i++) {
             int64_t total = sw[order[i]];
             while (i + 1 < n && cmp_stacks(&c, order[i], order[i + 1]) == 0)
-                total += sw[order[++i]];
+                total = tr_add_weight(total, sw[order[++i]]);
             write_stack(&o, t, order[i]);
             tr_out_bytes(&o, " ", 1);
             tr_out_i64(&o, total);

@@ -201,8 +201,10 @@ size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t 
             const nt_trace *t = w->t;
             int64_t f = t->info.qpc_frequency, a = TR_SAMPLE(t, it->cur)->ticks, b = TR_SAMPLE(t, it->next)->ticks;
             /* The difference of the printed times; on a nanosecond clock the ticks are those times. */
-            int64_t d = f == 1000000000 ? b - a : nt_ticks_to_ns(b, f) - nt_ticks_to_ns(a, f);
-            *weight = d > 0 ? d : 0;
+            int64_t x = f == 1000000000 ? a : nt_ticks_to_ns(a, f), y = f == 1000000000 ? b : nt_ticks_to_ns(b, f);
+            /* hostile clocks: the difference may not fit int64; saturate */
+            uint64_t d = y > x ? (uint64_t)y - (uint64_t)x : 0;
+            *weight = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
         }
         return it->cur;
     }

@@ -151,7 +151,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
                 vals[2 * a] = vals[2 * a + 1] = 0;
             }
             vals[2 * a] += 1;
-            vals[2 * a + 1] += wall;
+            vals[2 * a + 1] = tr_add_weight(vals[2 * a + 1], wall);
             int64_t ns = nt_ticks_to_ns(s->ticks, t->info.qpc_frequency);
             if (ns < first_ns)
                 first_ns = ns;
@@ -184,13 +184,14 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
             const nt_systemtime *u = &t->info.sync_time_utc;
             int64_t secs = days_from_civil(u->year, u->month, u->day) * 86400 + u->hour * 3600 + u->minute * 60 +
                            u->second;
-            int64_t wall = secs * 1000000000 + (int64_t)u->milliseconds * 1000000;
+            /* Unsigned (wrapping) arithmetic: a hostile header's clock must not overflow a signed type. */
+            uint64_t wall = (uint64_t)secs * 1000000000u + (uint64_t)u->milliseconds * 1000000u;
             if (first_ns != INT64_MAX)
-                wall += first_ns - nt_ticks_to_ns(t->info.sync_qpc, t->info.qpc_frequency);
-            pb_uint(&b, 9, (uint64_t)wall);
+                wall += (uint64_t)first_ns - (uint64_t)nt_ticks_to_ns(t->info.sync_qpc, t->info.qpc_frequency);
+            pb_uint(&b, 9, wall);
         }
         if (first_ns != INT64_MAX)
-            pb_uint(&b, 10, (uint64_t)(last_ns - first_ns + sel.default_ns));
+            pb_uint(&b, 10, (uint64_t)last_ns - (uint64_t)first_ns + (uint64_t)sel.default_ns);
         tr_gzip_write(&g, b.d, b.n);
 
         /* One function and one location per distinct name; ids are index + 1. */

@@ -53,7 +53,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         tr_walk_it it;
         tr_walk_begin(&wk, th, &it);
         while (tr_walk_next(&wk, &it, false, &wt) != SIZE_MAX) {
-            total += wt;
+            total = tr_add_weight(total, wt);
             count++;
         }
         if (!count)

@@ -121,7 +121,7 @@ static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
 
 #define NT_CALL(p, member, ...)                                                              \
     ((p)->cb.member && (p)->cb.member((p)->user, __VA_ARGS__)                                \
-         ? nt_fail((p), NT_ERR_STOPPED, (p)->offset, "stopped by the " #member " callback") \
+         ? nt_fail((p), NT_ERR_STOPPED, (p)->unit_off, "stopped by the " #member " callback") \
          : NT_OK)
 
 /* SampleProfiler ThreadSample, on the per-event path (inlined into the block

@@ -782,7 +782,7 @@ static bool write_frames(nt_trace_builder *b, const tr_picks *p)
     t->frames_cap = t->nframes = p->n;
     for (size_t r = 0; r < t->nstacks; r++) {
         const tr_rstack *rs = &t->stacks[r];
-        const uint64_t *ips = b->ips + b->istacks[p->src[r]].off;
+        const uint64_t *ips = rs->count ? b->ips + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
         for (uint32_t k = 0; k < rs->count; k++) {
             nt_frame *f = &t->frames[rs->off + k];
             uint32_t pk = p->pick[rs->off + k];
@@ -864,7 +864,7 @@ static nt_status resolve(nt_trace_builder *b)
             rid = r->first; /* the common case: a timeless stack already resolved */
         } else {
             const tr_istack *is = &b->istacks[s->stack];
-            const uint32_t *ids = b->ipu + is->off;
+            const uint32_t *ids = is->count ? b->ipu + is->off : NULL; /* NULL when every stack is empty */
             /* One lookup per frame gives both the pick at this time and
              * whether any frame's pick could change with time. */
             bool timeless = true;

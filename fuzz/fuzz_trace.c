@@ -1,0 +1,242 @@
+/* The aggregator and every exporter.
+ *
+ * The input is a stream.  nt_trace_from_buffer builds a trace; every accessor
+ * is walked (touching every string and frame, so ASan sees a bad pointer),
+ * and the trace goes through the folded, speedscope and pprof exporters with
+ * export options chosen from the input's hash (thread filter, time window,
+ * managed only, time weights).  Differential: the same stream fed through the
+ * builder in chunks must give byte-identical exports.  Light structural
+ * checks on the outputs: folded lines end in " <weight>\n", speedscope is one
+ * JSON object, pprof is gzip. */
+#include "fuzz.h"
+#include "nettrace_trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sink {
+    uint8_t *d;
+    size_t n, cap;
+} sink;
+
+static int sink_write(void *user, const void *data, size_t len)
+{
+    sink *s = user;
+    if (s->n + len > s->cap) {
+        size_t c = s->cap ? s->cap * 2 : 4096;
+        while (c < s->n + len)
+            c *= 2;
+        uint8_t *nd = realloc(s->d, c);
+        if (!nd)
+            return 1;
+        s->d = nd;
+        s->cap = c;
+    }
+    if (len)
+        memcpy(s->d + s->n, data, len);
+    s->n += len;
+    return 0;
+}
+
+static volatile size_t sink_hole; /* keeps the walk from being optimized away */
+
+static void touch(const char *s)
+{
+    if (!s)
+        fz_fail("NULL string from an accessor");
+    sink_hole += strlen(s);
+}
+
+static void touch_frames(const nt_frame *f, uint32_t n)
+{
+    char name[64];
+    for (uint32_t i = 0; i < n; i++) {
+        touch(f[i].method);
+        touch(f[i].type);
+        touch(f[i].assembly);
+        size_t need = nt_frame_name(&f[i], name, sizeof name);
+        if (need < sizeof name && strlen(name) != need)
+            fz_fail("nt_frame_name length %zu, wrote %zu", need, strlen(name));
+    }
+}
+
+static void walk(const nt_trace *t)
+{
+    size_t ns = nt_trace_sample_count(t), nk = nt_trace_stack_count(t);
+    int64_t prev = INT64_MIN;
+    for (size_t i = 0; i < ns; i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        if (s.time_ns < prev)
+            fz_fail("samples out of time order at %zu", i);
+        prev = s.time_ns;
+        if (s.stack_index >= nk)
+            fz_fail("sample %zu: stack index %u of %zu", i, s.stack_index, nk);
+        if (s.frame_count && !s.frames)
+            fz_fail("sample %zu: %u frames, NULL array", i, s.frame_count);
+        touch_frames(s.frames, s.frame_count);
+    }
+    for (size_t i = 0; i < nk; i++) {
+        nt_trace_stack k = nt_trace_stack_at(t, i);
+        touch_frames(k.frames, k.frame_count);
+    }
+    for (size_t i = 0; i < nt_trace_method_count(t); i++) {
+        const nt_trace_method *m = nt_trace_method_at(t, i);
+        touch(m->name);
+        touch(m->declaring_type);
+        touch(m->signature);
+        touch(m->assembly);
+    }
+    for (size_t i = 0; i < nt_trace_module_count(t); i++)
+        touch(nt_trace_module_at(t, i)->il_path);
+    for (size_t i = 0; i < nt_trace_assembly_count(t); i++)
+        touch(nt_trace_assembly_at(t, i)->name);
+    for (size_t i = 0; i < nt_trace_thread_count(t); i++)
+        sink_hole += (size_t)nt_trace_thread_id(t, i);
+    nt_trace_stats st;
+    nt_trace_stats_get(t, &st);
+    if (st.samples != ns)
+        fz_fail("stats say %llu samples, the trace holds %zu", (unsigned long long)st.samples, ns);
+    touch(nt_trace_message(t));
+}
+
+static void check_folded(const sink *s)
+{
+    size_t line = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->d[i] != '\n')
+            continue;
+        size_t j = i;
+        while (j > line && s->d[j - 1] >= '0' && s->d[j - 1] <= '9')
+            j--;
+        if (j == i || j == line || s->d[j - 1] != ' ')
+            fz_fail("folded line at %zu does not end in \" <weight>\"", line);
+        line = i + 1;
+    }
+    if (line != s->n)
+        fz_fail("folded output does not end with a newline");
+}
+
+static void check_speedscope(const sink *s)
+{
+    size_t n = s->n;
+    while (n && (s->d[n - 1] == '\n' || s->d[n - 1] == ' '))
+        n--;
+    if (n < 2 || s->d[0] != '{' || s->d[n - 1] != '}')
+        fz_fail("speedscope output is not one JSON object");
+    for (size_t i = 0; i < n; i++)
+        if (s->d[i] < 0x20 && s->d[i] != '\n' && s->d[i] != '\t')
+            fz_fail("speedscope output has a raw control byte 0x%02x at %zu", s->d[i], i);
+}
+
+typedef struct exports {
+    sink folded, speedscope, pprof;
+    nt_status sf, ss, sp;
+} exports;
+
+static void run_exports(const nt_trace *t, const nt_export_options *o, exports *e)
+{
+    memset(e, 0, sizeof *e);
+    e->sf = nt_export_folded(t, o, sink_write, &e->folded);
+    e->ss = nt_export_speedscope(t, o, sink_write, &e->speedscope);
+    e->sp = nt_export_pprof(t, o, sink_write, &e->pprof);
+    if (e->sf == NT_OK)
+        check_folded(&e->folded);
+    if (e->ss == NT_OK)
+        check_speedscope(&e->speedscope);
+    if (e->sp == NT_OK && e->pprof.n && (e->pprof.n < 18 || e->pprof.d[0] != 0x1f || e->pprof.d[1] != 0x8b))
+        fz_fail("pprof output is not gzip");
+}
+
+static void free_exports(exports *e)
+{
+    free(e->folded.d);
+    free(e->speedscope.d);
+    free(e->pprof.d);
+}
+
+static int same_sink(const sink *a, const sink *b)
+{
+    return a->n == b->n && (a->n == 0 || memcmp(a->d, b->d, a->n) == 0);
+}
+
+/* The same stream through the builder, fed in chunks. */
+static nt_trace *build_chunked(const uint8_t *data, size_t size, uint64_t h, const nt_limits *lim)
+{
+    nt_trace_builder *b = nt_trace_builder_new(NULL);
+    if (!b)
+        fz_fail("nt_trace_builder_new failed");
+    nt_callbacks cb = { 0 };
+    nt_trace_builder_callbacks(&cb);
+    nt_parser *p = nt_parser_new(&cb, b, lim, NULL);
+    if (!p)
+        fz_fail("nt_parser_new failed");
+    size_t off = 0, max = 1 + (size_t)(h % 97);
+    nt_status s = NT_OK;
+    while (off < size && s == NT_OK) {
+        size_t n = 1 + (size_t)(fz_next(&h) % max);
+        if (n > size - off)
+            n = size - off;
+        s = nt_parser_feed(p, data + off, n);
+        off += n;
+    }
+    if (s == NT_OK)
+        s = nt_parser_finish(p);
+    nt_trace *t = NULL;
+    nt_trace_builder_finish(b, p, s, &t);
+    nt_parser_free(p);
+    return t;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    nt_limits lim;
+    fz_harness_limits(&lim);
+    nt_trace_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.limits = &lim;
+    nt_trace *t = NULL;
+    char msg[256];
+    nt_status s = nt_trace_from_buffer(data, size, &opt, &t, msg, sizeof msg);
+    if (!fz_parse_status_ok(s))
+        fz_fail("nt_trace_from_buffer: status %d", (int)s);
+    if (!t)
+        return 0;
+    walk(t);
+
+    uint64_t h = fz_hash(data, size);
+    nt_export_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.managed_only = h & 1;
+    eo.weight = (h >> 1) & 1 ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
+    if ((h >> 2) & 1 && nt_trace_thread_count(t)) {
+        eo.has_thread = true;
+        eo.thread_id = nt_trace_thread_id(t, (size_t)((h >> 8) % nt_trace_thread_count(t)));
+    }
+    if ((h >> 3) & 1 && nt_trace_sample_count(t)) {
+        size_t n = nt_trace_sample_count(t);
+        eo.has_from = eo.has_to = true;
+        eo.from_ns = nt_trace_sample_at(t, (size_t)((h >> 16) % n)).time_ns;
+        int64_t to = nt_trace_sample_at(t, (size_t)((h >> 24) % n)).time_ns;
+        eo.to_ns = to < INT64_MAX ? to + 1 : to;
+    }
+    eo.name = (h >> 4) & 1 ? "fuzz \"profile\"\n\\" : NULL;
+    exports a;
+    run_exports(t, &eo, &a);
+
+    nt_trace *t2 = build_chunked(data, size, h, &lim);
+    if (!t2)
+        fz_fail("the chunk-fed builder made no trace where nt_trace_from_buffer did");
+    exports b;
+    run_exports(t2, &eo, &b);
+    if (a.sf != b.sf || !same_sink(&a.folded, &b.folded))
+        fz_fail("folded export differs between whole and chunked input");
+    if (a.ss != b.ss || !same_sink(&a.speedscope, &b.speedscope))
+        fz_fail("speedscope export differs between whole and chunked input");
+    if (a.sp != b.sp || !same_sink(&a.pprof, &b.pprof))
+        fz_fail("pprof export differs between whole and chunked input");
+    free_exports(&a);
+    free_exports(&b);
+    nt_trace_free(t2);
+    nt_trace_free(t);
+    return 0;
+}

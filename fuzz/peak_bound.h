@@ -1,0 +1,30 @@
+/* The most memory a parser may hold under given limits, from each table's
+ * growth rule: tables at twice their limit (doubling), the gather buffer at
+ * one block, the UTF-8 scratch at twice the bound for one block's payload,
+ * the metadata arena at twice its budget plus its chunk granularity.  Used by
+ * the limits harness and the hostile-input suite to check memory_peak. */
+#ifndef NT_FUZZ_PEAK_BOUND_H
+#define NT_FUZZ_PEAK_BOUND_H
+
+#include "parser_internal.h"
+
+static inline size_t nt_fuzz_at_least(size_t a, size_t b) { return a > b ? a : b; }
+
+static inline size_t nt_fuzz_peak_bound(const nt_limits *l)
+{
+    size_t block = l->max_block_bytes;
+    size_t total = sizeof(nt_parser);
+    total += block;                                                          /* gather buffer */
+    total += 2 * (2 * block + 16) + 1024;                                    /* UTF-8 scratch */
+    total += nt_fuzz_at_least(16, 2 * (size_t)l->max_metadata) * sizeof(nt_event_desc);
+    total += nt_fuzz_at_least(64, 4 * (size_t)l->max_metadata) * sizeof(uint32_t);
+    total += 2 * (size_t)l->max_metadata_bytes + 2 * 65536 + 4096;           /* arena */
+    total += nt_fuzz_at_least(16, 2 * (size_t)l->max_fields) * sizeof(nt_raw_field);
+    total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stacks) * sizeof(nt_stack_entry);
+    total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stack_frames) * sizeof(uint64_t);
+    total += nt_fuzz_at_least(64, 4 * (size_t)l->max_threads) * sizeof(nt_thread_seq);
+    total += nt_fuzz_at_least(16, 2 * (block / 12 + 1)) * sizeof(nt_sp_thread);
+    return total;
+}
+
+#endif
