@@ -13,6 +13,15 @@
  * the samples, and code memory reused after an unload all resolve correctly.
  * Frames after the first are return addresses and are looked up at ip - 1.
  *
+ * The trace keeps the method records frames can resolve to: every JIT load,
+ * and the rundown and unload records whose code holds a sampled address (a
+ * rundown lists every method ever compiled; copying them all cost more than
+ * parsing).  A MethodDCEnd record is judged against the samples read before
+ * it -- the runtime writes DCEnd rundown after the last sample -- so a sample
+ * that follows a DCEnd record in the stream may not resolve to that record
+ * (it does when an earlier sample lay within 256 bytes of its code).  DCStart
+ * and unload records are judged against every sample.
+ *
  * The exporters (top-N, folded, speedscope, pprof) stream their output
  * through a write callback and allocate only small tables.
  *
@@ -99,9 +108,10 @@ typedef struct nt_trace_stats {
     uint64_t resolved_frames;   /**< of those, frames a method record names */
     uint64_t stacks;            /**< distinct resolved stacks */
     uint64_t threads;
-    uint64_t method_records;    /**< kept (duplicates of a live record are merged) */
+    uint64_t method_records;    /**< kept: JIT loads, and rundown/unload records covering a sampled address
+                                     (duplicates of a live record are merged) */
     uint64_t jit_records;       /**< MethodLoadVerbose seen */
-    uint64_t rundown_records;   /**< MethodDCStart/DCEndVerbose seen */
+    uint64_t rundown_records;   /**< MethodDCStart/DCEndVerbose seen (kept or not) */
     uint64_t unload_records;    /**< MethodUnloadVerbose seen */
     uint64_t modules, assemblies;
     uint64_t events_dropped;    /**< lost events the parser detected */

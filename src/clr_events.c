@@ -29,7 +29,7 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_method_event
 {
     p->stats.methods++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + 16))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + NT_UTF8_SLACK))
         return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode method strings");
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_method m = { 0 };
@@ -54,7 +54,7 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
 {
     p->stats.modules++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + 16))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + NT_UTF8_SLACK))
         return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode module strings");
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_module m = { 0 };
@@ -79,7 +79,7 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
 {
     p->stats.assemblies++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + 16))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + NT_UTF8_SLACK))
         return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode assembly strings");
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_assembly a = { 0 };

@@ -15,7 +15,7 @@ void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_opt
 
 bool tr_selected(const tr_selection *sel, size_t i)
 {
-    const tr_sample *s = &sel->t->samples[i];
+    const tr_sample *s = TR_SAMPLE(sel->t, i);
     if (sel->opt.managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED)
         return false;
     if (sel->opt.has_thread && sel->t->threads[TR_THREAD(s)] != sel->opt.thread_id)

@@ -97,7 +97,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_w
         tr_walk_begin(&wk, th, &it);
         int64_t wt;
         for (size_t i; (i = tr_walk_next(&wk, &it, false, &wt)) != SIZE_MAX;) {
-            uint32_t k = t->samples[i].stack;
+            uint32_t k = TR_SAMPLE(t, i)->stack;
             sw[k] = tr_add_weight(sw[k], wt);
             nused += !used[k];
             used[k] = true;

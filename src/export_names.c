@@ -130,11 +130,11 @@ bool tr_walk_init(tr_walk *w, nt_mem *m, const nt_trace *t, const tr_selection *
     }
     memset(w->first, 0, (nt + 1) * sizeof *w->first);
     for (size_t i = 0; i < n; i++)
-        w->first[TR_THREAD(&t->samples[i]) + 1]++;
+        w->first[TR_THREAD(TR_SAMPLE(t, i)) + 1]++;
     for (size_t k = 0; k < nt; k++)
         w->first[k + 1] += w->first[k];
     for (size_t i = 0; i < n; i++)
-        w->order[w->first[TR_THREAD(&t->samples[i])]++] = (uint32_t)i;
+        w->order[w->first[TR_THREAD(TR_SAMPLE(t, i))]++] = (uint32_t)i;
     /* first[k] now holds the end of thread k's run: shift back to starts. */
     for (size_t k = nt; k > 0; k--)
         w->first[k] = w->first[k - 1];
@@ -164,7 +164,7 @@ static size_t raw_next(const tr_walk *w, tr_walk_it *it)
     }
     while (it->pos < it->end) {
         size_t i = it->pos++;
-        if (TR_THREAD(&w->t->samples[i]) == it->thread)
+        if (TR_THREAD(TR_SAMPLE(w->t, i)) == it->thread)
             return i;
     }
     return SIZE_MAX;
@@ -199,7 +199,7 @@ size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t 
             *weight = w->sel->default_ns;
         } else {
             const nt_trace *t = w->t;
-            int64_t f = t->info.qpc_frequency, a = t->samples[it->cur].ticks, b = t->samples[it->next].ticks;
+            int64_t f = t->info.qpc_frequency, a = TR_SAMPLE(t, it->cur)->ticks, b = TR_SAMPLE(t, it->next)->ticks;
             /* The difference of the printed times; on a nanosecond clock the ticks are those times. */
             int64_t x = f == 1000000000 ? a : nt_ticks_to_ns(a, f), y = f == 1000000000 ? b : nt_ticks_to_ns(b, f);
             /* hostile clocks: the difference may not fit int64; saturate */

@@ -135,7 +135,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         tr_walk_begin(&wk, th, &it);
         int64_t wall;
         for (size_t i; st == NT_OK && (i = tr_walk_next(&wk, &it, true, &wall)) != SIZE_MAX;) {
-            const tr_sample *s = &t->samples[i];
+            const tr_sample *s = TR_SAMPLE(t, i);
             uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
             uint32_t a = tr_map_get(&agg, key);
             if (a == UINT32_MAX) {

@@ -67,7 +67,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         bool any = false;
         tr_walk_begin(&wk, th, &it);
         for (size_t i; (i = tr_walk_next(&wk, &it, false, &wt)) != SIZE_MAX;) {
-            const tr_rstack *r = &t->stacks[t->samples[i].stack];
+            const tr_rstack *r = &t->stacks[TR_SAMPLE(t, i)->stack];
             tr_out_str(&o, any ? ",[" : "[");
             any = true;
             for (uint32_t k = r->count; k-- > 0;) {

@@ -57,41 +57,57 @@ static uint64_t extent_end(const nt_trace_method *r)
 #define TR_MAX_SPAN 64u
 #define TR_MAX_CAND 64u
 
-/* First index whose address is >= addr. */
+/* First index whose address is >= addr.  Branch-free: the probes of a
+ * lookup in a large table are unpredictable. */
 static size_t lower_bound(const uint64_t *a, size_t n, uint64_t addr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!n)
+        return 0;
+    const uint64_t *base = a;
+    while (n > 1) {
+        size_t half = n / 2;
+        base = base[half - 1] < addr ? base + half : base;
+        n -= half;
     }
-    return lo;
+    return (size_t)(base - a) + (*base < addr);
 }
 
-bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, uint64_t *addrs,
-                      size_t naddrs, size_t addrs_alloc)
+bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc)
+{
+    uint64_t *a = *addrs;
+    if (!radix_sort(m, a, *naddrs))
+        return false;
+    size_t u = 0;
+    for (size_t i = 0; i < *naddrs; i++)
+        if (!u || a[u - 1] != a[i])
+            a[u++] = a[i];
+    *naddrs = u;
+    /* Many frames share an address: give back what the duplicates took. */
+    void *p = a;
+    if (u && u < *alloc && nt_mem_resize(m, &p, *alloc * sizeof *a, u * sizeof *a)) {
+        *addrs = p;
+        *alloc = u;
+    }
+    return true;
+}
+
+bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t size)
+{
+    if (!size)
+        return false;
+    uint64_t end = start > UINT64_MAX - size ? UINT64_MAX : start + size;
+    size_t k = lower_bound(addrs, n, start);
+    return k < n && addrs[k] < end;
+}
+
+bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
+                      uint64_t *addrs, size_t naddrs, size_t addrs_alloc)
 {
     memset(sy, 0, sizeof *sy);
     sy->addrs = addrs;
     sy->alloc_addrs = addrs_alloc;
-    if (!radix_sort(m, addrs, naddrs))
-        return false;
-    size_t u = 0;
-    for (size_t i = 0; i < naddrs; i++)
-        if (!u || addrs[u - 1] != addrs[i])
-            addrs[u++] = addrs[i];
-    sy->addrs = addrs;
+    size_t u = naddrs;
     sy->naddrs = u;
-    sy->alloc_addrs = addrs_alloc;
-    /* Many frames share an address: give back what the duplicates took. */
-    void *p = sy->addrs;
-    if (u && u < addrs_alloc && nt_mem_resize(m, &p, addrs_alloc * sizeof *addrs, u * sizeof *addrs)) {
-        sy->addrs = addrs = p;
-        sy->alloc_addrs = u;
-    }
     sy->first = nt_mem_alloc(m, (u + 1) * sizeof *sy->first);
     if (!sy->first)
         return false;
@@ -116,7 +132,7 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
             hits[i / 64] |= 1ull << (i % 64);
         total += k - k0;
     }
-    bool clip = total > (uint64_t)TR_MAX_SPAN * n + 65536u || total >= UINT32_MAX;
+    bool clip = total > (uint64_t)TR_MAX_SPAN * n_seen + 65536u || total >= UINT32_MAX;
     total = 0;
     for (size_t i = 0; i < n; i++) {
         if (!(hits[i / 64] >> (i % 64) & 1))
@@ -189,6 +205,12 @@ const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint3
     size_t k = lower_bound(sy->addrs, sy->naddrs, addr);
     if (k == sy->naddrs || sy->addrs[k] != addr)
         return NULL;
+    *count = sy->first[k + 1] - sy->first[k];
+    return sy->cand + sy->first[k];
+}
+
+const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count)
+{
     *count = sy->first[k + 1] - sy->first[k];
     return sy->cand + sy->first[k];
 }

@@ -2,8 +2,11 @@
  *
  * While the stream is read, samples keep (ticks, thread, type, interned
  * stack): the parser's stack ids restart at every sequence point, so the IP
- * arrays are interned by content.  Method, module and assembly records are
- * collected as they come.  Rundown arrives last, so frames are resolved only
+ * arrays are interned by content.  Module and assembly records are collected
+ * as they come; so are JIT loads.  Rundown and unload records wait aside with
+ * plain string copies (DCEnd records far from every sample are dropped at once)
+ * and finish() keeps those whose code holds a sampled address.  Rundown
+ * arrives last, so frames are resolved only
  * in finish(): once per interned stack when no frame of it can resolve
  * differently over time (the common case), else per sample, sharing one
  * frames array among the samples that resolve alike. */
@@ -20,11 +23,38 @@ typedef struct tr_istack {
 
 /* Parser stack id -> interned stack, for the current sequence-point interval
  * (ids restart after each one).  Direct-mapped: a miss only costs a hash. */
-#define TR_IDCACHE 1024u
+#define TR_IDCACHE 256u
 typedef struct tr_idcache {
     uint32_t gen, id, istack, count;
     uint64_t first, last;   /* cheap guard against a redefined id */
 } tr_idcache;
+
+/* A rundown or unload record not (yet) known to cover a sampled address. */
+typedef struct tr_cold {
+    uint64_t start, method_id, module_id, rejit_id;
+    int64_t timestamp, until;
+    const char *str;        /* "name\0signature\0" in the cold arena */
+    const char *type;       /* in the cold arena, shared by runs of one type */
+    uint32_t size, flags, token;
+    uint32_t hot_before;    /* records kept directly that came before it: its place in stream order */
+    uint8_t source;
+} tr_cold;
+
+#define TR_COLD_CHUNK 256u                  /* records a chunk */
+#define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
+#define TR_CSTR_CHUNK (256u * 1024u)
+#define TR_LINE_SHIFT 8
+#define TR_LINE_SPAN 32u                    /* longer extents are not looked up line by line */
+#define TR_LINE_HASH_BITS 16
+#define TR_LINE_BITS (1u << TR_LINE_HASH_BITS)
+
+/* Thread id -> index, direct-mapped in front of the map. */
+#define TR_TCACHE_BITS 6u                   /* the top bits of a product index it */
+#define TR_TCACHE (1u << TR_TCACHE_BITS)
+typedef struct tr_thread_slot {
+    uint64_t id;
+    uint32_t index;         /* UINT32_MAX = empty */
+} tr_thread_slot;
 
 struct nt_trace_builder {
     nt_trace *t;
@@ -42,17 +72,44 @@ struct nt_trace_builder {
 
     tr_idcache idcache[TR_IDCACHE];
     uint32_t gen;           /* bumped at every sequence point */
-    uint64_t last_thread;   /* the previous sample's thread id and index */
-    uint32_t last_thread_index;
     tr_map thread_index;    /* thread id -> index */
-    tr_map live;            /* (method id, start) -> record loaded and not yet unloaded */
+    tr_thread_slot tcache[TR_TCACHE];
+    tr_sample *sfill, *send; /* the free part of the last sample chunk */
+    tr_map live;            /* (method id, start) -> record loaded and not yet unloaded (TR_COLD: cold) */
+
+    /* Rundown and unload records wait here, strings copied without interning,
+     * until finish() knows every sampled address: only those whose code a
+     * sampled frame lies in are kept (a rundown lists every method ever
+     * compiled, a few of which ran while sampled).  Chunked: never moved. */
+    tr_cold **cold;
+    size_t ncold, cold_chunks, cold_chunks_cap;
+    char *cstr;             /* current chunk of the cold string arena */
+    size_t cstr_used, cstr_size;
+    char **cstr_chunks;
+    size_t ncstr_chunks, cstr_chunks_cap;
+    const char *cold_last_type;
+    /* A bit for each hash of the 256-byte lines of the addresses looked up
+     * so far (frame 0 as is, return addresses minus one): a DCEnd record
+     * whose lines' bits are all clear lies near no sample and is dropped at
+     * once.  A set bit only sends a record to the cold list, where finish()
+     * decides exactly. */
+    uint64_t lines[TR_LINE_BITS / 64];
+    uint64_t dropped;       /* DCEnd records dropped so */
+
+    /* The distinct addresses looked up, and for each entry of ips the index
+     * of its address there: finish() sorts them once, and a frame then finds
+     * its candidates without a search. */
+    uint64_t *uaddr;
+    size_t nuaddr, uaddr_cap;
+    uint32_t *ipu;
+    size_t ipu_cap;
+    tr_map addr_ids;        /* address -> index in uaddr */
 };
 
 #define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
-/* The two big tables (samples, method records) grow by an eighth, not by
- * doubling: realloc of large blocks remaps pages, and the trace's peak memory
- * stays close to what it keeps. */
+/* The kept method records grow by an eighth, not by doubling, so the
+ * trace's peak memory stays close to what it keeps (samples are chunked). */
 static bool grow_slow(nt_mem *m, void **arr, size_t n, size_t *cap, size_t elem)
 {
     if (n < *cap)
@@ -92,7 +149,8 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     b->sorted = true;
     b->last_ticks = INT64_MIN;
     b->gen = 1;
-    b->last_thread_index = UINT32_MAX;
+    for (size_t i = 0; i < TR_TCACHE; i++)
+        b->tcache[i].index = UINT32_MAX;
     t->status = NT_OK;
     return b;
 }
@@ -103,6 +161,11 @@ static int on_trace(void *user, const nt_trace_info *info)
     b->t->info = *info;
     b->t->have_info = true;
     return 0;
+}
+
+static uint32_t line_hash(uint64_t line)
+{
+    return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
 
 static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
@@ -157,51 +220,126 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
         return UINT32_MAX;
     if (n)
         memcpy(b->ips + b->nips, ips, n * sizeof *ips);
+    if (!nt_mem_reserve(m, (void **)&b->ipu, &b->ipu_cap, b->nips + n, sizeof *b->ipu))
+        return UINT32_MAX;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t a = ips[k] - (k ? 1 : 0);
+        uint32_t id = tr_map_get(&b->addr_ids, a);
+        if (id == UINT32_MAX) {
+            if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
+                !tr_map_put(m, &b->addr_ids, a, (uint32_t)b->nuaddr))
+                return UINT32_MAX;
+            uint32_t lh = line_hash(a >> TR_LINE_SHIFT);
+            b->lines[lh / 64] |= 1ull << (lh % 64);
+            id = (uint32_t)b->nuaddr;
+            b->uaddr[b->nuaddr++] = a;
+        }
+        b->ipu[b->nips + k] = id;
+    }
     b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };
     b->nips += n;
     b->itable[j] = (uint32_t)b->nistacks + 1;
     return (uint32_t)b->nistacks++;
 }
 
+static bool add_sample_chunk(nt_trace *t)
+{
+    if (!GROW(&t->mem, t->schunks, t->nschunks, t->schunks_cap))
+        return false;
+    tr_sample *c = nt_mem_alloc(&t->mem, TR_SCHUNK * sizeof *c);
+    if (!c)
+        return false;
+    t->schunks[t->nschunks++] = c;
+    t->last_chunk = TR_SCHUNK;
+    return true;
+}
+
+static void free_samples(nt_trace *t)
+{
+    for (size_t i = 0; i < t->nschunks; i++)
+        nt_mem_free(&t->mem, t->schunks[i], (i + 1 == t->nschunks ? t->last_chunk : TR_SCHUNK) * sizeof **t->schunks);
+    nt_mem_free(&t->mem, t->schunks, t->schunks_cap * sizeof *t->schunks);
+    t->schunks = NULL;
+    t->nschunks = t->schunks_cap = 0;
+}
+
+#if defined(__GNUC__)
+#define TR_SLOW_PATH __attribute__((noinline, cold))
+#else
+#define TR_SLOW_PATH
+#endif
+
+/* A sample's stack the id cache did not know: interned, then cached. */
+static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s, uint32_t n, tr_idcache *c)
+{
+    uint32_t st = intern_stack(b, n ? s->stack->ips : NULL, n);
+    if (st != UINT32_MAX && n)
+        *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
+    if (st == UINT32_MAX)
+        fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+/* A thread the cache did not know: from the map, or a new one. */
+static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_thread_slot *ts)
+{
+    nt_trace *t = b->t;
+    uint32_t th = tr_map_get(&b->thread_index, id);
+    if (th == UINT32_MAX) {
+        if (t->nthreads >= TR_MAX_THREADS) {
+            fail(b, NT_ERR_LIMIT);
+            return UINT32_MAX;
+        }
+        if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
+            !tr_map_put(&t->mem, &b->thread_index, id, (uint32_t)t->nthreads)) {
+            fail(b, NT_ERR_NOMEM);
+            return UINT32_MAX;
+        }
+        th = (uint32_t)t->nthreads;
+        t->threads[t->nthreads++] = id;
+    }
+    *ts = (tr_thread_slot){ id, th };
+    return th;
+}
+
+static TR_SLOW_PATH bool sample_chunk_slow(nt_trace_builder *b)
+{
+    nt_trace *t = b->t;
+    if (!add_sample_chunk(t)) {
+        fail(b, NT_ERR_NOMEM);
+        return false;
+    }
+    b->sfill = t->schunks[t->nschunks - 1];
+    b->send = b->sfill + TR_SCHUNK;
+    return true;
+}
+
 static int on_sample(void *user, const nt_sample *s)
 {
     nt_trace_builder *b = user;
-    nt_trace *t = b->t;
     if (b->failed)
         return 1;
     uint32_t n = s->stack ? s->stack->count : 0;
     if (!s->stack && s->stack_id != 0)
-        t->samples_unknown_stack++;
+        b->t->samples_unknown_stack++;
     uint32_t st;
     tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
     if (n && c->gen == b->gen && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
-        c->last == s->stack->ips[n - 1]) {
+        c->last == s->stack->ips[n - 1])
         st = c->istack;
-    } else {
-        st = intern_stack(b, n ? s->stack->ips : NULL, n);
-        if (st == UINT32_MAX)
-            return fail(b, NT_ERR_NOMEM);
-        if (n)
-            *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
-    }
-    uint32_t th = b->last_thread_index != UINT32_MAX && b->last_thread == s->thread_id
-                      ? b->last_thread_index
-                      : tr_map_get(&b->thread_index, s->thread_id);
-    if (th == UINT32_MAX) {
-        if (t->nthreads >= TR_MAX_THREADS)
-            return fail(b, NT_ERR_LIMIT);
-        if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
-            !tr_map_put(&t->mem, &b->thread_index, s->thread_id, (uint32_t)t->nthreads))
-            return fail(b, NT_ERR_NOMEM);
-        th = (uint32_t)t->nthreads;
-        t->threads[t->nthreads++] = s->thread_id;
-    }
-    if (!GROW_SLOW(&t->mem, t->samples, t->nsamples, t->samples_cap))
-        return fail(b, NT_ERR_NOMEM);
-    b->last_thread = s->thread_id;
-    b->last_thread_index = th;
+    else if ((st = stack_slow(b, s, n, c)) == UINT32_MAX)
+        return 1;
+    /* Samples of a few threads interleave: a small direct-mapped cache in
+     * front of the map. */
+    tr_thread_slot *ts = &b->tcache[(s->thread_id * 0x9E3779B97F4A7C15ull) >> (64 - TR_TCACHE_BITS)]; /* ids are often multiples of 4 */
+    uint32_t th = ts->id == s->thread_id ? ts->index : UINT32_MAX;
+    if (th == UINT32_MAX && (th = thread_slow(b, s->thread_id, ts)) == UINT32_MAX)
+        return 1;
+    if (b->sfill == b->send && !sample_chunk_slow(b))
+        return 1;
     uint32_t type = s->type > 254 ? 255 : s->type;
-    t->samples[t->nsamples++] = (tr_sample){ s->timestamp, st, th | (type << 24) };
+    *b->sfill++ = (tr_sample){ s->timestamp, st, th | (type << 24) };
+    b->t->nsamples++;
     if (s->timestamp < b->last_ticks)
         b->sorted = false;
     b->last_ticks = s->timestamp;
@@ -213,9 +351,111 @@ static uint64_t live_key(uint64_t method_id, uint64_t start)
     return method_id * 0x9E3779B97F4A7C15ull ^ start;
 }
 
-static bool same_code(const nt_trace_method *r, const nt_method *m)
+static tr_cold *cold_at(const nt_trace_builder *b, size_t i)
 {
+    return &b->cold[i / TR_COLD_CHUNK][i % TR_COLD_CHUNK];
+}
+
+/* The record a live-map value names is still the code m describes. */
+static bool same_code(const nt_trace_builder *b, uint32_t live, const nt_method *m)
+{
+    if (live & TR_COLD) {
+        const tr_cold *c = cold_at(b, live & ~TR_COLD);
+        return c->method_id == m->method_id && c->start == m->start_address && c->until == INT64_MAX;
+    }
+    const nt_trace_method *r = &b->t->methods[live];
     return r->method_id == m->method_id && r->start_address == m->start_address && r->valid_until == INT64_MAX;
+}
+
+/* False when no address looked up so far lies in [start, start + size). */
+static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t size)
+{
+    if (!size)
+        return false; /* an empty extent covers nothing (tr_addrs_cover) */
+    uint64_t last = start > UINT64_MAX - (size - 1) ? UINT64_MAX : start + (size - 1);
+    uint64_t p0 = start >> TR_LINE_SHIFT, p1 = last >> TR_LINE_SHIFT;
+    if (p1 - p0 >= TR_LINE_SPAN)
+        return true;
+    for (uint64_t p = p0; p <= p1; p++) {
+        uint32_t h = line_hash(p);
+        if (b->lines[h / 64] >> (h % 64) & 1)
+            return true;
+    }
+    return false;
+}
+
+/* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
+static char *cold_bytes(nt_trace_builder *b, size_t n)
+{
+    nt_mem *m = &b->t->mem;
+    if (!b->cstr || b->cstr_used + n > b->cstr_size) {
+        if (!nt_mem_reserve(m, (void **)&b->cstr_chunks, &b->cstr_chunks_cap, b->ncstr_chunks + 1,
+                            sizeof *b->cstr_chunks))
+            return NULL;
+        /* Chunks double from 16 KiB to TR_CSTR_CHUNK: small traces stay small. */
+        size_t want = b->ncstr_chunks >= 4 ? TR_CSTR_CHUNK : (16u * 1024u) << (2 * b->ncstr_chunks);
+        want = want > TR_CSTR_CHUNK ? TR_CSTR_CHUNK : want;
+        size_t size = sizeof(size_t) + n > want ? sizeof(size_t) + n : want;
+        char *c = nt_mem_alloc(m, size);
+        if (!c)
+            return NULL;
+        memcpy(c, &size, sizeof size);
+        b->cstr_chunks[b->ncstr_chunks++] = c;
+        b->cstr = c;
+        b->cstr_size = size;
+        b->cstr_used = sizeof(size_t);
+    }
+    char *d = b->cstr + b->cstr_used;
+    b->cstr_used += n;
+    return d;
+}
+
+/* Keep a rundown or unload record aside: plain copies of its strings, no
+ * interning (most are dropped in finish()). */
+static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64_t until)
+{
+    nt_trace *t = b->t;
+    if (b->ncold == b->cold_chunks * TR_COLD_CHUNK) {
+        if (!GROW(&t->mem, b->cold, b->cold_chunks, b->cold_chunks_cap))
+            return fail(b, NT_ERR_NOMEM);
+        tr_cold *c = nt_mem_alloc(&t->mem, TR_COLD_CHUNK * sizeof *c);
+        if (!c)
+            return fail(b, NT_ERR_NOMEM);
+        b->cold[b->cold_chunks++] = c;
+    }
+    const char *name = m->name ? m->name : "", *sig = m->signature ? m->signature : "";
+    const char *type = m->declaring_type ? m->declaring_type : "";
+    size_t ln = strlen(name) + 1, ls = strlen(sig) + 1;
+    /* Records come grouped by type: share the previous record's copy. */
+    bool same = b->cold_last_type && strcmp(b->cold_last_type, type) == 0;
+    size_t lt = same ? 0 : strlen(type) + 1;
+    char *d = cold_bytes(b, ln + ls + lt);
+    if (!d)
+        return fail(b, NT_ERR_NOMEM);
+    memcpy(d, name, ln);
+    memcpy(d + ln, sig, ls);
+    if (!same) {
+        memcpy(d + ln + ls, type, lt);
+        b->cold_last_type = d + ln + ls;
+    }
+    tr_cold *c = cold_at(b, b->ncold);
+    c->start = m->start_address;
+    c->method_id = m->method_id;
+    c->module_id = m->module_id;
+    c->rejit_id = m->rejit_id;
+    c->timestamp = m->timestamp;
+    c->until = until;
+    c->str = d;
+    c->type = b->cold_last_type;
+    c->size = m->size;
+    c->flags = m->flags;
+    c->token = m->token;
+    c->hot_before = (uint32_t)t->nmethods;
+    c->source = (uint8_t)m->which;
+    if (m->which == NT_METHOD_DC_START && !tr_map_put(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
+        return fail(b, NT_ERR_NOMEM);
+    b->ncold++;
+    return 0;
 }
 
 static int on_method(void *user, const nt_method *m)
@@ -228,35 +468,42 @@ static int on_method(void *user, const nt_method *m)
     /* Only JIT loads and DCStart rundown enter the live map (a DCEnd at the
      * end of the stream has nothing after it to merge with). */
     uint32_t live = b->live.count ? tr_map_get(&b->live, key) : UINT32_MAX;
-    if (live != UINT32_MAX && !same_code(&t->methods[live], m))
+    if (live != UINT32_MAX && !same_code(b, live, m))
         live = UINT32_MAX;
-    int64_t from = INT64_MIN, until = INT64_MAX;
+    if (t->nmethods + b->ncold >= TR_COLD - 2)
+        return fail(b, NT_ERR_LIMIT);
     switch (m->which) {
     case NT_METHOD_LOAD:
         t->jit_records++;
-        from = m->timestamp;
         break;
     case NT_METHOD_DC_START:
     case NT_METHOD_DC_END:
         t->rundown_records++;
         if (live != UINT32_MAX)
             return 0; /* the same code again: rundown confirms a load already recorded */
-        break;
+        /* The runtime writes DCEnd rundown after the last sample: code no
+         * sampled address lies in now never will be (see the header). */
+        if (m->which == NT_METHOD_DC_END && !maybe_sampled(b, m->start_address, m->size)) {
+            b->dropped++;
+            return 0;
+        }
+        return add_cold(b, m, key, INT64_MAX);
     case NT_METHOD_UNLOAD:
         t->unload_records++;
         if (live != UINT32_MAX) {
-            t->methods[live].valid_until = m->timestamp;
+            if (live & TR_COLD)
+                cold_at(b, live & ~TR_COLD)->until = m->timestamp;
+            else
+                t->methods[live].valid_until = m->timestamp;
             if (!tr_map_put(&t->mem, &b->live, key, UINT32_MAX))
                 return fail(b, NT_ERR_NOMEM);
             return 0;
         }
-        until = m->timestamp; /* code loaded before the trace, gone now */
-        break;
+        return add_cold(b, m, key, m->timestamp); /* code loaded before the trace, gone now */
     default:
         return 0;
     }
-    if (t->nmethods >= UINT32_MAX - 1)
-        return fail(b, NT_ERR_LIMIT);
+    /* A JIT load: samples in its code come after it, so it is kept as it comes. */
     if (!GROW_SLOW(&t->mem, t->methods, t->nmethods, t->methods_cap))
         return fail(b, NT_ERR_NOMEM);
     nt_trace_method r = { 0 };
@@ -274,8 +521,8 @@ static int on_method(void *user, const nt_method *m)
     r.signature = tr_store(&t->mem, &t->strings, m->signature);
     r.assembly = "";
     r.timestamp = m->timestamp;
-    r.valid_from = from;
-    r.valid_until = until;
+    r.valid_from = m->timestamp;
+    r.valid_until = INT64_MAX;
     r.flags = m->flags;
     r.token = m->token;
     r.source = m->which;
@@ -283,7 +530,7 @@ static int on_method(void *user, const nt_method *m)
         return fail(b, NT_ERR_NOMEM);
     uint32_t idx = (uint32_t)t->nmethods;
     t->methods[t->nmethods++] = r;
-    if ((m->which == NT_METHOD_LOAD || m->which == NT_METHOD_DC_START) && !tr_map_put(&t->mem, &b->live, key, idx))
+    if (!tr_map_put(&t->mem, &b->live, key, idx))
         return fail(b, NT_ERR_NOMEM);
     return 0;
 }
@@ -352,14 +599,21 @@ void nt_trace_builder_callbacks(nt_callbacks *cb)
     cb->sequence_point = on_sequence_point;
 }
 
-/* Stable merge sort of the samples by time: ties keep stream order. */
+/* Stable merge sort of the samples by time: ties keep stream order.  Only
+ * streams whose samples are out of order pay for the flat copies. */
 static bool sort_samples(nt_trace *t)
 {
     size_t n = t->nsamples;
+    tr_sample *flat = nt_mem_alloc(&t->mem, n * sizeof *flat);
     tr_sample *tmp = nt_mem_alloc(&t->mem, n * sizeof *tmp);
-    if (!tmp)
+    if (!flat || !tmp) {
+        nt_mem_free(&t->mem, flat, n * sizeof *flat);
+        nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
         return false;
-    tr_sample *src = t->samples, *dst = tmp;
+    }
+    for (size_t i = 0; i < n; i++)
+        flat[i] = *TR_SAMPLE(t, i);
+    tr_sample *src = flat, *dst = tmp;
     for (size_t w = 1; w < n; w *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
@@ -375,8 +629,9 @@ static bool sort_samples(nt_trace *t)
         src = dst;
         dst = x;
     }
-    if (src != t->samples)
-        memcpy(t->samples, src, n * sizeof *src);
+    for (size_t i = 0; i < n; i++)
+        *TR_SAMPLE(t, i) = src[i];
+    nt_mem_free(&t->mem, flat, n * sizeof *flat);
     nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
     return true;
 }
@@ -400,6 +655,84 @@ static void link_assemblies(nt_trace *t)
     }
 }
 
+static void cold_release(nt_trace_builder *b)
+{
+    nt_mem *m = &b->t->mem;
+    for (size_t i = 0; i < b->cold_chunks; i++)
+        nt_mem_free(m, b->cold[i], TR_COLD_CHUNK * sizeof *b->cold[i]);
+    nt_mem_free(m, b->cold, b->cold_chunks_cap * sizeof *b->cold);
+    for (size_t i = 0; i < b->ncstr_chunks; i++) {
+        size_t size;
+        memcpy(&size, b->cstr_chunks[i], sizeof size);
+        nt_mem_free(m, b->cstr_chunks[i], size);
+    }
+    nt_mem_free(m, b->cstr_chunks, b->cstr_chunks_cap * sizeof *b->cstr_chunks);
+    b->cold = NULL;
+    b->cstr_chunks = NULL;
+    b->cstr = NULL;
+    b->ncold = b->cold_chunks = b->cold_chunks_cap = b->ncstr_chunks = b->cstr_chunks_cap = 0;
+}
+
+/* The cold records whose code holds a sampled address join the kept ones in
+ * stream order; the others (no frame can resolve to them) are dropped. */
+static bool keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
+    size_t keep = 0;
+    for (size_t i = 0; i < b->ncold; i++) {
+        tr_cold *c = cold_at(b, i);
+        bool hit = tr_addrs_cover(addrs, naddrs, c->start, c->size);
+        c->source |= hit ? 0x80 : 0;
+        keep += hit;
+    }
+    if (keep) {
+        size_t n = t->nmethods + keep;
+        nt_trace_method *all = nt_mem_alloc(m, n * sizeof *all);
+        if (!all)
+            return false;
+        size_t h = 0, k = 0;
+        for (size_t i = 0; i < b->ncold; i++) {
+            tr_cold *c = cold_at(b, i);
+            if (!(c->source & 0x80))
+                continue;
+            while (h < c->hot_before)
+                all[k++] = t->methods[h++];
+            nt_trace_method r = { 0 };
+            r.start_address = c->start;
+            r.size = c->size;
+            r.method_id = c->method_id;
+            r.module_id = c->module_id;
+            r.rejit_id = c->rejit_id;
+            r.name = tr_store(m, &t->strings, c->str);
+            r.signature = tr_store(m, &t->strings, c->str + strlen(c->str) + 1);
+            if (k && strcmp(all[k - 1].declaring_type, c->type) == 0)
+                r.declaring_type = all[k - 1].declaring_type;
+            else
+                r.declaring_type = tr_store(m, &t->strings, c->type);
+            r.assembly = "";
+            r.timestamp = c->timestamp;
+            r.valid_from = INT64_MIN;
+            r.valid_until = c->until;
+            r.flags = c->flags;
+            r.token = c->token;
+            r.source = (nt_method_event)(c->source & 0x7f);
+            if (!r.name || !r.declaring_type || !r.signature) {
+                nt_mem_free(m, all, n * sizeof *all);
+                return false;
+            }
+            all[k++] = r;
+        }
+        while (h < t->nmethods)
+            all[k++] = t->methods[h++];
+        nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
+        t->methods = all;
+        t->nmethods = t->methods_cap = n;
+    }
+    cold_release(b);
+    return true;
+}
+
 /* Per interned stack while resolving. */
 typedef struct tr_resolve {
     uint32_t first;    /* first resolved stack made from it, UINT32_MAX none */
@@ -408,53 +741,101 @@ typedef struct tr_resolve {
 
 static const char EMPTY[] = "";
 
-/* Append a resolved stack for the given IPs and method picks. */
-static uint32_t add_rstack(nt_trace *t, const uint64_t *ips, uint32_t n, const uint32_t *pick)
+/* Resolved stacks while resolving: their method picks (frames[off + k]'s
+ * method_index, 4 bytes a frame) and the interned stack each came from.  The
+ * frames themselves are written once all are known, at their exact size. */
+typedef struct tr_picks {
+    uint32_t *pick;
+    size_t n, cap;
+    uint32_t *src;         /* resolved stack -> interned stack */
+    size_t src_cap;
+} tr_picks;
+
+static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n, const uint32_t *pick)
 {
     nt_mem *m = &t->mem;
-    if (t->nstacks >= UINT32_MAX - 1 || t->nframes + n > UINT32_MAX)
+    if (t->nstacks >= UINT32_MAX - 1 || p->n + n > UINT32_MAX)
         return UINT32_MAX;
-    if (!nt_mem_reserve(m, (void **)&t->frames, &t->frames_cap, t->nframes + n, sizeof *t->frames) ||
+    if (!nt_mem_reserve(m, (void **)&p->pick, &p->cap, p->n + n, sizeof *p->pick) ||
+        !nt_mem_reserve(m, (void **)&p->src, &p->src_cap, t->nstacks + 1, sizeof *p->src) ||
         !GROW(m, t->stacks, t->nstacks, t->stacks_cap))
         return UINT32_MAX;
+    uint32_t resolved = 0;
     for (uint32_t k = 0; k < n; k++) {
-        nt_frame *f = &t->frames[t->nframes + k];
-        f->ip = ips[k];
-        f->method_index = pick[k];
-        if (pick[k] == NT_TRACE_NO_METHOD) {
-            f->method = f->type = f->assembly = EMPTY;
-        } else {
-            const nt_trace_method *r = &t->methods[pick[k]];
-            f->method = r->name;
-            f->type = r->declaring_type;
-            f->assembly = r->assembly;
+        p->pick[p->n + k] = pick[k];
+        resolved += pick[k] != NT_TRACE_NO_METHOD;
+    }
+    p->src[t->nstacks] = istack;
+    t->stacks[t->nstacks] = (tr_rstack){ (uint32_t)p->n, n, resolved };
+    p->n += n;
+    return (uint32_t)t->nstacks++;
+}
+
+static bool write_frames(nt_trace_builder *b, const tr_picks *p)
+{
+    nt_trace *t = b->t;
+    if (!p->n)
+        return true;
+    t->frames = nt_mem_alloc(&t->mem, p->n * sizeof *t->frames);
+    if (!t->frames)
+        return false;
+    t->frames_cap = t->nframes = p->n;
+    for (size_t r = 0; r < t->nstacks; r++) {
+        const tr_rstack *rs = &t->stacks[r];
+        const uint64_t *ips = rs->count ? b->ips + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
+        for (uint32_t k = 0; k < rs->count; k++) {
+            nt_frame *f = &t->frames[rs->off + k];
+            uint32_t pk = p->pick[rs->off + k];
+            f->ip = ips[k];
+            f->method_index = pk;
+            if (pk == NT_TRACE_NO_METHOD) {
+                f->method = f->type = f->assembly = EMPTY;
+            } else {
+                const nt_trace_method *mr = &t->methods[pk];
+                f->method = mr->name;
+                f->type = mr->declaring_type;
+                f->assembly = mr->assembly;
+            }
         }
     }
-    uint32_t resolved = 0;
-    for (uint32_t k = 0; k < n; k++)
-        resolved += pick[k] != NT_TRACE_NO_METHOD;
-    t->stacks[t->nstacks] = (tr_rstack){ (uint32_t)t->nframes, n, resolved };
-    t->nframes += n;
-    return (uint32_t)t->nstacks++;
+    return true;
 }
 
 static nt_status resolve(nt_trace_builder *b)
 {
     nt_trace *t = b->t;
     nt_mem *m = &t->mem;
-    /* The addresses looked up: frame 0 as is, return addresses minus one. */
-    size_t nq = b->nips ? b->nips : 1;
+    /* The distinct addresses looked up (frame 0 as is, return addresses
+     * minus one), sorted, and each one's rank in that order. */
+    size_t u = b->nuaddr, nq = u ? u : 1, nu = u, n_seen = t->nmethods + b->ncold + b->dropped;
     uint64_t *q = nt_mem_alloc(m, nq * sizeof *q);
-    if (!q)
+    uint32_t *rank = nt_mem_alloc(m, nq * sizeof *rank);
+    bool ok = q && rank;
+    if (ok && u)
+        memcpy(q, b->uaddr, u * sizeof *q);
+    ok = ok && tr_addrs_prepare(m, &q, &nu, &nq);
+    for (size_t k = 0; ok && k < nu; k++)
+        ok = tr_map_put(m, &b->addr_ids, q[k], (uint32_t)k);
+    for (size_t id = 0; ok && id < u; id++)
+        rank[id] = tr_map_get(&b->addr_ids, b->uaddr[id]);
+    /* Only the ranks are needed from here on. */
+    tr_map_free(m, &b->addr_ids);
+    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    b->uaddr = NULL;
+    b->uaddr_cap = 0;
+    if (!ok || !keep_cold(b, q, nu)) {
+        nt_mem_free(m, q, nq * sizeof *q);
+        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
         return NT_ERR_NOMEM;
-    size_t ni = b->nistacks;
-    for (size_t i = 0; i < ni; i++)
-        for (uint32_t k = 0; k < b->istacks[i].count; k++)
-            q[b->istacks[i].off + k] = b->ips[b->istacks[i].off + k] - (k ? 1 : 0);
+    }
     tr_symbols sy;
     nt_status st = NT_OK;
-    if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, q, b->nips, nq)) {
+    size_t ni = b->nistacks;
+    tr_strings_seal(&t->mem, &t->strings);
+    link_assemblies(t);
+    if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, n_seen, q, nu, nq)) {
         tr_symbols_free(m, &sy);
+        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
         return NT_ERR_NOMEM;
     }
     tr_resolve *rs = nt_mem_alloc(m, (ni ? ni : 1) * sizeof *rs);
@@ -463,6 +844,7 @@ static nt_status resolve(nt_trace_builder *b)
         if (b->istacks[i].count > maxd)
             maxd = b->istacks[i].count;
     uint32_t *pick = nt_mem_alloc(m, maxd * sizeof *pick);
+    tr_picks pk = { 0 };
     uint32_t *rnext = NULL; /* resolved stack -> next variant of the same interned stack */
     size_t rnext_cap = 0;
     if (!rs || !pick) {
@@ -471,29 +853,24 @@ static nt_status resolve(nt_trace_builder *b)
     }
     for (size_t i = 0; i < ni; i++)
         rs[i] = (tr_resolve){ UINT32_MAX, 0 };
-    /* Usually each interned stack resolves once: size the frames for that. */
-    if (b->nips && !t->frames_cap && nt_mem_resize(m, (void **)&t->frames, 0, b->nips * sizeof *t->frames))
-        t->frames_cap = b->nips;
-    if (b->nips && !t->frames) {
-        st = NT_ERR_NOMEM;
-        goto out;
-    }
-
+    uint64_t total = 0, resolved = 0;
+    tr_sample *s_next = NULL; /* walks a chunk */
     for (size_t i = 0; i < t->nsamples; i++) {
-        tr_sample *s = &t->samples[i];
+        tr_sample *s = (i & (TR_SCHUNK - 1)) ? s_next : TR_SAMPLE(t, i);
+        s_next = s + 1;
         tr_resolve *r = &rs[s->stack];
-        const tr_istack *is = &b->istacks[s->stack];
-        const uint64_t *ips = b->ips ? b->ips + is->off : NULL; /* NULL when every stack is empty */
         uint32_t rid = UINT32_MAX;
         if (r->state == 1 && r->first != UINT32_MAX) {
-            rid = r->first;
+            rid = r->first; /* the common case: a timeless stack already resolved */
         } else {
+            const tr_istack *is = &b->istacks[s->stack];
+            const uint32_t *ids = is->count ? b->ipu + is->off : NULL; /* NULL when every stack is empty */
             /* One lookup per frame gives both the pick at this time and
              * whether any frame's pick could change with time. */
             bool timeless = true;
             for (uint32_t k = 0; k < is->count; k++) {
                 uint32_t nc;
-                const uint32_t *c = tr_symbols_candidates(&sy, k ? ips[k] - 1 : ips[k], &nc);
+                const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
                 pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
                 if (r->state == 0 && timeless)
                     timeless = tr_symbols_timeless(t->methods, c, nc);
@@ -504,9 +881,9 @@ static nt_status resolve(nt_trace_builder *b)
              * otherwise make every sample compare with every other. */
             int tries = 8;
             for (uint32_t v = r->first; v != UINT32_MAX && tries-- > 0; v = rnext[v]) {
-                const nt_frame *f = t->frames + t->stacks[v].off;
+                const uint32_t *f = pk.pick + t->stacks[v].off;
                 uint32_t k = 0;
-                while (k < is->count && f[k].method_index == pick[k])
+                while (k < is->count && f[k] == pick[k])
                     k++;
                 if (k == is->count) {
                     rid = v;
@@ -514,7 +891,7 @@ static nt_status resolve(nt_trace_builder *b)
                 }
             }
             if (rid == UINT32_MAX) {
-                rid = add_rstack(t, ips, is->count, pick);
+                rid = add_rstack(t, &pk, s->stack, is->count, pick);
                 if (rid == UINT32_MAX ||
                     !nt_mem_reserve(m, (void **)&rnext, &rnext_cap, (size_t)rid + 1, sizeof *rnext)) {
                     st = NT_ERR_NOMEM;
@@ -526,10 +903,17 @@ static nt_status resolve(nt_trace_builder *b)
             }
         }
         s->stack = rid;
-        t->total_frames += t->stacks[rid].count;
-        t->resolved_frames += t->stacks[rid].resolved;
+        total += t->stacks[rid].count;
+        resolved += t->stacks[rid].resolved;
     }
+    t->total_frames += total;
+    t->resolved_frames += resolved;
+    if (!write_frames(b, &pk))
+        st = NT_ERR_NOMEM;
 out:
+    nt_mem_free(m, pk.pick, pk.cap * sizeof *pk.pick);
+    nt_mem_free(m, pk.src, pk.src_cap * sizeof *pk.src);
+    nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
     nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
     nt_mem_free(m, pick, maxd * sizeof *pick);
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
@@ -545,6 +929,13 @@ static void builder_release(nt_trace_builder *b)
     nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
     tr_map_free(m, &b->thread_index);
     tr_map_free(m, &b->live);
+    tr_map_free(m, &b->addr_ids);
+    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    nt_mem_free(m, b->ipu, b->ipu_cap * sizeof *b->ipu);
+    b->uaddr = NULL;
+    b->ipu = NULL;
+    b->uaddr_cap = b->ipu_cap = b->nuaddr = 0;
+    cold_release(b);
     b->ips = NULL;
     b->istacks = NULL;
     b->itable = NULL;
@@ -587,10 +978,11 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = NULL;
     b->itable_cap = 0;
-    tr_strings_seal(&t->mem, &t->strings);
-    shrink(&t->mem, (void **)&t->samples, &t->samples_cap, t->nsamples, sizeof *t->samples);
+    if (t->nschunks) {
+        size_t used = t->nsamples - (t->nschunks - 1) * TR_SCHUNK;
+        shrink(&t->mem, (void **)&t->schunks[t->nschunks - 1], &t->last_chunk, used, sizeof **t->schunks);
+    }
     shrink(&t->mem, (void **)&t->methods, &t->methods_cap, t->nmethods, sizeof *t->methods);
-    link_assemblies(t);
     if (!b->sorted && !sort_samples(t)) {
         st = NT_ERR_NOMEM;
         goto fail;
@@ -614,7 +1006,7 @@ void nt_trace_free(nt_trace *t)
         return;
     nt_mem *m = &t->mem;
     tr_strings_free(m, &t->strings);
-    nt_mem_free(m, t->samples, t->samples_cap * sizeof *t->samples);
+    free_samples(t);
     nt_mem_free(m, t->threads, t->threads_cap * sizeof *t->threads);
     nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
     nt_mem_free(m, t->modules, t->modules_cap * sizeof *t->modules);
@@ -646,7 +1038,7 @@ size_t nt_trace_sample_count(const nt_trace *t) { return t->nsamples; }
 
 nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i)
 {
-    const tr_sample *s = &t->samples[i];
+    const tr_sample *s = TR_SAMPLE(t, i);
     const tr_rstack *r = &t->stacks[s->stack];
     nt_trace_sample o;
     o.timestamp = s->ticks;

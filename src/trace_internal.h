@@ -48,6 +48,13 @@ typedef struct tr_sample {
     uint32_t thread_type;
 } tr_sample;
 
+/* Samples live in fixed chunks: growing never copies them (realloc of one
+ * large block copied it again and again once the allocator stopped mapping
+ * it), and the last chunk is cut to size in finish(). */
+#define TR_SCHUNK_SHIFT 10
+#define TR_SCHUNK (1u << TR_SCHUNK_SHIFT)
+#define TR_SAMPLE(t, i) (&(t)->schunks[(i) >> TR_SCHUNK_SHIFT][(i) & (TR_SCHUNK - 1)])
+
 #define TR_MAX_THREADS (1u << 24)
 #define TR_THREAD(s) ((s)->thread_type & 0xFFFFFFu)
 #define TR_TYPE(s) ((s)->thread_type >> 24)
@@ -78,8 +85,9 @@ struct nt_trace {
 
     tr_strings strings;
 
-    tr_sample *samples;
-    size_t nsamples, samples_cap;
+    tr_sample **schunks;     /* sample i: TR_SAMPLE(t, i) */
+    size_t nschunks, schunks_cap;
+    size_t nsamples, last_chunk;   /* entries allocated in the last chunk */
 
     uint64_t *threads;   /* index -> thread id */
     size_t nthreads, threads_cap;
@@ -104,12 +112,20 @@ struct nt_trace {
 };
 
 /* symbols.c */
-/* Takes addrs (addrs_alloc entries allocated through m, naddrs used): the
- * addresses that will be looked up.  On failure call tr_symbols_free too. */
-bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, uint64_t *addrs,
-                      size_t naddrs, size_t addrs_alloc);
+/* Sort the addresses that will be looked up and drop duplicates (*alloc
+ * entries allocated through m; the allocation may shrink). */
+bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc);
+/* True when [start, start + size) holds one of the prepared addresses. */
+bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t size);
+/* Takes prepared addrs (addrs_alloc entries allocated through m, naddrs
+ * used).  n_seen: records the stream had (kept or not), which bounds the
+ * overlaps allowed.  On failure call tr_symbols_free too. */
+bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
+                      uint64_t *addrs, size_t naddrs, size_t addrs_alloc);
 /* Candidates of a queried address: *count records, indices into methods. */
 const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint32_t *count);
+/* Candidates of the k-th prepared address. */
+const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count);
 /* The record valid at ticks among the candidates, or NT_TRACE_NO_METHOD. */
 uint32_t tr_symbols_pick(const nt_trace_method *methods, const uint32_t *cand, uint32_t n, int64_t ticks);
 /* True when the pick among these candidates cannot depend on time. */

@@ -136,7 +136,9 @@ static char *strings_store(nt_mem *m, tr_strings *st, const char *s, size_t len)
             st->chunks = p;
             st->chunk_cap = ncap;
         }
-        size_t size = sizeof(size_t) + len + 1 > TR_CHUNK ? sizeof(size_t) + len + 1 : TR_CHUNK;
+        /* 8 KiB, doubling to TR_CHUNK: small traces stay small. */
+        size_t want = st->nchunks >= 3 ? TR_CHUNK : (8192u << st->nchunks);
+        size_t size = sizeof(size_t) + len + 1 > want ? sizeof(size_t) + len + 1 : want;
         char *c = nt_mem_alloc(m, size);
         if (!c)
             return NULL;

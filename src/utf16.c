@@ -83,17 +83,33 @@ bool nt_utf16z_to_utf8(nt_cursor *c, char *dst, size_t *len)
     char *o = dst;
     for (;;) {
 #if defined(__SSE2__)
-        /* Eight ASCII units at a time: most names and signatures are ASCII. */
+        /* Eight ASCII units at a time: most names and signatures are ASCII.
+         * The terminator usually sits in the last window: when everything
+         * before it is ASCII, finish there instead of unit by unit. */
         while (end - p >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)p);
             __m128i z = _mm_setzero_si128();
             __m128i non_ascii = _mm_and_si128(v, _mm_set1_epi16((short)0xFF80));
-            if (_mm_movemask_epi8(_mm_cmpeq_epi16(non_ascii, z)) != 0xFFFF ||
-                _mm_movemask_epi8(_mm_cmpeq_epi16(v, z)) != 0)
-                break; /* a non-ASCII unit or the terminator: take the careful path */
-            _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(v, v));
-            o += 8;
-            p += 16;
+            unsigned ascii = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(non_ascii, z)); /* 2 bits per unit */
+            unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(v, z));
+            if (ascii == 0xFFFF && nul == 0) {
+                _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(v, v));
+                o += 8;
+                p += 16;
+                continue;
+            }
+            unsigned first_nul = nul ? (unsigned)__builtin_ctz(nul) / 2 : 8;
+            unsigned first_wide = ascii != 0xFFFF ? (unsigned)__builtin_ctz(~ascii & 0xFFFF) / 2 : 8;
+            if (first_nul < 8 && first_nul <= first_wide) {
+                /* writes 8 bytes, keeps first_nul: the scratch has NT_UTF8_SLACK bytes to spare */
+                _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(v, v));
+                o += first_nul;
+                *o = '\0';
+                *len = (size_t)(o - dst);
+                c->p = p + 2 * first_nul + 2;
+                return true;
+            }
+            break; /* a non-ASCII unit first: take the careful path */
         }
 #endif
         /* Four ASCII units at a time. */

@@ -784,3 +784,48 @@ LTest(parser, memory_bounded_by_limits)
     nt_parser_free(p);
     tb_free(&b);
 }
+
+/* ---- UTF-16 conversion: the one-pass SIMD path against the plain one ---- */
+#include "utf16.h"
+
+LTest(parser, utf16_one_pass_matches_plain_conversion)
+{
+    static const uint16_t alphabet[] = { 'a', 'Z', '.', '`', 0xE9, 0x4E2D, 0xD83D, 0xDE00, 0xDC00, 0x7F, 0x80, 0x7FF };
+    uint64_t x = 12345;
+    for (int round = 0; round < 20000; round++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t units = (size_t)(x % 41);
+        bool ascii_only = (x >> 8) & 1;
+        uint8_t src[2 * 48 + 32];
+        for (size_t i = 0; i < units; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            uint16_t u = ascii_only ? (uint16_t)('a' + x % 26) : alphabet[x % (sizeof alphabet / sizeof alphabet[0])];
+            src[2 * i] = (uint8_t)u;
+            src[2 * i + 1] = (uint8_t)(u >> 8);
+        }
+        src[2 * units] = src[2 * units + 1] = 0;
+        size_t trail = (size_t)((x >> 20) % 24); /* bytes after the terminator */
+        for (size_t i = 0; i < trail; i++)
+            src[2 * units + 2 + i] = (uint8_t)(0x41 + i);
+        char want[200], got[200 + NT_UTF8_SLACK];
+        size_t wn = nt_utf16_to_utf8(src, units, want);
+        nt_cursor c = nt_cursor_make(src, 2 * units + 2 + trail);
+        size_t gn = 0;
+        cr_assert(nt_utf16z_to_utf8(&c, got, &gn), "round %d: terminator not found", round);
+        cr_assert_eq(gn, wn, "round %d: length %zu, want %zu", round, gn, wn);
+        cr_assert(memcmp(got, want, wn + 1) == 0, "round %d: text differs", round);
+        cr_assert_eq(c.p, src + 2 * units + 2, "round %d: cursor not just past the terminator", round);
+    }
+    /* no terminator at all: refused, cursor unmoved */
+    uint8_t noterm[34];
+    memset(noterm, 'a', sizeof noterm);
+    char out[200];
+    size_t n;
+    nt_cursor c = nt_cursor_make(noterm, sizeof noterm);
+    cr_expect(!nt_utf16z_to_utf8(&c, out, &n));
+    cr_expect_eq(c.p, noterm);
+}

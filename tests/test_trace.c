@@ -103,6 +103,52 @@ LTest(trace, rundown_after_samples_and_return_address_at_method_end)
     tb_free(&p.b);
 }
 
+LTest(trace, rundown_of_code_no_sample_ran_in_is_not_kept)
+{
+    pb p;
+    pb_begin(&p, 8, 1000000000);
+    const uint64_t s1[] = { 0x2010 }, s2[] = { 0x9020, 0x2050 }, s3[] = { 0x2090 };
+    const uint64_t *ips[] = { s1, s2, s3 };
+    const uint32_t d[] = { 1, 2, 1 };
+    pb_stacks(&p, 1, 3, ips, d);
+    names(&p, 10);
+    pb_sample(&p, 7, 1, 100, NT_SAMPLE_MANAGED);
+    pb_sample(&p, 7, 2, 200, NT_SAMPLE_MANAGED);
+    pb_method(&p, MD_UNLOAD, 250, 0xE, MOD, 0x70000, 0x100, "NS.C", "Gone");  /* no sample there */
+    pb_method(&p, MD_DCEND, 400, 0xA, MOD, 0x2000, 0x60, "NS.C", "A");
+    pb_method(&p, MD_DCEND, 400, 0xB, MOD, 0x50000, 0x100, "NS.C", "Far");   /* nowhere near a sample */
+    pb_method(&p, MD_DCEND, 400, 0xC, MOD, 0x9000, 0x40, "NS.D", "C");
+    pb_method(&p, MD_DCEND, 400, 0xD, MOD, 0x2080, 0x40, "NS.D", "Near");    /* near one, not yet its code */
+    pb_sample(&p, 7, 3, 500, NT_SAMPLE_MANAGED);                              /* ... now it is */
+    pb_end(&p);
+    nt_trace *t = build(&p, NT_OK);
+    cr_assert_str_eq(fname(t, 0, 0), "App!NS.C.A");
+    cr_assert_str_eq(fname(t, 1, 0), "App!NS.D.C");
+    cr_assert_str_eq(fname(t, 1, 1), "App!NS.C.A");
+    cr_assert_str_eq(fname(t, 2, 0), "App!NS.D.Near", "judged against every sample when a sample was near it");
+    nt_trace_stats st;
+    nt_trace_stats_get(t, &st);
+    cr_assert_eq(st.rundown_records, 4);
+    cr_assert_eq(st.unload_records, 1);
+    cr_assert_eq(st.method_records, 3, "A, C and Near are kept; Gone and Far are not");
+    cr_assert_eq(nt_trace_method_count(t), 3);
+    /* Kept records stay in stream order with their fields. */
+    const char *want[] = { "A", "C", "Near" };
+    const uint64_t start[] = { 0x2000, 0x9000, 0x2080 };
+    for (size_t i = 0; i < 3; i++) {
+        const nt_trace_method *m = nt_trace_method_at(t, i);
+        cr_assert_str_eq(m->name, want[i]);
+        cr_assert_eq(m->start_address, start[i]);
+        cr_assert_eq(m->valid_from, INT64_MIN);
+        cr_assert_eq(m->valid_until, INT64_MAX);
+        cr_assert_eq(m->source, NT_METHOD_DC_END);
+        cr_assert_str_eq(m->assembly, "App, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null");
+    }
+    cr_assert_str_eq(nt_trace_method_at(t, 1)->declaring_type, "NS.D");
+    nt_trace_free(t);
+    tb_free(&p.b);
+}
+
 LTest(trace, code_address_reused_after_unload)
 {
     pb p;
