@@ -27,17 +27,6 @@ static void collect_usage(FILE *f)
           f);
 }
 
-static bool parse_seconds(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || end == s || v < 0 || v > 1e7)
-        return false;
-    *out = v;
-    return true;
-}
-
 int cmd_collect(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -79,7 +68,7 @@ int cmd_collect(int argc, char **argv)
         case 'c':
         case 's':
         case 'w':
-            if (!parse_seconds(optarg, c == 'd'   ? &duration
+            if (!cli_parse_seconds(optarg, c == 'd'   ? &duration
                                        : c == 'c' ? &connect_timeout
                                        : c == 's' ? &stop_timeout
                                                   : &wait_endpoint)) {

@@ -108,17 +108,6 @@ static void render(const nt_live_top_snapshot *snap, double interval_s, uint32_t
     fflush(stdout);
 }
 
-static bool parse_secs(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || end == s || v < 0 || v > 1e7)
-        return false;
-    *out = v;
-    return true;
-}
-
 int cmd_top_live(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -149,7 +138,7 @@ int cmd_top_live(int argc, char **argv)
             break;
         case 'i':
         case 'd':
-            if (!parse_secs(optarg, c == 'i' ? &interval : &duration) || (c == 'i' && interval < 0.1)) {
+            if (!cli_parse_seconds(optarg, c == 'i' ? &interval : &duration) || (c == 'i' && interval < 0.1)) {
                 fprintf(stderr, "nettrace top: bad number of seconds '%s'\n", optarg);
                 return CLI_EXIT_USAGE;
             }
