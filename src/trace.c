@@ -741,6 +741,11 @@ typedef struct tr_resolve {
 
 static const char EMPTY[] = "";
 
+/* Per-address pick markers for resolve(); method indices stay below
+ * TR_COLD, far under these. */
+#define TR_VARIES (UINT32_MAX - 2)          /* the pick depends on time */
+#define TR_VARIES_TIMELESS (UINT32_MAX - 1) /* ... yet tr_symbols_timeless holds */
+
 /* Resolved stacks while resolving: their method picks (frames[off + k]'s
  * method_index, 4 bytes a frame) and the interned stack each came from.  The
  * frames themselves are written once all are known, at their exact size. */
@@ -844,12 +849,27 @@ static nt_status resolve(nt_trace_builder *b)
         if (b->istacks[i].count > maxd)
             maxd = b->istacks[i].count;
     uint32_t *pick = nt_mem_alloc(m, maxd * sizeof *pick);
+    /* Each distinct address's pick when time cannot change it (no record,
+     * or one never unloaded: tr_symbols_pick then always returns it), else
+     * whether it is timeless: one lookup per address instead of one per
+     * frame of every time-dependent sample. */
+    uint32_t *fixed = nt_mem_alloc(m, (u ? u : 1) * sizeof *fixed);
     tr_picks pk = { 0 };
     uint32_t *rnext = NULL; /* resolved stack -> next variant of the same interned stack */
     size_t rnext_cap = 0;
-    if (!rs || !pick) {
+    if (!rs || !pick || !fixed) {
         st = NT_ERR_NOMEM;
         goto out;
+    }
+    for (size_t id = 0; id < u; id++) {
+        uint32_t nc;
+        const uint32_t *c = tr_symbols_candidates_at(&sy, rank[id], &nc);
+        if (nc == 0)
+            fixed[id] = NT_TRACE_NO_METHOD;
+        else if (nc == 1 && t->methods[c[0]].valid_until == INT64_MAX)
+            fixed[id] = c[0];
+        else
+            fixed[id] = tr_symbols_timeless(t->methods, c, nc) ? TR_VARIES_TIMELESS : TR_VARIES;
     }
     for (size_t i = 0; i < ni; i++)
         rs[i] = (tr_resolve){ UINT32_MAX, 0 };
@@ -869,11 +889,15 @@ static nt_status resolve(nt_trace_builder *b)
              * whether any frame's pick could change with time. */
             bool timeless = true;
             for (uint32_t k = 0; k < is->count; k++) {
+                uint32_t fx = fixed[ids[k]];
+                if (fx < TR_VARIES) {
+                    pick[k] = fx;
+                    continue;
+                }
                 uint32_t nc;
                 const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
                 pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
-                if (r->state == 0 && timeless)
-                    timeless = tr_symbols_timeless(t->methods, c, nc);
+                timeless = timeless && fx == TR_VARIES_TIMELESS;
             }
             if (r->state == 0)
                 r->state = timeless ? 1 : 2;
@@ -914,6 +938,7 @@ out:
     nt_mem_free(m, pk.pick, pk.cap * sizeof *pk.pick);
     nt_mem_free(m, pk.src, pk.src_cap * sizeof *pk.src);
     nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
     nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
     nt_mem_free(m, pick, maxd * sizeof *pick);
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
