@@ -6,7 +6,7 @@
  *                           callback set, each touching its arguments (what
  *                           EventPipeEventSource does with a handler on every
  *                           event); prints "events N"
- *   bench_ours trace FILE   nt_trace_from_file (parse, aggregate, resolve
+ *   bench_ours trace FILE   what nt_trace_from_file does (parse, aggregate, resolve
  *                           every frame to its method record), then every
  *                           sample's frames walked and each frame's resolved
  *                           names touched (what TraceLog + walking each
@@ -14,13 +14,19 @@
  *                           and ModuleName does: strings made once per method,
  *                           read per frame); prints "samples N frames N"
  *
- * FILE is read with read() in 1 MiB chunks, as a reader of a file would. */
+ * Both feed the parser FILE mapped in 1 MiB windows (mmap, one window at a
+ * time, so at most 1 MiB of the file is resident at once): the copy read()
+ * makes costs more CPU than parsing (see bench/README.md).  BENCH_READ=1 in
+ * the environment reads with read() in 1 MiB chunks instead, the way
+ * nt_trace_from_file does. */
 #include "nettrace_trace.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHUNK (1u << 20)
@@ -47,28 +53,52 @@ static int cb_sp(void *u, const nt_sequence_point *sp) { (void)u; g_sink += sp->
 static const nt_callbacks ALL = { cb_trace, cb_meta, cb_event, cb_stack, cb_sample,
                                   cb_method, cb_module, cb_assembly, cb_sp };
 
-static int do_parse(const char *path)
+/* Feed the whole of FILE to p; returns the parser's final status, or
+ * NT_ERR_IO (with a message) when the file cannot be read. */
+static nt_status feed_file(nt_parser *p, const char *path)
 {
     int fd = open(path, O_RDONLY);
-    if (fd < 0) {
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         perror(path);
-        return 1;
+        if (fd >= 0)
+            close(fd);
+        return NT_ERR_IO;
     }
-    uint8_t *buf = malloc(CHUNK);
+    nt_status s = NT_OK;
+    const char *mode = getenv("BENCH_READ");
+    if (!(mode && strcmp(mode, "1") == 0) && S_ISREG(st.st_mode)) {
+        for (off_t off = 0; s == NT_OK && off < st.st_size; off += CHUNK) {
+            size_t n = st.st_size - off < (off_t)CHUNK ? (size_t)(st.st_size - off) : CHUNK;
+            void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off);
+            if (m == MAP_FAILED) {
+                perror(path);
+                close(fd);
+                return NT_ERR_IO;
+            }
+            s = nt_parser_feed(p, m, n);
+            munmap(m, n);
+        }
+    } else {
+        uint8_t *buf = malloc(CHUNK);
+        ssize_t n;
+        while (buf && s == NT_OK && (n = read(fd, buf, CHUNK)) > 0)
+            s = nt_parser_feed(p, buf, (size_t)n);
+        free(buf);
+    }
+    close(fd);
+    return s == NT_OK ? nt_parser_finish(p) : s;
+}
+
+static int do_parse(const char *path)
+{
     nt_parser *p = nt_parser_new(&ALL, NULL, NULL, NULL);
-    if (!buf || !p) {
+    if (!p) {
         fprintf(stderr, "bench_ours: out of memory\n");
         return 1;
     }
-    nt_status st = NT_OK;
-    ssize_t n;
-    while (st == NT_OK && (n = read(fd, buf, CHUNK)) > 0)
-        st = nt_parser_feed(p, buf, (size_t)n);
-    if (st == NT_OK)
-        st = nt_parser_finish(p);
-    close(fd);
+    nt_status st = feed_file(p, path);
     nt_parser_free(p);
-    free(buf);
     if (st != NT_OK) {
         fprintf(stderr, "bench_ours: %s: %s\n", path, nt_status_name(st));
         return 1;
@@ -77,16 +107,29 @@ static int do_parse(const char *path)
     return 0;
 }
 
+/* nt_trace_from_file's work, through the builder so the file is read the
+ * same way as for do_parse. */
 static int do_trace(const char *path)
 {
+    nt_trace_builder *b = nt_trace_builder_new(NULL);
+    nt_callbacks cb;
+    nt_trace_builder_callbacks(&cb);
+    nt_parser *p = b ? nt_parser_new(&cb, b, NULL, NULL) : NULL;
+    if (!p) {
+        fprintf(stderr, "bench_ours: out of memory\n");
+        nt_trace_builder_free(b);
+        return 1;
+    }
+    nt_status st = feed_file(p, path);
     nt_trace *t = NULL;
-    char msg[256];
-    nt_status st = nt_trace_from_file(path, NULL, &t, msg, sizeof msg);
-    if (st != NT_OK) {
-        fprintf(stderr, "bench_ours: %s: %s\n", path, msg);
+    nt_status fs = nt_trace_builder_finish(b, p, st, &t);
+    if (st != NT_OK || fs != NT_OK) {
+        fprintf(stderr, "bench_ours: %s: %s\n", path, st != NT_OK ? nt_parser_message(p) : nt_status_name(fs));
+        nt_parser_free(p);
         nt_trace_free(t);
         return 1;
     }
+    nt_parser_free(p);
     uint64_t frames = 0;
     size_t n = nt_trace_sample_count(t);
     for (size_t i = 0; i < n; i++) {

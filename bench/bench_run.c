@@ -7,11 +7,13 @@
  * process; its standard output goes to OUT (rewritten by every run; default
  * /dev/null), its standard error to ours.  Wall time is CLOCK_MONOTONIC from
  * fork to wait4(); peak memory is the child's ru_maxrss from wait4() (peak
- * resident set, KiB on Linux).  Prints one line:
+ * resident set, KiB on Linux); CPU time is its user + system time from the
+ * same rusage (all its threads).  Prints one line:
  *
- *   best S median S peak_kib K runs N
+ *   best S median S peak_kib K runs N cpu S
  *
- * (peak: the largest of the runs).  Exits non-zero if any run failed. */
+ * (peak: the largest of the runs; cpu: the least).  Exits non-zero if any
+ * run failed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,8 +40,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One run: returns 0 and fills *secs, *peak_kib, or -1. */
-static int run_once(char **argv, const char *out, double *secs, long *peak_kib)
+/* One run: returns 0 and fills *secs, *peak_kib, *cpu, or -1. */
+static int run_once(char **argv, const char *out, double *secs, long *peak_kib, double *cpu)
 {
     double t0 = now();
     pid_t pid = fork();
@@ -68,6 +70,8 @@ static int run_once(char **argv, const char *out, double *secs, long *peak_kib)
     }
     *secs = now() - t0;
     *peak_kib = ru.ru_maxrss;
+    *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "bench_run: %s failed (%s %d)\n", argv[0], WIFEXITED(status) ? "exit" : "signal",
                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
@@ -92,16 +96,20 @@ int main(int argc, char **argv)
         goto usage;
     double t[MAX_RUNS];
     long peak = 0;
+    double cpu_least = 0;
     for (int r = 0; r < runs; r++) {
         long kib;
-        if (run_once(argv + optind, out, &t[r], &kib) != 0)
+        double cpu;
+        if (run_once(argv + optind, out, &t[r], &kib, &cpu) != 0)
             return 1;
         if (kib > peak)
             peak = kib;
+        if (r == 0 || cpu < cpu_least)
+            cpu_least = cpu;
     }
     qsort(t, (size_t)runs, sizeof t[0], cmp_double);
     double median = runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
-    printf("best %.4f median %.4f peak_kib %ld runs %d\n", t[0], median, peak, runs);
+    printf("best %.4f median %.4f peak_kib %ld runs %d cpu %.4f\n", t[0], median, peak, runs, cpu_least);
     return 0;
 usage:
     fprintf(stderr, "usage: bench_run [-n RUNS] [-o OUT] -- COMMAND [ARG...]\n");

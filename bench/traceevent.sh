@@ -79,26 +79,35 @@ if [ ${#files[@]} -eq 0 ]; then
     exit 0
 fi
 
-# measure NAME N COMMAND...: sets the globals T (best seconds) and M (peak
-# MiB); the command's output is in $out/NAME.txt.
+# measure NAME N COMMAND...: sets the globals T (best wall seconds), C
+# (least CPU seconds) and M (peak MiB); the command's output is in
+# $out/NAME.txt.
 measure() {
     local name=$1 n=$2 line
     shift 2
     line=$("$run" -n "$n" -o "$out/$name.txt" -- "$@") || { echo "FAILED: $*" >&2; exit 1; }
     echo "$name $line" >>"$out/runs.txt"
-    T=$(awk '{ print $2 }' <<<"$line")
+    T=$(awk '{ printf "%.3f", $2 }' <<<"$line")
+    C=$(awk '{ printf "%.3f", $10 }' <<<"$line")
     M=$(awk '{ printf "%.1f", $6 / 1024 }' <<<"$line")
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
 # verdict TIME_RATIO TIME_GOAL MEM_RATIO
 verdict() {
-    awk -v t="$1" -v g="$2" -v m="$3" 'BEGIN {
-        ok = t >= g && m >= 10
-        printf "%s (goal %dx time, 10x memory)", ok ? "PASS" : "MISS", g }'
+    awk -v t="$1" -v g="$2" -v m="$3" 'BEGIN { print (t >= g && m >= 10) ? "PASS" : "MISS" }'
 }
 same() {
     if [ "$1" = "$2" ]; then echo "counts agree: $1"; else echo "COUNTS DIFFER: ours '$1', TraceEvent '$2'"; fi
+}
+# row JOB OURS_LABEL T C M TE_LABEL T C M GOAL: one line of the table
+row() {
+    local rt rc rm v=""
+    rt=$(ratio "$7" "$3"); rc=$(ratio "$8" "$4"); rm=$(ratio "$9" "$5")
+    [ "${10}" != - ] && v="$(verdict "$rt" "${10}" "$rm") (goal ${10}x time, 10x memory)"
+    printf '  %-10s %-22s %7.3f %7.3f %8.1f   %-22s %8.3f %8.3f %8.1f   %6.1fx %6.1fx %6.1fx  %s\n' \
+        "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "$rt" "$rc" "$rm" "$v"
+    summary+=("| $name | $mib | $1 | $3 s, $5 MiB | $7 s, $9 MiB | **${rt}x** | ${rc}x | **${rm}x** | $([ "${10}" = - ] && echo - || echo "$(verdict "$rt" "${10}" "$rm") (${10}x, 10x)") |")
 }
 
 summary=()
@@ -114,39 +123,34 @@ for f in "${files[@]}"; do
     cat "$f" >/dev/null # page cache
     name=$(basename "$f" .nettrace)
     echo
-    echo "$name ($mib MiB), best of $n runs:"
-    printf '  %-32s %9s %9s   %-32s %9s %9s   %7s %7s\n' "ours" "s" "peak MiB" "TraceEvent" "s" "peak MiB" "time" "memory"
+    echo "$name ($mib MiB): best wall time of $n runs, least CPU time, largest peak RSS; ratio = TraceEvent / ours"
+    printf '  %-10s %-22s %7s %7s %8s   %-22s %8s %8s %8s   %7s %7s %7s\n' "job" "ours" "wall s" "cpu s" "peak MiB" \
+        "TraceEvent" "wall s" "cpu s" "peak MiB" "wall" "cpu" "memory"
 
-    measure "$name.parse" "$n" "$ours" parse "$f"; pt=$T; pm=$M
-    measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tm=$M
-    measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"; st=$T; sm=$M
+    measure "$name.parse" "$n" "$ours" parse "$f"; pt=$T; pc=$C; pm=$M
+    measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tc=$C; tm=$M
+    measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"
+    st=$T; sc=$C; sm=$M
     if [ -z "$te" ]; then
-        printf '  %-32s %9.3f %9.1f\n' "parser, every event" "$pt" "$pm" "resolved trace" "$tt" "$tm" \
-            "stacks -f speedscope" "$st" "$sm"
+        printf '  %-10s %-22s %7.3f %7.3f %8.1f\n' read "parser, all callbacks" "$pt" "$pc" "$pm" \
+            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm"
         continue
     fi
-    measure "$name.read" "$n" "$te" read "$f"; rt=$T; rm_=$M
-    measure "$name.tracelog" "$n" "$te" tracelog "$f"; lt=$T; lm=$M
-    measure "$name.convert" "$n" "$dtrace" convert --format Speedscope -o "$out/$name.te.speedscope.json" "$f"; ct=$T; cm=$M
-
-    r1t=$(ratio "$rt" "$pt"); r1m=$(ratio "$rm_" "$pm")
-    r2t=$(ratio "$lt" "$tt"); r2m=$(ratio "$lm" "$tm")
-    r3t=$(ratio "$ct" "$st"); r3m=$(ratio "$cm" "$sm")
-    printf '  %-32s %9.3f %9.1f   %-32s %9.3f %9.1f   %6.1fx %6.1fx  %s\n' \
-        "parser, every event" "$pt" "$pm" "EventPipeEventSource" "$rt" "$rm_" "$r1t" "$r1m" "$(verdict "$r1t" 20 "$r1m")" \
-        "resolved trace" "$tt" "$tm" "TraceLog + CallStack names" "$lt" "$lm" "$r2t" "$r2m" "$(verdict "$r2t" 50 "$r2m")"
-    printf '  %-32s %9.3f %9.1f   %-32s %9.3f %9.1f   %6.1fx %6.1fx\n' \
-        "stacks -f speedscope" "$st" "$sm" "dotnet-trace convert" "$ct" "$cm" "$r3t" "$r3m"
+    measure "$name.read" "$n" "$te" read "$f"
+    row read "parser, all callbacks" "$pt" "$pc" "$pm" "EventPipeEventSource" "$T" "$C" "$M" 20
+    measure "$name.tracelog" "$n" "$te" tracelog "$f"
+    row resolved "trace + frame names" "$tt" "$tc" "$tm" "TraceLog + CallStack" "$T" "$C" "$M" 50
+    measure "$name.convert" "$n" "$dtrace" convert --format Speedscope -o "$out/$name.te.speedscope.json" "$f"
+    row speedscope "nettrace stacks" "$st" "$sc" "$sm" "dotnet-trace convert" "$T" "$C" "$M" -
     echo "  read:     $(same "$(cat "$out/$name.parse.txt")" "$(cat "$out/$name.read.txt")")"
     echo "  resolved: $(same "$(cat "$out/$name.trace.txt")" "$(cat "$out/$name.tracelog.txt")")"
-    summary+=("| $name | $mib | $pt / $rt s | **${r1t}x** | $pm / $rm_ MiB | **${r1m}x** | $tt / $lt s | **${r2t}x** | $tm / $lm MiB | **${r2m}x** | $st / $ct s | ${r3t}x | $sm / $cm MiB | ${r3m}x |")
 done
 
 if [ ${#summary[@]} -gt 0 ]; then
     echo
-    echo "Summary (ours / TraceEvent; ratio = TraceEvent / ours) -- for README.md:"
+    echo "Summary for README.md ($(date -u +%Y-%m-%d), $machine):"
     echo
-    echo "| trace | MiB | read time | ratio | read peak | ratio | resolved time | ratio | resolved peak | ratio | speedscope time | ratio | speedscope peak | ratio |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| trace | MiB | job | libnettrace | TraceEvent | time ratio | CPU ratio | memory ratio | target |"
+    echo "|---|---:|---|---:|---:|---:|---:|---:|---|"
     printf '%s\n' "${summary[@]}"
 fi

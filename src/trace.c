@@ -168,14 +168,27 @@ static uint32_t line_hash(uint64_t line)
     return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
 
+/* Every sample whose stack id is new to the id cache hashes its whole stack
+ * (tens of frames): four independent lanes let the multiplies overlap, and
+ * the final mix brings the high bits down to the table index. */
 static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    for (uint32_t i = 0; i < n; i++) {
-        h ^= ips[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+    const uint64_t k = 0xff51afd7ed558ccdull;
+    uint64_t h0 = 0x9E3779B97F4A7C15ull ^ n, h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull,
+             h3 = 0x27D4EB2F165667C5ull;
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        h0 = (h0 ^ ips[i]) * k;
+        h1 = (h1 ^ ips[i + 1]) * k;
+        h2 = (h2 ^ ips[i + 2]) * k;
+        h3 = (h3 ^ ips[i + 3]) * k;
     }
+    for (; i < n; i++)
+        h0 = (h0 ^ ips[i]) * k;
+    uint64_t h = h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17);
+    h ^= h >> 32;
+    h *= k;
+    h ^= h >> 29;
     return h;
 }
 
@@ -776,7 +789,10 @@ static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n
     return (uint32_t)t->nstacks++;
 }
 
-static bool write_frames(nt_trace_builder *b, const tr_picks *p)
+/* The frames of every resolved stack.  A frame's ip comes back from its
+ * address id (the raw ips were freed once interning was over): the looked-up
+ * address is the ip, minus one after the first frame. */
+static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t *rank, const uint64_t *addrs)
 {
     nt_trace *t = b->t;
     if (!p->n)
@@ -787,11 +803,11 @@ static bool write_frames(nt_trace_builder *b, const tr_picks *p)
     t->frames_cap = t->nframes = p->n;
     for (size_t r = 0; r < t->nstacks; r++) {
         const tr_rstack *rs = &t->stacks[r];
-        const uint64_t *ips = rs->count ? b->ips + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
+        const uint32_t *ids = rs->count ? b->ipu + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
         for (uint32_t k = 0; k < rs->count; k++) {
             nt_frame *f = &t->frames[rs->off + k];
             uint32_t pk = p->pick[rs->off + k];
-            f->ip = ips[k];
+            f->ip = addrs[rank[ids[k]]] + (k ? 1 : 0);
             f->method_index = pk;
             if (pk == NT_TRACE_NO_METHOD) {
                 f->method = f->type = f->assembly = EMPTY;
@@ -823,7 +839,11 @@ static nt_status resolve(nt_trace_builder *b)
         ok = tr_map_put(m, &b->addr_ids, q[k], (uint32_t)k);
     for (size_t id = 0; ok && id < u; id++)
         rank[id] = tr_map_get(&b->addr_ids, b->uaddr[id]);
-    /* Only the ranks are needed from here on. */
+    /* Only the ranks are needed from here on (write_frames gets the ips
+     * back from them). */
+    nt_mem_free(m, b->ips, b->ips_cap * sizeof *b->ips);
+    b->ips = NULL;
+    b->ips_cap = 0;
     tr_map_free(m, &b->addr_ids);
     nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
     b->uaddr = NULL;
@@ -932,7 +952,15 @@ static nt_status resolve(nt_trace_builder *b)
     }
     t->total_frames += total;
     t->resolved_frames += resolved;
-    if (!write_frames(b, &pk))
+    /* The frames are the largest allocation: give back the scratch first. */
+    nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
+    nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
+    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
+    nt_mem_free(m, pick, maxd * sizeof *pick);
+    rs = NULL;
+    rnext = NULL;
+    fixed = pick = NULL;
+    if (!write_frames(b, &pk, rank, sy.addrs))
         st = NT_ERR_NOMEM;
 out:
     nt_mem_free(m, pk.pick, pk.cap * sizeof *pk.pick);
