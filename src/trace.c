@@ -12,6 +12,8 @@
  * frames array among the samples that resolve alike. */
 #include "trace_internal.h"
 
+#include <sys/mman.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -789,6 +791,23 @@ static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n
     return (uint32_t)t->nstacks++;
 }
 
+/* The frames array is the trace's largest allocation (40 bytes a frame of
+ * every distinct resolved stack: 76 MB for a 100 MB trace), written in full
+ * right away.  Faulting its pages in one call instead of one trap per page
+ * saved 10% of the build's CPU time on the 100 MB benchmark trace
+ * (bench/README.md).  Only a hint: failure changes nothing. */
+static void prefault(void *p, size_t n)
+{
+#if defined(MADV_POPULATE_WRITE)
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (n >= ((size_t)1 << 20) && e > a)
+        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 /* The frames of every resolved stack.  A frame's ip comes back from its
  * address id (the raw ips were freed once interning was over): the looked-up
  * address is the ip, minus one after the first frame. */
@@ -800,6 +819,7 @@ static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t 
     t->frames = nt_mem_alloc(&t->mem, p->n * sizeof *t->frames);
     if (!t->frames)
         return false;
+    prefault(t->frames, p->n * sizeof *t->frames);
     t->frames_cap = t->nframes = p->n;
     for (size_t r = 0; r < t->nstacks; r++) {
         const tr_rstack *rs = &t->stacks[r];
