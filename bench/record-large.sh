@@ -82,4 +82,4 @@ if [ "$rc" -ne 0 ]; then
 fi
 mv "$out.tmp" "$out"
 awk -v b="$(stat -c %s "$out")" -v s="$start" -v e="$end" -v f="$out" -v t="$threads" \
-    'BEGIN { printf "recorded %s: %.1f MB in %.1f s (%.2f MB/s, BenchLoad %d threads)\n", f, b / 1048576, e - s, b / 1048576 / (e - s), t }'
+    'BEGIN { printf "recorded %s: %.1f MiB in %.1f s (%.2f MiB/s, BenchLoad %d threads)\n", f, b / 1048576, e - s, b / 1048576 / (e - s), t }'
