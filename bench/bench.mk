@@ -19,16 +19,22 @@ EXTRA_DIST += bench/README.md bench/traceevent.sh bench/record-large.sh \
 # dotnet-trace.  Never part of the source tree or the distribution.
 BENCH_WORK = $(abs_top_builddir)/bench/work
 
-.PHONY: bench bench-traceevent
-bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) bench-traceevent
-	top_srcdir='$(abs_top_srcdir)' ./bench/bench_parse$(EXEEXT)
-	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
-
-bench-traceevent: bench/bench_run$(EXEEXT) bench/bench_ours$(EXEEXT) nettrace$(EXEEXT)
-	BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' \
+# All programs are built before anything is measured (make -j must not
+# compile while a benchmark runs).
+BENCH_TE_CMD = BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' \
 	BENCH_RUN='$(abs_top_builddir)/bench/bench_run$(EXEEXT)' \
 	BENCH_OURS='$(abs_top_builddir)/bench/bench_ours$(EXEEXT)' \
 	$(SHELL) '$(abs_top_srcdir)/bench/traceevent.sh'
+BENCH_TE_DEPS = bench/bench_run$(EXEEXT) bench/bench_ours$(EXEEXT) nettrace$(EXEEXT)
+
+.PHONY: bench bench-traceevent
+bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS)
+	top_srcdir='$(abs_top_srcdir)' ./bench/bench_parse$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
+	$(BENCH_TE_CMD)
+
+bench-traceevent: $(BENCH_TE_DEPS)
+	$(BENCH_TE_CMD)
 
 # make clean drops the .NET build outputs; the recorded traces (minutes to
 # record) go only with make distclean.
