@@ -41,6 +41,12 @@ set --
 for f in "$src"/corpus/*.nettrace; do
     [ -e "$f" ] && set -- "$@" "corpus/$(basename "$f")=$f"
 done
+# The made-up trace with the cases real traces lack (tests/conformance/edges.c).
+if ! "$build/tests/conformance_edges" "$out/edges.nettrace"; then
+    echo "conformance: tests/conformance_edges failed (make check builds it)"
+    exit 1
+fi
+set -- "$@" "generated/edges.nettrace=$out/edges.nettrace"
 shared=${NETTRACE_SHARED_CORPUS:-$src/../shared/corpus}
 if [ -d "$shared" ]; then
     for f in "$shared"/*.nettrace "$shared"/*.netperf; do

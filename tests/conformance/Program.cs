@@ -329,7 +329,7 @@ namespace NetTraceConformance
 
     // The loader records in stream order, tab-separated, for explaining a
     // frame name that differs:
-    //   method <kind> <timestamp_ns> <start> <size> <flags> <module id> <TraceLog's full name>
+    //   method <kind> <timestamp_ns> <start> <size> <flags> <module id> <method id> <TraceLog's full name>
     //   module <kind> <timestamp_ns> <module id> <assembly id> <IL path>
     // kind: load, unload, dcstart, dcend (MethodLoadVerbose, MethodUnloadVerbose,
     // MethodDCStartVerbose, MethodDCEndVerbose; ModuleLoad, ModuleUnload,
@@ -350,7 +350,8 @@ namespace NetTraceConformance
                 void Method(string kind, MethodLoadUnloadVerboseTraceData d) =>
                     o.Write("method\t" + kind + "\t" + Ns(d) + "\t" + Hex((ulong)d.MethodStartAddress) + "\t" +
                             ((uint)d.MethodSize).ToString(CultureInfo.InvariantCulture) + "\t" + Hex((uint)d.MethodFlags) + "\t" +
-                            Hex((ulong)d.ModuleID) + "\t" + (string)fullName.Invoke(null, new object[] { d }) + "\n");
+                            Hex((ulong)d.ModuleID) + "\t" + Hex((ulong)d.MethodID) + "\t" +
+                            (string)fullName.Invoke(null, new object[] { d }) + "\n");
                 void Row(string kind, TraceEvent d, long module, long assembly, string il) =>
                     o.Write("module\t" + kind + "\t" + Ns(d) + "\t" + Hex((ulong)module) + "\t" + Hex((ulong)assembly) + "\t" + il + "\n");
                 void Module(string kind, ModuleLoadUnloadTraceData d) => Row(kind, d, d.ModuleID, d.AssemblyID, d.ModuleILPath);

@@ -33,46 +33,64 @@ NOT_OBSERVABLE = {
     "unknown_blocks": "TraceEvent skips unknown V6 block kinds without counting them",
 }
 
-# Reasons a frame name may differ; the README table explains each.
+# Reasons a frame name (or a sample's thread id) may differ; README.md explains each.
 REASONS = {
     "unknown-module": "no module record for the method's module: TraceLog invents 'ManagedModule', "
                       "libnettrace prints '?' (assembly unknown)",
     "module-name-case": "TraceLog lower-cases a module's file name when a module record creates its entry "
                         "(the record precedes every method record of the module); libnettrace prints the "
                         "assembly's name as the runtime wrote it",
-    "return-address": "a return address (frame >= 1) at the very end of its method: libnettrace looks up "
-                      "ip - 1 (the call instruction), TraceLog the ip as written",
+    "return-address": "a return address (frame >= 1) on a method boundary: libnettrace looks up ip - 1 "
+                      "(the call instruction), TraceLog the ip as written",
+    "not-jitted-load": "a MethodLoadVerbose without the Jitted flag and no other record for the code: "
+                       "TraceLog resolves only Jitted loads, libnettrace every load",
+    "address-reuse": "code memory reused after an unload, no rundown after it: TraceLog's end-of-trace pass "
+                     "gives the address to the first load in the trace, libnettrace to the record live at the "
+                     "sample's time",
+    "thread-id-32bit": "a thread id above 2^32: TraceEvent's ThreadID is an int (the low 32 bits)",
 }
+
+JITTED = 0x8
+
+
+class Method:
+    __slots__ = ("kind", "t", "start", "size", "flags", "module", "id", "name")
+
+    def __init__(self, r):
+        self.kind, self.t, self.start, self.size = r[1], int(r[2]), int(r[3], 16), int(r[4])
+        self.flags, self.module, self.id, self.name = int(r[5], 16), r[6], r[7], without_arguments(r[8])
+
+    def holds(self, addr):
+        return self.start <= addr < self.start + self.size
 
 
 class Records:
     """The method and module records of a trace as TraceEvent decodes them (Conformance records)."""
 
     def __init__(self, rows):
-        self.methods = []            # (start, size, module id, name without arguments)
+        self.methods = []            # Method, in stream order
         self.first_module = {}       # module id -> index of its first module record (DomainModule excluded)
         self.first_method = {}       # module id -> index of its first method record
         for i, r in enumerate(rows):
-            if r[0] == "method" and len(r) >= 8:
-                start, size, module = int(r[3], 16), int(r[4]), r[6]
-                self.methods.append((start, size, module, without_arguments(r[7])))
-                self.first_method.setdefault(module, i)
+            if r[0] == "method" and len(r) >= 9:
+                m = Method(r)
+                self.methods.append(m)
+                self.first_method.setdefault(m.module, i)
             elif r[0] == "module" and len(r) >= 6 and not r[1].startswith("domain"):
                 self.first_module.setdefault(r[3], i)
-        self.methods.sort(key=lambda m: m[0])
-        self.starts = [m[0] for m in self.methods]
-        self.max_size = max((m[1] for m in self.methods), default=0)
+        self.by_start = sorted(self.methods, key=lambda m: m.start)
+        self.starts = [m.start for m in self.by_start]
+        self.max_size = max((m.size for m in self.methods), default=0)
 
     def covering(self, addr):
-        """Every record whose [start, start + size) holds addr."""
+        """Every record whose [start, start + size) holds addr, in stream order."""
         out = []
         i = bisect.bisect_right(self.starts, addr) - 1
         while i >= 0 and self.starts[i] + self.max_size > addr:
-            m = self.methods[i]
-            if addr < m[0] + m[1]:
-                out.append(m)
+            if self.by_start[i].holds(addr):
+                out.append(self.by_start[i])
             i -= 1
-        return out
+        return sorted(out, key=self.methods.index) if len(out) > 1 else out
 
 
 def without_arguments(full):
@@ -90,14 +108,21 @@ def without_arguments(full):
     return full
 
 
-def classify(ours, theirs, ip, leaf, rec):
-    """The documented reason why frame names `ours` (libnettrace) and `theirs` (TraceLog) differ, or None."""
-    om, _, orest = ours.partition("!")
-    tm, _, trest = theirs.partition("!")
+def same_module(om, tm):
+    """Module parts that differ at most by one of the module-name reasons."""
+    return om == tm or om.lower() == tm or (om == "?" and tm == "ManagedModule")
+
+
+def classify(ours, theirs, ip, leaf, rec, t_ns):
+    """The documented reason why frame names `ours` (libnettrace) and `theirs` (TraceLog) differ, or None.
+    ip: the frame's address; leaf: frame 0; t_ns: the sample's time."""
     if ip is None or rec is None:
         return None
+    hexip = "0x%x" % ip
+    om, _, orest = ours.partition("!")
+    tm, _, trest = theirs.partition("!")
     if orest and orest == trest:
-        mods = {m[2] for m in rec.covering(ip) if m[3] == orest}
+        mods = {m.module for m in rec.covering(ip if leaf else ip - 1) if m.name == orest}
         if om == "?" and tm == "ManagedModule":
             if mods and all(mid not in rec.first_module for mid in mods):
                 return "unknown-module"
@@ -106,14 +131,28 @@ def classify(ours, theirs, ip, leaf, rec):
                             rec.first_module[mid] < rec.first_method.get(mid, float("inf")) for mid in mods):
                 return "module-name-case"
         return None
+    if ours != hexip and theirs != hexip and not same_module(om, tm):
+        return None
     if not leaf:
-        # Ours names the method holding ip - 1, which ends exactly at ip; TraceLog names what holds ip, if anything.
-        before = [m for m in rec.covering(ip - 1) if m[0] + m[1] == ip]
-        after = rec.covering(ip)
-        ours_ok = any(orest == m[3] for m in before)
-        theirs_ok = (theirs == "0x%x" % ip and not after) or any(trest == m[3] for m in after)
+        # Ours names what holds ip - 1, TraceLog what holds ip, and no record holds both.
+        below, at = rec.covering(ip - 1), rec.covering(ip)
+        ours_ok = (ours == hexip and not below) or any(m.name == orest and not m.holds(ip) for m in below)
+        theirs_ok = (theirs == hexip and not at) or any(m.name == trest and not m.holds(ip - 1) for m in at)
         if ours_ok and theirs_ok:
             return "return-address"
+    addr = ip if leaf else ip - 1
+    held = rec.covering(addr)
+    if theirs == hexip or theirs == "0x%x" % addr:
+        if held and all(m.kind == "load" and not m.flags & JITTED for m in held) and \
+                any(m.name == orest for m in held):
+            return "not-jitted-load"
+        return None
+    # Address reuse: ours is the load live at the sample's time, TraceLog's an earlier load unloaded before it.
+    unloaded = {m.id for m in held if m.kind == "unload" and m.t <= t_ns}
+    ours_rec = [m for m in held if m.name == orest and m.kind == "load" and m.t <= t_ns and m.id not in unloaded]
+    theirs_rec = [m for m in held if m.name == trest and m.kind == "load" and m.id in unloaded]
+    if ours_rec and theirs_rec and not any(m.kind in ("dcend", "dcstart") for m in held):
+        return "address-reuse"
     return None
 
 
@@ -154,8 +193,10 @@ class FileReport:
         self.lines.append(text + "  [UNDOCUMENTED]")
 
 
-def compare_counts(rep, ours, theirs):
+def compare_counts(rep, ours, theirs, our_threads):
+    """our_threads: the thread ids of nettrace's sample lines."""
     diffs = []
+    documented = []
     same = 0
     for key, val in ours.items():
         if key in NOT_OBSERVABLE or key == "event_types":
@@ -163,7 +204,13 @@ def compare_counts(rep, ours, theirs):
         if key not in theirs:
             diffs.append("%s: nettrace %s, TraceEvent has no such field" % (key, json.dumps(val)))
         elif theirs[key] != val:
-            diffs.append("%s: nettrace %s, TraceEvent %s" % (key, json.dumps(val), json.dumps(theirs[key])))
+            low = {t & 0xffffffff for t in our_threads}
+            if key == "sampled_threads" and our_threads and val == len(set(our_threads)) and theirs[key] == len(low) and \
+                    max(our_threads) > 0xffffffff:
+                documented.append("sampled_threads: nettrace %d, TraceEvent %d (thread-id-32bit: %d ids share "
+                                  "their low 32 bits)" % (val, theirs[key], val - theirs[key]))
+            else:
+                diffs.append("%s: nettrace %s, TraceEvent %s" % (key, json.dumps(val), json.dumps(theirs[key])))
         else:
             same += 1
     ot = {(t["provider"], t["event_id"], t["version"]): t["count"] for t in ours.get("event_types", [])}
@@ -175,7 +222,8 @@ def compare_counts(rep, ours, theirs):
         for d in diffs:
             rep.bad("  counts differ: " + d)
     else:
-        rep.say("  counts: identical (%d fields, %d event types)" % (same, len(ot)))
+        rep.say("  counts: %d fields and %d event types identical%s" %
+                (same, len(ot), "; documented difference: " + "; ".join(documented) if documented else ""))
 
 
 def compare_samples(rep, ours_lines, te_lines, ips_lines, records_of):
@@ -203,7 +251,7 @@ def compare_samples(rep, ours_lines, te_lines, ips_lines, records_of):
     if identical == n:
         rep.say(text)
         return
-    rep.say(text + "; the others differ in frame names:")
+    rep.say(text + "; the others differ (documented reasons, counted per frame or per thread id):")
     rec = records_of()
     by_reason = collections.OrderedDict()
     bad_examples = []
@@ -211,9 +259,18 @@ def compare_samples(rep, ours_lines, te_lines, ips_lines, records_of):
         if a == b:
             continue
         ha, hb, hi = a.split(" ", 3), b.split(" ", 3), ipl.split(" ", 3)
-        if ha[:3] != hb[:3] or len(ha) < 4 or len(hb) < 4:
+        if len(ha) < 4 or len(hb) < 4 or ha[0] != hb[0] or ha[2] != hb[2]:
             rep.bad("  sample header differs: nettrace '%s' / TraceEvent '%s'" % (" ".join(ha[:3]), " ".join(hb[:3])))
             continue
+        if ha[1] != hb[1]:
+            tid = int(ha[1])
+            if tid > 0xffffffff and tid & 0xffffffff == int(hb[1]):
+                d = by_reason.setdefault("thread-id-32bit", [0, collections.Counter()])
+                d[0] += 1
+                d[1][(ha[1], hb[1])] += 1
+            else:
+                rep.bad("  sample thread differs at %s: nettrace %s, TraceEvent %s" % (ha[0], ha[1], hb[1]))
+                continue
         fa, fb, fi = ha[3].split(";"), hb[3].split(";"), hi[3].split(";")
         if len(fa) != len(fb):
             rep.bad("  stack depth differs at %s: nettrace %d frames, TraceEvent %d" % (" ".join(ha[:2]), len(fa), len(fb)))
@@ -223,7 +280,7 @@ def compare_samples(rep, ours_lines, te_lines, ips_lines, records_of):
             if x == y:
                 continue
             ip = int(fi[k], 16) if k < len(fi) and fi[k].startswith("0x") else None
-            reason = classify(x, y, ip, k == last, rec)
+            reason = classify(x, y, ip, k == last, rec, int(ha[0]))
             if reason is None:
                 bad_examples.append((x, y, fi[k] if k < len(fi) else "?"))
                 continue
@@ -232,7 +289,7 @@ def compare_samples(rep, ours_lines, te_lines, ips_lines, records_of):
             d[1][(x, y)] += 1
     for reason, (count, pairs) in by_reason.items():
         (x, y), _ = pairs.most_common(1)[0]
-        rep.say("    %-17s %6d frames (%d distinct names), e.g. %s -> %s" % (reason, count, len(pairs), x, y))
+        rep.say("    %-17s %6d (%d distinct), e.g. %s -> %s" % (reason, count, len(pairs), x, y))
     if bad_examples:
         c = collections.Counter(bad_examples)
         for (x, y, ip), k in c.most_common(10):
@@ -255,8 +312,6 @@ def compare_file(label, path, nettrace, conformance, tmp):
         rep.say("  refused on purpose: NetPerf (format %d) is read by TraceEvent, refused by libnettrace "
                 "as unsupported_version (README.md: netperf)" % theirs["format_version"])
         return rep
-    compare_counts(rep, ours, theirs)
-
     ours_s, ours_rc, ours_err = run([nettrace, "samples", path])
     if ours_rc != 0:
         rep.bad("  nettrace samples failed: " + ours_err.strip())
@@ -269,6 +324,9 @@ def compare_file(label, path, nettrace, conformance, tmp):
     with open(ips_path, encoding="utf-8") as f:
         ips = f.read().splitlines()
 
+    ours_lines = ours_s.splitlines()
+    compare_counts(rep, ours, theirs, [int(line.split(" ", 2)[1]) for line in ours_lines])
+
     def records_of():
         out, rc, err = run(conformance + ["records", path])
         if rc != 0:
@@ -276,29 +334,44 @@ def compare_file(label, path, nettrace, conformance, tmp):
             return None
         return Records([line.split("\t") for line in out.splitlines()])
 
-    compare_samples(rep, ours_s.splitlines(), te_s.splitlines(), ips, records_of)
+    compare_samples(rep, ours_lines, te_s.splitlines(), ips, records_of)
     return rep
 
 
 def self_test():
+    """The classifier on made-up records: each rule accepts its case and refuses near misses."""
     rows = [
         ["module", "load", "1", "0xa", "0x1", "C:\\x\\Foo.dll"],
-        ["method", "load", "2", "0x1000", "16", "0x8", "0xa", "Foo.T.M(int32)"],
-        ["method", "load", "3", "0x1010", "16", "0x8", "0xb", "Bar.U.N()"],
-        ["method", "dcend", "4", "0x2000", "16", "0x0", "0xc", "Baz.V.W(class System.String)"],
+        # kind t start size flags module method-id name
+        ["method", "load", "2", "0x1000", "16", "0x8", "0xa", "0x1", "Foo.T.M(int32)"],
+        ["method", "load", "3", "0x1010", "16", "0x8", "0xb", "0x2", "Bar.U.N()"],
+        ["method", "dcend", "4", "0x2000", "16", "0x0", "0xc", "0x3", "Baz.V.W(class System.String)"],
         ["module", "dcend", "5", "0xc", "0x2", "/x/Baz.dll"],
+        ["method", "load", "6", "0x3000", "16", "0x0", "0xa", "0x4", "Foo.R2R.P()"],
+        ["method", "load", "7", "0x4000", "16", "0x9", "0xa", "0x5", "dynamicClass.F()"],
+        ["method", "unload", "100", "0x4000", "16", "0x9", "0xa", "0x5", "dynamicClass.F()"],
+        ["method", "load", "110", "0x4000", "16", "0x9", "0xa", "0x6", "dynamicClass.G()"],
     ]
-    rec = Records(rows)
+    rec = Records([r for r in rows])
     checks = [
-        (classify("Foo!Foo.T.M", "foo!Foo.T.M", 0x1004, True, rec), "module-name-case"),
-        (classify("?!Bar.U.N", "ManagedModule!Bar.U.N", 0x1014, True, rec), "unknown-module"),
+        (classify("Foo!Foo.T.M", "foo!Foo.T.M", 0x1004, True, rec, 50), "module-name-case"),
+        (classify("?!Bar.U.N", "ManagedModule!Bar.U.N", 0x1014, True, rec, 50), "unknown-module"),
         # module record after the method record: TraceLog keeps the case, so a lower-cased name is not explained
-        (classify("Baz!Baz.V.W", "baz!Baz.V.W", 0x2004, True, rec), None),
-        # return address 0x1010 = end of Foo.T.M and start of Bar.U.N
-        (classify("Foo!Foo.T.M", "ManagedModule!Bar.U.N", 0x1010, False, rec), "return-address"),
-        (classify("Foo!Foo.T.M", "ManagedModule!Bar.U.N", 0x1010, True, rec), None),
-        (classify("Baz!Baz.V.W", "0x2010", 0x2010, False, rec), "return-address"),
-        (classify("Foo!Foo.T.M", "Foo!Foo.T.X", 0x1004, True, rec), None),
+        (classify("Baz!Baz.V.W", "baz!Baz.V.W", 0x2004, True, rec, 50), None),
+        (classify("Foo!Foo.T.M", "ManagedModule!Foo.T.M", 0x1004, True, rec, 50), None),
+        # return address 0x1010 = end of Foo.T.M and start of Bar.U.N; 0x2010 = end with nothing after;
+        # 0x1000 = start with nothing before
+        (classify("Foo!Foo.T.M", "foo!Bar.U.N", 0x1010, False, rec, 50), "return-address"),
+        (classify("Foo!Foo.T.M", "foo!Bar.U.N", 0x1010, True, rec, 50), None),
+        (classify("Baz!Baz.V.W", "0x2010", 0x2010, False, rec, 50), "return-address"),
+        (classify("0x1000", "foo!Foo.T.M", 0x1000, False, rec, 50), "return-address"),
+        (classify("Foo!Foo.T.M", "Foo!Foo.T.X", 0x1004, True, rec, 50), None),
+        (classify("Foo!Foo.R2R.P", "0x3004", 0x3004, True, rec, 50), "not-jitted-load"),
+        (classify("Foo!Foo.T.M", "0x1004", 0x1004, True, rec, 50), None),
+        # F unloaded at 100, G loaded at its address at 110
+        (classify("Foo!dynamicClass.G", "foo!dynamicClass.F", 0x4004, True, rec, 120), "address-reuse"),
+        (classify("Foo!dynamicClass.G", "foo!dynamicClass.F", 0x4004, True, rec, 50), None),
+        (classify("Foo!dynamicClass.F", "foo!dynamicClass.G", 0x4004, True, rec, 120), None),
         (without_arguments("A.B.C(int32,method void *(int32))"), "A.B.C"),
         (without_arguments("A.B.get_Item"), "A.B.get_Item"),
         (tie_normalise(["2 1 M b", "1 1 M z", "1 1 M a"]), ["2 1 M b", "1 1 M a", "1 1 M z"]),
