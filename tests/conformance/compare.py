@@ -38,12 +38,12 @@ REASONS = {
     "unknown-module": "no module record for the method's module: TraceLog invents 'ManagedModule', "
                       "libnettrace prints '?' (assembly unknown)",
     "module-name-case": "TraceLog lower-cases a module's file name when a module record creates its entry "
-                        "(the record precedes every method record of the module); libnettrace prints the "
+                        "(the record comes before the module's method records); libnettrace prints the "
                         "assembly's name as the runtime wrote it",
     "return-address": "a return address (frame >= 1) on a method boundary: libnettrace looks up ip - 1 "
                       "(the call instruction), TraceLog the ip as written",
-    "not-jitted-load": "a MethodLoadVerbose without the Jitted flag and no other record for the code: "
-                       "TraceLog resolves only Jitted loads, libnettrace every load",
+    "not-jitted-load": "a MethodLoadVerbose without the Jitted flag and no other record for the code: at the end of "
+                       "a conversion TraceLog uses only Jitted loads, libnettrace every load",
     "address-reuse": "code memory reused after an unload, no rundown after it: TraceLog's end-of-trace pass "
                      "gives the address to the first load in the trace, libnettrace to the record live at the "
                      "sample's time",
@@ -156,7 +156,7 @@ def classify(ours, theirs, ip, leaf, rec, t_ns):
     return None
 
 
-def run(cmd, out=None):
+def run(cmd):
     """stdout (text) of cmd, and its exit status."""
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
     return p.stdout, p.returncode, p.stderr
@@ -184,6 +184,7 @@ class FileReport:
         self.label = label
         self.lines = []
         self.undocumented = 0
+        self.reasons = set()
 
     def say(self, text):
         self.lines.append(text)
@@ -288,6 +289,7 @@ def compare_samples(rep, ours_lines, te_lines, ips_lines, records_of):
             d[0] += 1
             d[1][(x, y)] += 1
     for reason, (count, pairs) in by_reason.items():
+        rep.reasons.add(reason)
         (x, y), _ = pairs.most_common(1)[0]
         rep.say("    %-17s %6d (%d distinct), e.g. %s -> %s" % (reason, count, len(pairs), x, y))
     if bad_examples:
@@ -400,13 +402,20 @@ def main():
           "; ".join("%s (%s)" % (k, v) for k, v in NOT_OBSERVABLE.items()))
     total_bad = 0
     summary = []
+    seen = set()
     with tempfile.TemporaryDirectory(prefix="nettrace-conformance-") as tmp:
         for t in a.traces:
             label, _, path = t.partition("=") if "=" in t else (t, "", t)
             rep = compare_file(label, path, a.nettrace, conformance, tmp)
             print("\n".join(rep.lines), flush=True)
             total_bad += rep.undocumented
+            seen |= rep.reasons
             summary.append((label, rep.undocumented))
+    if seen:
+        print("\nDocumented reasons seen (tests/conformance/README.md explains who is right):")
+        for reason in REASONS:
+            if reason in seen:
+                print("  %-17s %s" % (reason, REASONS[reason]))
     ok = sum(1 for _, b in summary if b == 0)
     print("\nconformance: %d of %d traces agree with TraceEvent up to documented differences; "
           "%d undocumented difference(s)" % (ok, len(summary), total_bad))
