@@ -224,8 +224,10 @@ typedef struct meta_ctx {
 /* Convert a UTF-16 string into the metadata arena. */
 static const char *arena_utf16(nt_parser *p, const uint8_t *s, size_t units)
 {
-    if (!nt_scratch_reserve(p, nt_utf8_bound(units)))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(units))) {
+        p->meta.over_budget = false; /* an allocation failure, whatever the arena said before */
         return NULL;
+    }
     size_t n = nt_utf16_to_utf8(s, units, p->str);
     return nt_metadata_strdup(&p->meta, p->str, n, p->lim.max_metadata_bytes);
 }
@@ -396,7 +398,7 @@ nt_status nt_parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t 
             d.event_name = NULL;
     }
     if (!d.provider || !d.event_name) {
-        if (p->meta.arena_bytes + 2 * size + 64 > budget)
+        if (p->meta.over_budget)
             return nt_fail(p, NT_ERR_LIMIT, payload_off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
         return nt_fail(p, NT_ERR_NOMEM, payload_off, "cannot store metadata record %u", id);
     }

@@ -410,7 +410,7 @@ static nt_status parse_row(nt_parser *p, const uint8_t *row, size_t size, uint64
             d.event_name = NULL;
     }
     if (!d.provider || !d.event_name) {
-        if (p->meta.arena_bytes + size + 64 > budget)
+        if (p->meta.over_budget)
             return nt_fail(p, NT_ERR_LIMIT, off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
         return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", id);
     }
