@@ -1,6 +1,7 @@
 /* V4/V5 block decoding: event and metadata blocks (event-header decoding),
  * stack blocks and sequence-point blocks.  Each function gets one whole block
  * in memory and walks it with a bounded cursor. */
+#include "event_header.h"
 #include "parser_internal.h"
 #include "utf16.h"
 
@@ -126,44 +127,16 @@ nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t siz
     nt_stack stk;
     memset(&ev, 0, sizeof ev);
     while (c.p < c.end) {
-        const uint8_t *blob = c.p;
         uint64_t blob_off = OFF(&c, content, content_off);
         uint32_t payload_size = 0;
         if (compressed) {
-            uint8_t f = *c.p++;
-            bool ok = true;
-            if (f & 0x01)
-                ok = nt_cur_varu32(&c, &ev.metadata_id);
-            if (f & 0x02) {
-                uint32_t delta = 0;
-                ok = ok && nt_cur_varu32(&c, &delta) && nt_cur_varu64(&c, &ev.capture_thread_id) &&
-                     nt_cur_varu32(&c, &ev.processor_number);
-                ev.sequence_number += delta + 1;
-            } else if (ev.metadata_id != 0) {
-                ev.sequence_number++;
-            }
-            if (f & 0x04)
-                ok = ok && nt_cur_varu64(&c, &ev.thread_id);
-            if (f & 0x08)
-                ok = ok && nt_cur_varu32(&c, &ev.stack_id);
-            uint64_t dt = 0;
-            ok = ok && nt_cur_varu64(&c, &dt);
-            ev.timestamp = (int64_t)((uint64_t)ev.timestamp + dt);
-            if (f & 0x10)
-                ok = ok && nt_cur_bytes(&c, ev.activity_id, 16);
-            if (f & 0x20)
-                ok = ok && nt_cur_bytes(&c, ev.related_activity_id, 16);
-            ev.is_sorted = (f & 0x40) != 0;
-            if (f & 0x80)
-                ok = ok && nt_cur_varu32(&c, &ev.payload_size);
-            if (!ok)
+            nt_header_result r = nt_read_compressed_header(&c, &ev, &ev.thread_id, &ev.capture_thread_id, NULL);
+            if (r == NT_HEADER_TRUNCATED)
                 return nt_fail(p, NT_ERR_MALFORMED, blob_off, "compressed event header truncated or invalid");
-            payload_size = ev.payload_size;
-            if (payload_size > nt_cur_left(&c))
+            if (r == NT_HEADER_OVERRUN)
                 return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event payload of %u bytes overruns the %s",
-                               payload_size, what);
-            ev.payload = c.p;
-            c.p += payload_size;
+                               ev.payload_size, what);
+            payload_size = ev.payload_size;
         } else {
             uint32_t event_size = 0, raw_meta = 0;
             uint64_t ts = 0;
@@ -194,7 +167,6 @@ nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t siz
             c.p = next; /* EventSize covers the trailing alignment padding */
         }
         ev.offset = blob_off;
-        (void)blob;
         nt_status s;
         if (metadata_block) {
             s = nt_parse_metadata_record(p, ev.payload, payload_size, OFF(&c, content, content_off) - payload_size);
