@@ -369,15 +369,20 @@ nt_status nt_parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t 
         if (!fields)
             d.event_name = NULL;
     }
-    if (!d.provider || !d.event_name) {
+    return nt_metadata_commit(p, &d, payload_off);
+}
+
+nt_status nt_metadata_commit(nt_parser *p, nt_event_desc *d, uint64_t off)
+{
+    if (!d->provider || !d->event_name) {
         if (p->meta.over_budget)
-            return nt_fail(p, NT_ERR_LIMIT, payload_off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
-        return nt_fail(p, NT_ERR_NOMEM, payload_off, "cannot store metadata record %u", id);
+            return nt_fail(p, NT_ERR_LIMIT, off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d->metadata_id);
     }
-    d.kind = nt_classify_event(d.provider, event_id);
-    const nt_event_desc *stored = nt_metadata_add(&p->meta, &d);
+    d->kind = nt_classify_event(d->provider, d->event_id);
+    const nt_event_desc *stored = nt_metadata_add(&p->meta, d);
     if (!stored)
-        return nt_fail(p, NT_ERR_NOMEM, payload_off, "cannot store metadata record %u", id);
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d->metadata_id);
     p->stats.metadata++;
     return NT_CALL(p, metadata, stored);
 }

@@ -410,17 +410,7 @@ static nt_status parse_row(nt_parser *p, const uint8_t *row, size_t size, uint64
         if (!fields)
             d.event_name = NULL;
     }
-    if (!d.provider || !d.event_name) {
-        if (p->meta.over_budget)
-            return nt_fail(p, NT_ERR_LIMIT, off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
-        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", id);
-    }
-    d.kind = nt_classify_event(d.provider, event_id);
-    const nt_event_desc *stored = nt_metadata_add(&p->meta, &d);
-    if (!stored)
-        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", id);
-    p->stats.metadata++;
-    return NT_CALL(p, metadata, stored);
+    return nt_metadata_commit(p, &d, off);
 }
 
 static nt_status decode_metadata(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
