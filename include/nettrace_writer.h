@@ -8,7 +8,10 @@
  * the metadata, stacks (and in V6 threads and label lists) that events refer
  * to are always flushed before the event block that refers to them.  Every
  * stream it produces is accepted by nt_parser (and by TraceEvent 4.0.0, as
- * checked on the seeds and converted traces).  Anything a reader would refuse
+ * checked on the seeds and converted traces; one caveat: TraceEvent credits
+ * sequence numbers to the capture thread of the last event marked is_sorted,
+ * so mark an event sorted where the capture thread changes or its EventsLost
+ * comes out wrong; tests/conformance/edges.c does so).  Anything a reader would refuse
  * or silently drop (an undefined metadata or stack id, an IP wider than the
  * pointer size, a field list nested too deep) is refused with
  * NT_ERR_INVALID_ARG or NT_ERR_LIMIT instead.
@@ -106,7 +109,7 @@ typedef struct nt_writer_event {
     int64_t timestamp;
     uint8_t activity_id[16];      /**< V6: the writer puts them in a label list of their own */
     uint8_t related_activity_id[16];
-    bool is_sorted;
+    bool is_sorted;               /**< no later event is older; see the note on TraceEvent above */
     uint32_t label_list_id;       /**< V6 only: 0 = none, else from nt_writer_label_list */
     const void *payload;          /**< ignored by the typed calls */
     uint32_t payload_size;

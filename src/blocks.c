@@ -1,6 +1,7 @@
 /* V4/V5 block decoding: event and metadata blocks (event-header decoding),
  * stack blocks and sequence-point blocks.  Each function gets one whole block
  * in memory and walks it with a bounded cursor. */
+#include "event_header.h"
 #include "parser_internal.h"
 #include "utf16.h"
 
@@ -126,44 +127,16 @@ nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t siz
     nt_stack stk;
     memset(&ev, 0, sizeof ev);
     while (c.p < c.end) {
-        const uint8_t *blob = c.p;
         uint64_t blob_off = OFF(&c, content, content_off);
         uint32_t payload_size = 0;
         if (compressed) {
-            uint8_t f = *c.p++;
-            bool ok = true;
-            if (f & 0x01)
-                ok = nt_cur_varu32(&c, &ev.metadata_id);
-            if (f & 0x02) {
-                uint32_t delta = 0;
-                ok = ok && nt_cur_varu32(&c, &delta) && nt_cur_varu64(&c, &ev.capture_thread_id) &&
-                     nt_cur_varu32(&c, &ev.processor_number);
-                ev.sequence_number += delta + 1;
-            } else if (ev.metadata_id != 0) {
-                ev.sequence_number++;
-            }
-            if (f & 0x04)
-                ok = ok && nt_cur_varu64(&c, &ev.thread_id);
-            if (f & 0x08)
-                ok = ok && nt_cur_varu32(&c, &ev.stack_id);
-            uint64_t dt = 0;
-            ok = ok && nt_cur_varu64(&c, &dt);
-            ev.timestamp = (int64_t)((uint64_t)ev.timestamp + dt);
-            if (f & 0x10)
-                ok = ok && nt_cur_bytes(&c, ev.activity_id, 16);
-            if (f & 0x20)
-                ok = ok && nt_cur_bytes(&c, ev.related_activity_id, 16);
-            ev.is_sorted = (f & 0x40) != 0;
-            if (f & 0x80)
-                ok = ok && nt_cur_varu32(&c, &ev.payload_size);
-            if (!ok)
+            nt_header_result r = nt_read_compressed_header(&c, &ev, &ev.thread_id, &ev.capture_thread_id, NULL);
+            if (r == NT_HEADER_TRUNCATED)
                 return nt_fail(p, NT_ERR_MALFORMED, blob_off, "compressed event header truncated or invalid");
-            payload_size = ev.payload_size;
-            if (payload_size > nt_cur_left(&c))
+            if (r == NT_HEADER_OVERRUN)
                 return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event payload of %u bytes overruns the %s",
-                               payload_size, what);
-            ev.payload = c.p;
-            c.p += payload_size;
+                               ev.payload_size, what);
+            payload_size = ev.payload_size;
         } else {
             uint32_t event_size = 0, raw_meta = 0;
             uint64_t ts = 0;
@@ -194,7 +167,6 @@ nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t siz
             c.p = next; /* EventSize covers the trailing alignment padding */
         }
         ev.offset = blob_off;
-        (void)blob;
         nt_status s;
         if (metadata_block) {
             s = nt_parse_metadata_record(p, ev.payload, payload_size, OFF(&c, content, content_off) - payload_size);
@@ -224,8 +196,10 @@ typedef struct meta_ctx {
 /* Convert a UTF-16 string into the metadata arena. */
 static const char *arena_utf16(nt_parser *p, const uint8_t *s, size_t units)
 {
-    if (!nt_scratch_reserve(p, nt_utf8_bound(units)))
+    if (!nt_scratch_reserve(p, nt_utf8_bound(units))) {
+        p->meta.over_budget = false; /* an allocation failure, whatever the arena said before */
         return NULL;
+    }
     size_t n = nt_utf16_to_utf8(s, units, p->str);
     return nt_metadata_strdup(&p->meta, p->str, n, p->lim.max_metadata_bytes);
 }
@@ -395,15 +369,20 @@ nt_status nt_parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t 
         if (!fields)
             d.event_name = NULL;
     }
-    if (!d.provider || !d.event_name) {
-        if (p->meta.arena_bytes + 2 * size + 64 > budget)
-            return nt_fail(p, NT_ERR_LIMIT, payload_off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
-        return nt_fail(p, NT_ERR_NOMEM, payload_off, "cannot store metadata record %u", id);
+    return nt_metadata_commit(p, &d, payload_off);
+}
+
+nt_status nt_metadata_commit(nt_parser *p, nt_event_desc *d, uint64_t off)
+{
+    if (!d->provider || !d->event_name) {
+        if (p->meta.over_budget)
+            return nt_fail(p, NT_ERR_LIMIT, off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d->metadata_id);
     }
-    d.kind = nt_classify_event(d.provider, event_id);
-    const nt_event_desc *stored = nt_metadata_add(&p->meta, &d);
+    d->kind = nt_classify_event(d->provider, d->event_id);
+    const nt_event_desc *stored = nt_metadata_add(&p->meta, d);
     if (!stored)
-        return nt_fail(p, NT_ERR_NOMEM, payload_off, "cannot store metadata record %u", id);
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d->metadata_id);
     p->stats.metadata++;
     return NT_CALL(p, metadata, stored);
 }

@@ -3,6 +3,7 @@
  * V4), SequencePoint (thread and metadata flushes), Thread, RemoveThread and
  * LabelList.  Each decoder gets one whole block in memory. */
 #include "blocks_v6.h"
+#include "event_header.h"
 
 #include <string.h>
 
@@ -409,17 +410,7 @@ static nt_status parse_row(nt_parser *p, const uint8_t *row, size_t size, uint64
         if (!fields)
             d.event_name = NULL;
     }
-    if (!d.provider || !d.event_name) {
-        if (p->meta.arena_bytes + size + 64 > budget)
-            return nt_fail(p, NT_ERR_LIMIT, off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
-        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", id);
-    }
-    d.kind = nt_classify_event(d.provider, event_id);
-    const nt_event_desc *stored = nt_metadata_add(&p->meta, &d);
-    if (!stored)
-        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", id);
-    p->stats.metadata++;
-    return NT_CALL(p, metadata, stored);
+    return nt_metadata_commit(p, &d, off);
 }
 
 static nt_status decode_metadata(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
@@ -721,36 +712,12 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     while (c.p < c.end) {
         uint64_t blob_off = OFF(&c, u, off);
         if (compressed) {
-            uint8_t f = *c.p++;
-            bool ok = true;
-            if (f & 0x01)
-                ok = nt_cur_varu32(&c, &ev.metadata_id);
-            if (f & 0x02) {
-                uint32_t delta = 0;
-                ok = ok && nt_cur_varu32(&c, &delta) && nt_cur_varu64(&c, &h.capture_index) &&
-                     nt_cur_varu32(&c, &ev.processor_number);
-                ev.sequence_number += delta;
-            }
-            ev.sequence_number++;
-            if (f & 0x04)
-                ok = ok && nt_cur_varu64(&c, &h.thread_index);
-            if (f & 0x08)
-                ok = ok && nt_cur_varu32(&c, &ev.stack_id);
-            uint64_t dt = 0;
-            ok = ok && nt_cur_varu64(&c, &dt);
-            ev.timestamp = (int64_t)((uint64_t)ev.timestamp + dt);
-            if (f & 0x10)
-                ok = ok && nt_cur_varu32(&c, &h.label_list);
-            ev.is_sorted = (f & 0x40) != 0;
-            if (f & 0x80)
-                ok = ok && nt_cur_varu32(&c, &ev.payload_size);
-            if (!ok)
+            nt_header_result r = nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list);
+            if (r == NT_HEADER_TRUNCATED)
                 return nt_fail(p, NT_ERR_MALFORMED, blob_off, "compressed event header truncated or invalid");
-            if (ev.payload_size > nt_cur_left(&c))
+            if (r == NT_HEADER_OVERRUN)
                 return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event payload of %u bytes overruns the event block",
                                ev.payload_size);
-            ev.payload = c.p;
-            c.p += ev.payload_size;
         } else {
             uint32_t size = 0, raw_meta = 0;
             uint64_t ts = 0;

@@ -9,6 +9,7 @@ libnettrace_core_la_SOURCES = \
 	src/metadata.c src/metadata.h \
 	src/stacks.c src/stacks.h \
 	src/parser_internal.h \
+	src/event_header.h \
 	src/parser.c \
 	src/blocks.c \
 	src/clr_events.c \

@@ -50,7 +50,8 @@ void nt_metadata_free(nt_metadata_table *t)
 void *nt_metadata_alloc(nt_metadata_table *t, size_t size, size_t budget)
 {
     size = (size + 15) & ~(size_t)15;
-    if (size > budget || t->arena_bytes > budget - size)
+    t->over_budget = size > budget || t->arena_bytes > budget - size;
+    if (t->over_budget)
         return NULL;
     nt_arena_chunk *c = t->chunks;
     if (!c || c->size - c->used < size) {

@@ -16,6 +16,7 @@ typedef struct nt_metadata_table {
     size_t slot_cap;           /* power of two */
     nt_arena_chunk *chunks;    /* strings and field arrays; never moved */
     size_t arena_bytes;        /* counted against max_metadata_bytes */
+    bool over_budget;          /* the last refused arena request met the budget, not an allocation failure */
 } nt_metadata_table;
 
 void nt_metadata_init(nt_metadata_table *t, nt_mem *mem);
@@ -38,7 +39,8 @@ static inline const nt_event_desc *nt_metadata_find(const nt_metadata_table *t, 
     }
 }
 
-/* Copy bytes into the arena (NUL appended); NULL when out of memory or over budget. */
+/* Copy bytes into the arena (NUL appended); NULL when out of memory or over
+ * budget, and over_budget then says which (NT_ERR_LIMIT vs NT_ERR_NOMEM). */
 char *nt_metadata_strdup(nt_metadata_table *t, const char *s, size_t len, size_t budget);
 void *nt_metadata_alloc(nt_metadata_table *t, size_t size, size_t budget);
 

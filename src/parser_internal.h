@@ -100,6 +100,10 @@ nt_status nt_decode_sp_block(nt_parser *p, const uint8_t *content, size_t size,
                              uint64_t content_off);
 
 /* Metadata record payload (V3-V5) -> table + callback. */
+/* Stores a description whose strings are in the metadata arena (provider or
+ * event_name NULL when the arena refused them: NT_ERR_LIMIT or NT_ERR_NOMEM,
+ * as the arena says), classifies it and hands it to the metadata callback. */
+nt_status nt_metadata_commit(nt_parser *p, nt_event_desc *d, uint64_t off);
 nt_status nt_parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size,
                                    uint64_t payload_off);
 

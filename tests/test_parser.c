@@ -749,6 +749,55 @@ LTest(parser, allocation_failure_injection)
     tb_free(&b);
 }
 
+static nt_status parse_with(const tb *b, const nt_limits *lim, const nt_allocator *a, char *msg, size_t cap)
+{
+    nt_callbacks cb = { 0 };
+    ts_digest_callbacks(&cb);
+    ts_digest d;
+    ts_digest_init(&d);
+    nt_parser *p = nt_parser_new(&cb, &d, lim, a);
+    if (!p)
+        return NT_ERR_NOMEM;
+    nt_status s = nt_parser_feed(p, b->d, b->n);
+    if (s == NT_OK)
+        s = nt_parser_finish(p);
+    snprintf(msg, cap, "%s", nt_parser_message(p));
+    nt_parser_free(p);
+    return s;
+}
+
+/* A metadata budget breach is NT_ERR_LIMIT naming the limit, an allocation
+ * failure under a budget just large enough is NT_ERR_NOMEM: the arena says
+ * which of the two refused, the parser does not guess from sizes. */
+LTest(parser, metadata_budget_breach_vs_allocation_failure)
+{
+    tb b = { 0 };
+    build_samples(&b, 8, true, true);
+    nt_limits lim = { 0 };
+    char msg[256];
+    uint32_t fit = 0;
+    for (uint32_t budget = 16; budget <= 4096 && !fit; budget += 16) {
+        lim.max_metadata_bytes = budget;
+        if (parse_with(&b, &lim, NULL, msg, sizeof msg) == NT_OK)
+            fit = budget;
+    }
+    cr_assert(fit > 16, "no budget between 32 and 4096 bytes holds the metadata");
+    lim.max_metadata_bytes = fit - 16;
+    cr_expect_eq(parse_with(&b, &lim, NULL, msg, sizeof msg), NT_ERR_LIMIT);
+    cr_expect(strstr(msg, "max_metadata_bytes") != NULL, "%s", msg);
+    lim.max_metadata_bytes = fit;
+    bool succeeded = false;
+    for (long k = 0; k < 200 && !succeeded; k++) {
+        failing_alloc f = { k };
+        nt_allocator a = { fa_realloc, fa_free, &f };
+        nt_status s = parse_with(&b, &lim, &a, msg, sizeof msg);
+        cr_assert(s == NT_OK || s == NT_ERR_NOMEM, "k=%ld: status %d: %s", k, (int)s, msg);
+        succeeded = s == NT_OK;
+    }
+    cr_expect(succeeded);
+    tb_free(&b);
+}
+
 /* Memory stays within what the limits allow, whatever the stream claims. */
 LTest(parser, memory_bounded_by_limits)
 {
