@@ -1,12 +1,47 @@
 # make bench: throughput and memory, as ratios against a baseline measured in
-# the same run (see README "Performance").
-EXTRA_PROGRAMS = bench/bench_parse bench/bench_trace
+# the same run (see README "Performance"), then libnettrace against TraceEvent
+# on large traces recorded on this machine (bench/README.md).
+EXTRA_PROGRAMS = bench/bench_parse bench/bench_trace bench/bench_run bench/bench_ours
 bench_bench_parse_SOURCES = bench/bench_parse.c tests/support/support.c tests/support/streams.c
 bench_bench_parse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
 bench_bench_parse_LDADD = libnettrace_core.la
+bench_bench_run_SOURCES = bench/bench_run.c
+bench_bench_run_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+bench_bench_ours_SOURCES = bench/bench_ours.c
+bench_bench_ours_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+bench_bench_ours_LDADD = libnettrace_core.la
 CLEANFILES += $(EXTRA_PROGRAMS)
+EXTRA_DIST += bench/README.md bench/traceevent.sh bench/record-large.sh \
+	bench/traceevent/BenchTraceEvent.csproj bench/traceevent/Program.cs \
+	tests/workloads/BenchLoad/BenchLoad.csproj tests/workloads/BenchLoad/Program.cs
 
-.PHONY: bench
-bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT)
+# Generated on demand: large traces, .NET build outputs, the pinned
+# dotnet-trace.  Never part of the source tree or the distribution.
+BENCH_WORK = $(abs_top_builddir)/bench/work
+
+# All programs are built before anything is measured (make -j must not
+# compile while a benchmark runs).
+BENCH_TE_CMD = BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' \
+	BENCH_RUN='$(abs_top_builddir)/bench/bench_run$(EXEEXT)' \
+	BENCH_OURS='$(abs_top_builddir)/bench/bench_ours$(EXEEXT)' \
+	$(SHELL) '$(abs_top_srcdir)/bench/traceevent.sh'
+BENCH_TE_DEPS = bench/bench_run$(EXEEXT) bench/bench_ours$(EXEEXT) nettrace$(EXEEXT)
+
+.PHONY: bench bench-traceevent
+bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_parse$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
+	$(BENCH_TE_CMD)
+
+bench-traceevent: $(BENCH_TE_DEPS)
+	$(BENCH_TE_CMD)
+
+# make clean drops the .NET build outputs; the recorded traces (minutes to
+# record) go only with make distclean.
+clean-local: bench-clean-local
+bench-clean-local:
+	-rm -rf '$(BENCH_WORK)/dotnet' '$(BENCH_WORK)/tools' '$(BENCH_WORK)/out'
+distclean-local: bench-distclean-local
+bench-distclean-local:
+	-rm -rf '$(BENCH_WORK)'
+.PHONY: bench-clean-local bench-distclean-local

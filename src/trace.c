@@ -12,6 +12,8 @@
  * frames array among the samples that resolve alike. */
 #include "trace_internal.h"
 
+#include <sys/mman.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,14 +170,27 @@ static uint32_t line_hash(uint64_t line)
     return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
 
+/* Every sample whose stack id is new to the id cache hashes its whole stack
+ * (tens of frames): four independent lanes let the multiplies overlap, and
+ * the final mix brings the high bits down to the table index. */
 static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    for (uint32_t i = 0; i < n; i++) {
-        h ^= ips[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+    const uint64_t k = 0xff51afd7ed558ccdull;
+    uint64_t h0 = 0x9E3779B97F4A7C15ull ^ n, h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull,
+             h3 = 0x27D4EB2F165667C5ull;
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        h0 = (h0 ^ ips[i]) * k;
+        h1 = (h1 ^ ips[i + 1]) * k;
+        h2 = (h2 ^ ips[i + 2]) * k;
+        h3 = (h3 ^ ips[i + 3]) * k;
     }
+    for (; i < n; i++)
+        h0 = (h0 ^ ips[i]) * k;
+    uint64_t h = h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17);
+    h ^= h >> 32;
+    h *= k;
+    h ^= h >> 29;
     return h;
 }
 
@@ -741,6 +756,11 @@ typedef struct tr_resolve {
 
 static const char EMPTY[] = "";
 
+/* Per-address pick markers for resolve(); method indices stay below
+ * TR_COLD, far under these. */
+#define TR_VARIES (UINT32_MAX - 2)          /* the pick depends on time */
+#define TR_VARIES_TIMELESS (UINT32_MAX - 1) /* ... yet tr_symbols_timeless holds */
+
 /* Resolved stacks while resolving: their method picks (frames[off + k]'s
  * method_index, 4 bytes a frame) and the interned stack each came from.  The
  * frames themselves are written once all are known, at their exact size. */
@@ -771,7 +791,30 @@ static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n
     return (uint32_t)t->nstacks++;
 }
 
-static bool write_frames(nt_trace_builder *b, const tr_picks *p)
+/* The frames array is the trace's largest allocation (40 bytes a frame of
+ * every distinct resolved stack: 76 MB for the 100 MB benchmark trace),
+ * written in full right away and kept: ask for huge pages (where the system
+ * leaves THP to madvise) and fault its pages in one call instead of one trap
+ * per 4 KiB page.  On the 100 MB benchmark trace (bench/README.md) this took
+ * the build from 141 to 113 ms (most of the kernel's time went to page
+ * faults).  Only hints: failure changes nothing. */
+static void prefault(void *p, size_t n)
+{
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (n < ((size_t)4 << 20) || e <= a)
+        return;
+#if defined(MADV_HUGEPAGE)
+    (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#endif
+#if defined(MADV_POPULATE_WRITE)
+    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#endif
+}
+
+/* The frames of every resolved stack.  A frame's ip comes back from its
+ * address id (the raw ips were freed once interning was over): the looked-up
+ * address is the ip, minus one after the first frame. */
+static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t *rank, const uint64_t *addrs)
 {
     nt_trace *t = b->t;
     if (!p->n)
@@ -779,14 +822,15 @@ static bool write_frames(nt_trace_builder *b, const tr_picks *p)
     t->frames = nt_mem_alloc(&t->mem, p->n * sizeof *t->frames);
     if (!t->frames)
         return false;
+    prefault(t->frames, p->n * sizeof *t->frames);
     t->frames_cap = t->nframes = p->n;
     for (size_t r = 0; r < t->nstacks; r++) {
         const tr_rstack *rs = &t->stacks[r];
-        const uint64_t *ips = rs->count ? b->ips + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
+        const uint32_t *ids = rs->count ? b->ipu + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
         for (uint32_t k = 0; k < rs->count; k++) {
             nt_frame *f = &t->frames[rs->off + k];
             uint32_t pk = p->pick[rs->off + k];
-            f->ip = ips[k];
+            f->ip = addrs[rank[ids[k]]] + (k ? 1 : 0);
             f->method_index = pk;
             if (pk == NT_TRACE_NO_METHOD) {
                 f->method = f->type = f->assembly = EMPTY;
@@ -818,7 +862,11 @@ static nt_status resolve(nt_trace_builder *b)
         ok = tr_map_put(m, &b->addr_ids, q[k], (uint32_t)k);
     for (size_t id = 0; ok && id < u; id++)
         rank[id] = tr_map_get(&b->addr_ids, b->uaddr[id]);
-    /* Only the ranks are needed from here on. */
+    /* Only the ranks are needed from here on (write_frames gets the ips
+     * back from them). */
+    nt_mem_free(m, b->ips, b->ips_cap * sizeof *b->ips);
+    b->ips = NULL;
+    b->ips_cap = 0;
     tr_map_free(m, &b->addr_ids);
     nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
     b->uaddr = NULL;
@@ -844,12 +892,27 @@ static nt_status resolve(nt_trace_builder *b)
         if (b->istacks[i].count > maxd)
             maxd = b->istacks[i].count;
     uint32_t *pick = nt_mem_alloc(m, maxd * sizeof *pick);
+    /* Each distinct address's pick when time cannot change it (no record,
+     * or one never unloaded: tr_symbols_pick then always returns it), else
+     * whether it is timeless: one lookup per address instead of one per
+     * frame of every time-dependent sample. */
+    uint32_t *fixed = nt_mem_alloc(m, (u ? u : 1) * sizeof *fixed);
     tr_picks pk = { 0 };
     uint32_t *rnext = NULL; /* resolved stack -> next variant of the same interned stack */
     size_t rnext_cap = 0;
-    if (!rs || !pick) {
+    if (!rs || !pick || !fixed) {
         st = NT_ERR_NOMEM;
         goto out;
+    }
+    for (size_t id = 0; id < u; id++) {
+        uint32_t nc;
+        const uint32_t *c = tr_symbols_candidates_at(&sy, rank[id], &nc);
+        if (nc == 0)
+            fixed[id] = NT_TRACE_NO_METHOD;
+        else if (nc == 1 && t->methods[c[0]].valid_until == INT64_MAX)
+            fixed[id] = c[0];
+        else
+            fixed[id] = tr_symbols_timeless(t->methods, c, nc) ? TR_VARIES_TIMELESS : TR_VARIES;
     }
     for (size_t i = 0; i < ni; i++)
         rs[i] = (tr_resolve){ UINT32_MAX, 0 };
@@ -869,11 +932,15 @@ static nt_status resolve(nt_trace_builder *b)
              * whether any frame's pick could change with time. */
             bool timeless = true;
             for (uint32_t k = 0; k < is->count; k++) {
+                uint32_t fx = fixed[ids[k]];
+                if (fx < TR_VARIES) {
+                    pick[k] = fx;
+                    continue;
+                }
                 uint32_t nc;
                 const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
                 pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
-                if (r->state == 0 && timeless)
-                    timeless = tr_symbols_timeless(t->methods, c, nc);
+                timeless = timeless && fx == TR_VARIES_TIMELESS;
             }
             if (r->state == 0)
                 r->state = timeless ? 1 : 2;
@@ -908,12 +975,21 @@ static nt_status resolve(nt_trace_builder *b)
     }
     t->total_frames += total;
     t->resolved_frames += resolved;
-    if (!write_frames(b, &pk))
+    /* The frames are the largest allocation: give back the scratch first. */
+    nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
+    nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
+    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
+    nt_mem_free(m, pick, maxd * sizeof *pick);
+    rs = NULL;
+    rnext = NULL;
+    fixed = pick = NULL;
+    if (!write_frames(b, &pk, rank, sy.addrs))
         st = NT_ERR_NOMEM;
 out:
     nt_mem_free(m, pk.pick, pk.cap * sizeof *pk.pick);
     nt_mem_free(m, pk.src, pk.src_cap * sizeof *pk.src);
     nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
     nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
     nt_mem_free(m, pick, maxd * sizeof *pick);
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);

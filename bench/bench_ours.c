@@ -1,0 +1,165 @@
+/* bench_ours: libnettrace's side of the TraceEvent benchmark
+ * (bench/traceevent.sh), one job per process so bench_run measures each
+ * alone, as it does TraceEvent's.
+ *
+ *   bench_ours parse FILE   the parser reads every event of FILE with every
+ *                           callback set, each touching its arguments (what
+ *                           EventPipeEventSource does with a handler on every
+ *                           event); prints "events N"
+ *   bench_ours trace FILE   what nt_trace_from_file does (parse, aggregate, resolve
+ *                           every frame to its method record), then every
+ *                           sample's frames walked and each frame's resolved
+ *                           names touched (what TraceLog + walking each
+ *                           sample's CallStack for CodeAddress.FullMethodName
+ *                           and ModuleName does: strings made once per method,
+ *                           read per frame); prints "samples N frames N"
+ *
+ * Both feed the parser FILE mapped (mmap), 1 MiB at a time, each MiB
+ * dropped from the mapping once parsed so that about 1 MiB of the file is
+ * resident at once: the copy read() makes costs more CPU than parsing (see
+ * bench/README.md).  BENCH_READ=1 in
+ * the environment reads with read() in 1 MiB chunks instead, the way
+ * nt_trace_from_file does. */
+#include "nettrace_trace.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (1u << 20)
+
+static volatile uint64_t g_sink;
+static uint64_t g_events;
+
+static int cb_trace(void *u, const nt_trace_info *t) { (void)u; g_sink += (uint64_t)t->qpc_frequency; return 0; }
+static int cb_meta(void *u, const nt_event_desc *d) { (void)u; g_sink += d->event_id + strlen(d->provider); return 0; }
+static int cb_event(void *u, const nt_event *e)
+{
+    (void)u;
+    g_events++;
+    g_sink += (uint64_t)e->timestamp + e->payload_size + e->thread_id;
+    return 0;
+}
+static int cb_stack(void *u, const nt_stack *s) { (void)u; g_sink += s->count ? s->ips[0] : 0; return 0; }
+static int cb_sample(void *u, const nt_sample *s) { (void)u; g_sink += s->thread_id + (uint64_t)s->time_ns; return 0; }
+static int cb_method(void *u, const nt_method *m) { (void)u; g_sink += m->start_address + strlen(m->name); return 0; }
+static int cb_module(void *u, const nt_module *m) { (void)u; g_sink += m->module_id; return 0; }
+static int cb_assembly(void *u, const nt_assembly *a) { (void)u; g_sink += a->assembly_id; return 0; }
+static int cb_sp(void *u, const nt_sequence_point *sp) { (void)u; g_sink += sp->thread_count; return 0; }
+
+static const nt_callbacks ALL = { cb_trace, cb_meta, cb_event, cb_stack, cb_sample,
+                                  cb_method, cb_module, cb_assembly, cb_sp };
+
+/* Feed the whole of FILE to p; returns the parser's final status, or
+ * NT_ERR_IO (with a message) when the file cannot be read. */
+static nt_status feed_file(nt_parser *p, const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        perror(path);
+        if (fd >= 0)
+            close(fd);
+        return NT_ERR_IO;
+    }
+    nt_status s = NT_OK;
+    const char *mode = getenv("BENCH_READ");
+    if (!(mode && strcmp(mode, "1") == 0) && S_ISREG(st.st_mode) && st.st_size > 0) {
+        /* The whole file mapped, read in order (the kernel maps pages ahead
+         * of the faults), each 1 MiB dropped from the mapping once parsed so
+         * that little of it is resident at a time.  Fastest of the ways
+         * tried: 1 MiB windows with MAP_POPULATE took 15% more CPU. */
+        size_t len = (size_t)st.st_size;
+        uint8_t *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            perror(path);
+            close(fd);
+            return NT_ERR_IO;
+        }
+        madvise(m, len, MADV_SEQUENTIAL);
+        for (size_t off = 0; s == NT_OK && off < len; off += CHUNK) {
+            size_t n = len - off < CHUNK ? len - off : CHUNK;
+            s = nt_parser_feed(p, m + off, n);
+            madvise(m + off, n, MADV_DONTNEED);
+        }
+        munmap(m, len);
+    } else {
+        uint8_t *buf = malloc(CHUNK);
+        ssize_t n;
+        while (buf && s == NT_OK && (n = read(fd, buf, CHUNK)) > 0)
+            s = nt_parser_feed(p, buf, (size_t)n);
+        free(buf);
+    }
+    close(fd);
+    return s == NT_OK ? nt_parser_finish(p) : s;
+}
+
+static int do_parse(const char *path)
+{
+    nt_parser *p = nt_parser_new(&ALL, NULL, NULL, NULL);
+    if (!p) {
+        fprintf(stderr, "bench_ours: out of memory\n");
+        return 1;
+    }
+    nt_status st = feed_file(p, path);
+    nt_parser_free(p);
+    if (st != NT_OK) {
+        fprintf(stderr, "bench_ours: %s: %s\n", path, nt_status_name(st));
+        return 1;
+    }
+    printf("events %llu\n", (unsigned long long)g_events);
+    return 0;
+}
+
+/* nt_trace_from_file's work, through the builder so the file is read the
+ * same way as for do_parse. */
+static int do_trace(const char *path)
+{
+    nt_trace_builder *b = nt_trace_builder_new(NULL);
+    nt_callbacks cb;
+    nt_trace_builder_callbacks(&cb);
+    nt_parser *p = b ? nt_parser_new(&cb, b, NULL, NULL) : NULL;
+    if (!p) {
+        fprintf(stderr, "bench_ours: out of memory\n");
+        nt_trace_builder_free(b);
+        return 1;
+    }
+    nt_status st = feed_file(p, path);
+    nt_trace *t = NULL;
+    nt_status fs = nt_trace_builder_finish(b, p, st, &t);
+    if (st != NT_OK || fs != NT_OK) {
+        fprintf(stderr, "bench_ours: %s: %s\n", path, st != NT_OK ? nt_parser_message(p) : nt_status_name(fs));
+        nt_parser_free(p);
+        nt_trace_free(t);
+        return 1;
+    }
+    nt_parser_free(p);
+    uint64_t frames = 0;
+    size_t n = nt_trace_sample_count(t);
+    for (size_t i = 0; i < n; i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        for (uint32_t k = 0; k < s.frame_count; k++) {
+            const nt_frame *f = &s.frames[k];
+            /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
+            g_sink += (uint8_t)f->method[0] + (uint8_t)f->type[0] + (uint8_t)f->assembly[0];
+            frames++;
+        }
+    }
+    printf("samples %zu frames %llu\n", n, (unsigned long long)frames);
+    nt_trace_free(t);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "parse") == 0)
+        return do_parse(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "trace") == 0)
+        return do_trace(argv[2]);
+    fprintf(stderr, "usage: bench_ours parse|trace FILE\n");
+    return 2;
+}

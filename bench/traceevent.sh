@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# libnettrace against TraceEvent on the same files in the same run (part of
+# `make bench`; see bench/README.md).
+#
+# For each file, three pairs of jobs, each job a separate process measured by
+# bench_run (wall time fork..wait4, peak RSS from wait4's rusage; best time
+# of BENCH_RUNS runs, largest peak), the file in the page cache first:
+#   read       bench_ours parse       vs BenchTraceEvent read (EventPipeEventSource)
+#   resolved   bench_ours trace       vs BenchTraceEvent tracelog (TraceLog)
+#   speedscope nettrace stacks -f speedscope  vs dotnet-trace convert --format Speedscope
+# and checks that both sides counted the same events, samples and frames.
+#
+# Files: large traces of tests/workloads/BenchLoad recorded on demand by
+# bench/record-large.sh into $BENCH_WORK (kept there and reused), and
+# perfview__HeartRateMonitor.10068.nettrace from the shared corpus if present.
+#
+# Environment (make passes the first four):
+#   BENCH_WORK        cache and output folder (build tree's bench/work)
+#   NETTRACE, BENCH_RUN, BENCH_OURS   the built programs
+#   BENCH_SIZES       trace sizes in MiB to record and compare (default "100 1024";
+#                     "100" skips the 1 GB trace, "" compares no recorded trace)
+#   BENCH_RUNS        runs per job (default 3)
+#   BENCH_RUNS_LARGE  runs per job for files over 500 MiB (default 1)
+#   BENCH_TRACEEVENT  0 skips the TraceEvent side (ours only)
+#   BENCH_TE_HEAP_GIB GC heap cap for TraceLog on files over 500 MiB (default 12)
+#   BENCH_CONVERT_LARGE  1 also runs dotnet-trace convert on files over
+#                     500 MiB (about 20 times the file in memory)
+#   NETTRACE_SHARED_CORPUS  the shared corpus (default ../shared/corpus)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+work=${BENCH_WORK:-$PWD/bench/work}
+nettrace=${NETTRACE:-$PWD/nettrace}
+run=${BENCH_RUN:-$PWD/bench/bench_run}
+ours=${BENCH_OURS:-$PWD/bench/bench_ours}
+sizes=${BENCH_SIZES-100 1024}
+runs=${BENCH_RUNS:-3}
+runs_large=${BENCH_RUNS_LARGE:-1}
+with_te=${BENCH_TRACEEVENT:-1}
+heap_gib=${BENCH_TE_HEAP_GIB:-12}
+convert_large=${BENCH_CONVERT_LARGE:-0}
+shared=${NETTRACE_SHARED_CORPUS:-$top/../shared/corpus}
+dotnet_trace_version=10.0.750501
+out="$work/out"
+mkdir -p "$work" "$out"
+
+if ! command -v dotnet >/dev/null; then
+    echo "bench/traceevent.sh: skipped: dotnet is not installed (needed to record traces and run TraceEvent)"
+    exit 0
+fi
+
+# TraceEvent's side: our C# program on TraceEvent 4.0.0, and a pinned
+# dotnet-trace installed into the build tree.
+te=
+dtrace=
+if [ "$with_te" != 0 ]; then
+    dotnet build -c Release --nologo -v quiet --artifacts-path "$work/dotnet" \
+        "$here/traceevent/BenchTraceEvent.csproj" >"$out/build.log" 2>&1 ||
+        { cat "$out/build.log" >&2; exit 1; }
+    te="$work/dotnet/bin/BenchTraceEvent/release/BenchTraceEvent"
+    dtrace="$work/tools/dotnet-trace"
+    if [ ! -x "$dtrace" ] || ! "$dtrace" --version | grep -q "^$dotnet_trace_version"; then
+        rm -rf "$work/tools"
+        dotnet tool install dotnet-trace --version "$dotnet_trace_version" --tool-path "$work/tools" >/dev/null
+    fi
+fi
+
+files=()
+for mb in $sizes; do
+    f="$work/bench-${mb}mb.nettrace"
+    if [ ! -s "$f" ]; then
+        echo "recording $f (${mb} MiB; cached for later runs)..."
+        BENCH_WORK="$work" NETTRACE="$nettrace" "$here/record-large.sh" "$mb" "$f" | tee "$f.recording.txt"
+    elif [ -s "$f.recording.txt" ]; then
+        echo "reusing $(cat "$f.recording.txt")"
+    fi
+    files+=("$f")
+done
+hrm="$shared/perfview__HeartRateMonitor.10068.nettrace"
+[ -f "$hrm" ] && files+=("$hrm")
+if [ ${#files[@]} -eq 0 ]; then
+    echo "bench/traceevent.sh: no file to compare (BENCH_SIZES is empty and $hrm is absent)"
+    exit 0
+fi
+
+# measure NAME N COMMAND...: sets the globals T (best wall seconds), C
+# (least CPU seconds) and M (peak MiB); the command's output is in
+# $out/NAME.txt.
+measure() {
+    local name=$1 n=$2 line
+    shift 2
+    if ! line=$("$run" -n "$n" -o "$out/$name.txt" -- "$@"); then
+        echo "  $name failed: $*" >&2
+        T=- C=- M=-
+        return 0
+    fi
+    echo "$name $line" >>"$out/runs.txt"
+    T=$(awk '{ printf "%.3f", $2 }' <<<"$line")
+    C=$(awk '{ printf "%.3f", $10 }' <<<"$line")
+    M=$(awk '{ printf "%.1f", $6 / 1024 }' <<<"$line")
+}
+
+ratio() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; fi; }
+# verdict TIME_RATIO TIME_GOAL MEM_RATIO
+verdict() {
+    if [ "$1" = - ]; then echo "no result"; return; fi
+    awk -v t="$1" -v g="$2" -v m="$3" 'BEGIN { print (t >= g && m >= 10) ? "PASS" : "MISS" }'
+}
+same() {
+    if [ "$1" = "$2" ]; then echo "counts agree: $1"; else echo "COUNTS DIFFER: ours '$1', TraceEvent '$2'"; fi
+}
+# row JOB OURS_LABEL T C M TE_LABEL T C M GOAL: one line of the table
+row() {
+    local rt rc rm v=""
+    rt=$(ratio "$7" "$3"); rc=$(ratio "$8" "$4"); rm=$(ratio "$9" "$5")
+    # The targets are set on the 100 MB trace; other files show ratios only.
+    local goal=${10}
+    [ "$name" != bench-100mb ] && goal=-
+    [ "$goal" != - ] && v="$(verdict "$rt" "$goal" "$rm") (goal ${goal}x time, 10x memory)"
+    printf '  %-10s %-22s %7s %7s %8s   %-22s %8s %8s %8s   %6sx %6sx %6sx  %s\n' \
+        "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "$rt" "$rc" "$rm" "$v"
+    summary+=("| $name | $mib | $1 | $3 s, $5 MiB | $7 s, $9 MiB | **${rt}x** | ${rc}x | **${rm}x** | $([ "$goal" = - ] && echo - || echo "$(verdict "$rt" "$goal" "$rm") (${goal}x, 10x)") |")
+}
+
+summary=()
+machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
+echo
+echo "libnettrace vs TraceEvent -- $(date -u +%Y-%m-%d), $machine"
+echo "  .NET $(dotnet --list-runtimes | awk '/NETCore.App/ { v = $2 } END { print v }'), TraceEvent 4.0.0, dotnet-trace $dotnet_trace_version"
+for f in "${files[@]}"; do
+    size=$(stat -c %s "$f")
+    mib=$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1048576 }')
+    n=$runs
+    [ "$size" -gt $((500 * 1024 * 1024)) ] && n=$runs_large
+    cat "$f" >/dev/null # page cache
+    name=$(basename "$f" .nettrace)
+    echo
+    echo "$name ($mib MiB): best wall time of $n runs, least CPU time, largest peak RSS; ratio = TraceEvent / ours"
+    printf '  %-10s %-22s %7s %7s %8s   %-22s %8s %8s %8s   %7s %7s %7s\n' "job" "ours" "wall s" "cpu s" "peak MiB" \
+        "TraceEvent" "wall s" "cpu s" "peak MiB" "wall" "cpu" "memory"
+
+    measure "$name.parse" "$n" "$ours" parse "$f"; pt=$T; pc=$C; pm=$M
+    measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tc=$C; tm=$M
+    measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"
+    st=$T; sc=$C; sm=$M
+    if [ -z "$te" ]; then
+        printf '  %-10s %-22s %7.3f %7.3f %8.1f\n' read "parser, all callbacks" "$pt" "$pc" "$pm" \
+            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm"
+        continue
+    fi
+    measure "$name.read" "$n" "$te" read "$f"
+    row read "parser, all callbacks" "$pt" "$pc" "$pm" "EventPipeEventSource" "$T" "$C" "$M" 20
+    # TraceLog holds about 12 times the file in memory: on a large file, cap
+    # its GC heap so a shared machine is not driven out of memory.
+    if [ "$size" -gt $((500 * 1024 * 1024)) ]; then
+        measure "$name.tracelog" "$n" env DOTNET_GCHeapHardLimit="$(printf '0x%x' $((heap_gib << 30)))" \
+            "$te" tracelog "$f"
+    else
+        measure "$name.tracelog" "$n" "$te" tracelog "$f"
+    fi
+    row resolved "trace + frame names" "$tt" "$tc" "$tm" "TraceLog + CallStack" "$T" "$C" "$M" 50
+    if [ "$size" -le $((500 * 1024 * 1024)) ] || [ "$convert_large" = 1 ]; then
+        measure "$name.convert" "$n" "$dtrace" convert --format Speedscope -o "$out/$name.te.speedscope.json" "$f"
+        row speedscope "nettrace stacks" "$st" "$sc" "$sm" "dotnet-trace convert" "$T" "$C" "$M" -
+    else
+        printf '  %-10s %-22s %7s %7s %8s   %s\n' speedscope "nettrace stacks" "$st" "$sc" "$sm" \
+            "(dotnet-trace convert skipped on files over 500 MiB: BENCH_CONVERT_LARGE=1 runs it)"
+    fi
+    echo "  read:     $(same "$(cat "$out/$name.parse.txt")" "$(cat "$out/$name.read.txt")")"
+    echo "  resolved: $(same "$(cat "$out/$name.trace.txt")" "$(cat "$out/$name.tracelog.txt")")"
+done
+
+if [ ${#summary[@]} -gt 0 ]; then
+    echo
+    echo "Summary for README.md ($(date -u +%Y-%m-%d), $machine):"
+    echo
+    echo "| trace | MiB | job | libnettrace | TraceEvent | time ratio | CPU ratio | memory ratio | target |"
+    echo "|---|---:|---|---:|---:|---:|---:|---:|---|"
+    printf '%s\n' "${summary[@]}"
+fi
