@@ -129,7 +129,7 @@ echo
 echo "libnettrace vs TraceEvent -- $(date -u +%Y-%m-%d), $machine"
 echo "  .NET $(dotnet --list-runtimes | awk '/NETCore.App/ { v = $2 } END { print v }'), TraceEvent 4.0.0, dotnet-trace $dotnet_trace_version"
 for f in "${files[@]}"; do
-    size=$(stat -c %s "$f")
+    size=$(stat -L -c %s "$f")
     mib=$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1048576 }')
     n=$runs
     [ "$size" -gt $((500 * 1024 * 1024)) ] && n=$runs_large
