@@ -264,7 +264,7 @@ static nt_status decode_trace(nt_parser *p, const uint8_t *u, size_t n, uint64_t
             parse_u32(val, vl, &t->sampling_interval_ns);
     }
     p->have_trace = true;
-    p->ns_per_tick = t->qpc_frequency > 0 && 1000000000 % t->qpc_frequency == 0 ? 1000000000 / t->qpc_frequency : 0;
+    nt_parser_set_clock(p, t->qpc_frequency);
     return NT_CALL(p, trace, t);
 }
 

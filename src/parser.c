@@ -158,7 +158,7 @@ static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
     if (u[48] != 0x06)
         return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 48, "Trace object does not end with EndObject");
     p->have_trace = true;
-    p->ns_per_tick = t->qpc_frequency > 0 && 1000000000 % t->qpc_frequency == 0 ? 1000000000 / t->qpc_frequency : 0;
+    nt_parser_set_clock(p, t->qpc_frequency);
     return NT_CALL(p, trace, t);
 }
 

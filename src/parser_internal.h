@@ -62,6 +62,7 @@ struct nt_parser {
 
     nt_trace_info info;
     int64_t ns_per_tick;    /* 1e9 / qpc_frequency when that divides exactly, else 0 */
+    int64_t tick_min, tick_max; /* ticks whose product with ns_per_tick fits in 64 bits */
 
     /* tables */
     nt_metadata_table meta;
@@ -117,10 +118,18 @@ bool nt_scratch_reserve(nt_parser *p, size_t n);
  * clocks (1 GHz, 10 MHz), the exact general conversion otherwise. */
 static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
 {
-    int64_t m = p->ns_per_tick;
-    if (m && ticks <= INT64_MAX / m && ticks >= INT64_MIN / m)
-        return ticks * m;
+    if (p->ns_per_tick && ticks <= p->tick_max && ticks >= p->tick_min)
+        return ticks * p->ns_per_tick;
     return nt_ticks_to_ns(ticks, p->info.qpc_frequency);
+}
+
+/* Set once the trace's clock is known: the divisions happen here, not per
+ * sample (they were a seventh of decoding a sample-heavy event block). */
+static inline void nt_parser_set_clock(nt_parser *p, int64_t frequency)
+{
+    p->ns_per_tick = frequency > 0 && 1000000000 % frequency == 0 ? 1000000000 / frequency : 0;
+    p->tick_max = p->ns_per_tick ? INT64_MAX / p->ns_per_tick : 0;
+    p->tick_min = p->ns_per_tick ? INT64_MIN / p->ns_per_tick : 0;
 }
 
 #define NT_CALL(p, member, ...)                                                              \
