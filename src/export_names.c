@@ -209,3 +209,23 @@ size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t 
         return it->cur;
     }
 }
+
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w)
+{
+    if (!t || !w)
+        return NT_ERR_INVALID_ARG;
+    tr_selection_init(&x->sel, t, opt);
+    nt_mem_init(&x->m, &t->mem.a);
+    nt_status st = tr_names_build(&x->m, t, &x->nm);
+    if (st == NT_OK && !tr_walk_init(&x->wk, &x->m, t, &x->sel))
+        st = NT_ERR_NOMEM;
+    if (st != NT_OK)
+        tr_names_free(&x->m, &x->nm);
+    return st;
+}
+
+void tr_export_close(tr_export *x)
+{
+    tr_walk_free(&x->wk);
+    tr_names_free(&x->m, &x->nm);
+}

@@ -42,4 +42,19 @@ static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX
 /* Whether the selection covers thread index th at all. */
 bool tr_walk_thread_selected(const tr_walk *w, uint32_t th);
 
+/* What the speedscope and pprof exporters hold while they run: the sample
+ * selection, the name table and a walk, all through the trace's allocator. */
+typedef struct tr_export {
+    tr_selection sel;
+    nt_mem m;
+    tr_names nm;
+    tr_walk wk;
+} tr_export;
+
+/* Checks the arguments, then builds the names and the walk.  On failure
+ * nothing is left to release. */
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w);
+/* Releases what is still held (an exporter may free the walk early). */
+void tr_export_close(tr_export *x);
+
 #endif

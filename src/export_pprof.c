@@ -111,38 +111,34 @@ static const char *const FIXED[] = { "", "samples", "count", "wall", "nanosecond
 
 nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
 {
-    if (!t || !w)
-        return NT_ERR_INVALID_ARG;
-    tr_selection sel;
-    tr_selection_init(&sel, t, opt);
-    nt_mem m;
-    nt_mem_init(&m, &t->mem.a);
-    tr_names nm;
-    nt_status st = tr_names_build(&m, t, &nm);
-    tr_walk wk;
-    bool walk = st == NT_OK && tr_walk_init(&wk, &m, t, &sel);
+    tr_export x;
+    nt_status st = tr_export_open(&x, t, opt, w);
+    if (st != NT_OK)
+        return st;
+    const tr_selection *sel = &x.sel;
+    const tr_names *nm = &x.nm;
+    tr_walk *wk = &x.wk;
+    nt_mem *m = &x.m;
     tr_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
     size_t nagg = 0, agg_cap = 0, keys_cap = 0;
-    if (st == NT_OK && !walk)
-        st = NT_ERR_NOMEM;
     int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
     for (uint32_t th = 0; st == NT_OK && th < t->nthreads; th++) {
-        if (!tr_walk_thread_selected(&wk, th))
+        if (!tr_walk_thread_selected(wk, th))
             continue;
         tr_walk_it it;
-        tr_walk_begin(&wk, th, &it);
+        tr_walk_begin(wk, th, &it);
         int64_t wall;
-        for (size_t i; st == NT_OK && (i = tr_walk_next(&wk, &it, true, &wall)) != SIZE_MAX;) {
+        for (size_t i; st == NT_OK && (i = tr_walk_next(wk, &it, true, &wall)) != SIZE_MAX;) {
             const tr_sample *s = TR_SAMPLE(t, i);
             uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
             uint32_t a = tr_map_get(&agg, key);
             if (a == UINT32_MAX) {
                 if (nagg >= UINT32_MAX - 2 ||
-                    !nt_mem_reserve(&m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
-                    !nt_mem_reserve(&m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    !tr_map_put(&m, &agg, key, (uint32_t)nagg)) {
+                    !nt_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
+                    !nt_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
+                    !tr_map_put(m, &agg, key, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -159,8 +155,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
                 last_ns = ns;
         }
     }
-    if (walk)
-        tr_walk_free(&wk);
+    tr_walk_free(wk); /* not needed for writing: its memory is better spent on the output */
     tr_out o;
     tr_out_init(&o, w, user);
     tr_gzip g;
@@ -179,7 +174,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         emit_msg(&g, 1, &b);
         emit_msg(&g, 11, &b); /* period_type: wall nanoseconds */
         b.n = 0;
-        pb_uint(&b, 12, sel.default_ns > 0 ? (uint64_t)sel.default_ns : 0);
+        pb_uint(&b, 12, sel->default_ns > 0 ? (uint64_t)sel->default_ns : 0);
         if (t->have_info && t->info.sync_time_utc.year) {
             const nt_systemtime *u = &t->info.sync_time_utc;
             int64_t secs = days_from_civil(u->year, u->month, u->day) * 86400 + u->hour * 3600 + u->minute * 60 +
@@ -191,13 +186,13 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
             pb_uint(&b, 9, wall);
         }
         if (first_ns != INT64_MAX)
-            pb_uint(&b, 10, (uint64_t)last_ns - (uint64_t)first_ns + (uint64_t)sel.default_ns);
+            pb_uint(&b, 10, (uint64_t)last_ns - (uint64_t)first_ns + (uint64_t)sel->default_ns);
         tr_gzip_write(&g, b.d, b.n);
 
         /* One function and one location per distinct name; ids are index + 1. */
         char name[1024];
-        for (size_t i = 0; i < nm.n; i++) {
-            size_t len = nt_frame_name(nm.rep[i], name, sizeof name);
+        for (size_t i = 0; i < nm->n; i++) {
+            size_t len = nt_frame_name(nm->rep[i], name, sizeof name);
             if (len >= sizeof name)
                 len = sizeof name - 1;
             emit_string(&g, name, len);
@@ -208,8 +203,8 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
             emit_msg(&g, 5, &b);
             b.n = 0;
             pb_uint(&b, 1, i + 1);
-            if (nm.rep[i]->method_index == NT_TRACE_NO_METHOD)
-                pb_uint(&b, 3, nm.rep[i]->ip);
+            if (nm->rep[i]->method_index == NT_TRACE_NO_METHOD)
+                pb_uint(&b, 3, nm->rep[i]->ip);
             pbuf line = { .n = 0 };
             pb_uint(&line, 1, i + 1);
             pb_bytes(&b, 4, line.d, line.n);
@@ -219,7 +214,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
             const tr_rstack *r = &t->stacks[keys[a] >> 32];
             uint32_t tt = (uint32_t)keys[a];
             uint32_t type = tt >> 24;
-            emit_sample(&g, nm.of_frame + r->off, r->count, vals[2 * a], vals[2 * a + 1],
+            emit_sample(&g, nm->of_frame + r->off, r->count, vals[2 * a], vals[2 * a + 1],
                         t->threads[tt & 0xFFFFFFu],
                         type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER);
         }
@@ -228,10 +223,10 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         if (st == NT_OK)
             st = gs;
     }
-    tr_map_free(&m, &agg);
-    nt_mem_free(&m, vals, agg_cap * sizeof *vals);
-    nt_mem_free(&m, keys, keys_cap * sizeof *keys);
-    tr_names_free(&m, &nm);
+    tr_map_free(m, &agg);
+    nt_mem_free(m, vals, agg_cap * sizeof *vals);
+    nt_mem_free(m, keys, keys_cap * sizeof *keys);
+    tr_export_close(&x);
     return st;
 }
 

@@ -16,43 +16,33 @@ static void frame_name_json(tr_out *o, const nt_frame *f)
 
 nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
 {
-    if (!t || !w)
-        return NT_ERR_INVALID_ARG;
-    tr_selection sel;
-    tr_selection_init(&sel, t, opt);
-    nt_mem m;
-    nt_mem_init(&m, &t->mem.a);
-    tr_names nm;
-    nt_status st = tr_names_build(&m, t, &nm);
-    if (st != NT_OK) {
-        tr_names_free(&m, &nm);
+    tr_export x;
+    nt_status st = tr_export_open(&x, t, opt, w);
+    if (st != NT_OK)
         return st;
-    }
-    tr_walk wk;
-    if (!tr_walk_init(&wk, &m, t, &sel)) {
-        tr_names_free(&m, &nm);
-        return NT_ERR_NOMEM;
-    }
-    bool by_time = sel.opt.weight == NT_WEIGHT_TIME;
+    const tr_selection *sel = &x.sel;
+    const tr_names *nm = &x.nm;
+    tr_walk *wk = &x.wk;
+    bool by_time = sel->opt.weight == NT_WEIGHT_TIME;
     tr_out o;
     tr_out_init(&o, w, user);
     tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
-    for (size_t i = 0; i < nm.n; i++) {
+    for (size_t i = 0; i < nm->n; i++) {
         tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        frame_name_json(&o, nm.rep[i]);
+        frame_name_json(&o, nm->rep[i]);
         tr_out_bytes(&o, "}", 1);
     }
     tr_out_str(&o, "]},\n\"profiles\":[");
     size_t profiles = 0;
     for (uint32_t th = 0; th < t->nthreads && !o.failed; th++) {
-        if (!tr_walk_thread_selected(&wk, th))
+        if (!tr_walk_thread_selected(wk, th))
             continue;
         /* Three walks of the thread: totals, stacks, weights. */
         int64_t total = 0, wt;
         size_t count = 0;
         tr_walk_it it;
-        tr_walk_begin(&wk, th, &it);
-        while (tr_walk_next(&wk, &it, false, &wt) != SIZE_MAX) {
+        tr_walk_begin(wk, th, &it);
+        while (tr_walk_next(wk, &it, false, &wt) != SIZE_MAX) {
             total = tr_add_weight(total, wt);
             count++;
         }
@@ -65,13 +55,13 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         tr_out_i64(&o, total);
         tr_out_str(&o, ",\n\"samples\":[");
         bool any = false;
-        tr_walk_begin(&wk, th, &it);
-        for (size_t i; (i = tr_walk_next(&wk, &it, false, &wt)) != SIZE_MAX;) {
+        tr_walk_begin(wk, th, &it);
+        for (size_t i; (i = tr_walk_next(wk, &it, false, &wt)) != SIZE_MAX;) {
             const tr_rstack *r = &t->stacks[TR_SAMPLE(t, i)->stack];
             tr_out_str(&o, any ? ",[" : "[");
             any = true;
             for (uint32_t k = r->count; k-- > 0;) {
-                tr_out_u64(&o, nm.of_frame[r->off + k]);
+                tr_out_u64(&o, nm->of_frame[r->off + k]);
                 if (k)
                     tr_out_bytes(&o, ",", 1);
             }
@@ -79,8 +69,8 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         }
         tr_out_str(&o, "],\n\"weights\":[");
         any = false;
-        tr_walk_begin(&wk, th, &it);
-        while (tr_walk_next(&wk, &it, false, &wt) != SIZE_MAX) {
+        tr_walk_begin(wk, th, &it);
+        while (tr_walk_next(wk, &it, false, &wt) != SIZE_MAX) {
             if (any)
                 tr_out_bytes(&o, ",", 1);
             any = true;
@@ -89,12 +79,11 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         tr_out_str(&o, "]}");
     }
     tr_out_str(&o, "],\n\"name\":");
-    tr_out_json(&o, sel.opt.name ? sel.opt.name : "nettrace");
+    tr_out_json(&o, sel->opt.name ? sel->opt.name : "nettrace");
     tr_out_str(&o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
     tr_out_str(&o, NT_VERSION_STRING);
     tr_out_str(&o, "\"}\n");
     st = tr_out_flush(&o);
-    tr_walk_free(&wk);
-    tr_names_free(&m, &nm);
+    tr_export_close(&x);
     return st;
 }
