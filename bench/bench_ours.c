@@ -147,7 +147,8 @@ static int do_trace(const char *path)
         for (uint32_t k = 0; k < s.frame_count; k++) {
             const nt_frame *f = &s.frames[k];
             /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
-            g_sink += (uint8_t)f->method[0] + (uint8_t)f->type[0] + (uint8_t)f->assembly[0];
+            g_sink += (uint8_t)f->method->name[0] + (uint8_t)f->method->declaring_type[0] +
+                      (uint8_t)f->method->assembly[0];
             frames++;
         }
     }

@@ -41,13 +41,16 @@ typedef struct nt_trace nt_trace;
 /** No method record covers the frame. */
 #define NT_TRACE_NO_METHOD UINT32_MAX
 
-/** A frame of a sampled stack. */
+typedef struct nt_trace_method nt_trace_method;
+
+/** A frame of a sampled stack: 24 bytes, because a trace holds millions of
+ *  them; its names are those of the method record it points to. */
 typedef struct nt_frame {
     uint64_t ip;              /**< instruction address as recorded (return address for frames >= 1) */
-    const char *method;       /**< method name; "" when unresolved */
-    const char *type;         /**< full declaring type name; "" when unresolved */
-    const char *assembly;     /**< fully qualified assembly name; "" when unresolved or unknown */
-    uint32_t method_index;    /**< index for nt_trace_method_at, or NT_TRACE_NO_METHOD */
+    const nt_trace_method *method; /**< the record the address resolved to (name, declaring_type, assembly,
+                                        ...); never NULL: an unresolved frame points to a record whose
+                                        strings are all "".  Valid as long as the trace. */
+    uint32_t method_index;    /**< index for nt_trace_method_at, or NT_TRACE_NO_METHOD when unresolved */
 } nt_frame;
 
 /** A thread sample.  Samples on the same stack share one frames array (same stack_index). */
@@ -62,7 +65,7 @@ typedef struct nt_trace_sample {
 } nt_trace_sample;
 
 /** A method record sampled addresses resolve against (one code extent of one method). */
-typedef struct nt_trace_method {
+struct nt_trace_method {
     uint64_t start_address;
     uint64_t size;
     uint64_t method_id;
@@ -78,7 +81,7 @@ typedef struct nt_trace_method {
     uint32_t flags;           /**< MethodFlags (NT_METHOD_FLAG_*) */
     uint32_t token;
     nt_method_event source;   /**< the record that created it (load, or rundown) */
-} nt_trace_method;
+};
 
 /** A distinct resolved stack. */
 typedef struct nt_trace_stack {

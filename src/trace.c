@@ -754,8 +754,6 @@ typedef struct tr_resolve {
     uint8_t state;     /* 0 unknown, 1 timeless, 2 depends on time */
 } tr_resolve;
 
-static const char EMPTY[] = "";
-
 /* Per-address pick markers for resolve(); method indices stay below
  * TR_COLD, far under these. */
 #define TR_VARIES (UINT32_MAX - 2)          /* the pick depends on time */
@@ -823,6 +821,11 @@ static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t 
     if (!t->frames)
         return false;
     prefault(t->frames, p->n * sizeof *t->frames);
+    /* Frames point into t->methods, final by now (shrunk before resolve()),
+     * or to the trace's empty record: never NULL, so a consumer can read
+     * f->method->name without a check, as it could read "" before. */
+    memset(&t->unresolved, 0, sizeof t->unresolved);
+    t->unresolved.name = t->unresolved.declaring_type = t->unresolved.signature = t->unresolved.assembly = "";
     t->frames_cap = t->nframes = p->n;
     for (size_t r = 0; r < t->nstacks; r++) {
         const tr_rstack *rs = &t->stacks[r];
@@ -832,14 +835,7 @@ static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t 
             uint32_t pk = p->pick[rs->off + k];
             f->ip = addrs[rank[ids[k]]] + (k ? 1 : 0);
             f->method_index = pk;
-            if (pk == NT_TRACE_NO_METHOD) {
-                f->method = f->type = f->assembly = EMPTY;
-            } else {
-                const nt_trace_method *mr = &t->methods[pk];
-                f->method = mr->name;
-                f->type = mr->declaring_type;
-                f->assembly = mr->assembly;
-            }
+            f->method = pk == NT_TRACE_NO_METHOD ? &t->unresolved : &t->methods[pk];
         }
     }
     return true;
@@ -1186,19 +1182,20 @@ void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *o)
 size_t nt_frame_name(const nt_frame *f, char *buf, size_t size)
 {
     int n;
-    if (f->method_index == NT_TRACE_NO_METHOD) {
+    const nt_trace_method *m = f->method;
+    if (f->method_index == NT_TRACE_NO_METHOD || !m) {
         n = snprintf(buf, size, "0x%llx", (unsigned long long)f->ip);
     } else {
-        const char *a = f->assembly;
+        const char *a = m->assembly;
         size_t alen = strcspn(a, ",");
         if (!alen) {
             a = "?";
             alen = 1;
         }
-        if (*f->type)
-            n = snprintf(buf, size, "%.*s!%s.%s", (int)alen, a, f->type, f->method);
+        if (*m->declaring_type)
+            n = snprintf(buf, size, "%.*s!%s.%s", (int)alen, a, m->declaring_type, m->name);
         else
-            n = snprintf(buf, size, "%.*s!%s", (int)alen, a, f->method);
+            n = snprintf(buf, size, "%.*s!%s", (int)alen, a, m->name);
     }
     return n < 0 ? 0 : (size_t)n;
 }

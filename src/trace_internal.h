@@ -104,6 +104,7 @@ struct nt_trace {
 
     nt_frame *frames;
     size_t nframes, frames_cap;
+    nt_trace_method unresolved; /* what unresolved frames point to: every name "" */
     tr_rstack *stacks;
     size_t nstacks, stacks_cap;
 

@@ -247,9 +247,9 @@ LTest(trace_corpus, dotnetdiag_single_thread_stacks_match_golden)
     /* Main -> Fast/Slow -> Work(int32): Work is the hottest leaf. */
     nt_trace_sample s = nt_trace_sample_at(t, 0);
     cr_assert_eq(s.frame_count, 3);
-    cr_assert_str_eq(s.frames[2].method, "Main");
-    cr_assert_str_eq(s.frames[0].method, "Work");
-    cr_assert_str_eq(s.frames[0].type, "Example.Program");
+    cr_assert_str_eq(s.frames[2].method->name, "Main");
+    cr_assert_str_eq(s.frames[0].method->name, "Work");
+    cr_assert_str_eq(s.frames[0].method->declaring_type, "Example.Program");
     nt_trace_free(t);
 }
 
