@@ -48,6 +48,7 @@ static nt_trace *load(const char *path)
 static void method_key(const nt_trace *t, const nt_frame *f, char *buf, size_t size)
 {
     const nt_trace_method *m = nt_trace_method_at(t, f->method_index);
+    cr_assert_eq(f->method, m, "a frame's record is the trace's record at its method_index");
     const char *args = strchr(m->signature, '(');
     size_t mlen = strcspn(m->assembly, ",");
     const char *module = mlen ? m->assembly : "?";
@@ -92,6 +93,8 @@ static void compare_top(const char *expected, const char *file)
         with_stack += s.frame_count > 0;
         for (uint32_t k = 0; k < s.frame_count; k++) {
             if (s.frames[k].method_index == NT_TRACE_NO_METHOD) {
+                cr_assert(s.frames[k].method && !*s.frames[k].method->name && !*s.frames[k].method->assembly,
+                          "an unresolved frame points to the empty record");
                 unresolved++;
                 continue;
             }
