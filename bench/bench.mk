@@ -2,12 +2,12 @@
 # the same run (see README "Performance"), then libnettrace against TraceEvent
 # on large traces recorded on this machine (bench/README.md).
 EXTRA_PROGRAMS = bench/bench_parse bench/bench_trace bench/bench_run bench/bench_ours
-bench_bench_parse_SOURCES = bench/bench_parse.c tests/support/support.c tests/support/streams.c
+bench_bench_parse_SOURCES = bench/bench_parse.c bench/touch_callbacks.c bench/touch_callbacks.h tests/support/support.c tests/support/streams.c
 bench_bench_parse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
 bench_bench_parse_LDADD = libnettrace_core.la
 bench_bench_run_SOURCES = bench/bench_run.c
 bench_bench_run_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
-bench_bench_ours_SOURCES = bench/bench_ours.c
+bench_bench_ours_SOURCES = bench/bench_ours.c bench/touch_callbacks.c bench/touch_callbacks.h
 bench_bench_ours_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 bench_bench_ours_LDADD = libnettrace_core.la
 CLEANFILES += $(EXTRA_PROGRAMS)

@@ -20,6 +20,7 @@
  * the environment reads with read() in 1 MiB chunks into a cache-line-aligned
  * buffer instead, the way nt_trace_from_file does (about 2 ms more per
  * 100 MB on the benchmark machine; see bench/README.md). */
+#include "touch_callbacks.h"
 #include "nettrace_trace.h"
 
 #include <fcntl.h>
@@ -31,28 +32,6 @@
 #include <unistd.h>
 
 #define CHUNK (1u << 20)
-
-static volatile uint64_t g_sink;
-static uint64_t g_events;
-
-static int cb_trace(void *u, const nt_trace_info *t) { (void)u; g_sink += (uint64_t)t->qpc_frequency; return 0; }
-static int cb_meta(void *u, const nt_event_desc *d) { (void)u; g_sink += d->event_id + strlen(d->provider); return 0; }
-static int cb_event(void *u, const nt_event *e)
-{
-    (void)u;
-    g_events++;
-    g_sink += (uint64_t)e->timestamp + e->payload_size + e->thread_id;
-    return 0;
-}
-static int cb_stack(void *u, const nt_stack *s) { (void)u; g_sink += s->count ? s->ips[0] : 0; return 0; }
-static int cb_sample(void *u, const nt_sample *s) { (void)u; g_sink += s->thread_id + (uint64_t)s->time_ns; return 0; }
-static int cb_method(void *u, const nt_method *m) { (void)u; g_sink += m->start_address + strlen(m->name); return 0; }
-static int cb_module(void *u, const nt_module *m) { (void)u; g_sink += m->module_id; return 0; }
-static int cb_assembly(void *u, const nt_assembly *a) { (void)u; g_sink += a->assembly_id; return 0; }
-static int cb_sp(void *u, const nt_sequence_point *sp) { (void)u; g_sink += sp->thread_count; return 0; }
-
-static const nt_callbacks ALL = { cb_trace, cb_meta, cb_event, cb_stack, cb_sample,
-                                  cb_method, cb_module, cb_assembly, cb_sp };
 
 /* Feed the whole of FILE to p; returns the parser's final status, or
  * NT_ERR_IO (with a message) when the file cannot be read. */
@@ -102,7 +81,7 @@ static nt_status feed_file(nt_parser *p, const char *path)
 
 static int do_parse(const char *path)
 {
-    nt_parser *p = nt_parser_new(&ALL, NULL, NULL, NULL);
+    nt_parser *p = nt_parser_new(&bench_touch_all, NULL, NULL, NULL);
     if (!p) {
         fprintf(stderr, "bench_ours: out of memory\n");
         return 1;
@@ -113,7 +92,7 @@ static int do_parse(const char *path)
         fprintf(stderr, "bench_ours: %s: %s\n", path, nt_status_name(st));
         return 1;
     }
-    printf("events %llu\n", (unsigned long long)g_events);
+    printf("events %llu\n", (unsigned long long)bench_events);
     return 0;
 }
 
@@ -147,7 +126,7 @@ static int do_trace(const char *path)
         for (uint32_t k = 0; k < s.frame_count; k++) {
             const nt_frame *f = &s.frames[k];
             /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
-            g_sink += (uint8_t)f->method->name[0] + (uint8_t)f->method->declaring_type[0] +
+            bench_sink += (uint8_t)f->method->name[0] + (uint8_t)f->method->declaring_type[0] +
                       (uint8_t)f->method->assembly[0];
             frames++;
         }

@@ -7,6 +7,7 @@
  * read loop measured in the same run.  Then a synthetic stream many times
  * longer than any corpus trace shows that peak memory does not grow with
  * the stream's length. */
+#include "touch_callbacks.h"
 #include "streams.h"
 #include "support.h"
 
@@ -26,22 +27,6 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static volatile uint64_t g_sink;
-
-/* Callbacks that read what they are given, so the work is not optimized away. */
-static int cb_trace(void *u, const nt_trace_info *t) { (void)u; g_sink += (uint64_t)t->qpc_frequency; return 0; }
-static int cb_meta(void *u, const nt_event_desc *d) { (void)u; g_sink += d->event_id + strlen(d->provider); return 0; }
-static int cb_event(void *u, const nt_event *e) { (void)u; g_sink += (uint64_t)e->timestamp + e->payload_size; return 0; }
-static int cb_stack(void *u, const nt_stack *s) { (void)u; g_sink += s->count ? s->ips[0] : 0; return 0; }
-static int cb_sample(void *u, const nt_sample *s) { (void)u; g_sink += s->thread_id + (uint64_t)s->time_ns; return 0; }
-static int cb_method(void *u, const nt_method *m) { (void)u; g_sink += m->start_address + strlen(m->name); return 0; }
-static int cb_module(void *u, const nt_module *m) { (void)u; g_sink += m->module_id; return 0; }
-static int cb_assembly(void *u, const nt_assembly *a) { (void)u; g_sink += a->assembly_id; return 0; }
-static int cb_sp(void *u, const nt_sequence_point *sp) { (void)u; g_sink += sp->thread_count; return 0; }
-
-static const nt_callbacks ALL = { cb_trace, cb_meta, cb_event, cb_stack, cb_sample,
-                                  cb_method, cb_module, cb_assembly, cb_sp };
-
 static double read_loop(const uint8_t *d, size_t n)
 {
     double t0 = now();
@@ -58,7 +43,7 @@ static double read_loop(const uint8_t *d, size_t n)
         for (; i < k; i++)
             sum += p[i];
     }
-    g_sink += sum;
+    bench_sink += sum;
     return now() - t0;
 }
 
@@ -95,7 +80,7 @@ static void bench_file(const char *path, const char *label)
     for (int i = 0; i < reps; i++) {
         double t = read_loop(d, n);
         tr = t < tr ? t : tr;
-        t = parse_once(d, n, &ALL, &st, &s);
+        t = parse_once(d, n, &bench_touch_all, &st, &s);
         ta = t < ta ? t : ta;
         t = parse_once(d, n, NULL, &st, &s);
         tn = t < tn ? t : tn;
@@ -112,7 +97,7 @@ static void bench_file(const char *path, const char *label)
  * and parsed chunk by chunk so the benchmark itself stays small. */
 static void synthetic_memory(unsigned intervals)
 {
-    nt_parser *p = nt_parser_new(&ALL, NULL, NULL, NULL);
+    nt_parser *p = nt_parser_new(&bench_touch_all, NULL, NULL, NULL);
     tb b = { 0 };
     tb_header(&b, 8, 1000000000);
     tb_metadata_block(&b, 1, NT_PROVIDER_SAMPLE_PROFILER, 0, 0);
@@ -207,7 +192,7 @@ static void looped_recording(const char *path, unsigned loops)
     }
     static span blocks[4096];
     size_t first, nb = list_blocks(d, n, blocks, 4096, &first);
-    nt_parser *p = nt_parser_new(&ALL, NULL, NULL, NULL);
+    nt_parser *p = nt_parser_new(&bench_touch_all, NULL, NULL, NULL);
     nt_parser_feed(p, d, first); /* header and Trace object */
     uint64_t total = first;
     tb b = { 0 };
