@@ -87,27 +87,11 @@ static nt_status track_sequence(nt_parser *p, uint64_t ctid, uint32_t seq, uint6
 
 /* ---- events ------------------------------------------------------------- */
 
-static nt_status deliver_event(nt_parser *p, nt_event *ev, nt_stack *stk)
+nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const nt_event *ev, const char *block)
 {
-    /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
-    if (!ev->desc || ev->desc->metadata_id != ev->metadata_id)
-        ev->desc = nt_metadata_find(&p->meta, ev->metadata_id);
-    if (!ev->desc)
-        p->stats.unknown_metadata_refs++;
-    ev->stack = NULL;
-    if (ev->stack_id) {
-        if (nt_stacks_find(&p->stacks, ev->stack_id, stk))
-            ev->stack = stk;
-        else
-            p->stats.unknown_stack_refs++;
-    }
-    p->stats.events++;
-    nt_status s = NT_CALL(p, event, ev);
-    if (s)
-        return s;
-    if (ev->desc && ev->desc->kind != NT_KIND_OTHER)
-        return ev->desc->kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev) : nt_dispatch_typed(p, ev);
-    return NT_OK;
+    if (r == NT_HEADER_OVERRUN)
+        return nt_fail(p, NT_ERR_MALFORMED, off, "event payload of %u bytes overruns the %s", ev->payload_size, block);
+    return nt_fail(p, NT_ERR_MALFORMED, off, "compressed event header truncated or invalid");
 }
 
 nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off,
@@ -124,18 +108,14 @@ nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t siz
     const bool compressed = flags & 1;
 
     nt_event ev;
-    nt_stack stk;
     memset(&ev, 0, sizeof ev);
     while (c.p < c.end) {
         uint64_t blob_off = OFF(&c, content, content_off);
         uint32_t payload_size = 0;
         if (compressed) {
             nt_header_result r = nt_read_compressed_header(&c, &ev, &ev.thread_id, &ev.capture_thread_id, NULL);
-            if (r == NT_HEADER_TRUNCATED)
-                return nt_fail(p, NT_ERR_MALFORMED, blob_off, "compressed event header truncated or invalid");
-            if (r == NT_HEADER_OVERRUN)
-                return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event payload of %u bytes overruns the %s",
-                               ev.payload_size, what);
+            if (r != NT_HEADER_OK)
+                return nt_header_fail(p, r, blob_off, &ev, what);
             payload_size = ev.payload_size;
         } else {
             uint32_t event_size = 0, raw_meta = 0;
@@ -176,7 +156,10 @@ nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t siz
                 if (s)
                     return s;
             }
-            s = deliver_event(p, &ev, &stk);
+            /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
+            if (!ev.desc || ev.desc->metadata_id != ev.metadata_id)
+                ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
+            s = nt_event_deliver(p, &ev);
         }
         if (s)
             return s;

@@ -676,23 +676,7 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, uint64_
         }
     }
     ev->desc = desc;
-    if (!desc)
-        p->stats.unknown_metadata_refs++;
-    nt_stack stk;
-    ev->stack = NULL;
-    if (ev->stack_id) {
-        if (nt_stacks_find(&p->stacks, ev->stack_id, &stk))
-            ev->stack = &stk;
-        else
-            p->stats.unknown_stack_refs++;
-    }
-    p->stats.events++;
-    nt_status s = NT_CALL(p, event, ev);
-    if (s)
-        return s;
-    if (desc && desc->kind != NT_KIND_OTHER)
-        return nt_dispatch_typed(p, ev);
-    return NT_OK;
+    return nt_event_deliver(p, ev);
 }
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
@@ -713,11 +697,8 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
         uint64_t blob_off = OFF(&c, u, off);
         if (compressed) {
             nt_header_result r = nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list);
-            if (r == NT_HEADER_TRUNCATED)
-                return nt_fail(p, NT_ERR_MALFORMED, blob_off, "compressed event header truncated or invalid");
-            if (r == NT_HEADER_OVERRUN)
-                return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event payload of %u bytes overruns the event block",
-                               ev.payload_size);
+            if (r != NT_HEADER_OK)
+                return nt_header_fail(p, r, blob_off, &ev, "event block");
         } else {
             uint32_t size = 0, raw_meta = 0;
             uint64_t ts = 0;

@@ -70,4 +70,8 @@ static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event 
     return NT_HEADER_OK;
 }
 
+/* The error for a failed header (NT_ERR_MALFORMED at the event's offset);
+ * block names the block kind for the overrun message. */
+nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const nt_event *ev, const char *block);
+
 #endif

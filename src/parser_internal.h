@@ -156,4 +156,28 @@ static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev)
     return NT_CALL(p, sample, &s);
 }
 
+/* Hands a decoded event (ev->desc set, NULL when undefined) to the callbacks:
+ * its stack looked up, the event callback, then the typed decoder.  Shared
+ * by the V4 and V6 block decoders; inline because it runs once per event. */
+static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev)
+{
+    if (!ev->desc)
+        p->stats.unknown_metadata_refs++;
+    nt_stack stk;
+    ev->stack = NULL;
+    if (ev->stack_id) {
+        if (nt_stacks_find(&p->stacks, ev->stack_id, &stk))
+            ev->stack = &stk;
+        else
+            p->stats.unknown_stack_refs++;
+    }
+    p->stats.events++;
+    nt_status s = NT_CALL(p, event, ev);
+    if (s)
+        return s;
+    if (ev->desc && ev->desc->kind != NT_KIND_OTHER)
+        return ev->desc->kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev) : nt_dispatch_typed(p, ev);
+    return NT_OK;
+}
+
 #endif
