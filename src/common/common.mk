@@ -3,5 +3,6 @@
 libnettrace_core_la_SOURCES += \
 	src/common/alloc.c src/common/alloc.h \
 	src/common/cursor.h \
+	src/common/format.h \
 	src/common/utf16.c src/common/utf16.h \
 	src/common/status.c
