@@ -5,5 +5,6 @@ libnettrace_core_la_SOURCES += \
 	src/common/clock.h \
 	src/common/cursor.h \
 	src/common/format.h \
+	src/common/hash.c src/common/hash.h \
 	src/common/utf16.c src/common/utf16.h \
 	src/common/status.c
