@@ -7,4 +7,5 @@ libnettrace_core_la_SOURCES += \
 	src/common/format.h \
 	src/common/hash.c src/common/hash.h \
 	src/common/utf16.c src/common/utf16.h \
+	src/common/utf8.c src/common/utf8.h \
 	src/common/status.c

@@ -25,7 +25,7 @@ static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *wha
                    ev->desc->version, ev->payload_size);
 }
 
-static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_method_event which)
+static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     p->stats.methods++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
@@ -101,10 +101,10 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
 nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev)
 {
     switch (ev->desc->kind) {
-    case NT_KIND_METHOD_LOAD_VERBOSE: return decode_method(p, ev, NT_METHOD_LOAD);
-    case NT_KIND_METHOD_UNLOAD_VERBOSE: return decode_method(p, ev, NT_METHOD_UNLOAD);
-    case NT_KIND_METHOD_DC_START_VERBOSE: return decode_method(p, ev, NT_METHOD_DC_START);
-    case NT_KIND_METHOD_DC_END_VERBOSE: return decode_method(p, ev, NT_METHOD_DC_END);
+    case NT_KIND_METHOD_LOAD_VERBOSE: return decode_method(p, ev, NT_RECORD_LOAD);
+    case NT_KIND_METHOD_UNLOAD_VERBOSE: return decode_method(p, ev, NT_RECORD_UNLOAD);
+    case NT_KIND_METHOD_DC_START_VERBOSE: return decode_method(p, ev, NT_RECORD_DC_START);
+    case NT_KIND_METHOD_DC_END_VERBOSE: return decode_method(p, ev, NT_RECORD_DC_END);
     case NT_KIND_MODULE_LOAD: return decode_module(p, ev, NT_RECORD_LOAD, false);
     case NT_KIND_MODULE_UNLOAD: return decode_module(p, ev, NT_RECORD_UNLOAD, false);
     case NT_KIND_DOMAIN_MODULE_LOAD: return decode_module(p, ev, NT_RECORD_LOAD, true);

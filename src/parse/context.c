@@ -90,13 +90,30 @@ nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const n
     return nt_fail(p, NT_ERR_MALFORMED, off, "compressed event header truncated or invalid");
 }
 
-/* Clocks whose period is a whole number of ns (1 GHz, 10 MHz) convert with
- * one multiplication; the divisions happen here, once, not per sample. */
+/* The divisions of nt_parser_ticks_to_ns happen here, once, not per sample. */
 static void set_clock(nt_parser *p, int64_t frequency)
 {
     p->ns_per_tick = frequency > 0 && 1000000000 % frequency == 0 ? 1000000000 / frequency : 0;
     p->tick_max = p->ns_per_tick ? INT64_MAX / p->ns_per_tick : 0;
     p->tick_min = p->ns_per_tick ? INT64_MIN / p->ns_per_tick : 0;
+    p->ns_mul = 0;
+#if defined(__SIZEOF_INT128__)
+    if (frequency > 0 && !p->ns_per_tick) {
+        /* m = floor(2^s 1e9 / f) with the largest s <= 63 that keeps m in 64
+         * bits.  m <= 2^s 1e9 / f, so t m / 2^s is low by less than t / 2^s
+         * + 1: at most one below the exact value while t < 2^s. */
+        __extension__ typedef unsigned __int128 u128;
+        unsigned s = 63;
+        while (s > 0 && ((u128)1000000000u << s) / (uint64_t)frequency > UINT64_MAX)
+            s--;
+        p->ns_mul = (uint64_t)(((u128)1000000000u << s) / (uint64_t)frequency);
+        p->ns_shift = s;
+        /* ... and while the result fits in int64 (beyond, the general path saturates) */
+        u128 fits = (u128)INT64_MAX * (uint64_t)frequency / 1000000000u;
+        u128 lim = ((u128)1 << s) - 1;
+        p->mul_tick_max = (int64_t)(fits < lim ? fits : lim);
+    }
+#endif
 }
 
 nt_status nt_trace_check_pointer_size(nt_parser *p, uint64_t off)

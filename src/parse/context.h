@@ -57,8 +57,12 @@ struct nt_parser {
     bool ended;             /* end-of-stream tag seen */
 
     nt_trace_info info;
+    /* ticks -> ns (nt_parser_ticks_to_ns), set up once the frequency is known */
     int64_t ns_per_tick;    /* 1e9 / qpc_frequency when that divides exactly, else 0 */
     int64_t tick_min, tick_max; /* ticks whose product with ns_per_tick fits in 64 bits */
+    uint64_t ns_mul;        /* otherwise floor(2^ns_shift * 1e9 / frequency), 0 when unused */
+    unsigned ns_shift;
+    int64_t mul_tick_max;   /* ticks in [0, mul_tick_max] take the multiply-shift route */
 
     /* tables */
     nt_metadata_table meta;
@@ -119,12 +123,26 @@ static inline void nt_sp_set_thread(nt_parser *p, uint32_t i, nt_thread_entry *t
 nt_status nt_event_block_begin(nt_parser *p, nt_cursor *c, const uint8_t *content, size_t size, uint64_t off,
                                const char *what, bool *compressed);
 
-/* Ticks to ns on the per-sample path: one multiplication for the common
- * clocks (1 GHz, 10 MHz), the exact general conversion otherwise. */
+/* Ticks to ns on the per-sample path, exactly nt_ticks_to_ns: one
+ * multiplication for the clocks whose period is whole ns (1 GHz, 10 MHz);
+ * for the others (a 3.1 MHz QPC) a multiplication by a fixed-point inverse,
+ * which is low by at most one, and one multiplication to correct it —
+ * instead of a 128-bit division per sample.  Out of range: the general
+ * conversion. */
 static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
 {
     if (p->ns_per_tick && ticks <= p->tick_max && ticks >= p->tick_min)
         return ticks * p->ns_per_tick;
+#if defined(__SIZEOF_INT128__)
+    if (p->ns_mul && ticks >= 0 && ticks <= p->mul_tick_max) {
+        __extension__ typedef unsigned __int128 u128;
+        uint64_t est = (uint64_t)(((u128)(uint64_t)ticks * p->ns_mul) >> p->ns_shift);
+        u128 num = (u128)(uint64_t)ticks * 1000000000u;
+        if (num >= (u128)(est + 1) * (uint64_t)p->info.qpc_frequency)
+            est++;
+        return (int64_t)est;
+    }
+#endif
     return nt_ticks_to_ns(ticks, p->info.qpc_frequency);
 }
 

@@ -440,6 +440,11 @@ void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out)
     out->memory_peak = p->mem.peak;
 }
 
+int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks)
+{
+    return p && p->have_trace ? nt_parser_ticks_to_ns(p, ticks) : 0;
+}
+
 nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,
                           const nt_limits *lim, char *msg, size_t msg_size)
 {
