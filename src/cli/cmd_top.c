@@ -13,7 +13,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: nettrace top [OPTIONS] FILE\n"
-          "       nettrace top -p PID ...   (live, per thread: see 'nettrace live-top --help')\n"
+          "       nettrace top -p PID ...   (live: the same over the last interval; see 'nettrace live-top --help')\n"
           "\n"
           "Hot methods: exclusive samples (the method was the innermost frame) and\n"
           "inclusive samples (it was anywhere on the stack), with their share of the\n"
@@ -82,17 +82,8 @@ int cmd_top(int argc, char **argv)
     int rc = cli_trace_load(path, &t);
     if (!t)
         return rc;
-    nt_trace_stats ts;
-    nt_trace_stats_get(t, &ts);
     FILE *o = stdout;
-    fprintf(o, "samples:  %" PRIu64 " on %" PRIu64 " threads\n", ts.samples, ts.threads);
-    fprintf(o, "frames:   %" PRIu64 ", %" PRIu64 " resolved (%.1f%%), %" PRIu64 " unresolved (shown as 0x<ip>)\n",
-            ts.frames, ts.resolved_frames, ts.frames ? 100.0 * (double)ts.resolved_frames / (double)ts.frames : 0.0,
-            ts.frames - ts.resolved_frames);
-    fprintf(o, "methods:  %" PRIu64 " records (%" PRIu64 " JIT, %" PRIu64 " rundown, %" PRIu64 " unloads)\n",
-            ts.method_records, ts.jit_records, ts.rundown_records, ts.unload_records);
-    if (ts.status == NT_ERR_TRUNCATED)
-        fputs("note:     the trace is truncated; counts cover the samples read before the cut\n", o);
+    cli_top_print_header(o, t);
     cli_warn_unnamed(t);
     fputc('\n', o);
 

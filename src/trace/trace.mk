@@ -10,4 +10,4 @@ libnettrace_core_la_SOURCES += \
 	src/trace/resolve.c \
 	src/trace/trace.c \
 	src/trace/trace_io.c \
-	src/trace/live_top.c
+	src/trace/window.c
