@@ -116,8 +116,6 @@ bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t si
  * overlaps allowed.  On failure call tr_symbols_free too. */
 bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
                       uint64_t *addrs, size_t naddrs, size_t addrs_alloc);
-/* Candidates of a queried address: *count records, indices into methods. */
-const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint32_t *count);
 /* Candidates of the k-th prepared address. */
 const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count);
 /* The record valid at ticks among the candidates, or NT_TRACE_NO_METHOD. */
