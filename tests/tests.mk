@@ -117,3 +117,14 @@ tests_test_hostile_CFLAGS = $(T_CC)
 tests_test_hostile_LDADD = $(T_LIBS)
 tests_test_hostile_LDFLAGS = $(T_LINK)
 
+
+# ---- common ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_map
+TESTS += tests/test_map
+endif
+tests_test_map_SOURCES = tests/test_map.c
+tests_test_map_CPPFLAGS = $(T_CPP)
+tests_test_map_CFLAGS = $(T_CC)
+tests_test_map_LDADD = $(T_LIBS)
+tests_test_map_LDFLAGS = $(T_LINK)

@@ -32,7 +32,7 @@ static void draw_key(nt_map *m)
 
 /* Two rounds of multiply and fold with the key mixed in before each: the
  * top bits of the result index the table. */
-static size_t slot_of(const nt_map *m, uint64_t key)
+size_t nt_map_first_slot(const nt_map *m, uint64_t key)
 {
     uint64_t h = (key ^ m->k0) * 0xff51afd7ed558ccdull;
     h ^= h >> 32;
@@ -47,7 +47,7 @@ uint64_t *nt_map_get(const nt_map *m, uint64_t key)
         return m->has_zero ? (uint64_t *)&m->zero_val : NULL;
     if (!m->cap)
         return NULL;
-    for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
+    for (size_t i = nt_map_first_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
         if (m->slot[i].key == key)
             return &m->slot[i].val;
         if (m->slot[i].key == 0)
@@ -71,7 +71,7 @@ static size_t rebuild(nt_mem *mem, nt_map *m, size_t ncap)
     for (size_t i = 0; i < ocap; i++) {
         if (!old[i].key)
             continue;
-        size_t j = slot_of(m, old[i].key), run = 0;
+        size_t j = nt_map_first_slot(m, old[i].key), run = 0;
         while (ns[j].key) {
             j = (j + 1) & (ncap - 1);
             run++;
@@ -117,7 +117,7 @@ uint64_t *nt_map_put(nt_mem *mem, nt_map *m, uint64_t key, bool *added)
         draw_key(m);
     if ((m->count + 1) * 2 > m->cap && rebuild(mem, m, m->cap ? m->cap * 2 : 64) == SIZE_MAX)
         return NULL;
-    size_t i = slot_of(m, key), run = 0;
+    size_t i = nt_map_first_slot(m, key), run = 0;
     for (;; i = (i + 1) & (m->cap - 1), run++) {
         if (m->slot[i].key == key) {
             m->probes += run + 1;
