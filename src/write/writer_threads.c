@@ -1,0 +1,96 @@
+/* Threads: the writer's table of the threads it has seen (their last sequence
+ * numbers for sequence points; in V6 their index in the current thread table,
+ * introduced by a Thread block row), and the V6 RemoveThread block. */
+#include "write/writer_internal.h"
+
+#include <string.h>
+
+static size_t thr_slot(uint64_t tid, size_t cap) { return (size_t)((tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1); }
+
+wthread *nt_wthread_get(nt_writer *w, uint64_t tid)
+{
+    if (w->thr_cap) {
+        for (size_t i = thr_slot(tid, w->thr_cap); w->thr[i].used; i = (i + 1) & (w->thr_cap - 1))
+            if (w->thr[i].tid == tid)
+                return &w->thr[i];
+    }
+    if (w->thr_count >= NT_DEFAULT_MAX_THREADS) {
+        nt_wfail(w, NT_ERR_LIMIT, "more than %u threads", NT_DEFAULT_MAX_THREADS);
+        return NULL;
+    }
+    if ((w->thr_count + 1) * 2 > w->thr_cap) {
+        size_t ncap = w->thr_cap ? w->thr_cap * 2 : 64;
+        wthread *n = NULL;
+        if (!nt_mem_resize(&w->mem, (void **)&n, 0, ncap * sizeof *n)) {
+            nt_wfail(w, NT_ERR_NOMEM, "cannot grow the thread table");
+            return NULL;
+        }
+        memset(n, 0, ncap * sizeof *n);
+        for (size_t k = 0; k < w->thr_cap; k++) {
+            if (!w->thr[k].used)
+                continue;
+            size_t i = thr_slot(w->thr[k].tid, ncap);
+            while (n[i].used)
+                i = (i + 1) & (ncap - 1);
+            n[i] = w->thr[k];
+        }
+        nt_mem_free(&w->mem, w->thr, w->thr_cap * sizeof *w->thr);
+        w->thr = n;
+        w->thr_cap = ncap;
+    }
+    size_t i = thr_slot(tid, w->thr_cap);
+    while (w->thr[i].used)
+        i = (i + 1) & (w->thr_cap - 1);
+    w->thr[i] = (wthread){ .tid = tid, .used = true };
+    w->thr_count++;
+    return &w->thr[i];
+}
+
+/* V6: the thread's index, introducing it in a Thread block row on first use. */
+nt_status nt_wthread_index(nt_writer *w, wthread *t)
+{
+    if (t->index)
+        return NT_OK;
+    wblock *b = &w->threads;
+    if (b->count && b->body.n + 40 > w->opt.block_bytes) {
+        nt_status s = nt_wflush_threads(w);
+        if (s)
+            return s;
+    }
+    t->index = ++w->next_thread_index;
+    size_t at = b->body.n;
+    wb_u16(&b->body, 0);
+    wb_varu(&b->body, t->index);
+    wb_u8(&b->body, 3); /* OSThreadId */
+    wb_varu(&b->body, t->tid);
+    wb_u8(&b->body, 2); /* OSProcessId */
+    wb_varu(&b->body, w->opt.process_id);
+    wb_put16(&b->body, at, (uint16_t)(b->body.n - at - 2));
+    b->count++;
+    return b->body.failed ? nt_wfail(w, NT_ERR_NOMEM, "cannot buffer a thread row") : NT_OK;
+}
+
+nt_status nt_writer_remove_thread(nt_writer *w, uint64_t thread_id)
+{
+    nt_status s = nt_wusable(w);
+    if (s || w->opt.format != 6)
+        return s;
+    wthread *t = NULL;
+    if (w->thr_cap)
+        for (size_t i = thr_slot(thread_id, w->thr_cap); w->thr[i].used; i = (i + 1) & (w->thr_cap - 1))
+            if (w->thr[i].tid == thread_id) {
+                t = &w->thr[i];
+                break;
+            }
+    if (!t || !t->index)
+        return nt_wfail(w, NT_ERR_INVALID_ARG, "thread %llu has no index to remove", (unsigned long long)thread_id);
+    if ((s = nt_wensure_header(w)) || (s = nt_wflush_all(w)))
+        return s;
+    wbuf body = { .mem = &w->mem };
+    wb_varu(&body, t->index);
+    wb_varu(&body, t->seq);
+    s = nt_wemit_block(w, NULL, V6_REMOVE_THREAD, NULL, 0, &body);
+    wb_free(&body);
+    t->index = 0;
+    return s;
+}
