@@ -87,8 +87,8 @@ clean-live-workload:
 
 # ---- writer ----
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_writer tests/test_v6
-TESTS += tests/test_writer tests/test_v6
+check_PROGRAMS += tests/test_writer tests/test_v6 tests/test_writer_property
+TESTS += tests/test_writer tests/test_v6 tests/test_writer_property
 endif
 tests_test_writer_SOURCES = tests/test_writer.c tests/test_writer_rec.c tests/test_writer_rec.h
 tests_test_writer_CPPFLAGS = $(T_CPP)
@@ -101,6 +101,12 @@ tests_test_v6_CPPFLAGS = $(T_CPP)
 tests_test_v6_CFLAGS = $(T_CC)
 tests_test_v6_LDADD = $(T_LIBS)
 tests_test_v6_LDFLAGS = $(T_LINK)
+
+tests_test_writer_property_SOURCES = tests/test_writer_property.c
+tests_test_writer_property_CPPFLAGS = $(T_CPP)
+tests_test_writer_property_CFLAGS = $(T_CC)
+tests_test_writer_property_LDADD = $(T_LIBS)
+tests_test_writer_property_LDFLAGS = $(T_LINK)
 
 # nettrace convert round trips over the seeds (and the shared corpus when present)
 TESTS += tests/test_v6_convert.sh tests/test_writer_seeds.sh
