@@ -38,7 +38,7 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/test_trace tests/test_trace_corpus
 TESTS += tests/test_trace tests/test_trace_corpus
 endif
-tests_test_trace_SOURCES = tests/test_trace.c tests/test_trace_build.c tests/test_trace_build.h \
+tests_test_trace_SOURCES = tests/test_trace.c tests/support/trace_build.c tests/support/trace_build.h \
 	tests/support/streams.c tests/support/streams.h
 tests_test_trace_CPPFLAGS = $(T_CPP)
 tests_test_trace_CFLAGS = $(T_CC)
@@ -60,13 +60,13 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/test_session tests/test_session_live tests/test_session_top
 TESTS += tests/test_session tests/test_session_live tests/test_session_top
 endif
-tests_test_session_SOURCES = tests/test_session.c tests/session_peer.c tests/session_peer.h
+tests_test_session_SOURCES = tests/test_session.c tests/support/session_peer.c tests/support/session_peer.h
 tests_test_session_CPPFLAGS = $(T_CPP)
 tests_test_session_CFLAGS = $(T_CC)
 tests_test_session_LDADD = $(T_LIBS)
 tests_test_session_LDFLAGS = $(T_LINK)
 
-tests_test_session_live_SOURCES = tests/test_session_live.c tests/live_target.c tests/live_target.h
+tests_test_session_live_SOURCES = tests/test_session_live.c tests/support/live_target.c tests/support/live_target.h
 tests_test_session_live_CPPFLAGS = $(T_CPP)
 tests_test_session_live_CFLAGS = $(T_CC)
 tests_test_session_live_LDADD = $(T_LIBS)
@@ -90,13 +90,13 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/test_writer tests/test_v6 tests/test_writer_property
 TESTS += tests/test_writer tests/test_v6 tests/test_writer_property
 endif
-tests_test_writer_SOURCES = tests/test_writer.c tests/test_writer_rec.c tests/test_writer_rec.h
+tests_test_writer_SOURCES = tests/test_writer.c tests/support/writer_rec.c tests/support/writer_rec.h
 tests_test_writer_CPPFLAGS = $(T_CPP)
 tests_test_writer_CFLAGS = $(T_CC)
 tests_test_writer_LDADD = $(T_LIBS)
 tests_test_writer_LDFLAGS = $(T_LINK)
 
-tests_test_v6_SOURCES = tests/test_v6.c tests/test_writer_rec.c tests/test_writer_rec.h
+tests_test_v6_SOURCES = tests/test_v6.c tests/support/writer_rec.c tests/support/writer_rec.h
 tests_test_v6_CPPFLAGS = $(T_CPP)
 tests_test_v6_CFLAGS = $(T_CC)
 tests_test_v6_LDADD = $(T_LIBS)
