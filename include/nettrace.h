@@ -419,6 +419,30 @@ NT_API void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out);
  */
 NT_API int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency);
 
+/** Progress of a read: bytes consumed so far, and the input's size when known (a regular file) else 0. */
+typedef void (*nt_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+/** Options of nt_parser_feed_fd; NULL or a zeroed struct selects every default. */
+typedef struct nt_feed_options {
+    int64_t deadline_ns;     /**< CLOCK_MONOTONIC ns after which waiting for input gives up with NT_ERR_TIMEOUT;
+                                  0 (or INT64_MAX) = no deadline */
+    nt_progress_fn progress; /**< called after each chunk is fed; may be NULL */
+    void *progress_user;
+    size_t chunk_bytes;      /**< bytes per read (default 1 MiB) */
+} nt_feed_options;
+
+/**
+ * Read fd to its end into the parser, then finish it (nt_parser_finish):
+ * the one file- and pipe-feeding loop of the library and the tool.  Returns
+ * the parser's status, or NT_ERR_IO when a read fails (the parser keeps its
+ * state; *os_error, when os_error is not NULL, gets errno, else 0),
+ * NT_ERR_TIMEOUT when the deadline passes first, NT_ERR_NOMEM when the read
+ * buffer cannot be allocated.  A non-blocking fd is waited on with poll().
+ * fd is not closed.  The read buffer comes from the parser's allocator and
+ * is released before returning.
+ */
+NT_API nt_status nt_parser_feed_fd(nt_parser *p, int fd, const nt_feed_options *opt, int *os_error);
+
 /** Convenience: feed a whole memory buffer and finish. */
 NT_API nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,
                           const nt_limits *lim, char *msg, size_t msg_size);

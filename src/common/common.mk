@@ -2,6 +2,8 @@
 # bounded reads, UTF-16/UTF-8, the status table).
 libnettrace_core_la_SOURCES += \
 	src/common/alloc.c src/common/alloc.h \
+	src/common/clock.h \
 	src/common/cursor.h \
+	src/common/format.h \
 	src/common/utf16.c src/common/utf16.h \
 	src/common/status.c

@@ -8,4 +8,5 @@ libnettrace_core_la_SOURCES += \
 	src/parse/stacks.c src/parse/stacks.h \
 	src/parse/blocks.c \
 	src/parse/blocks_v6.c src/parse/blocks_v6.h \
-	src/parse/clr_events.c
+	src/parse/clr_events.c \
+	src/parse/feed_fd.c
