@@ -52,7 +52,7 @@ nt_status nt_wensure_header(nt_writer *w)
     const nt_writer_options *o = &w->opt;
     wbuf head = { .mem = &w->mem };
     wbuf *b = &head;
-    wb_bytes(b, "Nettrace", 8);
+    wb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
     if (o->format == 6) {
         wb_u32(b, 0);
         wb_u32(b, 6);
@@ -67,18 +67,18 @@ nt_status nt_wensure_header(nt_writer *w)
         put_kv_u32(b, "HardwareThreadCount", o->processor_count);
         put_kv_u32(b, "ProcessId", o->process_id);
         put_kv_u32(b, "ExpectedCPUSamplingRate", o->sampling_interval_ns);
-        wb_put32(b, at, (uint32_t)(b->n - at - 4) | (uint32_t)V6_TRACE << 24);
+        wb_put32(b, at, (uint32_t)(b->n - at - 4) | (uint32_t)NT_V6_TRACE << NT_V6_BLOCK_KIND_SHIFT);
     } else {
-        wb_u32(b, 20);
-        wb_bytes(b, "!FastSerialization.1", 20);
+        wb_u32(b, NT_FMT_FS_HEADER_LEN);
+        wb_bytes(b, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN);
         /* Trace object: BeginPrivateObject, type header (version 4, min reader 4), payload, EndObject */
-        const uint8_t type_hdr[3] = { 0x05, 0x05, 0x01 };
+        const uint8_t type_hdr[3] = { NT_TAG_BEGIN_PRIVATE_OBJECT, NT_TAG_BEGIN_PRIVATE_OBJECT, NT_TAG_NULL_REFERENCE };
         wb_bytes(b, type_hdr, 3);
         wb_u32(b, 4);
         wb_u32(b, 4);
         wb_u32(b, 5);
         wb_bytes(b, "Trace", 5);
-        wb_u8(b, 0x06);
+        wb_u8(b, NT_TAG_END_OBJECT);
         put_systemtime(b, &o->sync_time_utc);
         wb_u64(b, (uint64_t)o->sync_qpc);
         wb_u64(b, (uint64_t)o->qpc_frequency);
@@ -86,7 +86,7 @@ nt_status nt_wensure_header(nt_writer *w)
         wb_u32(b, o->process_id);
         wb_u32(b, o->processor_count);
         wb_u32(b, o->sampling_interval_ns);
-        wb_u8(b, 0x06);
+        wb_u8(b, NT_TAG_END_OBJECT);
     }
     nt_status s = b->failed ? nt_wfail(w, NT_ERR_NOMEM, "cannot buffer the stream header") : nt_wemit(w, b->d, b->n);
     wb_free(b);
@@ -113,16 +113,16 @@ nt_status nt_wemit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, co
             pre[n++] = (uint8_t)(x >> (8 * i));
     } else {
         size_t name_len = strlen(v4_name);
-        pre[n++] = 0x05;
-        pre[n++] = 0x05;
-        pre[n++] = 0x01;
+        pre[n++] = NT_TAG_BEGIN_PRIVATE_OBJECT;
+        pre[n++] = NT_TAG_BEGIN_PRIVATE_OBJECT; /* the type header: an object too, */
+        pre[n++] = NT_TAG_NULL_REFERENCE;       /* whose own type is null */
         const uint32_t fields[3] = { 2, 2, (uint32_t)name_len };
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < 4; i++)
                 pre[n++] = (uint8_t)(fields[k] >> (8 * i));
         memcpy(pre + n, v4_name, name_len);
         n += name_len;
-        pre[n++] = 0x06;
+        pre[n++] = NT_TAG_END_OBJECT;
         for (int i = 0; i < 4; i++)
             pre[n++] = (uint8_t)(size >> (8 * i));
         /* Padding aligns the content to the absolute stream offset. */
@@ -142,7 +142,7 @@ nt_status nt_wemit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, co
 
 static size_t event_block_head(const nt_writer *w, const wblock *b, uint8_t *h)
 {
-    uint16_t flags = w->opt.uncompressed ? 0 : 1;
+    uint16_t flags = w->opt.uncompressed ? 0 : NT_EVENT_BLOCK_COMPRESSED;
     uint64_t v[2] = { (uint64_t)b->min_ts, (uint64_t)b->max_ts };
     h[0] = 20;
     h[1] = 0;
@@ -170,7 +170,7 @@ static nt_status flush_meta(nt_writer *w)
     nt_status s;
     if (w->opt.format == 6) {
         const uint8_t head[2] = { 0, 0 }; /* HeaderSize 0: no extra header bytes */
-        s = nt_wemit_block(w, NULL, V6_METADATA, head, 2, &b->body);
+        s = nt_wemit_block(w, NULL, NT_V6_METADATA, head, 2, &b->body);
     } else {
         uint8_t head[20];
         s = nt_wemit_block(w, "MetadataBlock", 0, head, event_block_head(w, b, head), &b->body);
@@ -203,9 +203,9 @@ static nt_status flush_plain(nt_writer *w, wblock *b, uint32_t kind)
     return s;
 }
 
-nt_status nt_wflush_stacks(nt_writer *w) { return flush_id_block(w, &w->stacks, "StackBlock", V6_STACK); }
-nt_status nt_wflush_threads(nt_writer *w) { return flush_plain(w, &w->threads, V6_THREAD); }
-nt_status nt_wflush_labels(nt_writer *w) { return flush_id_block(w, &w->labels, NULL, V6_LABEL_LIST); }
+nt_status nt_wflush_stacks(nt_writer *w) { return flush_id_block(w, &w->stacks, "StackBlock", NT_V6_STACK); }
+nt_status nt_wflush_threads(nt_writer *w) { return flush_plain(w, &w->threads, NT_V6_THREAD); }
+nt_status nt_wflush_labels(nt_writer *w) { return flush_id_block(w, &w->labels, NULL, NT_V6_LABEL_LIST); }
 
 nt_status nt_wflush_all(nt_writer *w)
 {
@@ -219,7 +219,7 @@ nt_status nt_wflush_all(nt_writer *w)
     if (!s && w->events.count) {
         uint8_t head[20];
         size_t n = event_block_head(w, &w->events, head);
-        s = nt_wemit_block(w, "EventBlock", V6_EVENT, head, n, &w->events.body);
+        s = nt_wemit_block(w, "EventBlock", NT_V6_EVENT, head, n, &w->events.body);
         nt_wblock_reset(&w->events);
     }
     return s;
@@ -237,7 +237,7 @@ void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool s
     if (w->opt.uncompressed) {
         if (v6) {
             wb_u32(out, 48 + h->payload_size);
-            wb_u32(out, h->metadata_id | (sorted ? 0 : 0x80000000u));
+            wb_u32(out, h->metadata_id | (sorted ? 0 : NT_HDR_NOT_SORTED_BIT));
             wb_u32(out, h->seq);
             wb_u64(out, h->thread);
             wb_u64(out, h->capture);
@@ -252,7 +252,7 @@ void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool s
              * advances by PayloadSize and misreads a padded blob; EventSize
              * without padding is read by both TraceEvent and nt_parser. */
             wb_u32(out, 76 + h->payload_size);
-            wb_u32(out, h->metadata_id | (sorted ? 0 : 0x80000000u));
+            wb_u32(out, h->metadata_id | (sorted ? 0 : NT_HDR_NOT_SORTED_BIT));
             wb_u32(out, h->seq);
             wb_u64(out, h->thread);
             wb_u64(out, h->capture);
@@ -269,50 +269,50 @@ void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool s
     }
     uint8_t flags = 0;
     if (h->metadata_id != p->metadata_id)
-        flags |= 0x01;
+        flags |= NT_HDR_METADATA_ID;
     if (p->seq + (h->metadata_id != 0 ? 1u : 0u) != h->seq || h->capture != p->capture ||
         h->processor != p->processor)
-        flags |= 0x02;
+        flags |= NT_HDR_CAPTURE_THREAD_AND_SEQUENCE;
     if (h->thread != p->thread)
-        flags |= 0x04;
+        flags |= NT_HDR_THREAD_ID;
     if (h->stack_id != p->stack_id)
-        flags |= 0x08;
+        flags |= NT_HDR_STACK_ID;
     if (v6) {
         if (h->label_list_id != p->label_list_id)
-            flags |= 0x10;
+            flags |= NT_HDR_ACTIVITY_ID;
     } else {
         if (!guid_eq(h->act, p->act))
-            flags |= 0x10;
+            flags |= NT_HDR_ACTIVITY_ID;
         if (!guid_eq(h->rel, p->rel))
-            flags |= 0x20;
+            flags |= NT_HDR_RELATED_ACTIVITY_ID;
     }
     if (sorted)
-        flags |= 0x40;
+        flags |= NT_HDR_SORTED;
     if (h->payload_size != p->payload_size)
-        flags |= 0x80;
+        flags |= NT_HDR_PAYLOAD_SIZE;
     wb_u8(out, flags);
-    if (flags & 0x01)
+    if (flags & NT_HDR_METADATA_ID)
         wb_varu(out, h->metadata_id);
-    if (flags & 0x02) {
+    if (flags & NT_HDR_CAPTURE_THREAD_AND_SEQUENCE) {
         wb_varu(out, (uint32_t)(h->seq - p->seq - 1));
         wb_varu(out, h->capture);
         wb_varu(out, h->processor);
     }
-    if (flags & 0x04)
+    if (flags & NT_HDR_THREAD_ID)
         wb_varu(out, h->thread);
-    if (flags & 0x08)
+    if (flags & NT_HDR_STACK_ID)
         wb_varu(out, h->stack_id);
     wb_varu(out, (uint64_t)h->timestamp - (uint64_t)p->timestamp);
     if (v6) {
-        if (flags & 0x10)
+        if (flags & NT_HDR_ACTIVITY_ID)
             wb_varu(out, h->label_list_id);
     } else {
-        if (flags & 0x10)
+        if (flags & NT_HDR_ACTIVITY_ID)
             wb_bytes(out, h->act, 16);
-        if (flags & 0x20)
+        if (flags & NT_HDR_RELATED_ACTIVITY_ID)
             wb_bytes(out, h->rel, 16);
     }
-    if (flags & 0x80)
+    if (flags & NT_HDR_PAYLOAD_SIZE)
         wb_varu(out, h->payload_size);
     wb_bytes(out, payload, h->payload_size);
     *p = *h;

@@ -6,14 +6,9 @@
 
 /* Fields are pre-order with depths; children of an object (or an array of
  * objects) follow it at depth + 1. */
-static bool has_elements(uint32_t type)
-{
-    return type == NT_TYPE_ARRAY || type == NT_TYPE_FIXED_ARRAY || type == NT_TYPE_RELLOC || type == NT_TYPE_DATALOC;
-}
-
 static bool has_children(const nt_field *f)
 {
-    return f->type == NT_TYPE_OBJECT || (has_elements(f->type) && f->element_type == NT_TYPE_OBJECT);
+    return f->type == NT_TYPE_OBJECT || (nt_type_has_element(f->type) && f->element_type == NT_TYPE_OBJECT);
 }
 
 /* Readers bound nesting (the parser at 8 levels) and field counts. */
@@ -25,7 +20,7 @@ static bool fields_valid(const nt_event_desc *d)
         return false;
     for (uint32_t i = 0; i < d->field_count; i++) {
         const nt_field *f = &d->fields[i];
-        if (!f->name || (has_elements(f->type) && has_elements(f->element_type)))
+        if (!f->name || (nt_type_has_element(f->type) && nt_type_has_element(f->element_type)))
             return false; /* an array of arrays: nt_field has no room for the inner element type */
         uint32_t max = i == 0 ? 0 : d->fields[i - 1].depth + (has_children(&d->fields[i - 1]) ? 1 : 0);
         if (f->depth > max || f->depth + (has_children(f) ? 1u : 0u) > MAX_DEPTH)
@@ -79,7 +74,7 @@ static void v6_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint3
 static void v6_type(wbuf *b, const nt_field *x, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
 {
     wb_u8(b, (uint8_t)x->type);
-    if (has_elements(x->type)) {
+    if (nt_type_has_element(x->type)) {
         wb_u8(b, (uint8_t)x->element_type);
         if (x->element_type == NT_TYPE_OBJECT)
             v6_fields(b, f, n, i, depth + 1);
@@ -129,14 +124,14 @@ static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
     if (d->opcode) {
         if (d->opcode > 255)
             return nt_wfail(w, NT_ERR_INVALID_ARG, "opcode %u does not fit a byte", d->opcode);
-        wb_u32(b, 1);
-        wb_u8(b, 1);
+        wb_u32(b, 1); /* the tag's payload size */
+        wb_u8(b, NT_META_TAG_OPCODE);
         wb_u8(b, (uint8_t)d->opcode);
     }
     if (v2) {
         size_t at = b->n;
         wb_u32(b, 0);
-        wb_u8(b, 2);
+        wb_u8(b, NT_META_TAG_V2PARAMS);
         i = 0;
         v2_fields(b, d->fields, d->field_count, &i, 0);
         wb_put32(b, at, (uint32_t)(b->n - at - 5));
@@ -157,19 +152,19 @@ static nt_status encode_v6(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
     size_t at = b->n;
     wb_u16(b, 0);
     if (d->opcode) {
-        wb_u8(b, 1);
+        wb_u8(b, NT_V6_META_OPCODE);
         wb_u8(b, (uint8_t)d->opcode);
     }
     if (d->keywords) {
-        wb_u8(b, 3);
+        wb_u8(b, NT_V6_META_KEYWORDS);
         wb_u64(b, d->keywords);
     }
     if (d->level) {
-        wb_u8(b, 8);
+        wb_u8(b, NT_V6_META_LEVEL);
         wb_u8(b, (uint8_t)d->level);
     }
     if (d->version) {
-        wb_u8(b, 9);
+        wb_u8(b, NT_V6_META_VERSION);
         wb_u8(b, (uint8_t)d->version);
     }
     wb_put16(b, at, (uint16_t)(b->n - at - 2));

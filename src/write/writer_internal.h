@@ -16,14 +16,12 @@
 #define NT_WRITER_INTERNAL_H
 
 #include "common/alloc.h"
+#include "common/format.h"
 #include "nettrace_writer.h"
 
 #define DEFAULT_BLOCK_BYTES (100u * 1024u)
 /* A block's content must fit V6's 24-bit size, and the parser's default block limit. */
-#define MAX_BLOCK_CONTENT 0xFFFFFFu
-
-enum { V6_END = 0, V6_TRACE = 1, V6_EVENT = 2, V6_METADATA = 3, V6_SP = 4, V6_STACK = 5, V6_THREAD = 6,
-       V6_REMOVE_THREAD = 7, V6_LABEL_LIST = 8 };
+#define MAX_BLOCK_CONTENT NT_V6_BLOCK_SIZE_MASK
 
 /* A growable byte buffer; a failed append sets `failed` and drops the bytes,
  * so encoders can append freely and check once. */

@@ -4,9 +4,23 @@
 
 #include <string.h>
 
+/* The public label kinds are the format's kind bytes, written as they are. */
+#define SAME_KIND(k) ((int)NT_LABEL_##k == (int)NT_V6_LABEL_##k)
+_Static_assert(SAME_KIND(ACTIVITY_ID) &&
+                   SAME_KIND(RELATED_ACTIVITY_ID) &&
+                   SAME_KIND(TRACE_ID) &&
+                   SAME_KIND(SPAN_ID) &&
+                   SAME_KIND(STRING) &&
+                   SAME_KIND(INT) &&
+                   SAME_KIND(OPCODE) &&
+                   SAME_KIND(KEYWORDS) &&
+                   SAME_KIND(LEVEL) &&
+                   SAME_KIND(VERSION),
+               "nt_label_kind must equal the V6 label kinds");
+
 static nt_status put_label(nt_writer *w, wbuf *b, const nt_label *l, bool last)
 {
-    uint8_t kind = (uint8_t)l->kind | (last ? 0x80 : 0);
+    uint8_t kind = (uint8_t)l->kind | (last ? NT_V6_LABEL_LAST_IN_LIST : 0);
     wb_u8(b, kind);
     switch (l->kind) {
     case NT_LABEL_ACTIVITY_ID:

@@ -5,6 +5,10 @@
 
 #include <string.h>
 
+/* The public flags are the format's, written as they are. */
+_Static_assert(NT_SP_FLUSH_THREADS == NT_V6_SP_FLUSH_THREADS && NT_SP_FLUSH_METADATA == NT_V6_SP_FLUSH_METADATA,
+               "NT_SP_FLUSH_* must equal the V6 sequence-point flags");
+
 static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags, const nt_sp_thread *list,
                                 uint32_t list_count)
 {
@@ -12,7 +16,7 @@ static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags,
     if (s)
         return s;
     const bool v6 = w->opt.format == 6;
-    if (flags & ~(v6 ? 3u : 0u))
+    if (flags & ~(v6 ? NT_SP_FLUSH_THREADS | NT_SP_FLUSH_METADATA : 0u))
         return nt_wfail(w, NT_ERR_INVALID_ARG, "sequence-point flags 0x%x (only V6 has flags 1 and 2)", flags);
     if (list && v6) {
         /* Listed threads need an index before the blocks are flushed. */
@@ -67,7 +71,7 @@ static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags,
             head[hn++] = (uint8_t)(flags >> (8 * i));
     for (int i = 0; i < 4; i++)
         head[hn++] = (uint8_t)(n >> (8 * i));
-    s = nt_wemit_block(w, "SPBlock", V6_SP, head, hn, &body);
+    s = nt_wemit_block(w, "SPBlock", NT_V6_SEQUENCE_POINT, head, hn, &body);
     wb_free(&body);
     if (s)
         return s;

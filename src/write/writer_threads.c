@@ -61,9 +61,9 @@ nt_status nt_wthread_index(nt_writer *w, wthread *t)
     size_t at = b->body.n;
     wb_u16(&b->body, 0);
     wb_varu(&b->body, t->index);
-    wb_u8(&b->body, 3); /* OSThreadId */
+    wb_u8(&b->body, NT_V6_THREAD_OS_TID);
     wb_varu(&b->body, t->tid);
-    wb_u8(&b->body, 2); /* OSProcessId */
+    wb_u8(&b->body, NT_V6_THREAD_OS_PID);
     wb_varu(&b->body, w->opt.process_id);
     wb_put16(&b->body, at, (uint16_t)(b->body.n - at - 2));
     b->count++;
@@ -89,7 +89,7 @@ nt_status nt_writer_remove_thread(nt_writer *w, uint64_t thread_id)
     wbuf body = { .mem = &w->mem };
     wb_varu(&body, t->index);
     wb_varu(&body, t->seq);
-    s = nt_wemit_block(w, NULL, V6_REMOVE_THREAD, NULL, 0, &body);
+    s = nt_wemit_block(w, NULL, NT_V6_REMOVE_THREAD, NULL, 0, &body);
     wb_free(&body);
     t->index = 0;
     return s;
