@@ -5,15 +5,27 @@
 
 #include <string.h>
 
+/* Zero selects the default in every member. */
+static void fill_defaults(nt_writer_options *o)
+{
+    if (!o->format)
+        o->format = 4;
+    if (!o->pointer_size)
+        o->pointer_size = 8;
+    if (!o->qpc_frequency)
+        o->qpc_frequency = 1000000000;
+    if (!o->processor_count)
+        o->processor_count = 1;
+    if (!o->sampling_interval_ns)
+        o->sampling_interval_ns = 1000000;
+    if (!o->block_bytes)
+        o->block_bytes = DEFAULT_BLOCK_BYTES;
+}
+
 void nt_writer_options_default(nt_writer_options *opt)
 {
     memset(opt, 0, sizeof *opt);
-    opt->format = 4;
-    opt->pointer_size = 8;
-    opt->qpc_frequency = 1000000000;
-    opt->processor_count = 1;
-    opt->sampling_interval_ns = 1000000;
-    opt->block_bytes = DEFAULT_BLOCK_BYTES;
+    fill_defaults(opt);
 }
 
 static void block_init(nt_writer *w, wblock *b)
@@ -25,14 +37,12 @@ static void block_init(nt_writer *w, wblock *b)
 nt_writer *nt_writer_new(const nt_writer_options *opt, nt_write_fn write, void *user, const nt_allocator *alloc)
 {
     nt_writer_options o;
+    memset(&o, 0, sizeof o);
     if (opt)
         o = *opt;
-    else
-        nt_writer_options_default(&o);
+    fill_defaults(&o);
     if (!write || (o.format != 4 && o.format != 6) || (o.pointer_size != 4 && o.pointer_size != 8))
         return NULL;
-    if (o.block_bytes == 0)
-        o.block_bytes = DEFAULT_BLOCK_BYTES;
     if (o.block_bytes > MAX_BLOCK_CONTENT - 64)
         o.block_bytes = MAX_BLOCK_CONTENT - 64;
     nt_mem mem;
