@@ -34,7 +34,7 @@ static void block_init(nt_writer *w, wblock *b)
     b->body.mem = &w->mem;
 }
 
-nt_writer *nt_writer_new(const nt_writer_options *opt, nt_write_fn write, void *user, const nt_allocator *alloc)
+nt_writer *nt_writer_new(const nt_writer_options *opt, nt_sink_fn write, void *user, const nt_allocator *alloc)
 {
     nt_writer_options o;
     memset(&o, 0, sizeof o);

@@ -90,7 +90,7 @@ typedef struct wtyped {
 struct nt_writer {
     nt_mem mem;
     nt_writer_options opt;
-    nt_write_fn write;
+    nt_sink_fn write;
     void *user;
 
     nt_status status;
