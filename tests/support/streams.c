@@ -1,4 +1,5 @@
 #include "streams.h"
+#include "common/format.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,21 +71,21 @@ void tb_put32(tb *b, size_t at, uint32_t v)
 
 static void type_header(tb *b, const char *name, uint32_t version, uint32_t min_reader)
 {
-    tb_u8(b, 5);
-    tb_u8(b, 5);
-    tb_u8(b, 1);
+    tb_u8(b, NT_TAG_BEGIN_PRIVATE_OBJECT);
+    tb_u8(b, NT_TAG_BEGIN_PRIVATE_OBJECT); /* the type, an object whose own type is null */
+    tb_u8(b, NT_TAG_NULL_REFERENCE);
     tb_u32(b, version);
     tb_u32(b, min_reader);
     tb_u32(b, (uint32_t)strlen(name));
     tb_bytes(b, name, strlen(name));
-    tb_u8(b, 6);
+    tb_u8(b, NT_TAG_END_OBJECT);
 }
 
 void tb_header(tb *b, uint32_t pointer_size, int64_t qpc_freq)
 {
-    tb_bytes(b, "Nettrace", 8);
-    tb_u32(b, 20);
-    tb_bytes(b, "!FastSerialization.1", 20);
+    tb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
+    tb_u32(b, NT_FMT_FS_HEADER_LEN);
+    tb_bytes(b, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN);
     type_header(b, "Trace", 4, 4);
     const uint16_t st[8] = { 2026, 11, 0, 29, 10, 0, 0, 0 };
     for (int i = 0; i < 8; i++)
@@ -95,7 +96,7 @@ void tb_header(tb *b, uint32_t pointer_size, int64_t qpc_freq)
     tb_u32(b, 4242);                 /* pid */
     tb_u32(b, 2);                    /* processors */
     tb_u32(b, 1000000);              /* sampling interval ns */
-    tb_u8(b, 6);
+    tb_u8(b, NT_TAG_END_OBJECT);
 }
 
 size_t tb_block_begin(tb *b, const char *type)
@@ -114,10 +115,10 @@ void tb_block_end(tb *b, size_t size_pos)
     while ((b->base + start) % 4)
         start++;
     tb_put32(b, size_pos, (uint32_t)(b->n - start));
-    tb_u8(b, 6);
+    tb_u8(b, NT_TAG_END_OBJECT);
 }
 
-void tb_end(tb *b) { tb_u8(b, 1); }
+void tb_end(tb *b) { tb_u8(b, NT_TAG_NULL_REFERENCE); }
 
 void tb_event_header(tb *b, uint16_t flags)
 {
@@ -141,11 +142,11 @@ void tb_metadata_payload(tb *out, uint32_t id, const char *provider, uint32_t ev
 
 void tb_compressed_event(tb *b, const tb_event *e, tb_event *prev)
 {
-    uint8_t flags = 0x01 | 0x04 | 0x08 | 0x80;
+    uint8_t flags = NT_HDR_METADATA_ID | NT_HDR_THREAD_ID | NT_HDR_STACK_ID | NT_HDR_PAYLOAD_SIZE;
     bool seq_explicit = e->seq != prev->seq + (e->metadata_id ? 1u : 0u) ||
                         e->capture_thread_id != prev->capture_thread_id || e->processor != prev->processor;
     if (seq_explicit)
-        flags |= 0x02;
+        flags |= NT_HDR_CAPTURE_THREAD_AND_SEQUENCE;
     tb_u8(b, flags);
     tb_varu(b, e->metadata_id);
     if (seq_explicit) {
@@ -184,7 +185,7 @@ void tb_uncompressed_event(tb *b, const tb_event *e)
 void tb_metadata_block(tb *b, uint32_t id, const char *provider, uint32_t event_id, uint32_t version)
 {
     size_t pos = tb_block_begin(b, "MetadataBlock");
-    tb_event_header(b, 1);
+    tb_event_header(b, NT_EVENT_BLOCK_COMPRESSED);
     tb payload = { 0 };
     tb_metadata_payload(&payload, id, provider, event_id, version);
     tb_event e = { 0 };

@@ -1,5 +1,7 @@
 /* Byte-level builder for hand-made NetTrace streams: the edge cases a real
- * writer never produces (uncompressed headers, bad lengths, unknown blocks). */
+ * writer never produces (uncompressed headers, bad lengths, unknown blocks).
+ * Valid streams come from nt_writer; the numbers both share are named in
+ * src/common/format.h. */
 #ifndef NT_TEST_STREAMS_H
 #define NT_TEST_STREAMS_H
 
