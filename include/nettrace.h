@@ -261,12 +261,21 @@ typedef struct nt_sample {
     const nt_event *event;
 } nt_sample;
 
-typedef enum nt_method_event {
-    NT_METHOD_LOAD = 0,     /**< MethodLoadVerbose (JIT) */
-    NT_METHOD_UNLOAD,       /**< MethodUnloadVerbose */
-    NT_METHOD_DC_START,     /**< MethodDCStartVerbose (rundown at start) */
-    NT_METHOD_DC_END        /**< MethodDCEndVerbose (rundown at stop) */
-} nt_method_event;
+/** Which form of a method, module or assembly record an event was. */
+typedef enum nt_record_event {
+    NT_RECORD_LOAD = 0,     /**< *Load (methods: MethodLoadVerbose, the JIT) */
+    NT_RECORD_UNLOAD,       /**< *Unload */
+    NT_RECORD_DC_START,     /**< *DCStart: rundown at the session's start */
+    NT_RECORD_DC_END        /**< *DCEnd: rundown at its stop */
+} nt_record_event;
+
+/* The names method records used before the two enums were one; kept so
+ * that existing code builds. */
+typedef nt_record_event nt_method_event;
+#define NT_METHOD_LOAD NT_RECORD_LOAD
+#define NT_METHOD_UNLOAD NT_RECORD_UNLOAD
+#define NT_METHOD_DC_START NT_RECORD_DC_START
+#define NT_METHOD_DC_END NT_RECORD_DC_END
 
 /** MethodFlags bits. */
 #define NT_METHOD_FLAG_DYNAMIC 0x1u
@@ -279,7 +288,7 @@ typedef enum nt_method_event {
 
 /** A method record (any payload version; absent fields are 0). */
 typedef struct nt_method {
-    nt_method_event which;
+    nt_record_event which;
     uint32_t version;          /**< payload version */
     uint64_t method_id;
     uint64_t module_id;
@@ -295,13 +304,6 @@ typedef struct nt_method {
     int64_t timestamp;
     const nt_event *event;
 } nt_method;
-
-typedef enum nt_record_event {
-    NT_RECORD_LOAD = 0,
-    NT_RECORD_UNLOAD,
-    NT_RECORD_DC_START,
-    NT_RECORD_DC_END
-} nt_record_event;
 
 /** A module record: ModuleLoad/Unload/DCStart/DCEnd and their DomainModule forms. */
 typedef struct nt_module {
@@ -451,6 +453,15 @@ typedef struct nt_feed_options {
  * is released before returning.
  */
 NT_API nt_status nt_parser_feed_fd(nt_parser *p, int fd, const nt_feed_options *opt, int *os_error);
+
+/**
+ * The parser's conversion of trace-clock ticks to ns: the value nt_sample's
+ * time_ns carries (exactly nt_ticks_to_ns with the trace's frequency, by a
+ * faster route).  Consumers converting other timestamps of the same trace
+ * (method records, sequence points) use it so that every time agrees.  0
+ * before the trace header was read.
+ */
+NT_API int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks);
 
 /** Convenience: feed a whole memory buffer and finish. */
 NT_API nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,

@@ -16,7 +16,7 @@
  * CLI_EXIT_INCOMPLETE. */
 #include "cli/cli.h"
 #include "nettrace_writer.h"
-#include "cli/u64map.h"
+#include "common/map.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -42,8 +42,9 @@ typedef struct conv {
     const char *out_path;   /* as messages name it */
     int out_errno;          /* the sink's first failure */
     nt_writer *w;
-    u64map base;            /* source metadata id -> index + 1 in metas of its base */
-    u64map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
+    nt_mem mem;             /* the maps' allocations */
+    nt_map base;            /* source metadata id -> index + 1 in metas of its base */
+    nt_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
     uint64_t hash_key;      /* per run: the source cannot aim variants at one hash */
     conv_meta *metas;
     size_t nmetas, cap;
@@ -134,8 +135,8 @@ static int make_room(conv *c)
     }
     if (nt_writer_sequence_point(c->w, c->last_timestamp, NT_SP_FLUSH_METADATA) != NT_OK)
         return fail_writer(c);
-    u64map_free(&c->base);
-    u64map_free(&c->variants);
+    nt_map_free(&c->mem, &c->base);
+    nt_map_free(&c->mem, &c->variants);
     c->nmetas = 0;
     c->metadata_flushes++;
     return 0;
@@ -173,7 +174,7 @@ static int define_base(conv *c, const nt_event_desc *d, uint32_t *dst)
 {
     if (make_room(c) || define(c, d, c->nmetas, dst))
         return 1;
-    uint64_t *v = u64map_get(&c->base, d->metadata_id);
+    uint64_t *v = nt_map_put(&c->mem, &c->base, d->metadata_id, NULL);
     if (!v)
         return c->oom = true;
     *v = c->nmetas;
@@ -214,7 +215,7 @@ static uint64_t variant_hash(const conv *c, size_t base, const nt_event_desc *d)
  * its base's, or a variant's, defined on first use. */
 static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
 {
-    uint64_t *v = u64map_get(&c->base, ev->metadata_id);
+    uint64_t *v = nt_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
     if (!v)
         return c->oom = true;
     if (!*v) /* defined before a metadata flush of the output's own */
@@ -225,7 +226,7 @@ static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
         return 0;
     }
     uint64_t h = variant_hash(c, base, ev->desc);
-    uint64_t *first = u64map_get(&c->variants, h);
+    uint64_t *first = nt_map_put(&c->mem, &c->variants, h, NULL);
     if (!first)
         return c->oom = true;
     for (uint32_t i = (uint32_t)*first; i; i = c->metas[i - 1].next) {
@@ -242,7 +243,7 @@ static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
         return define_base(c, ev->desc, dst);
     if (define(c, ev->desc, base, dst))
         return 1;
-    first = u64map_get(&c->variants, h); /* (the map may have moved) */
+    first = nt_map_put(&c->mem, &c->variants, h, NULL); /* (the map may have moved) */
     if (!first)
         return c->oom = true;
     c->metas[c->nmetas - 1].next = (uint32_t)*first;
@@ -290,8 +291,8 @@ static int on_sp(void *user, const nt_sequence_point *sp)
         return fail_writer(c);
     if (flags & NT_SP_FLUSH_METADATA) {
         /* the output forgot its metadata too: everything is defined again */
-        u64map_free(&c->base);
-        u64map_free(&c->variants);
+        nt_map_free(&c->mem, &c->base);
+        nt_map_free(&c->mem, &c->variants);
         c->nmetas = 0;
     }
     return 0;
@@ -337,6 +338,7 @@ int cmd_convert(int argc, char **argv)
                                           { NULL, 0, NULL, 0 } };
     conv c;
     memset(&c, 0, sizeof c);
+    nt_mem_init(&c.mem, NULL);
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "t:o:h", opts, NULL)) != -1) {
@@ -409,8 +411,8 @@ int cmd_convert(int argc, char **argv)
         rc = CLI_EXIT_INCOMPLETE;
     nt_parser_free(p);
     nt_writer_free(c.w);
-    u64map_free(&c.base);
-    u64map_free(&c.variants);
+    nt_map_free(&c.mem, &c.base);
+    nt_map_free(&c.mem, &c.variants);
     free(c.metas);
     if (!close_output(&c))
         rc = CLI_EXIT_ERROR;

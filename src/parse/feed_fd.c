@@ -2,7 +2,7 @@
  * The one read loop of the library (the trace's one-call entry points) and
  * the tool (its progress bar). */
 #include "common/clock.h"
-#include "parse/parser_internal.h"
+#include "parse/context.h"
 
 #include <errno.h>
 #include <poll.h>
