@@ -19,9 +19,7 @@ fuzz-seeds: tools/make_seeds$(EXEEXT)
 
 EXTRA_DIST += corpus/seeds tools/compare-builds.sh tools/check-cycles.sh
 
-# No cycle among the library's units (symbol level).  Run by hand until every
-# layer is free of cycles; then it joins TESTS (tests/check_cycles.sh already
-# tests the checker itself).
+# No cycle among the library's units (symbol level); also run by make check.
 check-cycles: libnettrace_core.la
 	top_builddir=$(top_builddir) $(SHELL) $(srcdir)/tools/check-cycles.sh
 .PHONY: check-cycles
