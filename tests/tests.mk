@@ -105,8 +105,8 @@ clean-live-workload:
 
 # ---- writer ----
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_convert
-TESTS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_convert
+check_PROGRAMS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_writer_tables tests/test_convert
+TESTS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_writer_tables tests/test_convert
 endif
 tests_test_writer_SOURCES = tests/test_writer.c tests/support/writer_rec.c tests/support/writer_rec.h
 tests_test_writer_CPPFLAGS = $(T_CPP)
@@ -125,6 +125,12 @@ tests_test_writer_property_CPPFLAGS = $(T_CPP)
 tests_test_writer_property_CFLAGS = $(T_CC)
 tests_test_writer_property_LDADD = $(T_LIBS)
 tests_test_writer_property_LDFLAGS = $(T_LINK)
+
+tests_test_writer_tables_SOURCES = tests/test_writer_tables.c
+tests_test_writer_tables_CPPFLAGS = $(T_CPP)
+tests_test_writer_tables_CFLAGS = $(T_CC)
+tests_test_writer_tables_LDADD = $(T_LIBS)
+tests_test_writer_tables_LDFLAGS = $(T_LINK)
 
 tests_test_convert_SOURCES = tests/test_convert.c tests/support/streams.c tests/support/streams.h
 tests_test_convert_CPPFLAGS = $(T_CPP)

@@ -63,6 +63,7 @@ nt_writer *nt_writer_new(const nt_writer_options *opt, nt_sink_fn write, void *u
     w->scratch.mem = &w->mem;
     w->payload.mem = &w->mem;
     w->next_id = 1;
+    nt_hash_key_init(&w->stack_key, w);
     w->next_stack_id = 1;
     w->stacks.first_id = 1;
     w->next_label_id = 1;
@@ -81,7 +82,9 @@ void nt_writer_free(nt_writer *w)
     wb_free(&w->labels.body);
     wb_free(&w->scratch);
     wb_free(&w->payload);
-    nt_mem_free(&w->mem, w->ids, w->ids_cap * sizeof *w->ids);
+    nt_map_free(&w->mem, &w->ids);
+    nt_map_free(&w->mem, &w->stack_by_hash);
+    nt_map_free(&w->mem, &w->thread_by_tid);
     nt_mem_free(&w->mem, w->stk, w->stk_cap * sizeof *w->stk);
     nt_mem_free(&w->mem, w->ips, w->ips_cap * sizeof *w->ips);
     nt_mem_free(&w->mem, w->thr, w->thr_cap * sizeof *w->thr);

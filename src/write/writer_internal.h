@@ -17,6 +17,8 @@
 
 #include "common/alloc.h"
 #include "common/format.h"
+#include "common/hash.h"
+#include "common/map.h"
 #include "nettrace_writer.h"
 
 #define DEFAULT_BLOCK_BYTES (100u * 1024u)
@@ -70,14 +72,13 @@ typedef struct wthread {
     uint64_t index;      /* V6 index, 0 = none in the current thread table */
     uint32_t seq;        /* last sequence number written as capture thread */
     bool capture;        /* has written events (listed in sequence points) */
-    bool used;
 } wthread;
 
 /* Interned stack of the current interval. */
 typedef struct wstack {
     uint64_t hash;
-    uint32_t id;
     uint32_t count;
+    uint32_t next;       /* index + 1 of the next stack with the same hash, 0 = none */
     size_t start;        /* into ips */
 } wstack;
 
@@ -102,14 +103,16 @@ struct nt_writer {
     wbuf scratch;        /* one encoded blob or label list */
     wbuf payload;        /* one typed event's payload */
 
-    /* metadata ids defined (open addressing, 0 = empty) */
-    uint32_t *ids;
-    size_t ids_cap, ids_count;
+    /* The tables are keyed by values a converted trace controls (thread ids,
+     * IPs): the common keyed map, and a stack hash seeded per writer. */
+    nt_map ids;          /* metadata ids defined (value unused) */
     uint32_t next_id;
 
-    /* stacks of the interval */
+    /* stacks of the interval: stk[id - 1], found by content hash */
+    nt_hash_key stack_key;
+    nt_map stack_by_hash; /* hash -> index + 1 in stk of the last stack with it */
     wstack *stk;
-    size_t stk_cap, stk_count;     /* hash table of interned stacks */
+    size_t stk_cap, stk_count;
     uint64_t *ips;
     size_t ips_len, ips_cap;
     uint32_t next_stack_id;
@@ -117,7 +120,8 @@ struct nt_writer {
     uint32_t act_label;  /* V6: label list made for act_ids in this interval (0 = none) */
     uint8_t act_ids[32];
 
-    /* threads (open addressing on tid) */
+    /* threads in the order first seen (the order sequence points list them) */
+    nt_map thread_by_tid; /* tid -> index + 1 in thr */
     wthread *thr;
     size_t thr_cap, thr_count;
     uint64_t next_thread_index;
@@ -172,7 +176,9 @@ void nt_wmeta_forget(nt_writer *w);
 
 /* ---- writer_threads.c ---- */
 
-/* The thread's entry, added on first sight (NULL with a sticky error). */
+/* The thread's entry or NULL; and the same, added on first sight (NULL with a
+ * sticky error).  Entries move when one is added. */
+wthread *nt_wthread_find(nt_writer *w, uint64_t tid);
 wthread *nt_wthread_get(nt_writer *w, uint64_t tid);
 /* V6: the thread's index, introducing it in a Thread block row on first use. */
 nt_status nt_wthread_index(nt_writer *w, wthread *t);

@@ -51,9 +51,9 @@ static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags,
             }
         }
     }
-    for (size_t k = 0; !list && k < w->thr_cap; k++) {
+    for (size_t k = 0; !list && k < w->thr_count; k++) {
         const wthread *t = &w->thr[k];
-        if (!t->used || !t->capture || (v6 && !t->index))
+        if (!t->capture || (v6 && !t->index))
             continue;
         n++;
         if (v6) {
@@ -81,7 +81,7 @@ static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags,
     w->labels.first_id = 1;
     w->act_label = 0;
     if (flags & NT_SP_FLUSH_THREADS)
-        for (size_t k = 0; k < w->thr_cap; k++)
+        for (size_t k = 0; k < w->thr_count; k++)
             w->thr[k].index = 0;
     if (flags & NT_SP_FLUSH_METADATA)
         nt_wmeta_forget(w);

@@ -4,36 +4,17 @@
 
 #include <string.h>
 
-static uint64_t stack_hash(const uint64_t *ips, uint32_t count)
+/* The stack's content hash, seeded per writer: a converted trace chooses the
+ * IPs, but without the seed it cannot choose stacks whose hashes collide. */
+static uint64_t stack_hash(const nt_writer *w, const uint64_t *ips, uint32_t count)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ count;
+    uint64_t h = w->stack_key.v0 ^ count;
     for (uint32_t i = 0; i < count; i++) {
         h ^= ips[i];
         h *= 0x100000001b3ull;
         h ^= h >> 29;
     }
-    return h ? h : 1;
-}
-
-static bool stk_grow(nt_writer *w)
-{
-    size_t ncap = w->stk_cap ? w->stk_cap * 2 : 256;
-    wstack *n = NULL;
-    if (!nt_mem_resize(&w->mem, (void **)&n, 0, ncap * sizeof *n))
-        return false;
-    memset(n, 0, ncap * sizeof *n);
-    for (size_t k = 0; k < w->stk_cap; k++) {
-        if (!w->stk[k].hash)
-            continue;
-        size_t i = (size_t)w->stk[k].hash & (ncap - 1);
-        while (n[i].hash)
-            i = (i + 1) & (ncap - 1);
-        n[i] = w->stk[k];
-    }
-    nt_mem_free(&w->mem, w->stk, w->stk_cap * sizeof *w->stk);
-    w->stk = n;
-    w->stk_cap = ncap;
-    return true;
+    return h;
 }
 
 nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uint32_t *id_out)
@@ -49,23 +30,24 @@ nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uin
             if (ips[i] > UINT32_MAX)
                 return nt_wfail(w, NT_ERR_INVALID_ARG, "IP 0x%llx does not fit a 4-byte pointer",
                                 (unsigned long long)ips[i]);
-    uint64_t h = stack_hash(ips, count);
-    if (w->stk_cap) {
-        for (size_t i = (size_t)h & (w->stk_cap - 1); w->stk[i].hash; i = (i + 1) & (w->stk_cap - 1)) {
-            const wstack *e = &w->stk[i];
-            if (e->hash == h && e->count == count &&
-                (count == 0 || memcmp(w->ips + e->start, ips, count * sizeof *ips) == 0)) {
-                if (id_out)
-                    *id_out = e->id;
-                return NT_OK;
-            }
+    uint64_t h = stack_hash(w, ips, count);
+    uint64_t *first = nt_map_put(&w->mem, &w->stack_by_hash, h, NULL);
+    if (!first)
+        return nt_wfail(w, NT_ERR_NOMEM, "cannot grow the stack table");
+    for (uint32_t k = (uint32_t)*first; k; k = w->stk[k - 1].next) {
+        const wstack *e = &w->stk[k - 1];
+        if (e->hash == h && e->count == count &&
+            (count == 0 || memcmp(w->ips + e->start, ips, count * sizeof *ips) == 0)) {
+            if (id_out)
+                *id_out = k; /* a stack's id is its index + 1 */
+            return NT_OK;
         }
     }
     if ((uint64_t)count * ptr > MAX_BLOCK_CONTENT - 64)
         return nt_wfail(w, NT_ERR_INVALID_ARG, "a stack of %u frames does not fit a block", count);
     if (w->stk_count >= NT_DEFAULT_MAX_STACKS - 1 || w->ips_len + count > NT_DEFAULT_MAX_STACK_FRAMES)
         return nt_wfail(w, NT_ERR_LIMIT, "too many stacks in one sequence-point interval (write a sequence point)");
-    if ((w->stk_count + 1) * 2 > w->stk_cap && !stk_grow(w))
+    if (!nt_mem_reserve(&w->mem, (void **)&w->stk, &w->stk_cap, w->stk_count + 1, sizeof *w->stk))
         return nt_wfail(w, NT_ERR_NOMEM, "cannot grow the stack table");
     if (!nt_mem_reserve(&w->mem, (void **)&w->ips, &w->ips_cap, w->ips_len + count + 1, sizeof *w->ips))
         return nt_wfail(w, NT_ERR_NOMEM, "cannot store a stack");
@@ -74,7 +56,7 @@ nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uin
         if ((s = nt_wflush_stacks(w)))
             return s;
     }
-    uint32_t id = w->next_stack_id++;
+    uint32_t id = w->next_stack_id++; /* == stk_count + 1 */
     wb_u32(&b->body, count * ptr);
     for (uint32_t i = 0; i < count; i++) {
         if (ptr == 8)
@@ -85,10 +67,9 @@ nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uin
     if (b->body.failed)
         return nt_wfail(w, NT_ERR_NOMEM, "cannot buffer a stack");
     b->count++;
-    size_t i = (size_t)h & (w->stk_cap - 1);
-    while (w->stk[i].hash)
-        i = (i + 1) & (w->stk_cap - 1);
-    w->stk[i] = (wstack){ h, id, count, w->ips_len };
+    first = nt_map_get(&w->stack_by_hash, h); /* (put above, not moved since) */
+    w->stk[w->stk_count] = (wstack){ h, count, (uint32_t)*first, w->ips_len };
+    *first = id;
     if (count)
         memcpy(w->ips + w->ips_len, ips, count * sizeof *ips);
     w->ips_len += count;
@@ -105,6 +86,5 @@ void nt_wstacks_forget(nt_writer *w)
     w->stacks.first_id = 1;
     w->stk_count = 0;
     w->ips_len = 0;
-    if (w->stk_cap)
-        memset(w->stk, 0, w->stk_cap * sizeof *w->stk);
+    nt_map_free(&w->mem, &w->stack_by_hash);
 }

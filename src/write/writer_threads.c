@@ -5,45 +5,30 @@
 
 #include <string.h>
 
-static size_t thr_slot(uint64_t tid, size_t cap) { return (size_t)((tid * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1); }
+wthread *nt_wthread_find(nt_writer *w, uint64_t tid)
+{
+    const uint64_t *v = nt_map_get(&w->thread_by_tid, tid);
+    return v ? &w->thr[*v - 1] : NULL;
+}
 
 wthread *nt_wthread_get(nt_writer *w, uint64_t tid)
 {
-    if (w->thr_cap) {
-        for (size_t i = thr_slot(tid, w->thr_cap); w->thr[i].used; i = (i + 1) & (w->thr_cap - 1))
-            if (w->thr[i].tid == tid)
-                return &w->thr[i];
-    }
+    wthread *t = nt_wthread_find(w, tid);
+    if (t)
+        return t;
     if (w->thr_count >= NT_DEFAULT_MAX_THREADS) {
         nt_wfail(w, NT_ERR_LIMIT, "more than %u threads", NT_DEFAULT_MAX_THREADS);
         return NULL;
     }
-    if ((w->thr_count + 1) * 2 > w->thr_cap) {
-        size_t ncap = w->thr_cap ? w->thr_cap * 2 : 64;
-        wthread *n = NULL;
-        if (!nt_mem_resize(&w->mem, (void **)&n, 0, ncap * sizeof *n)) {
-            nt_wfail(w, NT_ERR_NOMEM, "cannot grow the thread table");
-            return NULL;
-        }
-        memset(n, 0, ncap * sizeof *n);
-        for (size_t k = 0; k < w->thr_cap; k++) {
-            if (!w->thr[k].used)
-                continue;
-            size_t i = thr_slot(w->thr[k].tid, ncap);
-            while (n[i].used)
-                i = (i + 1) & (ncap - 1);
-            n[i] = w->thr[k];
-        }
-        nt_mem_free(&w->mem, w->thr, w->thr_cap * sizeof *w->thr);
-        w->thr = n;
-        w->thr_cap = ncap;
+    uint64_t *v;
+    if (!nt_mem_reserve(&w->mem, (void **)&w->thr, &w->thr_cap, w->thr_count + 1, sizeof *w->thr) ||
+        !(v = nt_map_put(&w->mem, &w->thread_by_tid, tid, NULL))) {
+        nt_wfail(w, NT_ERR_NOMEM, "cannot grow the thread table");
+        return NULL;
     }
-    size_t i = thr_slot(tid, w->thr_cap);
-    while (w->thr[i].used)
-        i = (i + 1) & (w->thr_cap - 1);
-    w->thr[i] = (wthread){ .tid = tid, .used = true };
-    w->thr_count++;
-    return &w->thr[i];
+    *v = w->thr_count + 1;
+    w->thr[w->thr_count] = (wthread){ .tid = tid };
+    return &w->thr[w->thr_count++];
 }
 
 /* V6: the thread's index, introducing it in a Thread block row on first use. */
@@ -75,13 +60,7 @@ nt_status nt_writer_remove_thread(nt_writer *w, uint64_t thread_id)
     nt_status s = nt_wusable(w);
     if (s || w->opt.format != 6)
         return s;
-    wthread *t = NULL;
-    if (w->thr_cap)
-        for (size_t i = thr_slot(thread_id, w->thr_cap); w->thr[i].used; i = (i + 1) & (w->thr_cap - 1))
-            if (w->thr[i].tid == thread_id) {
-                t = &w->thr[i];
-                break;
-            }
+    wthread *t = nt_wthread_find(w, thread_id);
     if (!t || !t->index)
         return nt_wfail(w, NT_ERR_INVALID_ARG, "thread %llu has no index to remove", (unsigned long long)thread_id);
     if ((s = nt_wensure_header(w)) || (s = nt_wflush_all(w)))
