@@ -16,6 +16,7 @@
  * CLI_EXIT_INCOMPLETE. */
 #include "cli/cli.h"
 #include "nettrace_writer.h"
+#include "common/hash.h"
 #include "common/map.h"
 
 #include <errno.h>
@@ -23,7 +24,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* One output metadata id for a source description: a base (as the source
  * defined it) or a variant (the base with a label list's overrides). */
@@ -45,7 +45,7 @@ typedef struct conv {
     nt_mem mem;             /* the maps' allocations */
     nt_map base;            /* source metadata id -> index + 1 in metas of its base */
     nt_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
-    uint64_t hash_key;      /* per run: the source cannot aim variants at one hash */
+    nt_hash_key hash_key;   /* per run: the source cannot aim variants at one hash */
     conv_meta *metas;
     size_t nmetas, cap;
     int64_t last_timestamp;
@@ -192,23 +192,13 @@ static bool same(const conv_meta *m, const nt_event_desc *d)
     return m->version == d->version && m->opcode == d->opcode && m->level == d->level && m->keywords == d->keywords;
 }
 
-/* A keyed mix of what tells variants apart (splitmix64's finalizer per word). */
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 27;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 31);
-}
-
+/* What tells a base's variants apart, through the run's keyed hash. */
 static uint64_t variant_hash(const conv *c, size_t base, const nt_event_desc *d)
 {
-    uint64_t h = mix(c->hash_key, base);
-    h = mix(h, d->version);
-    h = mix(h, (uint64_t)d->opcode << 32 | d->level);
-    return mix(h, d->keywords);
+    uint64_t h = nt_hash_u64(&c->hash_key, base);
+    h = nt_hash_u64(&c->hash_key, h ^ d->version);
+    h = nt_hash_u64(&c->hash_key, h ^ ((uint64_t)d->opcode << 32 | d->level));
+    return nt_hash_u64(&c->hash_key, h ^ d->keywords);
 }
 
 /* The output metadata id of an event's (possibly overridden) description:
@@ -364,9 +354,7 @@ int cmd_convert(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *in_path = argv[optind];
-    /* The variant hash's key: different on every run (time and the stack's
-     * address under ASLR), so a file cannot be made to collide in it. */
-    c.hash_key = mix((uint64_t)time(NULL), (uint64_t)(uintptr_t)&c);
+    nt_hash_key_init(&c.hash_key, &c);
     bool to_stdout = strcmp(c.out_path, "-") == 0;
     c.out = to_stdout ? stdout : fopen(c.out_path, "wb");
     if (to_stdout)
