@@ -235,35 +235,25 @@ void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool s
     const bool v6 = w->opt.format == 6;
     whdr *p = &blk->prev;
     if (w->opt.uncompressed) {
+        /* The V5 spec pads a V4 blob to a 4-byte file offset, but TraceEvent
+         * advances by PayloadSize and misreads a padded blob; EventSize
+         * without padding is read by both TraceEvent and nt_parser. */
+        wb_u32(out, (v6 ? 48 : 76) + h->payload_size);
+        wb_u32(out, h->metadata_id | (sorted ? 0 : NT_HDR_NOT_SORTED_BIT));
+        wb_u32(out, h->seq);
+        wb_u64(out, h->thread);
+        wb_u64(out, h->capture);
+        wb_u32(out, h->processor);
+        wb_u32(out, h->stack_id);
+        wb_u64(out, (uint64_t)h->timestamp);
         if (v6) {
-            wb_u32(out, 48 + h->payload_size);
-            wb_u32(out, h->metadata_id | (sorted ? 0 : NT_HDR_NOT_SORTED_BIT));
-            wb_u32(out, h->seq);
-            wb_u64(out, h->thread);
-            wb_u64(out, h->capture);
-            wb_u32(out, h->processor);
-            wb_u32(out, h->stack_id);
-            wb_u64(out, (uint64_t)h->timestamp);
             wb_u32(out, h->label_list_id);
-            wb_u32(out, h->payload_size);
-            wb_bytes(out, payload, h->payload_size);
         } else {
-            /* The V5 spec pads the blob to a 4-byte file offset, but TraceEvent
-             * advances by PayloadSize and misreads a padded blob; EventSize
-             * without padding is read by both TraceEvent and nt_parser. */
-            wb_u32(out, 76 + h->payload_size);
-            wb_u32(out, h->metadata_id | (sorted ? 0 : NT_HDR_NOT_SORTED_BIT));
-            wb_u32(out, h->seq);
-            wb_u64(out, h->thread);
-            wb_u64(out, h->capture);
-            wb_u32(out, h->processor);
-            wb_u32(out, h->stack_id);
-            wb_u64(out, (uint64_t)h->timestamp);
             wb_bytes(out, h->act, 16);
             wb_bytes(out, h->rel, 16);
-            wb_u32(out, h->payload_size);
-            wb_bytes(out, payload, h->payload_size);
         }
+        wb_u32(out, h->payload_size);
+        wb_bytes(out, payload, h->payload_size);
         *p = *h;
         return;
     }

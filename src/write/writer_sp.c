@@ -9,6 +9,18 @@
 _Static_assert(NT_SP_FLUSH_THREADS == NT_V6_SP_FLUSH_THREADS && NT_SP_FLUSH_METADATA == NT_V6_SP_FLUSH_METADATA,
                "NT_SP_FLUSH_* must equal the V6 sequence-point flags");
 
+/* One capture thread of a sequence point: V6 its index, V4 its id; and its last sequence number. */
+static void put_sp_thread(wbuf *body, bool v6, const wthread *t)
+{
+    if (v6) {
+        wb_varu(body, t->index);
+        wb_varu(body, t->seq);
+    } else {
+        wb_u64(body, t->tid);
+        wb_u32(body, t->seq);
+    }
+}
+
 static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags, const nt_sp_thread *list,
                                 uint32_t list_count)
 {
@@ -32,37 +44,23 @@ static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags,
     uint8_t head[16];
     size_t hn = 0;
     uint32_t n = 0;
-    if (list) {
-        for (uint32_t i = 0; i < list_count; i++) {
-            wthread *t = nt_wthread_get(w, list[i].capture_thread_id);
-            if (!t) {
-                wb_free(&body);
-                return w->status;
-            }
-            t->seq = list[i].sequence_number;
-            t->capture = true;
-            n++;
-            if (v6) {
-                wb_varu(&body, t->index);
-                wb_varu(&body, t->seq);
-            } else {
-                wb_u64(&body, t->tid);
-                wb_u32(&body, t->seq);
-            }
+    for (uint32_t i = 0; list && i < list_count; i++) {
+        wthread *t = nt_wthread_get(w, list[i].capture_thread_id);
+        if (!t) {
+            wb_free(&body);
+            return w->status;
         }
+        t->seq = list[i].sequence_number;
+        t->capture = true;
+        put_sp_thread(&body, v6, t);
+        n++;
     }
     for (size_t k = 0; !list && k < w->thr_count; k++) {
         const wthread *t = &w->thr[k];
         if (!t->capture || (v6 && !t->index))
             continue;
+        put_sp_thread(&body, v6, t);
         n++;
-        if (v6) {
-            wb_varu(&body, t->index);
-            wb_varu(&body, t->seq);
-        } else {
-            wb_u64(&body, t->tid);
-            wb_u32(&body, t->seq);
-        }
     }
     for (int i = 0; i < 8; i++)
         head[hn++] = (uint8_t)((uint64_t)timestamp >> (8 * i));

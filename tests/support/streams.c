@@ -1,8 +1,33 @@
 #include "streams.h"
 #include "common/format.h"
+#include "write/writer_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The builder's bytes go through the writer's byte buffer (write/writer_buf.c),
+ * so the project has one byte encoder; only the framing here is hand-made. */
+static nt_mem *tb_mem(void)
+{
+    static nt_mem mem; /* the default allocator: buffers stay free()-able */
+    static bool ready;
+    if (!ready) {
+        nt_mem_init(&mem, NULL);
+        ready = true;
+    }
+    return &mem;
+}
+
+#define VIA_WBUF(b, call)                                                 \
+    do {                                                                  \
+        wbuf w_ = { tb_mem(), (b)->d, (b)->n, (b)->cap, false };          \
+        call;                                                             \
+        if (w_.failed)                                                    \
+            abort();                                                      \
+        (b)->d = w_.d;                                                    \
+        (b)->n = w_.n;                                                    \
+        (b)->cap = w_.cap;                                                \
+    } while (0)
 
 void tb_free(tb *b)
 {
@@ -11,63 +36,14 @@ void tb_free(tb *b)
     b->n = b->cap = 0;
 }
 
-void tb_bytes(tb *b, const void *p, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 256;
-        while (c < b->n + n)
-            c *= 2;
-        b->d = realloc(b->d, c);
-        if (!b->d)
-            abort();
-        b->cap = c;
-    }
-    if (n)
-        memcpy(b->d + b->n, p, n);
-    b->n += n;
-}
-
-void tb_u8(tb *b, uint8_t v) { tb_bytes(b, &v, 1); }
-void tb_u16(tb *b, uint16_t v)
-{
-    uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-    tb_bytes(b, x, 2);
-}
-void tb_u32(tb *b, uint32_t v)
-{
-    uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    tb_bytes(b, x, 4);
-}
-void tb_u64(tb *b, uint64_t v)
-{
-    uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    tb_bytes(b, x, 8);
-}
-void tb_varu(tb *b, uint64_t v)
-{
-    do {
-        uint8_t c = v & 0x7f;
-        v >>= 7;
-        if (v)
-            c |= 0x80;
-        tb_u8(b, c);
-    } while (v);
-}
-void tb_utf16z(tb *b, const char *s)
-{
-    for (; *s; s++)
-        tb_u16(b, (uint8_t)*s);
-    tb_u16(b, 0);
-}
-void tb_put32(tb *b, size_t at, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        b->d[at + i] = (uint8_t)(v >> (8 * i));
-}
+void tb_bytes(tb *b, const void *p, size_t n) { VIA_WBUF(b, wb_bytes(&w_, p, n)); }
+void tb_u8(tb *b, uint8_t v) { VIA_WBUF(b, wb_u8(&w_, v)); }
+void tb_u16(tb *b, uint16_t v) { VIA_WBUF(b, wb_u16(&w_, v)); }
+void tb_u32(tb *b, uint32_t v) { VIA_WBUF(b, wb_u32(&w_, v)); }
+void tb_u64(tb *b, uint64_t v) { VIA_WBUF(b, wb_u64(&w_, v)); }
+void tb_varu(tb *b, uint64_t v) { VIA_WBUF(b, wb_varu(&w_, v)); }
+void tb_utf16z(tb *b, const char *s) { VIA_WBUF(b, wb_utf16z(&w_, s)); }
+void tb_put32(tb *b, size_t at, uint32_t v) { VIA_WBUF(b, wb_put32(&w_, at, v)); }
 
 static void type_header(tb *b, const char *name, uint32_t version, uint32_t min_reader)
 {

@@ -22,7 +22,7 @@ void tb_u16(tb *b, uint16_t v);
 void tb_u32(tb *b, uint32_t v);
 void tb_u64(tb *b, uint64_t v);
 void tb_varu(tb *b, uint64_t v);
-void tb_utf16z(tb *b, const char *ascii);
+void tb_utf16z(tb *b, const char *utf8); /* UTF-16LE with a terminator, as the writer encodes */
 void tb_put32(tb *b, size_t at, uint32_t v);
 
 /* "Nettrace" + FastSerialization header + Trace object. */
