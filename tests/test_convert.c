@@ -165,18 +165,15 @@ LTest(convert, all_events_without_metadata_exit_3)
 LTest(convert, v6_keyword_overrides_past_the_metadata_limit)
 {
     enum { N = 70000 };
-    nt_writer_options o;
-    nt_writer_options_default(&o);
-    o.format = 6;
+    const nt_writer_options o = { .format = 6 };
     nt_membuf out = { 0 };
     nt_writer *w = nt_writer_new(&o, nt_membuf_write, &out, NULL);
-    cr_assert(w);
-    nt_event_desc d = { .provider = "Kw-Source", .event_id = 3, .event_name = "" };
-    uint32_t id;
-    cr_assert_eq(nt_writer_define(w, &d, &id), NT_OK);
+    const nt_event_desc d = { .provider = "Kw-Source", .event_id = 3, .event_name = "" };
+    nt_writer_event e = { .thread_id = 7 };
+    cr_assert_eq(nt_writer_define(w, &d, &e.metadata_id), NT_OK);
     for (uint32_t i = 0; i < N; i++) {
-        nt_label l = { .kind = NT_LABEL_KEYWORDS, .value = 0x100000000ull + i };
-        nt_writer_event e = { .metadata_id = id, .thread_id = 7, .timestamp = 1000 + i };
+        const nt_label l = { .kind = NT_LABEL_KEYWORDS, .value = 0x100000000ull + i };
+        e.timestamp = 1000 + i;
         cr_assert_eq(nt_writer_label_list(w, &l, 1, &e.label_list_id), NT_OK, "%s", nt_writer_message(w));
         cr_assert_eq(nt_writer_write_event(w, &e), NT_OK, "%s", nt_writer_message(w));
     }

@@ -428,21 +428,27 @@ LTest(writer_property, random_programs_reread_with_the_same_events_v6)
 
 /* ---- the label-list flush ------------------------------------------------ */
 
+/* A V6 writer (every other option zero: the defaults) with d defined as *id. */
+static nt_writer *v6_writer(nt_membuf *out, const nt_event_desc *d, uint32_t *id)
+{
+    const nt_writer_options o = { .format = 6 };
+    memset(out, 0, sizeof *out);
+    nt_writer *w = nt_writer_new(&o, nt_membuf_write, out, NULL);
+    cr_assert(w);
+    cr_assert_eq(nt_writer_define(w, d, id), NT_OK, "%s", nt_writer_message(w));
+    return w;
+}
+
 /* Activity ids that change at every event make one V6 label list each; the
  * label-list block fills (and is flushed) before anything else was: the flush
  * that wrote the stream header first once reused the buffer holding the new
  * list, and the block declared a list of 0 bytes. */
 LTest(writer_property, activity_ids_changing_20000_times_before_a_flush)
 {
-    nt_writer_options o;
-    nt_writer_options_default(&o);
-    o.format = 6;
-    nt_membuf out = { 0 };
-    nt_writer *w = nt_writer_new(&o, nt_membuf_write, &out, NULL);
-    cr_assert(w);
-    nt_event_desc d = { .provider = "P", .event_id = 1, .event_name = "" };
+    nt_membuf out;
     uint32_t id;
-    cr_assert_eq(nt_writer_define(w, &d, &id), NT_OK);
+    const nt_event_desc d = { .provider = "P", .event_id = 1, .event_name = "" };
+    nt_writer *w = v6_writer(&out, &d, &id);
     expect e = { 0 };
     for (uint32_t i = 0; i < 20000; i++) {
         nt_writer_event ev = { .metadata_id = id, .thread_id = 5, .timestamp = i };
@@ -465,15 +471,10 @@ LTest(writer_property, activity_ids_changing_20000_times_before_a_flush)
  * interval, each used by one event. */
 LTest(writer_property, label_lists_12000_in_one_interval)
 {
-    nt_writer_options o;
-    nt_writer_options_default(&o);
-    o.format = 6;
-    nt_membuf out = { 0 };
-    nt_writer *w = nt_writer_new(&o, nt_membuf_write, &out, NULL);
-    cr_assert(w);
-    nt_event_desc d = { .provider = "P", .event_id = 2, .event_name = "", .version = 1 };
+    nt_membuf out;
     uint32_t id;
-    cr_assert_eq(nt_writer_define(w, &d, &id), NT_OK);
+    const nt_event_desc d = { .provider = "P", .event_id = 2, .event_name = "", .version = 1 };
+    nt_writer *w = v6_writer(&out, &d, &id);
     enum { N = 12000 };
     uint32_t *ids = malloc(N * sizeof *ids);
     cr_assert(ids);

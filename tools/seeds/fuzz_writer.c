@@ -10,6 +10,15 @@
 
 #define W_OK(call) seeds_check(w, (call), #call)
 
+/* Finish and free w, and save what it wrote to out (freed with the seed). */
+static void finish_and_save(nt_writer *w, nt_membuf *out, const char *name)
+{
+    W_OK(nt_writer_finish(w));
+    nt_writer_free(w);
+    tb b = { .d = out->data, .n = out->len, .cap = out->cap };
+    fuzz_save(name, &b);
+}
+
 /* A small sampled process: metadata with fields, typed records of each kind,
  * samples on shared and empty stacks, several threads, sequence points (with
  * V6 flush flags), labels and a removed thread in V6. */
@@ -112,13 +121,7 @@ static void writer_seed(uint32_t format, uint32_t ptr, bool uncompressed, const 
             W_OK(nt_writer_remove_thread(w, 12));
         W_OK(nt_writer_sequence_point(w, ts, format == 6 ? NT_SP_FLUSH_THREADS : 0));
     }
-    W_OK(nt_writer_finish(w));
-    nt_writer_free(w);
-    tb b = { 0 };
-    b.d = out.data;
-    b.n = out.len;
-    b.cap = out.cap;
-    fuzz_save(name, &b); /* frees out.data */
+    finish_and_save(w, &out, name);
 }
 
 /* Regressions for the aggregator and exporters: samples whose stacks are all
@@ -150,13 +153,7 @@ static void writer_hostile_clock(const char *name, bool empty_only)
         hdr.stack_id = empty_only || i % 2 ? s_empty : s_one;
         W_OK(nt_writer_sample(w, &hdr, NT_SAMPLE_MANAGED));
     }
-    W_OK(nt_writer_finish(w));
-    nt_writer_free(w);
-    tb b = { 0 };
-    b.d = out.data;
-    b.n = out.len;
-    b.cap = out.cap;
-    fuzz_save(name, &b);
+    finish_and_save(w, &out, name);
 }
 
 typedef struct cutter {
@@ -164,28 +161,23 @@ typedef struct cutter {
     int methods, modules, assemblies, samples;
 } cutter;
 
+/* The first few records of each kind, as the recording has them. */
 static int cut_method(void *u, const nt_method *m)
 {
     cutter *c = u;
-    if (c->methods++ < 6)
-        nt_writer_method(c->w, NULL, m);
-    return 0;
+    return c->methods++ < 6 ? (nt_writer_method(c->w, NULL, m), 0) : 0;
 }
 
 static int cut_module(void *u, const nt_module *m)
 {
     cutter *c = u;
-    if (c->modules++ < 3)
-        nt_writer_module(c->w, NULL, m);
-    return 0;
+    return c->modules++ < 3 ? (nt_writer_module(c->w, NULL, m), 0) : 0;
 }
 
 static int cut_assembly(void *u, const nt_assembly *a)
 {
     cutter *c = u;
-    if (c->assemblies++ < 3)
-        nt_writer_assembly(c->w, NULL, a);
-    return 0;
+    return c->assemblies++ < 3 ? (nt_writer_assembly(c->w, NULL, a), 0) : 0;
 }
 
 static int cut_sample(void *u, const nt_sample *s)
@@ -228,16 +220,9 @@ static void seed_from_recording(const char *dir, const char *file, uint32_t form
     cb.sample = cut_sample;
     nt_parse_buffer(data, len, &cb, &c, NULL, NULL, 0);
     free(data);
-    nt_writer *w = c.w;
-    W_OK(nt_writer_finish(w));
-    nt_writer_free(w);
-    tb b = { 0 };
-    b.d = out.data;
-    b.n = out.len;
-    b.cap = out.cap;
     char name[512];
     snprintf(name, sizeof name, "cut-v%u-%s", format, file);
-    fuzz_save(name, &b);
+    finish_and_save(c.w, &out, name);
 }
 
 void fuzz_writer_streams(const char *recorded_dir)
