@@ -125,9 +125,24 @@ typedef struct nt_trace_stats {
     size_t memory_peak;         /**< most bytes held while building it */
 } nt_trace_stats;
 
+/**
+ * What a trace may hold; zero fields select the defaults, sized for real traces of many GB.  A breach ends
+ * the build with NT_ERR_LIMIT (nt_trace_stats().status, the message names the limit) and the trace
+ * still holds what was built: every sample read (for max_samples, max_frames while reading) or resolved
+ * (max_variants, max_frames while resolving) before it, in time order.
+ */
+typedef struct nt_trace_limits {
+    uint64_t max_samples;   /**< samples held, 16 bytes each (default 1,073,741,824) */
+    uint64_t max_frames;    /**< IPs of distinct stacks, and frames of resolved stacks, each (default
+                                 67,108,864: a resolved frame takes 28 bytes) */
+    uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
+                                 when code is unloaded and its memory reused (default 1,024) */
+} nt_trace_limits;
+
 /** Options for the one-call entry points; NULL or zeroed selects the defaults. */
 typedef struct nt_trace_options {
     const nt_limits *limits;        /**< parser limits; NULL = defaults */
+    const nt_trace_limits *trace_limits; /**< what the trace may hold; NULL = defaults */
     const nt_allocator *alloc;      /**< NULL = malloc */
     int64_t deadline_ns;            /**< CLOCK_MONOTONIC ns after which reading a file or fd gives up with
                                          NT_ERR_TIMEOUT; 0 = none */
@@ -161,6 +176,8 @@ typedef struct nt_trace_builder nt_trace_builder;
 
 NT_API nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc);
 NT_API void nt_trace_builder_callbacks(nt_callbacks *cb);
+/** Bounds on what the trace may hold (NULL or zero fields: the defaults); call before feeding. */
+NT_API void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits);
 /** stream_status: the parser's final status (recorded in the stats); parser may be NULL. */
 NT_API nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, nt_status stream_status,
                                          nt_trace **out);

@@ -128,3 +128,14 @@ tests_test_map_CPPFLAGS = $(T_CPP)
 tests_test_map_CFLAGS = $(T_CC)
 tests_test_map_LDADD = $(T_LIBS)
 tests_test_map_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_limits
+TESTS += tests/test_trace_limits
+endif
+tests_test_trace_limits_SOURCES = tests/test_trace_limits.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_limits_CPPFLAGS = $(T_CPP)
+tests_test_trace_limits_CFLAGS = $(T_CC)
+tests_test_trace_limits_LDADD = $(T_LIBS)
+tests_test_trace_limits_LDFLAGS = $(T_LINK)

@@ -9,6 +9,7 @@
 #include "trace/build_internal.h"
 #include "common/sort.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     }
     memset(b, 0, sizeof *b);
     b->t = t;
+    nt_trace_builder_set_limits(b, NULL);
     b->sorted = true;
     b->last_ticks = INT64_MIN;
     b->gen = 1;
@@ -37,6 +39,30 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
         b->tcache[i].index = UINT32_MAX;
     t->status = NT_OK;
     return b;
+}
+
+void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits)
+{
+    if (!b)
+        return;
+    memset(&b->lim, 0, sizeof b->lim);
+    if (limits)
+        b->lim = *limits;
+    if (!b->lim.max_samples)
+        b->lim.max_samples = (uint64_t)1 << 30;
+    if (!b->lim.max_frames)
+        b->lim.max_frames = (uint64_t)1 << 26;
+    if (!b->lim.max_variants)
+        b->lim.max_variants = 1024;
+}
+
+int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->fail_msg, sizeof b->fail_msg, fmt, ap);
+    va_end(ap);
+    return tr_fail(b, NT_ERR_LIMIT);
 }
 
 static int on_trace(void *user, const nt_trace_info *info)
@@ -105,8 +131,11 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
             return b->itable[j] - 1;
         j = (j + 1) & (b->itable_cap - 1);
     }
-    if (b->nistacks >= UINT32_MAX - 1 || b->nips + n > UINT32_MAX)
+    if (b->nips + n > b->lim.max_frames || b->nips + n > UINT32_MAX || b->nistacks >= UINT32_MAX - 1) {
+        tr_fail_limit(b, "more than %llu IPs in distinct stacks (nt_trace_limits.max_frames)",
+                      (unsigned long long)b->lim.max_frames);
         return UINT32_MAX;
+    }
     if (!nt_mem_reserve(m, (void **)&b->ips, &b->ips_cap, b->nips + n, sizeof *b->ips) ||
         !GROW(m, b->istacks, b->nistacks, b->istacks_cap))
         return UINT32_MAX;
@@ -158,7 +187,7 @@ static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s,
     uint32_t st = intern_stack(b, n ? s->stack->ips : NULL, n);
     if (st != UINT32_MAX && n)
         *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
-    if (st == UINT32_MAX)
+    if (st == UINT32_MAX && !b->failed)
         tr_fail(b, NT_ERR_NOMEM);
     return st;
 }
@@ -188,12 +217,19 @@ static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_th
 static TR_SLOW_PATH bool sample_chunk_slow(nt_trace_builder *b)
 {
     nt_trace *t = b->t;
+    if (t->nsamples >= b->lim.max_samples) {
+        tr_fail_limit(b, "more than %llu samples (nt_trace_limits.max_samples)",
+                      (unsigned long long)b->lim.max_samples);
+        return false;
+    }
     if (!add_sample_chunk(t)) {
         tr_fail(b, NT_ERR_NOMEM);
         return false;
     }
+    /* The chunk's free part ends at the limit, so the slow path sees it exactly. */
+    uint64_t room = b->lim.max_samples - t->nsamples;
     b->sfill = t->schunks[t->nschunks - 1];
-    b->send = b->sfill + TR_SCHUNK;
+    b->send = b->sfill + (room < TR_SCHUNK ? room : TR_SCHUNK);
     return true;
 }
 
@@ -323,6 +359,9 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     } else if (stream_status != NT_OK) {
         snprintf(t->message, sizeof t->message, "%s", nt_status_describe(stream_status));
     }
+    /* The parser would only say that a callback stopped it: say which limit. */
+    if (b->failed && b->fail_status == NT_ERR_LIMIT && b->fail_msg[0] && stream_status == NT_ERR_LIMIT)
+        snprintf(t->message, sizeof t->message, "%s", b->fail_msg);
     if (b->failed && (b->fail_status == NT_ERR_NOMEM)) {
         st = NT_ERR_NOMEM;
         goto fail;

@@ -50,6 +50,8 @@ struct nt_trace_builder {
     nt_trace *t;
     bool failed;            /* out of memory or a table limit: the parse was stopped */
     nt_status fail_status;
+    char fail_msg[160];     /* which limit, when fail_status is NT_ERR_LIMIT */
+    nt_trace_limits lim;    /* defaults filled in */
     bool sorted;
     int64_t last_ticks;
 
@@ -119,6 +121,13 @@ static inline int tr_fail(nt_trace_builder *b, nt_status s)
     b->fail_status = s;
     return 1;
 }
+
+/* A limit of nt_trace_limits reached: what (printf-style) goes to the message. */
+int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* The hash of a 256-byte line of code addresses (the DCEnd filter). */
 static inline uint32_t line_hash(uint64_t line)

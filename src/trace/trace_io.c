@@ -39,6 +39,7 @@ static nt_status begin(const nt_trace_options *opt, nt_trace_builder **b, nt_par
     *b = nt_trace_builder_new(alloc);
     if (!*b)
         return NT_ERR_NOMEM;
+    nt_trace_builder_set_limits(*b, opt ? opt->trace_limits : NULL);
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
     *p = nt_parser_new(&cb, *b, opt ? opt->limits : NULL, alloc);
@@ -71,6 +72,8 @@ static nt_status end(nt_trace_builder *b, nt_parser *p, nt_status s, nt_trace **
         return fs;
     }
     *out = t;
+    if (t->status != NT_OK)
+        set_msg(msg, msg_size, nt_trace_message(t)); /* the parser's, or the limit the build reached */
     return t->status;
 }
 
