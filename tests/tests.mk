@@ -139,3 +139,14 @@ tests_test_trace_limits_CPPFLAGS = $(T_CPP)
 tests_test_trace_limits_CFLAGS = $(T_CC)
 tests_test_trace_limits_LDADD = $(T_LIBS)
 tests_test_trace_limits_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_cost
+TESTS += tests/test_trace_cost
+endif
+tests_test_trace_cost_SOURCES = tests/test_trace_cost.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_cost_CPPFLAGS = $(T_CPP)
+tests_test_trace_cost_CFLAGS = $(T_CC)
+tests_test_trace_cost_LDADD = $(T_LIBS)
+tests_test_trace_cost_LDFLAGS = $(T_LINK)

@@ -208,13 +208,15 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             bool timeless = true;
             for (uint32_t k = 0; k < is->count; k++) {
                 uint32_t fx = fixed[ids[k]];
-                if (fx < TR_VARIES) {
+                /* No record (NT_TRACE_NO_METHOD) is as fixed as one record. */
+                if (fx < TR_VARIES || fx == NT_TRACE_NO_METHOD) {
                     pick[k] = fx;
                     continue;
                 }
                 uint32_t nc;
                 const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
                 pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
+                t->symbol_lookups++;
                 timeless = timeless && fx == TR_VARIES_TIMELESS;
             }
             if (r->state == 0)

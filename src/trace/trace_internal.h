@@ -103,6 +103,7 @@ struct nt_trace {
 
     uint64_t samples_unknown_stack, jit_records, rundown_records, unload_records;
     uint64_t total_frames, resolved_frames;
+    uint64_t symbol_lookups;   /* address x time lookups resolution made (tests bound them) */
 };
 
 /* symbols.c */
