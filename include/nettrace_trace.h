@@ -65,6 +65,9 @@ typedef struct nt_trace_sample {
     uint32_t stack_index;     /**< index for nt_trace_stack_at */
     uint32_t frame_count;
     const nt_frame *frames;   /**< innermost first; NULL when frame_count is 0 */
+    uint64_t count;           /**< samples this one stands for: 1, or with nt_trace_options.aggregate the
+                                   samples of one stack, thread and type counted together (timestamp is
+                                   then the first one's) */
 } nt_trace_sample;
 
 /** A method record sampled addresses resolve against (one code extent of one method). */
@@ -149,6 +152,14 @@ typedef struct nt_trace_options {
     /** Called after each chunk a file or fd read (bytes consumed, total if known else 0); may be NULL. */
     void (*progress)(void *user, uint64_t done, uint64_t total);
     void *progress_user;
+    /** Count samples per (stack, thread, type) while reading instead of keeping each one: memory then
+     *  follows the distinct stacks, not the samples.  Such a trace serves nt_top_build,
+     *  nt_export_folded and nt_export_pprof (by count or by time) with the same results; its samples
+     *  are the counts (nt_trace_sample.count), and speedscope or a time window is NT_ERR_INVALID_ARG.
+     *  When the counts cannot follow the clock exactly (samples delivered out of time order around a
+     *  load or unload of their code), the input is read again sample by sample: a pipe is therefore
+     *  read sample by sample from the start. */
+    bool aggregate;
 } nt_trace_options;
 
 /*
@@ -176,6 +187,9 @@ typedef struct nt_trace_builder nt_trace_builder;
 
 NT_API nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc);
 NT_API void nt_trace_builder_callbacks(nt_callbacks *cb);
+/** Count samples instead of keeping them, as nt_trace_options.aggregate (call before feeding); when
+ *  nt_trace_counts_exact is then false for the finished trace, build it again without counting. */
+NT_API void nt_trace_builder_count_samples(nt_trace_builder *b);
 /** Bounds on what the trace may hold (NULL or zero fields: the defaults); call before feeding. */
 NT_API void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits);
 /** stream_status: the parser's final status (recorded in the stats); parser may be NULL. */
@@ -205,6 +219,8 @@ NT_API bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint
 NT_API size_t nt_trace_thread_count(const nt_trace *t);
 NT_API uint64_t nt_trace_thread_id(const nt_trace *t, size_t i);
 NT_API void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *out);
+/** False when the trace counted its samples (aggregate) and the counts could not follow the clock exactly. */
+NT_API bool nt_trace_counts_exact(const nt_trace *t);
 /** The parser's message when the stream did not read cleanly ("" otherwise). */
 NT_API const char *nt_trace_message(const nt_trace *t);
 NT_API void nt_trace_free(nt_trace *t);

@@ -150,3 +150,14 @@ tests_test_trace_cost_CPPFLAGS = $(T_CPP)
 tests_test_trace_cost_CFLAGS = $(T_CC)
 tests_test_trace_cost_LDADD = $(T_LIBS)
 tests_test_trace_cost_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_count
+TESTS += tests/test_trace_count
+endif
+tests_test_trace_count_SOURCES = tests/test_trace_count.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_count_CPPFLAGS = $(T_CPP)
+tests_test_trace_count_CFLAGS = $(T_CC)
+tests_test_trace_count_LDADD = $(T_LIBS)
+tests_test_trace_count_LDFLAGS = $(T_LINK)

@@ -217,6 +217,10 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                 const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
                 pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
                 t->symbol_lookups++;
+                /* Counted samples resolve at their first one's time: right only when no
+                 * record's time falls among theirs. */
+                if (t->agg && !tr_symbols_steady(t->methods, c, nc, s->ticks, t->agg[i].last_ticks))
+                    t->inexact = true;
                 timeless = timeless && fx == TR_VARIES_TIMELESS;
             }
             if (r->state == 0)
@@ -278,14 +282,19 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             }
         }
         s->stack = rid;
-        total += t->stacks[rid].count;
-        resolved += t->stacks[rid].resolved;
+        total += t->stacks[rid].count * tr_count(t, i);
+        resolved += t->stacks[rid].resolved * tr_count(t, i);
     }
     t->total_frames += total;
     t->resolved_frames += resolved;
     if (cut != SIZE_MAX) {
         /* What was resolved is delivered: the samples before the cut. */
         t->nsamples = cut;
+        if (t->agg) {
+            t->total_samples = 0;
+            for (size_t i = 0; i < cut; i++)
+                t->total_samples += t->agg[i].count;
+        }
         t->status = NT_ERR_LIMIT;
     }
     /* The frames are the largest allocation: give back the scratch first. */

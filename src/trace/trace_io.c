@@ -33,13 +33,15 @@ static int64_t mono_ns(void)
 }
 
 /* Start a parser whose callbacks build a trace. */
-static nt_status begin(const nt_trace_options *opt, nt_trace_builder **b, nt_parser **p)
+static nt_status begin(const nt_trace_options *opt, bool aggregate, nt_trace_builder **b, nt_parser **p)
 {
     const nt_allocator *alloc = opt ? opt->alloc : NULL;
     *b = nt_trace_builder_new(alloc);
     if (!*b)
         return NT_ERR_NOMEM;
     nt_trace_builder_set_limits(*b, opt ? opt->trace_limits : NULL);
+    if (aggregate)
+        nt_trace_builder_count_samples(*b);
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
     *p = nt_parser_new(&cb, *b, opt ? opt->limits : NULL, alloc);
@@ -77,15 +79,24 @@ static nt_status end(nt_trace_builder *b, nt_parser *p, nt_status s, nt_trace **
     return t->status;
 }
 
-nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_options *opt, nt_trace **out,
-                               char *msg, size_t msg_size)
+/* An aggregated trace whose counts could not follow the clock is built
+ * again sample by sample (the caller re-reads the input). */
+static bool again(nt_trace **out)
 {
-    if (!out || (!data && len))
-        return NT_ERR_INVALID_ARG;
+    if (!*out || !(*out)->inexact)
+        return false;
+    nt_trace_free(*out);
+    *out = NULL;
+    return true;
+}
+
+static nt_status from_buffer(const void *data, size_t len, const nt_trace_options *opt, bool aggregate,
+                             nt_trace **out, char *msg, size_t msg_size)
+{
     *out = NULL;
     nt_trace_builder *b;
     nt_parser *p;
-    nt_status s = begin(opt, &b, &p);
+    nt_status s = begin(opt, aggregate, &b, &p);
     if (s != NT_OK) {
         set_msg(msg, msg_size, "out of memory");
         return s;
@@ -96,14 +107,25 @@ nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_opti
     return end(b, p, s, out, msg, msg_size);
 }
 
-nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, char *msg, size_t msg_size)
+nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_options *opt, nt_trace **out,
+                               char *msg, size_t msg_size)
 {
-    if (!out || fd < 0)
+    if (!out || (!data && len))
         return NT_ERR_INVALID_ARG;
+    bool aggregate = opt && opt->aggregate;
+    nt_status s = from_buffer(data, len, opt, aggregate, out, msg, msg_size);
+    if (aggregate && again(out))
+        s = from_buffer(data, len, opt, false, out, msg, msg_size);
+    return s;
+}
+
+static nt_status from_fd(int fd, const nt_trace_options *opt, bool aggregate, nt_trace **out, char *msg,
+                         size_t msg_size)
+{
     *out = NULL;
     nt_trace_builder *b;
     nt_parser *p;
-    nt_status s = begin(opt, &b, &p);
+    nt_status s = begin(opt, aggregate, &b, &p);
     if (s != NT_OK) {
         set_msg(msg, msg_size, "out of memory");
         return s;
@@ -173,6 +195,23 @@ nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, 
     }
     nt_mem_free(&m, raw, chunk + TR_READ_ALIGN);
     return end(b, p, s, out, msg, msg_size);
+}
+
+nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, char *msg, size_t msg_size)
+{
+    if (!out || fd < 0)
+        return NT_ERR_INVALID_ARG;
+    /* Counting needs a second read when it cannot be exact: only where the input can be read again. */
+    off_t start = opt && opt->aggregate ? lseek(fd, 0, SEEK_CUR) : -1;
+    nt_status s = from_fd(fd, opt, start >= 0, out, msg, msg_size);
+    if (start >= 0 && again(out)) {
+        if (lseek(fd, start, SEEK_SET) != start) {
+            set_msg(msg, msg_size, strerror(errno));
+            return NT_ERR_IO;
+        }
+        s = from_fd(fd, opt, false, out, msg, msg_size);
+    }
+    return s;
 }
 
 nt_status nt_trace_from_file(const char *path, const nt_trace_options *opt, nt_trace **out, char *msg,
