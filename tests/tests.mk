@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_corpus
-TESTS += tests/test_parser tests/test_corpus
+check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
+TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -20,6 +20,24 @@ tests_test_parser_CPPFLAGS = $(T_CPP)
 tests_test_parser_CFLAGS = $(T_CC)
 tests_test_parser_LDADD = $(T_LIBS)
 tests_test_parser_LDFLAGS = $(T_LINK)
+
+tests_test_feed_fd_SOURCES = tests/test_feed_fd.c
+tests_test_feed_fd_CPPFLAGS = $(T_CPP)
+tests_test_feed_fd_CFLAGS = $(T_CC)
+tests_test_feed_fd_LDADD = $(T_LIBS)
+tests_test_feed_fd_LDFLAGS = $(T_LINK)
+
+tests_test_time_ns_SOURCES = tests/test_time_ns.c tests/support/streams.c tests/support/streams.h
+tests_test_time_ns_CPPFLAGS = $(T_CPP)
+tests_test_time_ns_CFLAGS = $(T_CC)
+tests_test_time_ns_LDADD = $(T_LIBS)
+tests_test_time_ns_LDFLAGS = $(T_LINK)
+
+tests_test_utf8_SOURCES = tests/test_utf8.c
+tests_test_utf8_CPPFLAGS = $(T_CPP)
+tests_test_utf8_CFLAGS = $(T_CC)
+tests_test_utf8_LDADD = $(T_LIBS)
+tests_test_utf8_LDFLAGS = $(T_LINK)
 
 tests_test_corpus_SOURCES = tests/test_corpus.c
 tests_test_corpus_CPPFLAGS = $(T_CPP)
