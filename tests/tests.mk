@@ -179,3 +179,36 @@ tests_test_map_CPPFLAGS = $(T_CPP)
 tests_test_map_CFLAGS = $(T_CC)
 tests_test_map_LDADD = $(T_LIBS)
 tests_test_map_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_limits
+TESTS += tests/test_trace_limits
+endif
+tests_test_trace_limits_SOURCES = tests/test_trace_limits.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_limits_CPPFLAGS = $(T_CPP)
+tests_test_trace_limits_CFLAGS = $(T_CC)
+tests_test_trace_limits_LDADD = $(T_LIBS)
+tests_test_trace_limits_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_cost
+TESTS += tests/test_trace_cost
+endif
+tests_test_trace_cost_SOURCES = tests/test_trace_cost.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_cost_CPPFLAGS = $(T_CPP)
+tests_test_trace_cost_CFLAGS = $(T_CC)
+tests_test_trace_cost_LDADD = $(T_LIBS)
+tests_test_trace_cost_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_count
+TESTS += tests/test_trace_count
+endif
+tests_test_trace_count_SOURCES = tests/test_trace_count.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_count_CPPFLAGS = $(T_CPP)
+tests_test_trace_count_CFLAGS = $(T_CC)
+tests_test_trace_count_LDADD = $(T_LIBS)
+tests_test_trace_count_LDFLAGS = $(T_LINK)

@@ -114,7 +114,9 @@ int cmd_stacks(int argc, char **argv)
     const char *base = strrchr(path, '/');
     eo.name = base ? base + 1 : path;
     nt_trace *t;
-    int rc = cli_trace_load(path, &t);
+    /* Folded and pprof need counts per stack only, unless a time window cuts samples. */
+    bool count = export != nt_export_speedscope && !eo.has_from && !eo.has_to;
+    int rc = cli_trace_load(path, count, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);
