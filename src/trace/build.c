@@ -436,6 +436,11 @@ static void builder_release(nt_trace_builder *b)
     b->ipu = NULL;
     b->uaddr_cap = b->ipu_cap = b->nuaddr = 0;
     tr_cold_release(b);
+    for (int k = 0; k < 3; k++) {
+        nt_mem_free(m, b->conv[k], b->conv_cap[k]);
+        b->conv[k] = NULL;
+        b->conv_cap[k] = 0;
+    }
     nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
     nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
     nt_mem_free(m, b->pend_ticks, b->pend_cap * sizeof *b->pend_ticks);

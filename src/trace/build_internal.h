@@ -23,11 +23,12 @@ typedef struct tr_idcache {
 typedef struct tr_cold {
     uint64_t start, method_id, module_id, rejit_id;
     int64_t timestamp, until;
-    const char *str;        /* "name\0signature\0" in the cold arena */
+    const char *str;        /* "name\0signature\0" in the cold arena; wide: two spans (cold_span) */
     const char *type;       /* in the cold arena, shared by runs of one type */
     uint32_t size, flags, token;
     uint32_t hot_before;    /* records kept directly that came before it: its place in stream order */
     uint8_t source;
+    bool wide;              /* the parser gave lazy names: the strings are kept as UTF-16, unconverted */
 } tr_cold;
 
 #define TR_COLD_CHUNK 256u                  /* records a chunk */
@@ -90,6 +91,10 @@ struct nt_trace_builder {
     char **cstr_chunks;
     size_t ncstr_chunks, cstr_chunks_cap;
     const char *cold_last_type;
+    bool cold_last_wide;
+    /* Lazy names converted for a record being kept: one buffer per string of a record. */
+    char *conv[3];
+    size_t conv_cap[3];
     /* A bit for each hash of the 256-byte lines of the addresses looked up
      * so far (frame 0 as is, return addresses minus one): a DCEnd record
      * whose lines' bits are all clear lies near no sample and is dropped at
