@@ -239,53 +239,63 @@ void nt_trace_builder_count_samples(nt_trace_builder *b)
         b->aggregate = true;
 }
 
+/* Room for thread index th in the pending samples. */
+static bool grow_pending(nt_trace_builder *b, uint32_t th)
+{
+    size_t old = b->pend_cap;
+    if (!nt_mem_reserve(&b->t->mem, (void **)&b->pend, &b->pend_cap, (size_t)th + 1, sizeof *b->pend))
+        return false;
+    memset(b->pend + old, 0, (b->pend_cap - old) * sizeof *b->pend);
+    return true;
+}
+
 /* aggregate: the sample counted into its entry, and the time from the
  * thread's previous sample added to that one's entry. */
-static TR_SLOW_PATH int count_sample(nt_trace_builder *b, int64_t ticks, uint32_t istack, uint32_t thread_type)
+static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack, uint32_t thread_type)
 {
     nt_trace *t = b->t;
     nt_mem *m = &t->mem;
-    bool added;
-    uint64_t *slot = nt_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
-    if (!slot)
+    int64_t ticks = s->timestamp;
+    uint32_t th = thread_type & 0xFFFFFFu;
+    if (th >= b->pend_cap && !grow_pending(b, th))
         return tr_fail(b, NT_ERR_NOMEM);
-    if (added) {
-        if (b->nentries >= b->lim.max_samples)
-            return tr_fail_limit(b, "more than %llu sample entries (nt_trace_limits.max_samples)",
-                                 (unsigned long long)b->lim.max_samples);
-        if (!GROW(m, b->entries, b->nentries, b->entries_cap))
+    /* A thread's samples mostly repeat its previous stack: its entry, without the map. */
+    tr_pending *pd = &b->pend[th];
+    uint32_t idx = pd->entry - 1;
+    tr_entry *e = pd->entry ? &b->entries[idx] : NULL;
+    if (!e || e->istack != istack || e->thread_type != thread_type || e->epoch != b->epoch) {
+        bool added;
+        uint64_t *slot = nt_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
+        if (!slot)
             return tr_fail(b, NT_ERR_NOMEM);
-        *slot = b->nentries;
-        b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type };
+        if (added) {
+            if (b->nentries >= b->lim.max_samples)
+                return tr_fail_limit(b, "more than %llu sample entries (nt_trace_limits.max_samples)",
+                                     (unsigned long long)b->lim.max_samples);
+            if (!GROW(m, b->entries, b->nentries, b->entries_cap))
+                return tr_fail(b, NT_ERR_NOMEM);
+            *slot = b->nentries;
+            b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type, b->epoch };
+        }
+        idx = (uint32_t)*slot;
+        e = &b->entries[idx];
     }
-    uint32_t idx = (uint32_t)*slot;
-    tr_entry *e = &b->entries[idx];
     e->count++;
     if (ticks < e->first_ticks) {
         e->first_ticks = ticks;
         e->first_seq = b->seq;
     }
     e->last_ticks = ticks > e->last_ticks ? ticks : e->last_ticks;
-    uint32_t th = thread_type & 0xFFFFFFu;
-    if (th >= b->pend_cap) {
-        size_t old = b->pend_cap, cap = old;
-        if (!nt_mem_reserve(m, (void **)&b->pend, &cap, (size_t)th + 1, sizeof *b->pend))
-            return tr_fail(b, NT_ERR_NOMEM);
-        size_t cap2 = old;
-        if (!nt_mem_reserve(m, (void **)&b->pend_ticks, &cap2, cap, sizeof *b->pend_ticks))
-            return tr_fail(b, NT_ERR_NOMEM);
-        memset(b->pend + old, 0, (cap - old) * sizeof *b->pend);
-        b->pend_cap = cap;
-    }
-    if (b->pend[th]) {
+    if (pd->entry) {
         /* A thread's samples out of time order would weigh differently once sorted. */
-        if (ticks < b->pend_ticks[th])
+        if (ticks < pd->ticks)
             t->inexact = true;
-        tr_entry *prev = &b->entries[b->pend[th] - 1];
-        prev->wall_ns = tr_add_weight(prev->wall_ns, tr_gap_ns(t->info.qpc_frequency, b->pend_ticks[th], ticks));
+        tr_entry *prev = &b->entries[pd->entry - 1];
+        /* The parser's time_ns is the printed time (nt_ticks_to_ns), so the gap is that of the printed times. */
+        uint64_t d = s->time_ns > pd->ns ? (uint64_t)s->time_ns - (uint64_t)pd->ns : 0;
+        prev->wall_ns = tr_add_weight(prev->wall_ns, d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d);
     }
-    b->pend[th] = idx + 1;
-    b->pend_ticks[th] = ticks;
+    *pd = (tr_pending){ idx + 1, ticks, s->time_ns };
     b->seq++;
     t->total_samples++;
     return 0;
@@ -310,8 +320,8 @@ static bool entries_to_samples(nt_trace_builder *b)
     nt_map_free(m, &b->entry_index);
     int64_t last_weight = tr_default_ns(&t->info);
     for (size_t th = 0; th < b->pend_cap; th++)
-        if (b->pend[th])
-            b->entries[b->pend[th] - 1].wall_ns = tr_add_weight(b->entries[b->pend[th] - 1].wall_ns, last_weight);
+        if (b->pend[th].entry)
+            b->entries[b->pend[th].entry - 1].wall_ns = tr_add_weight(b->entries[b->pend[th].entry - 1].wall_ns, last_weight);
     tr_entry *tmp = nt_mem_alloc(m, (n ? n : 1) * sizeof *tmp);
     t->agg = nt_mem_alloc(m, (n ? n : 1) * sizeof *t->agg);
     t->agg_cap = t->agg ? (n ? n : 1) : 0;
@@ -331,10 +341,8 @@ static bool entries_to_samples(nt_trace_builder *b)
     }
     nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
     nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
-    nt_mem_free(m, b->pend_ticks, b->pend_cap * sizeof *b->pend_ticks);
     b->entries = NULL;
     b->pend = NULL;
-    b->pend_ticks = NULL;
     b->entries_cap = b->pend_cap = 0;
     b->sorted = true;
     return true;
@@ -363,7 +371,7 @@ static int on_sample(void *user, const nt_sample *s)
         return 1;
     uint32_t type = s->type > 254 ? 255 : s->type;
     if (b->aggregate)
-        return count_sample(b, s->timestamp, st, th | (type << 24));
+        return count_sample(b, s, st, th | (type << 24));
     if (b->sfill == b->send && !sample_chunk_slow(b))
         return 1;
     *b->sfill++ = (tr_sample){ s->timestamp, st, th | (type << 24) };
@@ -443,11 +451,9 @@ static void builder_release(nt_trace_builder *b)
     }
     nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
     nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
-    nt_mem_free(m, b->pend_ticks, b->pend_cap * sizeof *b->pend_ticks);
     nt_map_free(m, &b->entry_index);
     b->entries = NULL;
     b->pend = NULL;
-    b->pend_ticks = NULL;
     b->entries_cap = b->pend_cap = 0;
     b->ips = NULL;
     b->istacks = NULL;

@@ -55,7 +55,14 @@ typedef struct tr_entry {
     uint64_t count;
     int64_t wall_ns;
     uint32_t istack, thread_type;
+    uint32_t epoch;
 } tr_entry;
+
+/* With aggregate: a thread's latest sample, whose weight by time waits for the next one. */
+typedef struct tr_pending {
+    uint32_t entry;         /* its entry + 1, 0 = none yet */
+    int64_t ticks, ns;
+} tr_pending;
 
 struct nt_trace_builder {
     nt_trace *t;
@@ -121,8 +128,8 @@ struct nt_trace_builder {
     size_t nentries, entries_cap;
     nt_map entry_index;     /* istack << 32 | thread_type -> entry, this epoch */
     uint64_t seq;
-    uint32_t *pend;         /* thread index -> its latest sample's entry + 1 (0 none) */
-    int64_t *pend_ticks;    /* ... and that sample's ticks */
+    tr_pending *pend;       /* by thread index: its latest sample */
+    uint32_t epoch;         /* loads and unloads at sampled addresses so far */
     size_t pend_cap;
 };
 

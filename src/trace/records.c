@@ -48,8 +48,10 @@ static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t si
 void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size)
 {
     /* Samples from here on resolve against this record too: count them apart. */
-    if (maybe_sampled(b, start, size))
+    if (maybe_sampled(b, start, size)) {
         nt_map_free(&b->t->mem, &b->entry_index);
+        b->epoch++;
+    }
 }
 
 /* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
