@@ -220,7 +220,7 @@ static void budget_free(void *ctx, void *p)
 
 Test(trace_window, out_of_memory_is_reported)
 {
-    budget bud = { 64 * 1024 };
+    budget bud = { 256 * 1024 };
     nt_allocator al = { budget_realloc, budget_free, &bud };
     nt_trace_window *w = nt_trace_window_new(NULL, &al);
     cr_assert_not_null(w);

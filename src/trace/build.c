@@ -37,6 +37,9 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     b->gen = 1;
     for (size_t i = 0; i < TR_TCACHE; i++)
         b->tcache[i].index = UINT32_MAX;
+    for (size_t i = 0; i < TR_ACACHE; i++)
+        b->acache[i].id = UINT32_MAX;
+    nt_hash_key_init(&b->stack_key, b);
     t->status = NT_OK;
     return b;
 }
@@ -74,13 +77,13 @@ static int on_trace(void *user, const nt_trace_info *info)
 }
 
 /* Every sample whose stack id is new to the id cache hashes its whole stack
- * (tens of frames): four independent lanes let the multiplies overlap, and
- * the final mix brings the high bits down to the table index. */
-static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
+ * (tens of frames): four independent lanes let the multiplies overlap.  The
+ * stacks come from the input, so the lanes start from the builder's secret
+ * key and SipHash finishes: which stacks share a slot cannot be chosen. */
+static uint64_t hash_ips(const nt_hash_key *key, const uint64_t *ips, uint32_t n)
 {
     const uint64_t k = 0xff51afd7ed558ccdull;
-    uint64_t h0 = 0x9E3779B97F4A7C15ull ^ n, h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull,
-             h3 = 0x27D4EB2F165667C5ull;
+    uint64_t h0 = key->v0 ^ n, h1 = key->v1, h2 = key->v2, h3 = key->v3;
     uint32_t i = 0;
     for (; i + 4 <= n; i += 4) {
         h0 = (h0 ^ ips[i]) * k;
@@ -90,11 +93,7 @@ static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
     }
     for (; i < n; i++)
         h0 = (h0 ^ ips[i]) * k;
-    uint64_t h = h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17);
-    h ^= h >> 32;
-    h *= k;
-    h ^= h >> 29;
-    return h;
+    return nt_hash_u64(key, h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17));
 }
 
 static bool itable_grow(nt_trace_builder *b)
@@ -123,10 +122,11 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
     nt_mem *m = &b->t->mem;
     if ((b->nistacks + 1) * 2 > b->itable_cap && !itable_grow(b))
         return UINT32_MAX;
-    uint64_t h = hash_ips(ips, n);
+    uint64_t h = hash_ips(&b->stack_key, ips, n);
     size_t j = (size_t)h & (b->itable_cap - 1);
     while (b->itable[j]) {
         const tr_istack *s = &b->istacks[b->itable[j] - 1];
+        b->t->stack_probes++;
         if (s->hash == h && s->count == n && (n == 0 || memcmp(b->ips + s->off, ips, n * sizeof *ips) == 0))
             return b->itable[j] - 1;
         j = (j + 1) & (b->itable_cap - 1);
@@ -145,7 +145,10 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
         return UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
         uint64_t a = ips[k] - (k ? 1 : 0);
-        uint32_t id = tr_index(&b->addr_ids, a);
+        /* New stacks share most frames with earlier ones: a direct-mapped
+         * cache in front of the map (its slot from the keyed map's hash). */
+        tr_addr_slot *as = &b->acache[(a * 0x9E3779B97F4A7C15ull ^ b->stack_key.v1) >> (64 - TR_ACACHE_BITS)];
+        uint32_t id = as->addr == a && as->id != UINT32_MAX ? as->id : tr_index(&b->addr_ids, a);
         if (id == UINT32_MAX) {
             if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
                 !nt_map_set(m, &b->addr_ids, a, (uint32_t)b->nuaddr))
@@ -155,6 +158,7 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
             id = (uint32_t)b->nuaddr;
             b->uaddr[b->nuaddr++] = a;
         }
+        *as = (tr_addr_slot){ a, id };
         b->ipu[b->nips + k] = id;
     }
     b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };

@@ -5,6 +5,7 @@
 #define NT_TRACE_BUILD_INTERNAL_H
 
 #include "trace/trace_internal.h"
+#include "common/hash.h"
 
 typedef struct tr_istack {
     uint64_t hash;
@@ -64,6 +65,14 @@ typedef struct tr_pending {
     int64_t ticks, ns;
 } tr_pending;
 
+/* Address -> index in uaddr, direct-mapped in front of addr_ids. */
+#define TR_ACACHE_BITS 10u
+#define TR_ACACHE (1u << TR_ACACHE_BITS)
+typedef struct tr_addr_slot {
+    uint64_t addr;
+    uint32_t id;            /* UINT32_MAX = empty */
+} tr_addr_slot;
+
 struct nt_trace_builder {
     nt_trace *t;
     bool failed;            /* out of memory or a table limit: the parse was stopped */
@@ -118,6 +127,8 @@ struct nt_trace_builder {
     uint32_t *ipu;
     size_t ipu_cap;
     nt_map addr_ids;        /* address -> index in uaddr */
+    tr_addr_slot acache[TR_ACACHE];
+    nt_hash_key stack_key;  /* the interned stacks' table is keyed (hash_ips) */
 
     /* aggregate: entries instead of samples; a load or unload of code at a
      * sampled address starts new entries (an epoch), so the samples of one
