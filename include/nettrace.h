@@ -94,6 +94,15 @@ typedef struct nt_allocator {
     void *ctx;
 } nt_allocator;
 
+/**
+ * A byte sink, the one output type of the library: the writer
+ * (nt_writer_new), the exporters (nt_export_*) and sessions
+ * (nt_session_options.sink) hand it consecutive chunks in order.  Take all
+ * len bytes and return 0; non-zero stops the caller, which then returns the
+ * status its documentation names (NT_ERR_IO, or NT_ERR_STOPPED for a session).
+ */
+typedef int (*nt_sink_fn)(void *user, const void *data, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* Limits                                                                    */
 /* ------------------------------------------------------------------------ */

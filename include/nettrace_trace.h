@@ -229,8 +229,8 @@ NT_API void nt_trace_free(nt_trace *t);
 /* Exporters                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/** Output sink: write len bytes, return 0 on success (non-zero stops the export with NT_ERR_IO). */
-typedef int (*nt_write_fn)(void *user, const void *data, size_t len);
+/* The exporters write through an nt_sink_fn (nettrace.h): a non-zero return
+ * stops the export with NT_ERR_IO. */
 
 typedef enum nt_weight {
     NT_WEIGHT_SAMPLES = 0,  /**< each sample counts 1 */
@@ -249,12 +249,12 @@ typedef struct nt_export_options {
 } nt_export_options;
 
 /** Folded stacks for flamegraph.pl: "root;...;leaf weight\n", identical stacks merged, sorted. */
-NT_API nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user);
+NT_API nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 /** Speedscope JSON: one sampled profile per thread. */
-NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_write_fn w,
+NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w,
                                       void *user);
 /** pprof: gzipped profile.proto with sample counts and wall time (ns). */
-NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user);
+NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 
 /**
  * A frame's display name: "<assembly simple name>!<type>.<method>" ("?" for an

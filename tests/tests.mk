@@ -117,8 +117,8 @@ clean-live-workload:
 
 # ---- writer ----
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_writer tests/test_v6
-TESTS += tests/test_writer tests/test_v6
+check_PROGRAMS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_writer_tables tests/test_convert
+TESTS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_writer_tables tests/test_convert
 endif
 tests_test_writer_SOURCES = tests/test_writer.c tests/support/writer_rec.c tests/support/writer_rec.h
 tests_test_writer_CPPFLAGS = $(T_CPP)
@@ -132,9 +132,30 @@ tests_test_v6_CFLAGS = $(T_CC)
 tests_test_v6_LDADD = $(T_LIBS)
 tests_test_v6_LDFLAGS = $(T_LINK)
 
+tests_test_writer_property_SOURCES = tests/test_writer_property.c
+tests_test_writer_property_CPPFLAGS = $(T_CPP)
+tests_test_writer_property_CFLAGS = $(T_CC)
+tests_test_writer_property_LDADD = $(T_LIBS)
+tests_test_writer_property_LDFLAGS = $(T_LINK)
+
+tests_test_writer_tables_SOURCES = tests/test_writer_tables.c
+tests_test_writer_tables_CPPFLAGS = $(T_CPP)
+tests_test_writer_tables_CFLAGS = $(T_CC)
+tests_test_writer_tables_LDADD = $(T_LIBS)
+tests_test_writer_tables_LDFLAGS = $(T_LINK)
+
+tests_test_convert_SOURCES = tests/test_convert.c tests/support/streams.c tests/support/streams.h
+tests_test_convert_CPPFLAGS = $(T_CPP)
+tests_test_convert_CFLAGS = $(T_CC)
+tests_test_convert_LDADD = $(T_LIBS)
+tests_test_convert_LDFLAGS = $(T_LINK)
+
 # nettrace convert round trips over the seeds (and the shared corpus when present)
 TESTS += tests/test_v6_convert.sh tests/test_writer_seeds.sh
-EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh
+
+# No cycle among the library's units (symbol level), and the checker itself on made-up libraries.
+TESTS += tools/check-cycles.sh tests/check_cycles.sh
+EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh tests/check_cycles.sh
 
 # ---- hostile input (crafted streams against every layer) ----
 if HAVE_CRITERION

@@ -91,7 +91,7 @@ int cmd_stacks(int argc, char **argv)
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
     }
-    nt_status (*export)(const nt_trace *, const nt_export_options *, nt_write_fn, void *);
+    nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_export_folded;
     else if (strcmp(format, "speedscope") == 0)

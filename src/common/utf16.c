@@ -6,33 +6,6 @@
 #include <emmintrin.h>
 #endif
 
-bool nt_utf16z_scan(nt_cursor *c, const uint8_t **start, size_t *units)
-{
-    const uint8_t *p = c->p;
-    size_t n = nt_cur_left(c) / 2, i = 0;
-#if defined(__SSE2__)
-    /* Eight units at a time: names and signatures run to dozens of units. */
-    const __m128i z = _mm_setzero_si128();
-    for (; i + 8 <= n; i += 8) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + 2 * i));
-        unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(v, z));
-        if (nul) {
-            i += (unsigned)__builtin_ctz(nul) / 2;
-            goto found;
-        }
-    }
-#endif
-    for (; i < n; i++)
-        if ((p[2 * i] | p[2 * i + 1]) == 0)
-            goto found;
-    return false;
-found:
-    *start = p;
-    *units = i;
-    c->p = p + 2 * i + 2;
-    return true;
-}
-
 /* Append one code point (from unit u, possibly paired with the next unit). */
 static inline char *put_utf8(char *o, uint32_t u)
 {

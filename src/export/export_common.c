@@ -34,7 +34,7 @@ bool tr_selected(const tr_selection *sel, size_t i)
     return true;
 }
 
-void tr_out_init(tr_out *o, nt_write_fn w, void *user)
+void tr_out_init(tr_out *o, nt_sink_fn w, void *user)
 {
     o->w = w;
     o->user = user;

@@ -208,7 +208,7 @@ size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t 
     }
 }
 
-nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w)
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_sink_fn w)
 {
     if (!t || !w || !tr_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;

@@ -51,7 +51,7 @@ typedef struct tr_export {
 
 /* Checks the arguments, then builds the names and the walk.  On failure
  * nothing is left to release. */
-nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w);
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_sink_fn w);
 /* Releases what is still held (an exporter may free the walk early). */
 void tr_export_close(tr_export *x);
 

@@ -109,7 +109,7 @@ enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_NS, S_THREAD, S_STATE, S_MANAGED, 
 static const char *const FIXED[] = { "", "samples", "count", "wall", "nanoseconds", "thread_id", "state",
                                      "managed", "external", "other" };
 
-nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
+nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
     tr_export x;
     nt_status st = tr_export_open(&x, t, opt, w);

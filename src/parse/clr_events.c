@@ -27,6 +27,9 @@ static inline nt_status str_reader_begin(str_reader *r, nt_parser *p, const nt_e
     return NT_OK;
 }
 
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* three per record: the call cost more than the scan */
+#endif
 static inline bool read_str(str_reader *r, nt_cursor *c, const char **out, nt_str16 *span)
 {
     const uint8_t *start = c->p;

@@ -172,16 +172,16 @@ void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_opt
 /* False when the trace cannot serve this selection (a time window over counted samples). */
 bool tr_selection_fits(const nt_trace *t, const nt_export_options *opt);
 bool tr_selected(const tr_selection *sel, size_t i);
-/* Buffered writer over an nt_write_fn. */
+/* Buffered writer over an nt_sink_fn. */
 typedef struct tr_out {
-    nt_write_fn w;
+    nt_sink_fn w;
     void *user;
     char buf[16384];
     size_t n;
     bool failed;
 } tr_out;
 
-void tr_out_init(tr_out *o, nt_write_fn w, void *user);
+void tr_out_init(tr_out *o, nt_sink_fn w, void *user);
 void tr_out_bytes(tr_out *o, const void *p, size_t n);
 void tr_out_str(tr_out *o, const char *s);
 void tr_out_u64(tr_out *o, uint64_t v);
