@@ -1,0 +1,20 @@
+#!/bin/sh
+# make check: the Go package's tests (go test in bindings/go) on the library
+# built for the bindings (bindings.mk), the corpus traces and a real .NET
+# process (the LiveTarget workload), and the README's Go example as written.
+set -u
+. "$top_srcdir/bindings/env.sh"
+if ! command -v go >/dev/null 2>&1; then
+    echo "SKIP: go is not installed (CI installs golang-go)"
+    exit 77
+fi
+live=$("$top_builddir/bindings/live_prepare")
+case $? in
+0) NETTRACE_LIVE_TARGET=$live; export NETTRACE_LIVE_TARGET ;;
+77) echo "live tests will skip: $live" ;;
+*) echo "FAIL: $live"; exit 1 ;;
+esac
+cd "$top_srcdir/bindings/go" || exit 1
+go vet ./... || exit 1
+go test -count=1 -v ./... || exit 1
+sh "$top_srcdir/bindings/readme_example.sh" go || exit 1
