@@ -41,3 +41,11 @@ bench-go: bindings/libnettrace.la
 		$(SHELL) '$(abs_top_srcdir)/bench/go/bench_go.sh'
 .PHONY: bench-go
 EXTRA_DIST += bench/go/bench_go.sh bench/go/main.go bench/go/dotnetdiag.go
+
+# make bench (and make bench-python): the Python module's cost per sample.
+bench: bench-python
+bench-python: bindings/libnettrace.la
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) '$(abs_top_srcdir)/bench/python/iter_bench.sh'
+.PHONY: bench-python
+EXTRA_DIST += bench/python/iter_bench.sh bench/python/iter_bench.py
