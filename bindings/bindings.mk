@@ -18,8 +18,8 @@ bindings_libnettrace_la_LIBADD = $(PTHREAD_LIBS) $(ZLIB_LIBS)
 # The tests attach to the LiveTarget workload the session tests use; this
 # helper builds it (or says why it cannot) and prints its path.
 check_PROGRAMS += bindings/live_prepare
-bindings_live_prepare_SOURCES = bindings/live_prepare.c tests/live_target.c tests/live_target.h
-bindings_live_prepare_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -D_GNU_SOURCE
+bindings_live_prepare_SOURCES = bindings/live_prepare.c tests/support/live_target.c tests/support/live_target.h
+bindings_live_prepare_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
 bindings_live_prepare_LDADD = libnettrace_core.la
 
 TESTS += bindings/go/go_test.sh bindings/python/python_test.sh

@@ -1,0 +1,11 @@
+# common: what every layer may use and that uses no other layer (allocation,
+# bounded reads, UTF-16/UTF-8, the status table).
+libnettrace_core_la_SOURCES += \
+	src/common/alloc.c src/common/alloc.h \
+	src/common/clock.h \
+	src/common/cursor.h \
+	src/common/format.h \
+	src/common/hash.c src/common/hash.h \
+	src/common/utf16.c src/common/utf16.h \
+	src/common/utf8.c src/common/utf8.h \
+	src/common/status.c

@@ -1,0 +1,593 @@
+/* NetTrace V6 blocks: Trace (key/value pairs), Event (thread indexes, label
+ * lists), Metadata (V6 rows, field types and optional metadata), Stack (as
+ * V4), SequencePoint (thread and metadata flushes), Thread, RemoveThread and
+ * LabelList.  Each decoder gets one whole block in memory. */
+#include "common/format.h"
+#include "parse/blocks.h"
+#include "parse/deliver.h"
+#include "parse/event_header.h"
+
+#include <string.h>
+
+/* What a label list changes about an event. */
+#define LL_ACT 0x01u
+#define LL_REL 0x02u
+#define LL_OPCODE 0x04u
+#define LL_KEYWORDS 0x08u
+#define LL_LEVEL 0x10u
+#define LL_VERSION 0x20u
+#define LL_MISSING 0x80000000u /* an id inside a gap */
+
+typedef struct v6_labels {
+    uint32_t have;
+    uint8_t act[16], rel[16];
+    uint8_t opcode, level, version;
+    uint64_t keywords;
+} v6_labels;
+
+typedef struct nt_v6 {
+    uint32_t kind;             /* kind of the block being framed */
+    v6_labels *ll;
+    size_t ll_cap;
+    uint32_t ll_base, ll_n;
+} nt_v6;
+
+nt_status nt_v6_begin(nt_parser *p)
+{
+    if (p->v6)
+        return NT_OK;
+    p->v6 = nt_mem_alloc(&p->mem, sizeof *p->v6);
+    if (!p->v6)
+        return nt_fail(p, NT_ERR_NOMEM, p->unit_off, "cannot allocate the V6 tables");
+    memset(p->v6, 0, sizeof *p->v6);
+    return NT_OK;
+}
+
+void nt_v6_free(nt_parser *p)
+{
+    nt_v6 *v = p->v6;
+    if (!v)
+        return;
+    nt_mem_free(&p->mem, v->ll, v->ll_cap * sizeof *v->ll);
+    nt_mem_free(&p->mem, v, sizeof *v);
+    p->v6 = NULL;
+}
+
+/* ---- strings ---------------------------------------------------------------- */
+
+/* V6 string: varuint32 byte length + UTF-8. */
+static bool cur_str(nt_cursor *c, const uint8_t **s, size_t *len)
+{
+    const uint8_t *save = c->p;
+    uint32_t n;
+    if (!nt_cur_varu32(c, &n) || n > nt_cur_left(c)) {
+        c->p = save;
+        return false;
+    }
+    *s = c->p;
+    *len = n;
+    c->p += n;
+    return true;
+}
+
+static bool str_is(const uint8_t *s, size_t len, const char *lit)
+{
+    return len == strlen(lit) && memcmp(s, lit, len) == 0;
+}
+
+/* Decimal u32 of a key/value pair; false if it is not one. */
+static bool parse_u32(const uint8_t *s, size_t len, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (len == 0 || len > 10)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* ---- thread indexes ------------------------------------------------------------------ */
+
+static nt_thread_entry *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
+{
+    nt_thread_entry *t = nt_threads_find(&p->threads, index);
+    if (!t)
+        *err = nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown thread index %llu",
+                       (unsigned long long)index);
+    return t;
+}
+
+/* ---- block framing ------------------------------------------------------------------ */
+
+nt_status nt_v6_block_header(nt_parser *p, const uint8_t *u, uint32_t *size, nt_v6_next *next)
+{
+    uint32_t x = nt_le32(u);
+    uint32_t kind = x >> NT_V6_BLOCK_KIND_SHIFT;
+    *size = x & NT_V6_BLOCK_SIZE_MASK;
+    if (!p->have_trace && kind != NT_V6_TRACE)
+        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "the first V6 block is of kind %u, not Trace", kind);
+    if (p->have_trace && kind == NT_V6_TRACE)
+        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "a second Trace block");
+    if (kind == NT_V6_END_OF_STREAM) {
+        *next = NT_V6_END;
+        return NT_OK;
+    }
+    if (*size > p->lim.max_block_bytes)
+        return nt_fail(p, NT_ERR_LIMIT, p->unit_off, "block of %u bytes exceeds max_block_bytes (%u)", *size,
+                       p->lim.max_block_bytes);
+    p->v6->kind = kind;
+    if (kind > NT_V6_BLOCK_KIND_MAX) {
+        p->stats.unknown_blocks++;
+        *next = NT_V6_SKIP;
+    } else {
+        *next = NT_V6_BODY;
+    }
+    return NT_OK;
+}
+
+/* ---- trace ------------------------------------------------------------------------------ */
+
+static nt_status decode_trace(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
+{
+    nt_cursor c = nt_cursor_make(u, n);
+    nt_trace_info *t = &p->info;
+    uint16_t st[8];
+    uint64_t sync = 0, freq = 0;
+    uint32_t ptr = 0, kvs = 0;
+    for (int i = 0; i < 8; i++)
+        if (!nt_cur_u16(&c, &st[i]))
+            return nt_fail(p, NT_ERR_MALFORMED, off, "Trace block truncated");
+    if (!nt_cur_u64(&c, &sync) || !nt_cur_u64(&c, &freq) || !nt_cur_u32(&c, &ptr) || !nt_cur_u32(&c, &kvs))
+        return nt_fail(p, NT_ERR_MALFORMED, off, "Trace block truncated");
+    t->sync_time_utc = (nt_systemtime){ st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7] };
+    t->sync_qpc = (int64_t)sync;
+    t->qpc_frequency = (int64_t)freq;
+    t->pointer_size = ptr;
+    nt_status s = nt_trace_check_pointer_size(p, off + 32);
+    if (s)
+        return s;
+    if (kvs > nt_cur_left(&c) / 2)
+        return nt_fail(p, NT_ERR_MALFORMED, off + 36, "Trace block lists %u key/value pairs in %zu bytes", kvs,
+                       nt_cur_left(&c));
+    for (uint32_t i = 0; i < kvs; i++) {
+        const uint8_t *k, *val;
+        size_t kl, vl;
+        uint64_t at = NT_OFF(&c, u, off);
+        if (!cur_str(&c, &k, &kl) || !cur_str(&c, &val, &vl))
+            return nt_fail(p, NT_ERR_MALFORMED, at, "Trace key/value pair %u truncated", i);
+        if (str_is(k, kl, "ProcessId"))
+            parse_u32(val, vl, &t->process_id);
+        else if (str_is(k, kl, "HardwareThreadCount"))
+            parse_u32(val, vl, &t->processor_count);
+        else if (str_is(k, kl, "ExpectedCPUSamplingRate"))
+            parse_u32(val, vl, &t->sampling_interval_ns);
+    }
+    return nt_trace_commit(p);
+}
+
+/* ---- metadata --------------------------------------------------------------------------- */
+
+static bool parse_fields(nt_parser *p, nt_cursor *c, uint32_t depth);
+
+/* Type: code, [element Type if an array], [u16 count if FixedArray], [fields if Object]. */
+static bool parse_type(nt_parser *p, nt_cursor *c, uint32_t depth, uint32_t level, uint32_t *code)
+{
+    uint8_t t;
+    if (level > NT_MAX_FIELD_DEPTH || !nt_cur_u8(c, &t))
+        return false;
+    *code = t;
+    uint32_t elem_code = 0;
+    if (nt_type_has_element(t)) {
+        /* the element's own nested fields (an array of objects) belong one level down */
+        size_t idx = p->fields.n - 1;
+        if (!parse_type(p, c, depth, level + 1, &elem_code))
+            return false;
+        if (level == 0)
+            p->fields.f[idx].element_type = elem_code;
+        uint16_t count;
+        if (t == NT_TYPE_FIXED_ARRAY && !nt_cur_u16(c, &count))
+            return false;
+    } else if (t == NT_TYPE_OBJECT) {
+        if (depth >= NT_MAX_FIELD_DEPTH || !parse_fields(p, c, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+static bool parse_fields(nt_parser *p, nt_cursor *c, uint32_t depth)
+{
+    uint16_t count;
+    if (!nt_cur_u16(c, &count))
+        return false;
+    for (uint32_t i = 0; i < count; i++) {
+        uint16_t fsize;
+        if (!nt_cur_u16(c, &fsize) || fsize > nt_cur_left(c))
+            return false;
+        nt_cursor f = nt_cursor_make(c->p, fsize);
+        c->p += fsize;
+        nt_name_span name;
+        if (!cur_str(&f, &name.s, &name.len) || !nt_fields_push(p, name, 0, 0, depth))
+            return false;
+        size_t idx = p->fields.n - 1;
+        uint32_t code;
+        if (!parse_type(p, &f, depth, 0, &code))
+            return false;
+        p->fields.f[idx].type = code;
+    }
+    return true;
+}
+
+/* Optional metadata: entries of a kind byte and its value; an unknown kind
+ * has no known size and ends the list. */
+static void parse_optional_metadata(nt_cursor *o, nt_event_desc *d)
+{
+    uint8_t kind, b8 = 0;
+    bool ok = true;
+    while (ok && nt_cur_u8(o, &kind)) {
+        const uint8_t *s;
+        size_t sl;
+        switch (kind) {
+        case NT_V6_META_OPCODE: ok = nt_cur_u8(o, &b8); if (ok) d->opcode = b8; break;
+        case NT_V6_META_KEYWORDS: ok = nt_cur_u64(o, &d->keywords); break;
+        case NT_V6_META_MESSAGE:
+        case NT_V6_META_DESCRIPTION: ok = cur_str(o, &s, &sl); break;
+        case NT_V6_META_KEY_VALUE: ok = cur_str(o, &s, &sl) && cur_str(o, &s, &sl); break;
+        case NT_V6_META_PROVIDER_GUID: ok = nt_cur_skip(o, 16); break;
+        case NT_V6_META_LEVEL: ok = nt_cur_u8(o, &b8); if (ok) d->level = b8; break;
+        case NT_V6_META_VERSION: ok = nt_cur_u8(o, &b8); if (ok) d->version = b8; break;
+        default: ok = false;
+        }
+    }
+}
+
+static nt_status parse_row(nt_parser *p, const uint8_t *row, size_t size, uint64_t off)
+{
+    nt_cursor c = nt_cursor_make(row, size);
+    nt_raw_desc r;
+    memset(&r, 0, sizeof r);
+    uint32_t id;
+    if (!nt_cur_varu32(&c, &id) || !cur_str(&c, &r.provider.s, &r.provider.len) ||
+        !nt_cur_varu32(&c, &r.d.event_id) || !cur_str(&c, &r.event_name.s, &r.event_name.len))
+        return nt_fail(p, NT_ERR_MALFORMED, off, "metadata row truncated");
+    nt_status s = nt_metadata_check_new(p, id, off);
+    if (s)
+        return s;
+    r.d.metadata_id = id;
+    nt_fields_reset(&p->fields);
+    /* An unparsable field list only loses the fields, as for V4/V5. */
+    if (!parse_fields(p, &c, 0)) {
+        if ((s = nt_fields_failed(p, id, off)) != NT_OK)
+            return s;
+        c.p = c.end;
+    }
+    uint16_t opt_size;
+    if (nt_cur_u16(&c, &opt_size) && opt_size <= nt_cur_left(&c)) {
+        nt_cursor o = nt_cursor_make(c.p, opt_size);
+        parse_optional_metadata(&o, &r.d);
+    }
+    return nt_metadata_commit(p, &r, off);
+}
+
+static nt_status decode_metadata(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
+{
+    nt_cursor c = nt_cursor_make(u, n);
+    uint16_t hs;
+    if (!nt_cur_u16(&c, &hs) || !nt_cur_skip(&c, hs))
+        return nt_fail(p, NT_ERR_MALFORMED, off, "metadata block header truncated");
+    while (c.p < c.end) {
+        uint64_t roff = NT_OFF(&c, u, off);
+        uint16_t rs;
+        if (!nt_cur_u16(&c, &rs) || rs > nt_cur_left(&c))
+            return nt_fail(p, NT_ERR_MALFORMED, roff, "metadata row truncated");
+        nt_status s = parse_row(p, c.p, rs, roff + 2);
+        if (s)
+            return s;
+        c.p += rs;
+    }
+    return NT_OK;
+}
+
+/* ---- label lists --------------------------------------------------------------------- */
+
+static void labels_clear(nt_v6 *v)
+{
+    v->ll_n = 0;
+    v->ll_base = 0;
+}
+
+static bool parse_label_list(nt_cursor *c, v6_labels *l)
+{
+    memset(l, 0, sizeof *l);
+    for (;;) {
+        uint8_t k;
+        const uint8_t *s;
+        size_t sl;
+        uint64_t tmp;
+        if (!nt_cur_u8(c, &k))
+            return false;
+        bool ok;
+        switch (k & NT_V6_LABEL_KIND_MASK) {
+        case NT_V6_LABEL_ACTIVITY_ID: ok = nt_cur_bytes(c, l->act, 16); l->have |= LL_ACT; break;
+        case NT_V6_LABEL_RELATED_ACTIVITY_ID: ok = nt_cur_bytes(c, l->rel, 16); l->have |= LL_REL; break;
+        case NT_V6_LABEL_TRACE_ID: ok = nt_cur_skip(c, 16); break;
+        case NT_V6_LABEL_SPAN_ID: ok = nt_cur_skip(c, 8); break;
+        case NT_V6_LABEL_STRING: ok = cur_str(c, &s, &sl) && cur_str(c, &s, &sl); break;
+        case NT_V6_LABEL_INT: ok = cur_str(c, &s, &sl) && nt_cur_varu64(c, &tmp); break;
+        case NT_V6_LABEL_OPCODE: ok = nt_cur_u8(c, &l->opcode); l->have |= LL_OPCODE; break;
+        case NT_V6_LABEL_KEYWORDS: ok = nt_cur_u64(c, &l->keywords); l->have |= LL_KEYWORDS; break;
+        case NT_V6_LABEL_LEVEL: ok = nt_cur_u8(c, &l->level); l->have |= LL_LEVEL; break;
+        case NT_V6_LABEL_VERSION: ok = nt_cur_u8(c, &l->version); l->have |= LL_VERSION; break;
+        default: return false; /* unknown kinds have no known size */
+        }
+        if (!ok)
+            return false;
+        if (k & NT_V6_LABEL_LAST_IN_LIST)
+            return true;
+    }
+}
+
+static nt_status decode_label_lists(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
+{
+    nt_v6 *v = p->v6;
+    nt_cursor c = nt_cursor_make(u, n);
+    uint32_t first, count;
+    if (!nt_cur_u32(&c, &first) || !nt_cur_u32(&c, &count))
+        return nt_fail(p, NT_ERR_MALFORMED, off, "label list block header truncated");
+    if (first == 0)
+        return nt_fail(p, NT_ERR_MALFORMED, off, "label list index 0 is reserved");
+    if (count > nt_cur_left(&c) / 2)
+        return nt_fail(p, NT_ERR_MALFORMED, off + 4, "label list block lists %u lists in %zu bytes", count,
+                       nt_cur_left(&c));
+    if (v->ll_n == 0)
+        v->ll_base = first;
+    if (first - v->ll_base < v->ll_n || first < v->ll_base)
+        return nt_fail(p, NT_ERR_MALFORMED, off, "label list %u defined twice in one interval", first);
+    if ((uint64_t)first + count > UINT32_MAX + 1ull)
+        return nt_fail(p, NT_ERR_MALFORMED, off, "label list ids overflow 32 bits");
+    uint64_t total = (uint64_t)(first - v->ll_base) + count;
+    if (total > p->lim.max_stacks)
+        return nt_fail(p, NT_ERR_LIMIT, off, "more than max_stacks (%u) label lists in one interval",
+                       p->lim.max_stacks);
+    if (!nt_mem_reserve(&p->mem, (void **)&v->ll, &v->ll_cap, (size_t)total, sizeof *v->ll))
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot grow the label list table");
+    while (v->ll_n < first - v->ll_base) /* a gap: ids nobody defined */
+        v->ll[v->ll_n++].have = LL_MISSING;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t loff = NT_OFF(&c, u, off);
+        if (!parse_label_list(&c, &v->ll[v->ll_n]))
+            return nt_fail(p, NT_ERR_MALFORMED, loff, "label list %u truncated or of an unknown kind", first + i);
+        v->ll_n++;
+    }
+    return NT_OK;
+}
+
+/* ---- threads -------------------------------------------------------------------------- */
+
+static nt_status decode_threads(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
+{
+    nt_cursor c = nt_cursor_make(u, n);
+    while (c.p < c.end) {
+        uint64_t roff = NT_OFF(&c, u, off);
+        uint16_t rs;
+        uint64_t index;
+        if (!nt_cur_u16(&c, &rs) || rs > nt_cur_left(&c))
+            return nt_fail(p, NT_ERR_MALFORMED, roff, "thread row truncated");
+        nt_cursor r = nt_cursor_make(c.p, rs);
+        c.p += rs;
+        if (!nt_cur_varu64(&r, &index))
+            return nt_fail(p, NT_ERR_MALFORMED, roff, "thread row truncated");
+        if (nt_threads_find(&p->threads, index))
+            return nt_fail(p, NT_ERR_MALFORMED, roff, "thread index %llu defined twice", (unsigned long long)index);
+        nt_thread_entry *t = NULL;
+        nt_status s = nt_threads_add(p, index, roff, &t);
+        if (s)
+            return s;
+        uint8_t kind;
+        bool ok = true;
+        while (ok && nt_cur_u8(&r, &kind)) {
+            const uint8_t *str;
+            size_t sl;
+            switch (kind) {
+            case NT_V6_THREAD_NAME: ok = cur_str(&r, &str, &sl); break;
+            case NT_V6_THREAD_OS_PID: ok = nt_cur_varu64(&r, &t->os_pid); break;
+            case NT_V6_THREAD_OS_TID: ok = nt_cur_varu64(&r, &t->os_tid); break;
+            case NT_V6_THREAD_KEY_VALUE: ok = cur_str(&r, &str, &sl) && cur_str(&r, &str, &sl); break;
+            default: ok = false;
+            }
+            if (!ok)
+                return nt_fail(p, NT_ERR_MALFORMED, roff, "thread row %llu: entry of kind %u truncated or unknown",
+                               (unsigned long long)index, kind);
+        }
+    }
+    return NT_OK;
+}
+
+static nt_status decode_remove_threads(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
+{
+    nt_cursor c = nt_cursor_make(u, n);
+    while (c.p < c.end) {
+        uint64_t eoff = NT_OFF(&c, u, off), index;
+        uint32_t seq;
+        if (!nt_cur_varu64(&c, &index) || !nt_cur_varu32(&c, &seq))
+            return nt_fail(p, NT_ERR_MALFORMED, eoff, "RemoveThread entry truncated");
+        nt_status err = NT_OK;
+        nt_thread_entry *t = thread_ref(p, index, eoff, &err);
+        if (!t)
+            return err;
+        p->stats.events_dropped += nt_seq_point(t, seq);
+        nt_threads_remove(&p->threads, t);
+    }
+    return NT_OK;
+}
+
+/* ---- sequence points --------------------------------------------------------------------- */
+
+static nt_status decode_sp(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
+{
+    nt_cursor c = nt_cursor_make(u, n);
+    uint64_t ts;
+    uint32_t flags, count;
+    if (!nt_cur_u64(&c, &ts) || !nt_cur_u32(&c, &flags) || !nt_cur_u32(&c, &count))
+        return nt_fail(p, NT_ERR_MALFORMED, off, "sequence point header truncated");
+    if (count > nt_cur_left(&c) / 2)
+        return nt_fail(p, NT_ERR_MALFORMED, off + 12, "sequence point lists %u threads but holds %zu bytes", count,
+                       nt_cur_left(&c));
+    nt_status s = nt_sp_reserve(p, count, off);
+    if (s)
+        return s;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t toff = NT_OFF(&c, u, off), index;
+        uint32_t seq;
+        if (!nt_cur_varu64(&c, &index) || !nt_cur_varu32(&c, &seq))
+            return nt_fail(p, NT_ERR_MALFORMED, toff, "sequence point thread %u truncated", i);
+        nt_thread_entry *t = thread_ref(p, index, toff, &s);
+        if (!t)
+            return s;
+        nt_sp_set_thread(p, i, t, seq);
+    }
+    s = nt_sp_deliver(p, (int64_t)ts, flags, count);
+    /* Label lists end with the stacks; threads and metadata on request
+     * (after the sequence checks above). */
+    labels_clear(p->v6);
+    if (flags & NT_V6_SP_FLUSH_THREADS)
+        nt_threads_clear(&p->threads);
+    if (flags & NT_V6_SP_FLUSH_METADATA)
+        nt_metadata_clear(&p->meta);
+    return s;
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+typedef struct v6_header {
+    uint32_t label_list;
+    uint64_t thread_index, capture_index;
+} v6_header;
+
+/* A thread index an event refers to; runs of events share theirs. */
+static inline nt_thread_entry *event_thread(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
+{
+    nt_thread_entry *t = p->threads.last;
+    if (t && t->key == index)
+        return t;
+    t = thread_ref(p, index, off, err);
+    p->threads.last = t;
+    return t;
+}
+
+/* The event's threads, drop detection, its metadata with the label list's
+ * overrides; base is the metadata of the block's previous event. */
+static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const nt_event_desc **base, uint64_t off)
+{
+    nt_v6 *v = p->v6;
+    nt_status err = NT_OK;
+    nt_thread_entry *t = event_thread(p, h->thread_index, off, &err);
+    if (!t)
+        return err;
+    ev->thread_id = t->os_tid;
+    nt_thread_entry *ct = event_thread(p, h->capture_index, off, &err);
+    if (!ct)
+        return err;
+    ev->capture_thread_id = ct->os_tid;
+    /* Drop detection per capture thread index; indexes are never recycled. */
+    nt_seq_event(ct, ev->sequence_number, false, &p->stats.events_dropped);
+
+    /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
+    if (!*base || (*base)->metadata_id != ev->metadata_id)
+        *base = nt_metadata_find(&p->meta, ev->metadata_id);
+    const nt_event_desc *desc = *base;
+    nt_event_desc over;
+    memset(ev->activity_id, 0, 16);
+    memset(ev->related_activity_id, 0, 16);
+    if (h->label_list) {
+        uint32_t k = h->label_list - v->ll_base;
+        if (k >= v->ll_n || (v->ll[k].have & LL_MISSING))
+            return nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown label list %u", h->label_list);
+        const v6_labels *l = &v->ll[k];
+        if (l->have & LL_ACT)
+            memcpy(ev->activity_id, l->act, 16);
+        if (l->have & LL_REL)
+            memcpy(ev->related_activity_id, l->rel, 16);
+        /* Overrides apply before the payload template is chosen. */
+        if (desc && (l->have & (LL_OPCODE | LL_KEYWORDS | LL_LEVEL | LL_VERSION))) {
+            over = *desc;
+            if (l->have & LL_OPCODE)
+                over.opcode = l->opcode;
+            if (l->have & LL_KEYWORDS)
+                over.keywords = l->keywords;
+            if (l->have & LL_LEVEL)
+                over.level = l->level;
+            if (l->have & LL_VERSION)
+                over.version = l->version;
+            desc = &over;
+        }
+    }
+    ev->desc = desc;
+    return nt_event_deliver(p, ev);
+}
+
+static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
+{
+    nt_cursor c;
+    bool compressed;
+    nt_status s = nt_event_block_begin(p, &c, u, n, off, "event block", &compressed);
+    if (s)
+        return s;
+    nt_event ev;
+    v6_header h;
+    memset(&ev, 0, sizeof ev);
+    memset(&h, 0, sizeof h);
+    const nt_event_desc *base = NULL;
+    while (c.p < c.end) {
+        uint64_t blob_off = NT_OFF(&c, u, off);
+        uint32_t event_size = 0;
+        nt_header_result r =
+            compressed ? nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list)
+                       : nt_read_uncompressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list,
+                                                     &event_size);
+        if (r != NT_HEADER_OK)
+            return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
+        ev.offset = blob_off;
+        if ((s = deliver(p, &ev, &h, &base, blob_off)) != NT_OK)
+            return s;
+    }
+    return NT_OK;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------ */
+
+nt_status nt_v6_decode_block(nt_parser *p, const uint8_t *content, size_t size)
+{
+    uint64_t off = p->unit_off;
+    if (p->v6->kind != NT_V6_TRACE)
+        p->stats.blocks++; /* as for V4/V5: the Trace is not counted */
+    switch (p->v6->kind) {
+    case NT_V6_TRACE:
+        return decode_trace(p, content, size, off);
+    case NT_V6_EVENT:
+        p->stats.event_blocks++;
+        return decode_events(p, content, size, off);
+    case NT_V6_METADATA:
+        p->stats.metadata_blocks++;
+        return decode_metadata(p, content, size, off);
+    case NT_V6_SEQUENCE_POINT:
+        p->stats.sp_blocks++;
+        return decode_sp(p, content, size, off);
+    case NT_V6_STACK:
+        p->stats.stack_blocks++;
+        return nt_decode_stack_block(p, content, size, off);
+    case NT_V6_THREAD:
+        return decode_threads(p, content, size, off);
+    case NT_V6_REMOVE_THREAD:
+        return decode_remove_threads(p, content, size, off);
+    case NT_V6_LABEL_LIST:
+        return decode_label_lists(p, content, size, off);
+    default:
+        return NT_OK;
+    }
+}
