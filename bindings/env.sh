@@ -18,3 +18,26 @@ export NETTRACE_CLI="$top_builddir/nettrace"
 # The reference corpus beside the source tree, when present.
 NETTRACE_SHARED_CORPUS="${NETTRACE_SHARED_CORPUS:-$top_srcdir/../shared/corpus}"
 export NETTRACE_SHARED_CORPUS
+
+# The traces of corpus/ and, when present, of the shared corpus, one path a
+# line (for a loop or set -- with IFS set to a newline); says when the
+# shared corpus is absent.
+nt_bind_traces() {
+    for f in "$top_srcdir"/corpus/*.nettrace "$NETTRACE_SHARED_CORPUS"/*.nettrace; do
+        [ -e "$f" ] && printf '%s\n' "$f"
+    done
+    [ -d "$NETTRACE_SHARED_CORPUS" ] ||
+        echo "$NETTRACE_SHARED_CORPUS is absent (set NETTRACE_SHARED_CORPUS): corpus/ only" >&2
+}
+
+# Build the LiveTarget workload (bindings/live_prepare) and export its path
+# as NETTRACE_LIVE_TARGET; without dotnet say that the live tests will skip.
+# Fails when the build failed.
+nt_bind_live_target() {
+    nt_live=$("$top_builddir/bindings/live_prepare")
+    case $? in
+    0) NETTRACE_LIVE_TARGET=$nt_live; export NETTRACE_LIVE_TARGET ;;
+    77) echo "live tests will skip: $nt_live" ;;
+    *) echo "FAIL: $nt_live"; return 1 ;;
+    esac
+}

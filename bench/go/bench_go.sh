@@ -49,16 +49,10 @@ EOM
 # shellcheck disable=SC2086
 (cd "$work/prog" && go build $tags -o "$work/bench_go" .) || exit 1
 
-set --
-for f in "$top_srcdir"/corpus/*.nettrace; do
-    [ -e "$f" ] && set -- "$@" "$f"
-done
-if [ -d "$NETTRACE_SHARED_CORPUS" ]; then
-    for f in "$NETTRACE_SHARED_CORPUS"/*.nettrace; do
-        [ -e "$f" ] && set -- "$@" "$f"
-    done
-else
-    echo "bench_go: $NETTRACE_SHARED_CORPUS is absent (set NETTRACE_SHARED_CORPUS): corpus/ only"
-fi
+IFS='
+'
+# shellcheck disable=SC2046
+set -- $(nt_bind_traces)
+unset IFS
 echo "bench_go: $(go version), library $top_builddir/bindings/.libs"
 "$work/bench_go" -runs "${BENCH_GO_RUNS:-5}" "$@"

@@ -9,16 +9,10 @@ if ! command -v "$PYTHON" >/dev/null 2>&1; then
     echo "iter_bench: skipped: $PYTHON is not installed"
     exit 0
 fi
-set --
-for f in "$top_srcdir"/corpus/*.nettrace; do
-    [ -e "$f" ] && set -- "$@" "$f"
-done
-if [ -d "$NETTRACE_SHARED_CORPUS" ]; then
-    for f in "$NETTRACE_SHARED_CORPUS"/*.nettrace; do
-        [ -e "$f" ] && set -- "$@" "$f"
-    done
-else
-    echo "iter_bench: $NETTRACE_SHARED_CORPUS is absent (set NETTRACE_SHARED_CORPUS): corpus/ only"
-fi
+IFS='
+'
+# shellcheck disable=SC2046
+set -- $(nt_bind_traces)
+unset IFS
 echo "iter_bench: $("$PYTHON" --version 2>&1), library $NETTRACE_LIBRARY"
 "$PYTHON" "$top_srcdir/bench/python/iter_bench.py" --runs "${BENCH_PY_RUNS:-5}" "$@"

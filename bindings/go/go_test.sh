@@ -8,12 +8,7 @@ if ! command -v go >/dev/null 2>&1; then
     echo "SKIP: go is not installed (CI installs golang-go)"
     exit 77
 fi
-live=$("$top_builddir/bindings/live_prepare")
-case $? in
-0) NETTRACE_LIVE_TARGET=$live; export NETTRACE_LIVE_TARGET ;;
-77) echo "live tests will skip: $live" ;;
-*) echo "FAIL: $live"; exit 1 ;;
-esac
+nt_bind_live_target || exit 1
 cd "$top_srcdir/bindings/go" || exit 1
 go vet ./... || exit 1
 go test -count=1 -v ./... || exit 1

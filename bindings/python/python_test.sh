@@ -9,12 +9,7 @@ if ! command -v "$PYTHON" >/dev/null 2>&1; then
     echo "SKIP: $PYTHON is not installed"
     exit 77
 fi
-live=$("$top_builddir/bindings/live_prepare")
-case $? in
-0) NETTRACE_LIVE_TARGET=$live; export NETTRACE_LIVE_TARGET ;;
-77) echo "live tests will skip: $live" ;;
-*) echo "FAIL: $live"; exit 1 ;;
-esac
+nt_bind_live_target || exit 1
 "$PYTHON" -m unittest discover -v -s "$top_srcdir/bindings/python/tests" -t "$top_srcdir/bindings/python" || exit 1
 sh "$top_srcdir/bindings/readme_example.sh" python || exit 1
 
