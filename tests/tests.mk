@@ -75,8 +75,8 @@ EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.pr
 
 # ---- session ----
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_session tests/test_session_live tests/test_session_top
-TESTS += tests/test_session tests/test_session_live tests/test_session_top
+check_PROGRAMS += tests/test_session tests/test_session_live tests/test_trace_window
+TESTS += tests/test_session tests/test_session_live tests/test_trace_window
 endif
 tests_test_session_SOURCES = tests/test_session.c tests/support/session_peer.c tests/support/session_peer.h
 tests_test_session_CPPFLAGS = $(T_CPP)
@@ -90,11 +90,11 @@ tests_test_session_live_CFLAGS = $(T_CC)
 tests_test_session_live_LDADD = $(T_LIBS)
 tests_test_session_live_LDFLAGS = $(T_LINK)
 
-tests_test_session_top_SOURCES = tests/test_session_top.c
-tests_test_session_top_CPPFLAGS = $(T_CPP)
-tests_test_session_top_CFLAGS = $(T_CC)
-tests_test_session_top_LDADD = $(T_LIBS)
-tests_test_session_top_LDFLAGS = $(T_LINK)
+tests_test_trace_window_SOURCES = tests/test_trace_window.c
+tests_test_trace_window_CPPFLAGS = $(T_CPP)
+tests_test_trace_window_CFLAGS = $(T_CC)
+tests_test_trace_window_LDADD = $(T_LIBS)
+tests_test_trace_window_LDFLAGS = $(T_LINK)
 
 EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs
 CLEANFILES += tests/*.nettrace
@@ -135,3 +135,14 @@ tests_test_hostile_CFLAGS = $(T_CC)
 tests_test_hostile_LDADD = $(T_LIBS)
 tests_test_hostile_LDFLAGS = $(T_LINK)
 
+
+# ---- common ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_map
+TESTS += tests/test_map
+endif
+tests_test_map_SOURCES = tests/test_map.c
+tests_test_map_CPPFLAGS = $(T_CPP)
+tests_test_map_CFLAGS = $(T_CC)
+tests_test_map_LDADD = $(T_LIBS)
+tests_test_map_LDFLAGS = $(T_LINK)
