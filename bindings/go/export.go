@@ -9,7 +9,6 @@ import "C"
 import (
 	"io"
 	"runtime/cgo"
-	"sort"
 	"unsafe"
 )
 
@@ -102,84 +101,55 @@ func (t *Trace) WritePprof(w io.Writer, o *ExportOptions) error {
 }
 
 // TopEntry is one row of Top: a method by its display name
-// ("Assembly!Namespace.Type.Method", or "0x<ip>" when unresolved).
+// ("Assembly!Namespace.Type.Method", or "0x<ip>" when unresolved; code
+// versions of one method share a row).
 type TopEntry struct {
 	Name      string
 	Exclusive uint64 // samples with the method on top of the stack
 	Inclusive uint64 // samples with the method anywhere on the stack (once per sample)
 }
 
+// TopOptions select the samples Top counts and the order of its rows.  The
+// zero value counts every sample, by exclusive samples.
+type TopOptions struct {
+	ByInclusive bool    // sort by inclusive samples
+	ManagedOnly bool    // only samples taken in managed code
+	ThreadID    *uint64 // only this thread
+}
+
 // Top returns the n hottest methods over every sample (n <= 0: all), by
-// exclusive samples, then inclusive, then name.  Code versions of one
-// method (tiered re-JIT) count as one.
+// exclusive samples (then inclusive, then first seen): the library's
+// hot-method table, the one 'nettrace top' prints.
 func (t *Trace) Top(n int) []TopEntry {
+	rows, _ := t.TopWith(n, TopOptions{})
+	return rows
+}
+
+// TopWith is Top with options; it fails only when memory is short.
+func (t *Trace) TopWith(n int, o TopOptions) ([]TopEntry, error) {
 	if t.c == nil {
-		return nil
+		return nil, ErrBadState
 	}
-	perStack := make([]uint64, int(C.nt_trace_stack_count(t.c)))
-	for i, c := 0, int(C.nt_trace_sample_count(t.c)); i < c; i++ {
-		perStack[C.nt_trace_sample_at(t.c, C.size_t(i)).stack_index]++
+	var co C.nt_top_options
+	if n > 0 {
+		co.rows = C.uint32_t(n)
 	}
-	rows := map[string]*TopEntry{}
-	nameOf := map[uint64]string{} // method index + 1, or ip for unresolved frames (high bit set)
-	buf := make([]byte, 256)
-	seen := map[string]bool{}
-	for si, count := range perStack {
-		if count == 0 {
-			continue
-		}
-		st := C.nt_trace_stack_at(t.c, C.size_t(si))
-		if st.frame_count == 0 {
-			continue
-		}
-		for k := range seen {
-			delete(seen, k)
-		}
-		for j, f := range unsafe.Slice(st.frames, int(st.frame_count)) {
-			key := uint64(f.method_index) + 1
-			if f.method_index == C.NT_TRACE_NO_METHOD {
-				key = uint64(f.ip) | 1<<63
-			}
-			name, ok := nameOf[key]
-			if !ok {
-				need := int(C.nt_frame_name(&f, nil, 0)) + 1
-				if need > len(buf) {
-					buf = make([]byte, need)
-				}
-				C.nt_frame_name(&f, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
-				name = string(buf[:need-1])
-				nameOf[key] = name
-			}
-			row := rows[name]
-			if row == nil {
-				row = &TopEntry{Name: name}
-				rows[name] = row
-			}
-			if j == 0 {
-				row.Exclusive += count
-			}
-			if !seen[name] {
-				seen[name] = true
-				row.Inclusive += count
-			}
+	co.by_inclusive = C.bool(o.ByInclusive)
+	co.managed_only = C.bool(o.ManagedOnly)
+	if o.ThreadID != nil {
+		co.has_thread, co.thread_id = true, C.uint64_t(*o.ThreadID)
+	}
+	var top *C.nt_top
+	if st := C.nt_top_build(t.c, &co, &top); st != C.NT_OK {
+		return nil, newError(st, 0, "")
+	}
+	defer C.nt_top_free(top)
+	var out []TopEntry
+	for _, table := range unsafe.Slice(top.tables, int(top.table_count)) {
+		for _, r := range unsafe.Slice(table.rows, int(table.row_count)) {
+			out = append(out, TopEntry{Name: C.GoString(r.name), Exclusive: uint64(r.exclusive),
+				Inclusive: uint64(r.inclusive)})
 		}
 	}
-	out := make([]TopEntry, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, *r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		if a.Exclusive != b.Exclusive {
-			return a.Exclusive > b.Exclusive
-		}
-		if a.Inclusive != b.Inclusive {
-			return a.Inclusive > b.Inclusive
-		}
-		return a.Name < b.Name
-	})
-	if n > 0 && n < len(out) {
-		out = out[:n]
-	}
-	return out
+	return out, nil
 }

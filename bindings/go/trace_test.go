@@ -423,6 +423,24 @@ func TestTop(t *testing.T) {
 	if spinners != 2 {
 		t.Fatalf("the spinners should be among the three hottest methods: %+v", three)
 	}
+	// Options: one thread, by inclusive samples.
+	tid := tr.Samples[len(tr.Samples)-1].ThreadID
+	rows, err := tr.TopWith(0, TopOptions{ThreadID: &tid, ByInclusive: true})
+	if err != nil || len(rows) == 0 || rows[0].Inclusive < rows[len(rows)-1].Inclusive {
+		t.Fatalf("one thread by inclusive: %v, %+v", err, rows)
+	}
+	var threadSamples, threadExcl uint64
+	for _, s := range tr.Samples {
+		if s.ThreadID == tid && len(s.Frames) > 0 {
+			threadSamples++
+		}
+	}
+	for _, r := range rows {
+		threadExcl += r.Exclusive
+	}
+	if threadExcl != threadSamples {
+		t.Fatalf("the thread's exclusive counts sum to %d, it has %d samples with frames", threadExcl, threadSamples)
+	}
 	// The tool's table lists the same methods.
 	out := string(cli(t, "top", "-n", "3", corpusFile(t, "spin-threads.nettrace")))
 	for _, r := range three {

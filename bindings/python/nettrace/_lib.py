@@ -122,6 +122,24 @@ class nt_export_options(Structure):
                 ("weight", c_int), ("name", c_char_p)]
 
 
+class nt_top_options(Structure):
+    _fields_ = [("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
+                ("has_thread", c_bool), ("thread_id", c_uint64)]
+
+
+class nt_top_row(Structure):
+    _fields_ = [("name", c_char_p), ("exclusive", c_uint64), ("inclusive", c_uint64)]
+
+
+class nt_top_table(Structure):
+    _fields_ = [("thread_id", c_uint64), ("samples", c_uint64), ("empty", c_uint64), ("row_count", c_size_t),
+                ("rows", POINTER(nt_top_row))]
+
+
+class nt_top(Structure):
+    _fields_ = [("table_count", c_size_t), ("tables", POINTER(nt_top_table))]
+
+
 WRITE_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 
 
@@ -176,7 +194,8 @@ _proto("nt_trace_message", c_char_p, c_void_p)
 _proto("nt_trace_free", None, c_void_p)
 for _name in ("nt_export_folded", "nt_export_speedscope", "nt_export_pprof"):
     _proto(_name, c_int, c_void_p, POINTER(nt_export_options), WRITE_FN, c_void_p)
-_proto("nt_frame_name", c_size_t, POINTER(nt_frame), c_char_p, c_size_t)
+_proto("nt_top_build", c_int, c_void_p, POINTER(nt_top_options), POINTER(POINTER(nt_top)))
+_proto("nt_top_free", None, POINTER(nt_top))
 _proto("nt_deadline_after_ms", c_int64, c_int64)
 _proto("nt_session_new", c_void_p, POINTER(nt_session_config), c_void_p)
 _proto("nt_session_start", c_int, c_void_p, c_int32, c_int64)

@@ -2,7 +2,7 @@
 import builtins
 import os
 from collections import namedtuple
-from ctypes import byref, create_string_buffer, string_at
+from ctypes import POINTER, byref, string_at
 
 from . import _lib, errors
 from ._lib import lib
@@ -155,42 +155,27 @@ class Trace:
         t = self._handle()
         return [lib.nt_trace_thread_id(t, i) for i in range(lib.nt_trace_thread_count(t))]
 
-    def top(self, n=20):
+    def top(self, n=20, by_inclusive=False, managed_only=False, thread_id=None):
         """The n hottest methods (n <= 0: all) as TopEntry(name, exclusive,
-        inclusive): by exclusive samples (innermost frame), then inclusive
-        (anywhere on the stack, once per sample), then name.  Names are
-        "Assembly!Type.Method", or "0x<ip>" when unresolved; code versions of
-        one method count as one."""
-        t = self._handle()
-        per_stack = {}
-        at = lib.nt_trace_sample_at
-        for i in range(lib.nt_trace_sample_count(t)):
-            k = at(t, i).stack_index
-            per_stack[k] = per_stack.get(k, 0) + 1
-        names, rows = {}, {}
-        buf = create_string_buffer(512)
-        for stack_index, count in per_stack.items():
-            st = lib.nt_trace_stack_at(t, stack_index)
-            seen = set()
-            for j in range(st.frame_count):
-                f = st.frames[j]
-                key = f.method_index if f.method_index != _lib.NO_METHOD else -1 - f.ip
-                name = names.get(key)
-                if name is None:
-                    need = lib.nt_frame_name(byref(f), None, 0) + 1
-                    if need > len(buf):
-                        buf = create_string_buffer(need)
-                    lib.nt_frame_name(byref(f), buf, len(buf))
-                    name = names[key] = _lib.text(buf.value)
-                row = rows.setdefault(name, [0, 0])
-                if j == 0:
-                    row[0] += count
-                if name not in seen:
-                    seen.add(name)
-                    row[1] += count
-        out = sorted((TopEntry(k, v[0], v[1]) for k, v in rows.items()),
-                     key=lambda r: (-r.exclusive, -r.inclusive, r.name))
-        return out[:n] if n and n > 0 else out
+        inclusive): by exclusive samples (innermost frame; by_inclusive:
+        anywhere on the stack, once per sample), then the other count, then
+        first seen -- the library's table, the one 'nettrace top' prints.
+        Names are "Assembly!Type.Method", or "0x<ip>" when unresolved; code
+        versions of one method share a row."""
+        opts = _lib.nt_top_options(rows=n if n and n > 0 else 0, by_inclusive=by_inclusive,
+                                   managed_only=managed_only)
+        if thread_id is not None:
+            opts.has_thread, opts.thread_id = True, thread_id
+        top = POINTER(_lib.nt_top)()
+        err = errors.from_status(lib.nt_top_build(self._handle(), byref(opts), byref(top)))
+        if err:
+            raise err
+        try:
+            t = top.contents
+            return [TopEntry(_lib.text(r.name), r.exclusive, r.inclusive)
+                    for table in t.tables[:t.table_count] for r in table.rows[:table.row_count]]
+        finally:
+            lib.nt_top_free(top)
 
     def _export(self, fn, dest, managed_only, thread_id, from_ns, to_ns, by_time, name):
         opts = _lib.nt_export_options()

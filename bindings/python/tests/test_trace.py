@@ -76,6 +76,12 @@ class TraceTest(unittest.TestCase):
             three = t.top(3)
             self.assertEqual(len(three), 3)
             self.assertEqual(sum("Spinner.Spin" in r.name for r in three), 2)
+            # One thread, by inclusive samples: each sample with frames counts once as exclusive.
+            tid = t.threads[-1]
+            rows = t.top(0, by_inclusive=True, thread_id=tid)
+            self.assertEqual(sum(r.exclusive for r in rows),
+                             sum(1 for s in t.samples() if s.thread_id == tid and s.frames))
+            self.assertEqual([r.inclusive for r in rows], sorted((r.inclusive for r in rows), reverse=True))
             table = cli("top", "-n", "3", corpus("spin-threads.nettrace")).decode()
             for r in three:
                 self.assertIn(r.name, table)
