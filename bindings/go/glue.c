@@ -14,12 +14,12 @@ void ntgo_samples(const nt_trace *t, ntgo_sample *out, size_t n)
     }
 }
 
-/* Each trampoline feeds the builder first (so the kept trace sees every
- * record even when Go stops the parse), then Go. */
+/* Each trampoline feeds what the parser keeps first (so the kept trace sees
+ * every record even when Go stops the parse), then Go. */
 static int on_trace(void *user, const nt_trace_info *info)
 {
     ntgo_parser *g = user;
-    if (g->builder && g->builder_cb.trace && g->builder_cb.trace(g->builder, info))
+    if (g->keep && g->keep_cb.trace && g->keep_cb.trace(g->keep, info))
         return 1;
     return (g->want & NTGO_HEADER) ? goOnHeader(g->handle, (nt_trace_info *)info) : 0;
 }
@@ -27,7 +27,7 @@ static int on_trace(void *user, const nt_trace_info *info)
 static int on_sample(void *user, const nt_sample *s)
 {
     ntgo_parser *g = user;
-    if (g->builder && g->builder_cb.sample && g->builder_cb.sample(g->builder, s))
+    if (g->keep && g->keep_cb.sample && g->keep_cb.sample(g->keep, s))
         return 1;
     return (g->want & NTGO_SAMPLE) ? goOnSample(g->handle, (nt_sample *)s) : 0;
 }
@@ -35,7 +35,7 @@ static int on_sample(void *user, const nt_sample *s)
 static int on_method(void *user, const nt_method *m)
 {
     ntgo_parser *g = user;
-    if (g->builder && g->builder_cb.method && g->builder_cb.method(g->builder, m))
+    if (g->keep && g->keep_cb.method && g->keep_cb.method(g->keep, m))
         return 1;
     return (g->want & NTGO_METHOD) ? goOnMethod(g->handle, (nt_method *)m) : 0;
 }
@@ -43,7 +43,7 @@ static int on_method(void *user, const nt_method *m)
 static int on_module(void *user, const nt_module *m)
 {
     ntgo_parser *g = user;
-    if (g->builder && g->builder_cb.module && g->builder_cb.module(g->builder, m))
+    if (g->keep && g->keep_cb.module && g->keep_cb.module(g->keep, m))
         return 1;
     return (g->want & NTGO_MODULE) ? goOnModule(g->handle, (nt_module *)m) : 0;
 }
@@ -51,7 +51,7 @@ static int on_module(void *user, const nt_module *m)
 static int on_assembly(void *user, const nt_assembly *a)
 {
     ntgo_parser *g = user;
-    if (g->builder && g->builder_cb.assembly && g->builder_cb.assembly(g->builder, a))
+    if (g->keep && g->keep_cb.assembly && g->keep_cb.assembly(g->keep, a))
         return 1;
     return (g->want & NTGO_ASSEMBLY) ? goOnAssembly(g->handle, (nt_assembly *)a) : 0;
 }
@@ -59,40 +59,45 @@ static int on_assembly(void *user, const nt_assembly *a)
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
 {
     ntgo_parser *g = user;
-    return g->builder_cb.sequence_point(g->builder, sp);
+    return g->keep_cb.sequence_point(g->keep, sp);
 }
 
-ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_trace, const nt_limits *lim)
+ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim)
 {
     ntgo_parser *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->handle = handle;
     g->want = want;
-    if (keep_trace) {
-        g->builder = nt_trace_builder_new(NULL);
-        if (!g->builder) {
-            free(g);
-            return NULL;
-        }
-        nt_trace_builder_callbacks(&g->builder_cb);
+    g->keep_kind = keep_kind;
+    if (keep_kind == NTGO_KEEP_TRACE) {
+        g->keep = nt_trace_builder_new(NULL);
+        nt_trace_builder_callbacks(&g->keep_cb);
+    } else if (keep_kind == NTGO_KEEP_WINDOWS) {
+        g->keep = nt_trace_window_new(NULL, NULL);
+        nt_trace_window_callbacks(&g->keep_cb);
+    }
+    if (keep_kind != NTGO_KEEP_NONE && !g->keep) {
+        free(g);
+        return NULL;
     }
     if (!want) {
-        /* Nothing for Go: the builder's callbacks directly, no trampolines. */
-        g->parser = nt_parser_new(&g->builder_cb, g->builder, lim, NULL);
+        /* Nothing for Go: the kept object's callbacks directly, no trampolines. */
+        g->parser = nt_parser_new(&g->keep_cb, g->keep, lim, NULL);
     } else {
+        bool keep = g->keep != NULL;
         nt_callbacks cb = { 0 };
-        if (g->builder || (want & NTGO_HEADER))
+        if ((keep && g->keep_cb.trace) || (want & NTGO_HEADER))
             cb.trace = on_trace;
-        if (g->builder || (want & NTGO_SAMPLE))
+        if ((keep && g->keep_cb.sample) || (want & NTGO_SAMPLE))
             cb.sample = on_sample;
-        if (g->builder || (want & NTGO_METHOD))
+        if ((keep && g->keep_cb.method) || (want & NTGO_METHOD))
             cb.method = on_method;
-        if (g->builder || (want & NTGO_MODULE))
+        if ((keep && g->keep_cb.module) || (want & NTGO_MODULE))
             cb.module = on_module;
-        if (g->builder || (want & NTGO_ASSEMBLY))
+        if ((keep && g->keep_cb.assembly) || (want & NTGO_ASSEMBLY))
             cb.assembly = on_assembly;
-        if (g->builder && g->builder_cb.sequence_point)
+        if (keep && g->keep_cb.sequence_point)
             cb.sequence_point = on_sequence_point;
         g->parser = nt_parser_new(&cb, g, lim, NULL);
     }
@@ -106,10 +111,10 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_trace, co
 nt_status ntgo_parser_trace(ntgo_parser *g, nt_status st, nt_trace **out)
 {
     *out = NULL;
-    if (!g->builder)
+    if (g->keep_kind != NTGO_KEEP_TRACE || !g->keep)
         return NT_OK;
-    nt_trace_builder *b = g->builder;
-    g->builder = NULL; /* finish frees it whatever it returns */
+    nt_trace_builder *b = g->keep;
+    g->keep = NULL; /* finish frees it whatever it returns */
     nt_status s = nt_trace_builder_finish(b, g->parser, st, out);
     if (*out && !nt_trace_header(*out)) { /* not even the header was read: no trace */
         nt_trace_free(*out);
@@ -118,12 +123,23 @@ nt_status ntgo_parser_trace(ntgo_parser *g, nt_status st, nt_trace **out)
     return s;
 }
 
+nt_status ntgo_parser_take_window(ntgo_parser *g, nt_trace **out)
+{
+    *out = NULL;
+    if (g->keep_kind != NTGO_KEEP_WINDOWS)
+        return NT_ERR_STATE;
+    return nt_trace_window_take(g->keep, out);
+}
+
 void ntgo_parser_free(ntgo_parser *g)
 {
     if (!g)
         return;
     nt_parser_free(g->parser);
-    nt_trace_builder_free(g->builder);
+    if (g->keep_kind == NTGO_KEEP_TRACE)
+        nt_trace_builder_free(g->keep);
+    else if (g->keep_kind == NTGO_KEEP_WINDOWS)
+        nt_trace_window_free(g->keep);
     free(g);
 }
 

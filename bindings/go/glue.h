@@ -28,19 +28,25 @@ enum {
     NTGO_ASSEMBLY = 16
 };
 
-/* A parser whose callbacks go to Go (handle h) and, with keep_trace, to a
- * trace builder first. */
+/* What a parser keeps besides calling Go: nothing, the whole trace (a
+ * builder), or a trace per window (nt_trace_window). */
+enum { NTGO_KEEP_NONE, NTGO_KEEP_TRACE, NTGO_KEEP_WINDOWS };
+
+/* A parser whose callbacks go to what it keeps first, then to Go (handle). */
 typedef struct ntgo_parser {
     nt_parser *parser;
-    nt_trace_builder *builder; /* NULL without keep_trace, and after ntgo_parser_trace */
-    nt_callbacks builder_cb;
+    int keep_kind;
+    void *keep;              /* nt_trace_builder or nt_trace_window; NULL after ntgo_parser_trace */
+    nt_callbacks keep_cb;
     uintptr_t handle;
     unsigned want;
 } ntgo_parser;
 
-ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_trace, const nt_limits *lim);
-/* Hand over the builder's trace (NULL without keep_trace); st is the parse's final status. */
+ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim);
+/* Hand over the builder's trace (NULL unless NTGO_KEEP_TRACE); st is the parse's final status. */
 nt_status ntgo_parser_trace(ntgo_parser *g, nt_status st, nt_trace **out);
+/* Hand over the samples since the last window (NTGO_KEEP_WINDOWS). */
+nt_status ntgo_parser_take_window(ntgo_parser *g, nt_trace **out);
 void ntgo_parser_free(ntgo_parser *g);
 
 enum { NTGO_FOLDED, NTGO_SPEEDSCOPE, NTGO_PPROF };

@@ -11,5 +11,7 @@ fi
 nt_bind_live_target || exit 1
 cd "$top_srcdir/bindings/go" || exit 1
 go vet ./... || exit 1
-go test -count=1 -v ./... || exit 1
+# -race: Stop from several goroutines, the reader thread writing while the
+# caller reads.
+go test -race -count=1 -v ./... || exit 1
 sh "$top_srcdir/bindings/readme_example.sh" go || exit 1

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"runtime/cgo"
+	"sync"
 	"unsafe"
 )
 
@@ -65,7 +66,8 @@ type AssemblyRecord struct {
 
 // Callbacks receive what a streaming Parser reads, in stream order, from
 // inside Write (and Close).  Every member may be nil.  A callback that
-// returns an error stops the parse: Write returns that error.
+// returns an error stops the parse: Write returns that error.  Callbacks
+// must not call the parser's own methods.
 type Callbacks struct {
 	Header   func(h Header, frequency int64, pointerSize int) error
 	Sample   func(s *StreamSample) error
@@ -75,12 +77,20 @@ type Callbacks struct {
 	// KeepTrace makes the parser also build the trace Parse returns, which
 	// Trace hands over after Close.
 	KeepTrace bool
+	// Windows makes the parser keep the samples since the last TakeWindow,
+	// resolved against every record seen since the stream began: a live
+	// session's hot methods, window by window, in bounded memory.  It
+	// excludes KeepTrace.
+	Windows bool
 }
 
 // Parser reads a stream pushed to it in chunks of any size: the bytes are
 // decoded as they arrive and never held, so a live session's bytes go
-// straight into it (a *Parser is an io.Writer).  Not safe for concurrent use.
+// straight into it (a *Parser is an io.Writer).  Write, Close and
+// TakeWindow may be called from different goroutines (a session's reader
+// writes while the caller takes windows); they run one at a time.
 type Parser struct {
+	mu     sync.Mutex // Write, Close and TakeWindow may run on different goroutines
 	g      *C.ntgo_parser
 	cb     Callbacks
 	handle cgo.Handle
@@ -109,21 +119,25 @@ func NewParser(cb Callbacks) (*Parser, error) {
 	if cb.Assembly != nil {
 		want |= C.NTGO_ASSEMBLY
 	}
-	p, err := newParser(&cb, want, cb.KeepTrace)
-	return p, err
+	keep := C.int(C.NTGO_KEEP_NONE)
+	switch {
+	case cb.KeepTrace && cb.Windows:
+		return nil, ErrInvalidArgument
+	case cb.KeepTrace:
+		keep = C.NTGO_KEEP_TRACE
+	case cb.Windows:
+		keep = C.NTGO_KEEP_WINDOWS
+	}
+	return newParser(&cb, want, keep)
 }
 
-func newParser(cb *Callbacks, want C.uint, keep bool) (*Parser, error) {
+func newParser(cb *Callbacks, want C.uint, keep C.int) (*Parser, error) {
 	p := &Parser{}
 	if cb != nil {
 		p.cb = *cb
 	}
 	p.handle = cgo.NewHandle(p)
-	k := C.int(0)
-	if keep {
-		k = 1
-	}
-	p.g = C.ntgo_parser_new(C.uintptr_t(p.handle), want, k, nil)
+	p.g = C.ntgo_parser_new(C.uintptr_t(p.handle), want, keep, nil)
 	if p.g == nil {
 		p.handle.Delete()
 		return nil, ErrNoMemory
@@ -187,6 +201,8 @@ func (p *Parser) free() {
 // stream is good so far; after a failure every call returns the same error
 // (an *Error with the byte offset, or the error a callback returned).
 func (p *Parser) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.closed {
 		return 0, ErrBadState
 	}
@@ -199,6 +215,8 @@ func (p *Parser) Write(b []byte) (int, error) {
 
 // Offset is the number of bytes consumed so far.
 func (p *Parser) Offset() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.g == nil {
 		return 0
 	}
@@ -210,6 +228,8 @@ func (p *Parser) Offset() uint64 {
 // ended early (everything complete was delivered), ErrNoEvents for a header
 // without events, or the parse's earlier error.
 func (p *Parser) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.closed {
 		return p.err
 	}
@@ -220,6 +240,26 @@ func (p *Parser) Close() error {
 	}
 	p.free()
 	return p.err
+}
+
+// TakeWindow returns the samples read since the previous call (with
+// Windows) as a Trace, resolved against every method, module and assembly
+// record read since the stream began, and starts a new window.  When memory
+// ran short the window's samples are lost (ErrNoMemory); past the record
+// limit the trace is still returned with an error matching ErrLimit.
+func (p *Parser) TakeWindow() (*Trace, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.g == nil || !p.cb.Windows {
+		return nil, ErrBadState
+	}
+	var ct *C.nt_trace
+	st := C.ntgo_parser_take_window(p.g, &ct)
+	err := newError(st, 0, "")
+	if ct == nil {
+		return nil, err
+	}
+	return newTrace(ct), err
 }
 
 // Trace returns the trace built from the stream (with KeepTrace, after

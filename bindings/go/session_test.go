@@ -243,3 +243,53 @@ func TestLiveIntoParser(t *testing.T) {
 		t.Fatalf("alpha: SpinAlpha is the leaf of %d of %d managed samples", hits, total)
 	}
 }
+
+// Windows of a live session: the caller takes them while the session's
+// reader writes; together they hold every sample.
+func TestLiveWindows(t *testing.T) {
+	lt := startLive(t)
+	var mu sync.Mutex
+	samples := 0
+	p, err := NewParser(Callbacks{
+		Sample:  func(*StreamSample) error { mu.Lock(); samples++; mu.Unlock(); return nil },
+		Windows: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := StartTracing(context.Background(), lt.pid, Config{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, nonEmpty := 0, 0
+	for i := 0; i < 5; i++ {
+		time.Sleep(300 * time.Millisecond)
+		w, err := p.TakeWindow()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Samples) > 0 {
+			nonEmpty++
+		}
+		total += len(w.Samples)
+		w.Close()
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.TakeWindow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total += len(w.Samples)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if nonEmpty < 2 || total != samples {
+		t.Fatalf("%d windows with samples; %d samples in windows, %d parsed", nonEmpty, total, samples)
+	}
+	// The rundown at stop names the spinners in the last window.
+	if hits, all := leafCounts(w, lt.alpha, "SpinAlpha"); all > 0 && hits*2 < all {
+		t.Fatalf("last window: SpinAlpha is the leaf of %d of %d alpha samples", hits, all)
+	}
+}

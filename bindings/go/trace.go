@@ -85,7 +85,7 @@ type Trace struct {
 // offset, or r's error); it returns a nil trace only when not even the
 // stream's header could be read.
 func Parse(r io.Reader) (*Trace, error) {
-	p, err := newParser(nil, 0, true)
+	p, err := newParser(nil, 0, C.NTGO_KEEP_TRACE)
 	if err != nil {
 		return nil, err
 	}

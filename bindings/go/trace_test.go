@@ -24,6 +24,7 @@ import (
 //	Beyond: truncated stream -> what was read + offset  TestParseTruncated
 //	Beyond: V6 streams read                             TestParseV6
 //	Beyond: streaming parser, any chunking              TestParserChunking, TestParserCallbackError
+//	Beyond: windows of a live stream                    TestParserWindows, TestLiveWindows
 //	Beyond: exports and top                             TestExportsMatchTheTool, TestTop
 //	ErrNoEndpoint (also os.ErrNotExist), *RuntimeError,
 //	  StartTracing/Stop semantics, Config defaults      session_test.go
@@ -324,6 +325,61 @@ func TestParserChunking(t *testing.T) {
 		if !bytes.Equal(samplesText(p.Trace()), samplesText(want)) {
 			t.Fatalf("chunk %d: the kept trace differs from Parse's", chunk)
 		}
+	}
+}
+
+// Windows: the samples since the last window, named from every record seen
+// since the stream began; together the windows hold every sample.
+func TestParserWindows(t *testing.T) {
+	path := corpusFile(t, "spin-threads.nettrace")
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := parseFile(t, path)
+	if _, err := NewParser(Callbacks{Windows: true, KeepTrace: true}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Windows with KeepTrace: %v", err)
+	}
+	p, err := NewParser(Callbacks{Windows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, windows := 0, 0
+	var last *Trace
+	for off := 0; off < len(whole); off += 16 << 10 {
+		end := off + 16<<10
+		if end > len(whole) {
+			end = len(whole)
+		}
+		if _, err := p.Write(whole[off:end]); err != nil {
+			t.Fatal(err)
+		}
+		w, err := p.TakeWindow()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Samples) > 0 {
+			windows++
+			last = w
+		}
+		total += len(w.Samples)
+		for i := 1; i < len(w.Samples); i++ {
+			if w.Samples[i].Timestamp < w.Samples[i-1].Timestamp {
+				t.Fatal("a window's samples are not in time order")
+			}
+		}
+	}
+	if total != len(want.Samples) || windows < 3 {
+		t.Fatalf("%d samples over %d windows, the trace has %d", total, windows, len(want.Samples))
+	}
+	if rows := last.Top(3); len(rows) == 0 || !strings.Contains(rows[0].Name+rows[1].Name+rows[2].Name, "Spinner.Spin") {
+		t.Fatalf("the last window's hot methods are not named: %+v", rows)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.TakeWindow(); !errors.Is(err, ErrBadState) {
+		t.Fatalf("TakeWindow after Close: %v", err)
 	}
 }
 
