@@ -161,6 +161,14 @@ func StartTracing(ctx context.Context, pid int, cfg Config, w io.Writer) (*Sessi
 	if st == C.NT_OK && !cancelled {
 		return s, nil
 	}
+	if _, ok := ctx.Deadline(); ok && st == C.NT_ERR_TIMEOUT {
+		// The library's deadline is ctx's, on the monotonic clock: ctx's
+		// own timer fires within moments.
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	var err error
 	switch {
 	case cancelled || ((st == C.NT_ERR_TIMEOUT || st == C.NT_ERR_CANCELLED) && ctx.Err() != nil):
