@@ -17,12 +17,12 @@ from .errors import (BadStateError, CancelledError, DeadlineError, InvalidArgume
                      TruncatedError, UnsupportedVersionError)
 from .parser import AssemblyRecord, Header, MethodRecord, ModuleRecord, Parser, StreamSample
 from .session import (KEYWORD_JIT, KEYWORD_LOADER, PROVIDER_RUNTIME, PROVIDER_SAMPLE_PROFILER, Provider,
-                      collect)
+                      collect, watch)
 from .trace import Frame, Method, Sample, TopEntry, Trace, open
 
 __all__ = [
     "open", "Trace", "Sample", "Frame", "Method", "TopEntry", "Parser", "StreamSample", "MethodRecord",
-    "ModuleRecord", "AssemblyRecord", "Header", "collect", "Provider", "PROVIDER_SAMPLE_PROFILER",
+    "ModuleRecord", "AssemblyRecord", "Header", "collect", "watch", "Provider", "PROVIDER_SAMPLE_PROFILER",
     "PROVIDER_RUNTIME", "KEYWORD_LOADER", "KEYWORD_JIT", "library_version", "NettraceError",
     "NotNettraceError", "UnsupportedVersionError", "NoEventsError", "MalformedError", "TruncatedError",
     "LimitError", "OutOfMemoryError", "StoppedError", "InvalidArgumentError", "IOFailure", "NoEndpointError",

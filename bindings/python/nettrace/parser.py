@@ -49,39 +49,50 @@ class Parser:
     Each on_* callback (all optional) receives what the parser reads, in
     stream order, from inside feed() and close(); an exception it raises
     stops the parse and comes out of feed().  With keep_trace=True the parser
-    also builds the Trace that close() returns.  The stream itself is never
+    also builds the Trace that close() returns; with windows=True
+    take_window() returns the samples since its previous call (a live
+    stream's hot methods, window by window).  The stream itself is never
     held.
     """
 
     def __init__(self, on_header=None, on_sample=None, on_method=None, on_module=None, on_assembly=None,
-                 keep_trace=False):
+                 keep_trace=False, windows=False):
         self._user = {"header": on_header, "sample": on_sample, "method": on_method, "module": on_module,
                       "assembly": on_assembly}
         self._raised = None
         self._error = None
         self._closed = False
-        self._builder = None
-        self._bcb = _lib.nt_callbacks()
-        if keep_trace:
-            self._builder = lib.nt_trace_builder_new(None)
-            if not self._builder:
-                raise errors.OutOfMemoryError("out of memory")
-            lib.nt_trace_builder_callbacks(byref(self._bcb))
+        self._p = None
+        # What the parser keeps besides calling Python: the whole trace (a
+        # builder), a trace per window, or nothing.
+        self._kind = "trace" if keep_trace else "windows" if windows else None
+        if keep_trace and windows:
+            raise errors.InvalidArgumentError("keep_trace and windows exclude each other")
+        self._keep = None
+        self._kcb = _lib.nt_callbacks()
+        if self._kind == "trace":
+            self._keep = lib.nt_trace_builder_new(None)
+            lib.nt_trace_builder_callbacks(byref(self._kcb))
+        elif self._kind == "windows":
+            self._keep = lib.nt_trace_window_new(None, None)
+            lib.nt_trace_window_callbacks(byref(self._kcb))
+        if self._kind and not self._keep:
+            raise errors.OutOfMemoryError("out of memory")
         if not any(self._user.values()):
-            # Nothing for Python: the builder's own callbacks, no trampolines.
-            self._cb = self._bcb
-            user = self._builder
+            # Nothing for Python: the kept object's own callbacks, no trampolines.
+            self._cb = self._kcb
+            user = self._keep
         else:
             self._cb = self._trampolines()
             user = None
         self._p = lib.nt_parser_new(byref(self._cb), user, None, None)
         if not self._p:
-            lib.nt_trace_builder_free(self._builder)
+            self._abandon()
             raise errors.OutOfMemoryError("out of memory")
 
     def _trampolines(self):
         cb = _lib.nt_callbacks()
-        b, bcb, user = self._builder, self._bcb, self._user
+        b, bcb, user = self._keep, self._kcb, self._user
 
         pairs = (("trace", "header", _lib.CB_TRACE, header_of),
                  ("sample", "sample", _lib.CB_SAMPLE, _stream_sample),
@@ -89,8 +100,8 @@ class Parser:
                  ("module", "module", _lib.CB_MODULE, _module_record),
                  ("assembly", "assembly", _lib.CB_ASSEMBLY, _assembly_record))
         for field, name, ftype, convert in pairs:
-            if b or user.get(name):
-                builder_fn = getattr(bcb, field) if b else None
+            builder_fn = getattr(bcb, field) if b else None
+            if builder_fn or user.get(name):
                 mine = user.get(name)
                 setattr(cb, field, ftype(self._call(b, builder_fn, mine, convert)))
         if b and bcb.sequence_point:
@@ -99,6 +110,7 @@ class Parser:
         return cb
 
     def _call(self, b, builder_fn, mine, convert):
+        # What the parser keeps sees each record first, then the Python callback.
         def call(_, ptr):
             try:
                 if builder_fn and builder_fn(b, ptr):
@@ -150,17 +162,16 @@ class Parser:
         status = lib.nt_parser_finish(self._p)
         err = self._fail(status) if status != 0 else self._error
         trace = None
-        if self._builder:
+        if self._kind == "trace":
             from .trace import Trace
             out = c_void_p()
-            lib.nt_trace_builder_finish(self._builder, self._p, status, byref(out))
-            self._builder = None
+            lib.nt_trace_builder_finish(self._keep, self._p, status, byref(out))
+            self._keep = None  # finish frees the builder
             if out.value and lib.nt_trace_header(out.value):
                 trace = Trace(out.value)
             elif out.value:  # not even the header was read: no trace
                 lib.nt_trace_free(out.value)
-        lib.nt_parser_free(self._p)
-        self._p = None
+        self._release()
         if err is not None:
             if isinstance(err, errors.NettraceError):
                 err.trace = trace
@@ -177,12 +188,33 @@ class Parser:
             else:
                 self._abandon()
 
-    def _abandon(self):
-        self._closed = True
-        lib.nt_trace_builder_free(self._builder)
-        self._builder = None
+    def take_window(self):
+        """With windows=True: the samples read since the previous call as a
+        Trace, named from every method, module and assembly record read since
+        the stream began; a new window starts."""
+        if self._kind != "windows" or self._closed:
+            raise errors.BadStateError("take_window needs an open Parser(windows=True)")
+        from .trace import Trace
+        out = c_void_p()
+        status = lib.nt_trace_window_take(self._keep, byref(out))
+        trace = Trace(out.value) if out.value else None
+        err = errors.from_status(status, trace=trace)
+        if err is not None:
+            raise err
+        return trace
+
+    def _release(self):
+        if self._kind == "trace":
+            lib.nt_trace_builder_free(self._keep)
+        elif self._kind == "windows":
+            lib.nt_trace_window_free(self._keep)
+        self._keep = None
         lib.nt_parser_free(self._p)
         self._p = None
+
+    def _abandon(self):
+        self._closed = True
+        self._release()
 
     def __del__(self):
         if getattr(self, "_p", None):

@@ -24,6 +24,41 @@ def _start_error(session, status):
     return errors.from_status(status, message)
 
 
+def _config(providers, buffer_mb, rundown, max_stream_bytes, keep):
+    """An nt_session_config; keep receives what must outlive it."""
+    cfg = _lib.nt_session_config()
+    if providers:
+        arr = (_lib.nt_provider * len(providers))()
+        for i, p in enumerate(providers):
+            p = Provider(*p)
+            name = p.name.encode()
+            args = p.arguments.encode() if p.arguments else None
+            keep += [name, args]
+            arr[i] = _lib.nt_provider(name, p.keywords, p.level, args)
+        cfg.providers, cfg.provider_count = cast(arr, type(cfg.providers)), len(providers)
+        keep.append(arr)
+    cfg.buffer_mb = buffer_mb or 0
+    cfg.no_rundown = not rundown
+    cfg.max_stream_bytes = max_stream_bytes or 0
+    return cfg
+
+
+def _start(cfg, pid, start_timeout):
+    session = lib.nt_session_new(byref(cfg), None)
+    if not session:
+        raise errors.OutOfMemoryError("out of memory")
+    status = lib.nt_session_start(session, pid, lib.nt_deadline_after_ms(int(start_timeout * 1000)))
+    if status != 0:
+        err = _start_error(session, status)
+        lib.nt_session_free(session)
+        raise err
+    return session
+
+
+def _deadline(seconds):
+    return lib.nt_deadline_after_ms(int(seconds * 1000) + 1)
+
+
 def collect(pid, duration, providers=None, output=None, buffer_mb=0, rundown=True, max_stream_bytes=0,
             start_timeout=10.0, stop_timeout=120.0):
     """Trace process pid for duration seconds and return its Trace.
@@ -40,22 +75,9 @@ def collect(pid, duration, providers=None, output=None, buffer_mb=0, rundown=Tru
     the trace read so far in its trace attribute -- when it ends badly.
     """
     from .parser import Parser
-    cfg = _lib.nt_session_config()
     keep = []
-    if providers:
-        arr = (_lib.nt_provider * len(providers))()
-        for i, p in enumerate(providers):
-            p = Provider(*p)
-            name = p.name.encode()
-            args = p.arguments.encode() if p.arguments else None
-            keep += [name, args]
-            arr[i] = _lib.nt_provider(name, p.keywords, p.level, args)
-        cfg.providers, cfg.provider_count = cast(arr, type(cfg.providers)), len(providers)
-        keep.append(arr)
-    cfg.buffer_mb = buffer_mb or 0
-    cfg.no_rundown = not rundown
-    cfg.max_stream_bytes = max_stream_bytes or 0
-    parser = fd = None
+    cfg = _config(providers, buffer_mb, rundown, max_stream_bytes, keep)
+    parser = fd = session = None
     if output is not None:
         fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
         fd_box = c_int(fd)
@@ -64,45 +86,34 @@ def collect(pid, duration, providers=None, output=None, buffer_mb=0, rundown=Tru
     else:
         parser = Parser(keep_trace=True)
         cfg.sink, cfg.sink_user = _lib.SINK_PARSER, parser._p
-    session = lib.nt_session_new(byref(cfg), None)
-    if not session:
-        raise errors.OutOfMemoryError("out of memory")
     try:
-        status = lib.nt_session_start(session, pid, lib.nt_deadline_after_ms(int(start_timeout * 1000)))
-        if status != 0:
-            raise _start_error(session, status)
+        session = _start(cfg, pid, start_timeout)
         # Wait in short slices so that Ctrl-C interrupts the collection.
         end = time.monotonic() + duration
         while True:
             left = end - time.monotonic()
             if left <= 0:
                 break
-            status = lib.nt_session_wait(session, lib.nt_deadline_after_ms(int(min(left, 0.2) * 1000) + 1))
+            status = lib.nt_session_wait(session, _deadline(min(left, 0.2)))
             if status != errors.DeadlineError.status:
                 break  # the stream ended by itself
-        status = lib.nt_session_stop(session, lib.nt_deadline_after_ms(int(stop_timeout * 1000)))
+        status = lib.nt_session_stop(session, _deadline(stop_timeout))
         stream_error = errors.from_status(status, _lib.text(lib.nt_session_message(session)))
         lib.nt_session_free(session)
         session = None
-        if fd is not None:
-            os.close(fd)
-            fd = None
-            from .trace import open as open_trace
-            try:
+        try:
+            if fd is not None:
+                os.close(fd)
+                fd = None
+                from .trace import open as open_trace
                 trace = open_trace(output)
-            except errors.NettraceError as e:
-                if stream_error is None:
-                    raise
-                stream_error.trace = e.trace
-                raise stream_error
-        else:
-            try:
+            else:
                 trace = parser.close()
-            except errors.NettraceError as e:
-                if stream_error is None:
-                    raise
-                stream_error.trace = e.trace
-                raise stream_error
+        except errors.NettraceError as e:
+            if stream_error is None:
+                raise
+            stream_error.trace = e.trace
+            raise stream_error
         if stream_error is not None:
             stream_error.trace = trace
             raise stream_error
@@ -112,3 +123,47 @@ def collect(pid, duration, providers=None, output=None, buffer_mb=0, rundown=Tru
             lib.nt_session_free(session)
         if fd is not None:
             os.close(fd)
+
+
+def watch(pid, interval=1.0, duration=None, providers=None, buffer_mb=0, rundown=True, max_stream_bytes=0,
+          start_timeout=10.0, stop_timeout=120.0):
+    """Trace process pid and yield a Trace every interval seconds: the
+    samples of that window, named from every record seen since the session
+    began (trace.top(n) is then the live hot-method table).
+
+    The session runs in the calling thread, between the yields (the
+    runtime's buffer holds what arrives meanwhile), so nothing runs behind
+    the caller's back.  It stops after duration seconds (None: when the
+    process exits or the generator is closed); the last window, yielded
+    after the stop, holds the rundown's names.  Arguments and errors as for
+    collect().
+    """
+    from .parser import Parser
+    keep = []
+    cfg = _config(providers, buffer_mb, rundown, max_stream_bytes, keep)
+    parser = Parser(windows=True)
+    cfg.sink, cfg.sink_user = _lib.SINK_PARSER, parser._p
+    cfg.caller_pumps = True
+    session = _start(cfg, pid, start_timeout)
+    try:
+        end = None if duration is None else time.monotonic() + duration
+        ended = False
+        while not ended and (end is None or time.monotonic() < end):
+            until = time.monotonic() + interval
+            if end is not None:
+                until = min(until, end)
+            # A caller-pumped session is driven by whoever waits on it.
+            while not ended and time.monotonic() < until:
+                status = lib.nt_session_wait(session, _deadline(min(until - time.monotonic(), 0.2)))
+                ended = status != errors.DeadlineError.status
+            yield parser.take_window()
+        status = lib.nt_session_stop(session, _deadline(stop_timeout))
+        stream_error = errors.from_status(status, _lib.text(lib.nt_session_message(session)))
+        last = parser.take_window()
+        if stream_error is not None:
+            stream_error.trace = last
+            raise stream_error
+        yield last
+    finally:
+        lib.nt_session_free(session)
+        parser._abandon()

@@ -6,7 +6,7 @@ from ctypes import POINTER, byref, string_at
 
 from . import _lib, errors
 from ._lib import lib
-from .parser import Parser, header_of
+from .parser import Header, Parser, header_of
 
 # One thread sample: frames innermost first; samples on one stack share
 # their frames tuple.
@@ -75,7 +75,9 @@ class Trace:
     def __init__(self, handle):
         self._t = handle
         self.error = None
-        h = header_of(lib.nt_trace_header(handle).contents)
+        info = lib.nt_trace_header(handle)
+        # A window taken before the stream's header arrived has none.
+        h = header_of(info.contents) if info else Header(*(None,) * len(Header._fields))
         self.header = h
         self.format_major, self.format_minor = h.format_major, h.format_minor
         self.frequency = lib.nt_trace_frequency(handle)

@@ -35,6 +35,30 @@ class ParserTest(unittest.TestCase):
             self.assertEqual(seen["headers"][0].frequency, 1000000000)
             self.assertEqual(samples_text(t), samples_text(self.want))
 
+    def test_windows(self):
+        # The samples since the last window, named from every record seen;
+        # together the windows hold every sample.
+        with self.assertRaises(nettrace.InvalidArgumentError):
+            nettrace.Parser(keep_trace=True, windows=True)
+        count = [0]
+        p = nettrace.Parser(windows=True, on_sample=lambda s: count.__setitem__(0, count[0] + 1))
+        total, windows, last = 0, 0, None
+        for off in range(0, len(self.data), 16 << 10):
+            p.feed(self.data[off:off + (16 << 10)])
+            w = p.take_window()
+            times = [s.time_ns for s in w.samples()]
+            self.assertEqual(times, sorted(times))
+            if len(w):
+                windows, last = windows + 1, w
+            total += len(w)
+        self.assertEqual(total, len(self.want))
+        self.assertEqual(count[0], total)
+        self.assertGreaterEqual(windows, 3)
+        self.assertTrue(any("Spinner.Spin" in r.name for r in last.top(3)))
+        p.close()
+        with self.assertRaises(nettrace.BadStateError):
+            p.take_window()
+
     def test_callback_exception_stops(self):
         class Enough(Exception):
             pass

@@ -40,6 +40,20 @@ class LiveTest(unittest.TestCase):
                 self.check_spinners(t)
                 self.assertEqual(len(nettrace.open(out)), len(t))
 
+    def test_watch_windows(self):
+        windows = list(nettrace.watch(self.target.pid, interval=0.3, duration=1.5))
+        self.assertGreaterEqual(len(windows), 5)  # every 0.3 s, then the last after the stop
+        self.assertGreaterEqual(sum(1 for w in windows if len(w)), 3)
+        # The rundown at the stop names the spinners in the last window.
+        hits, total = leaf_share(windows[-1], self.target.alpha, "SpinAlpha")
+        self.assertTrue(total == 0 or hits * 2 >= total, "%d of %d" % (hits, total))
+        # Closing the generator early stops the session.
+        gen = nettrace.watch(self.target.pid, interval=0.2)
+        next(gen)
+        gen.close()
+        with nettrace.collect(self.target.pid, 0.5) as t:  # the process takes a new session
+            self.assertGreater(len(t), 0)
+
     def test_refused_has_the_hresult(self):
         bad = [nettrace.Provider(nettrace.PROVIDER_RUNTIME, nettrace.KEYWORD_JIT, 9)]  # levels are 0..5
         with self.assertRaises(nettrace.RefusedError) as cm:
