@@ -69,6 +69,9 @@ func TestStartIsBoundToContext(t *testing.T) {
 // A zero Config: the sample profiler, loader and JIT events, rundown on, so
 // the spinning methods compiled before the session started are named.
 func TestLiveDefaultConfig(t *testing.T) {
+	if DefaultBufferMB != 256 || DefaultMaxStreamBytes != 1<<30 {
+		t.Fatalf("defaults: %d MB buffer, %d bytes cap", DefaultBufferMB, DefaultMaxStreamBytes)
+	}
 	lt := startLive(t)
 	var w syncBuffer
 	s, err := StartTracing(context.Background(), lt.pid, Config{}, &w)

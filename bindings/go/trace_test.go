@@ -21,13 +21,21 @@ import (
 //	  assemblies, module -> assembly                    TestTraceTables
 //	ErrNotNettrace / ErrUnsupportedVersion /
 //	  ErrNoEvents with errors.Is                        TestParseErrors
+//	ErrNoEndpoint, also os.ErrNotExist                  TestNoEndpointMatchesNotExist
+//	*RuntimeError with the HRESULT                      TestRefusalIsRuntimeError, TestLiveRefused
+//	StartTracing bound to ctx until the reply           TestStartIsBoundToContext
+//	Config zero values = defaults (providers,
+//	  rundown on, 256 MB, 1 GiB)                        TestLiveDefaultConfig
+//	Stop: once, from several goroutines, each under
+//	  its ctx; nothing written after it returns         TestLiveStopConcurrent, TestLiveStopBoundToContext
+//	Stop returns the copy's error                       TestLiveWriterError
+//	ErrStreamTooLarge at Config.MaxStreamBytes          TestLiveStreamCap
 //	Beyond: truncated stream -> what was read + offset  TestParseTruncated
 //	Beyond: V6 streams read                             TestParseV6
 //	Beyond: streaming parser, any chunking              TestParserChunking, TestParserCallbackError
+//	Beyond: live bytes straight into a Parser           TestLiveIntoParser
 //	Beyond: windows of a live stream                    TestParserWindows, TestLiveWindows
 //	Beyond: exports and top                             TestExportsMatchTheTool, TestTop
-//	ErrNoEndpoint (also os.ErrNotExist), *RuntimeError,
-//	  StartTracing/Stop semantics, Config defaults      session_test.go
 
 func TestParseSamplesInTimeOrder(t *testing.T) {
 	for _, path := range corpusFiles(t) {
