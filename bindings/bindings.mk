@@ -22,6 +22,10 @@ bindings_live_prepare_SOURCES = bindings/live_prepare.c tests/support/live_targe
 bindings_live_prepare_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
 bindings_live_prepare_LDADD = libnettrace_core.la
 
+# The C layout of the structures the Python module mirrors with ctypes.
+check_PROGRAMS += bindings/python/abi_layout
+bindings_python_abi_layout_SOURCES = bindings/python/abi_layout.c
+
 TESTS += bindings/go/go_test.sh bindings/python/python_test.sh
 EXTRA_DIST += bindings/go bindings/python bindings/env.sh
 

@@ -10,6 +10,8 @@ if ! command -v "$PYTHON" >/dev/null 2>&1; then
     exit 77
 fi
 nt_bind_live_target || exit 1
+NETTRACE_ABI_LAYOUT="$top_builddir/bindings/python/abi_layout"
+export NETTRACE_ABI_LAYOUT
 "$PYTHON" -m unittest discover -v -s "$top_srcdir/bindings/python/tests" -t "$top_srcdir/bindings/python" || exit 1
 sh "$top_srcdir/bindings/readme_example.sh" python || exit 1
 

@@ -49,25 +49,32 @@ class nt_sample(Structure):
                 ("stack_id", c_uint32), ("stack", POINTER(nt_stack)), ("event", POINTER(nt_event))]
 
 
+class nt_str16(Structure):
+    _fields_ = [("units", POINTER(c_uint8)), ("count", c_uint32)]
+
+
 class nt_method(Structure):
     _fields_ = [("which", c_int), ("version", c_uint32), ("method_id", c_uint64), ("module_id", c_uint64),
                 ("start_address", c_uint64), ("size", c_uint32), ("token", c_uint32), ("flags", c_uint32),
                 ("declaring_type", c_char_p), ("name", c_char_p), ("signature", c_char_p),
                 ("clr_instance_id", c_uint16), ("rejit_id", c_uint64), ("timestamp", c_int64),
-                ("event", POINTER(nt_event))]
+                ("event", POINTER(nt_event)), ("declaring_type16", nt_str16), ("name16", nt_str16),
+                ("signature16", nt_str16)]
 
 
 class nt_module(Structure):
     _fields_ = [("which", c_int), ("domain", c_bool), ("version", c_uint32), ("module_id", c_uint64),
                 ("assembly_id", c_uint64), ("app_domain_id", c_uint64), ("flags", c_uint32),
                 ("il_path", c_char_p), ("native_path", c_char_p), ("clr_instance_id", c_uint16),
-                ("timestamp", c_int64), ("event", POINTER(nt_event))]
+                ("timestamp", c_int64), ("event", POINTER(nt_event)), ("il_path16", nt_str16),
+                ("native_path16", nt_str16)]
 
 
 class nt_assembly(Structure):
     _fields_ = [("which", c_int), ("version", c_uint32), ("assembly_id", c_uint64),
                 ("app_domain_id", c_uint64), ("binding_id", c_uint64), ("flags", c_uint32), ("name", c_char_p),
-                ("clr_instance_id", c_uint16), ("timestamp", c_int64), ("event", POINTER(nt_event))]
+                ("clr_instance_id", c_uint16), ("timestamp", c_int64), ("event", POINTER(nt_event)),
+                ("name16", nt_str16)]
 
 
 CB_TRACE = CFUNCTYPE(c_int, c_void_p, POINTER(nt_trace_info))
@@ -101,7 +108,8 @@ NO_METHOD = 0xFFFFFFFF
 
 class nt_trace_sample(Structure):
     _fields_ = [("timestamp", c_int64), ("time_ns", c_int64), ("thread_id", c_uint64), ("type", c_uint32),
-                ("stack_index", c_uint32), ("frame_count", c_uint32), ("frames", POINTER(nt_frame))]
+                ("stack_index", c_uint32), ("frame_count", c_uint32), ("frames", POINTER(nt_frame)),
+                ("count", c_uint64)]
 
 
 class nt_trace_stack(Structure):
