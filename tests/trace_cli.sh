@@ -81,7 +81,7 @@ mo=$("$NT" stacks --managed-only "$TRACE" | awk '{s += $NF} END {print s}')
 managed=$(grep -c ' M ' "$TMP/samples")
 [ "$mo" -eq "$managed" ] && ok "--managed-only: $managed samples" || fail "--managed-only $mo vs $managed"
 t0=$(head -1 "$TMP/samples" | cut -d' ' -f1)
-win=$("$NT" stacks --from $t0 --to $((t0 + 1000000000)) "$TRACE" | awk '{s += $NF} END {print s + 0}')
+win=$("$NT" stacks --from @$t0 --to @$((t0 + 1000000000)) "$TRACE" | awk '{s += $NF} END {print s + 0}')
 want=$(awk -v a=$t0 -v b=$((t0 + 1000000000)) '$1 >= a && $1 < b' "$TMP/samples" | wc -l)
 [ "$win" -eq "$want" ] && ok "--from/--to: $want samples" || fail "--from/--to $win vs $want"
 th=$(awk '{print $2}' "$TMP/samples" | sort | uniq -c | sort -rn | head -1)

@@ -4,7 +4,10 @@ bin_PROGRAMS += nettrace
 nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
 	src/cli/io.c \
-	src/cli/json.c src/cli/json.h src/cli/u64map.h \
+	src/cli/u64map.h \
+	src/cli/opts.c src/cli/opts.h \
+	src/cli/time_opt.c src/cli/time_opt.h \
+	src/cli/select.c src/cli/select.h \
 	src/cli/trace_load.c src/cli/trace_load.h \
 	src/cli/session_opts.c src/cli/session_opts.h \
 	src/cli/cmd_info.c \

@@ -1,5 +1,6 @@
 /* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
  * resolved stacks for flame graphs and profile viewers. */
+#include "cli/select.h"
 #include "cli/trace_load.h"
 
 #include <errno.h>
@@ -24,10 +25,7 @@ static void usage(FILE *f)
           "      --weight W     samples (default): each sample counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
-          "      --managed-only only samples taken in managed code\n"
-          "      --thread ID    only this thread\n"
-          "      --from T       only samples at or after T (trace clock; ns, or with\n"
-          "      --to T         a unit: 10ms, 2.5s) and before T\n"
+          CLI_FILTER_HELP
           "  -h, --help         this help\n",
           f);
 }
@@ -42,16 +40,13 @@ int cmd_stacks(int argc, char **argv)
     static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
                                            { "output", required_argument, NULL, 'o' },
                                            { "weight", required_argument, NULL, 'w' },
-                                           { "managed-only", no_argument, NULL, 'm' },
-                                           { "thread", required_argument, NULL, 't' },
-                                           { "from", required_argument, NULL, 'F' },
-                                           { "to", required_argument, NULL, 'T' },
+                                           CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     const char *format = "folded", *output = NULL;
     nt_export_options eo = { 0 };
-    int c;
-    char *end;
+    cli_filter filter = { 0 };
+    int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
         switch (c) {
@@ -67,28 +62,15 @@ int cmd_stacks(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             break;
-        case 'm': eo.managed_only = true; break;
-        case 't':
-            eo.thread_id = strtoull(optarg, &end, 0);
-            if (*end || !*optarg) {
-                fprintf(stderr, "nettrace stacks: --thread wants a thread id\n");
-                return CLI_EXIT_USAGE;
-            }
-            eo.has_thread = true;
-            break;
-        case 'F':
-        case 'T':
-            if (!cli_parse_time_ns(optarg, c == 'F' ? &eo.from_ns : &eo.to_ns)) {
-                fprintf(stderr, "nettrace stacks: bad time '%s' (ns, or with a unit: us, ms, s)\n", optarg);
-                return CLI_EXIT_USAGE;
-            }
-            if (c == 'F')
-                eo.has_from = true;
-            else
-                eo.has_to = true;
-            break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default:
+            r = cli_filter_option(&filter, "stacks", c, optarg);
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            if (r == 0) {
+                usage(stderr);
+                return CLI_EXIT_USAGE;
+            }
         }
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_write_fn, void *);
@@ -118,6 +100,13 @@ int cmd_stacks(int argc, char **argv)
     if (!t)
         return rc;
     cli_warn_unnamed(t);
+    cli_filter_export(&filter, t, &eo);
+    cli_selected sel;
+    if (!cli_filter_count(&filter, t, "stacks", &sel)) {
+        fprintf(stderr, "nettrace stacks: out of memory\n");
+        nt_trace_free(t);
+        return CLI_EXIT_ERROR;
+    }
     FILE *out = stdout;
     if (output && strcmp(output, "-") != 0) {
         out = fopen(output, "wb");

@@ -104,7 +104,11 @@ nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t err
     progress_end(&pr);
     if (fd != 0)
         close(fd);
-    if (s != NT_ERR_IO)
+    if (s == NT_ERR_TRUNCATED && done != nt_parser_error_offset(p))
+        /* The parser names where the incomplete unit began; say where the input ended too. */
+        snprintf(errbuf, errsize, "%s (the input ends at byte %llu)", nt_parser_message(p),
+                 (unsigned long long)done);
+    else if (s != NT_ERR_IO)
         snprintf(errbuf, errsize, "%s", nt_parser_message(p));
     return s;
 }

@@ -1,0 +1,48 @@
+/* The text formats' escaping of names (text_escape.h). */
+#include "common/text_escape.h"
+#include "common/utf8.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static void emit(char *dst, size_t size, size_t *len, const char *p, size_t n)
+{
+    if (*len < size) {
+        size_t k = size - *len < n ? size - *len : n;
+        memcpy(dst + *len, p, k);
+    }
+    *len += n;
+}
+
+size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t len = 0;
+    const unsigned char *p = (const unsigned char *)src;
+    while (*p) {
+        unsigned char c = *p;
+        size_t n = 1;
+        bool escape;
+        if (c < 0x80) {
+            escape = c < 0x20 || c == 0x7F || strchr(seps, c) != NULL;
+        } else {
+            uint32_t cp;
+            n = nt_utf8_decode(p, &cp);
+            escape = n == 0 || cp <= 0x9F;
+            if (n == 0)
+                n = 1;
+        }
+        if (!escape) {
+            emit(dst, size, &len, (const char *)p, n);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                char e[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
+                emit(dst, size, &len, e, 4);
+            }
+        }
+        p += n;
+    }
+    if (size)
+        dst[len < size ? len : size - 1] = '\0';
+    return len;
+}
