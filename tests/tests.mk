@@ -117,3 +117,15 @@ tests_test_hostile_CFLAGS = $(T_CC)
 tests_test_hostile_LDADD = $(T_LIBS)
 tests_test_hostile_LDFLAGS = $(T_LINK)
 
+
+# ---- the tool's output boundary (names, JSON, info's type table, full devices) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_cli_output
+TESTS += tests/test_cli_output
+endif
+tests_test_cli_output_SOURCES = tests/test_cli_output.c src/cli/event_types.c src/cli/event_types.h \
+	tests/test_trace_build.c tests/test_trace_build.h tests/support/streams.c tests/support/streams.h
+tests_test_cli_output_CPPFLAGS = $(T_CPP)
+tests_test_cli_output_CFLAGS = $(T_CC)
+tests_test_cli_output_LDADD = $(T_LIBS)
+tests_test_cli_output_LDFLAGS = $(T_LINK)

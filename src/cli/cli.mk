@@ -10,7 +10,7 @@ nettrace_SOURCES = \
 	src/cli/select.c src/cli/select.h \
 	src/cli/trace_load.c src/cli/trace_load.h \
 	src/cli/session_opts.c src/cli/session_opts.h \
-	src/cli/cmd_info.c \
+	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h \
 	src/cli/cmd_samples.c \
 	src/cli/cmd_top.c \
 	src/cli/cmd_stacks.c \

@@ -5,25 +5,14 @@
 #include "cli/time_opt.h"
 #include "common/json.h"
 #include "common/text_escape.h"
-#include "cli/u64map.h"
+#include "cli/event_types.h"
 
 #include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
-/* One entry per metadata record: appending is O(1) whatever the ids, and
- * the entries are merged by (provider, id, version) once, by sorting, at the
- * end -- no list searched per record (V6 flushes may send 100,000s). */
-typedef struct event_type {
-    char *provider;
-    uint32_t event_id, version;
-    uint64_t count;
-} event_type;
-
 typedef struct info_state {
-    event_type *types;
-    size_t ntypes, cap;
-    u64map type_of_meta;   /* metadata id -> index + 1 in types */
+    cli_event_types types;
     u64map sampled_threads;
     bool any_event;
     int64_t last_ticks;    /* the latest event's timestamp */
@@ -33,22 +22,8 @@ typedef struct info_state {
 static int on_metadata(void *user, const nt_event_desc *d)
 {
     info_state *st = user;
-    if (st->ntypes == st->cap) {
-        size_t ncap = st->cap ? st->cap * 2 : 64;
-        event_type *n = realloc(st->types, ncap * sizeof *n);
-        if (!n)
-            return st->oom = true;
-        st->types = n;
-        st->cap = ncap;
-    }
-    char *prov = strdup(d->provider);
-    if (!prov)
+    if (!cli_event_types_define(&st->types, d->metadata_id, d->provider, d->event_id, d->version))
         return st->oom = true;
-    st->types[st->ntypes++] = (event_type){ prov, d->event_id, d->version, 0 };
-    uint64_t *v = u64map_get(&st->type_of_meta, d->metadata_id);
-    if (!v)
-        return st->oom = true;
-    *v = st->ntypes;
     return 0;
 }
 
@@ -58,11 +33,8 @@ static int on_event(void *user, const nt_event *ev)
     if (!st->any_event || ev->timestamp > st->last_ticks)
         st->last_ticks = ev->timestamp;
     st->any_event = true;
-    uint64_t *v = u64map_get(&st->type_of_meta, ev->metadata_id);
-    if (!v)
+    if (!cli_event_types_count(&st->types, ev->metadata_id))
         return st->oom = true;
-    if (*v)
-        st->types[*v - 1].count++;
     return 0;
 }
 
@@ -72,46 +44,6 @@ static int on_sample(void *user, const nt_sample *s)
     if (!u64map_get(&st->sampled_threads, s->thread_id))
         return st->oom = true;
     return 0;
-}
-
-static int cmp_type(const void *a, const void *b)
-{
-    const event_type *x = a, *y = b;
-    int c = strcmp(x->provider, y->provider);
-    if (c)
-        return c;
-    if (x->event_id != y->event_id)
-        return x->event_id < y->event_id ? -1 : 1;
-    if (x->version != y->version)
-        return x->version < y->version ? -1 : 1;
-    return 0;
-}
-
-/* Sort, merge the records of one type, and drop the types no event of
- * which was read (on a truncated stream metadata can arrive without events). */
-static void merge_types(info_state *st)
-{
-    if (!st->ntypes) /* qsort with a NULL base is undefined even for 0 elements */
-        return;
-    qsort(st->types, st->ntypes, sizeof *st->types, cmp_type);
-    size_t out = 0;
-    for (size_t i = 0; i < st->ntypes; i++) {
-        event_type *e = &st->types[i];
-        if (out && cmp_type(&st->types[out - 1], e) == 0) {
-            st->types[out - 1].count += e->count;
-            free(e->provider);
-        } else {
-            st->types[out++] = *e;
-        }
-    }
-    size_t kept = 0;
-    for (size_t i = 0; i < out; i++) {
-        if (st->types[i].count)
-            st->types[kept++] = st->types[i];
-        else
-            free(st->types[i].provider);
-    }
-    st->ntypes = kept;
 }
 
 static void usage(FILE *f)
@@ -183,13 +115,13 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
             ps->methods, ps->modules, ps->assemblies, st->sampled_threads.count, ps->events_dropped,
             ps->unknown_blocks);
     fputs(",\n  \"event_types\": [", o);
-    for (size_t i = 0; i < st->ntypes; i++) {
+    for (size_t i = 0; i < st->types.n; i++) {
         fputs(i ? ",\n    {\"provider\": " : "\n    {\"provider\": ", o);
-        nt_json_fputs(o, st->types[i].provider);
-        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"count\": %" PRIu64 "}", st->types[i].event_id,
-                st->types[i].version, st->types[i].count);
+        nt_json_fputs(o, st->types.types[i].provider);
+        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"count\": %" PRIu64 "}", st->types.types[i].event_id,
+                st->types.types[i].version, st->types.types[i].count);
     }
-    fputs(st->ntypes ? "\n  ]" : "]", o);
+    fputs(st->types.n ? "\n  ]" : "]", o);
     if (s == NT_ERR_TRUNCATED)
         fprintf(o, ",\n  \"truncated_at\": %" PRIu64 "\n}\n", nt_parser_error_offset(p));
     else
@@ -235,13 +167,13 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_in
     fprintf(o, "method records:    %" PRIu64 "\n", ps->methods);
     fprintf(o, "module records:    %" PRIu64 "\n", ps->modules);
     fprintf(o, "assembly records:  %" PRIu64 "\n", ps->assemblies);
-    if (st->ntypes) {
+    if (st->types.n) {
         fprintf(o, "event types:\n  %10s  %5s  %3s  %s\n", "count", "id", "ver", "provider");
-        for (size_t i = 0; i < st->ntypes; i++) {
+        for (size_t i = 0; i < st->types.n; i++) {
             char name[512];
-            nt_text_escape(name, sizeof name, st->types[i].provider, "");
-            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %s\n", st->types[i].count, st->types[i].event_id,
-                    st->types[i].version, name);
+            nt_text_escape(name, sizeof name, st->types.types[i].provider, "");
+            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %s\n", st->types.types[i].count, st->types.types[i].event_id,
+                    st->types.types[i].version, name);
         }
     }
 }
@@ -286,7 +218,7 @@ int cmd_info(int argc, char **argv)
     } else {
         nt_parser_stats ps;
         nt_parser_stats_get(p, &ps);
-        merge_types(&st);
+        cli_event_types_finish(&st.types);
         if (json)
             print_json(stdout, s, nt_parser_trace_info(p), &ps, &st, p, err);
         else
@@ -295,10 +227,7 @@ int cmd_info(int argc, char **argv)
             fprintf(stderr, "nettrace: %s: %s\n", path, err);
         rc = cli_exit_code(s);
     }
-    for (size_t i = 0; i < st.ntypes; i++)
-        free(st.types[i].provider);
-    free(st.types);
-    u64map_free(&st.type_of_meta);
+    cli_event_types_free(&st.types);
     u64map_free(&st.sampled_threads);
     nt_parser_free(p);
     return rc;

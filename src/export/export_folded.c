@@ -4,6 +4,7 @@
  * (dense name ids, tr_names), not by stack index.  Lines are ordered by that
  * sequence and formatted only when written, so the export holds a few
  * integers per stack and never the text. */
+#include "common/text_escape.h"
 #include "export/export_names.h"
 
 #include <string.h>
@@ -56,15 +57,13 @@ static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
         tr_out_bytes(o, "-", 1);
         return;
     }
-    char buf[1024];
+    char buf[1024], esc[4 * sizeof buf];
     for (uint32_t f = r->count; f-- > 0;) {
-        size_t n = nt_frame_name(&t->frames[r->off + f], buf, sizeof buf);
-        n = n < sizeof buf ? n : sizeof buf - 1;
-        /* A name from the trace may hold the format's separators: keep one frame one field, one stack one line. */
-        for (size_t i = 0; i < n; i++)
-            if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
-                buf[i] = '_';
-        tr_out_bytes(o, buf, n);
+        nt_frame_name(&t->frames[r->off + f], buf, sizeof buf);
+        /* A name from the trace may hold the format's separator or controls: keep one frame one
+         * field, one stack one line, and no control byte (common/text_escape.h). */
+        size_t n = nt_text_escape(esc, sizeof esc, buf, ";");
+        tr_out_bytes(o, esc, n < sizeof esc ? n : sizeof esc - 1);
         if (f)
             tr_out_bytes(o, ";", 1);
     }
