@@ -124,8 +124,9 @@ int cmd_collect(int argc, char **argv)
     nt_status st = nt_endpoint_find(pid, &ep);
     /* No endpoint yet may mean a runtime that is still starting: retry. */
     int64_t wait_until = nt_deadline_after_ms((int64_t)(wait_endpoint * 1000));
+    cli_interrupts_install();
     while (st == NT_ERR_NO_ENDPOINT && ep.reason != NT_ENDPOINT_NO_PROCESS && wait_endpoint > 0 &&
-           nt_now_ns() < wait_until) {
+           nt_now_ns() < wait_until && cli_interrupt_count() == 0) {
         usleep(50 * 1000);
         st = nt_endpoint_find(pid, &ep);
     }
@@ -152,7 +153,11 @@ int cmd_collect(int argc, char **argv)
     }
     cli_interrupts_install();
     cli_interrupts_session(s);
+    cli_interrupts_starting(true);
+    if (cli_interrupt_count() > 0)
+        nt_session_cancel(s); /* Ctrl-C while looking for the endpoint */
     st = nt_session_start_endpoint(s, &ep, nt_deadline_after_ms((int64_t)(connect_timeout * 1000)));
+    cli_interrupts_starting(false);
     if (st != NT_OK) {
         fprintf(stderr, "nettrace collect: %s\n", nt_session_message(s));
         rc = cli_exit_code(st);

@@ -1,5 +1,6 @@
 /* Diagnostics IPC framing and deadline-bound socket I/O. */
 #include "session/ipc.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,29 +74,6 @@ static void put_unit(ipc_buf *b, uint32_t u)
     put(b, p, 2);
 }
 
-/* Decode one UTF-8 scalar; 0 length on malformed input. */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
-{
-    unsigned c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0 || c >= 0xF5)
-        return 0;
-    uint32_t v = c & (0x3Fu >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3Fu);
-    }
-    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v < 0xE000))
-        return 0;
-    *cp = v;
-    return n;
-}
-
 void ipc_put_string(ipc_buf *b, const char *s)
 {
     if (!s || !*s) {
@@ -106,7 +84,7 @@ void ipc_put_string(ipc_buf *b, const char *s)
     size_t units = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         uint32_t cp;
-        size_t n = utf8_next(p, &cp);
+        size_t n = nt_utf8_decode(p, &cp);
         if (n == 0) {
             b->failed = true;
             return;
@@ -117,7 +95,7 @@ void ipc_put_string(ipc_buf *b, const char *s)
     ipc_put_u32(b, (uint32_t)(units + 1));
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         uint32_t cp;
-        p += utf8_next(p, &cp);
+        p += nt_utf8_decode(p, &cp);
         if (cp >= 0x10000) {
             cp -= 0x10000;
             put_unit(b, 0xD800 + (cp >> 10));
@@ -223,9 +201,12 @@ nt_status ipc_wait(int fd, short events, int64_t deadline_ns, int cancel_fd)
     }
 }
 
-nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd)
+/* One connect() attempt: NT_OK, or the failure with the socket closed.
+ * *again is set when the listener's backlog was full (EAGAIN on a Unix
+ * socket): nothing was refused, the runtime is just busy, so try again. */
+static nt_status connect_once(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd, bool *again)
 {
-    *out_fd = -1;
+    *again = false;
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     int pathfd = -1;
     if (strlen(path) >= sizeof sa.sun_path) {
@@ -252,7 +233,12 @@ nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int 
     int e = errno;
     if (pathfd >= 0)
         close(pathfd);
-    if (r < 0 && (e == EINPROGRESS || e == EAGAIN)) {
+    if (r < 0 && e == EAGAIN) {
+        close(fd);
+        *again = true;
+        return NT_ERR_IO;
+    }
+    if (r < 0 && e == EINPROGRESS) {
         nt_status st = ipc_wait(fd, POLLOUT, deadline_ns, cancel_fd);
         if (st != NT_OK) {
             close(fd);
@@ -270,6 +256,34 @@ nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int 
     }
     *out_fd = fd;
     return NT_OK;
+}
+
+/* Sleep ms (capped by the deadline) unless cancelled. */
+static nt_status pause_ms(int ms, int64_t deadline_ns, int cancel_fd)
+{
+    int left = ipc_poll_timeout(deadline_ns);
+    if (left == 0)
+        return NT_ERR_TIMEOUT;
+    struct pollfd pf = { .fd = cancel_fd, .events = POLLIN };
+    int r = poll(&pf, cancel_fd >= 0 ? 1 : 0, left > 0 && left < ms ? left : ms);
+    if (r > 0 && (pf.revents & POLLIN))
+        return NT_ERR_CANCELLED;
+    return NT_OK;
+}
+
+nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd)
+{
+    *out_fd = -1;
+    /* A full backlog is retried with a growing pause until the deadline. */
+    for (int pause = 5;; pause = pause < 100 ? pause * 2 : 100) {
+        bool again;
+        nt_status st = connect_once(path, deadline_ns, cancel_fd, out_fd, &again);
+        if (!again)
+            return st;
+        st = pause_ms(pause, deadline_ns, cancel_fd);
+        if (st != NT_OK)
+            return st;
+    }
 }
 
 nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns, int cancel_fd)
