@@ -84,6 +84,27 @@ typedef struct nt_process_entry {
 NT_API nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_allocator *alloc);
 NT_API void nt_process_list_free(nt_process_entry *list, const nt_allocator *alloc);
 
+/** What a runtime says about itself: the diagnostics ProcessInfo2 command
+ *  (.NET 7+), else ProcessInfo (.NET 5+).  Strings are UTF-8, "" when unknown. */
+typedef struct nt_process_info {
+    uint64_t pid;                  /**< pid inside the process's namespace (0 when the runtime did not answer) */
+    uint8_t runtime_cookie[16];    /**< the runtime instance's GUID */
+    char command_line[4096];
+    char os[32];                   /**< "Linux", "macOS", "Windows", "Unknown" */
+    char arch[32];                 /**< "x64", "arm64", ... */
+    char entrypoint_assembly[256]; /**< ProcessInfo2 only */
+    char runtime_version[64];      /**< ProcessInfo2 only: the CLR product version, e.g. "10.0.12" */
+    bool from_proc;                /**< the runtime did not answer: command_line is /proc/<pid>/cmdline */
+} nt_process_info;
+
+/**
+ * Ask the runtime at ep for its process information.  Returns NT_OK when it
+ * answered; otherwise its status (NT_ERR_REFUSED, NT_ERR_TIMEOUT,
+ * NT_ERR_NO_ENDPOINT, ...) with command_line read from /proc/<pid>/cmdline
+ * when that is readable (from_proc set).
+ */
+NT_API nt_status nt_process_info_get(const nt_endpoint *ep, nt_process_info *out, int64_t deadline_ns);
+
 /* ------------------------------------------------------------------------ */
 /* Runtime errors                                                            */
 /* ------------------------------------------------------------------------ */

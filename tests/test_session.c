@@ -642,3 +642,31 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
     unlink(path);
     rmdir(dir);
 }
+
+/* ---- ProcessInfo: a runtime that refuses still leaves the command line from /proc ---- */
+
+Test(session_peer, process_info_falls_back_to_proc_when_refused)
+{
+    char dir[] = "/tmp/nt-pinfo-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    pid_t target = spawn_with_tmpdir(dir);
+    char path[512];
+    snprintf(path, sizeof path, "%s/dotnet-diagnostic-%d-%" PRIu64 "-socket", dir, (int)target,
+             start_key_of(target));
+    peer p;
+    p.hresult = NT_HR_NOT_SUPPORTED;
+    cr_assert(peer_start(&p, PEER_REFUSE, path));
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK);
+    nt_process_info pi;
+    nt_status st = nt_process_info_get(&ep, &pi, nt_deadline_after_ms(3000));
+    cr_assert_eq(st, NT_ERR_REFUSED, "%s", nt_status_name(st));
+    cr_assert(pi.from_proc);
+    cr_assert_str_eq(pi.command_line, "sleep 30");
+    cr_assert_str_eq(pi.runtime_version, "");
+    peer_stop(&p);
+    kill(target, SIGKILL);
+    waitpid(target, NULL, 0);
+    unlink(path);
+    rmdir(dir);
+}

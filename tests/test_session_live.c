@@ -538,3 +538,36 @@ Test(live, collect_waits_for_a_starting_runtime)
     live_analysis_free(&a);
     unlink(path);
 }
+
+/* ps names the runtime's command line, version, OS and architecture (ProcessInfo2). */
+Test(live, ps_shows_command_line_and_runtime_version)
+{
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(g_target.pid, &ep), NT_OK);
+    nt_process_info pi;
+    nt_status st = nt_process_info_get(&ep, &pi, nt_deadline_after_ms(5000));
+    cr_assert_eq(st, NT_OK, "%s", nt_status_name(st));
+    cr_assert(strstr(pi.command_line, "LiveTarget.dll") != NULL, "command line: %s", pi.command_line);
+    cr_assert_str_eq(pi.os, "Linux");
+    cr_assert_neq(pi.arch[0], 0);
+    cr_assert_neq(pi.runtime_version[0], 0);
+    cr_assert_str_eq(pi.entrypoint_assembly, "LiveTarget");
+    cr_assert_eq(pi.pid, (uint64_t)g_target.pid);
+
+    const char *top = getenv("top_builddir");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' ps", top ? top : ".");
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    char line[8192], want[32];
+    snprintf(want, sizeof want, "%8d  ", (int)g_target.pid);
+    bool found = false;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, want, strlen(want)) == 0) {
+            found = true;
+            cr_assert(strstr(line, pi.runtime_version) && strstr(line, "Linux/") && strstr(line, "LiveTarget.dll"),
+                      "ps line: %s", line);
+        }
+    pclose(f);
+    cr_assert(found, "ps does not list pid %d", (int)g_target.pid);
+}

@@ -334,6 +334,36 @@ nt_status ipc_recv_exact(int fd, void *data, size_t len, int64_t deadline_ns, in
     return NT_OK;
 }
 
+nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap, size_t *len, uint32_t *hresult,
+                       int64_t deadline_ns, int cancel_fd)
+{
+    *len = 0;
+    *hresult = 0;
+    nt_status st = ipc_send_all(fd, req->data, req->len, deadline_ns, cancel_fd);
+    uint8_t head[IPC_HEADER_SIZE];
+    if (st == NT_OK)
+        st = ipc_recv_exact(fd, head, sizeof head, deadline_ns, cancel_fd);
+    if (st != NT_OK)
+        return st == NT_ERR_TRUNCATED ? NT_ERR_PROTOCOL : st;
+    ipc_header h;
+    if (!ipc_parse_header(head, &h) || h.command_set != IPC_SET_SERVER)
+        return NT_ERR_PROTOCOL;
+    size_t plen = h.size - IPC_HEADER_SIZE;
+    if (plen > cap)
+        return NT_ERR_PROTOCOL;
+    st = ipc_recv_exact(fd, payload, plen, deadline_ns, cancel_fd);
+    if (st != NT_OK)
+        return st == NT_ERR_TRUNCATED ? NT_ERR_PROTOCOL : st;
+    *len = plen;
+    if (h.command_id == IPC_SERVER_ERROR) {
+        *hresult = plen >= 4 ? (uint32_t)payload[0] | (uint32_t)payload[1] << 8 | (uint32_t)payload[2] << 16 |
+                                   (uint32_t)payload[3] << 24
+                             : 0;
+        return NT_ERR_REFUSED;
+    }
+    return h.command_id == IPC_SERVER_OK ? NT_OK : NT_ERR_PROTOCOL;
+}
+
 const char *nt_hresult_name(uint32_t hr)
 {
     switch (hr) {
