@@ -571,3 +571,87 @@ Test(live, ps_shows_command_line_and_runtime_version)
     pclose(f);
     cr_assert(found, "ps does not list pid %d", (int)g_target.pid);
 }
+
+/* ---- collect -- PROGRAM: profiling a program from its start ---- */
+
+#include "nettrace_trace.h"
+
+static char g_startup_dll[1200];
+
+static void launch_setup(void)
+{
+    alarm(90);
+    const char *why = live_prepare_workload("StartupTarget", g_startup_dll, sizeof g_startup_dll);
+    if (why && strncmp(why, "BUILD FAILED", 12) == 0)
+        cr_assert_fail("%s", why);
+    if (why)
+        cr_skip_test("%s", why);
+}
+
+TestSuite(launch, .init = launch_setup);
+
+static bool frame_is(const nt_frame *f, const char *name)
+{
+    return strcmp(f->method->declaring_type, "StartupTarget.Program") == 0 && strcmp(f->method->name, name) == 0;
+}
+
+Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
+{
+    char path[1300], errpath[1300], cmd[4000];
+    snprintf(path, sizeof path, "%s.launch-%d.nettrace", g_startup_dll, (int)getpid());
+    snprintf(errpath, sizeof errpath, "%s.launch-%d.err", g_startup_dll, (int)getpid());
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -o '%s' -- dotnet '%s' 1500 3 2> '%s'", top ? top : ".", path,
+             g_startup_dll, errpath);
+    int rc = system(cmd);
+    char err[4096] = "";
+    FILE *ef = fopen(errpath, "r");
+    if (ef) {
+        err[fread(err, 1, sizeof err - 1, ef)] = 0;
+        fclose(ef);
+    }
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "exit %d: %s", WEXITSTATUS(rc), err);
+    cr_assert(strstr(err, "exited with status 3"), "the program's exit status is not reported: %s", err);
+
+    nt_trace *t;
+    char msg[512];
+    cr_assert_eq(nt_trace_from_file(path, NULL, &t, msg, sizeof msg), NT_OK, "%s", msg);
+    /* The program's first sampled frames are in Main. */
+    size_t first = SIZE_MAX, in_main = 0;
+    for (size_t i = 0; i < nt_trace_sample_count(t); i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        bool ours = false, main = false;
+        for (uint32_t k = 0; k < s.frame_count; k++) {
+            ours |= strcmp(s.frames[k].method->declaring_type, "StartupTarget.Program") == 0;
+            main |= frame_is(&s.frames[k], "Main");
+        }
+        if (ours && first == SIZE_MAX) {
+            first = i;
+            cr_assert(main, "the program's first sample (%zu) is not in Main", i);
+        }
+        in_main += main;
+    }
+    cr_assert_neq(first, SIZE_MAX, "no sample of the program's own code");
+    cr_assert_gt(in_main, 300, "only %zu samples in Main over a 1.5 s spin", in_main);
+    /* Main was compiled during the session: a JIT record, not only rundown. */
+    bool jit = false;
+    for (size_t i = 0; i < nt_trace_method_count(t); i++) {
+        const nt_trace_method *m = nt_trace_method_at(t, i);
+        jit |= m->source == NT_METHOD_LOAD && strcmp(m->declaring_type, "StartupTarget.Program") == 0 &&
+               strcmp(m->name, "Main") == 0;
+    }
+    cr_assert(jit, "no JIT record for Main");
+    nt_trace_free(t);
+    unlink(path);
+    unlink(errpath);
+}
+
+Test(launch, collect_refuses_a_program_that_does_not_exist)
+{
+    const char *top = getenv("top_builddir");
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -o /dev/null -- /nonexistent/program 2>/dev/null",
+             top ? top : ".");
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 127, "exit %d", WEXITSTATUS(rc));
+}

@@ -78,7 +78,8 @@ tests_test_session_top_CFLAGS = $(T_CC)
 tests_test_session_top_LDADD = $(T_LIBS)
 tests_test_session_top_LDFLAGS = $(T_LINK)
 
-EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs
+EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs \
+	tests/workloads/StartupTarget/StartupTarget.csproj tests/workloads/StartupTarget/Program.cs
 CLEANFILES += tests/*.nettrace
 clean-local: clean-live-workload
 clean-live-workload:

@@ -4,5 +4,6 @@ libnettrace_core_la_SOURCES += \
 	src/session/ipc.c src/session/ipc.h \
 	src/session/endpoint.c src/session/procfs.h \
 	src/session/process_info.c \
+	src/session/port.c \
 	src/session/session.c src/session/session_internal.h \
 	src/session/session_stream.c
