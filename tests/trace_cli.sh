@@ -92,13 +92,23 @@ tw=$("$NT" stacks --thread "$thid" "$TRACE" | awk '{s += $NF} END {print s}')
 
 # --- speedscope --------------------------------------------------------------
 if command -v python3 >/dev/null 2>&1; then
-    "$NT" stacks -f speedscope -o "$TMP/s.json" "$SPIN" || fail "speedscope exit code"
+    "$NT" stacks -f speedscope --weight samples -o "$TMP/s.json" "$SPIN" || fail "speedscope exit code"
     spin_n=$("$NT" samples "$SPIN" | wc -l)
     python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/s.json" "$spin_n" && ok "speedscope valid, weights = $spin_n" \
         || fail "speedscope check"
-    "$NT" stacks -f speedscope --weight time -o "$TMP/st.json" "$SPIN" && \
-        python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/st.json" && ok "speedscope by time valid" \
+    "$NT" stacks -f speedscope -o "$TMP/st.json" "$SPIN" && \
+        python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/st.json" && ok "speedscope by time (the default) valid" \
         || fail "speedscope by time"
+    # by default: real time units, the busiest thread first, the trace's file name as the profile's name
+    python3 - "$TMP/st.json" <<'PY' && ok "speedscope: nanoseconds, busiest first, named for the trace" \
+        || fail "speedscope defaults"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ends = [p["endValue"] for p in d["profiles"]]
+assert all(p["unit"] == "nanoseconds" for p in d["profiles"]), "units"
+assert ends == sorted(ends, reverse=True), ends
+assert d["activeProfileIndex"] == 0 and d["name"] == "spin-threads.nettrace", d["name"]
+PY
     n_prof=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["profiles"]))' "$TMP/s.json")
     [ "$n_prof" -eq 3 ] && ok "one profile per thread" || fail "$n_prof profiles"
 else

@@ -18,11 +18,14 @@ static void usage(FILE *f)
           "\n"
           "  -f, --format F     folded (default): 'root;...;leaf weight' lines for\n"
           "                       flamegraph.pl, identical stacks merged\n"
-          "                     speedscope: JSON, one sampled profile per thread\n"
+          "                     speedscope: JSON, one sampled profile per thread,\n"
+          "                       busiest first, weighted by time (ns) unless\n"
+          "                       --weight samples\n"
           "                     pprof: gzipped profile.proto (samples and wall time)\n"
           "                       for go tool pprof, Pyroscope, Parca\n"
           "  -o, --output OUT   write to OUT instead of standard output\n"
-          "      --weight W     samples (default): each sample counts 1\n"
+          "      --weight W     samples (default for folded and pprof): each sample\n"
+          "                       counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
           CLI_FILTER_HELP
@@ -46,6 +49,7 @@ int cmd_stacks(int argc, char **argv)
     const char *format = "folded", *output = NULL;
     nt_export_options eo = { 0 };
     cli_filter filter = { 0 };
+    bool weight_given = false;
     int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
@@ -54,9 +58,9 @@ int cmd_stacks(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'w':
             if (strcmp(optarg, "samples") == 0)
-                eo.weight = NT_WEIGHT_SAMPLES;
+                eo.weight = NT_WEIGHT_SAMPLES, weight_given = true;
             else if (strcmp(optarg, "time") == 0)
-                eo.weight = NT_WEIGHT_TIME;
+                eo.weight = NT_WEIGHT_TIME, weight_given = true;
             else {
                 fprintf(stderr, "nettrace stacks: --weight is 'samples' or 'time'\n");
                 return CLI_EXIT_USAGE;
@@ -76,8 +80,12 @@ int cmd_stacks(int argc, char **argv)
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_write_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_export_folded;
-    else if (strcmp(format, "speedscope") == 0)
+    else if (strcmp(format, "speedscope") == 0) {
         export = nt_export_speedscope;
+        /* Real time on the time-order view's axis, not the sample index. */
+        if (!weight_given)
+            eo.weight = NT_WEIGHT_TIME;
+    }
     else if (strcmp(format, "pprof") == 0)
         export = nt_export_pprof;
     else {
