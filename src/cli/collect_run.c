@@ -126,8 +126,10 @@ int collect_run(collect_job *j)
         rc = CLI_EXIT_OK;
     } else {
         /* The message names the failure itself: no status name before it. */
+        const char *why = nt_session_message(s);
+        bool says_more = why[0] && strcmp(why, nt_status_describe(st)) != 0;
         fprintf(stderr, "nettrace collect: %s after %" PRIu64 " bytes (%s)%s%s\n", nt_status_describe(st), bytes,
-                j->output, nt_session_message(s)[0] ? ": " : "", nt_session_message(s));
+                j->output, says_more ? ": " : "", says_more ? why : "");
         rc = cli_exit_code(st);
     }
     if (j->child) {
