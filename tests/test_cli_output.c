@@ -9,7 +9,7 @@
 #include "common/json.h"
 #include "common/text_escape.h"
 #include "nettrace.h"
-#include "test_trace_build.h"
+#include "trace_build.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +60,8 @@ Test(json, strings_are_valid_utf8_with_controls_escaped)
 Test(event_types, many_types_cost_n_log_n_comparisons)
 {
     enum { N = 100000 };
-    cli_event_types et = { 0 };
+    cli_event_types et;
+    cli_event_types_init(&et);
     char prov[32];
     for (uint32_t i = 0; i < N; i++) {
         snprintf(prov, sizeof prov, "P%u", i % 1000);

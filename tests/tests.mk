@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_corpus
-TESTS += tests/test_parser tests/test_corpus
+check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
+TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -20,6 +20,24 @@ tests_test_parser_CPPFLAGS = $(T_CPP)
 tests_test_parser_CFLAGS = $(T_CC)
 tests_test_parser_LDADD = $(T_LIBS)
 tests_test_parser_LDFLAGS = $(T_LINK)
+
+tests_test_feed_fd_SOURCES = tests/test_feed_fd.c
+tests_test_feed_fd_CPPFLAGS = $(T_CPP)
+tests_test_feed_fd_CFLAGS = $(T_CC)
+tests_test_feed_fd_LDADD = $(T_LIBS)
+tests_test_feed_fd_LDFLAGS = $(T_LINK)
+
+tests_test_time_ns_SOURCES = tests/test_time_ns.c tests/support/streams.c tests/support/streams.h
+tests_test_time_ns_CPPFLAGS = $(T_CPP)
+tests_test_time_ns_CFLAGS = $(T_CC)
+tests_test_time_ns_LDADD = $(T_LIBS)
+tests_test_time_ns_LDFLAGS = $(T_LINK)
+
+tests_test_utf8_SOURCES = tests/test_utf8.c
+tests_test_utf8_CPPFLAGS = $(T_CPP)
+tests_test_utf8_CFLAGS = $(T_CC)
+tests_test_utf8_LDADD = $(T_LIBS)
+tests_test_utf8_LDFLAGS = $(T_LINK)
 
 tests_test_corpus_SOURCES = tests/test_corpus.c
 tests_test_corpus_CPPFLAGS = $(T_CPP)
@@ -38,7 +56,7 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/test_trace tests/test_trace_corpus
 TESTS += tests/test_trace tests/test_trace_corpus
 endif
-tests_test_trace_SOURCES = tests/test_trace.c tests/test_trace_build.c tests/test_trace_build.h \
+tests_test_trace_SOURCES = tests/test_trace.c tests/support/trace_build.c tests/support/trace_build.h \
 	tests/support/streams.c tests/support/streams.h
 tests_test_trace_CPPFLAGS = $(T_CPP)
 tests_test_trace_CFLAGS = $(T_CC)
@@ -57,26 +75,26 @@ EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.pr
 
 # ---- session ----
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_session tests/test_session_live tests/test_session_top
-TESTS += tests/test_session tests/test_session_live tests/test_session_top
+check_PROGRAMS += tests/test_session tests/test_session_live tests/test_trace_window
+TESTS += tests/test_session tests/test_session_live tests/test_trace_window
 endif
-tests_test_session_SOURCES = tests/test_session.c tests/session_peer.c tests/session_peer.h
+tests_test_session_SOURCES = tests/test_session.c tests/support/session_peer.c tests/support/session_peer.h
 tests_test_session_CPPFLAGS = $(T_CPP)
 tests_test_session_CFLAGS = $(T_CC)
 tests_test_session_LDADD = $(T_LIBS)
 tests_test_session_LDFLAGS = $(T_LINK)
 
-tests_test_session_live_SOURCES = tests/test_session_live.c tests/live_target.c tests/live_target.h
+tests_test_session_live_SOURCES = tests/test_session_live.c tests/support/live_target.c tests/support/live_target.h
 tests_test_session_live_CPPFLAGS = $(T_CPP)
 tests_test_session_live_CFLAGS = $(T_CC)
 tests_test_session_live_LDADD = $(T_LIBS)
 tests_test_session_live_LDFLAGS = $(T_LINK)
 
-tests_test_session_top_SOURCES = tests/test_session_top.c
-tests_test_session_top_CPPFLAGS = $(T_CPP)
-tests_test_session_top_CFLAGS = $(T_CC)
-tests_test_session_top_LDADD = $(T_LIBS)
-tests_test_session_top_LDFLAGS = $(T_LINK)
+tests_test_trace_window_SOURCES = tests/test_trace_window.c
+tests_test_trace_window_CPPFLAGS = $(T_CPP)
+tests_test_trace_window_CFLAGS = $(T_CC)
+tests_test_trace_window_LDADD = $(T_LIBS)
+tests_test_trace_window_LDFLAGS = $(T_LINK)
 
 EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs \
 	tests/workloads/StartupTarget/StartupTarget.csproj tests/workloads/StartupTarget/Program.cs
@@ -91,13 +109,13 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/test_writer tests/test_v6
 TESTS += tests/test_writer tests/test_v6
 endif
-tests_test_writer_SOURCES = tests/test_writer.c tests/test_writer_rec.c tests/test_writer_rec.h
+tests_test_writer_SOURCES = tests/test_writer.c tests/support/writer_rec.c tests/support/writer_rec.h
 tests_test_writer_CPPFLAGS = $(T_CPP)
 tests_test_writer_CFLAGS = $(T_CC)
 tests_test_writer_LDADD = $(T_LIBS)
 tests_test_writer_LDFLAGS = $(T_LINK)
 
-tests_test_v6_SOURCES = tests/test_v6.c tests/test_writer_rec.c tests/test_writer_rec.h
+tests_test_v6_SOURCES = tests/test_v6.c tests/support/writer_rec.c tests/support/writer_rec.h
 tests_test_v6_CPPFLAGS = $(T_CPP)
 tests_test_v6_CFLAGS = $(T_CC)
 tests_test_v6_LDADD = $(T_LIBS)
@@ -125,8 +143,18 @@ check_PROGRAMS += tests/test_cli_output
 TESTS += tests/test_cli_output
 endif
 tests_test_cli_output_SOURCES = tests/test_cli_output.c src/cli/event_types.c src/cli/event_types.h \
-	tests/test_trace_build.c tests/test_trace_build.h tests/support/streams.c tests/support/streams.h
+	tests/support/trace_build.c tests/support/trace_build.h tests/support/streams.c tests/support/streams.h
 tests_test_cli_output_CPPFLAGS = $(T_CPP)
 tests_test_cli_output_CFLAGS = $(T_CC)
 tests_test_cli_output_LDADD = $(T_LIBS)
 tests_test_cli_output_LDFLAGS = $(T_LINK)
+# ---- common ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_map
+TESTS += tests/test_map
+endif
+tests_test_map_SOURCES = tests/test_map.c
+tests_test_map_CPPFLAGS = $(T_CPP)
+tests_test_map_CFLAGS = $(T_CC)
+tests_test_map_LDADD = $(T_LIBS)
+tests_test_map_LDFLAGS = $(T_LINK)

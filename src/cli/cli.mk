@@ -4,7 +4,6 @@ bin_PROGRAMS += nettrace
 nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
 	src/cli/io.c \
-	src/cli/u64map.h \
 	src/cli/opts.c src/cli/opts.h \
 	src/cli/time_opt.c src/cli/time_opt.h \
 	src/cli/select.c src/cli/select.h \
@@ -12,7 +11,7 @@ nettrace_SOURCES = \
 	src/cli/session_opts.c src/cli/session_opts.h \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h \
 	src/cli/cmd_samples.c \
-	src/cli/cmd_top.c \
+	src/cli/cmd_top.c src/cli/top_print.c src/cli/top_print.h \
 	src/cli/cmd_stacks.c \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \

@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "common/text_escape.h"
 #include "cli/event_types.h"
+#include "common/map.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,7 +14,8 @@
 
 typedef struct info_state {
     cli_event_types types;
-    u64map sampled_threads;
+    nt_mem mem;            /* sampled_threads' allocations */
+    nt_map sampled_threads;
     bool any_event;
     int64_t last_ticks;    /* the latest event's timestamp */
     bool oom;
@@ -41,7 +43,7 @@ static int on_event(void *user, const nt_event *ev)
 static int on_sample(void *user, const nt_sample *s)
 {
     info_state *st = user;
-    if (!u64map_get(&st->sampled_threads, s->thread_id))
+    if (!nt_map_put(&st->mem, &st->sampled_threads, s->thread_id, NULL))
         return st->oom = true;
     return 0;
 }
@@ -200,6 +202,9 @@ int cmd_info(int argc, char **argv)
     const char *path = argv[optind];
 
     info_state st = { 0 };
+    nt_mem_init(&st.mem, NULL);
+    cli_event_types_init(&st.types);
+    nt_mem_init(&st.mem, NULL);
     nt_callbacks cb = { 0 };
     cb.metadata = on_metadata;
     cb.event = on_event;
@@ -228,7 +233,7 @@ int cmd_info(int argc, char **argv)
         rc = cli_exit_code(s);
     }
     cli_event_types_free(&st.types);
-    u64map_free(&st.sampled_threads);
+    nt_map_free(&st.mem, &st.sampled_threads);
     nt_parser_free(p);
     return rc;
 }

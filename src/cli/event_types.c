@@ -1,7 +1,14 @@
 /* info's event-type table (event_types.h). */
 #include "cli/event_types.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+void cli_event_types_init(cli_event_types *et)
+{
+    memset(et, 0, sizeof *et);
+    nt_mem_init(&et->mem, NULL);
+}
 
 bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, uint32_t event_id,
                             uint32_t version)
@@ -15,7 +22,7 @@ bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const cha
         et->cap = ncap;
     }
     char *prov = strdup(provider);
-    uint64_t *v = prov ? u64map_get(&et->of_meta, metadata_id) : NULL;
+    uint64_t *v = prov ? nt_map_put(&et->mem, &et->of_meta, metadata_id, NULL) : NULL;
     if (!v) {
         free(prov);
         return false;
@@ -27,7 +34,7 @@ bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const cha
 
 bool cli_event_types_count(cli_event_types *et, uint32_t metadata_id)
 {
-    uint64_t *v = u64map_get(&et->of_meta, metadata_id);
+    uint64_t *v = nt_map_put(&et->mem, &et->of_meta, metadata_id, NULL);
     if (!v)
         return false;
     if (*v)
@@ -106,6 +113,6 @@ void cli_event_types_free(cli_event_types *et)
     for (size_t i = 0; i < et->n; i++)
         free(et->types[i].provider);
     free(et->types);
-    u64map_free(&et->of_meta);
-    memset(et, 0, sizeof *et);
+    nt_map_free(&et->mem, &et->of_meta);
+    cli_event_types_init(et);
 }

@@ -6,7 +6,7 @@
 #ifndef NT_CLI_EVENT_TYPES_H
 #define NT_CLI_EVENT_TYPES_H
 
-#include "cli/u64map.h"
+#include "common/map.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,10 +21,12 @@ typedef struct cli_event_type {
 typedef struct cli_event_types {
     cli_event_type *types;
     size_t n, cap;
-    u64map of_meta;     /* metadata id -> index + 1 in types */
+    nt_mem mem;         /* the map's allocations */
+    nt_map of_meta;     /* metadata id -> index + 1 in types */
     uint64_t compares;  /* comparisons the merge made (the tests bound the cost with it) */
 } cli_event_types;
 
+void cli_event_types_init(cli_event_types *et);
 /* A metadata record; false when memory is short. */
 bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, uint32_t event_id,
                             uint32_t version);

@@ -19,10 +19,11 @@ void nt_json_string(nt_json_put put, void *ctx, const char *s)
             p++;
             continue;
         }
-        uint32_t cp;
-        size_t n = c < 0x80 ? 1 : nt_utf8_decode(p, &cp);
+        const unsigned char *next = p;
+        uint32_t cp = c < 0x80 ? (next++, c) : nt_utf8_next(&next, NT_UTF8_REJECT);
+        size_t n = cp == NT_UTF8_INVALID ? 0 : (size_t)(next - p);
         if (n > 1 && cp > 0x9F) { /* printable beyond ASCII: kept as is */
-            p += n;
+            p = next;
             continue;
         }
         put(ctx, (const char *)run, (size_t)(p - run));

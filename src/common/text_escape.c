@@ -26,11 +26,10 @@ size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
         if (c < 0x80) {
             escape = c < 0x20 || c == 0x7F || strchr(seps, c) != NULL;
         } else {
-            uint32_t cp;
-            n = nt_utf8_decode(p, &cp);
-            escape = n == 0 || cp <= 0x9F;
-            if (n == 0)
-                n = 1;
+            const unsigned char *next = p;
+            uint32_t cp = nt_utf8_next(&next, NT_UTF8_REJECT);
+            escape = cp == NT_UTF8_INVALID || cp <= 0x9F;
+            n = cp == NT_UTF8_INVALID ? 1 : (size_t)(next - p);
         }
         if (!escape) {
             emit(dst, size, &len, (const char *)p, n);

@@ -1,23 +1,43 @@
+/* The UTF-8 decoder (utf8.h). */
 #include "common/utf8.h"
 
-size_t nt_utf8_decode(const unsigned char *s, uint32_t *cp)
+#include <stddef.h>
+
+uint32_t nt_utf8_next(const unsigned char **ps, nt_utf8_policy policy)
 {
-    unsigned c = s[0];
+    const unsigned char *s = *ps;
+    uint32_t c = s[0];
+    size_t n;
+    uint32_t min;
     if (c < 0x80) {
-        *cp = c;
-        return 1;
+        *ps = s + 1;
+        return c;
     }
-    size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0)
-        return 0;
-    uint32_t v = c & (0x3Fu >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) /* also stops at the NUL */
-            return 0;
-        v = (v << 6) | (s[i] & 0x3Fu);
+    if ((c & 0xE0) == 0xC0) {
+        n = 1, c &= 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 2, c &= 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 3, c &= 0x07, min = 0x10000;
+    } else {
+        goto bad_byte; /* a continuation byte or 0xF8..0xFF where a sequence starts */
     }
-    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v < 0xE000))
-        return 0;
-    *cp = v;
-    return n;
+    for (size_t i = 1; i <= n; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* the terminating NUL stops here too */
+            goto bad_byte;
+        c = (c << 6) | (s[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+        if (policy == NT_UTF8_REJECT)
+            return NT_UTF8_INVALID;
+        *ps = s + 1 + n;
+        return NT_UTF8_REPLACEMENT;
+    }
+    *ps = s + 1 + n;
+    return c;
+bad_byte:
+    if (policy == NT_UTF8_REJECT)
+        return NT_UTF8_INVALID;
+    *ps = s + 1;
+    return NT_UTF8_REPLACEMENT;
 }

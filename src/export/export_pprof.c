@@ -123,7 +123,7 @@ static const char *mapping_file(const nt_trace *t, const nt_frame *f)
 {
     if (f->method_index == NT_TRACE_NO_METHOD)
         return "[unresolved]";
-    uint32_t k = tr_map_get(&t->module_index, f->method->module_id);
+    uint32_t k = tr_index(&t->module_index, f->method->module_id);
     if (k != UINT32_MAX && t->modules[k].il_path && t->modules[k].il_path[0])
         return t->modules[k].il_path;
     return f->method->assembly[0] ? f->method->assembly : "[unknown module]";
@@ -143,7 +143,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
     const tr_names *nm = &x.nm;
     tr_walk *wk = &x.wk;
     nt_mem *m = &x.m;
-    tr_map agg = { 0 };
+    nt_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
     size_t nagg = 0, agg_cap = 0, keys_cap = 0;
@@ -157,12 +157,12 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         for (size_t i; st == NT_OK && (i = tr_walk_next(wk, &it, true, &wall)) != SIZE_MAX;) {
             const tr_sample *s = TR_SAMPLE(t, i);
             uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
-            uint32_t a = tr_map_get(&agg, key);
+            uint32_t a = tr_index(&agg, key);
             if (a == UINT32_MAX) {
                 if (nagg >= UINT32_MAX - 2 ||
                     !nt_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
                     !nt_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    !tr_map_put(m, &agg, key, (uint32_t)nagg)) {
+                    !nt_map_set(m, &agg, key, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -217,17 +217,17 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         uint32_t *mod_of = nt_mem_alloc(m, (nm->n + 1) * sizeof *mod_of);
         tr_mapping *maps = nt_mem_alloc(m, (nm->n + 1) * sizeof *maps);
         size_t nmaps = 0;
-        tr_map map_of = { 0 };
+        nt_map map_of = { 0 };
         if (!mod_of || !maps)
             st = NT_ERR_NOMEM;
         for (size_t i = 0; st == NT_OK && i < nm->n; i++) {
             const nt_frame *f = nm->rep[i];
             bool unresolved = f->method_index == NT_TRACE_NO_METHOD;
             uint64_t key = unresolved ? UINT64_MAX : f->method->module_id;
-            uint32_t k = tr_map_get(&map_of, key);
+            uint32_t k = tr_index(&map_of, key);
             if (k == UINT32_MAX) {
                 k = (uint32_t)nmaps++;
-                if (!tr_map_put(m, &map_of, key, k)) {
+                if (!nt_map_set(m, &map_of, key, k)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -276,7 +276,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         }
         nt_mem_free(m, mod_of, (nm->n + 1) * sizeof *mod_of);
         nt_mem_free(m, maps, (nm->n + 1) * sizeof *maps);
-        tr_map_free(m, &map_of);
+        nt_map_free(m, &map_of);
         for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
             const tr_rstack *r = &t->stacks[keys[a] >> 32];
             uint32_t tt = (uint32_t)keys[a];
@@ -290,7 +290,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         if (st == NT_OK)
             st = built != NT_OK ? built : gs;
     }
-    tr_map_free(m, &agg);
+    nt_map_free(m, &agg);
     nt_mem_free(m, vals, agg_cap * sizeof *vals);
     nt_mem_free(m, keys, keys_cap * sizeof *keys);
     tr_export_close(&x);

@@ -80,29 +80,23 @@ void ipc_put_string(ipc_buf *b, const char *s)
         ipc_put_u32(b, 0);
         return;
     }
-    /* Count UTF-16 units first: the prefix includes the terminator. */
+    /* Count UTF-16 units first: the prefix includes the terminator.  The
+     * runtime gets no string we would have to guess at. */
     size_t units = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t cp;
-        size_t n = nt_utf8_decode(p, &cp);
-        if (n == 0) {
+        uint32_t cp = nt_utf8_next(&p, NT_UTF8_REJECT);
+        if (cp == NT_UTF8_INVALID) {
             b->failed = true;
             return;
         }
         units += cp >= 0x10000 ? 2 : 1;
-        p += n;
     }
     ipc_put_u32(b, (uint32_t)(units + 1));
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t cp;
-        p += nt_utf8_decode(p, &cp);
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            put_unit(b, 0xD800 + (cp >> 10));
-            put_unit(b, 0xDC00 + (cp & 0x3FF));
-        } else {
-            put_unit(b, cp);
-        }
+        uint16_t u[2];
+        unsigned n = nt_utf16_encode(nt_utf8_next(&p, NT_UTF8_REJECT), u);
+        for (unsigned k = 0; k < n; k++)
+            put_unit(b, u[k]);
     }
     put_unit(b, 0);
 }

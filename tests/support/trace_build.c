@@ -1,4 +1,4 @@
-#include "test_trace_build.h"
+#include "trace_build.h"
 #include "nettrace.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "test_writer_rec.h"
+#include "writer_rec.h"
 
 #include <stdlib.h>
 #include <string.h>
