@@ -158,3 +158,7 @@ tests_test_map_CPPFLAGS = $(T_CPP)
 tests_test_map_CFLAGS = $(T_CC)
 tests_test_map_LDADD = $(T_LIBS)
 tests_test_map_LDFLAGS = $(T_LINK)
+
+# ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
+TESTS += tests/cli_pty.sh
+EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py

@@ -3,6 +3,7 @@
  * frames root first joined by ';', each "<assembly>!<type>.<method>" or
  * "0x<hex ip>", "-" for an empty stack.  Tools and tests compare traces with
  * this format: keep it exactly. */
+#include "cli/progress.h"
 #include "cli/select.h"
 #include "cli/trace_load.h"
 
@@ -80,7 +81,10 @@ int cmd_samples(int argc, char **argv)
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     size_t n = nt_trace_sample_count(t);
+    cli_progress_phase("writing samples");
     for (size_t i = 0; i < n; i++) {
+        if ((i & 0xFFFF) == 0)
+            cli_progress_update(i, n, 0);
         nt_trace_sample s = nt_trace_sample_at(t, i);
         if (filtered && !cli_filter_keeps(&sel, &s))
             continue;

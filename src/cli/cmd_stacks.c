@@ -1,5 +1,6 @@
 /* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
  * resolved stacks for flame graphs and profile viewers. */
+#include "cli/progress.h"
 #include "cli/select.h"
 #include "cli/trace_load.h"
 
@@ -33,9 +34,17 @@ static void usage(FILE *f)
           f);
 }
 
+typedef struct out_file {
+    FILE *f;
+    uint64_t written;
+} out_file;
+
 static int write_file(void *user, const void *data, size_t len)
 {
-    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+    out_file *o = user;
+    o->written += len;
+    cli_progress_update(o->written, 0, 1);
+    return fwrite(data, 1, len, o->f) == len ? 0 : -1;
 }
 
 int cmd_stacks(int argc, char **argv)
@@ -124,7 +133,10 @@ int cmd_stacks(int argc, char **argv)
             return CLI_EXIT_ERROR;
         }
     }
-    nt_status s = export(t, &eo, write_file, out);
+    cli_progress_phase("writing");
+    out_file of = { out, 0 };
+    nt_status s = export(t, &eo, write_file, &of);
+    cli_progress_clear();
     if (fflush(out) != 0)
         s = NT_ERR_IO;
     if (out != stdout && fclose(out) != 0)

@@ -3,6 +3,7 @@
  * named as in 'nettrace samples'; a frame no method record covers is shown by
  * its address, and the header says how many frames resolved. */
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "cli/select.h"
 #include "cli/trace_load.h"
 #include "cli/top_print.h"
@@ -101,7 +102,10 @@ int cmd_top(int argc, char **argv)
                           .managed_only = filter.managed_only, .has_thread = filter.has_thread,
                           .thread_id = filter.thread_id };
     nt_top *tt;
-    if (nt_top_build(t, &to, &tt) != NT_OK) {
+    cli_progress_phase("counting");
+    nt_status bs = nt_top_build(t, &to, &tt);
+    cli_progress_clear();
+    if (bs != NT_OK) {
         fprintf(stderr, "nettrace: out of memory\n");
         rc = CLI_EXIT_ERROR;
     } else {

@@ -1,6 +1,7 @@
 /* nettrace: read .NET EventPipe NetTrace traces.  One file per subcommand;
  * this file only dispatches. */
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
         snprintf(prog, sizeof prog, "nettrace %s", COMMANDS[i].name);
         argv[1] = prog;
         int rc = COMMANDS[i].run(argc - 1, argv + 1);
+        cli_progress_clear();
         return cli_close_stdout(COMMANDS[i].name, rc);
     }
     fprintf(stderr, "nettrace: unknown command '%s'\n\n", argv[1]);

@@ -1,5 +1,6 @@
 /* Shared by the commands that work on a resolved trace. */
 #include "cli/trace_load.h"
+#include "cli/progress.h"
 #include "common/text_escape.h"
 
 #include <errno.h>
@@ -35,7 +36,9 @@ int cli_trace_load(const char *path, nt_trace **out)
         return cli_exit_code(s == NT_OK ? NT_ERR_NO_EVENTS : s);
     }
     nt_trace *t = NULL;
+    cli_progress_phase("resolving frames");
     nt_status fs = nt_trace_builder_finish(b, p, s, &t);
+    cli_progress_clear();
     if (fs != NT_OK) {
         fprintf(stderr, "nettrace: %s: %s\n", path, nt_status_describe(fs));
         nt_parser_free(p);
