@@ -7,7 +7,8 @@
  * Threads: a session either runs its own reader thread (the default) or is
  * driven by the caller's event loop (nt_session_fd + nt_session_pump).  Every
  * blocking call takes an absolute CLOCK_MONOTONIC deadline in nanoseconds
- * (nt_deadline_after_ms) and returns NT_ERR_TIMEOUT when it passes;
+ * (nt_deadline_after_ms) and returns NT_ERR_TIMEOUT when it passes; 0 means
+ * no deadline, as everywhere in the library (NT_DEADLINE_NONE says the same);
  * nt_session_cancel, from any thread, ends every blocking call on the session
  * with NT_ERR_CANCELLED.
  *
@@ -26,7 +27,9 @@ extern "C" {
 /* Deadlines                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/** A deadline that never passes. */
+/** A deadline that never passes.  A deadline of 0 means the same (the
+ *  library's one convention: a zeroed field or argument selects the default,
+ *  and the default is no deadline). */
 #define NT_DEADLINE_NONE INT64_MAX
 
 /** Now, in CLOCK_MONOTONIC nanoseconds. */

@@ -670,3 +670,30 @@ Test(session_peer, process_info_falls_back_to_proc_when_refused)
     unlink(path);
     rmdir(dir);
 }
+
+/* ---- deadlines: 0 means none (the library's one convention) ---- */
+
+static void *cancel_port_later(void *arg)
+{
+    usleep(200 * 1000);
+    nt_port_cancel(arg);
+    return NULL;
+}
+
+Test(session_peer, a_zero_deadline_is_no_deadline)
+{
+    char path[108];
+    snprintf(path, sizeof path, "/tmp/nt-port-%d.sock", (int)getpid());
+    unlink(path);
+    nt_port *port;
+    cr_assert_eq(nt_port_open(path, &port, NULL), NT_OK);
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_port_later, port);
+    int fd;
+    int64_t t0 = nt_now_ns();
+    nt_status st = nt_port_accept(port, 0, &fd, NULL);
+    cr_assert_eq(st, NT_ERR_CANCELLED, "deadline 0 gave %s after %.0f ms", nt_status_name(st), elapsed_ms(t0));
+    pthread_join(th, NULL);
+    nt_port_close(port);
+    cr_assert_neq(access(path, F_OK), 0, "the port's socket file is left behind");
+}

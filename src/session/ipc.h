@@ -71,6 +71,10 @@ nt_status ipc_wait(int fd, short events, int64_t deadline_ns, int cancel_fd);
  * the I/O status. */
 nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap, size_t *len, uint32_t *hresult,
                        int64_t deadline_ns, int cancel_fd);
+/* A caller's deadline as the session code uses it: 0 (no deadline, the
+ * library's convention) becomes NT_DEADLINE_NONE. */
+static inline int64_t ipc_deadline(int64_t deadline_ns) { return deadline_ns == 0 ? NT_DEADLINE_NONE : deadline_ns; }
+
 /* Milliseconds until the deadline for poll(): -1 for none, rounded up. */
 int ipc_poll_timeout(int64_t deadline_ns);
 

@@ -65,6 +65,7 @@ const char *nt_port_path(const nt_port *p) { return p ? p->path : ""; }
 
 nt_status nt_port_accept(nt_port *p, int64_t deadline_ns, int *fd_out, uint64_t *pid_out)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     if (!p || !fd_out)
         return NT_ERR_INVALID_ARG;
     *fd_out = -1;
@@ -102,6 +103,7 @@ nt_status nt_port_accept(nt_port *p, int64_t deadline_ns, int *fd_out, uint64_t 
 
 nt_status nt_port_resume_runtime(nt_port *p, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     int fd;
     nt_status st = nt_port_accept(p, deadline_ns, &fd, NULL);
     if (st != NT_OK)

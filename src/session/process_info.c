@@ -89,6 +89,7 @@ static nt_status ask(const nt_endpoint *ep, uint8_t command, nt_process_info *ou
 
 nt_status nt_process_info_get(const nt_endpoint *ep, nt_process_info *out, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     if (!ep || !out)
         return NT_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);

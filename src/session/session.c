@@ -306,11 +306,13 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
 
 nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     return start(s, ep, -1, deadline_ns);
 }
 
 nt_status nt_session_start_connected(nt_session *s, int fd, const nt_endpoint *stop_ep, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     if (fd < 0)
         return NT_ERR_INVALID_ARG;
     return start(s, stop_ep, fd, deadline_ns);
@@ -318,6 +320,7 @@ nt_status nt_session_start_connected(nt_session *s, int fd, const nt_endpoint *s
 
 nt_status nt_session_start(nt_session *s, int32_t pid, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     if (!s)
         return NT_ERR_INVALID_ARG;
     nt_endpoint ep;
@@ -406,6 +409,7 @@ nt_status nt_session_request_stop(nt_session *s)
 
 nt_status nt_session_stop(nt_session *s, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     nt_status st = nt_session_request_stop(s);
     if (st != NT_OK)
         return st;
@@ -422,6 +426,7 @@ nt_status nt_session_stop(nt_session *s, int64_t deadline_ns)
 
 nt_status nt_session_wait(nt_session *s, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     if (!s)
         return NT_ERR_INVALID_ARG;
     nt_status st = await_end(s, deadline_ns);
