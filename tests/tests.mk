@@ -162,3 +162,5 @@ tests_test_map_LDFLAGS = $(T_LINK)
 # ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
 TESTS += tests/cli_pty.sh
 EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
+TESTS += tests/man_flags.sh
+EXTRA_DIST += tests/man_flags.sh

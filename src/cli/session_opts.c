@@ -122,14 +122,3 @@ void cli_interrupts_session(nt_session *s) { g_session = s; }
 void cli_interrupts_starting(bool starting) { g_starting = starting; }
 int cli_interrupt_fd(void) { return g_pipe[0]; }
 int cli_interrupt_count(void) { return g_count; }
-
-bool cli_parse_seconds(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || end == s || v < 0 || v > 1e7)
-        return false;
-    *out = v;
-    return true;
-}

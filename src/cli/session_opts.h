@@ -20,9 +20,6 @@ typedef struct cli_providers {
 bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t errsize);
 void cli_providers_free(cli_providers *p);
 
-/* Parse a duration in seconds (0 .. 1e7, fractions allowed). */
-bool cli_parse_seconds(const char *s, double *out);
-
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);
 
