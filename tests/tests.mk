@@ -164,3 +164,5 @@ TESTS += tests/cli_pty.sh
 EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
 TESTS += tests/man_flags.sh
 EXTRA_DIST += tests/man_flags.sh
+TESTS += tests/man_api.sh
+EXTRA_DIST += tests/man_api.sh
