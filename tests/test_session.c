@@ -604,14 +604,21 @@ Test(session_peer, connect_retries_a_full_backlog_until_the_deadline)
     unlink(b.path);
 }
 
-Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
+/* A process (`sleep`) that looks like a .NET one: its TMPDIR is a fresh
+ * directory (dir, a mkdtemp template) where path names its diagnostics
+ * socket, for a peer to serve. */
+static pid_t fake_dotnet_process(char *dir, char *path, size_t size)
 {
-    char dir[] = "/tmp/nt-ctrlc-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     pid_t target = spawn_with_tmpdir(dir);
-    char path[512];
-    snprintf(path, sizeof path, "%s/dotnet-diagnostic-%d-%" PRIu64 "-socket", dir, (int)target,
-             start_key_of(target));
+    snprintf(path, size, "%s/dotnet-diagnostic-%d-%" PRIu64 "-socket", dir, (int)target, start_key_of(target));
+    return target;
+}
+
+Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
+{
+    char dir[] = "/tmp/nt-ctrlc-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
     peer p;
     cr_assert(peer_start(&p, PEER_SILENT, path)); /* reads the request, never answers */
     const char *top = getenv("top_builddir");
@@ -647,12 +654,8 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
 
 Test(session_peer, process_info_falls_back_to_proc_when_refused)
 {
-    char dir[] = "/tmp/nt-pinfo-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    pid_t target = spawn_with_tmpdir(dir);
-    char path[512];
-    snprintf(path, sizeof path, "%s/dotnet-diagnostic-%d-%" PRIu64 "-socket", dir, (int)target,
-             start_key_of(target));
+    char dir[] = "/tmp/nt-pinfo-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
     peer p;
     p.hresult = NT_HR_NOT_SUPPORTED;
     cr_assert(peer_start(&p, PEER_REFUSE, path));

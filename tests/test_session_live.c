@@ -675,7 +675,7 @@ Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
     char msg[512];
     cr_assert_eq(nt_trace_from_file(path, NULL, &t, msg, sizeof msg), NT_OK, "%s", msg);
     /* The program's first sampled frames are in Main. */
-    size_t first = SIZE_MAX, in_main = 0;
+    size_t first = SIZE_MAX, in_main = 0, in_program = 0;
     for (size_t i = 0; i < nt_trace_sample_count(t); i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
         bool ours = false, main = false;
@@ -688,9 +688,12 @@ Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
             cr_assert(main, "the program's first sample (%zu) is not in Main", i);
         }
         in_main += main;
+        in_program += ours;
     }
     cr_assert_neq(first, SIZE_MAX, "no sample of the program's own code");
-    cr_assert_gt(in_main, 300, "only %zu samples in Main over a 1.5 s spin", in_main);
+    /* Load on the machine changes how many samples a 1.5 s spin gets, not where they are. */
+    cr_assert_geq(in_program, 20, "only %zu samples of the program's code", in_program);
+    cr_assert_geq(in_main * 10, in_program * 9, "%zu of the program's %zu samples are in Main", in_main, in_program);
     /* Main was compiled during the session: a JIT record, not only rundown. */
     bool jit = false;
     for (size_t i = 0; i < nt_trace_method_count(t); i++) {

@@ -130,12 +130,9 @@ static int attach(collect_job *j, int32_t pid, const nt_session_config *cfg, int
         fprintf(stderr, "nettrace collect: out of memory\n");
         return CLI_EXIT_ERROR;
     }
-    cli_interrupts_session(j->session);
-    cli_interrupts_starting(true);
-    if (cli_interrupt_count() > 0)
-        nt_session_cancel(j->session); /* Ctrl-C while looking for the endpoint */
+    cli_start_guard_begin(j->session);
     st = nt_session_start_endpoint(j->session, &ep, nt_now_ns() + connect_ns);
-    cli_interrupts_starting(false);
+    cli_start_guard_end();
     if (st != NT_OK) {
         fprintf(stderr, "nettrace collect: %s\n", nt_session_message(j->session));
         cli_interrupts_session(NULL);

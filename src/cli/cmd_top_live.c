@@ -70,12 +70,9 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, const nt_endpoint
         return false;
     }
     /* Ctrl-C while starting cancels at once (session_opts.h). */
-    cli_interrupts_session(ls->session);
-    cli_interrupts_starting(true);
-    if (cli_interrupt_count() > 0)
-        nt_session_cancel(ls->session);
+    cli_start_guard_begin(ls->session);
     nt_status st = nt_session_start_endpoint(ls->session, ep, nt_deadline_after_ms(10000));
-    cli_interrupts_starting(false);
+    cli_start_guard_end();
     cli_interrupts_session(NULL);
     if (st != NT_OK) {
         fprintf(stderr, "nettrace top: %s session: %s\n", what, nt_session_message(ls->session));

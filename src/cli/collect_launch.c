@@ -156,12 +156,9 @@ int collect_launch(collect_job *j, char **argv, const nt_session_config *cfg, in
         end_child(child);
         goto out;
     }
-    cli_interrupts_session(j->session);
-    cli_interrupts_starting(true);
-    if (cli_interrupt_count() > 0)
-        nt_session_cancel(j->session);
+    cli_start_guard_begin(j->session);
     st = nt_session_start_connected(j->session, fd, &ep, until);
-    cli_interrupts_starting(false);
+    cli_start_guard_end();
     if (st == NT_OK)
         st = nt_port_resume_runtime(port, until);
     if (st != NT_OK) {

@@ -119,6 +119,14 @@ void cli_interrupts_install(void)
 }
 
 void cli_interrupts_session(nt_session *s) { g_session = s; }
-void cli_interrupts_starting(bool starting) { g_starting = starting; }
+void cli_start_guard_begin(nt_session *s)
+{
+    g_session = s;
+    g_starting = true;
+    if (g_count > 0)
+        nt_session_cancel(s); /* a Ctrl-C that came before (looking for the endpoint) */
+}
+
+void cli_start_guard_end(void) { g_starting = false; }
 int cli_interrupt_fd(void) { return g_pipe[0]; }
 int cli_interrupt_count(void) { return g_count; }

@@ -27,9 +27,11 @@ bool cli_parse_pid(const char *s, int32_t *pid);
  * second cancels the session registered here (abandoning it). */
 void cli_interrupts_install(void);
 void cli_interrupts_session(nt_session *s);
-/* While true (a session being started: connecting, waiting for the
- * runtime's reply) the first Ctrl-C already cancels the registered session. */
-void cli_interrupts_starting(bool starting);
+/* Around a session's start: register s, make the first Ctrl-C cancel it (also
+ * one already received), and after the start go back to "the first Ctrl-C
+ * stops cleanly". */
+void cli_start_guard_begin(nt_session *s);
+void cli_start_guard_end(void);
 int cli_interrupt_fd(void);
 int cli_interrupt_count(void);
 

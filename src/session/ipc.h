@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define IPC_HEADER_SIZE 20
 #define IPC_MAX_MESSAGE 65535u
@@ -71,6 +72,15 @@ nt_status ipc_wait(int fd, short events, int64_t deadline_ns, int cancel_fd);
  * the I/O status. */
 nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap, size_t *len, uint32_t *hresult,
                        int64_t deadline_ns, int cancel_fd);
+/* Raise an eventfd (a wake-up or a cancellation); async-signal-safe.  A full
+ * counter is already raised, so a failed write needs no handling. */
+static inline void ipc_raise(int eventfd)
+{
+    uint64_t one = 1;
+    ssize_t r = write(eventfd, &one, sizeof one);
+    (void)r;
+}
+
 /* A caller's deadline as the session code uses it: 0 (no deadline, the
  * library's convention) becomes NT_DEADLINE_NONE. */
 static inline int64_t ipc_deadline(int64_t deadline_ns) { return deadline_ns == 0 ? NT_DEADLINE_NONE : deadline_ns; }

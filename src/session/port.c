@@ -121,11 +121,8 @@ nt_status nt_port_resume_runtime(nt_port *p, int64_t deadline_ns)
 
 void nt_port_cancel(nt_port *p)
 {
-    if (!p)
-        return;
-    uint64_t one = 1;
-    ssize_t r = write(p->cancel_fd, &one, sizeof one);
-    (void)r;
+    if (p)
+        ipc_raise(p->cancel_fd);
 }
 
 void nt_port_close(nt_port *p)

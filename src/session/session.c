@@ -437,11 +437,8 @@ nt_status nt_session_wait(nt_session *s, int64_t deadline_ns)
 
 void nt_session_cancel(nt_session *s)
 {
-    if (!s)
-        return;
-    uint64_t one = 1;
-    ssize_t r = write(s->cancel_fd, &one, sizeof one);
-    (void)r;
+    if (s)
+        ipc_raise(s->cancel_fd);
 }
 
 int nt_session_fd(const nt_session *s) { return s ? s->epoll_fd : -1; }
