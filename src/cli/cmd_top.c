@@ -81,7 +81,7 @@ int cmd_top(int argc, char **argv)
     }
     const char *path = argv[optind];
     nt_trace *t;
-    int rc = cli_trace_load(path, &t);
+    int rc = cli_trace_load(path, true, &t);
     if (!t)
         return rc;
     cli_selected chosen;

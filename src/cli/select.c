@@ -99,7 +99,7 @@ bool cli_filter_count(const cli_filter *f, const nt_trace *t, const char *cmd, c
         nt_trace_sample s = nt_trace_sample_at(t, i);
         if (!cli_filter_keeps(&eo, &s))
             continue;
-        out->samples++;
+        out->samples += s.count ? s.count : 1; /* an aggregated trace's sample stands for count */
         const uint64_t *at = bsearch(&s.thread_id, ids, nth, sizeof *ids, cmp_u64);
         if (at && !seen[at - ids]) {
             seen[at - ids] = 1;
