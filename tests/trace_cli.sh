@@ -70,6 +70,13 @@ grep -q '100.0%' "$TMP/top" && ok "top: resolution share" || fail "top: no resol
 [ "$("$NT" top --by-thread -n 1 "$SPIN" | grep -c '^thread ')" -eq 3 ] && ok "top --by-thread: 3 threads" \
     || fail "top --by-thread"
 
+# --- --signatures: parameter lists tell overloads apart, everywhere ----------
+"$NT" top -n 3 --signatures "$SPIN" | grep -q 'BetaSpinner.SpinBeta(int64)$' && ok "top --signatures" \
+    || fail "top --signatures: $("$NT" top -n 3 --signatures "$SPIN" | tail -3)"
+"$NT" top -n 3 "$SPIN" | grep -q 'SpinBeta(' && fail "top without --signatures shows a signature" || ok "no signature by default"
+"$NT" stacks --signatures "$SPIN" | grep -q 'SpinBeta(int64) [0-9]*$' && ok "folded --signatures" || fail "folded --signatures"
+"$NT" samples --signatures "$TRACE" | grep -q 'Tree.Run(int64);' && ok "samples --signatures" || fail "samples --signatures"
+
 # --- folded ------------------------------------------------------------------
 "$NT" stacks "$TRACE" > "$TMP/folded" || fail "folded exit code"
 grep -qvE '^[^ ]+ [0-9]+$' "$TMP/folded" && fail "folded line format" || ok "folded line format"

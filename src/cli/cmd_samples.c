@@ -28,7 +28,7 @@ static void usage(FILE *f)
           "and says so on standard error.\n"
           "\n"
           "      --relative     timestamps in ns since the trace's start (its sync time)\n"
-          "                       instead of the trace clock\n" CLI_FILTER_HELP
+          "                       instead of the trace clock\n" CLI_SIGNATURES_HELP CLI_FILTER_HELP
           "  -h, --help         this help\n",
           f);
 }
@@ -36,16 +36,19 @@ static void usage(FILE *f)
 int cmd_samples(int argc, char **argv)
 {
     static const struct option opts[] = { { "relative", no_argument, NULL, 'r' },
+                                           { "signatures", no_argument, NULL, 'S' },
                                            CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     cli_filter filter = { 0 };
     bool relative = false;
+    unsigned name_flags = 0;
     int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'r': relative = true; break;
+        case 'S': name_flags = NT_NAME_SIGNATURE; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             r = cli_filter_option(&filter, "samples", c, optarg);
@@ -91,7 +94,7 @@ int cmd_samples(int argc, char **argv)
         any = true;
         if (!lines[s.stack_index]) {
             nt_trace_stack st = nt_trace_stack_at(t, s.stack_index);
-            lines[s.stack_index] = cli_stack_line(&st);
+            lines[s.stack_index] = cli_stack_line(&st, name_flags);
             if (!lines[s.stack_index]) {
                 fprintf(stderr, "nettrace: out of memory\n");
                 rc = CLI_EXIT_ERROR;

@@ -29,7 +29,7 @@ static void usage(FILE *f)
           "                       counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
-          CLI_FILTER_HELP
+          CLI_SIGNATURES_HELP CLI_FILTER_HELP
           "  -h, --help         this help\n",
           f);
 }
@@ -52,6 +52,7 @@ int cmd_stacks(int argc, char **argv)
     static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
                                            { "output", required_argument, NULL, 'o' },
                                            { "weight", required_argument, NULL, 'w' },
+                                           { "signatures", no_argument, NULL, 'S' },
                                            CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
@@ -65,6 +66,7 @@ int cmd_stacks(int argc, char **argv)
         switch (c) {
         case 'f': format = optarg; break;
         case 'o': output = optarg; break;
+        case 'S': eo.signatures = true; break;
         case 'w':
             if (strcmp(optarg, "samples") == 0)
                 eo.weight = NT_WEIGHT_SAMPLES, weight_given = true;

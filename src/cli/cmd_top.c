@@ -30,6 +30,7 @@ static void usage(FILE *f)
           "      --thread ID    only this thread\n"
           "      --json         one JSON object: the header's counts and, per table,\n"
           "                       its samples and methods with their counts\n"
+          CLI_SIGNATURES_HELP
           "  -h, --help         this help\n"
           "Names are printed with control characters and invalid UTF-8 as \\xHH.\n",
           f);
@@ -43,6 +44,7 @@ int cmd_top(int argc, char **argv)
                                            { "managed-only", no_argument, NULL, CLI_FILTER_MANAGED },
                                            { "thread", required_argument, NULL, CLI_FILTER_THREAD },
                                            { "json", no_argument, NULL, 'j' },
+                                           { "signatures", no_argument, NULL, 'S' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     /* 'nettrace top -p PID' is the live form (cmd_top_live, the session component). */
@@ -51,7 +53,7 @@ int cmd_top(int argc, char **argv)
             (strncmp(argv[i], "-p", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9'))
             return cmd_top_live(argc, argv);
     uint64_t top = 20;
-    bool by_incl = false, by_thread = false, json = false;
+    bool by_incl = false, by_thread = false, json = false, signatures = false;
     cli_filter filter = { 0 };
     int c, r;
     optind = 1;
@@ -64,6 +66,7 @@ int cmd_top(int argc, char **argv)
         case 'i': by_incl = true; break;
         case 'b': by_thread = true; break;
         case 'j': json = true; break;
+        case 'S': signatures = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             r = cli_filter_option(&filter, "top", c, optarg);
@@ -100,7 +103,7 @@ int cmd_top(int argc, char **argv)
 
     nt_top_options to = { .rows = (uint32_t)top, .by_inclusive = by_incl, .by_thread = by_thread,
                           .managed_only = filter.managed_only, .has_thread = filter.has_thread,
-                          .thread_id = filter.thread_id };
+                          .thread_id = filter.thread_id, .signatures = signatures };
     nt_top *tt;
     cli_progress_phase("counting");
     nt_status bs = nt_top_build(t, &to, &tt);

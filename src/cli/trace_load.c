@@ -93,16 +93,16 @@ int cli_trace_load(const char *path, bool count, nt_trace **out)
     return rc;
 }
 
-char *cli_frame_text(const nt_frame *f, const char *seps)
+char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps)
 {
     char small[512];
-    size_t n = nt_frame_name(f, small, sizeof small);
+    size_t n = nt_frame_name_ex(f, flags, small, sizeof small);
     char *name = small;
     if (n >= sizeof small) {
         name = malloc(n + 1);
         if (!name)
             return NULL;
-        nt_frame_name(f, name, n + 1);
+        nt_frame_name_ex(f, flags, name, n + 1);
     }
     size_t len = nt_text_escape(NULL, 0, name, seps);
     char *out = malloc(len + 1);
@@ -113,14 +113,14 @@ char *cli_frame_text(const nt_frame *f, const char *seps)
     return out;
 }
 
-char *cli_stack_line(const nt_trace_stack *s)
+char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
 {
     if (!s->frame_count)
         return strdup("-");
     size_t len = 0, cap = 256;
     char *line = malloc(cap);
     for (uint32_t k = s->frame_count; line && k-- > 0;) {
-        char *name = cli_frame_text(&s->frames[k], CLI_SAMPLES_SEPARATORS);
+        char *name = cli_frame_text(&s->frames[k], flags, CLI_SAMPLES_SEPARATORS);
         size_t n = name ? strlen(name) : 0;
         char *bigger = line;
         size_t want = cap;

@@ -21,12 +21,15 @@ void cli_warn_unnamed(const nt_trace *t);
  * the frame separator and the field separator. */
 #define CLI_SAMPLES_SEPARATORS "; "
 
-/* A frame's nt_frame_name with text_escape.h's escaping (seps: the format's
+/* The --signatures option's help line (samples, top, stacks). */
+#define CLI_SIGNATURES_HELP "      --signatures   method names with their parameter lists (overloads apart)\n"
+
+/* A frame's nt_frame_name_ex (flags: NT_NAME_SIGNATURE) with text_escape.h's escaping (seps: the format's
  * separators).  Heap string, NULL when memory is short. */
-char *cli_frame_text(const nt_frame *f, const char *seps);
+char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps);
 
 /* The frames of a stack root first, joined by ';', each as cli_frame_text;
  * "-" for an empty stack.  Heap string, NULL when memory is short. */
-char *cli_stack_line(const nt_trace_stack *s);
+char *cli_stack_line(const nt_trace_stack *s, unsigned flags);
 
 #endif

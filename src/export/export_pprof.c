@@ -243,7 +243,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
         /* One function and one location per distinct name; ids are index + 1. */
         char name[1024];
         for (size_t i = 0; st == NT_OK && i < nm->n; i++) {
-            size_t len = nt_frame_name(nm->rep[i], name, sizeof name);
+            size_t len = nt_frame_name_ex(nm->rep[i], nm->flags, name, sizeof name);
             if (len >= sizeof name)
                 len = sizeof name - 1;
             emit_string(&g, name, len);
