@@ -39,7 +39,7 @@ static int buf_write(void *user, const void *data, size_t len)
     return 0;
 }
 
-static void same_export(const char *what, nt_status (*ex)(const nt_trace *, const nt_export_options *, nt_write_fn, void *),
+static void same_export(const char *what, nt_status (*ex)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *),
                         const nt_trace *full, const nt_trace *counted, const nt_export_options *opt)
 {
     buf a = { 0 }, b = { 0 };
