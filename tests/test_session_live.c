@@ -716,3 +716,42 @@ Test(launch, collect_refuses_a_program_that_does_not_exist)
     int rc = system(cmd);
     cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 127, "exit %d", WEXITSTATUS(rc));
 }
+
+/* -n NAME finds the target by its program's name; when another LiveTarget runs
+ * (a parallel test run), the name is ambiguous and refused, naming both. */
+Test(live, collect_by_name)
+{
+    char path[1200], errpath[1300], cmd[4000];
+    out_path(path, sizeof path, "byname");
+    snprintf(errpath, sizeof errpath, "%s.err", path);
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -n LiveTarget -o '%s' --duration 1.5s 2> '%s'",
+             top ? top : ".", path, errpath);
+    int rc = system(cmd);
+    char err[4096] = "";
+    FILE *ef = fopen(errpath, "r");
+    if (ef) {
+        err[fread(err, 1, sizeof err - 1, ef)] = 0;
+        fclose(ef);
+    }
+    cr_assert(WIFEXITED(rc), "%s", cmd);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)g_target.pid);
+    if (WEXITSTATUS(rc) == 2) {
+        cr_assert(strstr(err, "are named 'LiveTarget'") && strstr(err, pid), "refusal without the pids: %s", err);
+    } else {
+        cr_assert_eq(WEXITSTATUS(rc), 0, "exit %d: %s", WEXITSTATUS(rc), err);
+        live_analysis a;
+        live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+        cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+        check_threads(&a);
+        live_analysis_free(&a);
+    }
+    unlink(path);
+    unlink(errpath);
+    /* a name nothing has */
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -n NoSuchProgram-%d -o /dev/null 2>/dev/null", top ? top : ".",
+             (int)getpid());
+    rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 30, "no match exited %d, want 30", WEXITSTATUS(rc));
+}

@@ -1,5 +1,6 @@
 /* Diagnostics IPC framing and deadline-bound socket I/O. */
 #include "session/ipc.h"
+#include "common/clock.h"
 #include "common/utf8.h"
 
 #include <errno.h>
@@ -14,12 +15,8 @@
 
 static const uint8_t IPC_MAGIC[14] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0 };
 
-int64_t nt_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+/* The public face of the library's one clock (common/clock.h). */
+int64_t nt_now_ns(void) { return nt_clock_ns(); }
 
 int64_t nt_deadline_after_ms(int64_t ms)
 {
