@@ -87,7 +87,7 @@ static const char *const HOSTILE[] = {
     "Evil\n5 999 M Forged!Evil.Method",   /* a newline forging a samples line */
     "Osc\x1b]0;pwned\x07",                /* a terminal title escape */
     "Semi;colon and space",                /* the samples and folded separators */
-    "Csi\xc2\x9b" "31m",                   /* widened to U+00C2 U+009B: a C1 CSI */
+    ("Csi\xc2\x9b" "31m"),                 /* widened to U+00C2 U+009B: a C1 CSI */
     "Tab\tCr\rDel\x7f",
 };
 #define NHOSTILE (sizeof HOSTILE / sizeof HOSTILE[0])
