@@ -229,3 +229,37 @@ Test(hostile_names, a_full_device_is_an_error)
     }
     unlink(g_path);
 }
+
+/* ---- events the runtime dropped are said on standard error (issue 16) ---- */
+
+Test(dropped, top_stacks_and_samples_say_how_many_events_were_dropped)
+{
+    pb p;
+    pb_begin(&p, 8, 1000000000);
+    uint64_t ips[1] = { 0x1008 };
+    const uint64_t *stacks[1] = { ips };
+    uint32_t depths[1] = { 1 };
+    pb_stacks(&p, 1, 1, stacks, depths);
+    pb_sample(&p, 42, 1, 1000, NT_SAMPLE_MANAGED);
+    p.seq += 7; /* the runtime skipped seven sequence numbers: seven events lost */
+    pb_sample(&p, 42, 1, 2000, NT_SAMPLE_MANAGED);
+    pb_end(&p);
+    snprintf(g_path, sizeof g_path, "/tmp/nt-dropped-%d.nettrace", (int)getpid());
+    FILE *f = fopen(g_path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(p.b.d, 1, p.b.n, f), p.b.n);
+    cr_assert_eq(fclose(f), 0);
+    tb_free(&p.b);
+    const char *top = getenv("top_builddir");
+    static const char *const cmds[] = { "top", "stacks", "samples" };
+    for (size_t i = 0; i < 3; i++) {
+        char cmd[1024], err[2048];
+        snprintf(cmd, sizeof cmd, "'%s/nettrace' %s '%s' 2>&1 >/dev/null", top ? top : ".", cmds[i], g_path);
+        FILE *pf = popen(cmd, "r");
+        cr_assert(pf);
+        err[fread(err, 1, sizeof err - 1, pf)] = 0;
+        pclose(pf);
+        cr_assert(strstr(err, "dropped 7 events"), "%s says: %s", cmds[i], err);
+    }
+    unlink(g_path);
+}
