@@ -117,29 +117,44 @@ char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
 {
     if (!s->frame_count)
         return strdup("-");
-    size_t len = 0, cap = 256;
+    /* Names are made into `name` and escaped straight into the line: no allocation per frame. */
+    char small[512], *name = small;
+    size_t name_cap = sizeof small, len = 0, cap = 256;
     char *line = malloc(cap);
     for (uint32_t k = s->frame_count; line && k-- > 0;) {
-        char *name = cli_frame_text(&s->frames[k], flags, CLI_SAMPLES_SEPARATORS);
-        size_t n = name ? strlen(name) : 0;
-        char *bigger = line;
-        size_t want = cap;
-        while (len + n + 2 > want)
-            want *= 2;
-        if (want != cap)
-            bigger = realloc(line, cap = want);
-        if (!name || !bigger) {
-            free(name);
-            free(line);
-            return NULL;
+        size_t n = nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
+        if (n >= name_cap) {
+            char *big = malloc(n + 1);
+            if (!big)
+                break;
+            if (name != small)
+                free(name);
+            name = big;
+            name_cap = n + 1;
+            nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
         }
-        line = bigger;
-        memcpy(line + len, name, n);
-        len += n;
+        size_t e = nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
+        if (len + e + 2 > cap) {
+            while (len + e + 2 > cap)
+                cap *= 2;
+            char *bigger = realloc(line, cap);
+            if (!bigger)
+                break;
+            line = bigger;
+            nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
+        }
+        len += e;
         line[len++] = k ? ';' : '\0';
-        free(name);
+        if (!k) {
+            if (name != small)
+                free(name);
+            return line;
+        }
     }
-    return line;
+    if (name != small)
+        free(name);
+    free(line);
+    return NULL;
 }
 
 void cli_warn_unnamed(const nt_trace *t)
