@@ -35,6 +35,7 @@ static int load(const char *path, bool count, nt_trace **out)
         fprintf(stderr, "nettrace: out of memory\n");
         return CLI_EXIT_ERROR;
     }
+    nt_parser_set_lazy_names(p, true); /* the builder converts only the names it keeps */
     char err[512];
     nt_status s = cli_feed_path(p, path, err, sizeof err);
     if (s == NT_ERR_IO || !nt_parser_trace_info(p)) {
