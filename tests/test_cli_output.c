@@ -95,6 +95,16 @@ static const char *const HOSTILE[] = {
 
 static char g_path[256];
 
+/* Write the built stream to g_path and release it. */
+static void save_trace(pb *p)
+{
+    FILE *f = fopen(g_path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(p->b.d, 1, p->b.n, f), p->b.n);
+    cr_assert_eq(fclose(f), 0);
+    tb_free(&p->b);
+}
+
 static void write_hostile_trace(void)
 {
     pb p;
@@ -117,11 +127,7 @@ static void write_hostile_trace(void)
         pb_sample(&p, 42, 1 + (uint32_t)k % NHOSTILE, 1000 + k, NT_SAMPLE_MANAGED);
     pb_end(&p);
     snprintf(g_path, sizeof g_path, "/tmp/nt-hostile-names-%d.nettrace", (int)getpid());
-    FILE *f = fopen(g_path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(p.b.d, 1, p.b.n, f), p.b.n);
-    cr_assert_eq(fclose(f), 0);
-    tb_free(&p.b);
+    save_trace(&p);
 }
 
 /* Run "nettrace ARGS g_path", capture stdout; returns the exit status. */
@@ -245,11 +251,7 @@ Test(dropped, top_stacks_and_samples_say_how_many_events_were_dropped)
     pb_sample(&p, 42, 1, 2000, NT_SAMPLE_MANAGED);
     pb_end(&p);
     snprintf(g_path, sizeof g_path, "/tmp/nt-dropped-%d.nettrace", (int)getpid());
-    FILE *f = fopen(g_path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(p.b.d, 1, p.b.n, f), p.b.n);
-    cr_assert_eq(fclose(f), 0);
-    tb_free(&p.b);
+    save_trace(&p);
     const char *top = getenv("top_builddir");
     static const char *const cmds[] = { "top", "stacks", "samples" };
     for (size_t i = 0; i < 3; i++) {

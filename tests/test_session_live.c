@@ -63,6 +63,27 @@ static void check_threads(live_analysis *a)
     }
 }
 
+/* A small text file (a command's standard error) into buf; "" when absent. */
+static void read_text(const char *path, char *buf, size_t size)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        buf[fread(buf, 1, size - 1, f)] = 0;
+        fclose(f);
+    }
+}
+
+/* A recorded file names each thread's own method. */
+static void check_trace_file(const char *path)
+{
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+    check_threads(&a);
+    live_analysis_free(&a);
+}
+
 Test(live, file_sink_names_each_threads_method)
 {
     char path[1200];
@@ -83,11 +104,7 @@ Test(live, file_sink_names_each_threads_method)
                 nt_session_bytes(s));
     nt_session_free(s);
     close(fd);
-    live_analysis a;
-    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
-    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
-    check_threads(&a);
-    live_analysis_free(&a);
+    check_trace_file(path);
     unlink(path);
 }
 
@@ -100,11 +117,7 @@ Test(live, collect_command_writes_a_readable_trace)
              (int)g_target.pid, path);
     int rc = system(cmd);
     cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s exited with %d", cmd, WEXITSTATUS(rc));
-    live_analysis a;
-    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
-    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
-    check_threads(&a);
-    live_analysis_free(&a);
+    check_trace_file(path);
     unlink(path);
 }
 
@@ -662,12 +675,8 @@ Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
     snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -o '%s' -- dotnet '%s' 1500 3 2> '%s'", top ? top : ".", path,
              g_startup_dll, errpath);
     int rc = system(cmd);
-    char err[4096] = "";
-    FILE *ef = fopen(errpath, "r");
-    if (ef) {
-        err[fread(err, 1, sizeof err - 1, ef)] = 0;
-        fclose(ef);
-    }
+    char err[4096];
+    read_text(errpath, err, sizeof err);
     cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "exit %d: %s", WEXITSTATUS(rc), err);
     cr_assert(strstr(err, "exited with status 3"), "the program's exit status is not reported: %s", err);
 
@@ -728,12 +737,8 @@ Test(live, collect_by_name)
     snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -n LiveTarget -o '%s' --duration 1.5s 2> '%s'",
              top ? top : ".", path, errpath);
     int rc = system(cmd);
-    char err[4096] = "";
-    FILE *ef = fopen(errpath, "r");
-    if (ef) {
-        err[fread(err, 1, sizeof err - 1, ef)] = 0;
-        fclose(ef);
-    }
+    char err[4096];
+    read_text(errpath, err, sizeof err);
     cr_assert(WIFEXITED(rc), "%s", cmd);
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)g_target.pid);
@@ -741,11 +746,7 @@ Test(live, collect_by_name)
         cr_assert(strstr(err, "are named 'LiveTarget'") && strstr(err, pid), "refusal without the pids: %s", err);
     } else {
         cr_assert_eq(WEXITSTATUS(rc), 0, "exit %d: %s", WEXITSTATUS(rc), err);
-        live_analysis a;
-        live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
-        cr_assert_eq(live_analyse_file(path, &a), NT_OK);
-        check_threads(&a);
-        live_analysis_free(&a);
+        check_trace_file(path);
     }
     unlink(path);
     unlink(errpath);
