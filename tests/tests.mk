@@ -114,7 +114,8 @@ tests_test_trace_window_CFLAGS = $(T_CC)
 tests_test_trace_window_LDADD = $(T_LIBS)
 tests_test_trace_window_LDFLAGS = $(T_LINK)
 
-EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs
+EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs \
+	tests/workloads/StartupTarget/StartupTarget.csproj tests/workloads/StartupTarget/Program.cs
 CLEANFILES += tests/*.nettrace
 clean-local: clean-live-workload
 clean-live-workload:
@@ -175,6 +176,17 @@ tests_test_hostile_LDADD = $(T_LIBS)
 tests_test_hostile_LDFLAGS = $(T_LINK)
 
 
+# ---- the tool's output boundary (names, JSON, info's type table, full devices) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_cli_output
+TESTS += tests/test_cli_output
+endif
+tests_test_cli_output_SOURCES = tests/test_cli_output.c src/cli/event_types.c src/cli/event_types.h \
+	tests/support/trace_build.c tests/support/trace_build.h tests/support/streams.c tests/support/streams.h
+tests_test_cli_output_CPPFLAGS = $(T_CPP)
+tests_test_cli_output_CFLAGS = $(T_CC)
+tests_test_cli_output_LDADD = $(T_LIBS)
+tests_test_cli_output_LDFLAGS = $(T_LINK)
 # ---- common ----
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_map
@@ -218,3 +230,11 @@ tests_test_trace_count_CPPFLAGS = $(T_CPP)
 tests_test_trace_count_CFLAGS = $(T_CC)
 tests_test_trace_count_LDADD = $(T_LIBS)
 tests_test_trace_count_LDFLAGS = $(T_LINK)
+
+# ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
+TESTS += tests/cli_pty.sh
+EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
+TESTS += tests/man_flags.sh
+EXTRA_DIST += tests/man_flags.sh
+TESTS += tests/man_api.sh
+EXTRA_DIST += tests/man_api.sh
