@@ -101,7 +101,7 @@ type Parser struct {
 	sample StreamSample
 }
 
-// NewParser returns a parser that calls cb.
+// NewParser returns a parser that calls cb.  Close releases it.
 func NewParser(cb Callbacks) (*Parser, error) {
 	want := C.uint(0)
 	if cb.Header != nil {

@@ -102,7 +102,8 @@ func deadlineOf(ctx context.Context) C.int64_t {
 // process has no endpoint, so a caller may retry.  A refused request is a
 // *RuntimeError.  Canceling ctx before the reply closes the connection and
 // returns ctx.Err().  A *Parser is a fine w: the stream is then decoded as it
-// arrives and never held.
+// arrives and never held.  Stop ends the session and releases it; a session
+// never stopped runs until the runtime ends the stream.
 func StartTracing(ctx context.Context, pid int, cfg Config, w io.Writer) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -198,6 +199,11 @@ func (s *Session) Stop(ctx context.Context) error {
 	case <-s.done:
 		return s.err
 	case <-ctx.Done():
+		select {
+		case <-s.done: // finished as ctx ended: the stop's own result
+			return s.err
+		default:
+		}
 		s.mu.Lock()
 		if s.c != nil {
 			C.nt_session_cancel(s.c)

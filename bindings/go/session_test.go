@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -74,10 +75,7 @@ func TestLiveDefaultConfig(t *testing.T) {
 	}
 	lt := startLive(t)
 	var w syncBuffer
-	s, err := StartTracing(context.Background(), lt.pid, Config{}, &w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startTracing(t, lt.pid, Config{}, &w)
 	time.Sleep(1500 * time.Millisecond)
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -106,10 +104,7 @@ func TestLiveDefaultConfig(t *testing.T) {
 func TestLiveStopConcurrent(t *testing.T) {
 	lt := startLive(t)
 	var w syncBuffer
-	s, err := StartTracing(context.Background(), lt.pid, Config{}, &w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startTracing(t, lt.pid, Config{}, &w)
 	time.Sleep(500 * time.Millisecond)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -147,15 +142,12 @@ func TestLiveStopConcurrent(t *testing.T) {
 func TestLiveStopBoundToContext(t *testing.T) {
 	lt := startLive(t)
 	var w syncBuffer
-	s, err := StartTracing(context.Background(), lt.pid, Config{}, &w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startTracing(t, lt.pid, Config{}, &w)
 	time.Sleep(300 * time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	err = s.Stop(ctx)
+	err := s.Stop(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Stop: %v, want context.Canceled", err)
 	}
@@ -173,12 +165,9 @@ func TestLiveStreamCap(t *testing.T) {
 	lt := startLive(t)
 	var w syncBuffer
 	const capBytes = 16 << 10
-	s, err := StartTracing(context.Background(), lt.pid, Config{MaxStreamBytes: capBytes}, &w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startTracing(t, lt.pid, Config{MaxStreamBytes: capBytes}, &w)
 	time.Sleep(1500 * time.Millisecond)
-	err = s.Stop(context.Background())
+	err := s.Stop(context.Background())
 	if !errors.Is(err, ErrStreamTooLarge) {
 		t.Fatalf("Stop: %v, want ErrStreamTooLarge", err)
 	}
@@ -190,10 +179,7 @@ func TestLiveStreamCap(t *testing.T) {
 // A failing writer: its error comes back from Stop.
 func TestLiveWriterError(t *testing.T) {
 	lt := startLive(t)
-	s, err := StartTracing(context.Background(), lt.pid, Config{}, failingWriter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startTracing(t, lt.pid, Config{}, failingWriter{})
 	time.Sleep(300 * time.Millisecond)
 	if err := s.Stop(context.Background()); !errors.Is(err, errReader) {
 		t.Fatalf("Stop: %v, want the writer's error", err)
@@ -223,10 +209,7 @@ func TestLiveIntoParser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := StartTracing(context.Background(), lt.pid, Config{}, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startTracing(t, lt.pid, Config{}, p)
 	time.Sleep(time.Second)
 	mu.Lock()
 	during := samples
@@ -260,10 +243,7 @@ func TestLiveWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := StartTracing(context.Background(), lt.pid, Config{}, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startTracing(t, lt.pid, Config{}, p)
 	total, nonEmpty := 0, 0
 	for i := 0; i < 5; i++ {
 		time.Sleep(300 * time.Millisecond)
@@ -295,4 +275,13 @@ func TestLiveWindows(t *testing.T) {
 	if hits, all := leafCounts(w, lt.alpha, "SpinAlpha"); all > 0 && hits*2 < all {
 		t.Fatalf("last window: SpinAlpha is the leaf of %d of %d alpha samples", hits, all)
 	}
+}
+
+func startTracing(t *testing.T, pid int, cfg Config, w io.Writer) *Session {
+	t.Helper()
+	s, err := StartTracing(context.Background(), pid, cfg, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

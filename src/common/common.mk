@@ -10,4 +10,6 @@ libnettrace_core_la_SOURCES += \
 	src/common/hash.c src/common/hash.h \
 	src/common/utf16.c src/common/utf16.h \
 	src/common/utf8.c src/common/utf8.h \
+	src/common/json.c src/common/json.h \
+	src/common/text_escape.c src/common/text_escape.h \
 	src/common/status.c

@@ -15,10 +15,10 @@ static uint64_t name_hash(const char *s, size_t n)
 }
 
 /* The name of f into buf (grown in *big when it does not fit). */
-static const char *name_of(nt_mem *m, const nt_frame *f, char *buf, size_t size, char **big, size_t *big_size,
-                           size_t *len)
+static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *buf, size_t size, char **big,
+                           size_t *big_size, size_t *len)
 {
-    *len = nt_frame_name(f, buf, size);
+    *len = nt_frame_name_ex(f, flags, buf, size);
     if (*len < size)
         return buf;
     if (*len + 1 > *big_size) {
@@ -28,13 +28,14 @@ static const char *name_of(nt_mem *m, const nt_frame *f, char *buf, size_t size,
         *big = p;
         *big_size = *len + 1;
     }
-    nt_frame_name(f, *big, *big_size);
+    nt_frame_name_ex(f, flags, *big, *big_size);
     return *big;
 }
 
-nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
+nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names *nm)
 {
     memset(nm, 0, sizeof *nm);
+    nm->flags = flags;
     size_t nf = t->nframes ? t->nframes : 1;
     nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
     if (!nm->of_frame)
@@ -56,7 +57,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             }
         }
         size_t la, lb;
-        const char *na = name_of(m, f, a, sizeof a, &big_a, &big_a_size, &la);
+        const char *na = name_of(m, f, flags, a, sizeof a, &big_a, &big_a_size, &la);
         if (!na) {
             st = NT_ERR_NOMEM;
             break;
@@ -68,7 +69,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             uint32_t cand = tr_index(&by_hash, k);
             if (cand == UINT32_MAX)
                 break;
-            const char *nb = name_of(m, nm->rep[cand], b, sizeof b, &big_b, &big_b_size, &lb);
+            const char *nb = name_of(m, nm->rep[cand], flags, b, sizeof b, &big_b, &big_b_size, &lb);
             if (!nb) {
                 st = NT_ERR_NOMEM;
                 break;
@@ -214,7 +215,7 @@ nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_option
         return NT_ERR_INVALID_ARG;
     tr_selection_init(&x->sel, t, opt);
     nt_mem_init(&x->m, &t->mem.a);
-    nt_status st = tr_names_build(&x->m, t, &x->nm);
+    nt_status st = tr_names_build(&x->m, t, opt && opt->signatures ? NT_NAME_SIGNATURE : 0, &x->nm);
     if (st == NT_OK && !tr_walk_init(&x->wk, &x->m, t, &x->sel))
         st = NT_ERR_NOMEM;
     if (st != NT_OK)

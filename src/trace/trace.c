@@ -157,3 +157,18 @@ size_t nt_frame_name(const nt_frame *f, char *buf, size_t size)
         buf[len < size ? len : size - 1] = 0;
     return len;
 }
+
+size_t nt_frame_name_ex(const nt_frame *f, unsigned flags, char *buf, size_t size)
+{
+    size_t n = nt_frame_name(f, buf, size);
+    const nt_trace_method *m = f->method;
+    if (!(flags & NT_NAME_SIGNATURE) || f->method_index == NT_TRACE_NO_METHOD || !m || !m->signature ||
+        !*m->signature)
+        return n;
+    /* "void  (int32,class System.String)": the parameters tell overloads apart, as profilers show them. */
+    const char *params = strchr(m->signature, '(');
+    int k = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "%s%s", params ? "" : " ",
+                     params ? params : m->signature);
+    return n + (k < 0 ? 0 : (size_t)k);
+}
+

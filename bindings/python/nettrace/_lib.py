@@ -127,12 +127,12 @@ class nt_trace_assembly(Structure):
 class nt_export_options(Structure):
     _fields_ = [("managed_only", c_bool), ("has_thread", c_bool), ("thread_id", c_uint64),
                 ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64),
-                ("weight", c_int), ("name", c_char_p)]
+                ("weight", c_int), ("name", c_char_p), ("signatures", c_bool)]
 
 
 class nt_top_options(Structure):
     _fields_ = [("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
-                ("has_thread", c_bool), ("thread_id", c_uint64)]
+                ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool)]
 
 
 class nt_top_row(Structure):

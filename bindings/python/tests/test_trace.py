@@ -53,7 +53,8 @@ class TraceTest(unittest.TestCase):
                                ("pprof", t.write_pprof)):
                 b = io.BytesIO()
                 write(b, name=os.path.basename(path))
-                self.assertEqual(b.getvalue(), cli("stacks", "-f", fmt, path), fmt)
+                # the library's default weight is the sample count; the tool's speedscope default is time
+                self.assertEqual(b.getvalue(), cli("stacks", "-f", fmt, "--weight", "samples", path), fmt)
             with tempfile.TemporaryDirectory() as d:
                 out = os.path.join(d, "x.folded")
                 t.write_folded(out, managed_only=True, by_time=True)
