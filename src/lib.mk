@@ -13,6 +13,9 @@ libnettrace_core_la_SOURCES = \
 	src/parser.c \
 	src/blocks.c \
 	src/clr_events.c \
+	src/fields.c src/fields.h \
+	src/event_names.c \
+	src/clr_event_table.c src/clr_event_table.h \
 	src/status.c
 libnettrace_core_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 libnettrace_core_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) -fvisibility=hidden
