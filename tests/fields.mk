@@ -8,3 +8,6 @@ tests_test_fields_CPPFLAGS = $(T_CPP)
 tests_test_fields_CFLAGS = $(T_CC)
 tests_test_fields_LDADD = $(T_LIBS)
 tests_test_fields_LDFLAGS = $(T_LINK)
+
+TESTS += tests/gen_clr_events.sh
+EXTRA_DIST += tests/gen_clr_events.sh tools/gen_clr_events.py
