@@ -18,4 +18,4 @@ if [ -z "${CLR_MANIFESTS:-}" ]; then
 fi
 command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
 # shellcheck disable=SC2086
-python3 "$top_srcdir/tools/gen_clr_events.py" --check -o "$top_srcdir/src/clr_event_table.c" $CLR_MANIFESTS
+python3 "$top_srcdir/tools/gen_clr_events.py" --check -o "$top_srcdir/src/parse/clr_event_table.c" $CLR_MANIFESTS

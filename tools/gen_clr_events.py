@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generate src/clr_event_table.c, the built-in runtime event table, from the
+"""Generate src/parse/clr_event_table.c, the built-in runtime event table, from the
 runtime's event manifest (ClrEtwAll.man, MIT, in the dotnet runtime sources).
 
-    tools/gen_clr_events.py MANIFEST [MANIFEST...] [-o src/clr_event_table.c] [--check]
+    tools/gen_clr_events.py MANIFEST [MANIFEST...] [-o src/parse/clr_event_table.c] [--check]
 
 The manifest is not kept in this repository; fetch a copy (see SOURCE below
 for the ones the committed table came from) and run this script on it.  With
@@ -184,7 +184,7 @@ def render(events, manifest_shas):
     w(" * plus the sample profiler and EventPipe provider events listed in the")
     w(" * generator.  Facts only: names, ids, versions and field layouts (see")
     w(" * clr_event_table.h). */")
-    w('#include "clr_event_table.h"')
+    w('#include "parse/clr_event_table.h"')
     w("")
     w("const char nt_schema_source[] = " + c_str(SOURCE) + ";")
     w("")
@@ -221,7 +221,7 @@ def render(events, manifest_shas):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("manifest", nargs="+")
-    ap.add_argument("-o", "--output", default="src/clr_event_table.c")
+    ap.add_argument("-o", "--output", default="src/parse/clr_event_table.c")
     ap.add_argument("--check", action="store_true", help="compare with OUTPUT instead of writing it")
     a = ap.parse_args()
     shas = []

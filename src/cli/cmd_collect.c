@@ -2,8 +2,8 @@
  * EventPipe stream to a .nettrace file.  Ctrl-C (or --duration) stops the
  * session cleanly, rundown included, so the file's frames resolve; a second
  * Ctrl-C abandons it, leaving a truncated file whose complete blocks read. */
-#include "cli.h"
-#include "session_opts.h"
+#include "cli/cli.h"
+#include "cli/session_opts.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "json.h"
+#include "cli/json.h"
 
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
  * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
