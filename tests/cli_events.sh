@@ -18,7 +18,7 @@ check_trace() {
 import json, sys
 raw = open(sys.argv[1], "rb").read()
 text = raw.decode("utf-8")  # strict: fails on any invalid UTF-8
-lines = text.splitlines()
+lines = text.split("\n")[:-1]
 for n, line in enumerate(lines, 1):
     o = json.loads(line)
     assert isinstance(o["fields"], dict) and "name" in o and "time_ns" in o, f"line {n}"
@@ -62,7 +62,7 @@ for v in 4 6; do
     "$nt" events --json "$tmp/s$v.nettrace" > "$tmp/s$v.jsonl" || fail "events on the V$v strings trace"
     python3 - "$tmp/s$v.jsonl" "$v" <<'PY' || exit 1
 import json, sys
-lines = open(sys.argv[1], "rb").read().decode("utf-8").splitlines()
+lines = open(sys.argv[1], "rb").read().decode("utf-8").split("\n")[:-1]
 assert len(lines) == 3, lines
 objs = [json.loads(l) for l in lines]
 assert [o["time_ns"] for o in objs] == sorted(o["time_ns"] for o in objs), "not in time order"

@@ -105,6 +105,7 @@ namespace NetTraceConformance
                 else
                     sb.Append(Convert.ToInt64(e, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture));
                 return;
+            case char c: Str(sb, c.ToString()); return;
             case float f: Real(sb, f); return;
             case double d: Real(sb, d); return;
             case Guid g: Str(sb, g.ToString("D")); return;
@@ -144,7 +145,11 @@ namespace NetTraceConformance
                 sb.Append(']');
                 return;
             case IFormattable n:
-                sb.Append(n.ToString(null, CultureInfo.InvariantCulture));
+                string text = n.ToString(null, CultureInfo.InvariantCulture);
+                if (text.Length == 0)
+                    Str(sb, v.GetType().Name); // never seen; keeps the line valid JSON
+                else
+                    sb.Append(text);
                 return;
             default:
                 Str(sb, v.ToString());
