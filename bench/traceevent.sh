@@ -8,6 +8,8 @@
 #   read       bench_ours parse       vs BenchTraceEvent read (EventPipeEventSource)
 #   resolved   bench_ours trace       vs BenchTraceEvent tracelog (TraceLog)
 #   speedscope nettrace stacks -f speedscope  vs dotnet-trace convert --format Speedscope
+#   fields     bench_ours fields, nettrace events --json  vs BenchTraceEvent fields
+#              (every PayloadValue(i) of every event)
 # and checks that both sides counted the same events, samples and frames.
 #
 # Files: large traces of tests/workloads/BenchLoad recorded on demand by
@@ -144,9 +146,12 @@ for f in "${files[@]}"; do
     measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tc=$C; tm=$M
     measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"
     st=$T; sc=$C; sm=$M
+    measure "$name.fields" "$n" "$ours" fields "$f"; ft=$T; fc=$C; fm=$M
+    measure "$name.events" "$n" sh -c '"$1" events --json "$2" > /dev/null' - "$nettrace" "$f"; et=$T; ec=$C; em=$M
     if [ -z "$te" ]; then
         printf '  %-10s %-22s %7.3f %7.3f %8.1f\n' read "parser, all callbacks" "$pt" "$pc" "$pm" \
-            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm"
+            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm" \
+            fields "every field value" "$ft" "$fc" "$fm" events "nettrace events --json" "$et" "$ec" "$em"
         continue
     fi
     measure "$name.read" "$n" "$te" read "$f"
@@ -167,7 +172,11 @@ for f in "${files[@]}"; do
         printf '  %-10s %-22s %7s %7s %8s   %s\n' speedscope "nettrace stacks" "$st" "$sc" "$sm" \
             "(dotnet-trace convert skipped on files over 500 MiB: BENCH_CONVERT_LARGE=1 runs it)"
     fi
+    measure "$name.tefields" "$n" "$te" fields "$f"
+    row fields "every field value" "$ft" "$fc" "$fm" "AllEvents+PayloadValue" "$T" "$C" "$M" 10
+    row events "nettrace events --json" "$et" "$ec" "$em" "AllEvents+PayloadValue" "$T" "$C" "$M" -
     echo "  read:     $(same "$(cat "$out/$name.parse.txt")" "$(cat "$out/$name.read.txt")")"
+    echo "  fields:   $(same "$(cut -d' ' -f1,2 "$out/$name.fields.txt")" "$(cut -d' ' -f1,2 "$out/$name.tefields.txt")") (values: ours $(cut -d' ' -f4 "$out/$name.fields.txt"), TraceEvent $(cut -d' ' -f4 "$out/$name.tefields.txt"): the two count differently, see README)"
     echo "  resolved: $(same "$(cat "$out/$name.trace.txt")" "$(cat "$out/$name.tracelog.txt")")"
 done
 

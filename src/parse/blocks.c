@@ -109,6 +109,7 @@ nt_status nt_decode_event_block(nt_parser *p, const uint8_t *content, size_t siz
 
     nt_event ev;
     memset(&ev, 0, sizeof ev);
+    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     while (c.p < c.end) {
         uint64_t blob_off = OFF(&c, content, content_off);
         uint32_t payload_size = 0;
