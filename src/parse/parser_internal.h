@@ -5,7 +5,7 @@
 
 #include "common/alloc.h"
 #include "common/cursor.h"
-#include "parse/fields.h"
+#include "parse/field_decode.h"
 #include "parse/metadata.h"
 #include "parse/stacks.h"
 

@@ -4,7 +4,7 @@
  * the payload before use; arrays are bounded by max_array_elements and by
  * the bytes left, nesting by max_field_depth, so a hostile payload costs at
  * most linear work and gives an error with its payload offset. */
-#include "parse/fields.h"
+#include "parse/field_decode.h"
 #include "parse/clr_event_table.h"
 #include "common/cursor.h"
 #include "common/utf16.h"
