@@ -45,7 +45,7 @@ static uint64_t walk(const nt_event *ev, uint64_t *h, nt_field_iter *out)
     nt_field_value v;
     if (nt_event_fields_begin(ev, &it) != NT_OK && it.status != NT_ERR_NOMEM)
         fz_fail("fields_begin refused a parser event: %s", nt_status_name(it.status));
-    uint32_t open_count[NT_MAX_FIELD_DEPTH + 2] = { 0 }, seen[NT_MAX_FIELD_DEPTH + 2] = { 0 };
+    uint32_t open_count[NT_FIELD_ITER_MAX_DEPTH + 2] = { 0 }, seen[NT_FIELD_ITER_MAX_DEPTH + 2] = { 0 };
     uint32_t depth = 0, last_off = 0;
     uint64_t n = 0, fields = ev->desc ? ev->desc->field_count + (ev->desc->schema ? ev->desc->schema->field_count : 0) : 0;
     *h = 1469598103934665603ull;
@@ -69,7 +69,7 @@ static uint64_t walk(const nt_event *ev, uint64_t *h, nt_field_iter *out)
         if (!end)
             seen[depth]++;
         if (v.kind == NT_VALUE_STRUCT_BEGIN || v.kind == NT_VALUE_ARRAY_BEGIN) {
-            if (++depth > NT_MAX_FIELD_DEPTH)
+            if (++depth > NT_FIELD_ITER_MAX_DEPTH)
                 fz_fail("depth %u", depth);
             open_count[depth] = v.count;
             seen[depth] = 0;

@@ -25,7 +25,7 @@ void nt_field_ctx_init(struct nt_field_ctx *c, nt_mem *mem, const nt_trace_info 
     c->mem = mem;
     c->info = info;
     c->max_array_elements = lim->max_array_elements;
-    c->max_depth = lim->max_field_depth > NT_MAX_FIELD_DEPTH ? NT_MAX_FIELD_DEPTH : lim->max_field_depth;
+    c->max_depth = lim->max_field_depth > NT_FIELD_ITER_MAX_DEPTH ? NT_FIELD_ITER_MAX_DEPTH : lim->max_field_depth;
 }
 
 void nt_field_ctx_free(struct nt_field_ctx *c)
@@ -325,7 +325,7 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
 
 static bool push(nt_field_iter *it, struct nt_field_frame_ f)
 {
-    if (it->sp_ > it->ev_->field_ctx->max_depth || it->sp_ > NT_MAX_FIELD_DEPTH)
+    if (it->sp_ > it->ev_->field_ctx->max_depth || it->sp_ > NT_FIELD_ITER_MAX_DEPTH)
         return fail(it, NT_ERR_LIMIT, it->pos_, "fields nested deeper than max_field_depth");
     it->stack_[it->sp_++] = f;
     return true;
