@@ -8,7 +8,8 @@
  * Conventions
  *  - Every public name starts with nt_ / NT_.  There is no global state.
  *  - Pointers handed to a callback are valid only during that callback; copy
- *    what you keep.  Strings are UTF-8 and NUL-terminated.
+ *    what you keep.  Strings are UTF-8 and NUL-terminated (record names are
+ *    also handed out as the stream holds them, nt_str16).
  *  - A callback returns 0 to continue, anything else to stop the parse
  *    (the parser then reports NT_ERR_STOPPED).
  *  - Status values only ever grow; their numbers are stable.
@@ -92,6 +93,15 @@ typedef struct nt_allocator {
     void (*free)(void *ctx, void *ptr);
     void *ctx;
 } nt_allocator;
+
+/**
+ * A byte sink, the one output type of the library: the writer
+ * (nt_writer_new), the exporters (nt_export_*) and sessions
+ * (nt_session_options.sink) hand it consecutive chunks in order.  Take all
+ * len bytes and return 0; non-zero stops the caller, which then returns the
+ * status its documentation names (NT_ERR_IO, or NT_ERR_STOPPED for a session).
+ */
+typedef int (*nt_sink_fn)(void *user, const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Limits                                                                    */
@@ -268,12 +278,41 @@ typedef struct nt_sample {
     const nt_event *event;
 } nt_sample;
 
-typedef enum nt_method_event {
-    NT_METHOD_LOAD = 0,     /**< MethodLoadVerbose (JIT) */
-    NT_METHOD_UNLOAD,       /**< MethodUnloadVerbose */
-    NT_METHOD_DC_START,     /**< MethodDCStartVerbose (rundown at start) */
-    NT_METHOD_DC_END        /**< MethodDCEndVerbose (rundown at stop) */
-} nt_method_event;
+/**
+ * A string of a method, module or assembly record as the stream holds it:
+ * UTF-16LE code units, not NUL-terminated, valid during the callback.
+ * nt_str16_utf8 converts it.  Reading names this way costs nothing until a
+ * name is wanted (see nt_parser_set_lazy_names).
+ */
+typedef struct nt_str16 {
+    const uint8_t *units; /**< 2 * count bytes, little-endian */
+    uint32_t count;       /**< code units */
+} nt_str16;
+
+/**
+ * Convert s to UTF-8 (an unpaired surrogate becomes U+FFFD) into buf, which
+ * holds size bytes, NUL-terminated whenever size > 0.  Returns the length of
+ * the whole conversion (NUL excluded), as snprintf does: a result >= size
+ * means buf holds a cut copy (never a cut character).  At most 3 bytes per
+ * unit: 3 * s.count + 1 bytes always suffice.
+ */
+NT_API size_t nt_str16_utf8(nt_str16 s, char *buf, size_t size);
+
+/** Which form of a method, module or assembly record an event was. */
+typedef enum nt_record_event {
+    NT_RECORD_LOAD = 0,     /**< *Load (methods: MethodLoadVerbose, the JIT) */
+    NT_RECORD_UNLOAD,       /**< *Unload */
+    NT_RECORD_DC_START,     /**< *DCStart: rundown at the session's start */
+    NT_RECORD_DC_END        /**< *DCEnd: rundown at its stop */
+} nt_record_event;
+
+/* The names method records used before the two enums were one; kept so
+ * that existing code builds. */
+typedef nt_record_event nt_method_event;
+#define NT_METHOD_LOAD NT_RECORD_LOAD
+#define NT_METHOD_UNLOAD NT_RECORD_UNLOAD
+#define NT_METHOD_DC_START NT_RECORD_DC_START
+#define NT_METHOD_DC_END NT_RECORD_DC_END
 
 /** MethodFlags bits. */
 #define NT_METHOD_FLAG_DYNAMIC 0x1u
@@ -286,7 +325,7 @@ typedef enum nt_method_event {
 
 /** A method record (any payload version; absent fields are 0). */
 typedef struct nt_method {
-    nt_method_event which;
+    nt_record_event which;
     uint32_t version;          /**< payload version */
     uint64_t method_id;
     uint64_t module_id;
@@ -294,21 +333,15 @@ typedef struct nt_method {
     uint32_t size;
     uint32_t token;
     uint32_t flags;
-    const char *declaring_type; /**< MethodNamespace: full declaring type name */
-    const char *name;
-    const char *signature;
+    const char *declaring_type; /**< MethodNamespace: full declaring type name (NULL with lazy names) */
+    const char *name;           /**< (NULL with lazy names) */
+    const char *signature;      /**< (NULL with lazy names) */
     uint16_t clr_instance_id;  /**< V1+ */
     uint64_t rejit_id;         /**< V2 (ReJITID / NativeCodeId) */
     int64_t timestamp;
     const nt_event *event;
+    nt_str16 declaring_type16, name16, signature16; /**< the same strings as the stream holds them */
 } nt_method;
-
-typedef enum nt_record_event {
-    NT_RECORD_LOAD = 0,
-    NT_RECORD_UNLOAD,
-    NT_RECORD_DC_START,
-    NT_RECORD_DC_END
-} nt_record_event;
 
 /** A module record: ModuleLoad/Unload/DCStart/DCEnd and their DomainModule forms. */
 typedef struct nt_module {
@@ -319,11 +352,12 @@ typedef struct nt_module {
     uint64_t assembly_id;
     uint64_t app_domain_id;    /**< DomainModule* only */
     uint32_t flags;
-    const char *il_path;
-    const char *native_path;
+    const char *il_path;       /**< (NULL with lazy names) */
+    const char *native_path;   /**< (NULL with lazy names) */
     uint16_t clr_instance_id;
     int64_t timestamp;
     const nt_event *event;
+    nt_str16 il_path16, native_path16;
 } nt_module;
 
 /** An assembly record: AssemblyLoad/Unload/DCStart/DCEnd. */
@@ -334,10 +368,11 @@ typedef struct nt_assembly {
     uint64_t app_domain_id;
     uint64_t binding_id;       /**< V1 */
     uint32_t flags;
-    const char *name;          /**< fully qualified assembly name */
+    const char *name;          /**< fully qualified assembly name (NULL with lazy names) */
     uint16_t clr_instance_id;
     int64_t timestamp;
     const nt_event *event;
+    nt_str16 name16;
 } nt_assembly;
 
 /** One thread's entry in a sequence point. */
@@ -396,6 +431,16 @@ NT_API nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len);
  */
 NT_API nt_status nt_parser_finish(nt_parser *p);
 
+/**
+ * Lazy names: method, module and assembly records then carry their strings
+ * only as nt_str16 spans (the const char * members are NULL) and the parser
+ * converts nothing; a consumer converts just the names it keeps
+ * (nt_str16_utf8).  Off by default: the UTF-8 members are filled whenever
+ * the record's callback is set.  Either way the strings are checked
+ * (terminated inside the payload) whatever callbacks are set.
+ */
+NT_API void nt_parser_set_lazy_names(nt_parser *p, bool lazy);
+
 /** Current status (sticky error or NT_OK). */
 NT_API nt_status nt_parser_status(const nt_parser *p);
 /** Bytes consumed so far: progress, and where the next byte belongs. */
@@ -434,6 +479,39 @@ NT_API void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out);
  * frequency <= 0.
  */
 NT_API int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency);
+
+/** Progress of a read: bytes consumed so far, and the input's size when known (a regular file) else 0. */
+typedef void (*nt_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+/** Options of nt_parser_feed_fd; NULL or a zeroed struct selects every default. */
+typedef struct nt_feed_options {
+    int64_t deadline_ns;     /**< CLOCK_MONOTONIC ns after which waiting for input gives up with NT_ERR_TIMEOUT;
+                                  0 (or INT64_MAX) = no deadline */
+    nt_progress_fn progress; /**< called after each chunk is fed; may be NULL */
+    void *progress_user;
+    size_t chunk_bytes;      /**< bytes per read (default 1 MiB) */
+} nt_feed_options;
+
+/**
+ * Read fd to its end into the parser, then finish it (nt_parser_finish):
+ * the one file- and pipe-feeding loop of the library and the tool.  Returns
+ * the parser's status, or NT_ERR_IO when a read fails (the parser keeps its
+ * state; *os_error, when os_error is not NULL, gets errno, else 0),
+ * NT_ERR_TIMEOUT when the deadline passes first, NT_ERR_NOMEM when the read
+ * buffer cannot be allocated.  A non-blocking fd is waited on with poll().
+ * fd is not closed.  The read buffer comes from the parser's allocator and
+ * is released before returning.
+ */
+NT_API nt_status nt_parser_feed_fd(nt_parser *p, int fd, const nt_feed_options *opt, int *os_error);
+
+/**
+ * The parser's conversion of trace-clock ticks to ns: the value nt_sample's
+ * time_ns carries (exactly nt_ticks_to_ns with the trace's frequency, by a
+ * faster route).  Consumers converting other timestamps of the same trace
+ * (method records, sequence points) use it so that every time agrees.  0
+ * before the trace header was read.
+ */
+NT_API int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks);
 
 /** Convenience: feed a whole memory buffer and finish. */
 NT_API nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,

@@ -10,6 +10,7 @@
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_ERROR 1      /* I/O error or another failure */
 #define CLI_EXIT_USAGE 2
+#define CLI_EXIT_INCOMPLETE 3 /* convert: the output lacks something the input had */
 #define CLI_EXIT_STREAM_BASE 10 /* 10 + nt_status for a stream that did not read cleanly */
 
 int cli_exit_code(nt_status s);

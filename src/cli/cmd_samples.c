@@ -43,7 +43,7 @@ int cmd_samples(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     nt_trace *t;
-    int rc = cli_trace_load(argv[optind], &t);
+    int rc = cli_trace_load(argv[optind], false, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);

@@ -5,8 +5,17 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-int cli_trace_load(const char *path, nt_trace **out)
+/* Counting needs a second read when it cannot be exact: a pipe cannot be read twice. */
+static bool rereadable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 || (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) == 0);
+}
+
+static int load(const char *path, bool count, nt_trace **out)
 {
     *out = NULL;
     nt_trace_builder *b = nt_trace_builder_new(NULL);
@@ -14,6 +23,8 @@ int cli_trace_load(const char *path, nt_trace **out)
         fprintf(stderr, "nettrace: out of memory\n");
         return CLI_EXIT_ERROR;
     }
+    if (count)
+        nt_trace_builder_count_samples(b);
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
     nt_parser *p = nt_parser_new(&cb, b, NULL, NULL);
@@ -37,17 +48,37 @@ int cli_trace_load(const char *path, nt_trace **out)
         nt_parser_free(p);
         return cli_exit_code(fs);
     }
+    if (!nt_trace_counts_exact(t)) {
+        nt_parser_free(p);
+        *out = t;
+        return CLI_EXIT_OK; /* read again, sample by sample */
+    }
+    nt_trace_stats ts;
+    nt_trace_stats_get(t, &ts);
     if (s == NT_ERR_TRUNCATED)
         fprintf(stderr,
                 "nettrace: %s: %s; using the %zu samples read before the cut "
                 "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
-                path, nt_parser_message(p), nt_trace_sample_count(t));
+                path, nt_parser_message(p), (size_t)ts.samples);
     else if (s != NT_OK)
         fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path,
-                nt_parser_message(p), nt_trace_sample_count(t));
+                nt_parser_message(p), (size_t)ts.samples);
     nt_parser_free(p);
     *out = t;
     return cli_exit_code(s);
+}
+
+int cli_trace_load(const char *path, bool count, nt_trace **out)
+{
+    count = count && rereadable(path);
+    int rc = load(path, count, out);
+    if (count && *out && !nt_trace_counts_exact(*out)) {
+        nt_trace_free(*out);
+        if (strcmp(path, "-") == 0)
+            lseek(0, 0, SEEK_SET);
+        rc = load(path, false, out);
+    }
+    return rc;
 }
 
 char *cli_stack_line(const nt_trace_stack *s)

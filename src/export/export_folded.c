@@ -5,6 +5,7 @@
  * sequence and formatted only when written, so the export holds a few
  * integers per stack and never the text. */
 #include "export/export_names.h"
+#include "common/sort.h"
 
 #include <string.h>
 
@@ -13,10 +14,11 @@ typedef struct folded_ctx {
     const tr_names *nm;
 } folded_ctx;
 
-/* Compare two stacks root first by name id. */
-static int cmp_stacks(const folded_ctx *c, uint32_t a, uint32_t b)
+/* Two stacks (indices) root first by name id. */
+static int cmp_stacks(const void *pa, const void *pb, void *ctx)
 {
-    const tr_rstack *x = &c->t->stacks[a], *y = &c->t->stacks[b];
+    const folded_ctx *c = ctx;
+    const tr_rstack *x = &c->t->stacks[*(const uint32_t *)pa], *y = &c->t->stacks[*(const uint32_t *)pb];
     uint32_t i = x->count, j = y->count;
     while (i && j) {
         uint32_t p = c->nm->of_frame[x->off + --i], q = c->nm->of_frame[y->off + --j];
@@ -24,29 +26,6 @@ static int cmp_stacks(const folded_ctx *c, uint32_t a, uint32_t b)
             return p < q ? -1 : 1;
     }
     return i ? 1 : j ? -1 : 0;
-}
-
-/* Stable merge sort of stack indices (qsort has no context argument in C11). */
-static void sort_stacks(const folded_ctx *c, uint32_t *a, uint32_t *tmp, size_t n)
-{
-    uint32_t *src = a, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = cmp_stacks(c, src[j], src[i]) < 0 ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint32_t *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
 }
 
 static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
@@ -70,9 +49,9 @@ static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
     }
 }
 
-nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
+nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
-    if (!t || !w)
+    if (!t || !w || !tr_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;
     tr_selection sel;
     tr_selection_init(&sel, t, opt);
@@ -115,12 +94,12 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_w
             if (used[k])
                 order[n++] = (uint32_t)k;
         folded_ctx c = { t, &nm };
-        sort_stacks(&c, order, order + nused, n);
+        nt_merge_sort(order, order + nused, n, sizeof *order, cmp_stacks, &c);
         tr_out o;
         tr_out_init(&o, w, user);
         for (size_t i = 0; i < n && !o.failed; i++) {
             int64_t total = sw[order[i]];
-            while (i + 1 < n && cmp_stacks(&c, order[i], order[i + 1]) == 0)
+            while (i + 1 < n && cmp_stacks(&order[i], &order[i + 1], &c) == 0)
                 total = tr_add_weight(total, sw[order[++i]]);
             write_stack(&o, t, order[i]);
             tr_out_bytes(&o, " ", 1);

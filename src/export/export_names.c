@@ -39,8 +39,8 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
     nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
     if (!nm->of_frame)
         return NT_ERR_NOMEM;
-    tr_map by_hash = { 0 };
-    tr_map by_method = { 0 };
+    nt_map by_hash = { 0 };
+    nt_map by_method = { 0 };
     char a[512], b[512];
     char *big_a = NULL, *big_b = NULL;
     size_t big_a_size = 0, big_b_size = 0;
@@ -49,7 +49,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
         const nt_frame *f = &t->frames[i];
         /* Frames of one method record always share a name: look that up first. */
         if (f->method_index != NT_TRACE_NO_METHOD) {
-            uint32_t id = tr_map_get(&by_method, f->method_index);
+            uint32_t id = tr_index(&by_method, f->method_index);
             if (id != UINT32_MAX) {
                 nm->of_frame[i] = id;
                 continue;
@@ -65,7 +65,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
         uint32_t id = UINT32_MAX;
         /* Probe the hash, then successors, until a free key: collisions stay exact. */
         for (uint64_t k = h;; k++) {
-            uint32_t cand = tr_map_get(&by_hash, k);
+            uint32_t cand = tr_index(&by_hash, k);
             if (cand == UINT32_MAX)
                 break;
             const char *nb = name_of(m, nm->rep[cand], b, sizeof b, &big_b, &big_b_size, &lb);
@@ -83,7 +83,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             break;
         if (id == UINT32_MAX) {
             if (!nt_mem_reserve(m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
-                !tr_map_put(m, &by_hash, h, (uint32_t)nm->n)) {
+                !nt_map_set(m, &by_hash, h, (uint32_t)nm->n)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
@@ -91,15 +91,15 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             nm->rep[nm->n++] = f;
         }
         nm->of_frame[i] = id;
-        if (f->method_index != NT_TRACE_NO_METHOD && !tr_map_put(m, &by_method, f->method_index, id)) {
+        if (f->method_index != NT_TRACE_NO_METHOD && !nt_map_set(m, &by_method, f->method_index, id)) {
             st = NT_ERR_NOMEM;
             break;
         }
     }
     nt_mem_free(m, big_a, big_a_size);
     nt_mem_free(m, big_b, big_b_size);
-    tr_map_free(m, &by_hash);
-    tr_map_free(m, &by_method);
+    nt_map_free(m, &by_hash);
+    nt_map_free(m, &by_method);
     nm->frames_alloc = nf;
     return st;
 }
@@ -193,26 +193,24 @@ size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t 
         it->next = raw_next(w, it);
         if (!tr_selected(w->sel, it->cur))
             continue;
-        if (!time_weight && w->sel->opt.weight != NT_WEIGHT_TIME) {
+        if (w->t->agg) {
+            const tr_agg *a = &w->t->agg[it->cur];
+            *weight = time_weight || w->sel->opt.weight == NT_WEIGHT_TIME ? a->wall_ns : (int64_t)a->count;
+        } else if (!time_weight && w->sel->opt.weight != NT_WEIGHT_TIME) {
             *weight = 1;
         } else if (it->next == SIZE_MAX) {
             *weight = w->sel->default_ns;
         } else {
             const nt_trace *t = w->t;
-            int64_t f = t->info.qpc_frequency, a = TR_SAMPLE(t, it->cur)->ticks, b = TR_SAMPLE(t, it->next)->ticks;
-            /* The difference of the printed times; on a nanosecond clock the ticks are those times. */
-            int64_t x = f == 1000000000 ? a : nt_ticks_to_ns(a, f), y = f == 1000000000 ? b : nt_ticks_to_ns(b, f);
-            /* hostile clocks: the difference may not fit int64; saturate */
-            uint64_t d = y > x ? (uint64_t)y - (uint64_t)x : 0;
-            *weight = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+            *weight = tr_gap_ns(t->info.qpc_frequency, TR_SAMPLE(t, it->cur)->ticks, TR_SAMPLE(t, it->next)->ticks);
         }
         return it->cur;
     }
 }
 
-nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w)
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_sink_fn w)
 {
-    if (!t || !w)
+    if (!t || !w || !tr_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;
     tr_selection_init(&x->sel, t, opt);
     nt_mem_init(&x->m, &t->mem.a);

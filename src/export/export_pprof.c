@@ -109,7 +109,7 @@ enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_NS, S_THREAD, S_STATE, S_MANAGED, 
 static const char *const FIXED[] = { "", "samples", "count", "wall", "nanoseconds", "thread_id", "state",
                                      "managed", "external", "other" };
 
-nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
+nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
     tr_export x;
     nt_status st = tr_export_open(&x, t, opt, w);
@@ -119,7 +119,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
     const tr_names *nm = &x.nm;
     tr_walk *wk = &x.wk;
     nt_mem *m = &x.m;
-    tr_map agg = { 0 };
+    nt_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
     size_t nagg = 0, agg_cap = 0, keys_cap = 0;
@@ -133,12 +133,12 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         for (size_t i; st == NT_OK && (i = tr_walk_next(wk, &it, true, &wall)) != SIZE_MAX;) {
             const tr_sample *s = TR_SAMPLE(t, i);
             uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
-            uint32_t a = tr_map_get(&agg, key);
+            uint32_t a = tr_index(&agg, key);
             if (a == UINT32_MAX) {
                 if (nagg >= UINT32_MAX - 2 ||
                     !nt_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
                     !nt_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    !tr_map_put(m, &agg, key, (uint32_t)nagg)) {
+                    !nt_map_set(m, &agg, key, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -146,13 +146,14 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
                 keys[a] = key;
                 vals[2 * a] = vals[2 * a + 1] = 0;
             }
-            vals[2 * a] += 1;
+            vals[2 * a] += (int64_t)tr_count(t, i);
             vals[2 * a + 1] = tr_add_weight(vals[2 * a + 1], wall);
             int64_t ns = nt_ticks_to_ns(s->ticks, t->info.qpc_frequency);
+            int64_t ns_last = t->agg ? nt_ticks_to_ns(t->agg[i].last_ticks, t->info.qpc_frequency) : ns;
             if (ns < first_ns)
                 first_ns = ns;
-            if (ns > last_ns)
-                last_ns = ns;
+            if (ns_last > last_ns)
+                last_ns = ns_last;
         }
     }
     tr_walk_free(wk); /* not needed for writing: its memory is better spent on the output */
@@ -223,7 +224,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         if (st == NT_OK)
             st = gs;
     }
-    tr_map_free(m, &agg);
+    nt_map_free(m, &agg);
     nt_mem_free(m, vals, agg_cap * sizeof *vals);
     nt_mem_free(m, keys, keys_cap * sizeof *keys);
     tr_export_close(&x);

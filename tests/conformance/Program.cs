@@ -305,7 +305,7 @@ namespace NetTraceConformance
         }
 
         // <module>!<FullMethodName without its argument list>, or 0x<ip>.
-        private static string FrameName(TraceCodeAddress ca, string hex)
+        public static string FrameName(TraceCodeAddress ca, string hex)
         {
             string full = ca.FullMethodName;
             if (string.IsNullOrEmpty(full))

@@ -1,0 +1,103 @@
+/* Metadata records from scratch to the metadata table (fields.h). */
+#include "common/utf16.h"
+#include "parse/context.h"
+
+#include <string.h>
+
+void nt_fields_free(nt_field_scratch *f, nt_mem *mem)
+{
+    nt_mem_free(mem, f->f, f->cap * sizeof *f->f);
+    memset(f, 0, sizeof *f);
+}
+
+nt_raw_field *nt_fields_push(nt_parser *p, nt_name_span name, uint32_t type, uint32_t elem, uint32_t depth)
+{
+    nt_field_scratch *fs = &p->fields;
+    if (fs->n >= p->lim.max_fields) {
+        fs->overflow = true;
+        return NULL;
+    }
+    if (!nt_mem_reserve(&p->mem, (void **)&fs->f, &fs->cap, fs->n + 1, sizeof *fs->f)) {
+        fs->nomem = true;
+        return NULL;
+    }
+    nt_raw_field *f = &fs->f[fs->n++];
+    *f = (nt_raw_field){ name, type, elem, depth };
+    return f;
+}
+
+nt_status nt_fields_failed(nt_parser *p, uint32_t id, uint64_t off)
+{
+    if (p->fields.nomem)
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot hold the fields of metadata record %u", id);
+    if (p->fields.overflow)
+        return nt_fail(p, NT_ERR_LIMIT, off, "metadata record has more than max_fields (%u) fields",
+                       p->lim.max_fields);
+    p->fields.n = 0;
+    return NT_OK;
+}
+
+nt_status nt_metadata_check_new(nt_parser *p, uint32_t id, uint64_t off)
+{
+    if (id == 0 || id > INT32_MAX)
+        return nt_fail(p, NT_ERR_MALFORMED, off, "metadata id %u is reserved or out of range", id);
+    if (nt_metadata_find(&p->meta, id))
+        return nt_fail(p, NT_ERR_MALFORMED, off, "metadata id %u defined twice", id);
+    if (p->meta.count >= p->lim.max_metadata)
+        return nt_fail(p, NT_ERR_LIMIT, off, "more than max_metadata (%u) metadata records", p->lim.max_metadata);
+    return NT_OK;
+}
+
+/* A name into the metadata arena: converted from UTF-16 through the string
+ * scratch, or copied as it is.  NULL when the arena refused it (its
+ * over_budget says whether for the budget) or memory ran out. */
+static const char *store_name(nt_parser *p, nt_name_span n, bool utf16)
+{
+    size_t budget = p->lim.max_metadata_bytes;
+    if (!utf16)
+        return nt_metadata_strdup(&p->meta, (const char *)n.s, n.len, budget);
+    if (!nt_scratch_reserve(p, nt_utf8_bound(n.len))) {
+        p->meta.over_budget = false; /* an allocation failure, whatever the arena said before */
+        return NULL;
+    }
+    size_t len = nt_utf16_to_utf8(n.s, n.len, p->str);
+    return nt_metadata_strdup(&p->meta, p->str, len, budget);
+}
+
+nt_status nt_metadata_commit(nt_parser *p, const nt_raw_desc *r, uint64_t off)
+{
+    nt_event_desc d = r->d;
+    size_t nf = p->fields.n;
+    d.provider = store_name(p, r->provider, r->utf16);
+    d.event_name = d.provider ? store_name(p, r->event_name, r->utf16) : NULL;
+    d.fields = NULL;
+    d.field_count = 0;
+    if (d.event_name && nf) {
+        nt_field *fields = nt_metadata_alloc(&p->meta, nf * sizeof *fields, p->lim.max_metadata_bytes);
+        for (size_t i = 0; fields && i < nf; i++) {
+            const nt_raw_field *rf = &p->fields.f[i];
+            fields[i].type = rf->type;
+            fields[i].element_type = rf->element_type;
+            fields[i].depth = rf->depth;
+            fields[i].name = store_name(p, rf->name, r->utf16);
+            if (!fields[i].name)
+                fields = NULL;
+        }
+        d.fields = fields;
+        d.field_count = fields ? (uint32_t)nf : 0;
+        if (!fields)
+            d.event_name = NULL;
+    }
+    if (!d.provider || !d.event_name) {
+        if (p->meta.over_budget)
+            return nt_fail(p, NT_ERR_LIMIT, off, "metadata exceeds max_metadata_bytes (%u)", p->lim.max_metadata_bytes);
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d.metadata_id);
+    }
+    d.kind = nt_classify_event(d.provider, d.event_id);
+    nt_schema_attach(&d);
+    const nt_event_desc *stored = nt_metadata_add(&p->meta, &d);
+    if (!stored)
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d.metadata_id);
+    p->stats.metadata++;
+    return NT_CALL(p, metadata, stored);
+}
