@@ -151,6 +151,9 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
     size_t left = it->ev_->payload_size - it->pos_;
     size_t size = 0;
     out->type = t;
+    /* the table-only types have no wire code: in metadata they are unknown */
+    if (!it->schema_ && (t == NT_TYPE_POINTER || t == NT_TYPE_BINARY || t == NT_TYPE_ANSI_STRING))
+        return fail(it, NT_ERR_MALFORMED, it->pos_, "field of an unknown type");
     switch (t) {
     case NT_TYPE_BOOLEAN32:
         size = 4;
