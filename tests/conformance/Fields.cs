@@ -165,8 +165,9 @@ namespace NetTraceConformance
                 sb.Append(d.ToString("R", CultureInfo.InvariantCulture));
         }
 
-        // JSON string; lone surrogates become U+FFFD, as libnettrace's UTF-8 has them.
-        private static void Str(StringBuilder sb, string s)
+        // A JSON string literal; lone surrogates become U+FFFD, as libnettrace's
+        // UTF-8 has them.  The one JSON string writer of this program.
+        internal static void Str(StringBuilder sb, string s)
         {
             if (s == null)
             {
@@ -191,6 +192,9 @@ namespace NetTraceConformance
                 {
                 case '"': sb.Append("\\\""); break;
                 case '\\': sb.Append("\\\\"); break;
+                case '\n': sb.Append("\\n"); break;
+                case '\r': sb.Append("\\r"); break;
+                case '\t': sb.Append("\\t"); break;
                 default:
                     if (ch < 0x20)
                         sb.Append("\\u").Append(((int)ch).ToString("x4", CultureInfo.InvariantCulture));
