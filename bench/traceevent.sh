@@ -64,7 +64,10 @@ if [ "$with_te" != 0 ]; then
     dtrace="$work/tools/dotnet-trace"
     if [ ! -x "$dtrace" ] || ! "$dtrace" --version | grep -q "^$dotnet_trace_version"; then
         rm -rf "$work/tools"
-        dotnet tool install dotnet-trace --version "$dotnet_trace_version" --tool-path "$work/tools" >/dev/null
+        if ! dotnet tool install dotnet-trace --version "$dotnet_trace_version" --tool-path "$work/tools" >/dev/null 2>&1; then
+            echo "bench/traceevent.sh: dotnet-trace $dotnet_trace_version could not be installed (no registry access?): the speedscope comparison is skipped"
+            dtrace=
+        fi
     fi
 fi
 
@@ -165,7 +168,9 @@ for f in "${files[@]}"; do
         measure "$name.tracelog" "$n" "$te" tracelog "$f"
     fi
     row resolved "trace + frame names" "$tt" "$tc" "$tm" "TraceLog + CallStack" "$T" "$C" "$M" 50
-    if [ "$size" -le $((500 * 1024 * 1024)) ] || [ "$convert_large" = 1 ]; then
+    if [ -z "$dtrace" ]; then
+        printf '  %-10s %-22s %7s %7s %8s   %s\n' speedscope "nettrace stacks" "$st" "$sc" "$sm" "(dotnet-trace unavailable)"
+    elif [ "$size" -le $((500 * 1024 * 1024)) ] || [ "$convert_large" = 1 ]; then
         measure "$name.convert" "$n" "$dtrace" convert --format Speedscope -o "$out/$name.te.speedscope.json" "$f"
         row speedscope "nettrace stacks" "$st" "$sc" "$sm" "dotnet-trace convert" "$T" "$C" "$M" -
     else

@@ -8,7 +8,7 @@
  * Invariants, for every event: values come in balanced BEGIN/END pairs with
  * as many children as they announce; offsets lie in the payload and grow;
  * strings are valid UTF-8 of their stated length; the work is linear in the
- * payload (values yielded <= (payload + 2) x (fields + 2)); an error has an
+ * payload (values yielded <= (payload + 1) x (2 fields + 2)); an error has an
  * offset in the payload and a message; reading twice gives the same values;
  * nt_event_field finds each top-level field the iteration yielded. */
 #include "fuzz.h"
@@ -51,7 +51,9 @@ static uint64_t walk(const nt_event *ev, uint64_t *h, nt_field_iter *out)
     *h = 1469598103934665603ull;
     while (nt_field_next(&it, &v)) {
         n++;
-        if (n > ((uint64_t)ev->payload_size + 2) * (fields + 2))
+        /* every struct element takes a byte and yields at most a BEGIN, an END
+         * and one value per layout node: linear in payload x layout */
+        if (n > ((uint64_t)ev->payload_size + 1) * (2 * fields + 2))
             fz_fail("%llu values from a %u-byte payload", (unsigned long long)n, ev->payload_size);
         bool end = v.kind == NT_VALUE_STRUCT_END || v.kind == NT_VALUE_ARRAY_END;
         /* an END value carries its BEGIN's offset */
