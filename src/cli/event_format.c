@@ -46,6 +46,28 @@ bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns)
     return true;
 }
 
+/* Decimal without printf's format parsing (a quarter of nettrace events --json). */
+static void put_u64(FILE *f, uint64_t v)
+{
+    char b[24];
+    char *p = b + sizeof b;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    fwrite(p, 1, (size_t)(b + sizeof b - p), f);
+}
+
+static void put_i64(FILE *f, int64_t v)
+{
+    if (v < 0) {
+        fputc('-', f);
+        put_u64(f, 0 - (uint64_t)v);
+    } else {
+        put_u64(f, (uint64_t)v);
+    }
+}
+
 static void put_guid(FILE *f, const uint8_t *g)
 {
     fprintf(f, "\"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\"", g[3], g[2], g[1], g[0],
@@ -72,8 +94,8 @@ static void put_datetime(FILE *f, int64_t ft)
 static void put_value(FILE *f, const nt_field_value *v)
 {
     switch (v->kind) {
-    case NT_VALUE_INT: fprintf(f, "%" PRId64, v->v.i); break;
-    case NT_VALUE_UINT: fprintf(f, "%" PRIu64, v->v.u); break;
+    case NT_VALUE_INT: put_i64(f, v->v.i); break;
+    case NT_VALUE_UINT: put_u64(f, v->v.u); break;
     case NT_VALUE_BOOL: fputs(v->v.u ? "true" : "false", f); break;
     case NT_VALUE_FLOAT:
         if (isfinite(v->v.f))
@@ -130,9 +152,17 @@ static void put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
 void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns)
 {
     const nt_event_desc *d = ev->desc;
-    fprintf(f, "{\"time_ns\":%" PRId64 ",\"thread\":%" PRIu64 ",\"provider\":", time_ns, ev->thread_id);
+    fputs("{\"time_ns\":", f);
+    put_i64(f, time_ns);
+    fputs(",\"thread\":", f);
+    put_u64(f, ev->thread_id);
+    fputs(",\"provider\":", f);
     json_string(f, d ? d->provider : "");
-    fprintf(f, ",\"event_id\":%u,\"version\":%u,\"name\":", d ? d->event_id : 0, d ? d->version : 0);
+    fputs(",\"event_id\":", f);
+    put_u64(f, d ? d->event_id : 0);
+    fputs(",\"version\":", f);
+    put_u64(f, d ? d->version : 0);
+    fputs(",\"name\":", f);
     json_string(f, nt_event_name(ev));
     fputs(",\"fields\":{", f);
     nt_field_iter it;
@@ -152,7 +182,12 @@ void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns)
 {
     const nt_event_desc *d = ev->desc;
     const char *name = nt_event_name(ev);
-    fprintf(f, "%" PRId64 " %" PRIu64 " %s ", time_ns, ev->thread_id, d ? d->provider : "?");
+    put_i64(f, time_ns);
+    fputc(' ', f);
+    put_u64(f, ev->thread_id);
+    fputc(' ', f);
+    fputs(d ? d->provider : "?", f);
+    fputc(' ', f);
     if (name[0])
         fputs(name, f);
     else

@@ -25,7 +25,22 @@ void json_string(FILE *f, const char *s)
         return;
     }
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *p = (const unsigned char *)s, *run = p;
+    for (;;) {
+        /* Runs of bytes that need nothing go out in one write (a character
+         * at a time was two thirds of nettrace events --json). */
+        while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+            p++;
+        size_t n = 0;
+        if (*p >= 0x80)
+            n = utf8_seq(p);
+        if (n) {
+            p += n; /* valid UTF-8 stays in the run */
+            continue;
+        }
+        fwrite(run, 1, (size_t)(p - run), f);
+        if (!*p)
+            break;
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -33,23 +48,12 @@ void json_string(FILE *f, const char *s)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (*p < 0x20) {
+            if (*p < 0x20)
                 fprintf(f, "\\u%04x", *p);
-            } else if (*p < 0x80) {
-                fputc(*p, f);
-            } else {
-                /* Names from V6 metadata are bytes as the writer gave them: keep the
-                 * output valid UTF-8 whatever they hold. (The NUL terminator stops
-                 * utf8_seq before it can read past the string.) */
-                size_t n = utf8_seq(p);
-                if (n) {
-                    fwrite(p, 1, n, f);
-                    p += n - 1;
-                } else {
-                    fputs("\\ufffd", f);
-                }
-            }
+            else /* names from V6 metadata are bytes as the writer gave them: keep the output valid UTF-8 */
+                fputs("\\ufffd", f);
         }
+        run = ++p;
     }
     fputc('"', f);
 }
