@@ -5,11 +5,14 @@
 #
 #   corpus/record.sh                 record every trace
 #   corpus/record.sh spin-threads    record one (spin-threads, call-tree,
-#                                    spin-threads-dotnet-trace)
+#                                    spin-threads-dotnet-trace, profile-alloc,
+#                                    profile-exceptions, profile-contention,
+#                                    profile-gc)
 #
 # Environment: DURATION_MS (default 2000) is the workload's run time;
 # DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
-# for spin-threads-dotnet-trace.  Recordings differ run to run (timing, ids,
+# for spin-threads-dotnet-trace; NETTRACE (default: ./nettrace, the tool in the
+# current build tree) records the profile-* traces.  Recordings differ run to run (timing, ids,
 # addresses): update corpus/README.md and regenerate tests/expected with
 # tools/oracle/run.sh after re-recording.
 set -euo pipefail
@@ -71,15 +74,49 @@ record_dotnet_trace() {
     check_size "$out"
 }
 
+# record_collect NAME MODE PROFILES: ProfileLoad MODE under our own
+# `nettrace collect --profile PROFILES` (IPC; rundown when the session is
+# stopped).  The workload waits for a go file, so the session sees its whole
+# round, and for a quit file, so the runtime is alive for the rundown.
+record_collect() {
+    local out="$here/$1.nettrace" dir log pid cpid tool=${NETTRACE:-./nettrace}
+    build ProfileLoad
+    dir=$(mktemp -d)
+    log="$dir/log"
+    rm -f "$out"
+    dotnet "$workloads/ProfileLoad/bin/Release/net10.0/ProfileLoad.dll" "$2" --go "$dir/go" --quit "$dir/quit" >"$log" &
+    pid=$!
+    for _ in $(seq 1 300); do grep -q '^ready' "$log" && break; sleep 0.1; done
+    "$tool" collect -q -p "$pid" -o "$out" --providers Workloads-Profiles:0:5 --profile "$3" &
+    cpid=$!
+    # The stream's first bytes mean the session is running.
+    for _ in $(seq 1 300); do [ -s "$out" ] && break; sleep 0.05; done
+    sleep 0.3
+    touch "$dir/go"
+    for _ in $(seq 1 600); do grep -q '^done' "$log" && break; sleep 0.1; done
+    sleep 0.3
+    kill -INT "$cpid"
+    wait "$cpid"
+    touch "$dir/quit"
+    wait "$pid"
+    rm -rf "$dir"
+    check_size "$out"
+}
+
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 
-for TARGET in spin-threads call-tree spin-threads-dotnet-trace; do
+for TARGET in spin-threads call-tree spin-threads-dotnet-trace profile-alloc profile-exceptions \
+    profile-contention profile-gc; do
     want "$@" || continue
     case $TARGET in
         spin-threads) record_env spin-threads SpinThreads Workloads-SpinThreads:0:5 ;;
         call-tree) record_env call-tree CallTree "" ;;
         spin-threads-dotnet-trace)
             record_dotnet_trace spin-threads-dotnet-trace SpinThreads Workloads-SpinThreads:0:5 ;;
+        profile-alloc) record_collect profile-alloc alloc cpu,alloc ;;
+        profile-exceptions) record_collect profile-exceptions throw cpu,exceptions ;;
+        profile-contention) record_collect profile-contention contention cpu,contention ;;
+        profile-gc) record_collect profile-gc gc cpu,gc ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

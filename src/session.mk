@@ -5,7 +5,8 @@ libnettrace_core_la_SOURCES += \
 	src/session.c src/session_internal.h src/session_stream.c \
 	src/live_top.c
 include_HEADERS += include/nettrace_session.h
-nettrace_SOURCES += src/cli/cmd_collect.c src/cli/cmd_ps.c src/cli/cmd_top_live.c src/cli/session_opts.c src/cli/session_opts.h
+nettrace_SOURCES += src/cli/cmd_collect.c src/cli/cmd_ps.c src/cli/cmd_top_live.c src/cli/session_opts.c src/cli/session_opts.h \
+	src/cli/profile_presets.c src/cli/profile_presets.h
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_session
 TESTS += tests/test_session

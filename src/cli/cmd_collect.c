@@ -3,6 +3,7 @@
  * session cleanly, rundown included, so the file's frames resolve; a second
  * Ctrl-C abandons it, leaving a truncated file whose complete blocks read. */
 #include "cli.h"
+#include "profile_presets.h"
 #include "session_opts.h"
 
 #include <errno.h>
@@ -17,7 +18,7 @@
 static void collect_usage(FILE *f)
 {
     fputs("usage: nettrace collect -p PID [-o FILE] [--duration S] [--providers LIST]\n"
-          "                        [--buffer-mb N] [--no-rundown] [--max-bytes N]\n"
+          "                        [--profile NAME[,NAME]] [--buffer-mb N] [--no-rundown] [--max-bytes N]\n"
           "                        [--connect-timeout S] [--stop-timeout S] [--wait S] [-q]\n"
           "  LIST is Name[:keywords[:level[:args]]],...  (default: the sample profiler\n"
           "  and the runtime's loader+JIT keywords at verbose level)\n"
@@ -25,6 +26,9 @@ static void collect_usage(FILE *f)
           "  that is still starting has none yet).\n"
           "  Ctrl-C stops cleanly (with rundown); a second Ctrl-C abandons the session.\n",
           f);
+    fputs("  --profile turns on what each named profile needs (added to --providers; one\n"
+          "  provider named twice gets both keyword sets and the higher level):\n", f);
+    cli_profile_table_print(f);
 }
 
 int cmd_collect(int argc, char **argv)
@@ -34,6 +38,7 @@ int cmd_collect(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "duration", required_argument, NULL, 'd' },
         { "providers", required_argument, NULL, 'P' },
+        { "profile", required_argument, NULL, 'F' },
         { "buffer-mb", required_argument, NULL, 'b' },
         { "no-rundown", no_argument, NULL, 'R' },
         { "max-bytes", required_argument, NULL, 'm' },
@@ -45,7 +50,7 @@ int cmd_collect(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int32_t pid = 0;
-    const char *output = NULL;
+    const char *output = NULL, *profile = NULL;
     double duration = 0, connect_timeout = 10, stop_timeout = 60, wait_endpoint = 0;
     cli_providers providers = { .count = 0 };
     nt_session_config cfg;
@@ -82,9 +87,8 @@ int cmd_collect(int argc, char **argv)
                 fprintf(stderr, "nettrace collect: --providers: %s\n", err);
                 goto out;
             }
-            cfg.providers = providers.list;
-            cfg.provider_count = providers.count;
             break;
+        case 'F': profile = optarg; break;
         case 'b':
             errno = 0;
             cfg.buffer_mb = (uint32_t)strtoul(optarg, &end, 10);
@@ -113,6 +117,14 @@ int cmd_collect(int argc, char **argv)
     if (pid == 0 || optind != argc) {
         collect_usage(stderr);
         goto out;
+    }
+    if (profile && !cli_profile_providers(profile, &providers, err, sizeof err)) {
+        fprintf(stderr, "nettrace collect: --profile: %s\n", err);
+        goto out;
+    }
+    if (providers.count) {
+        cfg.providers = providers.list;
+        cfg.provider_count = providers.count;
     }
     char defname[64];
     if (!output) {
