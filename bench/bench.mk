@@ -45,3 +45,11 @@ distclean-local: bench-distclean-local
 bench-distclean-local:
 	-rm -rf '$(BENCH_WORK)'
 .PHONY: bench-clean-local bench-distclean-local
+
+# make bench-trace: the aggregator and the exporters against the parser alone.
+bench_bench_trace_SOURCES = bench/bench_trace.c
+bench_bench_trace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+bench_bench_trace_LDADD = libnettrace_core.la
+.PHONY: bench-trace
+bench-trace: bench/bench_trace$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)

@@ -1,5 +1,5 @@
 # libFuzzer harnesses (./configure CC=clang --enable-fuzzing), their plain
-# replay builds (make check, any compiler), the hostile-input suite, and the
+# replay builds (make check, any compiler), and the
 # fuzz-seeds / fuzz-smoke / fuzz-coverage targets.  See fuzz/README.md.
 
 FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip
@@ -45,17 +45,6 @@ fuzz_replay_roundtrip_SOURCES = fuzz/replay_main.c fuzz/fuzz_roundtrip.c $(FUZZ_
 fuzz_replay_roundtrip_CPPFLAGS = $(T_CPP)
 fuzz_replay_roundtrip_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_roundtrip_LDFLAGS = $(AM_LDFLAGS) -no-install
-
-# ---- hostile-input suite (Criterion) ----
-if HAVE_CRITERION
-check_PROGRAMS += tests/test_hostile
-TESTS += tests/test_hostile
-endif
-tests_test_hostile_SOURCES = tests/test_hostile.c
-tests_test_hostile_CPPFLAGS = $(T_CPP)
-tests_test_hostile_CFLAGS = $(T_CC)
-tests_test_hostile_LDADD = $(T_LIBS)
-tests_test_hostile_LDFLAGS = $(T_LINK)
 
 # ---- seed generator (make fuzz-seeds; built with the check programs) ----
 check_PROGRAMS += fuzz/make_seeds

@@ -6,7 +6,7 @@
 #ifndef NT_FUZZ_PEAK_BOUND_H
 #define NT_FUZZ_PEAK_BOUND_H
 
-#include "parser_internal.h"
+#include "parse/parser_internal.h"
 
 static inline size_t nt_fuzz_at_least(size_t a, size_t b) { return a > b ? a : b; }
 

@@ -835,7 +835,7 @@ LTest(parser, memory_bounded_by_limits)
 }
 
 /* ---- UTF-16 conversion: the one-pass SIMD path against the plain one ---- */
-#include "utf16.h"
+#include "common/utf16.h"
 
 LTest(parser, utf16_one_pass_matches_plain_conversion)
 {

@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 
 #include "nettrace_session.h"
-#include "ipc.h"
+#include "session/ipc.h"
 #include "session_peer.h"
 
 #include <errno.h>

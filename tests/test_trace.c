@@ -5,7 +5,7 @@
 #include "nettrace_trace.h"
 #include "ltest.h"
 #include "support.h"
-#include "test_trace_build.h"
+#include "trace_build.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * label lists, flushes), and the framing (unknown kinds, versions). */
 #include "ltest.h"
 #include "support.h"
-#include "test_writer_rec.h"
+#include "writer_rec.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* nt_writer (V4/V5) -> nt_parser round trips, block buffering, and errors. */
 #include "ltest.h"
 #include "support.h"
-#include "test_writer_rec.h"
+#include "writer_rec.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

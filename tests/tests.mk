@@ -32,3 +32,88 @@ TESTS += tests/exported_symbols.sh tests/cli_info.sh
 EXTRA_DIST += tests/exported_symbols.sh tests/cli_info.sh
 TESTS += tests/pprof_go.sh
 EXTRA_DIST += tests/pprof_go.sh
+
+# ---- trace and export ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace tests/test_trace_corpus
+TESTS += tests/test_trace tests/test_trace_corpus
+endif
+tests_test_trace_SOURCES = tests/test_trace.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_CPPFLAGS = $(T_CPP)
+tests_test_trace_CFLAGS = $(T_CC)
+tests_test_trace_LDADD = $(T_LIBS)
+tests_test_trace_LDFLAGS = $(T_LINK)
+
+tests_test_trace_corpus_SOURCES = tests/test_trace_corpus.c
+tests_test_trace_corpus_CPPFLAGS = $(T_CPP)
+tests_test_trace_corpus_CFLAGS = $(T_CC)
+tests_test_trace_corpus_LDADD = $(T_LIBS)
+tests_test_trace_corpus_LDFLAGS = $(T_LINK)
+
+# The commands end to end on corpus/ traces (skips when they are absent).
+TESTS += tests/trace_cli.sh
+EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.proto
+
+# ---- session ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_session tests/test_session_live tests/test_session_top
+TESTS += tests/test_session tests/test_session_live tests/test_session_top
+endif
+tests_test_session_SOURCES = tests/test_session.c tests/support/session_peer.c tests/support/session_peer.h
+tests_test_session_CPPFLAGS = $(T_CPP)
+tests_test_session_CFLAGS = $(T_CC)
+tests_test_session_LDADD = $(T_LIBS)
+tests_test_session_LDFLAGS = $(T_LINK)
+
+tests_test_session_live_SOURCES = tests/test_session_live.c tests/support/live_target.c tests/support/live_target.h
+tests_test_session_live_CPPFLAGS = $(T_CPP)
+tests_test_session_live_CFLAGS = $(T_CC)
+tests_test_session_live_LDADD = $(T_LIBS)
+tests_test_session_live_LDFLAGS = $(T_LINK)
+
+tests_test_session_top_SOURCES = tests/test_session_top.c
+tests_test_session_top_CPPFLAGS = $(T_CPP)
+tests_test_session_top_CFLAGS = $(T_CC)
+tests_test_session_top_LDADD = $(T_LIBS)
+tests_test_session_top_LDFLAGS = $(T_LINK)
+
+EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs
+CLEANFILES += tests/*.nettrace
+clean-local: clean-live-workload
+clean-live-workload:
+	rm -rf tests/workloads-build
+.PHONY: clean-live-workload
+
+# ---- writer ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_writer tests/test_v6
+TESTS += tests/test_writer tests/test_v6
+endif
+tests_test_writer_SOURCES = tests/test_writer.c tests/support/writer_rec.c tests/support/writer_rec.h
+tests_test_writer_CPPFLAGS = $(T_CPP)
+tests_test_writer_CFLAGS = $(T_CC)
+tests_test_writer_LDADD = $(T_LIBS)
+tests_test_writer_LDFLAGS = $(T_LINK)
+
+tests_test_v6_SOURCES = tests/test_v6.c tests/support/writer_rec.c tests/support/writer_rec.h
+tests_test_v6_CPPFLAGS = $(T_CPP)
+tests_test_v6_CFLAGS = $(T_CC)
+tests_test_v6_LDADD = $(T_LIBS)
+tests_test_v6_LDFLAGS = $(T_LINK)
+
+# nettrace convert round trips over the seeds (and the shared corpus when present)
+TESTS += tests/test_v6_convert.sh tests/test_writer_seeds.sh
+EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh
+
+# ---- hostile input (crafted streams against every layer) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_hostile
+TESTS += tests/test_hostile
+endif
+tests_test_hostile_SOURCES = tests/test_hostile.c
+tests_test_hostile_CPPFLAGS = $(T_CPP)
+tests_test_hostile_CFLAGS = $(T_CC)
+tests_test_hostile_LDADD = $(T_LIBS)
+tests_test_hostile_LDFLAGS = $(T_LINK)
+

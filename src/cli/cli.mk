@@ -1,9 +1,20 @@
-# The nettrace tool: one file per subcommand.
+# cli: the nettrace tool, one file per subcommand, on the public API (and the
+# core library's internals it shares, such as the export name tables).
 bin_PROGRAMS += nettrace
 nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
 	src/cli/io.c \
 	src/cli/json.c src/cli/json.h src/cli/u64map.h \
-	src/cli/cmd_info.c
+	src/cli/trace_load.c src/cli/trace_load.h \
+	src/cli/session_opts.c src/cli/session_opts.h \
+	src/cli/profile_presets.c src/cli/profile_presets.h \
+	src/cli/cmd_info.c \
+	src/cli/cmd_samples.c \
+	src/cli/cmd_top.c \
+	src/cli/cmd_stacks.c \
+	src/cli/cmd_convert.c \
+	src/cli/cmd_collect.c \
+	src/cli/cmd_ps.c \
+	src/cli/cmd_top_live.c
 nettrace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 nettrace_LDADD = libnettrace_core.la

@@ -2,9 +2,9 @@
  * EventPipe stream to a .nettrace file.  Ctrl-C (or --duration) stops the
  * session cleanly, rundown included, so the file's frames resolve; a second
  * Ctrl-C abandons it, leaving a truncated file whose complete blocks read. */
-#include "cli.h"
-#include "profile_presets.h"
-#include "session_opts.h"
+#include "cli/cli.h"
+#include "cli/profile_presets.h"
+#include "cli/session_opts.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,9 +9,9 @@
  * their own; V6-only field types cannot be described in V4 metadata (nor
  * arrays of arrays or fixed-length arrays in either), so such records lose
  * their field list (the payload bytes are unchanged). */
-#include "cli.h"
+#include "cli/cli.h"
 #include "nettrace_writer.h"
-#include "u64map.h"
+#include "cli/u64map.h"
 
 #include <errno.h>
 #include <getopt.h>

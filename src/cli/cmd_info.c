@@ -1,9 +1,9 @@
 /* nettrace info [--json] FILE: header fields and counts, for checking the
  * parser from a shell.  Counts cover what was read, also when the stream is
  * truncated or damaged. */
-#include "cli.h"
-#include "json.h"
-#include "u64map.h"
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/u64map.h"
 
 #include <getopt.h>
 #include <inttypes.h>

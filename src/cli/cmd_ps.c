@@ -1,6 +1,6 @@
 /* nettrace ps: the .NET processes this user can attach to (those with a live
  * diagnostics endpoint), with the endpoint's socket. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "nettrace_session.h"
 

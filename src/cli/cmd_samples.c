@@ -3,7 +3,7 @@
  * frames root first joined by ';', each "<assembly>!<type>.<method>" or
  * "0x<hex ip>", "-" for an empty stack.  Tools and tests compare traces with
  * this format: keep it exactly. */
-#include "trace_load.h"
+#include "cli/trace_load.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
  * resolved stacks for flame graphs and profile viewers. */
-#include "trace_load.h"
+#include "cli/trace_load.h"
 
 #include <errno.h>
 #include <getopt.h>

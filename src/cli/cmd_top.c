@@ -2,8 +2,8 @@
  * on the stack, once per sample) samples, overall or per thread.  Methods are
  * named as in 'nettrace samples'; a frame no method record covers is shown by
  * its address, and the header says how many frames resolved. */
-#include "trace_load.h"
-#include "u64map.h"
+#include "cli/trace_load.h"
+#include "cli/u64map.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -7,8 +7,8 @@
  * every compiled method) arrives within the first interval and names the
  * older methods; methods compiled later are named by the sampling session's
  * own JIT events.  Both streams feed one nt_live_top from one poll loop. */
-#include "cli.h"
-#include "session_opts.h"
+#include "cli/cli.h"
+#include "cli/session_opts.h"
 
 #include <errno.h>
 #include <getopt.h>

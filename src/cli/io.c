@@ -1,5 +1,5 @@
 /* Reading a trace file into a parser, with a progress bar on terminals. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <stdlib.h>

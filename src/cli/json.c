@@ -1,4 +1,4 @@
-#include "json.h"
+#include "cli/json.h"
 
 void json_string(FILE *f, const char *s)
 {

@@ -1,6 +1,6 @@
 /* nettrace: read .NET EventPipe NetTrace traces.  One file per subcommand;
  * this file only dispatches. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <string.h>
 

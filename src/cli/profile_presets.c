@@ -1,7 +1,7 @@
 /* What each profile asks the runtime for.  Method names come from JIT
  * (0x10) and Loader (0x8) events at Verbose level, which every profile with
  * stacks needs; the rundown at the end names code compiled earlier. */
-#include "profile_presets.h"
+#include "cli/profile_presets.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #ifndef NT_CLI_PROFILE_PRESETS_H
 #define NT_CLI_PROFILE_PRESETS_H
 
-#include "session_opts.h"
+#include "cli/session_opts.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* Provider specs and Ctrl-C handling for the commands that attach. */
-#include "session_opts.h"
+#include "cli/session_opts.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* Shared by the commands that work on a resolved trace. */
-#include "trace_load.h"
+#include "cli/trace_load.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 #ifndef NT_CLI_TRACE_LOAD_H
 #define NT_CLI_TRACE_LOAD_H
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "nettrace_trace.h"
 
 /* Read path ("-" = standard input) into a trace, with the progress bar.

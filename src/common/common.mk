@@ -1,0 +1,7 @@
+# common: what every layer may use and that uses no other layer (allocation,
+# bounded reads, UTF-16/UTF-8, the status table).
+libnettrace_core_la_SOURCES += \
+	src/common/alloc.c src/common/alloc.h \
+	src/common/cursor.h \
+	src/common/utf16.c src/common/utf16.h \
+	src/common/status.c

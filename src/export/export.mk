@@ -1,0 +1,8 @@
+# export: folded, speedscope and pprof writers over a resolved nt_trace.
+libnettrace_core_la_SOURCES += \
+	src/export/export_common.c \
+	src/export/export_folded.c \
+	src/export/export_names.c src/export/export_names.h \
+	src/export/export_speedscope.c \
+	src/export/export_gzip.c src/export/export_gzip.h \
+	src/export/export_pprof.c

@@ -1,0 +1,111 @@
+/* What the exporters share: which samples an export covers, their weights,
+ * and a buffered writer over the caller's write callback. */
+#include "trace/trace_internal.h"
+
+#include <string.h>
+
+void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_options *opt)
+{
+    memset(sel, 0, sizeof *sel);
+    sel->t = t;
+    if (opt)
+        sel->opt = *opt;
+    sel->default_ns = t->info.sampling_interval_ns ? (int64_t)t->info.sampling_interval_ns : 1000000;
+}
+
+bool tr_selected(const tr_selection *sel, size_t i)
+{
+    const tr_sample *s = TR_SAMPLE(sel->t, i);
+    if (sel->opt.managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED)
+        return false;
+    if (sel->opt.has_thread && sel->t->threads[TR_THREAD(s)] != sel->opt.thread_id)
+        return false;
+    if (sel->opt.has_from || sel->opt.has_to) {
+        int64_t ns = nt_ticks_to_ns(s->ticks, sel->t->info.qpc_frequency);
+        if ((sel->opt.has_from && ns < sel->opt.from_ns) || (sel->opt.has_to && ns >= sel->opt.to_ns))
+            return false;
+    }
+    return true;
+}
+
+void tr_out_init(tr_out *o, nt_write_fn w, void *user)
+{
+    o->w = w;
+    o->user = user;
+    o->n = 0;
+    o->failed = false;
+}
+
+static void out_drain(tr_out *o)
+{
+    if (o->n && !o->failed && o->w(o->user, o->buf, o->n) != 0)
+        o->failed = true;
+    o->n = 0;
+}
+
+void tr_out_bytes(tr_out *o, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        if (o->n == sizeof o->buf)
+            out_drain(o);
+        size_t k = sizeof o->buf - o->n < n ? sizeof o->buf - o->n : n;
+        memcpy(o->buf + o->n, c, k);
+        o->n += k;
+        c += k;
+        n -= k;
+    }
+}
+
+void tr_out_str(tr_out *o, const char *s) { tr_out_bytes(o, s, strlen(s)); }
+
+void tr_out_u64(tr_out *o, uint64_t v)
+{
+    /* Hand-rolled: the exporters print millions of numbers. */
+    char b[24];
+    size_t i = sizeof b;
+    do {
+        b[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    tr_out_bytes(o, b + i, sizeof b - i);
+}
+
+void tr_out_i64(tr_out *o, int64_t v)
+{
+    if (v < 0) {
+        tr_out_bytes(o, "-", 1);
+        tr_out_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        tr_out_u64(o, (uint64_t)v);
+    }
+}
+
+void tr_out_json(tr_out *o, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    tr_out_bytes(o, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        tr_out_bytes(o, run, (size_t)(s - run));
+        run = s + 1;
+        if (c == '"' || c == '\\') {
+            char e[2] = { '\\', (char)c };
+            tr_out_bytes(o, e, 2);
+        } else {
+            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            tr_out_bytes(o, e, 6);
+        }
+    }
+    tr_out_bytes(o, run, (size_t)(s - run));
+    tr_out_bytes(o, "\"", 1);
+}
+
+nt_status tr_out_flush(tr_out *o)
+{
+    out_drain(o);
+    return o->failed ? NT_ERR_IO : NT_OK;
+}

@@ -1,0 +1,137 @@
+/* Folded stacks for flamegraph.pl: "root;...;leaf weight", one line per
+ * distinct stack.  Code versions of one method resolve to different records
+ * but print the same, so stacks are merged by their sequence of frame names
+ * (dense name ids, tr_names), not by stack index.  Lines are ordered by that
+ * sequence and formatted only when written, so the export holds a few
+ * integers per stack and never the text. */
+#include "export/export_names.h"
+
+#include <string.h>
+
+typedef struct folded_ctx {
+    const nt_trace *t;
+    const tr_names *nm;
+} folded_ctx;
+
+/* Compare two stacks root first by name id. */
+static int cmp_stacks(const folded_ctx *c, uint32_t a, uint32_t b)
+{
+    const tr_rstack *x = &c->t->stacks[a], *y = &c->t->stacks[b];
+    uint32_t i = x->count, j = y->count;
+    while (i && j) {
+        uint32_t p = c->nm->of_frame[x->off + --i], q = c->nm->of_frame[y->off + --j];
+        if (p != q)
+            return p < q ? -1 : 1;
+    }
+    return i ? 1 : j ? -1 : 0;
+}
+
+/* Stable merge sort of stack indices (qsort has no context argument in C11). */
+static void sort_stacks(const folded_ctx *c, uint32_t *a, uint32_t *tmp, size_t n)
+{
+    uint32_t *src = a, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = cmp_stacks(c, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        uint32_t *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
+{
+    const tr_rstack *r = &t->stacks[k];
+    if (!r->count) {
+        tr_out_bytes(o, "-", 1);
+        return;
+    }
+    char buf[1024];
+    for (uint32_t f = r->count; f-- > 0;) {
+        size_t n = nt_frame_name(&t->frames[r->off + f], buf, sizeof buf);
+        n = n < sizeof buf ? n : sizeof buf - 1;
+        /* A name from the trace may hold the format's separators: keep one frame one field, one stack one line. */
+        for (size_t i = 0; i < n; i++)
+            if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
+                buf[i] = '_';
+        tr_out_bytes(o, buf, n);
+        if (f)
+            tr_out_bytes(o, ";", 1);
+    }
+}
+
+nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
+{
+    if (!t || !w)
+        return NT_ERR_INVALID_ARG;
+    tr_selection sel;
+    tr_selection_init(&sel, t, opt);
+    nt_mem m;
+    nt_mem_init(&m, &t->mem.a);
+    size_t ns = t->nstacks ? t->nstacks : 1;
+    int64_t *sw = nt_mem_alloc(&m, ns * sizeof *sw);
+    bool *used = nt_mem_alloc(&m, ns);
+    tr_walk wk;
+    if (!sw || !used || !tr_walk_init(&wk, &m, t, &sel)) {
+        nt_mem_free(&m, sw, sw ? ns * sizeof *sw : 0);
+        nt_mem_free(&m, used, used ? ns : 0);
+        return NT_ERR_NOMEM;
+    }
+    memset(sw, 0, ns * sizeof *sw);
+    memset(used, 0, ns);
+    size_t nused = 0;
+    for (uint32_t th = 0; th < t->nthreads; th++) {
+        if (!tr_walk_thread_selected(&wk, th))
+            continue;
+        tr_walk_it it;
+        tr_walk_begin(&wk, th, &it);
+        int64_t wt;
+        for (size_t i; (i = tr_walk_next(&wk, &it, false, &wt)) != SIZE_MAX;) {
+            uint32_t k = TR_SAMPLE(t, i)->stack;
+            sw[k] = tr_add_weight(sw[k], wt);
+            nused += !used[k];
+            used[k] = true;
+        }
+    }
+    tr_walk_free(&wk);
+    tr_names nm;
+    nt_status st = tr_names_build(&m, t, &nm);
+    uint32_t *order = st == NT_OK ? nt_mem_alloc(&m, (nused ? nused : 1) * 2 * sizeof *order) : NULL;
+    if (st == NT_OK && !order)
+        st = NT_ERR_NOMEM;
+    if (st == NT_OK) {
+        size_t n = 0;
+        for (size_t k = 0; k < t->nstacks; k++)
+            if (used[k])
+                order[n++] = (uint32_t)k;
+        folded_ctx c = { t, &nm };
+        sort_stacks(&c, order, order + nused, n);
+        tr_out o;
+        tr_out_init(&o, w, user);
+        for (size_t i = 0; i < n && !o.failed; i++) {
+            int64_t total = sw[order[i]];
+            while (i + 1 < n && cmp_stacks(&c, order[i], order[i + 1]) == 0)
+                total = tr_add_weight(total, sw[order[++i]]);
+            write_stack(&o, t, order[i]);
+            tr_out_bytes(&o, " ", 1);
+            tr_out_i64(&o, total);
+            tr_out_bytes(&o, "\n", 1);
+        }
+        st = tr_out_flush(&o);
+    }
+    nt_mem_free(&m, order, (nused ? nused : 1) * 2 * sizeof *order);
+    tr_names_free(&m, &nm);
+    nt_mem_free(&m, used, ns);
+    nt_mem_free(&m, sw, ns * sizeof *sw);
+    return st;
+}

@@ -1,0 +1,130 @@
+#include "export/export_gzip.h"
+
+#include <string.h>
+
+#ifndef HAVE_ZLIB
+/* CRC-32 (IEEE, reflected), table-free: the output is written once. */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static void stored_block(tr_gzip *g, bool final)
+{
+    unsigned char h[5] = { final ? 1 : 0, (unsigned char)g->n, (unsigned char)(g->n >> 8),
+                           (unsigned char)~g->n, (unsigned char)(~g->n >> 8) };
+    tr_out_bytes(g->out, h, 5);
+    tr_out_bytes(g->out, g->block, g->n);
+    g->n = 0;
+}
+#endif
+
+nt_status tr_gzip_begin(tr_gzip *g, tr_out *out)
+{
+    memset(g, 0, sizeof *g);
+    g->out = out;
+#ifdef HAVE_ZLIB
+    /* windowBits 15 + 16: zlib writes the gzip header and trailer itself. */
+    if (deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return NT_ERR_NOMEM;
+    g->z_open = true;
+#else
+    static const unsigned char header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff };
+    tr_out_bytes(out, header, sizeof header);
+#endif
+    return NT_OK;
+}
+
+#ifdef HAVE_ZLIB
+static void z_run(tr_gzip *g, int flush)
+{
+    unsigned char buf[16384];
+    do {
+        g->z.next_out = buf;
+        g->z.avail_out = sizeof buf;
+        int r = deflate(&g->z, flush);
+        if (r == Z_STREAM_ERROR) {
+            g->failed = true;
+            return;
+        }
+        tr_out_bytes(g->out, buf, sizeof buf - g->z.avail_out);
+    } while (g->z.avail_out == 0 || (flush == Z_FINISH && g->z.avail_in) );
+}
+#endif
+
+void tr_gzip_write(tr_gzip *g, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+#ifdef HAVE_ZLIB
+    while (len && !g->failed) {
+        uInt k = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        g->z.next_in = (unsigned char *)(uintptr_t)p;
+        g->z.avail_in = k;
+        z_run(g, Z_NO_FLUSH);
+        p += k;
+        len -= k;
+    }
+#else
+    g->crc = crc32_update(g->crc, p, len);
+    g->size += (uint32_t)len;
+    while (len) {
+        if (g->n == sizeof g->block)
+            stored_block(g, false);
+        size_t k = sizeof g->block - g->n < len ? sizeof g->block - g->n : len;
+        memcpy(g->block + g->n, p, k);
+        g->n += k;
+        p += k;
+        len -= k;
+    }
+#endif
+}
+
+nt_status tr_gzip_end(tr_gzip *g)
+{
+#ifdef HAVE_ZLIB
+    g->z.next_in = NULL;
+    g->z.avail_in = 0;
+    if (!g->failed) {
+        unsigned char buf[16384];
+        int r;
+        do {
+            g->z.next_out = buf;
+            g->z.avail_out = sizeof buf;
+            r = deflate(&g->z, Z_FINISH);
+            if (r == Z_STREAM_ERROR) {
+                g->failed = true;
+                break;
+            }
+            tr_out_bytes(g->out, buf, sizeof buf - g->z.avail_out);
+        } while (r != Z_STREAM_END);
+    }
+    deflateEnd(&g->z);
+    g->z_open = false;
+#else
+    stored_block(g, true);
+    unsigned char t[8];
+    for (int i = 0; i < 4; i++) {
+        t[i] = (unsigned char)(g->crc >> (8 * i));
+        t[4 + i] = (unsigned char)(g->size >> (8 * i));
+    }
+    tr_out_bytes(g->out, t, 8);
+#endif
+    return g->failed ? NT_ERR_IO : NT_OK;
+}
+
+void tr_gzip_abort(tr_gzip *g)
+{
+#ifdef HAVE_ZLIB
+    if (g->z_open)
+        deflateEnd(&g->z);
+    g->z_open = false;
+#else
+    (void)g;
+#endif
+}

@@ -1,0 +1,231 @@
+/* Distinct display names of the frames in a trace: the exporters that list
+ * frames once (speedscope's shared frames, pprof's functions) give every
+ * frame of every stack a dense name index, code versions of one method
+ * sharing it. */
+#include "export/export_names.h"
+
+#include <string.h>
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The name of f into buf (grown in *big when it does not fit). */
+static const char *name_of(nt_mem *m, const nt_frame *f, char *buf, size_t size, char **big, size_t *big_size,
+                           size_t *len)
+{
+    *len = nt_frame_name(f, buf, size);
+    if (*len < size)
+        return buf;
+    if (*len + 1 > *big_size) {
+        void *p = *big;
+        if (!nt_mem_resize(m, &p, *big_size, *len + 1))
+            return NULL;
+        *big = p;
+        *big_size = *len + 1;
+    }
+    nt_frame_name(f, *big, *big_size);
+    return *big;
+}
+
+nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
+{
+    memset(nm, 0, sizeof *nm);
+    size_t nf = t->nframes ? t->nframes : 1;
+    nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
+    if (!nm->of_frame)
+        return NT_ERR_NOMEM;
+    tr_map by_hash = { 0 };
+    tr_map by_method = { 0 };
+    char a[512], b[512];
+    char *big_a = NULL, *big_b = NULL;
+    size_t big_a_size = 0, big_b_size = 0;
+    nt_status st = NT_OK;
+    for (size_t i = 0; i < t->nframes; i++) {
+        const nt_frame *f = &t->frames[i];
+        /* Frames of one method record always share a name: look that up first. */
+        if (f->method_index != NT_TRACE_NO_METHOD) {
+            uint32_t id = tr_map_get(&by_method, f->method_index);
+            if (id != UINT32_MAX) {
+                nm->of_frame[i] = id;
+                continue;
+            }
+        }
+        size_t la, lb;
+        const char *na = name_of(m, f, a, sizeof a, &big_a, &big_a_size, &la);
+        if (!na) {
+            st = NT_ERR_NOMEM;
+            break;
+        }
+        uint64_t h = name_hash(na, la);
+        uint32_t id = UINT32_MAX;
+        /* Probe the hash, then successors, until a free key: collisions stay exact. */
+        for (uint64_t k = h;; k++) {
+            uint32_t cand = tr_map_get(&by_hash, k);
+            if (cand == UINT32_MAX)
+                break;
+            const char *nb = name_of(m, nm->rep[cand], b, sizeof b, &big_b, &big_b_size, &lb);
+            if (!nb) {
+                st = NT_ERR_NOMEM;
+                break;
+            }
+            if (la == lb && memcmp(na, nb, la) == 0) {
+                id = cand;
+                break;
+            }
+            h = k + 1;
+        }
+        if (st != NT_OK)
+            break;
+        if (id == UINT32_MAX) {
+            if (!nt_mem_reserve(m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
+                !tr_map_put(m, &by_hash, h, (uint32_t)nm->n)) {
+                st = NT_ERR_NOMEM;
+                break;
+            }
+            id = (uint32_t)nm->n;
+            nm->rep[nm->n++] = f;
+        }
+        nm->of_frame[i] = id;
+        if (f->method_index != NT_TRACE_NO_METHOD && !tr_map_put(m, &by_method, f->method_index, id)) {
+            st = NT_ERR_NOMEM;
+            break;
+        }
+    }
+    nt_mem_free(m, big_a, big_a_size);
+    nt_mem_free(m, big_b, big_b_size);
+    tr_map_free(m, &by_hash);
+    tr_map_free(m, &by_method);
+    nm->frames_alloc = nf;
+    return st;
+}
+
+void tr_names_free(nt_mem *m, tr_names *nm)
+{
+    nt_mem_free(m, nm->of_frame, nm->frames_alloc * sizeof *nm->of_frame);
+    nt_mem_free(m, (void *)nm->rep, nm->rep_cap * sizeof *nm->rep);
+    memset(nm, 0, sizeof *nm);
+}
+
+#define TR_SCAN_THREADS 64u
+
+bool tr_walk_init(tr_walk *w, nt_mem *m, const nt_trace *t, const tr_selection *sel)
+{
+    memset(w, 0, sizeof *w);
+    w->t = t;
+    w->sel = sel;
+    w->m = m;
+    size_t n = t->nsamples, nt = t->nthreads;
+    if (nt <= TR_SCAN_THREADS || sel->opt.has_thread)
+        return true;
+    w->order = nt_mem_alloc(m, (n ? n : 1) * sizeof *w->order);
+    w->first = nt_mem_alloc(m, (nt + 1) * sizeof *w->first);
+    if (!w->order || !w->first) {
+        tr_walk_free(w);
+        return false;
+    }
+    memset(w->first, 0, (nt + 1) * sizeof *w->first);
+    for (size_t i = 0; i < n; i++)
+        w->first[TR_THREAD(TR_SAMPLE(t, i)) + 1]++;
+    for (size_t k = 0; k < nt; k++)
+        w->first[k + 1] += w->first[k];
+    for (size_t i = 0; i < n; i++)
+        w->order[w->first[TR_THREAD(TR_SAMPLE(t, i))]++] = (uint32_t)i;
+    /* first[k] now holds the end of thread k's run: shift back to starts. */
+    for (size_t k = nt; k > 0; k--)
+        w->first[k] = w->first[k - 1];
+    w->first[0] = 0;
+    return true;
+}
+
+void tr_walk_free(tr_walk *w)
+{
+    if (!w->m)
+        return;
+    nt_mem_free(w->m, w->order, (w->t->nsamples ? w->t->nsamples : 1) * sizeof *w->order);
+    nt_mem_free(w->m, w->first, (w->t->nthreads + 1) * sizeof *w->first);
+    w->order = w->first = NULL;
+}
+
+bool tr_walk_thread_selected(const tr_walk *w, uint32_t th)
+{
+    return !w->sel->opt.has_thread || w->t->threads[th] == w->sel->opt.thread_id;
+}
+
+/* The thread's next sample at or after it->pos, any selection. */
+static size_t raw_next(const tr_walk *w, tr_walk_it *it)
+{
+    if (w->order) {
+        return it->pos < it->end ? w->order[it->pos++] : SIZE_MAX;
+    }
+    while (it->pos < it->end) {
+        size_t i = it->pos++;
+        if (TR_THREAD(TR_SAMPLE(w->t, i)) == it->thread)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+void tr_walk_begin(const tr_walk *w, uint32_t thread, tr_walk_it *it)
+{
+    it->thread = thread;
+    if (w->order) {
+        it->pos = w->first[thread];
+        it->end = w->first[thread + 1];
+    } else {
+        it->pos = 0;
+        it->end = w->t->nsamples;
+    }
+    it->cur = SIZE_MAX;
+    it->next = raw_next(w, it);
+}
+
+size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t *weight)
+{
+    for (;;) {
+        it->cur = it->next;
+        if (it->cur == SIZE_MAX)
+            return SIZE_MAX;
+        it->next = raw_next(w, it);
+        if (!tr_selected(w->sel, it->cur))
+            continue;
+        if (!time_weight && w->sel->opt.weight != NT_WEIGHT_TIME) {
+            *weight = 1;
+        } else if (it->next == SIZE_MAX) {
+            *weight = w->sel->default_ns;
+        } else {
+            const nt_trace *t = w->t;
+            int64_t f = t->info.qpc_frequency, a = TR_SAMPLE(t, it->cur)->ticks, b = TR_SAMPLE(t, it->next)->ticks;
+            /* The difference of the printed times; on a nanosecond clock the ticks are those times. */
+            int64_t x = f == 1000000000 ? a : nt_ticks_to_ns(a, f), y = f == 1000000000 ? b : nt_ticks_to_ns(b, f);
+            /* hostile clocks: the difference may not fit int64; saturate */
+            uint64_t d = y > x ? (uint64_t)y - (uint64_t)x : 0;
+            *weight = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+        }
+        return it->cur;
+    }
+}
+
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w)
+{
+    if (!t || !w)
+        return NT_ERR_INVALID_ARG;
+    tr_selection_init(&x->sel, t, opt);
+    nt_mem_init(&x->m, &t->mem.a);
+    nt_status st = tr_names_build(&x->m, t, &x->nm);
+    if (st == NT_OK && !tr_walk_init(&x->wk, &x->m, t, &x->sel))
+        st = NT_ERR_NOMEM;
+    if (st != NT_OK)
+        tr_names_free(&x->m, &x->nm);
+    return st;
+}
+
+void tr_export_close(tr_export *x)
+{
+    tr_walk_free(&x->wk);
+    tr_names_free(&x->m, &x->nm);
+}

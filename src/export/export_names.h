@@ -1,0 +1,60 @@
+/* Dense name indices for frames, and samples grouped by thread. */
+#ifndef NT_EXPORT_NAMES_H
+#define NT_EXPORT_NAMES_H
+
+#include "trace/trace_internal.h"
+
+typedef struct tr_names {
+    uint32_t *of_frame;        /* t->frames[i] -> name index */
+    size_t frames_alloc;
+    const nt_frame **rep;      /* name index -> a frame with that name */
+    size_t n, rep_cap;
+} tr_names;
+
+nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm);
+void tr_names_free(nt_mem *m, tr_names *nm);
+
+/* Walking one thread's samples in time order, with the weight of each (the
+ * time to that thread's next sample).  With few threads a walk scans all
+ * samples, which needs no memory; with many, an index grouped by thread is
+ * built once (4 bytes a sample). */
+typedef struct tr_walk {
+    const nt_trace *t;
+    const tr_selection *sel;
+    nt_mem *m;
+    uint32_t *order, *first;   /* NULL when scanning */
+} tr_walk;
+
+typedef struct tr_walk_it {
+    uint32_t thread;
+    size_t pos, end;
+    size_t cur, next;          /* current and lookahead sample, SIZE_MAX at the end */
+} tr_walk_it;
+
+bool tr_walk_init(tr_walk *w, nt_mem *m, const nt_trace *t, const tr_selection *sel);
+void tr_walk_free(tr_walk *w);
+void tr_walk_begin(const tr_walk *w, uint32_t thread, tr_walk_it *it);
+/* Next sample of the thread that the selection keeps, SIZE_MAX at the end;
+ * *weight gets its weight by the selection's rule (time_weight forces time). */
+size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t *weight);
+/* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
+static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+/* Whether the selection covers thread index th at all. */
+bool tr_walk_thread_selected(const tr_walk *w, uint32_t th);
+
+/* What the speedscope and pprof exporters hold while they run: the sample
+ * selection, the name table and a walk, all through the trace's allocator. */
+typedef struct tr_export {
+    tr_selection sel;
+    nt_mem m;
+    tr_names nm;
+    tr_walk wk;
+} tr_export;
+
+/* Checks the arguments, then builds the names and the walk.  On failure
+ * nothing is left to release. */
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w);
+/* Releases what is still held (an exporter may free the walk early). */
+void tr_export_close(tr_export *x);
+
+#endif

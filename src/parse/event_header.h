@@ -1,0 +1,77 @@
+/* The compressed event header, shared by V4/V5 and V6 event blocks.
+ *
+ * Each event starts with a flags byte; every set bit says "this field
+ * differs from the previous event in the block" and is followed by the new
+ * value, every clear bit keeps the previous one (the caller keeps `ev` and
+ * the thread fields alive across the block's events for that reason).
+ *
+ * The two formats share the layout and differ in three places, so one
+ * decoder takes the format as a parameter instead of being written twice:
+ *  - bits 0x02 and 0x04 carry OS thread ids in V4 and thread *indexes*
+ *    into the thread table in V6 (the caller passes where each goes);
+ *  - bit 0x10 carries the activity id (and 0x20 the related activity id)
+ *    as 16 raw bytes in V4, a label-list index in V6 (label_list != NULL);
+ *  - the sequence number counts up on every V6 event, but in V4 only on
+ *    events with a metadata id (metadata events carry no sequence). */
+#ifndef NT_EVENT_HEADER_H
+#define NT_EVENT_HEADER_H
+
+#include "common/cursor.h"
+#include "nettrace.h"
+
+typedef enum nt_header_result {
+    NT_HEADER_OK,
+    NT_HEADER_TRUNCATED, /* a field runs past the block, or a varint is too long */
+    NT_HEADER_OVERRUN    /* the payload size runs past the block */
+} nt_header_result;
+
+/* Decodes one compressed header and places ev->payload at its payload.  On
+ * failure the cursor is unusable; the caller reports the event's offset. */
+static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread,
+                                             uint32_t *label_list)
+{
+    uint8_t f = *c->p++;
+    bool ok = true;
+    if (f & 0x01)
+        ok = nt_cur_varu32(c, &ev->metadata_id);
+    if (f & 0x02) {
+        uint32_t delta = 0;
+        ok = ok && nt_cur_varu32(c, &delta) && nt_cur_varu64(c, capture_thread) &&
+             nt_cur_varu32(c, &ev->processor_number);
+        ev->sequence_number += delta + 1;
+    } else if (label_list || ev->metadata_id != 0) {
+        ev->sequence_number++;
+    }
+    if (f & 0x04)
+        ok = ok && nt_cur_varu64(c, thread);
+    if (f & 0x08)
+        ok = ok && nt_cur_varu32(c, &ev->stack_id);
+    uint64_t dt = 0;
+    ok = ok && nt_cur_varu64(c, &dt);
+    ev->timestamp = (int64_t)((uint64_t)ev->timestamp + dt);
+    if (label_list) {
+        if (f & 0x10)
+            ok = ok && nt_cur_varu32(c, label_list);
+    } else {
+        if (f & 0x10)
+            ok = ok && nt_cur_bytes(c, ev->activity_id, 16);
+        if (f & 0x20)
+            ok = ok && nt_cur_bytes(c, ev->related_activity_id, 16);
+    }
+    ev->is_sorted = (f & 0x40) != 0;
+    if (f & 0x80)
+        ok = ok && nt_cur_varu32(c, &ev->payload_size);
+    if (!ok)
+        return NT_HEADER_TRUNCATED;
+    if (ev->payload_size > nt_cur_left(c))
+        return NT_HEADER_OVERRUN;
+    ev->payload = c->p;
+    c->p += ev->payload_size;
+    return NT_HEADER_OK;
+}
+
+/* The error for a failed header (NT_ERR_MALFORMED at the event's offset);
+ * block names the block kind for the overrun message. */
+nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const nt_event *ev, const char *block);
+
+#endif

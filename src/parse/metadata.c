@@ -1,0 +1,145 @@
+#include "parse/metadata.h"
+
+#include <string.h>
+
+struct nt_arena_chunk {
+    nt_arena_chunk *next;
+    size_t size, used;
+    /* data follows, max_align_t aligned */
+};
+
+#define CHUNK_HDR ((sizeof(nt_arena_chunk) + 15) & ~(size_t)15)
+#define CHUNK_MIN (64u * 1024u)
+
+void nt_metadata_init(nt_metadata_table *t, nt_mem *mem)
+{
+    memset(t, 0, sizeof *t);
+    t->mem = mem;
+}
+
+static void free_chunks(nt_metadata_table *t)
+{
+    nt_arena_chunk *c = t->chunks;
+    while (c) {
+        nt_arena_chunk *n = c->next;
+        nt_mem_free(t->mem, c, CHUNK_HDR + c->size);
+        c = n;
+    }
+    t->chunks = NULL;
+    t->arena_bytes = 0;
+}
+
+void nt_metadata_clear(nt_metadata_table *t)
+{
+    free_chunks(t);
+    t->count = 0;
+    if (t->slots)
+        memset(t->slots, 0, t->slot_cap * sizeof *t->slots);
+}
+
+void nt_metadata_free(nt_metadata_table *t)
+{
+    free_chunks(t);
+    nt_mem_free(t->mem, t->descs, t->cap * sizeof *t->descs);
+    nt_mem_free(t->mem, t->slots, t->slot_cap * sizeof *t->slots);
+    t->descs = NULL;
+    t->slots = NULL;
+    t->cap = t->slot_cap = t->count = 0;
+}
+
+void *nt_metadata_alloc(nt_metadata_table *t, size_t size, size_t budget)
+{
+    size = (size + 15) & ~(size_t)15;
+    t->over_budget = size > budget || t->arena_bytes > budget - size;
+    if (t->over_budget)
+        return NULL;
+    nt_arena_chunk *c = t->chunks;
+    if (!c || c->size - c->used < size) {
+        size_t csize = size > CHUNK_MIN ? size : CHUNK_MIN;
+        c = nt_mem_alloc(t->mem, CHUNK_HDR + csize);
+        if (!c)
+            return NULL;
+        c->size = csize;
+        c->used = 0;
+        c->next = t->chunks;
+        t->chunks = c;
+    }
+    void *r = (uint8_t *)c + CHUNK_HDR + c->used;
+    c->used += size;
+    t->arena_bytes += size;
+    return r;
+}
+
+char *nt_metadata_strdup(nt_metadata_table *t, const char *s, size_t len, size_t budget)
+{
+    char *d = nt_metadata_alloc(t, len + 1, budget);
+    if (!d)
+        return NULL;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return d;
+}
+
+static bool rehash(nt_metadata_table *t, size_t ncap)
+{
+    uint32_t *ns = NULL;
+    if (!nt_mem_resize(t->mem, (void **)&ns, 0, ncap * sizeof *ns))
+        return false;
+    memset(ns, 0, ncap * sizeof *ns);
+    for (size_t k = 0; k < t->count; k++) {
+        size_t i = (size_t)((t->descs[k].metadata_id * 0x9E3779B1u) & (ncap - 1));
+        while (ns[i])
+            i = (i + 1) & (ncap - 1);
+        ns[i] = (uint32_t)(k + 1);
+    }
+    nt_mem_free(t->mem, t->slots, t->slot_cap * sizeof *t->slots);
+    t->slots = ns;
+    t->slot_cap = ncap;
+    return true;
+}
+
+nt_event_desc *nt_metadata_add(nt_metadata_table *t, const nt_event_desc *d)
+{
+    if (!nt_mem_reserve(t->mem, (void **)&t->descs, &t->cap, t->count + 1, sizeof *t->descs))
+        return NULL;
+    if ((t->count + 1) * 2 > t->slot_cap && !rehash(t, t->slot_cap ? t->slot_cap * 2 : 64))
+        return NULL;
+    t->descs[t->count] = *d;
+    size_t i = (size_t)((d->metadata_id * 0x9E3779B1u) & (t->slot_cap - 1));
+    while (t->slots[i])
+        i = (i + 1) & (t->slot_cap - 1);
+    t->slots[i] = (uint32_t)(t->count + 1);
+    return &t->descs[t->count++];
+}
+
+nt_event_kind nt_classify_event(const char *provider, uint32_t id)
+{
+    if (strcmp(provider, NT_PROVIDER_SAMPLE_PROFILER) == 0)
+        return id == 0 ? NT_KIND_THREAD_SAMPLE : NT_KIND_OTHER;
+    if (strcmp(provider, NT_PROVIDER_RUNTIME) == 0) {
+        switch (id) {
+        case 143: return NT_KIND_METHOD_LOAD_VERBOSE;
+        case 144: return NT_KIND_METHOD_UNLOAD_VERBOSE;
+        case 151: return NT_KIND_DOMAIN_MODULE_LOAD;
+        case 152: return NT_KIND_MODULE_LOAD;
+        case 153: return NT_KIND_MODULE_UNLOAD;
+        case 154: return NT_KIND_ASSEMBLY_LOAD;
+        case 155: return NT_KIND_ASSEMBLY_UNLOAD;
+        default: return NT_KIND_OTHER;
+        }
+    }
+    if (strcmp(provider, NT_PROVIDER_RUNDOWN) == 0) {
+        switch (id) {
+        case 143: return NT_KIND_METHOD_DC_START_VERBOSE;
+        case 144: return NT_KIND_METHOD_DC_END_VERBOSE;
+        case 151: return NT_KIND_DOMAIN_MODULE_DC_START;
+        case 152: return NT_KIND_DOMAIN_MODULE_DC_END;
+        case 153: return NT_KIND_MODULE_DC_START;
+        case 154: return NT_KIND_MODULE_DC_END;
+        case 155: return NT_KIND_ASSEMBLY_DC_START;
+        case 156: return NT_KIND_ASSEMBLY_DC_END;
+        default: return NT_KIND_OTHER;
+        }
+    }
+    return NT_KIND_OTHER;
+}

@@ -1,0 +1,53 @@
+/* The metadata table: metadata id -> event description (provider, event id,
+ * version, name, fields), with the typed-event kind resolved once at
+ * definition time so the per-event path is a switch. */
+#ifndef NT_METADATA_H
+#define NT_METADATA_H
+
+#include "common/alloc.h"
+
+typedef struct nt_arena_chunk nt_arena_chunk;
+
+typedef struct nt_metadata_table {
+    nt_mem *mem;
+    nt_event_desc *descs;      /* dense, in definition order */
+    size_t count, cap;
+    uint32_t *slots;           /* open addressing: index+1, 0 = empty */
+    size_t slot_cap;           /* power of two */
+    nt_arena_chunk *chunks;    /* strings and field arrays; never moved */
+    size_t arena_bytes;        /* counted against max_metadata_bytes */
+    bool over_budget;          /* the last refused arena request met the budget, not an allocation failure */
+} nt_metadata_table;
+
+void nt_metadata_init(nt_metadata_table *t, nt_mem *mem);
+void nt_metadata_clear(nt_metadata_table *t); /* V6 metadata flush */
+void nt_metadata_free(nt_metadata_table *t);
+
+static inline const nt_event_desc *nt_metadata_find(const nt_metadata_table *t, uint32_t id)
+{
+    if (!t->slot_cap)
+        return NULL;
+    size_t mask = t->slot_cap - 1;
+    size_t i = (size_t)((id * 0x9E3779B1u) & mask);
+    for (;;) {
+        uint32_t s = t->slots[i];
+        if (!s)
+            return NULL;
+        if (t->descs[s - 1].metadata_id == id)
+            return &t->descs[s - 1];
+        i = (i + 1) & mask;
+    }
+}
+
+/* Copy bytes into the arena (NUL appended); NULL when out of memory or over
+ * budget, and over_budget then says which (NT_ERR_LIMIT vs NT_ERR_NOMEM). */
+char *nt_metadata_strdup(nt_metadata_table *t, const char *s, size_t len, size_t budget);
+void *nt_metadata_alloc(nt_metadata_table *t, size_t size, size_t budget);
+
+/* Add a description whose strings already live in the arena.  Returns the
+ * stored copy, or NULL when out of memory (the id is assumed new). */
+nt_event_desc *nt_metadata_add(nt_metadata_table *t, const nt_event_desc *d);
+
+nt_event_kind nt_classify_event(const char *provider, uint32_t event_id);
+
+#endif

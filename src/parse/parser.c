@@ -1,0 +1,514 @@
+/* The framing state machine: magic -> serialization header -> objects.
+ *
+ * Every state needs a known number of bytes (`need`).  When the caller's
+ * chunk holds the whole unit it is decoded in place; otherwise the bytes are
+ * gathered into `small` (headers) or `big` (block content, grown only as bytes
+ * actually arrive and never beyond max_block_bytes).  A unit is decoded only
+ * when complete, so the callbacks do not depend on how the input is chunked.
+ */
+#include "parse/blocks_v6.h"
+#include "parse/parser_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum {
+    ST_MAGIC,        /* 8: "Nettrace" */
+    ST_AFTER_MAGIC,  /* 4: 20 (FastSerialization header length) or 0 (V6) */
+    ST_FS_HEADER,    /* 20: "!FastSerialization.1" */
+    ST_V6_VERSION,   /* 8: major, minor */
+    ST_OBJ_TAG,      /* 1: BeginPrivateObject or NullReference (end of stream) */
+    ST_TYPE_HEADER,  /* 14: BeginPrivateObject NullReference version minReader nameLen */
+    ST_TYPE_NAME,    /* nameLen + 1: name, EndObject */
+    ST_TRACE,        /* 48 + 1: Trace payload, EndObject */
+    ST_BLOCK_SIZE,   /* 4 */
+    ST_BLOCK_PAD,    /* 0-3, skipped */
+    ST_BLOCK_BODY,   /* BlockSize */
+    ST_BLOCK_SKIP,   /* BlockSize of an unknown block, skipped */
+    ST_END_OBJECT,   /* 1: EndObject */
+    ST_DONE,         /* after the end-of-stream tag */
+    ST_V6_BLOCK_HEADER, /* 4: BlockSize (24 bits) | BlockKind << 24 */
+    ST_V6_BLOCK_BODY,   /* BlockSize, decoded by blocks_v6.c */
+    ST_V6_BLOCK_SKIP    /* BlockSize of an unknown kind, skipped */
+};
+
+#define MAX_TYPE_NAME 64
+
+static const char MAGIC[8] = { 'N', 'e', 't', 't', 'r', 'a', 'c', 'e' };
+static const char FS_HEADER[20] = "!FastSerialization.1";
+
+nt_status nt_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, ...)
+{
+    if (p->status != NT_OK)
+        return p->status;
+    p->status = s;
+    p->err_offset = offset;
+    char what[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(p->msg, sizeof p->msg, "%s: %s at byte %llu", nt_status_name(s), what,
+             (unsigned long long)offset);
+    return s;
+}
+
+nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *lim,
+                         const nt_allocator *alloc)
+{
+    nt_mem mem;
+    nt_mem_init(&mem, alloc);
+    nt_parser *p = nt_mem_alloc(&mem, sizeof *p);
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->mem = mem;
+    if (cb)
+        p->cb = *cb;
+    p->user = user;
+    nt_limits_default(&p->lim);
+    if (lim) {
+#define TAKE_(f) if (lim->f) p->lim.f = lim->f
+        TAKE_(max_block_bytes);
+        TAKE_(max_metadata);
+        TAKE_(max_metadata_bytes);
+        TAKE_(max_fields);
+        TAKE_(max_stacks);
+        TAKE_(max_stack_frames);
+        TAKE_(max_threads);
+#undef TAKE_
+    }
+    nt_metadata_init(&p->meta, &p->mem);
+    nt_stacks_init(&p->stacks, &p->mem);
+    p->state = ST_MAGIC;
+    p->need = 8;
+    return p;
+}
+
+void nt_parser_free(nt_parser *p)
+{
+    if (!p)
+        return;
+    nt_v6_free(p);
+    nt_metadata_free(&p->meta);
+    nt_stacks_free(&p->stacks);
+    nt_mem_free(&p->mem, p->big, p->big_cap);
+    nt_mem_free(&p->mem, p->threads, p->thread_cap * sizeof *p->threads);
+    nt_mem_free(&p->mem, p->sp_threads, p->sp_threads_cap * sizeof *p->sp_threads);
+    nt_mem_free(&p->mem, p->str, p->str_cap);
+    nt_mem_free(&p->mem, p->fields, p->fields_cap * sizeof *p->fields);
+    nt_mem m = p->mem;
+    nt_mem_free(&m, p, sizeof *p);
+}
+
+bool nt_scratch_reserve(nt_parser *p, size_t n)
+{
+    if (n <= p->str_cap)
+        return true;
+    size_t cap = p->str_cap ? p->str_cap : 1024;
+    while (cap < n)
+        cap *= 2;
+    /* The scratch holds one payload's strings; payloads live in one block. */
+    if (!nt_mem_resize(&p->mem, (void **)&p->str, p->str_cap, cap))
+        return false;
+    p->str_cap = cap;
+    return true;
+}
+
+static nt_block_type block_type_of(const char *name, size_t len)
+{
+#define IS_(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, len) == 0)
+    if (IS_("EventBlock"))
+        return NT_BLOCK_EVENT;
+    if (IS_("MetadataBlock"))
+        return NT_BLOCK_METADATA;
+    if (IS_("StackBlock"))
+        return NT_BLOCK_STACK;
+    if (IS_("SPBlock"))
+        return NT_BLOCK_SP;
+    if (IS_("Trace"))
+        return NT_BLOCK_TRACE;
+#undef IS_
+    return NT_BLOCK_UNKNOWN;
+}
+
+static void set_state(nt_parser *p, int state, size_t need)
+{
+    p->state = state;
+    p->need = need;
+}
+
+static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
+{
+    nt_trace_info *t = &p->info;
+    uint16_t st[8];
+    for (int i = 0; i < 8; i++)
+        st[i] = nt_le16(u + 2 * i);
+    t->sync_time_utc = (nt_systemtime){ st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7] };
+    t->sync_qpc = (int64_t)nt_le64(u + 16);
+    t->qpc_frequency = (int64_t)nt_le64(u + 24);
+    t->pointer_size = nt_le32(u + 32);
+    t->process_id = nt_le32(u + 36);
+    t->processor_count = nt_le32(u + 40);
+    t->sampling_interval_ns = nt_le32(u + 44);
+    if (t->pointer_size != 4 && t->pointer_size != 8)
+        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 32, "pointer size %u is neither 4 nor 8",
+                       t->pointer_size);
+    if (u[48] != 0x06)
+        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 48, "Trace object does not end with EndObject");
+    p->have_trace = true;
+    nt_parser_set_clock(p, t->qpc_frequency);
+    return NT_CALL(p, trace, t);
+}
+
+static nt_status decode_block(nt_parser *p, const uint8_t *u, size_t n)
+{
+    p->stats.blocks++;
+    switch (p->btype) {
+    case NT_BLOCK_EVENT:
+        p->stats.event_blocks++;
+        return nt_decode_event_block(p, u, n, p->unit_off, false);
+    case NT_BLOCK_METADATA:
+        p->stats.metadata_blocks++;
+        return nt_decode_event_block(p, u, n, p->unit_off, true);
+    case NT_BLOCK_STACK:
+        p->stats.stack_blocks++;
+        return nt_decode_stack_block(p, u, n, p->unit_off);
+    case NT_BLOCK_SP:
+        p->stats.sp_blocks++;
+        return nt_decode_sp_block(p, u, n, p->unit_off);
+    default:
+        return NT_OK;
+    }
+}
+
+/* Decode one complete unit of p->need bytes at u and choose the next state. */
+static nt_status step(nt_parser *p, const uint8_t *u)
+{
+    switch (p->state) {
+    case ST_MAGIC:
+        if (memcmp(u, MAGIC, 8) == 0) {
+            set_state(p, ST_AFTER_MAGIC, 4);
+            return NT_OK;
+        }
+        if (nt_le32(u) == 20 && memcmp(u + 4, "!Fas", 4) == 0)
+            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0,
+                           "NetPerf (format V3) stream; only NetTrace V4/V5 is read");
+        return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
+    case ST_AFTER_MAGIC: {
+        uint32_t v = nt_le32(u);
+        if (v == 20) {
+            set_state(p, ST_FS_HEADER, 20);
+            return NT_OK;
+        }
+        if (v == 0) {
+            set_state(p, ST_V6_VERSION, 8);
+            return NT_OK;
+        }
+        return nt_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off,
+                       "neither a FastSerialization header nor a V6 version header follows the magic");
+    }
+    case ST_FS_HEADER:
+        if (memcmp(u, FS_HEADER, 20) != 0)
+            return nt_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off, "bad \"!FastSerialization.1\" header");
+        p->info.format_major = 4;
+        set_state(p, ST_OBJ_TAG, 1);
+        return NT_OK;
+    case ST_V6_VERSION: {
+        uint32_t major = nt_le32(u), minor = nt_le32(u + 4);
+        p->info.format_major = major;
+        p->info.format_minor = minor;
+        if (major != 6) /* a higher major version is a breaking change; below 6 never had this header */
+            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
+                           "NetTrace major version %u (this reader supports V4/V5 and V6)", major);
+        nt_status s = nt_v6_begin(p);
+        if (s)
+            return s;
+        set_state(p, ST_V6_BLOCK_HEADER, 4);
+        return NT_OK;
+    }
+    case ST_V6_BLOCK_HEADER: {
+        uint32_t size = 0;
+        nt_v6_next next = NT_V6_BODY;
+        nt_status s = nt_v6_block_header(p, u, &size, &next);
+        if (s)
+            return s;
+        if (next == NT_V6_END) {
+            p->ended = true;
+            set_state(p, ST_DONE, 0);
+        } else {
+            set_state(p, next == NT_V6_BODY ? ST_V6_BLOCK_BODY : ST_V6_BLOCK_SKIP, size);
+        }
+        return NT_OK;
+    }
+    case ST_V6_BLOCK_BODY: {
+        nt_status s = nt_v6_decode_block(p, u, p->need);
+        if (s)
+            return s;
+        set_state(p, ST_V6_BLOCK_HEADER, 4);
+        return NT_OK;
+    }
+    case ST_V6_BLOCK_SKIP:
+        set_state(p, ST_V6_BLOCK_HEADER, 4);
+        return NT_OK;
+    case ST_OBJ_TAG:
+        if (u[0] == 0x01) { /* NullReference where an object would start: end of stream */
+            if (!p->have_trace)
+                return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "stream ends before the Trace object");
+            p->ended = true;
+            set_state(p, ST_DONE, 0);
+            return NT_OK;
+        }
+        if (u[0] != 0x05)
+            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off,
+                           "expected BeginPrivateObject (0x05) or end of stream (0x01), found 0x%02x", u[0]);
+        set_state(p, ST_TYPE_HEADER, 14);
+        return NT_OK;
+    case ST_TYPE_HEADER: {
+        if (u[0] != 0x05 || u[1] != 0x01)
+            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "bad object type header");
+        p->obj_version = nt_le32(u + 2);
+        uint32_t min_reader = nt_le32(u + 6);
+        uint32_t name_len = nt_le32(u + 10);
+        if (name_len == 0 || name_len > MAX_TYPE_NAME)
+            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 10, "type name length %u out of range (1..%d)",
+                           name_len, MAX_TYPE_NAME);
+        if (!p->have_trace && min_reader > 4)
+            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + 6,
+                           "Trace object needs reader version %u (this reader is version 4)", min_reader);
+        p->info.object_version = p->have_trace ? p->info.object_version : p->obj_version;
+        p->info.min_reader_version = p->have_trace ? p->info.min_reader_version : min_reader;
+        set_state(p, ST_TYPE_NAME, name_len + 1);
+        return NT_OK;
+    }
+    case ST_TYPE_NAME: {
+        size_t len = p->need - 1;
+        if (u[len] != 0x06)
+            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + len, "type header does not end with EndObject");
+        p->btype = block_type_of((const char *)u, len);
+        if (!p->have_trace) {
+            if (p->btype != NT_BLOCK_TRACE)
+                return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "the first object is %.*s, not Trace",
+                               (int)len, (const char *)u);
+            if (p->obj_version < 4)
+                return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
+                               "Trace object version %u (NetPerf); only NetTrace V4/V5 is read", p->obj_version);
+            set_state(p, ST_TRACE, 49);
+            return NT_OK;
+        }
+        if (p->btype == NT_BLOCK_TRACE)
+            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "a second Trace object");
+        set_state(p, ST_BLOCK_SIZE, 4);
+        return NT_OK;
+    }
+    case ST_TRACE: {
+        nt_status s = parse_trace_object(p, u);
+        if (s)
+            return s;
+        set_state(p, ST_OBJ_TAG, 1);
+        return NT_OK;
+    }
+    case ST_BLOCK_SIZE: {
+        uint32_t size = nt_le32(u);
+        if (size > INT32_MAX)
+            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "negative block size");
+        if (size > p->lim.max_block_bytes)
+            return nt_fail(p, NT_ERR_LIMIT, p->unit_off, "block of %u bytes exceeds max_block_bytes (%u)", size,
+                           p->lim.max_block_bytes);
+        /* Padding aligns the content to the absolute stream offset. */
+        uint64_t after = p->unit_off + 4;
+        p->block_size = size;
+        set_state(p, ST_BLOCK_PAD, (size_t)((4 - (after & 3)) & 3));
+        return NT_OK;
+    }
+    case ST_BLOCK_PAD:
+        if (p->btype == NT_BLOCK_UNKNOWN) {
+            p->stats.unknown_blocks++;
+            set_state(p, ST_BLOCK_SKIP, p->block_size);
+        } else {
+            set_state(p, ST_BLOCK_BODY, p->block_size);
+        }
+        return NT_OK;
+    case ST_BLOCK_BODY: {
+        nt_status s = decode_block(p, u, p->need);
+        if (s)
+            return s;
+        set_state(p, ST_END_OBJECT, 1);
+        return NT_OK;
+    }
+    case ST_BLOCK_SKIP:
+        set_state(p, ST_END_OBJECT, 1);
+        return NT_OK;
+    case ST_END_OBJECT:
+        if (u[0] != 0x06)
+            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "block does not end with EndObject (found 0x%02x)",
+                           u[0]);
+        set_state(p, ST_OBJ_TAG, 1);
+        return NT_OK;
+    default:
+        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "internal parser state %d", p->state);
+    }
+}
+
+/* Make the gather buffer hold n bytes, growing geometrically (at most need). */
+static bool gather_reserve(nt_parser *p, size_t n)
+{
+    if (n <= p->big_cap)
+        return true;
+    size_t cap = p->big_cap ? p->big_cap : 4096;
+    while (cap < n)
+        cap *= 2;
+    if (cap > p->need)
+        cap = p->need;
+    if (!nt_mem_resize(&p->mem, (void **)&p->big, p->big_cap, cap))
+        return false;
+    p->big_cap = cap;
+    return true;
+}
+
+nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
+{
+    if (!p)
+        return NT_ERR_INVALID_ARG;
+    if (p->status)
+        return p->status;
+    if (!data && len)
+        return nt_fail(p, NT_ERR_INVALID_ARG, p->offset, "NULL data with a non-zero length");
+    const uint8_t *d = data;
+    for (;;) {
+        if (p->state == ST_DONE) {
+            p->trailing += len;
+            p->offset += len;
+            break;
+        }
+        if (p->need == 0) { /* empty padding or an empty block: nothing to wait for */
+            p->unit_off = p->offset;
+            nt_status s = step(p, p->small); /* never NULL: decoders build cursors from it */
+            if (s)
+                return s;
+            continue;
+        }
+        if (!len)
+            break;
+        if (p->state == ST_BLOCK_SKIP || p->state == ST_BLOCK_PAD || p->state == ST_V6_BLOCK_SKIP) {
+            if (p->have == 0)
+                p->unit_off = p->offset;
+            size_t take = p->need - p->have < len ? p->need - p->have : len;
+            p->have += take;
+            p->offset += take;
+            d += take;
+            len -= take;
+            if (p->have == p->need) {
+                p->have = 0;
+                nt_status s = step(p, NULL);
+                if (s)
+                    return s;
+            }
+            continue;
+        }
+        if (p->have == 0 && len >= p->need) { /* the whole unit is here: decode in place */
+            size_t n = p->need;
+            p->unit_off = p->offset;
+            nt_status s = step(p, d);
+            d += n;
+            len -= n;
+            p->offset += n;
+            if (s)
+                return s;
+            continue;
+        }
+        if (p->have == 0)
+            p->unit_off = p->offset;
+        size_t take = p->need - p->have < len ? p->need - p->have : len;
+        uint8_t *buf = p->small;
+        if (p->need > NT_SMALL_UNIT) {
+            if (!gather_reserve(p, p->have + take))
+                return nt_fail(p, NT_ERR_NOMEM, p->offset, "cannot buffer a block of %zu bytes", p->need);
+            buf = p->big;
+        }
+        memcpy(buf + p->have, d, take);
+        p->have += take;
+        p->offset += take;
+        d += take;
+        len -= take;
+        if (p->have == p->need) {
+            p->have = 0;
+            nt_status s = step(p, buf);
+            if (s)
+                return s;
+        }
+    }
+    p->stats.bytes = p->offset;
+    return NT_OK;
+}
+
+nt_status nt_parser_finish(nt_parser *p)
+{
+    if (!p)
+        return NT_ERR_INVALID_ARG;
+    if (p->status)
+        return p->status;
+    p->stats.bytes = p->offset;
+    if (p->ended)
+        return p->stats.events ? NT_OK
+                               : nt_fail(p, NT_ERR_NO_EVENTS, p->offset, "the stream holds no events");
+    if (!p->have_trace) {
+        if (p->offset == 0)
+            return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "empty input");
+        if (p->state == ST_MAGIC)
+            return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "input shorter than the magic");
+        return nt_fail(p, NT_ERR_TRUNCATED, p->unit_off, "the stream ends inside its header");
+    }
+    /* Ended at an object boundary with no events at all: a header and nothing else. */
+    const bool boundary = p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER;
+    if (boundary && p->have == 0 && p->stats.events == 0)
+        return nt_fail(p, NT_ERR_NO_EVENTS, p->offset, "the stream holds no events and has no end-of-stream tag");
+    uint64_t at = p->have || !boundary ? p->unit_off : p->offset;
+    /* Report where the incomplete object began, when we know it. */
+    return nt_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
+}
+
+nt_status nt_parser_status(const nt_parser *p) { return p ? p->status : NT_ERR_INVALID_ARG; }
+uint64_t nt_parser_offset(const nt_parser *p) { return p ? p->offset : 0; }
+uint64_t nt_parser_error_offset(const nt_parser *p) { return p ? p->err_offset : 0; }
+
+const char *nt_parser_message(const nt_parser *p)
+{
+    if (!p)
+        return "invalid_argument: NULL parser";
+    if (p->status == NT_OK)
+        return "ok";
+    return p->msg;
+}
+
+const nt_trace_info *nt_parser_trace_info(const nt_parser *p)
+{
+    return p && p->have_trace ? &p->info : NULL;
+}
+
+void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out)
+{
+    *out = p->stats;
+    out->bytes = p->offset;
+    out->memory = p->mem.used;
+    out->memory_peak = p->mem.peak;
+}
+
+nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,
+                          const nt_limits *lim, char *msg, size_t msg_size)
+{
+    nt_parser *p = nt_parser_new(cb, user, lim, NULL);
+    if (!p) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "out_of_memory: cannot create a parser");
+        return NT_ERR_NOMEM;
+    }
+    nt_status s = nt_parser_feed(p, data, len);
+    if (s == NT_OK)
+        s = nt_parser_finish(p);
+    if (msg && msg_size)
+        snprintf(msg, msg_size, "%s", nt_parser_message(p));
+    nt_parser_free(p);
+    return s;
+}

@@ -1,0 +1,340 @@
+/* Diagnostics IPC framing and deadline-bound socket I/O. */
+#include "session/ipc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static const uint8_t IPC_MAGIC[14] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0 };
+
+int64_t nt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t nt_deadline_after_ms(int64_t ms)
+{
+    if (ms < 0)
+        return NT_DEADLINE_NONE;
+    int64_t now = nt_now_ns();
+    if (ms > (NT_DEADLINE_NONE - now) / 1000000)
+        return NT_DEADLINE_NONE;
+    return now + ms * 1000000;
+}
+
+int ipc_poll_timeout(int64_t deadline_ns)
+{
+    if (deadline_ns == NT_DEADLINE_NONE)
+        return -1;
+    int64_t left = deadline_ns - nt_now_ns();
+    if (left <= 0)
+        return 0;
+    int64_t ms = (left + 999999) / 1000000;
+    return ms > 1000000000 ? 1000000000 : (int)ms;
+}
+
+/* ---- encoding ---- */
+
+static void put(ipc_buf *b, const void *p, size_t n)
+{
+    if (b->failed || n > sizeof b->data - b->len) {
+        b->failed = true;
+        return;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void ipc_put_u8(ipc_buf *b, uint8_t v) { put(b, &v, 1); }
+
+void ipc_put_u32(ipc_buf *b, uint32_t v)
+{
+    uint8_t p[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+    put(b, p, 4);
+}
+
+void ipc_put_u64(ipc_buf *b, uint64_t v)
+{
+    ipc_put_u32(b, (uint32_t)v);
+    ipc_put_u32(b, (uint32_t)(v >> 32));
+}
+
+static void put_unit(ipc_buf *b, uint32_t u)
+{
+    uint8_t p[2] = { (uint8_t)u, (uint8_t)(u >> 8) };
+    put(b, p, 2);
+}
+
+/* Decode one UTF-8 scalar; 0 length on malformed input. */
+static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+{
+    unsigned c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (n == 0 || c >= 0xF5)
+        return 0;
+    uint32_t v = c & (0x3Fu >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v < 0xE000))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+void ipc_put_string(ipc_buf *b, const char *s)
+{
+    if (!s || !*s) {
+        ipc_put_u32(b, 0);
+        return;
+    }
+    /* Count UTF-16 units first: the prefix includes the terminator. */
+    size_t units = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t cp;
+        size_t n = utf8_next(p, &cp);
+        if (n == 0) {
+            b->failed = true;
+            return;
+        }
+        units += cp >= 0x10000 ? 2 : 1;
+        p += n;
+    }
+    ipc_put_u32(b, (uint32_t)(units + 1));
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t cp;
+        p += utf8_next(p, &cp);
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            put_unit(b, 0xD800 + (cp >> 10));
+            put_unit(b, 0xDC00 + (cp & 0x3FF));
+        } else {
+            put_unit(b, cp);
+        }
+    }
+    put_unit(b, 0);
+}
+
+void ipc_begin(ipc_buf *b, uint8_t command_set, uint8_t command_id)
+{
+    b->len = 0;
+    b->failed = false;
+    put(b, IPC_MAGIC, sizeof IPC_MAGIC);
+    ipc_put_u8(b, 0);
+    ipc_put_u8(b, 0);
+    ipc_put_u8(b, command_set);
+    ipc_put_u8(b, command_id);
+    ipc_put_u8(b, 0);
+    ipc_put_u8(b, 0);
+}
+
+bool ipc_end(ipc_buf *b)
+{
+    if (b->failed || b->len > IPC_MAX_MESSAGE)
+        return false;
+    b->data[14] = (uint8_t)b->len;
+    b->data[15] = (uint8_t)(b->len >> 8);
+    return true;
+}
+
+uint8_t ipc_collect_command(const nt_session_config *cfg)
+{
+    if (!cfg->no_rundown && cfg->rundown_keyword != 0 && cfg->rundown_keyword != NT_DEFAULT_RUNDOWN_KEYWORD)
+        return IPC_EP_COLLECT4;
+    if (cfg->no_stackwalk)
+        return IPC_EP_COLLECT3;
+    return IPC_EP_COLLECT2;
+}
+
+bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg)
+{
+    uint8_t cmd = ipc_collect_command(cfg);
+    ipc_begin(b, IPC_SET_EVENTPIPE, cmd);
+    ipc_put_u32(b, cfg->buffer_mb);
+    ipc_put_u32(b, 1); /* format: NetTrace */
+    if (cmd == IPC_EP_COLLECT4) {
+        ipc_put_u64(b, cfg->no_rundown ? 0 : cfg->rundown_keyword);
+        ipc_put_u8(b, cfg->no_stackwalk ? 0 : 1);
+    } else {
+        ipc_put_u8(b, cfg->no_rundown ? 0 : 1);
+        if (cmd == IPC_EP_COLLECT3)
+            ipc_put_u8(b, cfg->no_stackwalk ? 0 : 1);
+    }
+    ipc_put_u32(b, (uint32_t)cfg->provider_count);
+    for (size_t i = 0; i < cfg->provider_count; i++) {
+        const nt_provider *p = &cfg->providers[i];
+        ipc_put_u64(b, p->keywords);
+        ipc_put_u32(b, p->level == 0 ? 5 : p->level);
+        ipc_put_string(b, p->name);
+        ipc_put_string(b, p->arguments);
+    }
+    return ipc_end(b);
+}
+
+void ipc_encode_stop(ipc_buf *b, uint64_t session_id)
+{
+    ipc_begin(b, IPC_SET_EVENTPIPE, IPC_EP_STOP);
+    ipc_put_u64(b, session_id);
+    ipc_end(b);
+}
+
+bool ipc_parse_header(const uint8_t *p, ipc_header *h)
+{
+    if (memcmp(p, IPC_MAGIC, sizeof IPC_MAGIC) != 0)
+        return false;
+    h->size = (uint16_t)(p[14] | p[15] << 8);
+    h->command_set = p[16];
+    h->command_id = p[17];
+    return h->size >= IPC_HEADER_SIZE;
+}
+
+/* ---- sockets ---- */
+
+nt_status ipc_wait(int fd, short events, int64_t deadline_ns, int cancel_fd)
+{
+    for (;;) {
+        struct pollfd pf[2] = { { .fd = fd, .events = events }, { .fd = cancel_fd, .events = POLLIN } };
+        int r = poll(pf, cancel_fd >= 0 ? 2 : 1, ipc_poll_timeout(deadline_ns));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return NT_ERR_IO;
+        }
+        if (cancel_fd >= 0 && (pf[1].revents & POLLIN))
+            return NT_ERR_CANCELLED;
+        if (pf[0].revents)
+            return NT_OK;
+        if (deadline_ns != NT_DEADLINE_NONE && nt_now_ns() >= deadline_ns)
+            return NT_ERR_TIMEOUT;
+    }
+}
+
+nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd)
+{
+    *out_fd = -1;
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int pathfd = -1;
+    if (strlen(path) >= sizeof sa.sun_path) {
+        /* Beyond the 108-byte limit: reach the socket through a descriptor. */
+        pathfd = open(path, O_PATH | O_CLOEXEC);
+        if (pathfd < 0)
+            return errno == ENOENT ? NT_ERR_NO_ENDPOINT : NT_ERR_IO;
+        snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d", pathfd);
+    } else {
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        if (pathfd >= 0)
+            close(pathfd);
+        errno = e;
+        return NT_ERR_IO;
+    }
+    int r;
+    do
+        r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    while (r < 0 && errno == EINTR);
+    int e = errno;
+    if (pathfd >= 0)
+        close(pathfd);
+    if (r < 0 && (e == EINPROGRESS || e == EAGAIN)) {
+        nt_status st = ipc_wait(fd, POLLOUT, deadline_ns, cancel_fd);
+        if (st != NT_OK) {
+            close(fd);
+            return st;
+        }
+        socklen_t len = sizeof e;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+            e = errno;
+        r = e ? -1 : 0;
+    }
+    if (r < 0) {
+        close(fd);
+        errno = e;
+        return e == ECONNREFUSED || e == ENOENT ? NT_ERR_NO_ENDPOINT : NT_ERR_IO;
+    }
+    *out_fd = fd;
+    return NT_OK;
+}
+
+nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns, int cancel_fd)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            nt_status st = ipc_wait(fd, POLLOUT, deadline_ns, cancel_fd);
+            if (st != NT_OK)
+                return st;
+            continue;
+        }
+        return NT_ERR_IO;
+    }
+    return NT_OK;
+}
+
+nt_status ipc_recv_exact(int fd, void *data, size_t len, int64_t deadline_ns, int cancel_fd)
+{
+    uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = recv(fd, p, len, 0);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n == 0)
+            return NT_ERR_TRUNCATED;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            nt_status st = ipc_wait(fd, POLLIN, deadline_ns, cancel_fd);
+            if (st != NT_OK)
+                return st;
+            continue;
+        }
+        return NT_ERR_IO;
+    }
+    return NT_OK;
+}
+
+const char *nt_hresult_name(uint32_t hr)
+{
+    switch (hr) {
+    case NT_HR_BAD_ENCODING: return "BAD_ENCODING";
+    case NT_HR_UNKNOWN_COMMAND: return "UNKNOWN_COMMAND";
+    case NT_HR_UNKNOWN_MAGIC: return "UNKNOWN_MAGIC";
+    case 0x80131387u: return "UNKNOWN_ERROR";
+    case NT_HR_NOT_SUPPORTED: return "NOT_SUPPORTED";
+    case NT_HR_FAIL: return "FAIL";
+    case NT_HR_NOT_YET_AVAILABLE: return "NOT_YET_AVAILABLE";
+    case NT_HR_RUNTIME_UNINITIALIZED: return "RUNTIME_UNINITIALIZED";
+    case NT_HR_INVALID_ARG: return "INVALID_ARG";
+    case 0x8007007Au: return "INSUFFICIENT_BUFFER";
+    case 0x800000CBu: return "ENVVAR_NOT_FOUND";
+    case 0x8013136Au: return "PROFILER_ALREADY_ACTIVE";
+    default: return NULL;
+    }
+}

@@ -1,0 +1,476 @@
+/* EventPipe sessions over the diagnostics IPC: configuration, start, stop,
+ * waiting and the caller-driven pump.  The stream itself is driven by
+ * session_step (session_stream.c). */
+#include "session/session_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define READ_BUFFER_SIZE (64u << 10)
+/* What nt_session_free gives a running session to stop cleanly. */
+#define FREE_STOP_MS 2000
+
+static const nt_provider DEFAULT_PROVIDERS[] = {
+    { NT_PROVIDER_SAMPLE_PROFILER, 0, 5, NULL },
+    { NT_PROVIDER_RUNTIME, NT_KEYWORD_LOADER | NT_KEYWORD_JIT, 5, NULL },
+};
+
+int nt_sink_fd(void *user, const void *data, size_t len)
+{
+    int fd = *(const int *)user;
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int nt_sink_parser(void *user, const void *data, size_t len)
+{
+    return nt_parser_feed(user, data, len) == NT_OK ? 0 : 1;
+}
+
+static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+/* Copy the providers and their strings into one block each. */
+static bool copy_providers(nt_session *s, const nt_session_config *cfg)
+{
+    const nt_provider *src = cfg->provider_count ? cfg->providers : DEFAULT_PROVIDERS;
+    size_t count = cfg->provider_count ? cfg->provider_count
+                                       : sizeof DEFAULT_PROVIDERS / sizeof DEFAULT_PROVIDERS[0];
+    if (!src)
+        return false;
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; i++)
+        bytes += str_size(src[i].name) + str_size(src[i].arguments);
+    s->providers = nt_mem_alloc(&s->mem, count * sizeof *s->providers);
+    s->strings = bytes ? nt_mem_alloc(&s->mem, bytes) : NULL;
+    if (!s->providers || (bytes && !s->strings))
+        return false;
+    s->providers_size = count * sizeof *s->providers;
+    s->strings_size = bytes;
+    char *p = s->strings;
+    for (size_t i = 0; i < count; i++) {
+        s->providers[i] = src[i];
+        const char *strs[2] = { src[i].name, src[i].arguments };
+        const char **dst[2] = { &s->providers[i].name, &s->providers[i].arguments };
+        for (int k = 0; k < 2; k++) {
+            if (!strs[k]) {
+                *dst[k] = NULL;
+                continue;
+            }
+            size_t n = strlen(strs[k]) + 1;
+            memcpy(p, strs[k], n);
+            *dst[k] = p;
+            p += n;
+        }
+    }
+    s->cfg.providers = s->providers;
+    s->cfg.provider_count = count;
+    return true;
+}
+
+static void release(nt_session *s)
+{
+    if (s->wake_fd >= 0)
+        close(s->wake_fd);
+    if (s->cancel_fd >= 0)
+        close(s->cancel_fd);
+    if (s->epoll_fd >= 0)
+        close(s->epoll_fd);
+    if (s->conn >= 0)
+        close(s->conn);
+    if (s->stop_conn >= 0)
+        close(s->stop_conn);
+    nt_mem_free(&s->mem, s->rbuf, s->rbuf_size);
+    nt_mem_free(&s->mem, s->providers, s->providers_size);
+    nt_mem_free(&s->mem, s->strings, s->strings_size);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    nt_mem m = s->mem;
+    nt_mem_free(&m, s, sizeof *s);
+}
+
+nt_session *nt_session_new(const nt_session_config *cfg, const nt_allocator *alloc)
+{
+    if (!cfg || !cfg->sink)
+        return NULL;
+    nt_mem mem;
+    nt_mem_init(&mem, alloc);
+    nt_session *s = nt_mem_alloc(&mem, sizeof *s);
+    if (!s)
+        return NULL;
+    memset(s, 0, sizeof *s);
+    s->mem = mem;
+    s->cfg = *cfg;
+    s->wake_fd = s->cancel_fd = s->epoll_fd = s->conn = s->stop_conn = -1;
+    atomic_init(&s->abort, false);
+    atomic_init(&s->abort_status, NT_OK);
+    atomic_init(&s->bytes, 0);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (s->cfg.buffer_mb == 0)
+        s->cfg.buffer_mb = NT_DEFAULT_BUFFER_MB;
+    if (s->cfg.max_stream_bytes == 0)
+        s->cfg.max_stream_bytes = NT_DEFAULT_MAX_STREAM_BYTES;
+    if (s->cfg.rundown_keyword == 0)
+        s->cfg.rundown_keyword = NT_DEFAULT_RUNDOWN_KEYWORD;
+    s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    s->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    s->rbuf = nt_mem_alloc(&s->mem, READ_BUFFER_SIZE);
+    s->rbuf_size = READ_BUFFER_SIZE;
+    if (s->wake_fd < 0 || s->cancel_fd < 0 || !s->rbuf || !copy_providers(s, cfg)) {
+        if (!s->rbuf)
+            s->rbuf_size = 0;
+        release(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Wait on the condition variable until deadline; false when it passed. */
+static bool cond_wait_until(nt_session *s, int64_t deadline_ns)
+{
+    if (deadline_ns == NT_DEADLINE_NONE) {
+        pthread_cond_wait(&s->cv, &s->mu);
+        return true;
+    }
+    if (nt_now_ns() >= deadline_ns)
+        return false;
+    struct timespec ts = { .tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000 };
+    pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+    return true;
+}
+
+static void *reader_thread(void *arg)
+{
+    nt_session *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        bool done = s->state == SESSION_ENDED;
+        pthread_mutex_unlock(&s->mu);
+        if (done)
+            break;
+        session_step(s, NT_DEADLINE_NONE);
+    }
+    pthread_mutex_lock(&s->mu);
+    s->driving = false;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+static nt_status start_failed(nt_session *s, nt_status st)
+{
+    if (s->conn >= 0) {
+        close(s->conn);
+        s->conn = -1;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->state = SESSION_ENDED;
+    s->final = st;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+static nt_status io_failure(nt_session *s, nt_status st, const char *what)
+{
+    switch (st) {
+    case NT_ERR_TIMEOUT: session_set_message(s, "%s: the deadline passed", what); break;
+    case NT_ERR_CANCELLED: session_set_message(s, "%s: cancelled", what); break;
+    case NT_ERR_TRUNCATED:
+        session_set_message(s, "%s: the runtime closed the connection", what);
+        st = NT_ERR_PROTOCOL;
+        break;
+    case NT_ERR_NO_ENDPOINT: session_set_message(s, "%s: nothing listens on %s", what, s->ep.path); break;
+    default: session_set_message(s, "%s: %s", what, strerror(errno)); break;
+    }
+    return start_failed(s, st);
+}
+
+nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_t deadline_ns)
+{
+    if (!s || !ep || !ep->path[0])
+        return NT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&s->mu);
+    if (s->state != SESSION_NEW) {
+        pthread_mutex_unlock(&s->mu);
+        return NT_ERR_STATE;
+    }
+    s->state = SESSION_STARTING;
+    pthread_mutex_unlock(&s->mu);
+    s->ep = *ep;
+
+    ipc_buf *req = nt_mem_alloc(&s->mem, sizeof *req);
+    if (!req)
+        return start_failed(s, NT_ERR_NOMEM);
+    bool encoded = ipc_encode_collect(req, &s->cfg);
+    if (!encoded) {
+        nt_mem_free(&s->mem, req, sizeof *req);
+        session_set_message(s, "the request does not fit 65,535 bytes or a string is not UTF-8");
+        return start_failed(s, NT_ERR_INVALID_ARG);
+    }
+    nt_status st = ipc_connect(ep->path, deadline_ns, s->cancel_fd, &s->conn);
+    if (st == NT_OK)
+        st = ipc_send_all(s->conn, req->data, req->len, deadline_ns, s->cancel_fd);
+    nt_mem_free(&s->mem, req, sizeof *req);
+    if (st != NT_OK)
+        return io_failure(s, st, "sending CollectTracing");
+
+    /* Read exactly the reply: the stream's bytes follow it on the same connection. */
+    uint8_t head[IPC_HEADER_SIZE];
+    st = ipc_recv_exact(s->conn, head, sizeof head, deadline_ns, s->cancel_fd);
+    if (st != NT_OK)
+        return io_failure(s, st, "waiting for the CollectTracing reply");
+    ipc_header h;
+    if (!ipc_parse_header(head, &h) || h.command_set != IPC_SET_SERVER) {
+        session_set_message(s, "the reply to CollectTracing is not a diagnostics IPC response");
+        return start_failed(s, NT_ERR_PROTOCOL);
+    }
+    uint8_t payload[64];
+    size_t plen = h.size - IPC_HEADER_SIZE;
+    size_t keep = plen < sizeof payload ? plen : sizeof payload;
+    st = ipc_recv_exact(s->conn, payload, keep, deadline_ns, s->cancel_fd);
+    if (st != NT_OK)
+        return io_failure(s, st, "reading the CollectTracing reply");
+    if (h.command_id == IPC_SERVER_ERROR) {
+        s->hresult = plen >= 4 ? (uint32_t)payload[0] | (uint32_t)payload[1] << 8 |
+                                     (uint32_t)payload[2] << 16 | (uint32_t)payload[3] << 24
+                               : 0;
+        const char *name = nt_hresult_name(s->hresult);
+        session_set_message(s, "the runtime refused the session: HRESULT 0x%08X%s%s", s->hresult,
+                            name ? " " : "", name ? name : "");
+        return start_failed(s, NT_ERR_REFUSED);
+    }
+    if (h.command_id != IPC_SERVER_OK || plen != 8) {
+        session_set_message(s, "unexpected CollectTracing reply (command %u, %zu payload bytes)",
+                            h.command_id, plen);
+        return start_failed(s, NT_ERR_PROTOCOL);
+    }
+    for (int i = 7; i >= 0; i--)
+        s->session_id = s->session_id << 8 | payload[i];
+
+    if (s->cfg.caller_pumps) {
+        s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+        struct epoll_event ev = { .events = EPOLLIN };
+        bool ok = s->epoll_fd >= 0;
+        int fds[3] = { s->conn, s->wake_fd, s->cancel_fd };
+        for (int i = 0; ok && i < 3; i++) {
+            ev.data.fd = fds[i];
+            ok = epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fds[i], &ev) == 0;
+        }
+        if (!ok) {
+            session_set_message(s, "epoll: %s", strerror(errno));
+            return start_failed(s, NT_ERR_IO);
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    s->state = SESSION_RUNNING;
+    if (!s->cfg.caller_pumps) {
+        s->driving = true;
+        if (pthread_create(&s->thread, NULL, reader_thread, s) != 0) {
+            s->driving = false;
+            pthread_mutex_unlock(&s->mu);
+            session_set_message(s, "cannot start the reader thread");
+            session_end(s, NT_ERR_NOMEM);
+            return NT_ERR_NOMEM;
+        }
+        s->thread_started = true;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NT_OK;
+}
+
+nt_status nt_session_start(nt_session *s, int32_t pid, int64_t deadline_ns)
+{
+    if (!s)
+        return NT_ERR_INVALID_ARG;
+    nt_endpoint ep;
+    nt_status st = nt_endpoint_find(pid, &ep);
+    if (st != NT_OK) {
+        session_set_message(s, "process %d has no diagnostics endpoint (%s)", (int)pid,
+                            nt_endpoint_reason_name(ep.reason));
+        return st;
+    }
+    return nt_session_start_endpoint(s, &ep, deadline_ns);
+}
+
+/* Wait for the end: as a waiter while another thread drives, or by driving
+ * the stream ourselves in caller-pumps mode.  NT_ERR_TIMEOUT when the
+ * deadline passes first (the session keeps running). */
+static nt_status await_end(nt_session *s, int64_t deadline_ns)
+{
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if (s->state == SESSION_ENDED) {
+            nt_status st = s->final;
+            pthread_mutex_unlock(&s->mu);
+            return st;
+        }
+        if (s->state != SESSION_RUNNING) {
+            pthread_mutex_unlock(&s->mu);
+            return NT_ERR_STATE;
+        }
+        if (s->cfg.caller_pumps && !s->driving) {
+            if (deadline_ns != NT_DEADLINE_NONE && nt_now_ns() >= deadline_ns)
+                break;
+            s->driving = true;
+            pthread_mutex_unlock(&s->mu);
+            session_step(s, deadline_ns);
+            pthread_mutex_lock(&s->mu);
+            s->driving = false;
+            pthread_cond_broadcast(&s->cv);
+            continue;
+        }
+        if (!cond_wait_until(s, deadline_ns))
+            break;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NT_ERR_TIMEOUT;
+}
+
+/* Abandon the session: the driver closes the connections at its next look
+ * (it is never blocked for long: poll wakes on wake_fd).  Returns once no
+ * thread can call the sink any more. */
+static void abandon(nt_session *s, nt_status why)
+{
+    int expected = NT_OK;
+    atomic_compare_exchange_strong(&s->abort_status, &expected, (int)why);
+    atomic_store(&s->abort, true);
+    session_wake(s);
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if (s->state == SESSION_ENDED && !(s->cfg.caller_pumps && s->driving))
+            break;
+        if (s->state != SESSION_ENDED && s->cfg.caller_pumps && !s->driving) {
+            pthread_mutex_unlock(&s->mu);
+            session_set_message(s, "abandoned: %s", nt_status_describe(why));
+            session_end(s, why);
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
+        pthread_cond_wait(&s->cv, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+nt_status nt_session_request_stop(nt_session *s)
+{
+    if (!s)
+        return NT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&s->mu);
+    session_state state = s->state;
+    if (state == SESSION_RUNNING)
+        s->stop_requested = true;
+    pthread_mutex_unlock(&s->mu);
+    if (state == SESSION_NEW || state == SESSION_STARTING)
+        return NT_ERR_STATE;
+    session_wake(s);
+    return NT_OK;
+}
+
+nt_status nt_session_stop(nt_session *s, int64_t deadline_ns)
+{
+    nt_status st = nt_session_request_stop(s);
+    if (st != NT_OK)
+        return st;
+    st = await_end(s, deadline_ns);
+    if (st == NT_ERR_TIMEOUT) {
+        session_set_message(s, "stop: the deadline passed before the stream ended; the session was abandoned");
+        abandon(s, NT_ERR_TIMEOUT);
+        return NT_ERR_TIMEOUT;
+    }
+    if (st == NT_ERR_CANCELLED)
+        abandon(s, NT_ERR_CANCELLED);
+    return st;
+}
+
+nt_status nt_session_wait(nt_session *s, int64_t deadline_ns)
+{
+    if (!s)
+        return NT_ERR_INVALID_ARG;
+    nt_status st = await_end(s, deadline_ns);
+    if (st == NT_ERR_CANCELLED)
+        abandon(s, NT_ERR_CANCELLED);
+    return st;
+}
+
+void nt_session_cancel(nt_session *s)
+{
+    if (!s)
+        return;
+    uint64_t one = 1;
+    ssize_t r = write(s->cancel_fd, &one, sizeof one);
+    (void)r;
+}
+
+int nt_session_fd(const nt_session *s) { return s ? s->epoll_fd : -1; }
+
+nt_status nt_session_pump(nt_session *s, bool *ended)
+{
+    if (ended)
+        *ended = false;
+    if (!s)
+        return NT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&s->mu);
+    if (!s->cfg.caller_pumps || s->state == SESSION_NEW || s->state == SESSION_STARTING) {
+        pthread_mutex_unlock(&s->mu);
+        return NT_ERR_STATE;
+    }
+    if (s->state != SESSION_ENDED && !s->driving) {
+        s->driving = true;
+        pthread_mutex_unlock(&s->mu);
+        session_step(s, nt_now_ns());
+        pthread_mutex_lock(&s->mu);
+        s->driving = false;
+        pthread_cond_broadcast(&s->cv);
+    }
+    nt_status st = NT_OK;
+    if (s->state == SESSION_ENDED) {
+        if (ended)
+            *ended = true;
+        st = s->final;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+uint32_t nt_session_hresult(const nt_session *s) { return s ? s->hresult : 0; }
+uint64_t nt_session_id(const nt_session *s) { return s ? s->session_id : 0; }
+uint64_t nt_session_bytes(const nt_session *s) { return s ? atomic_load(&((nt_session *)s)->bytes) : 0; }
+
+const char *nt_session_message(const nt_session *s)
+{
+    return s ? s->msg : "";
+}
+
+void nt_session_free(nt_session *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    bool running = s->state == SESSION_RUNNING;
+    pthread_mutex_unlock(&s->mu);
+    if (running)
+        nt_session_stop(s, nt_deadline_after_ms(FREE_STOP_MS));
+    if (s->thread_started && !s->thread_joined) {
+        pthread_join(s->thread, NULL);
+        s->thread_joined = true;
+    }
+    release(s);
+}

@@ -1,0 +1,7 @@
+# session: the diagnostics IPC client (endpoints, commands, streaming).
+# Never parses a trace; hands bytes to a sink.
+libnettrace_core_la_SOURCES += \
+	src/session/ipc.c src/session/ipc.h \
+	src/session/endpoint.c \
+	src/session/session.c src/session/session_internal.h \
+	src/session/session_stream.c

@@ -1,0 +1,9 @@
+# trace: the aggregator (nt_trace) and live counting, built only on the
+# parser's public callbacks.  Uses parse/ (through nettrace.h) and common/.
+libnettrace_core_la_SOURCES += \
+	src/trace/trace_internal.h \
+	src/trace/trace_tables.c \
+	src/trace/symbols.c \
+	src/trace/trace.c \
+	src/trace/trace_io.c \
+	src/trace/live_top.c

@@ -1,0 +1,164 @@
+/* Internals of the aggregator shared by trace.c (building), symbols.c
+ * (address x time -> method) and the exporters. */
+#ifndef NT_TRACE_INTERNAL_H
+#define NT_TRACE_INTERNAL_H
+
+#include "nettrace_trace.h"
+#include "common/alloc.h"
+
+/* u64 -> u32 open-addressing map (value UINT32_MAX = absent). */
+typedef struct tr_map_entry {
+    uint64_t key;
+    uint32_t val;
+} tr_map_entry;
+
+typedef struct tr_map {
+    tr_map_entry *e;
+    size_t cap, count;
+} tr_map;
+
+bool tr_map_put(nt_mem *m, tr_map *map, uint64_t key, uint32_t val);
+uint32_t tr_map_get(const tr_map *map, uint64_t key);
+void tr_map_free(nt_mem *m, tr_map *map);
+
+/* Interned NUL-terminated strings in chunked storage (pointers never move). */
+typedef struct tr_strings {
+    char **chunks;
+    size_t nchunks, chunk_cap;
+    size_t used_in_last, last_size;
+    struct tr_str_slot { const char *s; uint64_t hash; } *table; /* open addressing, s NULL = empty */
+    size_t cap, count;
+    struct tr_str_slot *recent; /* tr_store's direct-mapped cache of recent strings */
+    size_t recent_cap, stored;
+} tr_strings;
+
+/* Returns the interned copy of s, or NULL when memory is short. */
+const char *tr_intern(nt_mem *m, tr_strings *st, const char *s);
+/* A stored copy of s, shared with an equal recent string when the cache has it. */
+const char *tr_store(nt_mem *m, tr_strings *st, const char *s);
+void tr_strings_free(nt_mem *m, tr_strings *st);
+/* Drop the lookup table once nothing more will be interned (the strings stay). */
+void tr_strings_seal(nt_mem *m, tr_strings *st);
+
+/* A sample while building: ticks, interned (later: resolved) stack, thread
+ * index in the low 24 bits and the sample type in the high 8. */
+typedef struct tr_sample {
+    int64_t ticks;
+    uint32_t stack;
+    uint32_t thread_type;
+} tr_sample;
+
+/* Samples live in fixed chunks: growing never copies them (realloc of one
+ * large block copied it again and again once the allocator stopped mapping
+ * it), and the last chunk is cut to size in finish(). */
+#define TR_SCHUNK_SHIFT 10
+#define TR_SCHUNK (1u << TR_SCHUNK_SHIFT)
+#define TR_SAMPLE(t, i) (&(t)->schunks[(i) >> TR_SCHUNK_SHIFT][(i) & (TR_SCHUNK - 1)])
+
+#define TR_MAX_THREADS (1u << 24)
+#define TR_THREAD(s) ((s)->thread_type & 0xFFFFFFu)
+#define TR_TYPE(s) ((s)->thread_type >> 24)
+
+/* A distinct resolved stack: frames[off .. off+count). */
+typedef struct tr_rstack {
+    uint32_t off, count;
+    uint32_t resolved;   /* frames a method record names */
+} tr_rstack;
+
+/* For each distinct queried address, the method records covering it. */
+typedef struct tr_symbols {
+    uint64_t *addrs;       /* sorted distinct addresses */
+    size_t naddrs, alloc_addrs;
+    uint32_t *first;       /* address k's candidates: cand[first[k] .. first[k+1]) */
+    uint32_t *cand;
+    size_t ncand;
+    uint64_t dropped_overlaps; /* records left out because overlaps exceeded the bound */
+} tr_symbols;
+
+struct nt_trace {
+    nt_mem mem;
+    nt_trace_info info;
+    bool have_info;
+    nt_status status;
+    char message[256];
+    uint64_t stream_bytes, events_dropped;
+
+    tr_strings strings;
+
+    tr_sample **schunks;     /* sample i: TR_SAMPLE(t, i) */
+    size_t nschunks, schunks_cap;
+    size_t nsamples, last_chunk;   /* entries allocated in the last chunk */
+
+    uint64_t *threads;   /* index -> thread id */
+    size_t nthreads, threads_cap;
+
+    nt_trace_method *methods;
+    size_t nmethods, methods_cap;
+
+    nt_trace_module *modules;
+    size_t nmodules, modules_cap;
+    tr_map module_index;     /* module id -> index */
+    nt_trace_assembly *assemblies;
+    size_t nassemblies, assemblies_cap;
+    tr_map assembly_index;   /* assembly id -> index */
+
+    nt_frame *frames;
+    size_t nframes, frames_cap;
+    nt_trace_method unresolved; /* what unresolved frames point to: every name "" */
+    tr_rstack *stacks;
+    size_t nstacks, stacks_cap;
+
+    uint64_t samples_unknown_stack, jit_records, rundown_records, unload_records;
+    uint64_t total_frames, resolved_frames;
+};
+
+/* symbols.c */
+/* Sort the addresses that will be looked up and drop duplicates (*alloc
+ * entries allocated through m; the allocation may shrink). */
+bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc);
+/* True when [start, start + size) holds one of the prepared addresses. */
+bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t size);
+/* Takes prepared addrs (addrs_alloc entries allocated through m, naddrs
+ * used).  n_seen: records the stream had (kept or not), which bounds the
+ * overlaps allowed.  On failure call tr_symbols_free too. */
+bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
+                      uint64_t *addrs, size_t naddrs, size_t addrs_alloc);
+/* Candidates of a queried address: *count records, indices into methods. */
+const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint32_t *count);
+/* Candidates of the k-th prepared address. */
+const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count);
+/* The record valid at ticks among the candidates, or NT_TRACE_NO_METHOD. */
+uint32_t tr_symbols_pick(const nt_trace_method *methods, const uint32_t *cand, uint32_t n, int64_t ticks);
+/* True when the pick among these candidates cannot depend on time. */
+bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n);
+void tr_symbols_free(nt_mem *m, tr_symbols *sy);
+
+/* export_common.c: sample selection and weights shared by the exporters. */
+typedef struct tr_selection {
+    const nt_trace *t;
+    nt_export_options opt;
+    int64_t default_ns;    /* weight of a thread's last sample when weighing by time */
+} tr_selection;
+
+void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_options *opt);
+bool tr_selected(const tr_selection *sel, size_t i);
+/* Buffered writer over an nt_write_fn. */
+typedef struct tr_out {
+    nt_write_fn w;
+    void *user;
+    char buf[16384];
+    size_t n;
+    bool failed;
+} tr_out;
+
+void tr_out_init(tr_out *o, nt_write_fn w, void *user);
+void tr_out_bytes(tr_out *o, const void *p, size_t n);
+void tr_out_str(tr_out *o, const char *s);
+void tr_out_u64(tr_out *o, uint64_t v);
+void tr_out_i64(tr_out *o, int64_t v);
+/* s as a JSON string literal, quotes included. */
+void tr_out_json(tr_out *o, const char *s);
+/* Flush; NT_OK or NT_ERR_IO. */
+nt_status tr_out_flush(tr_out *o);
+
+#endif

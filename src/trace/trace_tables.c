@@ -1,0 +1,233 @@
+/* Small tables of the aggregator: a u64 -> u32 map and interned strings.
+ * Every allocation goes through the trace's nt_mem so its size is known. */
+#include "trace/trace_internal.h"
+
+#include <string.h>
+
+#define TR_RECENT 4096u /* entries of the recent-strings cache */
+
+static size_t slot_of(uint64_t k, size_t cap)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)k & (cap - 1);
+}
+
+static bool map_grow(nt_mem *m, tr_map *map)
+{
+    size_t ncap = map->cap ? map->cap * 2 : 64;
+    tr_map_entry *e = nt_mem_alloc(m, ncap * sizeof *e);
+    if (!e)
+        return false;
+    for (size_t i = 0; i < ncap; i++)
+        e[i].val = UINT32_MAX;
+    size_t count = 0;
+    for (size_t i = 0; i < map->cap; i++) {
+        if (map->e[i].val == UINT32_MAX)
+            continue;
+        size_t j = slot_of(map->e[i].key, ncap);
+        while (e[j].val != UINT32_MAX)
+            j = (j + 1) & (ncap - 1);
+        e[j] = map->e[i];
+        count++;
+    }
+    tr_map_free(m, map);
+    map->e = e;
+    map->cap = ncap;
+    map->count = count;
+    return true;
+}
+
+/* A removed key keeps its slot with a tombstone value so probing stays right. */
+#define TR_TOMBSTONE (UINT32_MAX - 1)
+
+bool tr_map_put(nt_mem *m, tr_map *map, uint64_t key, uint32_t val)
+{
+    if ((map->count + 1) * 2 > map->cap && !map_grow(m, map))
+        return false;
+    if (val == UINT32_MAX)
+        val = TR_TOMBSTONE;
+    size_t i = slot_of(key, map->cap);
+    while (map->e[i].val != UINT32_MAX) {
+        if (map->e[i].key == key) {
+            map->e[i].val = val;
+            return true;
+        }
+        i = (i + 1) & (map->cap - 1);
+    }
+    map->e[i].key = key;
+    map->e[i].val = val;
+    map->count++;
+    return true;
+}
+
+uint32_t tr_map_get(const tr_map *map, uint64_t key)
+{
+    if (!map->cap)
+        return UINT32_MAX;
+    size_t i = slot_of(key, map->cap);
+    while (map->e[i].val != UINT32_MAX) {
+        if (map->e[i].key == key)
+            return map->e[i].val == TR_TOMBSTONE ? UINT32_MAX : map->e[i].val;
+        i = (i + 1) & (map->cap - 1);
+    }
+    return UINT32_MAX;
+}
+
+void tr_map_free(nt_mem *m, tr_map *map)
+{
+    nt_mem_free(m, map->e, map->cap * sizeof *map->e);
+    map->e = NULL;
+    map->cap = map->count = 0;
+}
+
+/* FNV-1a over 8-byte words (the tail bytewise); *len gets strlen(s). */
+static uint64_t str_hash(const char *s, size_t *len)
+{
+    size_t n = strlen(s);
+    uint64_t h = 1469598103934665603ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    *len = n;
+    return h ^ (h >> 31);
+}
+
+static bool strings_grow(nt_mem *m, tr_strings *st)
+{
+    size_t ncap = st->cap ? st->cap * 2 : 256;
+    struct tr_str_slot *nt = nt_mem_alloc(m, ncap * sizeof *nt);
+    if (!nt)
+        return false;
+    memset(nt, 0, ncap * sizeof *nt);
+    for (size_t i = 0; i < st->cap; i++) {
+        if (!st->table[i].s)
+            continue;
+        size_t j = (size_t)st->table[i].hash & (ncap - 1);
+        while (nt[j].s)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = st->table[i];
+    }
+    nt_mem_free(m, st->table, st->cap * sizeof *st->table);
+    st->table = nt;
+    st->cap = ncap;
+    return true;
+}
+
+#define TR_CHUNK 65536u
+
+/* Each chunk starts with its size (a size_t) so it can be freed exactly; an
+ * oversize string gets a chunk of its own. */
+static char *strings_store(nt_mem *m, tr_strings *st, const char *s, size_t len)
+{
+    if (!st->nchunks || st->used_in_last + len + 1 > st->last_size) {
+        if (st->nchunks == st->chunk_cap) {
+            size_t ncap = st->chunk_cap ? st->chunk_cap * 2 : 16;
+            void *p = st->chunks;
+            if (!nt_mem_resize(m, &p, st->chunk_cap * sizeof *st->chunks, ncap * sizeof *st->chunks))
+                return NULL;
+            st->chunks = p;
+            st->chunk_cap = ncap;
+        }
+        /* 8 KiB, doubling to TR_CHUNK: small traces stay small. */
+        size_t want = st->nchunks >= 3 ? TR_CHUNK : (8192u << st->nchunks);
+        size_t size = sizeof(size_t) + len + 1 > want ? sizeof(size_t) + len + 1 : want;
+        char *c = nt_mem_alloc(m, size);
+        if (!c)
+            return NULL;
+        memcpy(c, &size, sizeof size);
+        st->chunks[st->nchunks++] = c;
+        st->last_size = size;
+        st->used_in_last = sizeof(size_t);
+    }
+    char *d = st->chunks[st->nchunks - 1] + st->used_in_last;
+    memcpy(d, s, len);
+    d[len] = 0;
+    st->used_in_last += len + 1;
+    return d;
+}
+
+const char *tr_intern(nt_mem *m, tr_strings *st, const char *s)
+{
+    if (!s || !*s)
+        return "";
+    if ((st->count + 1) * 2 > st->cap && !strings_grow(m, st))
+        return NULL;
+    size_t len;
+    uint64_t h = str_hash(s, &len);
+    size_t i = (size_t)h & (st->cap - 1);
+    while (st->table[i].s) {
+        if (st->table[i].hash == h && strcmp(st->table[i].s, s) == 0)
+            return st->table[i].s;
+        i = (i + 1) & (st->cap - 1);
+    }
+    char *d = strings_store(m, st, s, len);
+    if (!d)
+        return NULL;
+    st->table[i].s = d;
+    st->table[i].hash = h;
+    st->count++;
+    return d;
+}
+
+void tr_strings_free(nt_mem *m, tr_strings *st)
+{
+    for (size_t i = 0; i < st->nchunks; i++) {
+        size_t size;
+        memcpy(&size, st->chunks[i], sizeof size);
+        nt_mem_free(m, st->chunks[i], size);
+    }
+    nt_mem_free(m, st->chunks, st->chunk_cap * sizeof *st->chunks);
+    nt_mem_free(m, st->table, st->cap * sizeof *st->table);
+    nt_mem_free(m, st->recent, st->recent_cap * sizeof *st->recent);
+    memset(st, 0, sizeof *st);
+}
+
+void tr_strings_seal(nt_mem *m, tr_strings *st)
+{
+    nt_mem_free(m, st->recent, st->recent_cap * sizeof *st->recent);
+    st->recent = NULL;
+    st->recent_cap = 0;
+    nt_mem_free(m, st->table, st->cap * sizeof *st->table);
+    st->table = NULL;
+    st->cap = st->count = 0;
+}
+
+/* Strings that rarely repeat exactly (method names, signatures) skip the
+ * exact table: a direct-mapped cache of recent strings catches the frequent
+ * repeats (".ctor", "void  ()") and the rest is stored again.  Probing a
+ * large table costs a cache miss per string, which dominated the build of
+ * rundown-heavy traces; the duplicates cost less memory than the table. */
+const char *tr_store(nt_mem *m, tr_strings *st, const char *s)
+{
+    if (!s || !*s)
+        return "";
+    size_t want = st->stored > 8192 ? TR_RECENT : TR_RECENT / 4;
+    if (st->recent_cap < want) {
+        void *p = st->recent;
+        if (!nt_mem_resize(m, &p, st->recent_cap * sizeof *st->recent, want * sizeof *st->recent))
+            return NULL;
+        st->recent = p;
+        st->recent_cap = want;
+        memset(st->recent, 0, want * sizeof *st->recent);
+    }
+    size_t len;
+    uint64_t h = str_hash(s, &len);
+    struct tr_str_slot *r = &st->recent[(h >> 40) & (st->recent_cap - 1)];
+    if (r->s && r->hash == h && strcmp(r->s, s) == 0)
+        return r->s;
+    char *d = strings_store(m, st, s, len);
+    if (!d)
+        return NULL;
+    r->s = d;
+    r->hash = h;
+    st->stored++;
+    return d;
+}

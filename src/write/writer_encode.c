@@ -1,0 +1,339 @@
+/* Byte encoders of the writer: the growable buffer, strings, and metadata
+ * records (V4/V5 payloads with their V5 tags, V6 rows). */
+#include "write/writer_internal.h"
+
+#include <string.h>
+
+/* ---- buffer ------------------------------------------------------------- */
+
+static bool wb_reserve(wbuf *b, size_t more)
+{
+    if (b->failed)
+        return false;
+    if (more > SIZE_MAX / 2 - b->n) {
+        b->failed = true;
+        return false;
+    }
+    if (b->n + more <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + more)
+        cap *= 2;
+    if (!nt_mem_resize(b->mem, (void **)&b->d, b->cap, cap)) {
+        b->failed = true;
+        return false;
+    }
+    b->cap = cap;
+    return true;
+}
+
+void wb_bytes(wbuf *b, const void *p, size_t n)
+{
+    if (!n || !wb_reserve(b, n))
+        return;
+    memcpy(b->d + b->n, p, n);
+    b->n += n;
+}
+
+void wb_u8(wbuf *b, uint8_t v) { wb_bytes(b, &v, 1); }
+
+void wb_u16(wbuf *b, uint16_t v)
+{
+    uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+    wb_bytes(b, x, 2);
+}
+
+void wb_u32(wbuf *b, uint32_t v)
+{
+    uint8_t x[4];
+    for (int i = 0; i < 4; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    wb_bytes(b, x, 4);
+}
+
+void wb_u64(wbuf *b, uint64_t v)
+{
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    wb_bytes(b, x, 8);
+}
+
+void wb_varu(wbuf *b, uint64_t v)
+{
+    uint8_t x[10];
+    size_t n = 0;
+    do {
+        uint8_t c = v & 0x7f;
+        v >>= 7;
+        x[n++] = (uint8_t)(c | (v ? 0x80 : 0));
+    } while (v);
+    wb_bytes(b, x, n);
+}
+
+void wb_put16(wbuf *b, size_t at, uint16_t v)
+{
+    if (b->failed || at + 2 > b->n)
+        return;
+    b->d[at] = (uint8_t)v;
+    b->d[at + 1] = (uint8_t)(v >> 8);
+}
+
+void wb_put32(wbuf *b, size_t at, uint32_t v)
+{
+    if (b->failed || at + 4 > b->n)
+        return;
+    for (int i = 0; i < 4; i++)
+        b->d[at + i] = (uint8_t)(v >> (8 * i));
+}
+
+void wb_free(wbuf *b)
+{
+    nt_mem_free(b->mem, b->d, b->cap);
+    b->d = NULL;
+    b->n = b->cap = 0;
+    b->failed = false;
+}
+
+/* Decode one UTF-8 sequence; invalid input yields U+FFFD and consumes one byte. */
+static uint32_t utf8_next(const unsigned char **ps)
+{
+    const unsigned char *s = *ps;
+    uint32_t c = s[0];
+    size_t n = 0;
+    uint32_t min = 0;
+    if (c < 0x80) {
+        *ps = s + 1;
+        return c;
+    } else if ((c & 0xE0) == 0xC0) {
+        n = 1, c &= 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 2, c &= 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 3, c &= 0x07, min = 0x10000;
+    } else {
+        *ps = s + 1;
+        return 0xFFFD;
+    }
+    for (size_t i = 1; i <= n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            *ps = s + 1;
+            return 0xFFFD;
+        }
+        c = (c << 6) | (s[i] & 0x3F);
+    }
+    *ps = s + 1 + n;
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0xFFFD;
+    return c;
+}
+
+void wb_utf16z(wbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        uint32_t c = utf8_next(&p);
+        if (c >= 0x10000) {
+            c -= 0x10000;
+            wb_u16(b, (uint16_t)(0xD800 | (c >> 10)));
+            wb_u16(b, (uint16_t)(0xDC00 | (c & 0x3FF)));
+        } else {
+            wb_u16(b, (uint16_t)c);
+        }
+    }
+    wb_u16(b, 0);
+}
+
+void wb_str8(wbuf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    wb_varu(b, n);
+    wb_bytes(b, s, n);
+}
+
+/* ---- metadata ------------------------------------------------------------ */
+
+/* Fields are pre-order with depths; children of an object (or an array of
+ * objects) follow it at depth + 1. */
+static bool has_elements(uint32_t type)
+{
+    return type == NT_TYPE_ARRAY || type == NT_TYPE_FIXED_ARRAY || type == NT_TYPE_RELLOC || type == NT_TYPE_DATALOC;
+}
+
+static bool has_children(const nt_field *f)
+{
+    return f->type == NT_TYPE_OBJECT || (has_elements(f->type) && f->element_type == NT_TYPE_OBJECT);
+}
+
+/* Readers bound nesting (the parser at 8 levels) and field counts. */
+#define MAX_DEPTH 8
+
+static bool fields_valid(const nt_event_desc *d)
+{
+    if ((d->field_count && !d->fields) || d->field_count > NT_DEFAULT_MAX_FIELDS)
+        return false;
+    for (uint32_t i = 0; i < d->field_count; i++) {
+        const nt_field *f = &d->fields[i];
+        if (!f->name || (has_elements(f->type) && has_elements(f->element_type)))
+            return false; /* an array of arrays: nt_field has no room for the inner element type */
+        uint32_t max = i == 0 ? 0 : d->fields[i - 1].depth + (has_children(&d->fields[i - 1]) ? 1 : 0);
+        if (f->depth > max || f->depth + (has_children(f) ? 1u : 0u) > MAX_DEPTH)
+            return false;
+    }
+    return true;
+}
+
+/* Fields at `depth` from *i until a shallower one. */
+static uint32_t count_level(const nt_field *f, uint32_t n, uint32_t i, uint32_t depth)
+{
+    uint32_t c = 0;
+    for (; i < n && f[i].depth >= depth; i++)
+        if (f[i].depth == depth)
+            c++;
+    return c;
+}
+
+static void v1_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+{
+    wb_u32(b, count_level(f, n, *i, depth));
+    while (*i < n && f[*i].depth == depth) {
+        const nt_field *x = &f[(*i)++];
+        wb_u32(b, x->type);
+        if (x->type == NT_TYPE_OBJECT)
+            v1_fields(b, f, n, i, depth + 1);
+        wb_utf16z(b, x->name);
+    }
+}
+
+static void v2_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+{
+    wb_u32(b, count_level(f, n, *i, depth));
+    while (*i < n && f[*i].depth == depth) {
+        const nt_field *x = &f[(*i)++];
+        size_t at = b->n;
+        wb_u32(b, 0);
+        wb_utf16z(b, x->name);
+        wb_u32(b, x->type);
+        if (x->type == NT_TYPE_ARRAY)
+            wb_u32(b, x->element_type);
+        if (has_children(x))
+            v2_fields(b, f, n, i, depth + 1);
+        wb_put32(b, at, (uint32_t)(b->n - at));
+    }
+}
+
+static void v6_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth);
+
+/* V6 Type: code, [element type], [element count], [object fields]. */
+static void v6_type(wbuf *b, const nt_field *x, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+{
+    wb_u8(b, (uint8_t)x->type);
+    if (has_elements(x->type)) {
+        wb_u8(b, (uint8_t)x->element_type);
+        if (x->element_type == NT_TYPE_OBJECT)
+            v6_fields(b, f, n, i, depth + 1);
+        if (x->type == NT_TYPE_FIXED_ARRAY)
+            wb_u16(b, 0); /* the element count is not part of nt_field */
+    } else if (x->type == NT_TYPE_OBJECT) {
+        v6_fields(b, f, n, i, depth + 1);
+    }
+}
+
+static void v6_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+{
+    wb_u16(b, (uint16_t)count_level(f, n, *i, depth));
+    while (*i < n && f[*i].depth == depth) {
+        const nt_field *x = &f[(*i)++];
+        size_t at = b->n;
+        wb_u16(b, 0);
+        wb_str8(b, x->name);
+        v6_type(b, x, f, n, i, depth);
+        size_t size = b->n - at - 2;
+        if (size > UINT16_MAX)
+            b->failed = true;
+        wb_put16(b, at, (uint16_t)size);
+    }
+}
+
+static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
+{
+    bool v2 = false;
+    for (uint32_t i = 0; i < d->field_count; i++)
+        if (d->fields[i].type == NT_TYPE_ARRAY)
+            v2 = true;
+        else if (d->fields[i].type > NT_TYPE_ARRAY)
+            return nt_wfail(w, NT_ERR_INVALID_ARG, "field type %u exists only in V6", d->fields[i].type);
+    wb_u32(b, id);
+    wb_utf16z(b, d->provider);
+    wb_u32(b, d->event_id);
+    wb_utf16z(b, d->event_name);
+    wb_u64(b, d->keywords);
+    wb_u32(b, d->version);
+    wb_u32(b, d->level);
+    uint32_t i = 0;
+    if (v2)
+        wb_u32(b, 0);
+    else
+        v1_fields(b, d->fields, d->field_count, &i, 0);
+    if (d->opcode) {
+        if (d->opcode > 255)
+            return nt_wfail(w, NT_ERR_INVALID_ARG, "opcode %u does not fit a byte", d->opcode);
+        wb_u32(b, 1);
+        wb_u8(b, 1);
+        wb_u8(b, (uint8_t)d->opcode);
+    }
+    if (v2) {
+        size_t at = b->n;
+        wb_u32(b, 0);
+        wb_u8(b, 2);
+        i = 0;
+        v2_fields(b, d->fields, d->field_count, &i, 0);
+        wb_put32(b, at, (uint32_t)(b->n - at - 5));
+    }
+    return NT_OK;
+}
+
+static nt_status encode_v6(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
+{
+    if (d->opcode > 255 || d->level > 255 || d->version > 255)
+        return nt_wfail(w, NT_ERR_INVALID_ARG, "V6 metadata holds opcode, level and version in one byte each");
+    wb_varu(b, id);
+    wb_str8(b, d->provider);
+    wb_varu(b, d->event_id);
+    wb_str8(b, d->event_name);
+    uint32_t i = 0;
+    v6_fields(b, d->fields, d->field_count, &i, 0);
+    size_t at = b->n;
+    wb_u16(b, 0);
+    if (d->opcode) {
+        wb_u8(b, 1);
+        wb_u8(b, (uint8_t)d->opcode);
+    }
+    if (d->keywords) {
+        wb_u8(b, 3);
+        wb_u64(b, d->keywords);
+    }
+    if (d->level) {
+        wb_u8(b, 8);
+        wb_u8(b, (uint8_t)d->level);
+    }
+    if (d->version) {
+        wb_u8(b, 9);
+        wb_u8(b, (uint8_t)d->version);
+    }
+    wb_put16(b, at, (uint16_t)(b->n - at - 2));
+    return NT_OK;
+}
+
+nt_status nt_wencode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
+{
+    if (!d->provider)
+        return nt_wfail(w, NT_ERR_INVALID_ARG, "metadata without a provider name");
+    if (!fields_valid(d))
+        return nt_wfail(w, NT_ERR_INVALID_ARG, "field list of %s/%u is not a pre-order tree of at most %u fields, %u levels deep", d->provider,
+                        d->event_id, NT_DEFAULT_MAX_FIELDS, MAX_DEPTH);
+    nt_status s = w->opt.format == 6 ? encode_v6(w, b, d, id) : encode_v4(w, b, d, id);
+    if (s == NT_OK && b->failed)
+        return nt_wfail(w, NT_ERR_NOMEM, "cannot encode metadata %u (out of memory or a field over 64 KiB)", id);
+    return s;
+}
