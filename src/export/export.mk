@@ -5,4 +5,5 @@ libnettrace_core_la_SOURCES += \
 	src/export/export_names.c src/export/export_names.h \
 	src/export/export_speedscope.c \
 	src/export/export_gzip.c src/export/export_gzip.h \
+	src/export/export_pb.c src/export/export_pb.h \
 	src/export/export_pprof.c

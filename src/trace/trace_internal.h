@@ -112,6 +112,20 @@ struct nt_trace {
     uint64_t total_frames, resolved_frames;
 };
 
+/* trace.c, for other analyses built beside the trace (profile.c): intern an
+ * event's stack like a sample's (UINT32_MAX, and the builder failed, when
+ * memory is short), and have finish() resolve extra[0 .. n) like samples --
+ * each entry's stack, an interned index, becomes a resolved stack index
+ * valid at its ticks.  extra must live until finish() returns. */
+uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
+void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
+
+/* trace_io.c: read fd into p in aligned 1 MiB chunks until the end (then
+ * nt_parser_finish), an error, or opt's deadline; calls opt's progress.
+ * Returns the parser's status, or NT_ERR_IO / NT_ERR_TIMEOUT / NT_ERR_NOMEM
+ * with msg set. */
+nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *msg, size_t msg_size);
+
 /* symbols.c */
 /* Sort the addresses that will be looked up and drop duplicates (*alloc
  * entries allocated through m; the allocation may shrink). */
