@@ -8,4 +8,7 @@ libnettrace_core_la_SOURCES += \
 	src/parse/stacks.c src/parse/stacks.h \
 	src/parse/blocks.c \
 	src/parse/blocks_v6.c src/parse/blocks_v6.h \
-	src/parse/clr_events.c
+	src/parse/clr_events.c \
+	src/parse/fields.c src/parse/fields.h \
+	src/parse/event_names.c \
+	src/parse/clr_event_table.c src/parse/clr_event_table.h

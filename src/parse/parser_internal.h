@@ -5,6 +5,7 @@
 
 #include "common/alloc.h"
 #include "common/cursor.h"
+#include "parse/fields.h"
 #include "parse/metadata.h"
 #include "parse/stacks.h"
 
@@ -81,6 +82,8 @@ struct nt_parser {
     size_t fields_cap;
 
     nt_parser_stats stats;
+
+    struct nt_field_ctx fctx; /* what events hand to nt_event_fields_begin */
 
     struct nt_v6 *v6;       /* V6 tables (blocks_v6.c); NULL for V4/V5 */
 };
@@ -163,6 +166,7 @@ static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev)
 {
     if (!ev->desc)
         p->stats.unknown_metadata_refs++;
+    ev->field_ctx = &p->fctx;
     nt_stack stk;
     ev->stack = NULL;
     if (ev->stack_id) {
