@@ -3,7 +3,7 @@
  * frames root first joined by ';', each "<assembly>!<type>.<method>" or
  * "0x<hex ip>", "-" for an empty stack.  Tools and tests compare traces with
  * this format: keep it exactly. */
-#include "cli/trace_load.h"
+#include "cli/profile_cli.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: nettrace samples FILE\n"
+    fputs("usage: nettrace samples [--profile P] FILE\n"
           "\n"
           "Print every thread sample in time order (ties in stream order), one a line:\n"
           "  <timestamp_ns> <thread_id> <M|E|?> <frames>\n"
@@ -23,18 +23,31 @@ static void usage(FILE *f)
           "FILE may be - for standard input.  A truncated stream prints what was read\n"
           "and says so on standard error.\n"
           "\n"
-          "  -h, --help this help\n",
+          "  --profile P  cpu or wall (the default: the thread samples as above), or an\n"
+          "               event profile, one line per event in time order:\n"
+          "                 <timestamp_ns> <thread_id> <value> <label> <frames>\n"
+          "               alloc: value bytes, label <soh|loh|poh|other>:<type>;\n"
+          "               exceptions: value 1, label <type>; contention: value the\n"
+          "               wait in ns, label managed|native (:open when no stop came)\n"
+          "  -h, --help   this help\n",
           f);
 }
 
 int cmd_samples(int argc, char **argv)
 {
-    static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+    static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
+                                           { "profile", required_argument, NULL, 'P' },
+                                           { NULL, 0, NULL, 0 } };
+    nt_profile_kind profile = NT_PROFILE_CPU;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'h': usage(stdout); return CLI_EXIT_OK;
+        case 'P':
+            if (!cli_profile_parse("samples", optarg, &profile))
+                return CLI_EXIT_USAGE;
+            break;
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
     }
@@ -42,6 +55,8 @@ int cmd_samples(int argc, char **argv)
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
+    if (profile != NT_PROFILE_CPU && profile != NT_PROFILE_WALL)
+        return cli_profile_samples(argv[optind], profile);
     nt_trace *t;
     int rc = cli_trace_load(argv[optind], &t);
     if (!t)

@@ -1,6 +1,6 @@
 /* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
  * resolved stacks for flame graphs and profile viewers. */
-#include "cli/trace_load.h"
+#include "cli/profile_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +24,13 @@ static void usage(FILE *f)
           "      --weight W     samples (default): each sample counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
+          "      --profile P    cpu (default), wall (= --weight time), or an event\n"
+          "                     profile: alloc (bytes; pprof alloc_space/bytes and\n"
+          "                     alloc_objects/count), exceptions (count), contention\n"
+          "                     (wait ns; pprof delay/nanoseconds, contentions/count)\n"
+          "      --by-count     event profiles: weigh by events, not bytes / wait\n"
+          "      --by-label     event profiles: the type (and heap) or lock kind as the\n"
+          "                     root frame (folded, speedscope)\n"
           "      --managed-only only samples taken in managed code\n"
           "      --thread ID    only this thread\n"
           "      --from T       only samples at or after T (trace clock; ns, or with\n"
@@ -46,10 +53,15 @@ int cmd_stacks(int argc, char **argv)
                                            { "thread", required_argument, NULL, 't' },
                                            { "from", required_argument, NULL, 'F' },
                                            { "to", required_argument, NULL, 'T' },
+                                           { "profile", required_argument, NULL, 'P' },
+                                           { "by-count", no_argument, NULL, 'c' },
+                                           { "by-label", no_argument, NULL, 'l' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     const char *format = "folded", *output = NULL;
     nt_export_options eo = { 0 };
+    nt_profile_export_options po = { 0 };
+    nt_profile_kind kind = NT_PROFILE_CPU;
     int c;
     char *end;
     optind = 1;
@@ -87,9 +99,29 @@ int cmd_stacks(int argc, char **argv)
             else
                 eo.has_to = true;
             break;
+        case 'P':
+            if (!cli_profile_parse("stacks", optarg, &kind))
+                return CLI_EXIT_USAGE;
+            if (kind == NT_PROFILE_WALL)
+                eo.weight = NT_WEIGHT_TIME;
+            break;
+        case 'c': po.by_count = true; break;
+        case 'l': po.with_label = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
+    }
+    if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
+        if (optind != argc - 1) {
+            usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+        const char *base = strrchr(argv[optind], '/');
+        po.kind = kind;
+        po.has_thread = eo.has_thread;
+        po.thread_id = eo.thread_id;
+        po.name = base ? base + 1 : argv[optind];
+        return cli_profile_stacks(argv[optind], format, output, &po);
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_write_fn, void *);
     if (strcmp(format, "folded") == 0)

@@ -2,7 +2,7 @@
  * on the stack, once per sample) samples, overall or per thread.  Methods are
  * named as in 'nettrace samples'; a frame no method record covers is shown by
  * its address, and the header says how many frames resolved. */
-#include "cli/trace_load.h"
+#include "cli/profile_cli.h"
 #include "cli/u64map.h"
 
 #include <getopt.h>
@@ -116,6 +116,10 @@ static void usage(FILE *f)
           "      --by-thread    one table per thread\n"
           "      --managed-only only samples taken in managed code\n"
           "      --thread ID    only this thread\n"
+          "      --profile P    cpu or wall (default: the thread samples, counted), or\n"
+          "                     alloc (bytes), exceptions (throws), contention (wait\n"
+          "                     ns): weight by label (type and heap, lock kind) and\n"
+          "                     site (leaf frame), largest first\n"
           "  -h, --help         this help\n",
           f);
 }
@@ -188,8 +192,10 @@ int cmd_top(int argc, char **argv)
                                            { "by-thread", no_argument, NULL, 'b' },
                                            { "managed-only", no_argument, NULL, 'm' },
                                            { "thread", required_argument, NULL, 't' },
+                                           { "profile", required_argument, NULL, 'P' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
+    nt_profile_kind kind = NT_PROFILE_CPU;
     /* 'nettrace top -p PID' is the live form (cmd_top_live, the session component). */
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--pid") == 0 || strncmp(argv[i], "--pid=", 6) == 0 ||
@@ -221,6 +227,10 @@ int cmd_top(int argc, char **argv)
             }
             has_thread = true;
             break;
+        case 'P':
+            if (!cli_profile_parse("top", optarg, &kind))
+                return CLI_EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
@@ -230,6 +240,8 @@ int cmd_top(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *path = argv[optind];
+    if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL)
+        return cli_profile_top(path, kind, top ? top : SIZE_MAX, by_thread, has_thread, thread);
     nt_trace *t;
     int rc = cli_trace_load(path, &t);
     if (!t)

@@ -6,6 +6,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a load ends with, said on stderr: a truncated or damaged stream is
+ * used up to the fault.  Returns the exit code. */
+static int report(const char *path, const nt_parser *p, nt_status s, size_t samples)
+{
+    if (s == NT_ERR_TRUNCATED)
+        fprintf(stderr,
+                "nettrace: %s: %s; using the %zu samples read before the cut "
+                "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
+                path, nt_parser_message(p), samples);
+    else if (s != NT_OK)
+        fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path,
+                nt_parser_message(p), samples);
+    return cli_exit_code(s);
+}
+
+/* Feed path through a parser with cb / user; false (exit code in *rc) when
+ * there is nothing to build from.  The parser is freed then. */
+static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser **pp, nt_status *s, int *rc)
+{
+    nt_parser *p = nt_parser_new(cb, user, NULL, NULL);
+    *pp = p;
+    if (!p) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        *rc = CLI_EXIT_ERROR;
+        return false;
+    }
+    char err[512];
+    *s = cli_feed_path(p, path, err, sizeof err);
+    if (*s == NT_ERR_IO || !nt_parser_trace_info(p)) {
+        fprintf(stderr, "nettrace: %s\n", *s == NT_ERR_IO ? err : nt_parser_message(p));
+        *rc = cli_exit_code(*s == NT_OK ? NT_ERR_NO_EVENTS : *s);
+        nt_parser_free(p);
+        *pp = NULL;
+        return false;
+    }
+    return true;
+}
+
 int cli_trace_load(const char *path, nt_trace **out)
 {
     *out = NULL;
@@ -16,19 +54,12 @@ int cli_trace_load(const char *path, nt_trace **out)
     }
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
-    nt_parser *p = nt_parser_new(&cb, b, NULL, NULL);
-    if (!p) {
+    nt_parser *p;
+    nt_status s;
+    int rc;
+    if (!feed(path, &cb, b, &p, &s, &rc)) {
         nt_trace_builder_free(b);
-        fprintf(stderr, "nettrace: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
-    char err[512];
-    nt_status s = cli_feed_path(p, path, err, sizeof err);
-    if (s == NT_ERR_IO || !nt_parser_trace_info(p)) {
-        fprintf(stderr, "nettrace: %s\n", s == NT_ERR_IO ? err : nt_parser_message(p));
-        nt_trace_builder_free(b);
-        nt_parser_free(p);
-        return cli_exit_code(s == NT_OK ? NT_ERR_NO_EVENTS : s);
+        return rc;
     }
     nt_trace *t = NULL;
     nt_status fs = nt_trace_builder_finish(b, p, s, &t);
@@ -37,17 +68,41 @@ int cli_trace_load(const char *path, nt_trace **out)
         nt_parser_free(p);
         return cli_exit_code(fs);
     }
-    if (s == NT_ERR_TRUNCATED)
-        fprintf(stderr,
-                "nettrace: %s: %s; using the %zu samples read before the cut "
-                "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
-                path, nt_parser_message(p), nt_trace_sample_count(t));
-    else if (s != NT_OK)
-        fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path,
-                nt_parser_message(p), nt_trace_sample_count(t));
+    rc = report(path, p, s, nt_trace_sample_count(t));
     nt_parser_free(p);
     *out = t;
-    return cli_exit_code(s);
+    return rc;
+}
+
+int cli_profile_load(const char *path, bool keep_events, nt_profile **out)
+{
+    *out = NULL;
+    nt_profile_options po = { .keep_events = keep_events };
+    nt_profile_builder *b = nt_profile_builder_new(&po, NULL);
+    if (!b) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    nt_callbacks cb;
+    nt_profile_builder_callbacks(&cb);
+    nt_parser *p;
+    nt_status s;
+    int rc;
+    if (!feed(path, &cb, b, &p, &s, &rc)) {
+        nt_profile_builder_free(b);
+        return rc;
+    }
+    nt_profile *pr = NULL;
+    nt_status fs = nt_profile_builder_finish(b, p, s, &pr);
+    if (fs != NT_OK) {
+        fprintf(stderr, "nettrace: %s: %s\n", path, nt_status_describe(fs));
+        nt_parser_free(p);
+        return cli_exit_code(fs);
+    }
+    rc = report(path, p, s, nt_trace_sample_count(nt_profile_trace(pr)));
+    nt_parser_free(p);
+    *out = pr;
+    return rc;
 }
 
 char *cli_stack_line(const nt_trace_stack *s)

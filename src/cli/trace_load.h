@@ -3,13 +3,17 @@
 #define NT_CLI_TRACE_LOAD_H
 
 #include "cli/cli.h"
-#include "nettrace_trace.h"
+#include "nettrace_profile.h"
 
 /* Read path ("-" = standard input) into a trace, with the progress bar.
  * Prints what went wrong to stderr (a truncated or damaged stream is said so,
  * with the byte offset and how many samples were kept).  Returns the exit code
  * the command should end with; *out is the trace (NULL when there is none). */
 int cli_trace_load(const char *path, nt_trace **out);
+
+/* The same for a profile (the trace and its allocation, exception,
+ * contention and GC events); keep_events: one record per event. */
+int cli_profile_load(const char *path, bool keep_events, nt_profile **out);
 
 /* Warn on stderr when the trace has samples but no JIT or rundown method
  * events (nothing can be named) or no rundown (older code stays unnamed). */

@@ -13,18 +13,19 @@ typedef struct folded_ctx {
     const tr_names *nm;
 } folded_ctx;
 
-/* Compare two stacks root first by name id. */
-static int cmp_stacks(const folded_ctx *c, uint32_t a, uint32_t b)
+int tr_stacks_cmp(const nt_trace *t, const tr_names *nm, uint32_t a, uint32_t b)
 {
-    const tr_rstack *x = &c->t->stacks[a], *y = &c->t->stacks[b];
+    const tr_rstack *x = &t->stacks[a], *y = &t->stacks[b];
     uint32_t i = x->count, j = y->count;
     while (i && j) {
-        uint32_t p = c->nm->of_frame[x->off + --i], q = c->nm->of_frame[y->off + --j];
+        uint32_t p = nm->of_frame[x->off + --i], q = nm->of_frame[y->off + --j];
         if (p != q)
             return p < q ? -1 : 1;
     }
     return i ? 1 : j ? -1 : 0;
 }
+
+static int cmp_stacks(const folded_ctx *c, uint32_t a, uint32_t b) { return tr_stacks_cmp(c->t, c->nm, a, b); }
 
 /* Stable merge sort of stack indices (qsort has no context argument in C11). */
 static void sort_stacks(const folded_ctx *c, uint32_t *a, uint32_t *tmp, size_t n)
@@ -49,7 +50,16 @@ static void sort_stacks(const folded_ctx *c, uint32_t *a, uint32_t *tmp, size_t 
         memcpy(a, src, n * sizeof *a);
 }
 
-static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
+void tr_folded_frame(tr_out *o, char *name, size_t n)
+{
+    /* A name from the trace may hold the format's separators: keep one frame one field, one stack one line. */
+    for (size_t i = 0; i < n; i++)
+        if (name[i] == ';' || name[i] == '\n' || name[i] == '\r')
+            name[i] = '_';
+    tr_out_bytes(o, name, n);
+}
+
+void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k)
 {
     const tr_rstack *r = &t->stacks[k];
     if (!r->count) {
@@ -60,11 +70,7 @@ static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
     for (uint32_t f = r->count; f-- > 0;) {
         size_t n = nt_frame_name(&t->frames[r->off + f], buf, sizeof buf);
         n = n < sizeof buf ? n : sizeof buf - 1;
-        /* A name from the trace may hold the format's separators: keep one frame one field, one stack one line. */
-        for (size_t i = 0; i < n; i++)
-            if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
-                buf[i] = '_';
-        tr_out_bytes(o, buf, n);
+        tr_folded_frame(o, buf, n);
         if (f)
             tr_out_bytes(o, ";", 1);
     }
@@ -122,7 +128,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_w
             int64_t total = sw[order[i]];
             while (i + 1 < n && cmp_stacks(&c, order[i], order[i + 1]) == 0)
                 total = tr_add_weight(total, sw[order[++i]]);
-            write_stack(&o, t, order[i]);
+            tr_folded_stack(&o, t, order[i]);
             tr_out_bytes(&o, " ", 1);
             tr_out_i64(&o, total);
             tr_out_bytes(&o, "\n", 1);

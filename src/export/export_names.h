@@ -57,4 +57,13 @@ nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_option
 /* Releases what is still held (an exporter may free the walk early). */
 void tr_export_close(tr_export *x);
 
+/* export_folded.c: compare two resolved stacks root first by name index;
+ * write stack k root first as folded frames ("-" when empty); write one
+ * frame name (n bytes of name, whose separators it overwrites). */
+int tr_stacks_cmp(const nt_trace *t, const tr_names *nm, uint32_t a, uint32_t b);
+void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k);
+void tr_folded_frame(tr_out *o, char *name, size_t n);
+/* export_speedscope.c: a frame's display name as a JSON string. */
+void tr_frame_name_json(tr_out *o, const nt_frame *f);
+
 #endif

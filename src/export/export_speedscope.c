@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-static void frame_name_json(tr_out *o, const nt_frame *f)
+void tr_frame_name_json(tr_out *o, const nt_frame *f)
 {
     /* A name longer than the buffer (none is, in practice) is shown cut. */
     char buf[1024];
@@ -29,7 +29,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
     tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
     for (size_t i = 0; i < nm->n; i++) {
         tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        frame_name_json(&o, nm->rep[i]);
+        tr_frame_name_json(&o, nm->rep[i]);
         tr_out_bytes(&o, "}", 1);
     }
     tr_out_str(&o, "]},\n\"profiles\":[");

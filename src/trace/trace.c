@@ -98,6 +98,11 @@ struct nt_trace_builder {
     uint64_t lines[TR_LINE_BITS / 64];
     uint64_t dropped;       /* DCEnd records dropped so */
 
+    /* Stack references of other events (the profiles' records, profile.c),
+     * resolved like samples at their own time; not counted as samples. */
+    tr_sample *extra;
+    size_t nextra;
+
     /* The distinct addresses looked up, and for each entry of ips the index
      * of its address there: finish() sorts them once, and a frame then finds
      * its candidates without a search. */
@@ -603,6 +608,23 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     return 0;
 }
 
+uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack)
+{
+    if (b->failed)
+        return UINT32_MAX;
+    uint32_t n = stack ? stack->count : 0;
+    uint32_t st = intern_stack(b, n ? stack->ips : NULL, n);
+    if (st == UINT32_MAX)
+        fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n)
+{
+    b->extra = extra;
+    b->nextra = n;
+}
+
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
     memset(cb, 0, sizeof *cb);
@@ -914,8 +936,8 @@ static nt_status resolve(nt_trace_builder *b)
         rs[i] = (tr_resolve){ UINT32_MAX, 0 };
     uint64_t total = 0, resolved = 0;
     tr_sample *s_next = NULL; /* walks a chunk */
-    for (size_t i = 0; i < t->nsamples; i++) {
-        tr_sample *s = (i & (TR_SCHUNK - 1)) ? s_next : TR_SAMPLE(t, i);
+    for (size_t i = 0; i < t->nsamples + b->nextra; i++) {
+        tr_sample *s = i >= t->nsamples ? &b->extra[i - t->nsamples] : (i & (TR_SCHUNK - 1)) ? s_next : TR_SAMPLE(t, i);
         s_next = s + 1;
         tr_resolve *r = &rs[s->stack];
         uint32_t rid = UINT32_MAX;
@@ -966,6 +988,8 @@ static nt_status resolve(nt_trace_builder *b)
             }
         }
         s->stack = rid;
+        if (i >= t->nsamples)
+            continue;
         total += t->stacks[rid].count;
         resolved += t->stacks[rid].resolved;
     }
