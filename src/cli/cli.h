@@ -23,6 +23,7 @@ int cmd_info(int argc, char **argv);
 int cmd_samples(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_stacks(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_top_live(int argc, char **argv);
 int cmd_ps(int argc, char **argv);

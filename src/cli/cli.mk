@@ -13,6 +13,7 @@ nettrace_SOURCES = \
 	src/cli/cmd_top.c \
 	src/cli/cmd_stacks.c \
 	src/cli/cmd_profile.c src/cli/profile_cli.h \
+	src/cli/cmd_gc.c \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c \
 	src/cli/cmd_ps.c \
