@@ -117,3 +117,14 @@ tests_test_hostile_CFLAGS = $(T_CC)
 tests_test_hostile_LDADD = $(T_LIBS)
 tests_test_hostile_LDFLAGS = $(T_LINK)
 
+
+# ---- event profiles (allocations, exceptions, contention, GC) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_profile
+TESTS += tests/test_profile
+endif
+tests_test_profile_SOURCES = tests/test_profile.c
+tests_test_profile_CPPFLAGS = $(T_CPP)
+tests_test_profile_CFLAGS = $(T_CC)
+tests_test_profile_LDADD = $(T_LIBS)
+tests_test_profile_LDFLAGS = $(T_LINK)
