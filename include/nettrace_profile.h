@@ -145,7 +145,7 @@ NT_API size_t nt_profile_record_count(const nt_profile *p);
 NT_API nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i);
 NT_API void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_totals *out);
 NT_API size_t nt_profile_gc_count(const nt_profile *p);
-/** GC i, in stream order. */
+/** GC i, in order of start time (stream order for ties). */
 NT_API const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i);
 NT_API void nt_profile_free(nt_profile *p);
 

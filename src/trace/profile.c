@@ -408,6 +408,7 @@ static void builder_release(nt_profile_builder *b)
     nt_mem_free(m, b->hashes, b->hashes_cap * sizeof *b->hashes);
     nt_mem_free(m, b->opens, b->opens_cap * sizeof *b->opens);
     tr_map_free(m, &b->open_index);
+    pr_gc_release(b->p, &b->gc);
     b->table = NULL;
     b->hashes = NULL;
     b->opens = NULL;
@@ -428,6 +429,10 @@ nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *pars
         if (b->opens[i].live)
             close_wait(b, &b->opens[i], b->last_ticks, true);
     if (b->failed && b->fail_status == NT_ERR_NOMEM) {
+        nt_profile_builder_free(b);
+        return NT_ERR_NOMEM;
+    }
+    if (!pr_gc_finish(p, &b->gc)) {
         nt_profile_builder_free(b);
         return NT_ERR_NOMEM;
     }

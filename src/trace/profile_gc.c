@@ -3,7 +3,11 @@
  * The runtime also suspends for other reasons (the sample profiler does, for
  * every sample), so only a suspension whose SuspendEEBegin reason is GC (1)
  * or GC prep (6) is the GC's pause: from that SuspendEEBegin to the
- * RestartEEEnd that ends it, as PerfView's GCStats measures it. */
+ * RestartEEEnd that ends it, as PerfView's GCStats measures it.  The events
+ * are matched per thread: the suspending thread starts the GC, ends it,
+ * writes its GCHeapStats and restarts the runtime, while other threads'
+ * events (samples' suspensions, a background GC's) interleave in the stream
+ * in an order that depends on buffering. */
 #include "trace/profile_internal.h"
 
 #include <stdio.h>
@@ -42,10 +46,25 @@ void pr_gc_allocated(pr_gc_state *st, int64_t bytes)
 /* The latest GC with this number (GCEnd names its GC by Count). */
 static nt_gc *find(nt_profile *p, int64_t number)
 {
-    for (size_t i = p->ngcs; i-- > 0 && p->ngcs - i <= 8;)
+    for (size_t i = p->ngcs; i-- > 0 && p->ngcs - i <= 64;)
         if (p->gcs[i].number == (uint32_t)number)
             return &p->gcs[i];
-    return p->ngcs ? &p->gcs[p->ngcs - 1] : NULL;
+    return NULL;
+}
+
+/* The thread's suspension record, added when new; NULL when memory is short. */
+static pr_suspension *suspension(nt_profile *p, pr_gc_state *st, uint64_t thread, bool add)
+{
+    uint32_t i = tr_map_get(&st->susp_index, thread);
+    if (i != UINT32_MAX)
+        return &st->susp[i];
+    if (!add || st->nsusp >= UINT32_MAX - 2 ||
+        !nt_mem_reserve(&p->mem, (void **)&st->susp, &st->susp_cap, st->nsusp + 1, sizeof *st->susp) ||
+        !tr_map_put(&p->mem, &st->susp_index, thread, (uint32_t)st->nsusp))
+        return NULL;
+    pr_suspension *s = &st->susp[st->nsusp++];
+    *s = (pr_suspension){ thread, false, -1, -1 };
+    return s;
 }
 
 static bool gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
@@ -55,6 +74,7 @@ static bool gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t
     pr_fields(ev, w, 4);
     if (!nt_mem_reserve(&p->mem, (void **)&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs))
         return false;
+    const pr_suspension *su = suspension(p, st, ev->thread_id, false);
     nt_gc *g = &p->gcs[p->ngcs++];
     memset(g, 0, sizeof *g);
     g->number = (uint32_t)pr_int(&w[0]);
@@ -64,8 +84,9 @@ static bool gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t
     g->thread_id = ev->thread_id;
     g->start_ns = ns;
     g->end_ns = g->restart_end_ns = g->suspension_ns = g->pause_ns = -1;
-    g->suspend_begin_ns = st->in_gc_suspension ? st->suspend_begin_ns : -1;
-    g->suspend_end_ns = st->in_gc_suspension ? st->suspend_end_ns : -1;
+    bool in = su && su->for_gc;
+    g->suspend_begin_ns = in ? su->begin_ns : -1;
+    g->suspend_end_ns = in ? su->end_ns : -1;
     if (g->suspend_begin_ns >= 0 && g->suspend_end_ns >= 0)
         g->suspension_ns = g->suspend_end_ns - g->suspend_begin_ns;
     g->heap_after = g->promoted = -1;
@@ -76,11 +97,15 @@ static bool gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t
     return true;
 }
 
+/* GCHeapStats follows the GCEnd of its GC on the same thread. */
 static void heap_stats(nt_profile *p, pr_gc_state *st, const nt_event *ev)
 {
-    if (!p->ngcs)
+    nt_gc *g = NULL;
+    for (size_t i = p->ngcs; i-- > 0 && p->ngcs - i <= 64 && !g;)
+        if (p->gcs[i].thread_id == ev->thread_id && p->gcs[i].end_ns >= 0)
+            g = &p->gcs[i];
+    if (!g || g->heap_after >= 0)
         return;
-    nt_gc *g = &p->gcs[p->ngcs - 1];
     pr_want w[] = { { "GenerationSize0", false, { 0 } },  { "GenerationSize1", false, { 0 } },
                     { "GenerationSize2", false, { 0 } },  { "GenerationSize3", false, { 0 } },
                     { "GenerationSize4", false, { 0 } },  { "TotalPromotedSize0", false, { 0 } },
@@ -106,16 +131,20 @@ bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
         pr_want w[] = { { "Reason", false, { 0 } } };
         pr_fields(ev, w, 1);
         int64_t r = pr_int(&w[0]);
-        st->in_gc_suspension = r == SUSPEND_FOR_GC || r == SUSPEND_FOR_GC_PREP;
-        st->suspend_begin_ns = ns;
-        st->suspend_end_ns = -1;
-        st->first_in_suspension = p->ngcs;
+        pr_suspension *su = suspension(p, st, ev->thread_id, true);
+        if (!su)
+            return false;
+        su->for_gc = r == SUSPEND_FOR_GC || r == SUSPEND_FOR_GC_PREP;
+        su->begin_ns = ns;
+        su->end_ns = -1;
         return true;
     }
-    case EV_SUSPEND_EE_END:
-        if (st->in_gc_suspension)
-            st->suspend_end_ns = ns;
+    case EV_SUSPEND_EE_END: {
+        pr_suspension *su = suspension(p, st, ev->thread_id, false);
+        if (su && su->for_gc)
+            su->end_ns = ns;
         return true;
+    }
     case EV_GC_START: return gc_start(p, st, ev, ns);
     case EV_GC_END: {
         pr_want w[] = { { "Count", false, { 0 } } };
@@ -129,17 +158,61 @@ bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
         return true;
     }
     case EV_GC_HEAP_STATS: heap_stats(p, st, ev); return true;
-    case EV_RESTART_EE_END:
-        if (st->in_gc_suspension) {
-            for (size_t i = st->first_in_suspension; i < p->ngcs; i++) {
-                nt_gc *g = &p->gcs[i];
-                g->restart_end_ns = ns;
-                if (g->suspend_begin_ns >= 0)
-                    g->pause_ns = ns - g->suspend_begin_ns;
-            }
-            st->in_gc_suspension = false;
+    case EV_RESTART_EE_END: {
+        pr_suspension *su = suspension(p, st, ev->thread_id, false);
+        if (!su || !su->for_gc)
+            return true;
+        /* The GCs this thread started during the suspension. */
+        for (size_t i = p->ngcs; i-- > 0 && p->ngcs - i <= 64;) {
+            nt_gc *g = &p->gcs[i];
+            if (g->thread_id != ev->thread_id || g->suspend_begin_ns != su->begin_ns || g->restart_end_ns >= 0)
+                continue;
+            g->restart_end_ns = ns;
+            g->pause_ns = ns - g->suspend_begin_ns;
         }
+        su->for_gc = false;
         return true;
+    }
     default: return true;
     }
+}
+
+void pr_gc_release(nt_profile *p, pr_gc_state *st)
+{
+    nt_mem_free(&p->mem, st->susp, st->susp_cap * sizeof *st->susp);
+    tr_map_free(&p->mem, &st->susp_index);
+    st->susp = NULL;
+    st->nsusp = st->susp_cap = 0;
+}
+
+bool pr_gc_finish(nt_profile *p, pr_gc_state *st)
+{
+    pr_gc_release(p, st);
+    /* Stable merge sort by start time (ties keep stream order). */
+    size_t n = p->ngcs;
+    if (n < 2)
+        return true;
+    nt_gc *tmp = nt_mem_alloc(&p->mem, n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    nt_gc *src = p->gcs, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = src[j].start_ns < src[i].start_ns ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        nt_gc *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != p->gcs)
+        memcpy(p->gcs, src, n * sizeof *src);
+    nt_mem_free(&p->mem, tmp, n * sizeof *tmp);
+    return true;
 }

@@ -17,12 +17,21 @@ typedef struct pr_rec {
     uint8_t kind, heap, open;
 } pr_rec;
 
-/* The GC timeline while it is read: which suspension is the GC's, and the
- * bytes allocation ticks reported since the last GC. */
+/* A thread's current execution-engine suspension (the thread that suspends
+ * the runtime also starts the GC and restarts the runtime). */
+typedef struct pr_suspension {
+    uint64_t thread_id;
+    bool for_gc;
+    int64_t begin_ns, end_ns;
+} pr_suspension;
+
+/* The GC timeline while it is read: each thread's suspension, and the bytes
+ * allocation ticks reported since the last GC.  Events are matched per
+ * thread, so the interleaving of threads in the stream does not matter. */
 typedef struct pr_gc_state {
-    bool in_gc_suspension;
-    int64_t suspend_begin_ns, suspend_end_ns;
-    size_t first_in_suspension; /* GCs started during the current GC suspension: [first, ngcs) */
+    pr_suspension *susp;
+    size_t nsusp, susp_cap;
+    tr_map susp_index;      /* thread id -> index in susp */
     int64_t allocated_since;
     int64_t last_heap_after;
     bool heap_known;
@@ -45,6 +54,9 @@ struct nt_profile {
  * false when memory is short. */
 bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns);
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes);
+/* Orders the timeline by start time (stream order for ties) and releases st. */
+bool pr_gc_finish(nt_profile *p, pr_gc_state *st);
+void pr_gc_release(nt_profile *p, pr_gc_state *st);
 
 /* profile.c: the top-level fields named in want[0 .. n) of ev, decoded in one
  * pass (strings valid during the callback). */

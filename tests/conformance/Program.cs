@@ -48,13 +48,16 @@ namespace NetTraceConformance
                     return Samples.Print(args[1], args.Length == 4 ? args[3] : null);
                 if (args.Length == 2 && args[0] == "records")
                     return Records.Print(args[1]);
+                int rc = Profiles.Run(args);
+                if (rc >= 0)
+                    return rc;
             }
             catch (Exception e)
             {
                 Console.Error.WriteLine($"conformance: {args[1]}: {e.GetType().Name}: {e.Message}");
                 return 1;
             }
-            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE");
+            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE | profiles FILE OUTDIR");
             return 2;
         }
 
@@ -300,7 +303,7 @@ namespace NetTraceConformance
         }
 
         // <module>!<FullMethodName without its argument list>, or 0x<ip>.
-        private static string FrameName(TraceCodeAddress ca, string hex)
+        public static string FrameName(TraceCodeAddress ca, string hex)
         {
             string full = ca.FullMethodName;
             if (string.IsNullOrEmpty(full))
