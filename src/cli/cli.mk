@@ -9,6 +9,7 @@ nettrace_SOURCES = \
 	src/cli/session_opts.c src/cli/session_opts.h \
 	src/cli/profile_presets.c src/cli/profile_presets.h \
 	src/cli/cmd_info.c \
+	src/cli/cmd_events.c src/cli/event_format.c src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h \
 	src/cli/cmd_samples.c \
 	src/cli/cmd_top.c \
 	src/cli/cmd_stacks.c \

@@ -11,6 +11,7 @@
 
 typedef struct event_type {
     char *provider;
+    char *name;            /* the first description's name for this (provider, id, version) */
     uint32_t event_id, version;
     uint64_t count;
 } event_type;
@@ -44,9 +45,13 @@ static int on_metadata(void *user, const nt_event_desc *d)
             st->cap = ncap;
         }
         char *prov = strdup(d->provider);
-        if (!prov)
+        char *name = strdup(d->name ? d->name : "");
+        if (!prov || !name) {
+            free(prov);
+            free(name);
             return st->oom = true;
-        st->types[st->ntypes++] = (event_type){ prov, d->event_id, d->version, 0 };
+        }
+        st->types[st->ntypes++] = (event_type){ prov, name, d->event_id, d->version, 0 };
     }
     uint64_t *v = u64map_get(&st->type_of_meta, d->metadata_id);
     if (!v)
@@ -137,8 +142,9 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
     for (size_t i = 0; i < st->ntypes; i++) {
         fputs(i ? ",\n    {\"provider\": " : "\n    {\"provider\": ", o);
         json_string(o, st->types[i].provider);
-        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"count\": %" PRIu64 "}", st->types[i].event_id,
-                st->types[i].version, st->types[i].count);
+        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"name\": ", st->types[i].event_id, st->types[i].version);
+        json_string(o, st->types[i].name);
+        fprintf(o, ", \"count\": %" PRIu64 "}", st->types[i].count);
     }
     fputs(st->ntypes ? "\n  ]" : "]", o);
     if (s == NT_ERR_TRUNCATED)
@@ -177,10 +183,10 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_in
     fprintf(o, "module records:    %" PRIu64 "\n", ps->modules);
     fprintf(o, "assembly records:  %" PRIu64 "\n", ps->assemblies);
     if (st->ntypes) {
-        fprintf(o, "event types:\n  %10s  %5s  %3s  %s\n", "count", "id", "ver", "provider");
+        fprintf(o, "event types:\n  %10s  %5s  %3s  %-40s %s\n", "count", "id", "ver", "provider", "name");
         for (size_t i = 0; i < st->ntypes; i++)
-            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %s\n", st->types[i].count, st->types[i].event_id,
-                    st->types[i].version, st->types[i].provider);
+            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %-40s %s\n", st->types[i].count, st->types[i].event_id,
+                    st->types[i].version, st->types[i].provider, st->types[i].name);
     }
 }
 
@@ -234,8 +240,10 @@ int cmd_info(int argc, char **argv)
             fprintf(stderr, "nettrace: %s: %s\n", path, nt_parser_message(p));
         rc = cli_exit_code(s);
     }
-    for (size_t i = 0; i < st.ntypes; i++)
+    for (size_t i = 0; i < st.ntypes; i++) {
         free(st.types[i].provider);
+        free(st.types[i].name);
+    }
     free(st.types);
     u64map_free(&st.type_of_meta);
     u64map_free(&st.sampled_threads);

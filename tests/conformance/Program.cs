@@ -8,6 +8,9 @@
 //                                         resolved by TraceLog; --ips also
 //                                         writes the same lines with every
 //                                         frame as its raw 0x<ip>
+//   Conformance events FILE               every event with its name, PayloadNames
+//                                         and PayloadValue(i) as JSON lines
+//                                         (Fields.cs), like `nettrace events --json`
 //   Conformance records FILE              the method and module records as
 //                                         TraceEvent's CLR parsers decode them
 //                                         (TSV), for explaining a frame name
@@ -48,6 +51,8 @@ namespace NetTraceConformance
                     return Samples.Print(args[1], args.Length == 4 ? args[3] : null);
                 if (args.Length == 2 && args[0] == "records")
                     return Records.Print(args[1]);
+                if (args.Length == 2 && args[0] == "events")
+                    return Fields.Print(args[1]);
                 int rc = Profiles.Run(args);
                 if (rc >= 0)
                     return rc;
@@ -57,7 +62,7 @@ namespace NetTraceConformance
                 Console.Error.WriteLine($"conformance: {args[1]}: {e.GetType().Name}: {e.Message}");
                 return 1;
             }
-            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE | profiles FILE OUTDIR");
+            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE | events FILE | profiles FILE OUTDIR");
             return 2;
         }
 

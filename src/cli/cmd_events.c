@@ -1,0 +1,166 @@
+/* nettrace events FILE: every event in time order, one a line, with its
+ * decoded payload fields.  Events are gathered between sequence points
+ * (every event before one is older than it) and written sorted by
+ * timestamp, ties in stream order, so memory holds one interval's lines. */
+#include "cli.h"
+#include "event_format.h"
+#include "event_lines.h"
+#include "trace_load.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: nettrace events [--json] [--provider NAME] [--event NAME|ID] [--thread ID]\n"
+          "                       [--from T] [--to T] FILE\n"
+          "\n"
+          "Print every event in time order (ties in stream order), one a line:\n"
+          "  <time_ns> <thread_id> <provider> <event name> <field>=<value> ...\n"
+          "values as in JSON (strings quoted, arrays [..], structs {..}).  Runtime events\n"
+          "are named and decoded from the built-in table of the runtime's event manifest,\n"
+          "EventSource events from their own metadata.  A payload that does not fit its\n"
+          "layout shows the fields before the damage and !error=\"...\" at its offset;\n"
+          "bytes a newer event version appended show as !leftover=N.\n"
+          "\n"
+          "  --json           one JSON object a line: time_ns, thread, provider, event_id,\n"
+          "                   version, name, fields {..} (leftover, error, error_offset\n"
+          "                   when they apply); always valid UTF-8\n"
+          "  --provider NAME  only events of this provider\n"
+          "  --event NAME|ID  only this event: its id, or its name with or without the\n"
+          "                   _V<n> version suffix (GCStart matches GCStart_V2)\n"
+          "  --thread ID      only events about this thread\n"
+          "  --from T, --to T only events at or after / before T (trace clock; ns, or with\n"
+          "                   a suffix ns, us, ms, s)\n"
+          "  -h, --help       this help\n",
+          f);
+}
+
+typedef struct events_run {
+    ev_filter filter;
+    bool json;
+    int64_t frequency;
+    ev_lines lines;
+    FILE *out;
+    bool failed;
+} events_run;
+
+static int on_trace(void *user, const nt_trace_info *info)
+{
+    events_run *r = user;
+    r->frequency = info->qpc_frequency;
+    return 0;
+}
+
+static int on_event(void *user, const nt_event *ev)
+{
+    events_run *r = user;
+    int64_t ns = nt_ticks_to_ns(ev->timestamp, r->frequency);
+    if (!ev_filter_match(&r->filter, ev, ns))
+        return 0;
+    FILE *m = ev_lines_begin(&r->lines, ev->timestamp);
+    if (!m)
+        return r->failed = true;
+    if (r->json)
+        ev_format_json(m, ev, ns);
+    else
+        ev_format_text(m, ev, ns);
+    return ev_lines_end(&r->lines) ? 0 : (r->failed = true);
+}
+
+static int on_sequence_point(void *user, const nt_sequence_point *sp)
+{
+    events_run *r = user;
+    (void)sp;
+    return ev_lines_flush(&r->lines, r->out) ? 0 : (r->failed = true);
+}
+
+int cmd_events(int argc, char **argv)
+{
+    static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+                                           { "provider", required_argument, NULL, 'p' },
+                                           { "event", required_argument, NULL, 'e' },
+                                           { "thread", required_argument, NULL, 't' },
+                                           { "from", required_argument, NULL, 'F' },
+                                           { "to", required_argument, NULL, 'T' },
+                                           { "help", no_argument, NULL, 'h' },
+                                           { NULL, 0, NULL, 0 } };
+    events_run r;
+    memset(&r, 0, sizeof r);
+    r.frequency = 1000000000;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': r.json = true; break;
+        case 'p': r.filter.provider = optarg; break;
+        case 'e': r.filter.event = optarg; break;
+        case 't': {
+            char *end;
+            r.filter.thread = strtoull(optarg, &end, 0);
+            if (end == optarg || *end) {
+                fprintf(stderr, "nettrace events: --thread wants a thread id, not '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            r.filter.has_thread = true;
+            break;
+        }
+        case 'F':
+        case 'T':
+            if (!cli_parse_time_ns(optarg, c == 'F' ? &r.filter.from_ns : &r.filter.to_ns)) {
+                fprintf(stderr, "nettrace events: bad time '%s' (ns, or with ns, us, ms, s)\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            if (c == 'F')
+                r.filter.has_from = true;
+            else
+                r.filter.has_to = true;
+            break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    static char obuf[1 << 16];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    r.out = stdout;
+    if (!ev_lines_init(&r.lines)) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    nt_callbacks cb = { .trace = on_trace, .event = on_event, .sequence_point = on_sequence_point };
+    nt_parser *p = nt_parser_new(&cb, &r, NULL, NULL);
+    if (!p) {
+        ev_lines_free(&r.lines);
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    char err[256];
+    nt_status s = cli_feed_path(p, path, err, sizeof err);
+    /* what was read before any damage is still printed */
+    bool flushed = ev_lines_flush(&r.lines, r.out);
+    int rc = CLI_EXIT_OK;
+    if (r.failed || !flushed) {
+        fprintf(stderr, "nettrace: out of memory or output failed\n");
+        rc = CLI_EXIT_ERROR;
+    } else if (s == NT_ERR_IO) {
+        fprintf(stderr, "nettrace: %s\n", err);
+        rc = CLI_EXIT_ERROR;
+    } else if (s != NT_OK) {
+        fprintf(stderr, "nettrace: %s: %s\n", path, nt_parser_message(p));
+        rc = cli_exit_code(s);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nettrace: writing standard output failed\n");
+        rc = CLI_EXIT_ERROR;
+    }
+    nt_parser_free(p);
+    ev_lines_free(&r.lines);
+    return rc;
+}
