@@ -6,7 +6,7 @@
 #ifndef NT_FUZZ_PEAK_BOUND_H
 #define NT_FUZZ_PEAK_BOUND_H
 
-#include "parse/parser_internal.h"
+#include "parse/context.h"
 
 static inline size_t nt_fuzz_at_least(size_t a, size_t b) { return a > b ? a : b; }
 
@@ -22,7 +22,7 @@ static inline size_t nt_fuzz_peak_bound(const nt_limits *l)
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_fields) * sizeof(nt_raw_field);
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stacks) * sizeof(nt_stack_entry);
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stack_frames) * sizeof(uint64_t);
-    total += nt_fuzz_at_least(64, 4 * (size_t)l->max_threads) * sizeof(nt_thread_seq);
+    total += nt_fuzz_at_least(64, 8 * (size_t)l->max_threads) * sizeof(nt_thread_entry); /* a table a quarter full, and the old one while rehashing */
     total += nt_fuzz_at_least(16, 2 * (block / 12 + 1)) * sizeof(nt_sp_thread);
     return total;
 }

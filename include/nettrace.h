@@ -268,12 +268,21 @@ typedef struct nt_sample {
     const nt_event *event;
 } nt_sample;
 
-typedef enum nt_method_event {
-    NT_METHOD_LOAD = 0,     /**< MethodLoadVerbose (JIT) */
-    NT_METHOD_UNLOAD,       /**< MethodUnloadVerbose */
-    NT_METHOD_DC_START,     /**< MethodDCStartVerbose (rundown at start) */
-    NT_METHOD_DC_END        /**< MethodDCEndVerbose (rundown at stop) */
-} nt_method_event;
+/** Which form of a method, module or assembly record an event was. */
+typedef enum nt_record_event {
+    NT_RECORD_LOAD = 0,     /**< *Load (methods: MethodLoadVerbose, the JIT) */
+    NT_RECORD_UNLOAD,       /**< *Unload */
+    NT_RECORD_DC_START,     /**< *DCStart: rundown at the session's start */
+    NT_RECORD_DC_END        /**< *DCEnd: rundown at its stop */
+} nt_record_event;
+
+/* The names method records used before the two enums were one; kept so
+ * that existing code builds. */
+typedef nt_record_event nt_method_event;
+#define NT_METHOD_LOAD NT_RECORD_LOAD
+#define NT_METHOD_UNLOAD NT_RECORD_UNLOAD
+#define NT_METHOD_DC_START NT_RECORD_DC_START
+#define NT_METHOD_DC_END NT_RECORD_DC_END
 
 /** MethodFlags bits. */
 #define NT_METHOD_FLAG_DYNAMIC 0x1u
@@ -286,7 +295,7 @@ typedef enum nt_method_event {
 
 /** A method record (any payload version; absent fields are 0). */
 typedef struct nt_method {
-    nt_method_event which;
+    nt_record_event which;
     uint32_t version;          /**< payload version */
     uint64_t method_id;
     uint64_t module_id;
@@ -302,13 +311,6 @@ typedef struct nt_method {
     int64_t timestamp;
     const nt_event *event;
 } nt_method;
-
-typedef enum nt_record_event {
-    NT_RECORD_LOAD = 0,
-    NT_RECORD_UNLOAD,
-    NT_RECORD_DC_START,
-    NT_RECORD_DC_END
-} nt_record_event;
 
 /** A module record: ModuleLoad/Unload/DCStart/DCEnd and their DomainModule forms. */
 typedef struct nt_module {
@@ -434,6 +436,39 @@ NT_API void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out);
  * frequency <= 0.
  */
 NT_API int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency);
+
+/** Progress of a read: bytes consumed so far, and the input's size when known (a regular file) else 0. */
+typedef void (*nt_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+/** Options of nt_parser_feed_fd; NULL or a zeroed struct selects every default. */
+typedef struct nt_feed_options {
+    int64_t deadline_ns;     /**< CLOCK_MONOTONIC ns after which waiting for input gives up with NT_ERR_TIMEOUT;
+                                  0 (or INT64_MAX) = no deadline */
+    nt_progress_fn progress; /**< called after each chunk is fed; may be NULL */
+    void *progress_user;
+    size_t chunk_bytes;      /**< bytes per read (default 1 MiB) */
+} nt_feed_options;
+
+/**
+ * Read fd to its end into the parser, then finish it (nt_parser_finish):
+ * the one file- and pipe-feeding loop of the library and the tool.  Returns
+ * the parser's status, or NT_ERR_IO when a read fails (the parser keeps its
+ * state; *os_error, when os_error is not NULL, gets errno, else 0),
+ * NT_ERR_TIMEOUT when the deadline passes first, NT_ERR_NOMEM when the read
+ * buffer cannot be allocated.  A non-blocking fd is waited on with poll().
+ * fd is not closed.  The read buffer comes from the parser's allocator and
+ * is released before returning.
+ */
+NT_API nt_status nt_parser_feed_fd(nt_parser *p, int fd, const nt_feed_options *opt, int *os_error);
+
+/**
+ * The parser's conversion of trace-clock ticks to ns: the value nt_sample's
+ * time_ns carries (exactly nt_ticks_to_ns with the trace's frequency, by a
+ * faster route).  Consumers converting other timestamps of the same trace
+ * (method records, sequence points) use it so that every time agrees.  0
+ * before the trace header was read.
+ */
+NT_API int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks);
 
 /** Convenience: feed a whole memory buffer and finish. */
 NT_API nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,

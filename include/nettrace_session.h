@@ -1,7 +1,8 @@
 /*
  * libnettrace — attach to a running .NET process over its diagnostics IPC and
- * stream an EventPipe session's NetTrace bytes, plus a live per-thread
- * hot-method counter that works from the bytes as they arrive.
+ * stream an EventPipe session's NetTrace bytes (to a file, or straight into a
+ * parser; nt_trace_window in nettrace_trace.h turns such a stream into one
+ * trace per window).
  *
  * Threads: a session either runs its own reader thread (the default) or is
  * driven by the caller's event loop (nt_session_fd + nt_session_pump).  Every
@@ -214,75 +215,6 @@ NT_API uint64_t nt_session_bytes(const nt_session *s);
 NT_API const char *nt_session_message(const nt_session *s);
 /** Stop (with a short deadline if still running), join the reader, release everything. */
 NT_API void nt_session_free(nt_session *s);
-
-/* ------------------------------------------------------------------------ */
-/* Live per-thread hot methods                                               */
-/* ------------------------------------------------------------------------ */
-
-/**
- * Counts samples per thread and method as the parser reports them: exclusive
- * (the method on top of the stack) and inclusive (the method anywhere on the
- * stack, once per sample).  Names come from method records (load, rundown)
- * and attach to counts whenever they arrive, also to samples counted before.
- * A method's code versions (tier 0, OSR, tier 1) count as one method.
- * Memory is bounded by the limits below; what does not fit is counted as
- * dropped.  Not thread-safe: call it from the thread that runs the parser
- * (with a threaded session, take snapshots only after it ended, or use a
- * caller_pumps session as `nettrace top -p` does).
- */
-typedef struct nt_live_top nt_live_top;
-
-typedef struct nt_live_top_config {
-    uint32_t max_threads;            /**< threads tracked (default 1,024) */
-    uint32_t max_methods;            /**< method records held (default 262,144) */
-    uint32_t max_entries_per_thread; /**< distinct frames counted per thread (default 4,096) */
-    bool include_external;           /**< count samples outside managed code too (default: managed only) */
-} nt_live_top_config;
-
-typedef struct nt_live_top_entry {
-    uint64_t address;        /**< the method's start address, or the raw IP when unresolved */
-    const char *method;      /**< "" when unresolved */
-    const char *type;        /**< declaring type, "" when unknown */
-    const char *assembly;    /**< assembly name (simple name), "" when unknown */
-    uint64_t exclusive;
-    uint64_t inclusive;
-} nt_live_top_entry;
-
-typedef struct nt_live_top_thread {
-    uint64_t thread_id;
-    uint64_t samples;        /**< samples counted for this thread */
-    uint64_t external;       /**< samples outside managed code */
-    uint32_t entry_count;
-    nt_live_top_entry *entries; /**< by exclusive count, then inclusive, descending */
-} nt_live_top_thread;
-
-typedef struct nt_live_top_snapshot {
-    uint64_t samples;
-    uint64_t methods_known;
-    uint64_t dropped;        /**< samples or frames that did not fit the limits */
-    uint32_t thread_count;
-    nt_live_top_thread *threads; /**< by samples, descending */
-} nt_live_top_snapshot;
-
-NT_API nt_live_top *nt_live_top_new(const nt_live_top_config *cfg, const nt_allocator *alloc);
-/** Fill cb with callbacks (sample, method, module, assembly) whose user is the nt_live_top. */
-NT_API void nt_live_top_callbacks(nt_callbacks *cb);
-NT_API int nt_live_top_on_sample(nt_live_top *t, const nt_sample *s);
-NT_API int nt_live_top_on_method(nt_live_top *t, const nt_method *m);
-NT_API int nt_live_top_on_module(nt_live_top *t, const nt_module *m);
-NT_API int nt_live_top_on_assembly(nt_live_top *t, const nt_assembly *a);
-/**
- * Copy the counts: for each thread its top_n entries (0 = all).  With reset,
- * the counts restart from zero afterwards (names are kept).  Returns NT_OK or
- * NT_ERR_NOMEM.  The snapshot owns its strings.
- */
-NT_API nt_status nt_live_top_snapshot_take(nt_live_top *t, uint32_t top_n, bool reset,
-                                           nt_live_top_snapshot **out);
-NT_API void nt_live_top_snapshot_free(nt_live_top *t, nt_live_top_snapshot *snap);
-/** Resolve an address against the method records seen so far (NULL out-params are fine). */
-NT_API bool nt_live_top_resolve(const nt_live_top *t, uint64_t ip, const char **method, const char **type,
-                                const char **assembly);
-NT_API void nt_live_top_free(nt_live_top *t);
 
 #ifdef __cplusplus
 }

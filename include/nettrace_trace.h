@@ -22,8 +22,11 @@
  * (it does when an earlier sample lay within 256 bytes of its code).  DCStart
  * and unload records are judged against every sample.
  *
- * The exporters (top-N, folded, speedscope, pprof) stream their output
- * through a write callback and allocate only small tables.
+ * The exporters (folded, speedscope, pprof) stream their output through a
+ * write callback and allocate only small tables; nt_top_build counts hot
+ * methods.  nt_trace_window builds one trace per window of a live stream,
+ * named by every record seen since the stream began: the live hot-method
+ * view is nt_top_build over such a trace, the same code as for a file.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -226,6 +229,78 @@ NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt
  * bytes (NUL included); returns the length the full name needs.
  */
 NT_API size_t nt_frame_name(const nt_frame *f, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Hot methods                                                               */
+/* ------------------------------------------------------------------------ */
+
+/** Which samples the tables count and how they are laid out.  Zeroed = one table of every sample, by
+ *  exclusive count, every row. */
+typedef struct nt_top_options {
+    uint32_t rows;            /**< rows per table; 0 = all */
+    bool by_inclusive;        /**< sort by inclusive samples (default: exclusive) */
+    bool by_thread;           /**< one table per thread, threads in the order they first sampled */
+    bool managed_only;        /**< only samples taken in managed code */
+    bool has_thread;          /**< only thread_id */
+    uint64_t thread_id;
+} nt_top_options;
+
+/** A method by display name (nt_frame_name: code versions of one method share a row). */
+typedef struct nt_top_row {
+    const char *name;
+    uint64_t exclusive;       /**< samples it was the innermost frame of */
+    uint64_t inclusive;       /**< samples it was anywhere on the stack of (once per sample) */
+} nt_top_row;
+
+typedef struct nt_top_table {
+    uint64_t thread_id;       /**< with by_thread: the thread; else 0 */
+    uint64_t samples;         /**< samples counted: the shares' denominator */
+    uint64_t empty;           /**< of those, samples with an empty stack */
+    size_t row_count;
+    const nt_top_row *rows;   /**< by exclusive (or inclusive) count, descending; then first seen */
+} nt_top_table;
+
+typedef struct nt_top {
+    size_t table_count;       /**< 1, or one per thread with by_thread */
+    const nt_top_table *tables;
+} nt_top;
+
+/** Count hot methods.  NT_OK, NT_ERR_INVALID_ARG or NT_ERR_NOMEM; *out is valid until nt_top_free and
+ *  independent of the trace. */
+NT_API nt_status nt_top_build(const nt_trace *t, const nt_top_options *opt, nt_top **out);
+NT_API void nt_top_free(nt_top *top);
+
+/* ------------------------------------------------------------------------ */
+/* Windows of a live stream                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A trace per window of a stream that does not end (a live session): the
+ * samples since the last window, resolved by the same address and time
+ * rules as a whole trace against every method, module and assembly record
+ * seen since the stream began (a rundown that arrived in the first window
+ * names code sampled in the tenth).  Feed it with the callbacks from
+ * nt_trace_window_callbacks (user = the window).
+ */
+typedef struct nt_trace_window nt_trace_window;
+
+typedef struct nt_trace_window_config {
+    uint32_t max_records;     /**< method, module and assembly records remembered (default 1,048,576);
+                                   beyond it the window reports NT_ERR_LIMIT */
+} nt_trace_window_config;
+
+/** cfg and alloc may be NULL (defaults). */
+NT_API nt_trace_window *nt_trace_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc);
+/** Clears cb, then fills the callbacks the window needs. */
+NT_API void nt_trace_window_callbacks(nt_callbacks *cb);
+/**
+ * Hand over the samples since the last call as a trace (free it with nt_trace_free) and start a new
+ * window.  Returns NT_OK; NT_ERR_NOMEM when memory ran short (in a callback or here: the samples of
+ * this window are lost, names are kept); NT_ERR_LIMIT when more records came than max_records (the
+ * trace is still delivered; later records are not remembered).
+ */
+NT_API nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out);
+NT_API void nt_trace_window_free(nt_trace_window *w);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "nettrace_session.h"
+#include "nettrace_trace.h"
 #include "live_target.h"
 #include "support.h"
 
@@ -316,14 +317,15 @@ Test(live, stream_cap_ends_the_session_with_a_readable_prefix)
 }
 
 /* The first line after "thread TID" and the column header: that thread's top method. */
+/* The first row of thread tid's table in a 'top --by-thread' block. */
 static bool top_line_of(const char *block, int tid, char *out, size_t size)
 {
     char key[64];
-    snprintf(key, sizeof key, "\nthread %d ", tid);
+    snprintf(key, sizeof key, "thread %d:\n", tid);
     const char *p = strstr(block, key);
-    if (!p || !(p = strstr(p, "excl%")) || !(p = strchr(p, '\n')))
+    if (!p || !(p = strstr(p, "method\n")))
         return false;
-    p++;
+    p += strlen("method\n");
     size_t n = strcspn(p, "\n");
     snprintf(out, size, "%.*s", (int)n, p);
     return true;
@@ -333,7 +335,7 @@ Test(live, live_top_names_each_thread_in_the_first_refresh)
 {
     char cmd[1400];
     const char *top = getenv("top_builddir");
-    snprintf(cmd, sizeof cmd, "'%s/nettrace' top -p %d --interval 1 -n 3 --threads 8 --duration 1.5",
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' top -p %d --interval 1 -n 3 --by-thread --managed-only --duration 1.5",
              top ? top : ".", (int)g_target.pid);
     FILE *f = popen(cmd, "r");
     cr_assert_not_null(f);
@@ -347,49 +349,105 @@ Test(live, live_top_names_each_thread_in_the_first_refresh)
     if (second)
         *second = 0;
     cr_log_info("first refresh:\n%s", out);
+    cr_assert(strstr(out, ":\n exclusive   share  inclusive   share  method\n"), "the file top's columns:\n%s", out);
     char line[512];
     cr_assert(top_line_of(out, g_target.alpha_tid, line, sizeof line), "no entries for alpha in:\n%s", out);
-    cr_assert(strstr(line, "LiveTarget.Alpha.SpinAlpha [LiveTarget]"), "alpha's top line: %s", line);
+    cr_assert(strstr(line, "  LiveTarget!LiveTarget.Alpha.SpinAlpha"), "alpha's top line: %s", line);
     cr_assert(top_line_of(out, g_target.beta_tid, line, sizeof line), "no entries for beta in:\n%s", out);
-    cr_assert(strstr(line, "LiveTarget.Beta.SpinBeta [LiveTarget]"), "beta's top line: %s", line);
+    cr_assert(strstr(line, "  LiveTarget!LiveTarget.Beta.SpinBeta"), "beta's top line: %s", line);
 }
 
-/* The counting core embedded behind a threaded session: parser callbacks
- * straight into nt_live_top, snapshot after stop. */
-Test(live, live_top_core_behind_a_session)
+/* The live path and the file path over the same bytes: a session's stream
+ * goes both into a file and, as 'top -p' feeds it, into a trace window. */
+typedef struct tee_sink_user {
+    int fd;
+    nt_parser *parser;
+} tee_sink_user;
+
+static int tee_sink(void *user, const void *data, size_t len)
 {
-    nt_live_top *lt = nt_live_top_new(NULL, NULL);
+    tee_sink_user *t = user;
+    int fd = t->fd;
+    if (nt_sink_fd(&fd, data, len) != 0)
+        return 1;
+    return nt_sink_parser(t->parser, data, len);
+}
+
+static void assert_same_tables(const nt_top *live, const nt_top *file)
+{
+    cr_assert_eq(live->table_count, file->table_count);
+    for (size_t i = 0; i < file->table_count; i++) {
+        const nt_top_table *a = &live->tables[i], *b = &file->tables[i];
+        cr_assert_eq(a->thread_id, b->thread_id);
+        cr_assert_eq(a->samples, b->samples, "thread %" PRIu64 ": the same samples", b->thread_id);
+        cr_assert_eq(a->empty, b->empty);
+        cr_assert_eq(a->row_count, b->row_count, "thread %" PRIu64, b->thread_id);
+        for (size_t r = 0; r < b->row_count; r++) {
+            cr_assert_str_eq(a->rows[r].name, b->rows[r].name, "thread %" PRIu64 " row %zu", b->thread_id, r);
+            cr_assert_eq(a->rows[r].exclusive, b->rows[r].exclusive, "%s", b->rows[r].name);
+            cr_assert_eq(a->rows[r].inclusive, b->rows[r].inclusive, "%s", b->rows[r].name);
+        }
+    }
+}
+
+Test(live, live_top_and_file_top_agree)
+{
+    char path[1200];
+    out_path(path, sizeof path, "tee");
+    tee_sink_user tt = { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), NULL };
+    cr_assert_geq(tt.fd, 0);
+    nt_trace_window *win = nt_trace_window_new(NULL, NULL);
     nt_callbacks cb;
-    memset(&cb, 0, sizeof cb);
-    nt_live_top_callbacks(&cb);
-    nt_parser *p = nt_parser_new(&cb, lt, NULL, NULL);
-    nt_session_config cfg = { .sink = nt_sink_parser, .sink_user = p };
+    nt_trace_window_callbacks(&cb);
+    tt.parser = nt_parser_new(&cb, win, NULL, NULL);
+    nt_session_config cfg = { .sink = tee_sink, .sink_user = &tt };
     nt_session *s = nt_session_new(&cfg, NULL);
     cr_assert_eq(nt_session_start(s, g_target.pid, nt_deadline_after_ms(5000)), NT_OK);
     usleep(1500 * 1000);
     cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(15000)), NT_OK, "%s", nt_session_message(s));
     nt_session_free(s);
-    cr_assert_eq(nt_parser_finish(p), NT_OK);
-    nt_live_top_snapshot *snap;
-    cr_assert_eq(nt_live_top_snapshot_take(lt, 3, false, &snap), NT_OK);
-    int seen = 0;
-    for (uint32_t i = 0; i < snap->thread_count; i++) {
-        const nt_live_top_thread *th = &snap->threads[i];
-        const char *want = th->thread_id == (uint64_t)g_target.alpha_tid  ? "SpinAlpha"
-                           : th->thread_id == (uint64_t)g_target.beta_tid ? "SpinBeta"
-                                                                           : NULL;
-        if (!want)
-            continue;
-        seen++;
-        cr_assert_gt(th->entry_count, 0);
-        cr_assert_str_eq(th->entries[0].method, want);
-        cr_assert_str_eq(th->entries[0].assembly, "LiveTarget");
-        cr_assert(strncmp(th->entries[0].type, "LiveTarget.", 11) == 0, "type %s", th->entries[0].type);
+    close(tt.fd);
+    cr_assert_eq(nt_parser_finish(tt.parser), NT_OK);
+    nt_trace *live_t, *file_t;
+    cr_assert_eq(nt_trace_window_take(win, &live_t), NT_OK);
+    cr_assert_eq(nt_trace_from_file(path, NULL, &file_t, NULL, 0), NT_OK);
+    nt_trace_stats ls, fs;
+    nt_trace_stats_get(live_t, &ls);
+    nt_trace_stats_get(file_t, &fs);
+    cr_log_info("%" PRIu64 " samples, %" PRIu64 " of %" PRIu64 " frames resolved", fs.samples, fs.resolved_frames,
+                fs.frames);
+    cr_assert_gt(fs.samples, 100);
+    cr_assert_eq(ls.samples, fs.samples);
+    cr_assert_eq(ls.resolved_frames, fs.resolved_frames, "one resolver: the same frames resolve");
+    nt_top_options opts[] = { { .rows = 0 }, { .by_thread = true }, { .managed_only = true, .by_inclusive = true } };
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        nt_top *a, *b;
+        cr_assert_eq(nt_top_build(live_t, &opts[k], &a), NT_OK);
+        cr_assert_eq(nt_top_build(file_t, &opts[k], &b), NT_OK);
+        assert_same_tables(a, b);
+        if (k == 1) {
+            int seen = 0;
+            for (size_t i = 0; i < b->table_count; i++) {
+                const nt_top_table *tb = &b->tables[i];
+                const char *want = tb->thread_id == (uint64_t)g_target.alpha_tid ? "LiveTarget!LiveTarget.Alpha.SpinAlpha"
+                                   : tb->thread_id == (uint64_t)g_target.beta_tid ? "LiveTarget!LiveTarget.Beta.SpinBeta"
+                                                                                    : NULL;
+                if (!want)
+                    continue;
+                seen++;
+                cr_assert_gt(tb->row_count, 0);
+                cr_assert_str_eq(tb->rows[0].name, want);
+            }
+            cr_assert_eq(seen, 2, "both threads were counted");
+        }
+        nt_top_free(a);
+        nt_top_free(b);
     }
-    cr_assert_eq(seen, 2, "both threads were counted");
-    nt_live_top_snapshot_free(lt, snap);
-    nt_parser_free(p);
-    nt_live_top_free(lt);
+    nt_trace_free(live_t);
+    nt_trace_free(file_t);
+    nt_parser_free(tt.parser);
+    nt_trace_window_free(win);
+    unlink(path);
 }
 
 /* A target in its own PID and mount namespace (as in a container): the

@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_corpus
-TESTS += tests/test_parser tests/test_corpus
+check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
+TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -20,6 +20,24 @@ tests_test_parser_CPPFLAGS = $(T_CPP)
 tests_test_parser_CFLAGS = $(T_CC)
 tests_test_parser_LDADD = $(T_LIBS)
 tests_test_parser_LDFLAGS = $(T_LINK)
+
+tests_test_feed_fd_SOURCES = tests/test_feed_fd.c
+tests_test_feed_fd_CPPFLAGS = $(T_CPP)
+tests_test_feed_fd_CFLAGS = $(T_CC)
+tests_test_feed_fd_LDADD = $(T_LIBS)
+tests_test_feed_fd_LDFLAGS = $(T_LINK)
+
+tests_test_time_ns_SOURCES = tests/test_time_ns.c tests/support/streams.c tests/support/streams.h
+tests_test_time_ns_CPPFLAGS = $(T_CPP)
+tests_test_time_ns_CFLAGS = $(T_CC)
+tests_test_time_ns_LDADD = $(T_LIBS)
+tests_test_time_ns_LDFLAGS = $(T_LINK)
+
+tests_test_utf8_SOURCES = tests/test_utf8.c
+tests_test_utf8_CPPFLAGS = $(T_CPP)
+tests_test_utf8_CFLAGS = $(T_CC)
+tests_test_utf8_LDADD = $(T_LIBS)
+tests_test_utf8_LDFLAGS = $(T_LINK)
 
 tests_test_corpus_SOURCES = tests/test_corpus.c
 tests_test_corpus_CPPFLAGS = $(T_CPP)
@@ -57,8 +75,8 @@ EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.pr
 
 # ---- session ----
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_session tests/test_session_live tests/test_session_top
-TESTS += tests/test_session tests/test_session_live tests/test_session_top
+check_PROGRAMS += tests/test_session tests/test_session_live tests/test_trace_window
+TESTS += tests/test_session tests/test_session_live tests/test_trace_window
 endif
 tests_test_session_SOURCES = tests/test_session.c tests/support/session_peer.c tests/support/session_peer.h
 tests_test_session_CPPFLAGS = $(T_CPP)
@@ -72,11 +90,11 @@ tests_test_session_live_CFLAGS = $(T_CC)
 tests_test_session_live_LDADD = $(T_LIBS)
 tests_test_session_live_LDFLAGS = $(T_LINK)
 
-tests_test_session_top_SOURCES = tests/test_session_top.c
-tests_test_session_top_CPPFLAGS = $(T_CPP)
-tests_test_session_top_CFLAGS = $(T_CC)
-tests_test_session_top_LDADD = $(T_LIBS)
-tests_test_session_top_LDFLAGS = $(T_LINK)
+tests_test_trace_window_SOURCES = tests/test_trace_window.c
+tests_test_trace_window_CPPFLAGS = $(T_CPP)
+tests_test_trace_window_CFLAGS = $(T_CC)
+tests_test_trace_window_LDADD = $(T_LIBS)
+tests_test_trace_window_LDFLAGS = $(T_LINK)
 
 EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs
 CLEANFILES += tests/*.nettrace
@@ -117,6 +135,17 @@ tests_test_hostile_CFLAGS = $(T_CC)
 tests_test_hostile_LDADD = $(T_LIBS)
 tests_test_hostile_LDFLAGS = $(T_LINK)
 
+
+# ---- common ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_map
+TESTS += tests/test_map
+endif
+tests_test_map_SOURCES = tests/test_map.c
+tests_test_map_CPPFLAGS = $(T_CPP)
+tests_test_map_CFLAGS = $(T_CC)
+tests_test_map_LDADD = $(T_LIBS)
+tests_test_map_LDFLAGS = $(T_LINK)
 
 # ---- event profiles (allocations, exceptions, contention, GC) ----
 if HAVE_CRITERION

@@ -4,14 +4,14 @@ bin_PROGRAMS += nettrace
 nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
 	src/cli/io.c \
-	src/cli/json.c src/cli/json.h src/cli/u64map.h \
+	src/cli/json.c src/cli/json.h \
 	src/cli/trace_load.c src/cli/trace_load.h \
 	src/cli/session_opts.c src/cli/session_opts.h \
 	src/cli/profile_presets.c src/cli/profile_presets.h \
 	src/cli/cmd_info.c \
 	src/cli/cmd_events.c src/cli/event_format.c src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h \
 	src/cli/cmd_samples.c \
-	src/cli/cmd_top.c \
+	src/cli/cmd_top.c src/cli/top_print.c src/cli/top_print.h \
 	src/cli/cmd_stacks.c \
 	src/cli/cmd_profile.c src/cli/profile_cli.h \
 	src/cli/cmd_gc.c \

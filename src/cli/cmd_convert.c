@@ -11,7 +11,7 @@
  * their field list (the payload bytes are unchanged). */
 #include "cli/cli.h"
 #include "nettrace_writer.h"
-#include "cli/u64map.h"
+#include "common/map.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +31,8 @@ typedef struct conv {
     bool uncompressed;
     FILE *out;
     nt_writer *w;
-    u64map base;            /* source metadata id -> index + 1 in metas */
+    nt_mem mem;             /* base's allocations */
+    nt_map base;            /* source metadata id -> index + 1 in metas */
     conv_meta *metas;
     size_t nmetas, cap;
     uint64_t skipped;       /* events whose metadata was never defined */
@@ -125,7 +126,7 @@ static int on_metadata(void *user, const nt_event_desc *d)
     uint32_t dst;
     if (define(c, d, &dst))
         return 1;
-    uint64_t *v = u64map_get(&c->base, d->metadata_id);
+    uint64_t *v = nt_map_put(&c->mem, &c->base, d->metadata_id, NULL);
     if (!v)
         return c->oom = true;
     *v = c->nmetas; /* index + 1: a redefinition (after a V6 metadata flush) replaces the old one */
@@ -140,7 +141,7 @@ static bool same(const conv_meta *m, const nt_event_desc *d)
 /* The output metadata id of an event's (possibly overridden) description. */
 static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
 {
-    uint64_t *v = u64map_get(&c->base, ev->metadata_id);
+    uint64_t *v = nt_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
     if (!v)
         return c->oom = true;
     const conv_meta *b = &c->metas[*v - 1];
@@ -159,7 +160,7 @@ static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
 static int on_event(void *user, const nt_event *ev)
 {
     conv *c = user;
-    uint64_t *known = u64map_get(&c->base, ev->metadata_id);
+    uint64_t *known = nt_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
     if (!known)
         return c->oom = true;
     if (!ev->desc || !*known) {
@@ -198,7 +199,7 @@ static int on_sp(void *user, const nt_sequence_point *sp)
         return fail_writer(c);
     if (flags & NT_SP_FLUSH_METADATA) {
         /* the output forgot its metadata too: everything is defined again */
-        u64map_free(&c->base);
+        nt_map_free(&c->mem, &c->base);
         c->nmetas = 0;
     }
     return 0;
@@ -227,6 +228,7 @@ int cmd_convert(int argc, char **argv)
                                           { NULL, 0, NULL, 0 } };
     conv c;
     memset(&c, 0, sizeof c);
+    nt_mem_init(&c.mem, NULL);
     const char *out_path = NULL;
     int ch;
     optind = 1;
@@ -295,7 +297,7 @@ int cmd_convert(int argc, char **argv)
                 c.fieldless);
     nt_parser_free(p);
     nt_writer_free(c.w);
-    u64map_free(&c.base);
+    nt_map_free(&c.mem, &c.base);
     free(c.metas);
     if (c.out != stdout) {
         if (fclose(c.out) != 0 && rc == CLI_EXIT_OK) {

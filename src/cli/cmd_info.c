@@ -3,7 +3,9 @@
  * truncated or damaged. */
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "cli/u64map.h"
+#include "common/map.h"
+
+#include <stdlib.h>
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,8 +21,9 @@ typedef struct event_type {
 typedef struct info_state {
     event_type *types;
     size_t ntypes, cap;
-    u64map type_of_meta;   /* metadata id -> index + 1 in types */
-    u64map sampled_threads;
+    nt_mem mem;            /* the maps' allocations */
+    nt_map type_of_meta;   /* metadata id -> index + 1 in types */
+    nt_map sampled_threads;
     bool oom;
 } info_state;
 
@@ -53,7 +56,7 @@ static int on_metadata(void *user, const nt_event_desc *d)
         }
         st->types[st->ntypes++] = (event_type){ prov, name, d->event_id, d->version, 0 };
     }
-    uint64_t *v = u64map_get(&st->type_of_meta, d->metadata_id);
+    uint64_t *v = nt_map_put(&st->mem, &st->type_of_meta, d->metadata_id, NULL);
     if (!v)
         return st->oom = true;
     *v = idx + 1;
@@ -63,7 +66,7 @@ static int on_metadata(void *user, const nt_event_desc *d)
 static int on_event(void *user, const nt_event *ev)
 {
     info_state *st = user;
-    uint64_t *v = u64map_get(&st->type_of_meta, ev->metadata_id);
+    uint64_t *v = nt_map_put(&st->mem, &st->type_of_meta, ev->metadata_id, NULL);
     if (!v)
         return st->oom = true;
     if (*v)
@@ -74,7 +77,7 @@ static int on_event(void *user, const nt_event *ev)
 static int on_sample(void *user, const nt_sample *s)
 {
     info_state *st = user;
-    if (!u64map_get(&st->sampled_threads, s->thread_id))
+    if (!nt_map_put(&st->mem, &st->sampled_threads, s->thread_id, NULL))
         return st->oom = true;
     return 0;
 }
@@ -212,6 +215,7 @@ int cmd_info(int argc, char **argv)
     const char *path = argv[optind];
 
     info_state st = { 0 };
+    nt_mem_init(&st.mem, NULL);
     nt_callbacks cb = { 0 };
     cb.metadata = on_metadata;
     cb.event = on_event;
@@ -245,8 +249,8 @@ int cmd_info(int argc, char **argv)
         free(st.types[i].name);
     }
     free(st.types);
-    u64map_free(&st.type_of_meta);
-    u64map_free(&st.sampled_threads);
+    nt_map_free(&st.mem, &st.type_of_meta);
+    nt_map_free(&st.mem, &st.sampled_threads);
     nt_parser_free(p);
     return rc;
 }

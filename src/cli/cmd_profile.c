@@ -7,6 +7,7 @@
  * managed|native, with ":open" for a start that had no stop; spaces in a
  * label are written as '_', an empty one as '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
+#include "common/sort.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,15 +38,11 @@ static void label_field(const nt_profile_record *r, char *buf, size_t size)
             *c = '_';
 }
 
-static const nt_profile *g_sort_profile; /* qsort has no context argument in C11 */
-
-static int by_time(const void *a, const void *b)
+static int by_time(const void *a, const void *b, void *ctx)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int64_t tx = nt_profile_record_at(g_sort_profile, x).timestamp, ty = nt_profile_record_at(g_sort_profile, y).timestamp;
-    if (tx != ty)
-        return tx < ty ? -1 : 1;
-    return x < y ? -1 : x > y; /* stable: stream order */
+    int64_t tx = nt_profile_record_at(ctx, *(const size_t *)a).timestamp;
+    int64_t ty = nt_profile_record_at(ctx, *(const size_t *)b).timestamp;
+    return (tx > ty) - (tx < ty);
 }
 
 static int load(const char *path, bool keep, nt_profile **p)
@@ -64,7 +61,7 @@ int cli_profile_samples(const char *path, nt_profile_kind kind)
         return rc;
     const nt_trace *t = nt_profile_trace(p);
     size_t n = nt_profile_record_count(p), m = 0;
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *order = malloc((n ? 2 * n : 1) * sizeof *order);
     char **lines = calloc(nt_trace_stack_count(t) + 1, sizeof *lines);
     if (!order || !lines) {
         fprintf(stderr, "nettrace: out of memory\n");
@@ -74,8 +71,7 @@ int cli_profile_samples(const char *path, nt_profile_kind kind)
     for (size_t i = 0; i < n; i++)
         if (nt_profile_record_at(p, i).kind == kind)
             order[m++] = i;
-    g_sort_profile = p;
-    qsort(order, m, sizeof *order, by_time);
+    nt_merge_sort(order, order + m, m, sizeof *order, by_time, p); /* stable: ties in stream order */
     for (size_t j = 0; j < m; j++) {
         nt_profile_record r = nt_profile_record_at(p, order[j]);
         if (!lines[r.stack_index]) {

@@ -1,14 +1,16 @@
-/* nettrace top -p PID: live per-thread hot methods of a running process,
- * refreshed every interval from the session's bytes as they arrive.
+/* nettrace top -p PID: the hot methods of a running process, refreshed every
+ * interval: 'nettrace top' (the same options, columns and names) over the
+ * samples of the last interval, from the session's bytes as they arrive.
  *
  * Names for methods compiled before the session started would only come with
  * the rundown at stop.  So beside the sampling session a second, rundown-only
  * session is started and stopped at once: its rundown (MethodDCEnd records of
  * every compiled method) arrives within the first interval and names the
  * older methods; methods compiled later are named by the sampling session's
- * own JIT events.  Both streams feed one nt_live_top from one poll loop. */
+ * own JIT events.  Both streams feed one nt_trace_window from one poll loop. */
 #include "cli/cli.h"
 #include "cli/session_opts.h"
+#include "cli/top_print.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -28,20 +30,19 @@ typedef struct live_stream {
 
 static void top_usage(FILE *f)
 {
-    fputs("usage: nettrace top -p PID [--interval S] [-n N] [--duration S] [--threads N]\n"
-          "                    [--buffer-mb N] [--no-rundown-first]\n"
-          "  Live hot methods per thread: exclusive and inclusive samples over the last\n"
-          "  interval.  Ctrl-C stops.\n",
+    fputs("usage: nettrace top -p PID [--interval S] [--duration S] [-n N] [--inclusive] [--by-thread]\n"
+          "                    [--managed-only] [--thread ID] [--buffer-mb N] [--no-rundown-first]\n"
+          "  Live hot methods: 'nettrace top' over the samples of the last interval\n"
+          "  (default 2 s), with the same options and columns.  Ctrl-C stops.\n",
           f);
 }
 
-static bool open_stream(live_stream *ls, nt_live_top *top, const nt_endpoint *ep, const nt_session_config *base,
+static bool open_stream(live_stream *ls, nt_trace_window *win, const nt_endpoint *ep, const nt_session_config *base,
                         const char *what)
 {
     nt_callbacks cb;
-    memset(&cb, 0, sizeof cb);
-    nt_live_top_callbacks(&cb);
-    ls->parser = nt_parser_new(&cb, top, NULL, NULL);
+    nt_trace_window_callbacks(&cb);
+    ls->parser = nt_parser_new(&cb, win, NULL, NULL);
     nt_session_config cfg = *base;
     cfg.sink = nt_sink_parser;
     cfg.sink_user = ls->parser;
@@ -73,39 +74,40 @@ static void pump(live_stream *ls)
         ls->status = nt_session_pump(ls->session, &ls->ended);
 }
 
-static void render(const nt_live_top_snapshot *snap, double interval_s, uint32_t max_threads, bool tty,
-                   int32_t pid)
+/* One refresh: the window's trace as 'nettrace top' prints a file's. */
+static int render(nt_trace_window *win, const nt_top_options *to, double interval_s, bool tty, int32_t pid)
 {
+    nt_trace *t;
+    nt_status st = nt_trace_window_take(win, &t);
+    if (!t) {
+        fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
+        return cli_exit_code(st);
+    }
+    nt_top *top;
+    if (nt_top_build(t, to, &top) != NT_OK) {
+        nt_trace_free(t);
+        fprintf(stderr, "nettrace top: out of memory\n");
+        return cli_exit_code(NT_ERR_NOMEM);
+    }
     if (tty)
         fputs("\033[H\033[J", stdout);
     time_t now = time(NULL);
     struct tm tm;
     char when[32];
     strftime(when, sizeof when, "%H:%M:%S", localtime_r(&now, &tm));
-    printf("nettrace top  pid %" PRId32 "  %s  %" PRIu64 " samples in %.1f s  %" PRIu64 " methods known%s\n", pid,
-           when, snap->samples, interval_s, snap->methods_known, snap->dropped ? "  (some dropped)" : "");
-    for (uint32_t i = 0; i < snap->thread_count && i < max_threads; i++) {
-        const nt_live_top_thread *th = &snap->threads[i];
-        printf("\nthread %" PRIu64 "  %" PRIu64 " samples (%" PRIu64 " outside managed code)\n", th->thread_id,
-               th->samples, th->external);
-        if (th->entry_count == 0)
-            continue;
-        printf("  %6s %6s  %s\n", "excl%", "incl%", "method");
-        uint64_t managed = th->samples - th->external;
-        for (uint32_t k = 0; k < th->entry_count; k++) {
-            const nt_live_top_entry *e = &th->entries[k];
-            double ex = managed ? 100.0 * (double)e->exclusive / (double)managed : 0;
-            double in = managed ? 100.0 * (double)e->inclusive / (double)managed : 0;
-            if (e->method[0])
-                printf("  %6.1f %6.1f  %s%s%s [%s]\n", ex, in, e->type, e->type[0] ? "." : "", e->method,
-                       e->assembly[0] ? e->assembly : "?");
-            else
-                printf("  %6.1f %6.1f  0x%" PRIx64 " (not yet named)\n", ex, in, e->address);
-        }
-    }
+    printf("nettrace top  pid %" PRId32 "  %s  last %.1f s\n", pid, when, interval_s);
+    cli_top_print_header(stdout, t);
+    fputc('\n', stdout);
+    cli_top_print(stdout, top, to->by_thread);
     if (!tty)
         puts("");
     fflush(stdout);
+    nt_top_free(top);
+    nt_trace_free(t);
+    /* Names that no longer fit are a limit, not a failure: the view goes on. */
+    if (st == NT_ERR_LIMIT)
+        fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
+    return st == NT_OK || st == NT_ERR_LIMIT ? CLI_EXIT_OK : cli_exit_code(st);
 }
 
 int cmd_top_live(int argc, char **argv)
@@ -113,9 +115,12 @@ int cmd_top_live(int argc, char **argv)
     static const struct option opts[] = {
         { "pid", required_argument, NULL, 'p' },
         { "interval", required_argument, NULL, 'i' },
-        { "top", required_argument, NULL, 'n' },
         { "duration", required_argument, NULL, 'd' },
-        { "threads", required_argument, NULL, 't' },
+        { "top", required_argument, NULL, 'n' },
+        { "inclusive", no_argument, NULL, 'I' },
+        { "by-thread", no_argument, NULL, 'B' },
+        { "managed-only", no_argument, NULL, 'm' },
+        { "thread", required_argument, NULL, 'T' },
         { "buffer-mb", required_argument, NULL, 'b' },
         { "no-rundown-first", no_argument, NULL, 'R' },
         { "help", no_argument, NULL, 'h' },
@@ -123,11 +128,12 @@ int cmd_top_live(int argc, char **argv)
     };
     int32_t pid = 0;
     double interval = 2, duration = 0;
-    long top_n = 10, max_threads = 16, buffer_mb = 0;
+    long buffer_mb = 0;
+    nt_top_options to = { .rows = 20 }; /* as 'nettrace top FILE' */
     bool rundown_first = true;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:i:n:d:t:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:i:n:d:h", opts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
         case 'p':
@@ -143,17 +149,35 @@ int cmd_top_live(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             break;
-        case 'n':
-        case 't':
+        case 'n': {
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (*end || !*optarg || v > UINT32_MAX) {
+                fprintf(stderr, "nettrace top: -n wants a number\n");
+                return CLI_EXIT_USAGE;
+            }
+            to.rows = (uint32_t)v;
+            break;
+        }
         case 'b': {
             long v = strtol(optarg, &end, 10);
             if (*end || v <= 0 || v > 1000000) {
                 fprintf(stderr, "nettrace top: bad number '%s'\n", optarg);
                 return CLI_EXIT_USAGE;
             }
-            *(c == 'n' ? &top_n : c == 't' ? &max_threads : &buffer_mb) = v;
+            buffer_mb = v;
             break;
         }
+        case 'T':
+            to.thread_id = strtoull(optarg, &end, 0);
+            if (*end || !*optarg) {
+                fprintf(stderr, "nettrace top: --thread wants a thread id\n");
+                return CLI_EXIT_USAGE;
+            }
+            to.has_thread = true;
+            break;
+        case 'I': to.by_inclusive = true; break;
+        case 'B': to.by_thread = true; break;
+        case 'm': to.managed_only = true; break;
         case 'R': rundown_first = false; break;
         case 'h': top_usage(stdout); return CLI_EXIT_OK;
         default: top_usage(stderr); return CLI_EXIT_USAGE;
@@ -170,8 +194,8 @@ int cmd_top_live(int argc, char **argv)
                 nt_endpoint_reason_name(ep.reason));
         return cli_exit_code(st);
     }
-    nt_live_top *top = nt_live_top_new(NULL, NULL);
-    if (!top) {
+    nt_trace_window *win = nt_trace_window_new(NULL, NULL);
+    if (!win) {
         fprintf(stderr, "nettrace top: out of memory\n");
         return CLI_EXIT_ERROR;
     }
@@ -183,7 +207,7 @@ int cmd_top_live(int argc, char **argv)
     nt_session_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.buffer_mb = (uint32_t)buffer_mb;
-    if (!open_stream(&main_s, top, &ep, &cfg, "sampling")) {
+    if (!open_stream(&main_s, win, &ep, &cfg, "sampling")) {
         rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
         goto out;
     }
@@ -196,7 +220,7 @@ int cmd_top_live(int argc, char **argv)
         rcfg.provider_count = 1;
         rcfg.buffer_mb = 16;
         rcfg.no_stackwalk = false;
-        if (open_stream(&rundown_s, top, &ep, &rcfg, "rundown"))
+        if (open_stream(&rundown_s, win, &ep, &rcfg, "rundown"))
             nt_session_request_stop(rundown_s.session);
         else
             close_stream(&rundown_s); /* names then come at the end only */
@@ -225,11 +249,9 @@ int cmd_top_live(int argc, char **argv)
         }
         int64_t now = nt_now_ns();
         if (now >= next) {
-            nt_live_top_snapshot *snap;
-            if (nt_live_top_snapshot_take(top, (uint32_t)top_n, true, &snap) == NT_OK) {
-                render(snap, (double)(now - last) / 1e9, (uint32_t)max_threads, tty, pid);
-                nt_live_top_snapshot_free(top, snap);
-            }
+            rc = render(win, &to, (double)(now - last) / 1e9, tty, pid);
+            if (rc != CLI_EXIT_OK)
+                break;
             last = now;
             while (next <= now)
                 next += (int64_t)(interval * 1e9);
@@ -237,7 +259,7 @@ int cmd_top_live(int argc, char **argv)
         if (now >= until)
             break;
     }
-    if (main_s.ended && main_s.status != NT_OK) {
+    if (rc == CLI_EXIT_OK && main_s.ended && main_s.status != NT_OK) {
         fprintf(stderr, "nettrace top: the session ended: %s (%s)\n", nt_status_name(main_s.status),
                 nt_session_message(main_s.session));
         rc = cli_exit_code(main_s.status);
@@ -250,6 +272,6 @@ out:
         nt_session_cancel(rundown_s.session);
     close_stream(&main_s);
     close_stream(&rundown_s);
-    nt_live_top_free(top);
+    nt_trace_window_free(win);
     return rc;
 }

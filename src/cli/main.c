@@ -18,7 +18,7 @@ static const command COMMANDS[] = {
     { "stacks", cmd_stacks, "export stacks: folded, speedscope or pprof" },
     { "gc", cmd_gc, "the GC timeline: pauses, generations, heap sizes, summary" },
     { "collect", cmd_collect, "attach to a running .NET process and write a trace" },
-    { "live-top", cmd_top_live, "the same as top -p PID: live per-thread hot methods" },
+    { "live-top", cmd_top_live, "the same as top -p PID: live hot methods over the last interval" },
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },
     { "convert", cmd_convert, "re-write a trace as NetTrace V4/V5 or V6" },
 };

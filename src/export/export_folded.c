@@ -5,6 +5,7 @@
  * sequence and formatted only when written, so the export holds a few
  * integers per stack and never the text. */
 #include "export/export_names.h"
+#include "common/sort.h"
 
 #include <string.h>
 
@@ -25,29 +26,11 @@ int tr_stacks_cmp(const nt_trace *t, const tr_names *nm, uint32_t a, uint32_t b)
     return i ? 1 : j ? -1 : 0;
 }
 
-static int cmp_stacks(const folded_ctx *c, uint32_t a, uint32_t b) { return tr_stacks_cmp(c->t, c->nm, a, b); }
-
-/* Stable merge sort of stack indices (qsort has no context argument in C11). */
-static void sort_stacks(const folded_ctx *c, uint32_t *a, uint32_t *tmp, size_t n)
+/* Two stacks (indices) root first by name id. */
+static int cmp_stacks(const void *pa, const void *pb, void *ctx)
 {
-    uint32_t *src = a, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = cmp_stacks(c, src[j], src[i]) < 0 ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint32_t *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
+    const folded_ctx *c = ctx;
+    return tr_stacks_cmp(c->t, c->nm, *(const uint32_t *)pa, *(const uint32_t *)pb);
 }
 
 void tr_folded_frame(tr_out *o, char *name, size_t n)
@@ -121,12 +104,12 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_w
             if (used[k])
                 order[n++] = (uint32_t)k;
         folded_ctx c = { t, &nm };
-        sort_stacks(&c, order, order + nused, n);
+        nt_merge_sort(order, order + nused, n, sizeof *order, cmp_stacks, &c);
         tr_out o;
         tr_out_init(&o, w, user);
         for (size_t i = 0; i < n && !o.failed; i++) {
             int64_t total = sw[order[i]];
-            while (i + 1 < n && cmp_stacks(&c, order[i], order[i + 1]) == 0)
+            while (i + 1 < n && cmp_stacks(&order[i], &order[i + 1], &c) == 0)
                 total = tr_add_weight(total, sw[order[++i]]);
             tr_folded_stack(&o, t, order[i]);
             tr_out_bytes(&o, " ", 1);

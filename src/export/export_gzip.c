@@ -117,14 +117,3 @@ nt_status tr_gzip_end(tr_gzip *g)
 #endif
     return g->failed ? NT_ERR_IO : NT_OK;
 }
-
-void tr_gzip_abort(tr_gzip *g)
-{
-#ifdef HAVE_ZLIB
-    if (g->z_open)
-        deflateEnd(&g->z);
-    g->z_open = false;
-#else
-    (void)g;
-#endif
-}

@@ -31,7 +31,5 @@ nt_status tr_gzip_begin(tr_gzip *g, tr_out *out);
 void tr_gzip_write(tr_gzip *g, const void *data, size_t len);
 /* Ends the stream (trailer included) and releases it. */
 nt_status tr_gzip_end(tr_gzip *g);
-/* Releases without writing more (after a failure). */
-void tr_gzip_abort(tr_gzip *g);
 
 #endif

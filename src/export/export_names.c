@@ -39,8 +39,8 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
     nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
     if (!nm->of_frame)
         return NT_ERR_NOMEM;
-    tr_map by_hash = { 0 };
-    tr_map by_method = { 0 };
+    nt_map by_hash = { 0 };
+    nt_map by_method = { 0 };
     char a[512], b[512];
     char *big_a = NULL, *big_b = NULL;
     size_t big_a_size = 0, big_b_size = 0;
@@ -49,7 +49,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
         const nt_frame *f = &t->frames[i];
         /* Frames of one method record always share a name: look that up first. */
         if (f->method_index != NT_TRACE_NO_METHOD) {
-            uint32_t id = tr_map_get(&by_method, f->method_index);
+            uint32_t id = tr_index(&by_method, f->method_index);
             if (id != UINT32_MAX) {
                 nm->of_frame[i] = id;
                 continue;
@@ -65,7 +65,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
         uint32_t id = UINT32_MAX;
         /* Probe the hash, then successors, until a free key: collisions stay exact. */
         for (uint64_t k = h;; k++) {
-            uint32_t cand = tr_map_get(&by_hash, k);
+            uint32_t cand = tr_index(&by_hash, k);
             if (cand == UINT32_MAX)
                 break;
             const char *nb = name_of(m, nm->rep[cand], b, sizeof b, &big_b, &big_b_size, &lb);
@@ -83,7 +83,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             break;
         if (id == UINT32_MAX) {
             if (!nt_mem_reserve(m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
-                !tr_map_put(m, &by_hash, h, (uint32_t)nm->n)) {
+                !nt_map_set(m, &by_hash, h, (uint32_t)nm->n)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
@@ -91,15 +91,15 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             nm->rep[nm->n++] = f;
         }
         nm->of_frame[i] = id;
-        if (f->method_index != NT_TRACE_NO_METHOD && !tr_map_put(m, &by_method, f->method_index, id)) {
+        if (f->method_index != NT_TRACE_NO_METHOD && !nt_map_set(m, &by_method, f->method_index, id)) {
             st = NT_ERR_NOMEM;
             break;
         }
     }
     nt_mem_free(m, big_a, big_a_size);
     nt_mem_free(m, big_b, big_b_size);
-    tr_map_free(m, &by_hash);
-    tr_map_free(m, &by_method);
+    nt_map_free(m, &by_hash);
+    nt_map_free(m, &by_method);
     nm->frames_alloc = nf;
     return st;
 }

@@ -24,7 +24,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
     const tr_names *nm = &x.nm;
     tr_walk *wk = &x.wk;
     nt_mem *m = &x.m;
-    tr_map agg = { 0 };
+    nt_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
     size_t nagg = 0, agg_cap = 0, keys_cap = 0;
@@ -38,12 +38,12 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         for (size_t i; st == NT_OK && (i = tr_walk_next(wk, &it, true, &wall)) != SIZE_MAX;) {
             const tr_sample *s = TR_SAMPLE(t, i);
             uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
-            uint32_t a = tr_map_get(&agg, key);
+            uint32_t a = tr_index(&agg, key);
             if (a == UINT32_MAX) {
                 if (nagg >= UINT32_MAX - 2 ||
                     !nt_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
                     !nt_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    !tr_map_put(m, &agg, key, (uint32_t)nagg)) {
+                    !nt_map_set(m, &agg, key, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -89,7 +89,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
         if (st == NT_OK)
             st = gs;
     }
-    tr_map_free(m, &agg);
+    nt_map_free(m, &agg);
     nt_mem_free(m, vals, agg_cap * sizeof *vals);
     nt_mem_free(m, keys, keys_cap * sizeof *keys);
     tr_export_close(&x);

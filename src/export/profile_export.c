@@ -3,6 +3,7 @@
  * (bytes, events, wait ns) or their event count, with the frames, names and
  * separators of the CPU exporters (export_folded.c, export_speedscope.c). */
 #include "export/profile_export.h"
+#include "common/sort.h"
 
 #include <string.h>
 
@@ -51,26 +52,9 @@ static int cmp_recs(const prof_ctx *c, uint32_t a, uint32_t b)
     return tr_stacks_cmp(c->p->trace, c->nm, c->p->res[a].stack, c->p->res[b].stack);
 }
 
-static void sort_recs(const prof_ctx *c, uint32_t *a, uint32_t *tmp, size_t n)
+static int cmp_rec_ids(const void *a, const void *b, void *ctx)
 {
-    uint32_t *src = a, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = cmp_recs(c, src[j], src[i]) < 0 ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint32_t *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
+    return cmp_recs(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 static nt_status check(const nt_profile *p, const nt_profile_export_options *o, nt_write_fn w)
@@ -102,7 +86,7 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
             if (tr_prof_selected(p, opt, i))
                 order[n++] = (uint32_t)i;
         prof_ctx c = { p, &nm, opt->with_label };
-        sort_recs(&c, order, order + n, n);
+        nt_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
         tr_out o;
         tr_out_init(&o, w, user);
         char label[512];
@@ -138,8 +122,8 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
     nt_mem m;
     nt_mem_init(&m, &t->mem.a);
     tr_names nm;
-    tr_map threads = { 0 };   /* thread id -> 1 once listed */
-    tr_map labels = { 0 };    /* record index of a label's first record -> frame index */
+    nt_map threads = { 0 };   /* thread id -> 1 once listed */
+    nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
     st = tr_names_build(&m, t, &nm);
@@ -164,7 +148,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
             h = (h ^ (unsigned char)label[k]) * 1099511628211ull;
         uint32_t f = UINT32_MAX;
         for (;; h++) { /* probe past hash collisions with other texts */
-            uint32_t r = tr_map_get(&labels, h);
+            uint32_t r = tr_index(&labels, h);
             if (r == UINT32_MAX)
                 break;
             char other[512];
@@ -175,7 +159,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
             }
         }
         if (f == UINT32_MAX) {
-            if (!tr_map_put(&m, &labels, h, (uint32_t)i)) {
+            if (!nt_map_set(&m, &labels, h, (uint32_t)i)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
@@ -190,10 +174,10 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
     static const char *const units[] = { "none", "none", "bytes", "none", "nanoseconds" };
     size_t profiles = 0;
     for (size_t first = 0; st == NT_OK && first < p->nrecs && !o.failed; first++) {
-        if (!tr_prof_selected(p, opt, first) || tr_map_get(&threads, p->recs[first].thread_id) != UINT32_MAX)
+        if (!tr_prof_selected(p, opt, first) || tr_index(&threads, p->recs[first].thread_id) != UINT32_MAX)
             continue;
         uint64_t tid = p->recs[first].thread_id;
-        if (!tr_map_put(&m, &threads, tid, 1)) {
+        if (!nt_map_set(&m, &threads, tid, 1)) {
             st = NT_ERR_NOMEM;
             break;
         }
@@ -248,8 +232,8 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
     if (st == NT_OK)
         st = fs;
     nt_mem_free(&m, label_of, (p->nrecs ? p->nrecs : 1) * sizeof *label_of);
-    tr_map_free(&m, &labels);
-    tr_map_free(&m, &threads);
+    nt_map_free(&m, &labels);
+    nt_map_free(&m, &threads);
     tr_names_free(&m, &nm);
     return st;
 }

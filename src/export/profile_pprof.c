@@ -27,7 +27,7 @@ nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_o
     nt_mem m;
     nt_mem_init(&m, &t->mem.a);
     tr_names nm;
-    tr_map types = { 0 }; /* label pointer (interned) -> string index */
+    nt_map types = { 0 }; /* label pointer (interned) -> string index */
     nt_status st = tr_names_build(&m, t, &nm);
     int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
     for (size_t i = 0; i < p->nrecs; i++) {
@@ -74,9 +74,9 @@ nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_o
         const pr_rec *r = &p->recs[i];
         uint32_t type = UINT32_MAX;
         if (opt->kind != NT_PROFILE_CONTENTION) {
-            type = tr_map_get(&types, (uint64_t)(uintptr_t)r->label);
+            type = tr_index(&types, (uint64_t)(uintptr_t)r->label);
             if (type == UINT32_MAX) {
-                if (!tr_map_put(&m, &types, (uint64_t)(uintptr_t)r->label, next_string)) {
+                if (!nt_map_set(&m, &types, (uint64_t)(uintptr_t)r->label, next_string)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -111,7 +111,7 @@ nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_o
     nt_status fs = tr_out_flush(&o);
     if (st == NT_OK)
         st = fs != NT_OK ? fs : gs;
-    tr_map_free(&m, &types);
+    nt_map_free(&m, &types);
     tr_names_free(&m, &nm);
     return st;
 }

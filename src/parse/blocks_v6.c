@@ -2,25 +2,12 @@
  * lists), Metadata (V6 rows, field types and optional metadata), Stack (as
  * V4), SequencePoint (thread and metadata flushes), Thread, RemoveThread and
  * LabelList.  Each decoder gets one whole block in memory. */
-#include "parse/blocks_v6.h"
+#include "common/format.h"
+#include "parse/blocks.h"
+#include "parse/deliver.h"
 #include "parse/event_header.h"
 
 #include <string.h>
-
-#define OFF(c, base, base_off) ((base_off) + (uint64_t)((c)->p - (base)))
-#define MAX_FIELD_DEPTH 8
-
-enum { K_END = 0, K_TRACE = 1, K_EVENT = 2, K_METADATA = 3, K_SP = 4, K_STACK = 5, K_THREAD = 6,
-       K_REMOVE_THREAD = 7, K_LABEL_LIST = 8 };
-
-/* A thread index of the thread table. */
-typedef struct v6_thread {
-    uint64_t index;
-    uint64_t os_tid, os_pid;
-    uint32_t last_seq;  /* 0: nothing seen yet */
-    uint32_t dropped;   /* since the last sequence point */
-    uint8_t state;      /* 0 empty, 1 live, 2 removed (tombstone) */
-} v6_thread;
 
 /* What a label list changes about an event. */
 #define LL_ACT 0x01u
@@ -38,24 +25,11 @@ typedef struct v6_labels {
     uint64_t keywords;
 } v6_labels;
 
-/* A metadata field before its name goes into the arena. */
-typedef struct v6_field {
-    const uint8_t *name;
-    size_t len;
-    uint32_t type, elem, depth;
-} v6_field;
-
 typedef struct nt_v6 {
     uint32_t kind;             /* kind of the block being framed */
-    v6_thread *thr;
-    size_t thr_cap, thr_fill, thr_live; /* fill counts tombstones */
     v6_labels *ll;
     size_t ll_cap;
     uint32_t ll_base, ll_n;
-    v6_field *f;
-    size_t f_cap, nf;
-    bool f_overflow;
-    bool f_nomem; /* the field scratch could not grow: out of memory, not a parse failure */
 } nt_v6;
 
 nt_status nt_v6_begin(nt_parser *p)
@@ -74,9 +48,7 @@ void nt_v6_free(nt_parser *p)
     nt_v6 *v = p->v6;
     if (!v)
         return;
-    nt_mem_free(&p->mem, v->thr, v->thr_cap * sizeof *v->thr);
     nt_mem_free(&p->mem, v->ll, v->ll_cap * sizeof *v->ll);
-    nt_mem_free(&p->mem, v->f, v->f_cap * sizeof *v->f);
     nt_mem_free(&p->mem, v, sizeof *v);
     p->v6 = NULL;
 }
@@ -120,79 +92,11 @@ static bool parse_u32(const uint8_t *s, size_t len, uint32_t *out)
     return true;
 }
 
-/* ---- thread table --------------------------------------------------------------- */
+/* ---- thread indexes ------------------------------------------------------------------ */
 
-static size_t thr_slot(uint64_t index, size_t cap)
+static nt_thread_entry *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
 {
-    return (size_t)((index * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-static v6_thread *thread_find(nt_v6 *v, uint64_t index)
-{
-    if (!v->thr_cap)
-        return NULL;
-    for (size_t i = thr_slot(index, v->thr_cap); v->thr[i].state; i = (i + 1) & (v->thr_cap - 1))
-        if (v->thr[i].state == 1 && v->thr[i].index == index)
-            return &v->thr[i];
-    return NULL;
-}
-
-static nt_status thread_add(nt_parser *p, uint64_t index, uint64_t off, v6_thread **out)
-{
-    nt_v6 *v = p->v6;
-    if (thread_find(v, index))
-        return nt_fail(p, NT_ERR_MALFORMED, off, "thread index %llu defined twice", (unsigned long long)index);
-    if (v->thr_live >= p->lim.max_threads)
-        return nt_fail(p, NT_ERR_LIMIT, off, "more than max_threads (%u) threads", p->lim.max_threads);
-    if ((v->thr_fill + 1) * 2 > v->thr_cap) {
-        /* Rehash the live entries (dropping tombstones), growing when they need it. */
-        size_t ncap = v->thr_cap ? v->thr_cap : 64;
-        while ((v->thr_live + 1) * 2 > ncap / 2)
-            ncap *= 2;
-        v6_thread *n = NULL;
-        if (!nt_mem_resize(&p->mem, (void **)&n, 0, ncap * sizeof *n))
-            return nt_fail(p, NT_ERR_NOMEM, off, "cannot grow the thread table");
-        memset(n, 0, ncap * sizeof *n);
-        for (size_t k = 0; k < v->thr_cap; k++) {
-            if (v->thr[k].state != 1)
-                continue;
-            size_t i = thr_slot(v->thr[k].index, ncap);
-            while (n[i].state)
-                i = (i + 1) & (ncap - 1);
-            n[i] = v->thr[k];
-        }
-        nt_mem_free(&p->mem, v->thr, v->thr_cap * sizeof *v->thr);
-        v->thr = n;
-        v->thr_cap = ncap;
-        v->thr_fill = v->thr_live;
-    }
-    size_t i = thr_slot(index, v->thr_cap);
-    while (v->thr[i].state == 1)
-        i = (i + 1) & (v->thr_cap - 1);
-    if (v->thr[i].state == 0)
-        v->thr_fill++;
-    v->thr[i] = (v6_thread){ .index = index, .state = 1 };
-    v->thr_live++;
-    *out = &v->thr[i];
-    return NT_OK;
-}
-
-static void thread_remove(nt_v6 *v, v6_thread *t)
-{
-    t->state = 2;
-    v->thr_live--;
-}
-
-static void threads_clear(nt_v6 *v)
-{
-    if (v->thr_cap)
-        memset(v->thr, 0, v->thr_cap * sizeof *v->thr);
-    v->thr_fill = v->thr_live = 0;
-}
-
-static v6_thread *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
-{
-    v6_thread *t = thread_find(p->v6, index);
+    nt_thread_entry *t = nt_threads_find(&p->threads, index);
     if (!t)
         *err = nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown thread index %llu",
                        (unsigned long long)index);
@@ -204,13 +108,13 @@ static v6_thread *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_stat
 nt_status nt_v6_block_header(nt_parser *p, const uint8_t *u, uint32_t *size, nt_v6_next *next)
 {
     uint32_t x = nt_le32(u);
-    uint32_t kind = x >> 24;
-    *size = x & 0xFFFFFFu;
-    if (!p->have_trace && kind != K_TRACE)
+    uint32_t kind = x >> NT_V6_BLOCK_KIND_SHIFT;
+    *size = x & NT_V6_BLOCK_SIZE_MASK;
+    if (!p->have_trace && kind != NT_V6_TRACE)
         return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "the first V6 block is of kind %u, not Trace", kind);
-    if (p->have_trace && kind == K_TRACE)
+    if (p->have_trace && kind == NT_V6_TRACE)
         return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "a second Trace block");
-    if (kind == K_END) {
+    if (kind == NT_V6_END_OF_STREAM) {
         *next = NT_V6_END;
         return NT_OK;
     }
@@ -218,7 +122,7 @@ nt_status nt_v6_block_header(nt_parser *p, const uint8_t *u, uint32_t *size, nt_
         return nt_fail(p, NT_ERR_LIMIT, p->unit_off, "block of %u bytes exceeds max_block_bytes (%u)", *size,
                        p->lim.max_block_bytes);
     p->v6->kind = kind;
-    if (kind > K_LABEL_LIST) {
+    if (kind > NT_V6_BLOCK_KIND_MAX) {
         p->stats.unknown_blocks++;
         *next = NT_V6_SKIP;
     } else {
@@ -245,15 +149,16 @@ static nt_status decode_trace(nt_parser *p, const uint8_t *u, size_t n, uint64_t
     t->sync_qpc = (int64_t)sync;
     t->qpc_frequency = (int64_t)freq;
     t->pointer_size = ptr;
-    if (ptr != 4 && ptr != 8)
-        return nt_fail(p, NT_ERR_MALFORMED, off + 32, "pointer size %u is neither 4 nor 8", ptr);
+    nt_status s = nt_trace_check_pointer_size(p, off + 32);
+    if (s)
+        return s;
     if (kvs > nt_cur_left(&c) / 2)
         return nt_fail(p, NT_ERR_MALFORMED, off + 36, "Trace block lists %u key/value pairs in %zu bytes", kvs,
                        nt_cur_left(&c));
     for (uint32_t i = 0; i < kvs; i++) {
         const uint8_t *k, *val;
         size_t kl, vl;
-        uint64_t at = OFF(&c, u, off);
+        uint64_t at = NT_OFF(&c, u, off);
         if (!cur_str(&c, &k, &kl) || !cur_str(&c, &val, &vl))
             return nt_fail(p, NT_ERR_MALFORMED, at, "Trace key/value pair %u truncated", i);
         if (str_is(k, kl, "ProcessId"))
@@ -263,50 +168,33 @@ static nt_status decode_trace(nt_parser *p, const uint8_t *u, size_t n, uint64_t
         else if (str_is(k, kl, "ExpectedCPUSamplingRate"))
             parse_u32(val, vl, &t->sampling_interval_ns);
     }
-    p->have_trace = true;
-    nt_parser_set_clock(p, t->qpc_frequency);
-    return NT_CALL(p, trace, t);
+    return nt_trace_commit(p);
 }
 
 /* ---- metadata --------------------------------------------------------------------------- */
 
-static bool push_field(nt_parser *p, const uint8_t *name, size_t len, uint32_t depth)
-{
-    nt_v6 *v = p->v6;
-    if (v->nf >= p->lim.max_fields) {
-        v->f_overflow = true;
-        return false;
-    }
-    if (!nt_mem_reserve(&p->mem, (void **)&v->f, &v->f_cap, v->nf + 1, sizeof *v->f)) {
-        v->f_nomem = true;
-        return false;
-    }
-    v->f[v->nf++] = (v6_field){ name, len, 0, 0, depth };
-    return true;
-}
-
 static bool parse_fields(nt_parser *p, nt_cursor *c, uint32_t depth);
 
-/* Type: code, [element Type if 19/22/24/25], [u16 count if 22], [fields if Object]. */
+/* Type: code, [element Type if an array], [u16 count if FixedArray], [fields if Object]. */
 static bool parse_type(nt_parser *p, nt_cursor *c, uint32_t depth, uint32_t level, uint32_t *code)
 {
     uint8_t t;
-    if (level > MAX_FIELD_DEPTH || !nt_cur_u8(c, &t))
+    if (level > NT_META_FIELD_DEPTH || !nt_cur_u8(c, &t))
         return false;
     *code = t;
     uint32_t elem_code = 0;
-    if (t == NT_TYPE_ARRAY || t == NT_TYPE_FIXED_ARRAY || t == NT_TYPE_RELLOC || t == NT_TYPE_DATALOC) {
+    if (nt_type_has_element(t)) {
         /* the element's own nested fields (an array of objects) belong one level down */
-        size_t idx = p->v6->nf - 1;
+        size_t idx = p->fields.n - 1;
         if (!parse_type(p, c, depth, level + 1, &elem_code))
             return false;
         if (level == 0)
-            p->v6->f[idx].elem = elem_code;
+            p->fields.f[idx].element_type = elem_code;
         uint16_t count;
         if (t == NT_TYPE_FIXED_ARRAY && !nt_cur_u16(c, &count))
             return false;
     } else if (t == NT_TYPE_OBJECT) {
-        if (depth >= MAX_FIELD_DEPTH || !parse_fields(p, c, depth + 1))
+        if (depth >= NT_META_FIELD_DEPTH || !parse_fields(p, c, depth + 1))
             return false;
     }
     return true;
@@ -323,94 +211,67 @@ static bool parse_fields(nt_parser *p, nt_cursor *c, uint32_t depth)
             return false;
         nt_cursor f = nt_cursor_make(c->p, fsize);
         c->p += fsize;
-        const uint8_t *name;
-        size_t len;
-        if (!cur_str(&f, &name, &len) || !push_field(p, name, len, depth))
+        nt_name_span name;
+        if (!cur_str(&f, &name.s, &name.len) || !nt_fields_push(p, name, 0, 0, depth))
             return false;
-        size_t idx = p->v6->nf - 1;
+        size_t idx = p->fields.n - 1;
         uint32_t code;
         if (!parse_type(p, &f, depth, 0, &code))
             return false;
-        p->v6->f[idx].type = code;
+        p->fields.f[idx].type = code;
     }
     return true;
+}
+
+/* Optional metadata: entries of a kind byte and its value; an unknown kind
+ * has no known size and ends the list. */
+static void parse_optional_metadata(nt_cursor *o, nt_event_desc *d)
+{
+    uint8_t kind, b8 = 0;
+    bool ok = true;
+    while (ok && nt_cur_u8(o, &kind)) {
+        const uint8_t *s;
+        size_t sl;
+        switch (kind) {
+        case NT_V6_META_OPCODE: ok = nt_cur_u8(o, &b8); if (ok) d->opcode = b8; break;
+        case NT_V6_META_KEYWORDS: ok = nt_cur_u64(o, &d->keywords); break;
+        case NT_V6_META_MESSAGE:
+        case NT_V6_META_DESCRIPTION: ok = cur_str(o, &s, &sl); break;
+        case NT_V6_META_KEY_VALUE: ok = cur_str(o, &s, &sl) && cur_str(o, &s, &sl); break;
+        case NT_V6_META_PROVIDER_GUID: ok = nt_cur_skip(o, 16); break;
+        case NT_V6_META_LEVEL: ok = nt_cur_u8(o, &b8); if (ok) d->level = b8; break;
+        case NT_V6_META_VERSION: ok = nt_cur_u8(o, &b8); if (ok) d->version = b8; break;
+        default: ok = false;
+        }
+    }
 }
 
 static nt_status parse_row(nt_parser *p, const uint8_t *row, size_t size, uint64_t off)
 {
     nt_cursor c = nt_cursor_make(row, size);
-    uint32_t id, event_id;
-    const uint8_t *prov, *name;
-    size_t prov_len, name_len;
-    if (!nt_cur_varu32(&c, &id) || !cur_str(&c, &prov, &prov_len) || !nt_cur_varu32(&c, &event_id) ||
-        !cur_str(&c, &name, &name_len))
+    nt_raw_desc r;
+    memset(&r, 0, sizeof r);
+    uint32_t id;
+    if (!nt_cur_varu32(&c, &id) || !cur_str(&c, &r.provider.s, &r.provider.len) ||
+        !nt_cur_varu32(&c, &r.d.event_id) || !cur_str(&c, &r.event_name.s, &r.event_name.len))
         return nt_fail(p, NT_ERR_MALFORMED, off, "metadata row truncated");
-    if (id == 0 || id > INT32_MAX)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "metadata id %u is reserved or out of range", id);
-    if (nt_metadata_find(&p->meta, id))
-        return nt_fail(p, NT_ERR_MALFORMED, off, "metadata id %u defined twice", id);
-    if (p->meta.count >= p->lim.max_metadata)
-        return nt_fail(p, NT_ERR_LIMIT, off, "more than max_metadata (%u) metadata records", p->lim.max_metadata);
-
-    nt_v6 *v = p->v6;
-    v->nf = 0;
-    v->f_overflow = false;
-    v->f_nomem = false;
+    nt_status s = nt_metadata_check_new(p, id, off);
+    if (s)
+        return s;
+    r.d.metadata_id = id;
+    nt_fields_reset(&p->fields);
     /* An unparsable field list only loses the fields, as for V4/V5. */
     if (!parse_fields(p, &c, 0)) {
-        if (v->f_nomem)
-            return nt_fail(p, NT_ERR_NOMEM, off, "cannot hold the fields of metadata record %u", id);
-        if (v->f_overflow)
-            return nt_fail(p, NT_ERR_LIMIT, off, "metadata record has more than max_fields (%u) fields",
-                           p->lim.max_fields);
-        v->nf = 0;
+        if ((s = nt_fields_failed(p, id, off)) != NT_OK)
+            return s;
         c.p = c.end;
     }
-    nt_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.metadata_id = id;
-    d.event_id = event_id;
     uint16_t opt_size;
     if (nt_cur_u16(&c, &opt_size) && opt_size <= nt_cur_left(&c)) {
         nt_cursor o = nt_cursor_make(c.p, opt_size);
-        uint8_t kind, b8 = 0;
-        bool ok = true;
-        while (ok && nt_cur_u8(&o, &kind)) {
-            const uint8_t *s;
-            size_t sl;
-            switch (kind) {
-            case 1: ok = nt_cur_u8(&o, &b8); if (ok) d.opcode = b8; break;
-            case 3: ok = nt_cur_u64(&o, &d.keywords); break;
-            case 4:
-            case 5: ok = cur_str(&o, &s, &sl); break;
-            case 6: ok = cur_str(&o, &s, &sl) && cur_str(&o, &s, &sl); break;
-            case 7: ok = nt_cur_skip(&o, 16); break;
-            case 8: ok = nt_cur_u8(&o, &b8); if (ok) d.level = b8; break;
-            case 9: ok = nt_cur_u8(&o, &b8); if (ok) d.version = b8; break;
-            default: ok = false; /* unknown kind: its size is unknown, stop */
-            }
-        }
+        parse_optional_metadata(&o, &r.d);
     }
-
-    size_t budget = p->lim.max_metadata_bytes;
-    d.provider = nt_metadata_strdup(&p->meta, (const char *)prov, prov_len, budget);
-    d.event_name = d.provider ? nt_metadata_strdup(&p->meta, (const char *)name, name_len, budget) : NULL;
-    if (d.event_name && v->nf) {
-        nt_field *fields = nt_metadata_alloc(&p->meta, v->nf * sizeof *fields, budget);
-        for (size_t i = 0; fields && i < v->nf; i++) {
-            fields[i].type = v->f[i].type;
-            fields[i].element_type = v->f[i].elem;
-            fields[i].depth = v->f[i].depth;
-            fields[i].name = nt_metadata_strdup(&p->meta, (const char *)v->f[i].name, v->f[i].len, budget);
-            if (!fields[i].name)
-                fields = NULL;
-        }
-        d.fields = fields;
-        d.field_count = fields ? (uint32_t)v->nf : 0;
-        if (!fields)
-            d.event_name = NULL;
-    }
-    return nt_metadata_commit(p, &d, off);
+    return nt_metadata_commit(p, &r, off);
 }
 
 static nt_status decode_metadata(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
@@ -420,7 +281,7 @@ static nt_status decode_metadata(nt_parser *p, const uint8_t *u, size_t n, uint6
     if (!nt_cur_u16(&c, &hs) || !nt_cur_skip(&c, hs))
         return nt_fail(p, NT_ERR_MALFORMED, off, "metadata block header truncated");
     while (c.p < c.end) {
-        uint64_t roff = OFF(&c, u, off);
+        uint64_t roff = NT_OFF(&c, u, off);
         uint16_t rs;
         if (!nt_cur_u16(&c, &rs) || rs > nt_cur_left(&c))
             return nt_fail(p, NT_ERR_MALFORMED, roff, "metadata row truncated");
@@ -451,22 +312,22 @@ static bool parse_label_list(nt_cursor *c, v6_labels *l)
         if (!nt_cur_u8(c, &k))
             return false;
         bool ok;
-        switch (k & 0x7F) {
-        case 1: ok = nt_cur_bytes(c, l->act, 16); l->have |= LL_ACT; break;
-        case 2: ok = nt_cur_bytes(c, l->rel, 16); l->have |= LL_REL; break;
-        case 3: ok = nt_cur_skip(c, 16); break;
-        case 4: ok = nt_cur_skip(c, 8); break;
-        case 5: ok = cur_str(c, &s, &sl) && cur_str(c, &s, &sl); break;
-        case 6: ok = cur_str(c, &s, &sl) && nt_cur_varu64(c, &tmp); break;
-        case 7: ok = nt_cur_u8(c, &l->opcode); l->have |= LL_OPCODE; break;
-        case 8: ok = nt_cur_u64(c, &l->keywords); l->have |= LL_KEYWORDS; break;
-        case 9: ok = nt_cur_u8(c, &l->level); l->have |= LL_LEVEL; break;
-        case 10: ok = nt_cur_u8(c, &l->version); l->have |= LL_VERSION; break;
+        switch (k & NT_V6_LABEL_KIND_MASK) {
+        case NT_V6_LABEL_ACTIVITY_ID: ok = nt_cur_bytes(c, l->act, 16); l->have |= LL_ACT; break;
+        case NT_V6_LABEL_RELATED_ACTIVITY_ID: ok = nt_cur_bytes(c, l->rel, 16); l->have |= LL_REL; break;
+        case NT_V6_LABEL_TRACE_ID: ok = nt_cur_skip(c, 16); break;
+        case NT_V6_LABEL_SPAN_ID: ok = nt_cur_skip(c, 8); break;
+        case NT_V6_LABEL_STRING: ok = cur_str(c, &s, &sl) && cur_str(c, &s, &sl); break;
+        case NT_V6_LABEL_INT: ok = cur_str(c, &s, &sl) && nt_cur_varu64(c, &tmp); break;
+        case NT_V6_LABEL_OPCODE: ok = nt_cur_u8(c, &l->opcode); l->have |= LL_OPCODE; break;
+        case NT_V6_LABEL_KEYWORDS: ok = nt_cur_u64(c, &l->keywords); l->have |= LL_KEYWORDS; break;
+        case NT_V6_LABEL_LEVEL: ok = nt_cur_u8(c, &l->level); l->have |= LL_LEVEL; break;
+        case NT_V6_LABEL_VERSION: ok = nt_cur_u8(c, &l->version); l->have |= LL_VERSION; break;
         default: return false; /* unknown kinds have no known size */
         }
         if (!ok)
             return false;
-        if (k & 0x80)
+        if (k & NT_V6_LABEL_LAST_IN_LIST)
             return true;
     }
 }
@@ -498,7 +359,7 @@ static nt_status decode_label_lists(nt_parser *p, const uint8_t *u, size_t n, ui
     while (v->ll_n < first - v->ll_base) /* a gap: ids nobody defined */
         v->ll[v->ll_n++].have = LL_MISSING;
     for (uint32_t i = 0; i < count; i++) {
-        uint64_t loff = OFF(&c, u, off);
+        uint64_t loff = NT_OFF(&c, u, off);
         if (!parse_label_list(&c, &v->ll[v->ll_n]))
             return nt_fail(p, NT_ERR_MALFORMED, loff, "label list %u truncated or of an unknown kind", first + i);
         v->ll_n++;
@@ -512,7 +373,7 @@ static nt_status decode_threads(nt_parser *p, const uint8_t *u, size_t n, uint64
 {
     nt_cursor c = nt_cursor_make(u, n);
     while (c.p < c.end) {
-        uint64_t roff = OFF(&c, u, off);
+        uint64_t roff = NT_OFF(&c, u, off);
         uint16_t rs;
         uint64_t index;
         if (!nt_cur_u16(&c, &rs) || rs > nt_cur_left(&c))
@@ -521,8 +382,10 @@ static nt_status decode_threads(nt_parser *p, const uint8_t *u, size_t n, uint64
         c.p += rs;
         if (!nt_cur_varu64(&r, &index))
             return nt_fail(p, NT_ERR_MALFORMED, roff, "thread row truncated");
-        v6_thread *t = NULL;
-        nt_status s = thread_add(p, index, roff, &t);
+        if (nt_threads_find(&p->threads, index))
+            return nt_fail(p, NT_ERR_MALFORMED, roff, "thread index %llu defined twice", (unsigned long long)index);
+        nt_thread_entry *t = NULL;
+        nt_status s = nt_threads_add(p, index, roff, &t);
         if (s)
             return s;
         uint8_t kind;
@@ -531,10 +394,10 @@ static nt_status decode_threads(nt_parser *p, const uint8_t *u, size_t n, uint64
             const uint8_t *str;
             size_t sl;
             switch (kind) {
-            case 1: ok = cur_str(&r, &str, &sl); break;
-            case 2: ok = nt_cur_varu64(&r, &t->os_pid); break;
-            case 3: ok = nt_cur_varu64(&r, &t->os_tid); break;
-            case 4: ok = cur_str(&r, &str, &sl) && cur_str(&r, &str, &sl); break;
+            case NT_V6_THREAD_NAME: ok = cur_str(&r, &str, &sl); break;
+            case NT_V6_THREAD_OS_PID: ok = nt_cur_varu64(&r, &t->os_pid); break;
+            case NT_V6_THREAD_OS_TID: ok = nt_cur_varu64(&r, &t->os_tid); break;
+            case NT_V6_THREAD_KEY_VALUE: ok = cur_str(&r, &str, &sl) && cur_str(&r, &str, &sl); break;
             default: ok = false;
             }
             if (!ok)
@@ -545,33 +408,20 @@ static nt_status decode_threads(nt_parser *p, const uint8_t *u, size_t n, uint64
     return NT_OK;
 }
 
-/* Sequence numbers at a sequence point or thread removal: a higher number
- * than the last event seen means events were lost. */
-static uint32_t sp_drops(nt_parser *p, v6_thread *t, uint32_t seq)
-{
-    uint32_t d = 0;
-    if (t->last_seq != 0 && seq != t->last_seq && seq - t->last_seq < 0x80000000u) {
-        d = seq - t->last_seq;
-        p->stats.events_dropped += d;
-    }
-    t->last_seq = seq;
-    return d;
-}
-
 static nt_status decode_remove_threads(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
 {
     nt_cursor c = nt_cursor_make(u, n);
     while (c.p < c.end) {
-        uint64_t eoff = OFF(&c, u, off), index;
+        uint64_t eoff = NT_OFF(&c, u, off), index;
         uint32_t seq;
         if (!nt_cur_varu64(&c, &index) || !nt_cur_varu32(&c, &seq))
             return nt_fail(p, NT_ERR_MALFORMED, eoff, "RemoveThread entry truncated");
         nt_status err = NT_OK;
-        v6_thread *t = thread_ref(p, index, eoff, &err);
+        nt_thread_entry *t = thread_ref(p, index, eoff, &err);
         if (!t)
             return err;
-        sp_drops(p, t, seq);
-        thread_remove(p->v6, t);
+        p->stats.events_dropped += nt_seq_point(t, seq);
+        nt_threads_remove(&p->threads, t);
     }
     return NT_OK;
 }
@@ -580,7 +430,6 @@ static nt_status decode_remove_threads(nt_parser *p, const uint8_t *u, size_t n,
 
 static nt_status decode_sp(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
 {
-    nt_v6 *v = p->v6;
     nt_cursor c = nt_cursor_make(u, n);
     uint64_t ts;
     uint32_t flags, count;
@@ -589,32 +438,26 @@ static nt_status decode_sp(nt_parser *p, const uint8_t *u, size_t n, uint64_t of
     if (count > nt_cur_left(&c) / 2)
         return nt_fail(p, NT_ERR_MALFORMED, off + 12, "sequence point lists %u threads but holds %zu bytes", count,
                        nt_cur_left(&c));
-    if (!nt_mem_reserve(&p->mem, (void **)&p->sp_threads, &p->sp_threads_cap, count ? count : 1,
-                        sizeof *p->sp_threads))
-        return nt_fail(p, NT_ERR_NOMEM, off, "cannot hold %u sequence-point threads", count);
+    nt_status s = nt_sp_reserve(p, count, off);
+    if (s)
+        return s;
     for (uint32_t i = 0; i < count; i++) {
-        uint64_t toff = OFF(&c, u, off), index;
+        uint64_t toff = NT_OFF(&c, u, off), index;
         uint32_t seq;
         if (!nt_cur_varu64(&c, &index) || !nt_cur_varu32(&c, &seq))
             return nt_fail(p, NT_ERR_MALFORMED, toff, "sequence point thread %u truncated", i);
-        nt_status err = NT_OK;
-        v6_thread *t = thread_ref(p, index, toff, &err);
+        nt_thread_entry *t = thread_ref(p, index, toff, &s);
         if (!t)
-            return err;
-        uint32_t dropped = t->dropped + sp_drops(p, t, seq);
-        t->dropped = 0;
-        p->sp_threads[i] = (nt_sp_thread){ t->os_tid, seq, dropped };
+            return s;
+        nt_sp_set_thread(p, i, t, seq);
     }
-    p->stats.sequence_points++;
-    nt_sequence_point sp = { (int64_t)ts, flags, count, p->sp_threads };
-    nt_status s = NT_CALL(p, sequence_point, &sp);
-    /* Stacks and label lists always end here; threads and metadata on request
+    s = nt_sp_deliver(p, (int64_t)ts, flags, count);
+    /* Label lists end with the stacks; threads and metadata on request
      * (after the sequence checks above). */
-    nt_stacks_clear(&p->stacks);
-    labels_clear(v);
-    if (flags & 1)
-        threads_clear(v);
-    if (flags & 2)
+    labels_clear(p->v6);
+    if (flags & NT_V6_SP_FLUSH_THREADS)
+        nt_threads_clear(&p->threads);
+    if (flags & NT_V6_SP_FLUSH_METADATA)
         nt_metadata_clear(&p->meta);
     return s;
 }
@@ -626,29 +469,38 @@ typedef struct v6_header {
     uint64_t thread_index, capture_index;
 } v6_header;
 
-static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, uint64_t off)
+/* A thread index an event refers to; runs of events share theirs. */
+static inline nt_thread_entry *event_thread(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
+{
+    nt_thread_entry *t = p->threads.last;
+    if (t && t->key == index)
+        return t;
+    t = thread_ref(p, index, off, err);
+    p->threads.last = t;
+    return t;
+}
+
+/* The event's threads, drop detection, its metadata with the label list's
+ * overrides; base is the metadata of the block's previous event. */
+static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const nt_event_desc **base, uint64_t off)
 {
     nt_v6 *v = p->v6;
     nt_status err = NT_OK;
-    v6_thread *t = thread_ref(p, h->thread_index, off, &err);
+    nt_thread_entry *t = event_thread(p, h->thread_index, off, &err);
     if (!t)
         return err;
     ev->thread_id = t->os_tid;
-    v6_thread *ct = thread_ref(p, h->capture_index, off, &err);
+    nt_thread_entry *ct = event_thread(p, h->capture_index, off, &err);
     if (!ct)
         return err;
     ev->capture_thread_id = ct->os_tid;
     /* Drop detection per capture thread index; indexes are never recycled. */
-    if (ct->last_seq != 0 && ev->sequence_number != ct->last_seq + 1) {
-        uint32_t gap = ev->sequence_number - ct->last_seq - 1;
-        if (gap < 0x80000000u) {
-            ct->dropped += gap;
-            p->stats.events_dropped += gap;
-        }
-    }
-    ct->last_seq = ev->sequence_number;
+    nt_seq_event(ct, ev->sequence_number, false, &p->stats.events_dropped);
 
-    const nt_event_desc *desc = nt_metadata_find(&p->meta, ev->metadata_id);
+    /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
+    if (!*base || (*base)->metadata_id != ev->metadata_id)
+        *base = nt_metadata_find(&p->meta, ev->metadata_id);
+    const nt_event_desc *desc = *base;
     nt_event_desc over;
     memset(ev->activity_id, 0, 16);
     memset(ev->related_activity_id, 0, 16);
@@ -681,54 +533,27 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, uint64_
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
 {
-    nt_cursor c = nt_cursor_make(u, n);
-    uint16_t header_size, flags;
-    if (!nt_cur_u16(&c, &header_size) || !nt_cur_u16(&c, &flags))
-        return nt_fail(p, NT_ERR_MALFORMED, off, "event block header truncated");
-    if (header_size < 20 || header_size > n)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "event block header size %u out of range", header_size);
-    c.p = u + header_size;
-    const bool compressed = flags & 1;
+    nt_cursor c;
+    bool compressed;
+    nt_status s = nt_event_block_begin(p, &c, u, n, off, "event block", &compressed);
+    if (s)
+        return s;
     nt_event ev;
     v6_header h;
     memset(&ev, 0, sizeof ev);
     memset(&h, 0, sizeof h);
+    const nt_event_desc *base = NULL;
     while (c.p < c.end) {
-        uint64_t blob_off = OFF(&c, u, off);
-        if (compressed) {
-            nt_header_result r = nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list);
-            if (r != NT_HEADER_OK)
-                return nt_header_fail(p, r, blob_off, &ev, "event block");
-        } else {
-            uint32_t size = 0, raw_meta = 0;
-            uint64_t ts = 0;
-            if (nt_cur_left(&c) < 52)
-                return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event header truncated");
-            nt_cur_u32(&c, &size);
-            if (size < 48 || size > nt_cur_left(&c))
-                return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event size %u out of range", size);
-            const uint8_t *next = c.p + size;
-            nt_cur_u32(&c, &raw_meta);
-            ev.metadata_id = raw_meta & 0x7FFFFFFFu;
-            ev.is_sorted = (raw_meta & 0x80000000u) == 0;
-            nt_cur_u32(&c, &ev.sequence_number);
-            nt_cur_u64(&c, &h.thread_index);
-            nt_cur_u64(&c, &h.capture_index);
-            nt_cur_u32(&c, &ev.processor_number);
-            nt_cur_u32(&c, &ev.stack_id);
-            nt_cur_u64(&c, &ts);
-            ev.timestamp = (int64_t)ts;
-            nt_cur_u32(&c, &h.label_list);
-            nt_cur_u32(&c, &ev.payload_size);
-            if (ev.payload_size > size - 48)
-                return nt_fail(p, NT_ERR_MALFORMED, blob_off, "event payload of %u bytes overruns its event size %u",
-                               ev.payload_size, size);
-            ev.payload = c.p;
-            c.p = next;
-        }
+        uint64_t blob_off = NT_OFF(&c, u, off);
+        uint32_t event_size = 0;
+        nt_header_result r =
+            compressed ? nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list)
+                       : nt_read_uncompressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list,
+                                                     &event_size);
+        if (r != NT_HEADER_OK)
+            return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
         ev.offset = blob_off;
-        nt_status s = deliver(p, &ev, &h, blob_off);
-        if (s)
+        if ((s = deliver(p, &ev, &h, &base, blob_off)) != NT_OK)
             return s;
     }
     return NT_OK;
@@ -739,28 +564,28 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
 nt_status nt_v6_decode_block(nt_parser *p, const uint8_t *content, size_t size)
 {
     uint64_t off = p->unit_off;
-    if (p->v6->kind != K_TRACE)
+    if (p->v6->kind != NT_V6_TRACE)
         p->stats.blocks++; /* as for V4/V5: the Trace is not counted */
     switch (p->v6->kind) {
-    case K_TRACE:
+    case NT_V6_TRACE:
         return decode_trace(p, content, size, off);
-    case K_EVENT:
+    case NT_V6_EVENT:
         p->stats.event_blocks++;
         return decode_events(p, content, size, off);
-    case K_METADATA:
+    case NT_V6_METADATA:
         p->stats.metadata_blocks++;
         return decode_metadata(p, content, size, off);
-    case K_SP:
+    case NT_V6_SEQUENCE_POINT:
         p->stats.sp_blocks++;
         return decode_sp(p, content, size, off);
-    case K_STACK:
+    case NT_V6_STACK:
         p->stats.stack_blocks++;
         return nt_decode_stack_block(p, content, size, off);
-    case K_THREAD:
+    case NT_V6_THREAD:
         return decode_threads(p, content, size, off);
-    case K_REMOVE_THREAD:
+    case NT_V6_REMOVE_THREAD:
         return decode_remove_threads(p, content, size, off);
-    case K_LABEL_LIST:
+    case NT_V6_LABEL_LIST:
         return decode_label_lists(p, content, size, off);
     default:
         return NT_OK;

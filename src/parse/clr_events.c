@@ -1,11 +1,11 @@
-/* Payload decoders for the runtime, rundown and sample-profiler events the
- * parser types: keyed by (provider, event id) at metadata time and by the
- * metadata's version here.  Ids and addresses are win:UInt64 in every
- * template, so layouts do not depend on the pointer size.  A version newer
- * than the ones we know decodes its known prefix; a payload too short for
- * its version is malformed. */
-#include "parse/parser_internal.h"
+/* Payload decoders for the runtime and rundown events the parser types
+ * (samples take the inline path of deliver.h): keyed by (provider, event id)
+ * at metadata time and by the metadata's version here.  Ids and addresses
+ * are win:UInt64 in every template, so layouts do not depend on the pointer
+ * size.  A version newer than the ones we know decodes its known prefix; a
+ * payload too short for its version is malformed. */
 #include "common/utf16.h"
+#include "parse/deliver.h"
 
 /* Read a NUL-terminated UTF-16 string into the scratch at *pos. */
 static bool read_str(nt_parser *p, nt_cursor *c, size_t *pos, const char **out)
@@ -25,7 +25,7 @@ static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *wha
                    ev->desc->version, ev->payload_size);
 }
 
-static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_method_event which)
+static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     p->stats.methods++;
     /* Decoded even without a callback, so validation never depends on which callbacks are set. */
@@ -101,11 +101,10 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
 nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev)
 {
     switch (ev->desc->kind) {
-    case NT_KIND_THREAD_SAMPLE: return nt_decode_sample(p, ev);
-    case NT_KIND_METHOD_LOAD_VERBOSE: return decode_method(p, ev, NT_METHOD_LOAD);
-    case NT_KIND_METHOD_UNLOAD_VERBOSE: return decode_method(p, ev, NT_METHOD_UNLOAD);
-    case NT_KIND_METHOD_DC_START_VERBOSE: return decode_method(p, ev, NT_METHOD_DC_START);
-    case NT_KIND_METHOD_DC_END_VERBOSE: return decode_method(p, ev, NT_METHOD_DC_END);
+    case NT_KIND_METHOD_LOAD_VERBOSE: return decode_method(p, ev, NT_RECORD_LOAD);
+    case NT_KIND_METHOD_UNLOAD_VERBOSE: return decode_method(p, ev, NT_RECORD_UNLOAD);
+    case NT_KIND_METHOD_DC_START_VERBOSE: return decode_method(p, ev, NT_RECORD_DC_START);
+    case NT_KIND_METHOD_DC_END_VERBOSE: return decode_method(p, ev, NT_RECORD_DC_END);
     case NT_KIND_MODULE_LOAD: return decode_module(p, ev, NT_RECORD_LOAD, false);
     case NT_KIND_MODULE_UNLOAD: return decode_module(p, ev, NT_RECORD_UNLOAD, false);
     case NT_KIND_DOMAIN_MODULE_LOAD: return decode_module(p, ev, NT_RECORD_LOAD, true);

@@ -22,7 +22,11 @@
 typedef enum nt_header_result {
     NT_HEADER_OK,
     NT_HEADER_TRUNCATED, /* a field runs past the block, or a varint is too long */
-    NT_HEADER_OVERRUN    /* the payload size runs past the block */
+    NT_HEADER_OVERRUN,   /* the payload size runs past the block */
+    /* uncompressed headers: */
+    NT_HEADER_SHORT,         /* fewer bytes left than a header */
+    NT_HEADER_SIZE,          /* EventSize below a header or past the block */
+    NT_HEADER_PAYLOAD_SIZE   /* the payload runs past EventSize */
 } nt_header_result;
 
 /* Decodes one compressed header and places ev->payload at its payload.  On
@@ -70,8 +74,17 @@ static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event 
     return NT_HEADER_OK;
 }
 
+/* The uncompressed header: the same fields at fixed widths, each event
+ * padded to EventSize.  V4/V5 (label_list NULL) carries the two activity
+ * ids, V6 a label-list index in their place.  *event_size is EventSize.
+ * Out of line: uncompressed blocks are rare. */
+nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread,
+                                             uint32_t *label_list, uint32_t *event_size);
+
 /* The error for a failed header (NT_ERR_MALFORMED at the event's offset);
- * block names the block kind for the overrun message. */
-nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const nt_event *ev, const char *block);
+ * block names the block kind for the overrun message, event_size is the
+ * uncompressed header's EventSize. */
+nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const nt_event *ev, const char *block,
+                         uint32_t event_size);
 
 #endif

@@ -1,27 +1,64 @@
-/* Payload field decoding (fields.c): the per-parser context events point to,
- * and the hook that names a description from the runtime event table. */
-#ifndef NT_FIELDS_H
-#define NT_FIELDS_H
+/* A metadata record between parsing and storage, for both versions: its
+ * names as spans into the block (UTF-16LE in V4/V5, UTF-8 in V6), its fields
+ * in a scratch list; nt_metadata_commit stores the strings in the metadata
+ * arena, classifies the event and hands it to the metadata callback.  Fields
+ * are gathered raw and stored only once the whole description parsed, so an
+ * unparsable list costs no arena space. */
+#ifndef NT_PARSE_FIELDS_H
+#define NT_PARSE_FIELDS_H
 
 #include "common/alloc.h"
 
-/* What nt_event_fields_begin needs from the parser: scratch for strings
- * (one per parser, sized for the current event's payload), the pointer size
- * win:Pointer fields take, and the limits. */
-struct nt_field_ctx {
-    nt_mem *mem;
-    char *buf;
-    size_t cap;
-    const nt_trace_info *info;
-    uint32_t max_array_elements;
-    uint32_t max_depth;
-};
+/* Nested objects deeper than this make a field list unparsable. */
+#define NT_META_FIELD_DEPTH 8
 
-void nt_field_ctx_init(struct nt_field_ctx *c, nt_mem *mem, const nt_trace_info *info, const nt_limits *lim);
-void nt_field_ctx_free(struct nt_field_ctx *c);
+/* A name in the block: UTF-16LE units (V4/V5) or UTF-8 bytes (V6). */
+typedef struct nt_name_span {
+    const uint8_t *s;
+    size_t len; /* units (UTF-16) or bytes (UTF-8) */
+} nt_name_span;
 
-/* Fill d->name, task_name, opcode_name and schema from the runtime event
- * table (once per metadata record, before it is stored). */
-void nt_schema_attach(nt_event_desc *d);
+typedef struct nt_raw_field {
+    nt_name_span name;
+    uint32_t type, element_type, depth;
+} nt_raw_field;
+
+typedef struct nt_field_scratch {
+    nt_raw_field *f;
+    size_t cap, n;
+    bool overflow; /* more fields than max_fields: a limit breach, not a parse failure */
+    bool nomem;    /* the scratch could not grow: out of memory, not a parse failure */
+} nt_field_scratch;
+
+/* A parsed description: d holds the numbers, the names are spans. */
+typedef struct nt_raw_desc {
+    nt_event_desc d;
+    nt_name_span provider, event_name;
+    bool utf16;    /* the spans (fields' too) are UTF-16LE */
+} nt_raw_desc;
+
+void nt_fields_free(nt_field_scratch *f, nt_mem *mem);
+
+/* Start a new record's list. */
+static inline void nt_fields_reset(nt_field_scratch *f)
+{
+    f->n = 0;
+    f->overflow = f->nomem = false;
+}
+
+/* Append a field; NULL (with overflow or nomem set) when it cannot be held. */
+nt_raw_field *nt_fields_push(nt_parser *p, nt_name_span name, uint32_t type, uint32_t elem, uint32_t depth);
+
+/* After a field list failed to parse: the error when that was a limit or out
+ * of memory, else NT_OK (the list is dropped, as TraceEvent does). */
+nt_status nt_fields_failed(nt_parser *p, uint32_t id, uint64_t off);
+
+/* The checks every new metadata id passes: in range, not yet defined, room
+ * under max_metadata. */
+nt_status nt_metadata_check_new(nt_parser *p, uint32_t id, uint64_t off);
+
+/* Store r (its names and the fields in the scratch), classify it and call the
+ * metadata callback. */
+nt_status nt_metadata_commit(nt_parser *p, const nt_raw_desc *r, uint64_t off);
 
 #endif

@@ -1,14 +1,32 @@
-# parse: the push parser (framing machine, V4/V5 and V6 block decoders,
-# metadata table, stack blocks, typed runtime events).  Uses only common/.
+# parse: the push parser.  Uses only common/.  From the top down (no unit
+# calls into one above it; tools/check-cycles.sh checks):
+#   parser.c, feed_fd.c      framing machine and public entry points
+#   blocks_v4.c, blocks_v6.c the block decoders of each format version
+#   stack_block.c, fields.c, threads.c, clr_events.c
+#                            what both versions share: stack blocks, metadata
+#                            records' fields and storage, the thread table and
+#                            drop accounting, typed runtime payloads
+#   payload_fields.c, event_names.c, clr_event_table.c
+#                            payload fields on demand (nt_event_fields_begin),
+#                            names and layouts of runtime events
+#   context.c                the decoder context: failures, scratch, the
+#                            trace header and sequence-point steps
+#   metadata.c, stacks.c     the metadata and stack tables
 libnettrace_core_la_SOURCES += \
-	src/parse/parser_internal.h \
-	src/parse/event_header.h \
 	src/parse/parser.c \
-	src/parse/metadata.c src/parse/metadata.h \
-	src/parse/stacks.c src/parse/stacks.h \
-	src/parse/blocks.c \
-	src/parse/blocks_v6.c src/parse/blocks_v6.h \
-	src/parse/clr_events.c \
+	src/parse/feed_fd.c \
+	src/parse/blocks.h \
+	src/parse/blocks_v4.c \
+	src/parse/blocks_v6.c \
+	src/parse/event_header.h \
+	src/parse/deliver.h \
+	src/parse/stack_block.c \
 	src/parse/fields.c src/parse/fields.h \
+	src/parse/threads.c src/parse/threads.h \
+	src/parse/clr_events.c \
+	src/parse/payload_fields.c src/parse/payload_fields.h \
 	src/parse/event_names.c \
-	src/parse/clr_event_table.c src/parse/clr_event_table.h
+	src/parse/clr_event_table.c src/parse/clr_event_table.h \
+	src/parse/context.c src/parse/context.h \
+	src/parse/metadata.c src/parse/metadata.h \
+	src/parse/stacks.c src/parse/stacks.h

@@ -6,10 +6,9 @@
  * actually arrive and never beyond max_block_bytes).  A unit is decoded only
  * when complete, so the callbacks do not depend on how the input is chunked.
  */
-#include "parse/blocks_v6.h"
-#include "parse/parser_internal.h"
+#include "common/format.h"
+#include "parse/blocks.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,25 +33,6 @@ enum {
 };
 
 #define MAX_TYPE_NAME 64
-
-static const char MAGIC[8] = { 'N', 'e', 't', 't', 'r', 'a', 'c', 'e' };
-static const char FS_HEADER[20] = "!FastSerialization.1";
-
-nt_status nt_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, ...)
-{
-    if (p->status != NT_OK)
-        return p->status;
-    p->status = s;
-    p->err_offset = offset;
-    char what[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(p->msg, sizeof p->msg, "%s: %s at byte %llu", nt_status_name(s), what,
-             (unsigned long long)offset);
-    return s;
-}
 
 nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *lim,
                          const nt_allocator *alloc)
@@ -83,6 +63,7 @@ nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *li
     }
     nt_metadata_init(&p->meta, &p->mem);
     nt_stacks_init(&p->stacks, &p->mem);
+    nt_threads_init(&p->threads, p);
     nt_field_ctx_init(&p->fctx, &p->mem, &p->info, &p->lim);
     p->state = ST_MAGIC;
     p->need = 8;
@@ -97,27 +78,13 @@ void nt_parser_free(nt_parser *p)
     nt_metadata_free(&p->meta);
     nt_stacks_free(&p->stacks);
     nt_mem_free(&p->mem, p->big, p->big_cap);
-    nt_mem_free(&p->mem, p->threads, p->thread_cap * sizeof *p->threads);
+    nt_threads_free(&p->threads, &p->mem);
+    nt_fields_free(&p->fields, &p->mem);
+    nt_field_ctx_free(&p->fctx);
     nt_mem_free(&p->mem, p->sp_threads, p->sp_threads_cap * sizeof *p->sp_threads);
     nt_mem_free(&p->mem, p->str, p->str_cap);
-    nt_mem_free(&p->mem, p->fields, p->fields_cap * sizeof *p->fields);
-    nt_field_ctx_free(&p->fctx);
     nt_mem m = p->mem;
     nt_mem_free(&m, p, sizeof *p);
-}
-
-bool nt_scratch_reserve(nt_parser *p, size_t n)
-{
-    if (n <= p->str_cap)
-        return true;
-    size_t cap = p->str_cap ? p->str_cap : 1024;
-    while (cap < n)
-        cap *= 2;
-    /* The scratch holds one payload's strings; payloads live in one block. */
-    if (!nt_mem_resize(&p->mem, (void **)&p->str, p->str_cap, cap))
-        return false;
-    p->str_cap = cap;
-    return true;
 }
 
 static nt_block_type block_type_of(const char *name, size_t len)
@@ -156,35 +123,12 @@ static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
     t->process_id = nt_le32(u + 36);
     t->processor_count = nt_le32(u + 40);
     t->sampling_interval_ns = nt_le32(u + 44);
-    if (t->pointer_size != 4 && t->pointer_size != 8)
-        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 32, "pointer size %u is neither 4 nor 8",
-                       t->pointer_size);
-    if (u[48] != 0x06)
+    nt_status s = nt_trace_check_pointer_size(p, p->unit_off + 32);
+    if (s)
+        return s;
+    if (u[48] != NT_TAG_END_OBJECT)
         return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 48, "Trace object does not end with EndObject");
-    p->have_trace = true;
-    nt_parser_set_clock(p, t->qpc_frequency);
-    return NT_CALL(p, trace, t);
-}
-
-static nt_status decode_block(nt_parser *p, const uint8_t *u, size_t n)
-{
-    p->stats.blocks++;
-    switch (p->btype) {
-    case NT_BLOCK_EVENT:
-        p->stats.event_blocks++;
-        return nt_decode_event_block(p, u, n, p->unit_off, false);
-    case NT_BLOCK_METADATA:
-        p->stats.metadata_blocks++;
-        return nt_decode_event_block(p, u, n, p->unit_off, true);
-    case NT_BLOCK_STACK:
-        p->stats.stack_blocks++;
-        return nt_decode_stack_block(p, u, n, p->unit_off);
-    case NT_BLOCK_SP:
-        p->stats.sp_blocks++;
-        return nt_decode_sp_block(p, u, n, p->unit_off);
-    default:
-        return NT_OK;
-    }
+    return nt_trace_commit(p);
 }
 
 /* Decode one complete unit of p->need bytes at u and choose the next state. */
@@ -192,13 +136,13 @@ static nt_status step(nt_parser *p, const uint8_t *u)
 {
     switch (p->state) {
     case ST_MAGIC:
-        if (memcmp(u, MAGIC, 8) == 0) {
+        if (memcmp(u, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN) == 0) {
             set_state(p, ST_AFTER_MAGIC, 4);
             return NT_OK;
         }
         if (nt_le32(u) == 20 && memcmp(u + 4, "!Fas", 4) == 0)
             return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0,
-                           "NetPerf (format V3) stream; only NetTrace V4/V5 is read");
+                           "NetPerf (format V3) stream; only NetTrace V4/V5 and V6 are read");
         return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
     case ST_AFTER_MAGIC: {
         uint32_t v = nt_le32(u);
@@ -214,7 +158,7 @@ static nt_status step(nt_parser *p, const uint8_t *u)
                        "neither a FastSerialization header nor a V6 version header follows the magic");
     }
     case ST_FS_HEADER:
-        if (memcmp(u, FS_HEADER, 20) != 0)
+        if (memcmp(u, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN) != 0)
             return nt_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off, "bad \"!FastSerialization.1\" header");
         p->info.format_major = 4;
         set_state(p, ST_OBJ_TAG, 1);
@@ -257,20 +201,20 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         set_state(p, ST_V6_BLOCK_HEADER, 4);
         return NT_OK;
     case ST_OBJ_TAG:
-        if (u[0] == 0x01) { /* NullReference where an object would start: end of stream */
+        if (u[0] == NT_TAG_NULL_REFERENCE) { /* where an object would start: end of stream */
             if (!p->have_trace)
                 return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "stream ends before the Trace object");
             p->ended = true;
             set_state(p, ST_DONE, 0);
             return NT_OK;
         }
-        if (u[0] != 0x05)
+        if (u[0] != NT_TAG_BEGIN_PRIVATE_OBJECT)
             return nt_fail(p, NT_ERR_MALFORMED, p->unit_off,
                            "expected BeginPrivateObject (0x05) or end of stream (0x01), found 0x%02x", u[0]);
         set_state(p, ST_TYPE_HEADER, 14);
         return NT_OK;
     case ST_TYPE_HEADER: {
-        if (u[0] != 0x05 || u[1] != 0x01)
+        if (u[0] != NT_TAG_BEGIN_PRIVATE_OBJECT || u[1] != NT_TAG_NULL_REFERENCE)
             return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "bad object type header");
         p->obj_version = nt_le32(u + 2);
         uint32_t min_reader = nt_le32(u + 6);
@@ -288,7 +232,7 @@ static nt_status step(nt_parser *p, const uint8_t *u)
     }
     case ST_TYPE_NAME: {
         size_t len = p->need - 1;
-        if (u[len] != 0x06)
+        if (u[len] != NT_TAG_END_OBJECT)
             return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + len, "type header does not end with EndObject");
         p->btype = block_type_of((const char *)u, len);
         if (!p->have_trace) {
@@ -297,7 +241,8 @@ static nt_status step(nt_parser *p, const uint8_t *u)
                                (int)len, (const char *)u);
             if (p->obj_version < 4)
                 return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
-                               "Trace object version %u (NetPerf); only NetTrace V4/V5 is read", p->obj_version);
+                               "Trace object version %u (NetPerf); only NetTrace V4/V5 and V6 are read",
+                               p->obj_version);
             set_state(p, ST_TRACE, 49);
             return NT_OK;
         }
@@ -335,7 +280,7 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         }
         return NT_OK;
     case ST_BLOCK_BODY: {
-        nt_status s = decode_block(p, u, p->need);
+        nt_status s = nt_v4_decode_block(p, u, p->need);
         if (s)
             return s;
         set_state(p, ST_END_OBJECT, 1);
@@ -345,7 +290,7 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         set_state(p, ST_END_OBJECT, 1);
         return NT_OK;
     case ST_END_OBJECT:
-        if (u[0] != 0x06)
+        if (u[0] != NT_TAG_END_OBJECT)
             return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "block does not end with EndObject (found 0x%02x)",
                            u[0]);
         set_state(p, ST_OBJ_TAG, 1);
@@ -497,6 +442,11 @@ void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out)
     out->bytes = p->offset;
     out->memory = p->mem.used;
     out->memory_peak = p->mem.peak;
+}
+
+int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks)
+{
+    return p && p->have_trace ? nt_parser_ticks_to_ns(p, ticks) : 0;
 }
 
 nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,

@@ -1,5 +1,6 @@
 /* Diagnostics IPC framing and deadline-bound socket I/O. */
 #include "session/ipc.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,58 +74,29 @@ static void put_unit(ipc_buf *b, uint32_t u)
     put(b, p, 2);
 }
 
-/* Decode one UTF-8 scalar; 0 length on malformed input. */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
-{
-    unsigned c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0 || c >= 0xF5)
-        return 0;
-    uint32_t v = c & (0x3Fu >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3Fu);
-    }
-    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v < 0xE000))
-        return 0;
-    *cp = v;
-    return n;
-}
-
 void ipc_put_string(ipc_buf *b, const char *s)
 {
     if (!s || !*s) {
         ipc_put_u32(b, 0);
         return;
     }
-    /* Count UTF-16 units first: the prefix includes the terminator. */
+    /* Count UTF-16 units first: the prefix includes the terminator.  The
+     * runtime gets no string we would have to guess at. */
     size_t units = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t cp;
-        size_t n = utf8_next(p, &cp);
-        if (n == 0) {
+        uint32_t cp = nt_utf8_next(&p, NT_UTF8_REJECT);
+        if (cp == NT_UTF8_INVALID) {
             b->failed = true;
             return;
         }
         units += cp >= 0x10000 ? 2 : 1;
-        p += n;
     }
     ipc_put_u32(b, (uint32_t)(units + 1));
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t cp;
-        p += utf8_next(p, &cp);
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            put_unit(b, 0xD800 + (cp >> 10));
-            put_unit(b, 0xDC00 + (cp & 0x3FF));
-        } else {
-            put_unit(b, cp);
-        }
+        uint16_t u[2];
+        unsigned n = nt_utf16_encode(nt_utf8_next(&p, NT_UTF8_REJECT), u);
+        for (unsigned k = 0; k < n; k++)
+            put_unit(b, u[k]);
     }
     put_unit(b, 0);
 }

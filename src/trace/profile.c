@@ -41,7 +41,7 @@ struct nt_profile_builder {
     size_t table_cap, hashes_cap;
     pr_open *opens;
     size_t nopens, opens_cap;
-    tr_map open_index;      /* thread id -> index in opens */
+    nt_map open_index;      /* thread id -> index in opens */
     pr_gc_state gc;
     int64_t last_ticks;
 };
@@ -286,7 +286,7 @@ static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool
 static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
 {
     nt_profile *p = b->p;
-    uint32_t i = tr_map_get(&b->open_index, ev->thread_id);
+    uint32_t i = tr_index(&b->open_index, ev->thread_id);
     pr_open *o = i == UINT32_MAX ? NULL : &b->opens[i];
     if (!start) {
         if (!o || !o->live) {
@@ -300,7 +300,7 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     if (!o) {
         if (b->nopens >= UINT32_MAX - 1 ||
             !nt_mem_reserve(&p->mem, (void **)&b->opens, &b->opens_cap, b->nopens + 1, sizeof *b->opens) ||
-            !tr_map_put(&p->mem, &b->open_index, ev->thread_id, (uint32_t)b->nopens))
+            !nt_map_set(&p->mem, &b->open_index, ev->thread_id, (uint32_t)b->nopens))
             return fail(b, NT_ERR_NOMEM);
         o = &b->opens[b->nopens++];
     }
@@ -407,7 +407,7 @@ static void builder_release(nt_profile_builder *b)
     nt_mem_free(m, b->table, b->table_cap * sizeof *b->table);
     nt_mem_free(m, b->hashes, b->hashes_cap * sizeof *b->hashes);
     nt_mem_free(m, b->opens, b->opens_cap * sizeof *b->opens);
-    tr_map_free(m, &b->open_index);
+    nt_map_free(m, &b->open_index);
     pr_gc_release(b->p, &b->gc);
     b->table = NULL;
     b->hashes = NULL;

@@ -9,6 +9,7 @@
  * events (samples' suspensions, a background GC's) interleave in the stream
  * in an order that depends on buffering. */
 #include "trace/profile_internal.h"
+#include "common/sort.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,12 +56,12 @@ static nt_gc *find(nt_profile *p, int64_t number)
 /* The thread's suspension record, added when new; NULL when memory is short. */
 static pr_suspension *suspension(nt_profile *p, pr_gc_state *st, uint64_t thread, bool add)
 {
-    uint32_t i = tr_map_get(&st->susp_index, thread);
+    uint32_t i = tr_index(&st->susp_index, thread);
     if (i != UINT32_MAX)
         return &st->susp[i];
     if (!add || st->nsusp >= UINT32_MAX - 2 ||
         !nt_mem_reserve(&p->mem, (void **)&st->susp, &st->susp_cap, st->nsusp + 1, sizeof *st->susp) ||
-        !tr_map_put(&p->mem, &st->susp_index, thread, (uint32_t)st->nsusp))
+        !nt_map_set(&p->mem, &st->susp_index, thread, (uint32_t)st->nsusp))
         return NULL;
     pr_suspension *s = &st->susp[st->nsusp++];
     *s = (pr_suspension){ thread, false, -1, -1 };
@@ -180,39 +181,29 @@ bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
 void pr_gc_release(nt_profile *p, pr_gc_state *st)
 {
     nt_mem_free(&p->mem, st->susp, st->susp_cap * sizeof *st->susp);
-    tr_map_free(&p->mem, &st->susp_index);
+    nt_map_free(&p->mem, &st->susp_index);
     st->susp = NULL;
     st->nsusp = st->susp_cap = 0;
+}
+
+static int by_start(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    int64_t x = ((const nt_gc *)a)->start_ns, y = ((const nt_gc *)b)->start_ns;
+    return (x > y) - (x < y);
 }
 
 bool pr_gc_finish(nt_profile *p, pr_gc_state *st)
 {
     pr_gc_release(p, st);
-    /* Stable merge sort by start time (ties keep stream order). */
+    /* By start time; ties keep stream order. */
     size_t n = p->ngcs;
     if (n < 2)
         return true;
     nt_gc *tmp = nt_mem_alloc(&p->mem, n * sizeof *tmp);
     if (!tmp)
         return false;
-    nt_gc *src = p->gcs, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = src[j].start_ns < src[i].start_ns ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        nt_gc *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != p->gcs)
-        memcpy(p->gcs, src, n * sizeof *src);
+    nt_merge_sort(p->gcs, tmp, n, sizeof *tmp, by_start, NULL);
     nt_mem_free(&p->mem, tmp, n * sizeof *tmp);
     return true;
 }

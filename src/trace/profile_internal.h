@@ -31,7 +31,7 @@ typedef struct pr_suspension {
 typedef struct pr_gc_state {
     pr_suspension *susp;
     size_t nsusp, susp_cap;
-    tr_map susp_index;      /* thread id -> index in susp */
+    nt_map susp_index;      /* thread id -> index in susp */
     int64_t allocated_since;
     int64_t last_heap_after;
     bool heap_known;

@@ -1,5 +1,5 @@
 /* One-call entry points of the profiles: a file or a buffer read through a
- * parser into a profile builder (the file loop is the trace's, tr_feed_fd). */
+ * parser into a profile builder (the read loop is nt_parser_feed_fd). */
 #include "trace/profile_internal.h"
 
 #include <errno.h>
@@ -94,7 +94,19 @@ nt_status nt_profile_from_file(const char *path, const nt_profile_options *opt, 
         set_msg(msg, msg_size, "out of memory");
         return s;
     }
-    s = tr_feed_fd(p, fd, opt ? opt->trace : NULL, msg, msg_size);
+    const nt_trace_options *to = opt ? opt->trace : NULL;
+    nt_feed_options fo = { 0 };
+    if (to) {
+        fo.deadline_ns = to->deadline_ns;
+        fo.progress = to->progress;
+        fo.progress_user = to->progress_user;
+    }
+    int err = 0;
+    s = nt_parser_feed_fd(p, fd, &fo, &err);
     close(fd);
+    if (s == NT_ERR_IO)
+        set_msg(msg, msg_size, strerror(err));
+    else if (s == NT_ERR_TIMEOUT)
+        set_msg(msg, msg_size, "the deadline passed while reading");
     return end(b, p, s, out, msg, msg_size);
 }

@@ -199,16 +199,6 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
     return true;
 }
 
-const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint32_t *count)
-{
-    *count = 0;
-    size_t k = lower_bound(sy->addrs, sy->naddrs, addr);
-    if (k == sy->naddrs || sy->addrs[k] != addr)
-        return NULL;
-    *count = sy->first[k + 1] - sy->first[k];
-    return sy->cand + sy->first[k];
-}
-
 const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count)
 {
     *count = sy->first[k + 1] - sy->first[k];

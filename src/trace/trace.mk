@@ -4,9 +4,13 @@ libnettrace_core_la_SOURCES += \
 	src/trace/trace_internal.h \
 	src/trace/trace_tables.c \
 	src/trace/symbols.c \
+	src/trace/build_internal.h \
+	src/trace/build.c \
+	src/trace/records.c \
+	src/trace/resolve.c \
 	src/trace/trace.c \
 	src/trace/trace_io.c \
-	src/trace/live_top.c
+	src/trace/window.c
 # The event profiles (allocations, exceptions, contention, GC timeline) beside the trace.
 libnettrace_core_la_SOURCES += \
 	src/trace/profile_internal.h \

@@ -5,21 +5,14 @@
 
 #include "nettrace_trace.h"
 #include "common/alloc.h"
+#include "common/map.h"
 
-/* u64 -> u32 open-addressing map (value UINT32_MAX = absent). */
-typedef struct tr_map_entry {
-    uint64_t key;
-    uint32_t val;
-} tr_map_entry;
-
-typedef struct tr_map {
-    tr_map_entry *e;
-    size_t cap, count;
-} tr_map;
-
-bool tr_map_put(nt_mem *m, tr_map *map, uint64_t key, uint32_t val);
-uint32_t tr_map_get(const tr_map *map, uint64_t key);
-void tr_map_free(nt_mem *m, tr_map *map);
+/* An index kept in an nt_map: UINT32_MAX when key is absent. */
+static inline uint32_t tr_index(const nt_map *map, uint64_t key)
+{
+    const uint64_t *v = nt_map_get(map, key);
+    return v ? (uint32_t)*v : UINT32_MAX;
+}
 
 /* Interned NUL-terminated strings in chunked storage (pointers never move). */
 typedef struct tr_strings {
@@ -97,10 +90,10 @@ struct nt_trace {
 
     nt_trace_module *modules;
     size_t nmodules, modules_cap;
-    tr_map module_index;     /* module id -> index */
+    nt_map module_index;     /* module id -> index */
     nt_trace_assembly *assemblies;
     size_t nassemblies, assemblies_cap;
-    tr_map assembly_index;   /* assembly id -> index */
+    nt_map assembly_index;   /* assembly id -> index */
 
     nt_frame *frames;
     size_t nframes, frames_cap;
@@ -120,11 +113,6 @@ struct nt_trace {
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
 void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
 
-/* trace_io.c: read fd into p in aligned 1 MiB chunks until the end (then
- * nt_parser_finish), an error, or opt's deadline; calls opt's progress.
- * Returns the parser's status, or NT_ERR_IO / NT_ERR_TIMEOUT / NT_ERR_NOMEM
- * with msg set. */
-nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *msg, size_t msg_size);
 
 /* symbols.c */
 /* Sort the addresses that will be looked up and drop duplicates (*alloc
@@ -137,8 +125,6 @@ bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t si
  * overlaps allowed.  On failure call tr_symbols_free too. */
 bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
                       uint64_t *addrs, size_t naddrs, size_t addrs_alloc);
-/* Candidates of a queried address: *count records, indices into methods. */
-const uint32_t *tr_symbols_candidates(const tr_symbols *sy, uint64_t addr, uint32_t *count);
 /* Candidates of the k-th prepared address. */
 const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count);
 /* The record valid at ticks among the candidates, or NT_TRACE_NO_METHOD. */

@@ -93,9 +93,18 @@ nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_opti
     return end(b, p, s, out, msg, msg_size);
 }
 
-nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *msg, size_t msg_size)
+nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, char *msg, size_t msg_size)
 {
-    nt_status s = NT_OK;
+    if (!out || fd < 0)
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    nt_trace_builder *b;
+    nt_parser *p;
+    nt_status s = begin(opt, &b, &p);
+    if (s != NT_OK) {
+        set_msg(msg, msg_size, "out of memory");
+        return s;
+    }
     uint64_t total = 0, done = 0;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
@@ -108,6 +117,8 @@ nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *ms
     if (raw)
         buf = raw + (TR_READ_ALIGN - (uintptr_t)raw % TR_READ_ALIGN) % TR_READ_ALIGN;
     if (!buf) {
+        nt_trace_builder_free(b);
+        nt_parser_free(p);
         set_msg(msg, msg_size, "out of memory");
         return NT_ERR_NOMEM;
     }
@@ -158,27 +169,6 @@ nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *ms
             break;
     }
     nt_mem_free(&m, raw, chunk + TR_READ_ALIGN);
-    return s;
-}
-
-nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, char *msg, size_t msg_size)
-{
-    if (!out || fd < 0)
-        return NT_ERR_INVALID_ARG;
-    *out = NULL;
-    nt_trace_builder *b;
-    nt_parser *p;
-    nt_status s = begin(opt, &b, &p);
-    if (s != NT_OK) {
-        set_msg(msg, msg_size, "out of memory");
-        return s;
-    }
-    s = tr_feed_fd(p, fd, opt, msg, msg_size);
-    if (s == NT_ERR_NOMEM && !nt_parser_trace_info(p)) {
-        nt_trace_builder_free(b);
-        nt_parser_free(p);
-        return s;
-    }
     return end(b, p, s, out, msg, msg_size);
 }
 

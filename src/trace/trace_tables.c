@@ -1,86 +1,10 @@
-/* Small tables of the aggregator: a u64 -> u32 map and interned strings.
+/* Interned strings of the aggregator.
  * Every allocation goes through the trace's nt_mem so its size is known. */
 #include "trace/trace_internal.h"
 
 #include <string.h>
 
 #define TR_RECENT 4096u /* entries of the recent-strings cache */
-
-static size_t slot_of(uint64_t k, size_t cap)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (size_t)k & (cap - 1);
-}
-
-static bool map_grow(nt_mem *m, tr_map *map)
-{
-    size_t ncap = map->cap ? map->cap * 2 : 64;
-    tr_map_entry *e = nt_mem_alloc(m, ncap * sizeof *e);
-    if (!e)
-        return false;
-    for (size_t i = 0; i < ncap; i++)
-        e[i].val = UINT32_MAX;
-    size_t count = 0;
-    for (size_t i = 0; i < map->cap; i++) {
-        if (map->e[i].val == UINT32_MAX)
-            continue;
-        size_t j = slot_of(map->e[i].key, ncap);
-        while (e[j].val != UINT32_MAX)
-            j = (j + 1) & (ncap - 1);
-        e[j] = map->e[i];
-        count++;
-    }
-    tr_map_free(m, map);
-    map->e = e;
-    map->cap = ncap;
-    map->count = count;
-    return true;
-}
-
-/* A removed key keeps its slot with a tombstone value so probing stays right. */
-#define TR_TOMBSTONE (UINT32_MAX - 1)
-
-bool tr_map_put(nt_mem *m, tr_map *map, uint64_t key, uint32_t val)
-{
-    if ((map->count + 1) * 2 > map->cap && !map_grow(m, map))
-        return false;
-    if (val == UINT32_MAX)
-        val = TR_TOMBSTONE;
-    size_t i = slot_of(key, map->cap);
-    while (map->e[i].val != UINT32_MAX) {
-        if (map->e[i].key == key) {
-            map->e[i].val = val;
-            return true;
-        }
-        i = (i + 1) & (map->cap - 1);
-    }
-    map->e[i].key = key;
-    map->e[i].val = val;
-    map->count++;
-    return true;
-}
-
-uint32_t tr_map_get(const tr_map *map, uint64_t key)
-{
-    if (!map->cap)
-        return UINT32_MAX;
-    size_t i = slot_of(key, map->cap);
-    while (map->e[i].val != UINT32_MAX) {
-        if (map->e[i].key == key)
-            return map->e[i].val == TR_TOMBSTONE ? UINT32_MAX : map->e[i].val;
-        i = (i + 1) & (map->cap - 1);
-    }
-    return UINT32_MAX;
-}
-
-void tr_map_free(nt_mem *m, tr_map *map)
-{
-    nt_mem_free(m, map->e, map->cap * sizeof *map->e);
-    map->e = NULL;
-    map->cap = map->count = 0;
-}
 
 /* FNV-1a over 8-byte words (the tail bytewise); *len gets strlen(s). */
 static uint64_t str_hash(const char *s, size_t *len)

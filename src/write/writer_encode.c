@@ -1,6 +1,7 @@
 /* Byte encoders of the writer: the growable buffer, strings, and metadata
  * records (V4/V5 payloads with their V5 tags, V6 rows). */
 #include "write/writer_internal.h"
+#include "common/utf8.h"
 
 #include <string.h>
 
@@ -95,51 +96,14 @@ void wb_free(wbuf *b)
     b->failed = false;
 }
 
-/* Decode one UTF-8 sequence; invalid input yields U+FFFD and consumes one byte. */
-static uint32_t utf8_next(const unsigned char **ps)
-{
-    const unsigned char *s = *ps;
-    uint32_t c = s[0];
-    size_t n = 0;
-    uint32_t min = 0;
-    if (c < 0x80) {
-        *ps = s + 1;
-        return c;
-    } else if ((c & 0xE0) == 0xC0) {
-        n = 1, c &= 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 2, c &= 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 3, c &= 0x07, min = 0x10000;
-    } else {
-        *ps = s + 1;
-        return 0xFFFD;
-    }
-    for (size_t i = 1; i <= n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *ps = s + 1;
-            return 0xFFFD;
-        }
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    *ps = s + 1 + n;
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0xFFFD;
-    return c;
-}
-
 void wb_utf16z(wbuf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
-        uint32_t c = utf8_next(&p);
-        if (c >= 0x10000) {
-            c -= 0x10000;
-            wb_u16(b, (uint16_t)(0xD800 | (c >> 10)));
-            wb_u16(b, (uint16_t)(0xDC00 | (c & 0x3FF)));
-        } else {
-            wb_u16(b, (uint16_t)c);
-        }
+        uint16_t u[2];
+        unsigned n = nt_utf16_encode(nt_utf8_next(&p, NT_UTF8_REPLACE), u);
+        for (unsigned k = 0; k < n; k++)
+            wb_u16(b, u[k]);
     }
     wb_u16(b, 0);
 }

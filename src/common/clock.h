@@ -1,0 +1,15 @@
+/* The monotonic clock deadlines are measured on (CLOCK_MONOTONIC, ns). */
+#ifndef NT_CLOCK_H
+#define NT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline int64_t nt_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#endif

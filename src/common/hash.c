@@ -1,0 +1,38 @@
+/* Keys for nt_hash_u64 (hash.h). */
+#if !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* getentropy */
+#endif
+#include "common/hash.h"
+
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+void nt_hash_key_set(nt_hash_key *k, uint64_t k0, uint64_t k1)
+{
+    k->v0 = k0 ^ 0x736f6d6570736575ull;
+    k->v1 = k1 ^ 0x646f72616e646f6dull;
+    k->v2 = k0 ^ 0x6c7967656e657261ull;
+    k->v3 = k1 ^ 0x7465646279746573ull;
+}
+
+/* splitmix64's finalizer: spreads the weak fallback inputs over all bits. */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+void nt_hash_key_init(nt_hash_key *k, const void *owner)
+{
+    uint64_t w[2] = { 0, 0 };
+    if (getentropy(w, sizeof w) != 0 || (w[0] == 0 && w[1] == 0)) {
+        /* No entropy source: addresses (randomised by ASLR) and the time. */
+        int local = 0;
+        w[0] = mix((uint64_t)(uintptr_t)owner ^ mix((uint64_t)(uintptr_t)&local));
+        w[1] = mix(w[0] ^ (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32));
+    }
+    nt_hash_key_set(k, w[0], w[1]);
+}

@@ -1,0 +1,155 @@
+/* The keyed u64 map (see map.h). */
+#include "common/map.h"
+
+#include <string.h>
+#include <time.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+/* A probe run this long in a table at most half full (by chance about once
+ * in 10^10 insertions) means the key is known to whoever chose the input:
+ * draw another. */
+#define MAP_LONG_RUN 128u
+#define MAP_MAX_REKEYS 8u
+
+static void draw_key(nt_map *m)
+{
+    uint64_t k[2] = { 0, 0 };
+#if defined(__linux__)
+    if (getrandom(k, sizeof k, GRND_NONBLOCK) != (ssize_t)sizeof k)
+        k[0] = k[1] = 0;
+#endif
+    /* Without the system's randomness: the map's address and the clock,
+     * which a file cannot know either. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    k[0] ^= (uint64_t)(uintptr_t)m * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts.tv_nsec;
+    k[1] ^= ((uint64_t)ts.tv_sec << 32 | m->rekeys) * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)(uintptr_t)m->slot;
+    m->k0 = k[0];
+    m->k1 = k[1] | 1;
+}
+
+/* Two rounds of multiply and fold with the key mixed in before each: the
+ * top bits of the result index the table. */
+size_t nt_map_first_slot(const nt_map *m, uint64_t key)
+{
+    uint64_t h = (key ^ m->k0) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    h = (h ^ m->k1) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
+    return (size_t)(h * 0x9E3779B97F4A7C15ull >> 32) & (m->cap - 1);
+}
+
+uint64_t *nt_map_get(const nt_map *m, uint64_t key)
+{
+    if (key == 0)
+        return m->has_zero ? (uint64_t *)&m->zero_val : NULL;
+    if (!m->cap)
+        return NULL;
+    for (size_t i = nt_map_first_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+        if (m->slot[i].key == key)
+            return &m->slot[i].val;
+        if (m->slot[i].key == 0)
+            return NULL;
+    }
+}
+
+/* Move every entry into a table of ncap slots under the current key.
+ * Returns the longest probe run the rebuild saw, or SIZE_MAX when memory is
+ * short (the map is then unchanged). */
+static size_t rebuild(nt_mem *mem, nt_map *m, size_t ncap)
+{
+    nt_map_slot *ns = nt_mem_alloc(mem, ncap * sizeof *ns);
+    if (!ns)
+        return SIZE_MAX;
+    memset(ns, 0, ncap * sizeof *ns);
+    nt_map_slot *old = m->slot;
+    size_t ocap = m->cap, longest = 0;
+    m->slot = ns;
+    m->cap = ncap;
+    for (size_t i = 0; i < ocap; i++) {
+        if (!old[i].key)
+            continue;
+        size_t j = nt_map_first_slot(m, old[i].key), run = 0;
+        while (ns[j].key) {
+            j = (j + 1) & (ncap - 1);
+            run++;
+        }
+        m->probes += run + 1;
+        longest = run > longest ? run : longest;
+        ns[j] = old[i];
+    }
+    nt_mem_free(mem, old, ocap * sizeof *old);
+    return longest;
+}
+
+/* A new key and a rebuild, as long as a rebuild keeps finding long runs. */
+static bool rekey(nt_mem *mem, nt_map *m)
+{
+    while (m->rekeys < MAP_MAX_REKEYS) {
+        m->rekeys++;
+        draw_key(m);
+        size_t longest = rebuild(mem, m, m->cap);
+        if (longest == SIZE_MAX)
+            return false;
+        if (longest < MAP_LONG_RUN)
+            break;
+    }
+    return true;
+}
+
+uint64_t *nt_map_put(nt_mem *mem, nt_map *m, uint64_t key, bool *added)
+{
+    bool dummy;
+    added = added ? added : &dummy;
+    *added = false;
+    if (key == 0) {
+        if (!m->has_zero) {
+            m->has_zero = true;
+            m->zero_val = 0;
+            m->count++;
+            *added = true;
+        }
+        return &m->zero_val;
+    }
+    if (!m->cap)
+        draw_key(m);
+    if ((m->count + 1) * 2 > m->cap && rebuild(mem, m, m->cap ? m->cap * 2 : 64) == SIZE_MAX)
+        return NULL;
+    size_t i = nt_map_first_slot(m, key), run = 0;
+    for (;; i = (i + 1) & (m->cap - 1), run++) {
+        if (m->slot[i].key == key) {
+            m->probes += run + 1;
+            return &m->slot[i].val;
+        }
+        if (m->slot[i].key == 0)
+            break;
+    }
+    m->probes += run + 1;
+    m->slot[i].key = key;
+    m->slot[i].val = 0;
+    m->count++;
+    *added = true;
+    if (run >= MAP_LONG_RUN) {
+        if (!rekey(mem, m))
+            return NULL;
+        return nt_map_get(m, key);
+    }
+    return &m->slot[i].val;
+}
+
+bool nt_map_set(nt_mem *mem, nt_map *m, uint64_t key, uint64_t val)
+{
+    uint64_t *v = nt_map_put(mem, m, key, NULL);
+    if (!v)
+        return false;
+    *v = val;
+    return true;
+}
+
+void nt_map_free(nt_mem *mem, nt_map *m)
+{
+    nt_mem_free(mem, m->slot, m->cap * sizeof *m->slot);
+    memset(m, 0, sizeof *m);
+}

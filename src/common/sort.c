@@ -1,0 +1,33 @@
+/* The stable merge sort (see sort.h). */
+#include "common/sort.h"
+
+#include <string.h>
+
+void nt_merge_sort(void *base, void *tmp, size_t n, size_t elem, nt_sort_cmp cmp, void *ctx)
+{
+    char *src = base, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            /* Already in order (the usual case for runs of samples): one copy. */
+            if (mid < hi && cmp(src + mid * elem, src + (mid - 1) * elem, ctx) >= 0) {
+                memcpy(dst + lo * elem, src + lo * elem, (hi - lo) * elem);
+                continue;
+            }
+            while (i < mid && j < hi) {
+                /* Take from the right only when strictly smaller: stable. */
+                size_t from = cmp(src + j * elem, src + i * elem, ctx) < 0 ? j++ : i++;
+                memcpy(dst + k++ * elem, src + from * elem, elem);
+            }
+            memcpy(dst + k * elem, src + i * elem, (mid - i) * elem);
+            k += mid - i;
+            memcpy(dst + k * elem, src + j * elem, (hi - j) * elem);
+        }
+        char *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != (char *)base)
+        memcpy(base, src, n * elem);
+}

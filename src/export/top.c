@@ -1,0 +1,192 @@
+/* Hot methods (nt_top_build): samples counted per display name, exclusive
+ * (the innermost frame) and inclusive (anywhere on the stack, once per
+ * sample), overall or per thread.  The file command and the live view both
+ * print these tables; names come from tr_names, as in the exporters. */
+#include "export/export_names.h"
+#include "common/sort.h"
+
+#include <string.h>
+
+typedef struct top_row {
+    uint32_t id;           /* name index (first seen first) */
+    uint64_t excl, incl;
+} top_row;
+
+typedef struct top_impl {
+    nt_top pub;
+    nt_mem m;
+    nt_top_table *tables;
+    size_t ntables;
+    nt_top_row *rows;
+    size_t nrows, rows_cap;
+    char *names;           /* the rows' names, NUL-terminated one after another */
+    size_t names_len, names_cap;
+} top_impl;
+
+/* What one table's count needs. */
+typedef struct top_work {
+    const nt_trace *t;
+    const nt_top_options *opt;
+    tr_names nm;
+    uint64_t *stack_w;     /* selected samples per resolved stack */
+    uint32_t *seen;        /* name index -> stack + 1 that last counted it inclusively */
+    top_row *rows;
+} top_work;
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+    const top_row *x = a, *y = b;
+    const bool by_incl = *(const bool *)ctx;
+    if (by_incl && x->incl != y->incl)
+        return x->incl > y->incl ? -1 : 1;
+    if (x->excl != y->excl)
+        return x->excl > y->excl ? -1 : 1;
+    if (x->incl != y->incl)
+        return x->incl > y->incl ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Index of name id's text in the names arena, or SIZE_MAX when memory is short. */
+static size_t store_name(top_impl *ti, const nt_frame *f)
+{
+    size_t len = nt_frame_name(f, NULL, 0) + 1;
+    if (!nt_mem_reserve(&ti->m, (void **)&ti->names, &ti->names_cap, ti->names_len + len, 1))
+        return SIZE_MAX;
+    nt_frame_name(f, ti->names + ti->names_len, len);
+    ti->names_len += len;
+    return ti->names_len - len;
+}
+
+/* One table: the selected samples of thread index th (SIZE_MAX = all threads). */
+static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table *out)
+{
+    const nt_trace *t = w->t;
+    const nt_top_options *opt = w->opt;
+    size_t ns = t->nstacks;
+    memset(w->stack_w, 0, (ns ? ns : 1) * sizeof *w->stack_w);
+    uint64_t total = 0, empty = 0;
+    for (size_t i = 0; i < t->nsamples; i++) {
+        const tr_sample *s = TR_SAMPLE(t, i);
+        if ((opt->managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED) || (th != SIZE_MAX && TR_THREAD(s) != th) ||
+            (opt->has_thread && t->threads[TR_THREAD(s)] != opt->thread_id))
+            continue;
+        w->stack_w[s->stack]++;
+        total++;
+    }
+    for (size_t i = 0; i < w->nm.n; i++)
+        w->rows[i] = (top_row){ (uint32_t)i, 0, 0 };
+    for (size_t k = 0; k < ns; k++) {
+        uint64_t c = w->stack_w[k];
+        const tr_rstack *r = &t->stacks[k];
+        if (!c)
+            continue;
+        if (!r->count) {
+            empty += c;
+            continue;
+        }
+        const uint32_t *ids = w->nm.of_frame + r->off;
+        w->rows[ids[0]].excl += c;
+        /* Inclusive: once per sample even when recursion repeats a name. */
+        for (uint32_t f = 0; f < r->count; f++) {
+            if (w->seen[ids[f]] != k + 1) {
+                w->seen[ids[f]] = (uint32_t)k + 1;
+                w->rows[ids[f]].incl += c;
+            }
+        }
+    }
+    out->samples = total;
+    out->empty = empty;
+    out->thread_id = th == SIZE_MAX ? 0 : t->threads[th];
+    size_t n = 0;
+    for (size_t i = 0; i < w->nm.n; i++)
+        if (w->rows[i].incl)
+            w->rows[n++] = w->rows[i];
+    top_row *scratch = nt_mem_alloc(&ti->m, (n ? n : 1) * sizeof *scratch);
+    if (!scratch)
+        return NT_ERR_NOMEM;
+    bool by_incl = opt->by_inclusive;
+    nt_merge_sort(w->rows, scratch, n, sizeof *w->rows, cmp_rows, &by_incl);
+    nt_mem_free(&ti->m, scratch, (n ? n : 1) * sizeof *scratch);
+    size_t keep = opt->rows && n > opt->rows ? opt->rows : n;
+    if (!nt_mem_reserve(&ti->m, (void **)&ti->rows, &ti->rows_cap, ti->nrows + keep, sizeof *ti->rows))
+        return NT_ERR_NOMEM;
+    out->row_count = keep;
+    out->rows = (const nt_top_row *)(uintptr_t)ti->nrows; /* an index until the rows stop moving */
+    for (size_t i = 0; i < keep; i++) {
+        size_t at = store_name(ti, w->nm.rep[w->rows[i].id]);
+        if (at == SIZE_MAX)
+            return NT_ERR_NOMEM;
+        ti->rows[ti->nrows++] = (nt_top_row){ (const char *)(uintptr_t)at, w->rows[i].excl, w->rows[i].incl };
+    }
+    return NT_OK;
+}
+
+void nt_top_free(nt_top *top)
+{
+    if (!top)
+        return;
+    top_impl *ti = (top_impl *)top;
+    nt_mem m = ti->m;
+    nt_mem_free(&m, ti->tables, (ti->ntables ? ti->ntables : 1) * sizeof *ti->tables);
+    nt_mem_free(&m, ti->rows, ti->rows_cap * sizeof *ti->rows);
+    nt_mem_free(&m, ti->names, ti->names_cap);
+    nt_mem_free(&m, ti, sizeof *ti);
+}
+
+nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top **out)
+{
+    if (!out)
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!t)
+        return NT_ERR_INVALID_ARG;
+    nt_top_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (options)
+        opt = *options;
+    nt_mem m;
+    nt_mem_init(&m, &t->mem.a);
+    top_impl *ti = nt_mem_alloc(&m, sizeof *ti);
+    if (!ti)
+        return NT_ERR_NOMEM;
+    memset(ti, 0, sizeof *ti);
+    ti->m = m;
+    top_work w = { .t = t, .opt = &opt };
+    size_t ns = t->nstacks ? t->nstacks : 1;
+    nt_status st = tr_names_build(&ti->m, t, &w.nm);
+    size_t nn = w.nm.n ? w.nm.n : 1;
+    if (st == NT_OK) {
+        w.stack_w = nt_mem_alloc(&ti->m, ns * sizeof *w.stack_w);
+        w.seen = nt_mem_alloc(&ti->m, nn * sizeof *w.seen);
+        w.rows = nt_mem_alloc(&ti->m, nn * sizeof *w.rows);
+        ti->ntables = opt.by_thread ? t->nthreads : 1;
+        ti->tables = nt_mem_alloc(&ti->m, (ti->ntables ? ti->ntables : 1) * sizeof *ti->tables);
+        if (!w.stack_w || !w.seen || !w.rows || !ti->tables)
+            st = NT_ERR_NOMEM;
+    }
+    size_t made = 0;
+    for (size_t i = 0; st == NT_OK && i < ti->ntables; i++) {
+        if (opt.by_thread && opt.has_thread && t->threads[i] != opt.thread_id)
+            continue;
+        memset(w.seen, 0, nn * sizeof *w.seen); /* stamps are stack indices: fresh per table */
+        st = count_table(ti, &w, opt.by_thread ? i : SIZE_MAX, &ti->tables[made]);
+        made++;
+    }
+    nt_mem_free(&ti->m, w.stack_w, ns * sizeof *w.stack_w);
+    nt_mem_free(&ti->m, w.seen, nn * sizeof *w.seen);
+    nt_mem_free(&ti->m, w.rows, nn * sizeof *w.rows);
+    tr_names_free(&ti->m, &w.nm);
+    if (st != NT_OK) {
+        nt_top_free(&ti->pub);
+        return st;
+    }
+    /* Rows and names stopped moving: indices become pointers. */
+    for (size_t i = 0; i < made; i++)
+        ti->tables[i].rows = ti->rows + (uintptr_t)ti->tables[i].rows;
+    for (size_t r = 0; r < ti->nrows; r++)
+        ti->rows[r].name = ti->names + (uintptr_t)ti->rows[r].name;
+    ti->pub.table_count = made;
+    ti->pub.tables = ti->tables;
+    *out = &ti->pub;
+    return NT_OK;
+}

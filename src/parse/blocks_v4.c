@@ -1,0 +1,220 @@
+/* V4/V5 blocks: event and metadata blocks (compressed or fixed event
+ * headers), V1 and V2Params metadata field lists, sequence-point blocks.
+ * Stack blocks are shared with V6 (stack_block.c). */
+#include "common/format.h"
+#include "common/utf16.h"
+#include "parse/blocks.h"
+#include "parse/deliver.h"
+#include "parse/event_header.h"
+
+#include <string.h>
+
+/* ---- events ------------------------------------------------------------- */
+
+/* Drop detection on the event's capture thread; runs of events share it. */
+static inline nt_status track_sequence(nt_parser *p, const nt_event *ev, uint64_t off)
+{
+    nt_thread_entry *t = p->threads.last;
+    if (!t || t->key != ev->capture_thread_id) {
+        nt_status s = nt_threads_get(p, ev->capture_thread_id, off, &t);
+        if (s)
+            return s;
+        p->threads.last = t;
+    }
+    nt_seq_event(t, ev->sequence_number, true, &p->stats.events_dropped);
+    return NT_OK;
+}
+
+static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off);
+
+static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off,
+                                    bool metadata_block)
+{
+    const char *what = metadata_block ? "metadata block" : "event block";
+    nt_cursor c;
+    bool compressed;
+    nt_status s = nt_event_block_begin(p, &c, content, size, content_off, what, &compressed);
+    if (s)
+        return s;
+    nt_event ev;
+    memset(&ev, 0, sizeof ev);
+    while (c.p < c.end) {
+        uint64_t blob_off = NT_OFF(&c, content, content_off);
+        if (compressed) {
+            nt_header_result r = nt_read_compressed_header(&c, &ev, &ev.thread_id, &ev.capture_thread_id, NULL);
+            if (r != NT_HEADER_OK)
+                return nt_header_fail(p, r, blob_off, &ev, what, 0);
+        } else {
+            uint32_t event_size = 0;
+            nt_header_result r =
+                nt_read_uncompressed_header(&c, &ev, &ev.thread_id, &ev.capture_thread_id, NULL, &event_size);
+            if (r != NT_HEADER_OK)
+                return nt_header_fail(p, r, blob_off, &ev, what, event_size);
+        }
+        ev.offset = blob_off;
+        if (metadata_block) {
+            s = parse_metadata_record(p, ev.payload, ev.payload_size,
+                                      NT_OFF(&c, content, content_off) - ev.payload_size);
+        } else {
+            if (ev.metadata_id != 0 && (s = track_sequence(p, &ev, blob_off)) != NT_OK)
+                return s;
+            /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
+            if (!ev.desc || ev.desc->metadata_id != ev.metadata_id)
+                ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
+            s = nt_event_deliver(p, &ev);
+        }
+        if (s)
+            return s;
+    }
+    return NT_OK;
+}
+
+/* ---- metadata records ---------------------------------------------------- */
+
+/* V1 list: i32 count, then per field: i32 type, [nested list if Object], utf16z name. */
+static bool parse_v1_fields(nt_parser *p, nt_cursor *c, uint32_t depth)
+{
+    uint32_t count;
+    if (depth > NT_META_FIELD_DEPTH || !nt_cur_u32(c, &count))
+        return false;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t type;
+        if (!nt_cur_u32(c, &type))
+            return false;
+        size_t idx = p->fields.n;
+        if (!nt_fields_push(p, (nt_name_span){ NULL, 0 }, type, 0, depth))
+            return false;
+        if (type == NT_TYPE_OBJECT && !parse_v1_fields(p, c, depth + 1))
+            return false;
+        nt_raw_field *f = &p->fields.f[idx]; /* the nested list may have moved the scratch */
+        if (!nt_utf16z_scan(c, &f->name.s, &f->name.len))
+            return false;
+    }
+    return true;
+}
+
+/* V2Params tag: i32 count, then per field: i32 size (itself included),
+ * utf16z name, i32 type, [i32 element type if Array], [nested list if Object]. */
+static bool parse_v2_fields(nt_parser *p, nt_cursor *c, uint32_t depth)
+{
+    uint32_t count;
+    if (depth > NT_META_FIELD_DEPTH || !nt_cur_u32(c, &count))
+        return false;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *start = c->p;
+        uint32_t field_size, type, elem = 0;
+        nt_name_span name;
+        if (!nt_cur_u32(c, &field_size) || field_size < 4 || field_size > (size_t)(c->end - start))
+            return false;
+        nt_cursor f = nt_cursor_make(c->p, field_size - 4);
+        if (!nt_utf16z_scan(&f, &name.s, &name.len) || !nt_cur_u32(&f, &type))
+            return false;
+        if (type == NT_TYPE_ARRAY && !nt_cur_u32(&f, &elem))
+            return false;
+        if (!nt_fields_push(p, name, type, elem, depth))
+            return false;
+        if ((type == NT_TYPE_OBJECT || elem == NT_TYPE_OBJECT) && !parse_v2_fields(p, &f, depth + 1))
+            return false;
+        c->p = start + field_size;
+    }
+    return true;
+}
+
+static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off)
+{
+    nt_cursor c = nt_cursor_make(payload, size);
+    nt_raw_desc r;
+    memset(&r, 0, sizeof r);
+    r.utf16 = true;
+    uint32_t id;
+    if (!nt_cur_u32(&c, &id) || !nt_utf16z_scan(&c, &r.provider.s, &r.provider.len) ||
+        !nt_cur_u32(&c, &r.d.event_id) || !nt_utf16z_scan(&c, &r.event_name.s, &r.event_name.len) ||
+        !nt_cur_u64(&c, &r.d.keywords) || !nt_cur_u32(&c, &r.d.version) || !nt_cur_u32(&c, &r.d.level))
+        return nt_fail(p, NT_ERR_MALFORMED, payload_off, "metadata record truncated");
+    nt_status s = nt_metadata_check_new(p, id, payload_off);
+    if (s)
+        return s;
+    r.d.metadata_id = id;
+
+    /* Field descriptions: parse what we can; an unparsable list only loses
+     * its names (as TraceEvent does).  Then the V5 tags. */
+    nt_fields_reset(&p->fields);
+    if (nt_cur_left(&c) >= 4) {
+        if (!parse_v1_fields(p, &c, 0)) {
+            if ((s = nt_fields_failed(p, id, payload_off)) != NT_OK)
+                return s;
+            c.p = c.end;
+        }
+        while (nt_cur_left(&c) >= 5) {
+            uint32_t tag_size = 0;
+            uint8_t kind = 0;
+            nt_cur_u32(&c, &tag_size);
+            nt_cur_u8(&c, &kind);
+            if (tag_size > nt_cur_left(&c))
+                break;
+            nt_cursor t = nt_cursor_make(c.p, tag_size);
+            if (kind == NT_META_TAG_OPCODE && tag_size >= 1) {
+                r.d.opcode = c.p[0];
+            } else if (kind == NT_META_TAG_V2PARAMS) {
+                nt_fields_reset(&p->fields); /* V2Params replaces the (empty) V1 list */
+                if (!parse_v2_fields(p, &t, 0) && (s = nt_fields_failed(p, id, payload_off)) != NT_OK)
+                    return s;
+            }
+            c.p += tag_size;
+        }
+    }
+    return nt_metadata_commit(p, &r, payload_off);
+}
+
+/* ---- sequence points ---------------------------------------------------- */
+
+/* u64 timestamp, u32 thread count, then per thread: u64 capture thread id, u32 sequence number. */
+static nt_status decode_sp_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)
+{
+    nt_cursor c = nt_cursor_make(content, size);
+    uint64_t ts;
+    uint32_t count;
+    if (!nt_cur_u64(&c, &ts) || !nt_cur_u32(&c, &count))
+        return nt_fail(p, NT_ERR_MALFORMED, content_off, "sequence point header truncated");
+    if (count > nt_cur_left(&c) / 12)
+        return nt_fail(p, NT_ERR_MALFORMED, content_off + 8, "sequence point lists %u threads but holds %zu bytes",
+                       count, nt_cur_left(&c));
+    nt_status s = nt_sp_reserve(p, count, content_off);
+    if (s)
+        return s;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t toff = NT_OFF(&c, content, content_off);
+        uint64_t tid = 0;
+        uint32_t seq = 0;
+        nt_cur_u64(&c, &tid);
+        nt_cur_u32(&c, &seq);
+        nt_thread_entry *t;
+        if ((s = nt_threads_get(p, tid, toff, &t)) != NT_OK)
+            return s;
+        nt_sp_set_thread(p, i, t, seq);
+    }
+    return nt_sp_deliver(p, (int64_t)ts, 0, count);
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+nt_status nt_v4_decode_block(nt_parser *p, const uint8_t *u, size_t n)
+{
+    p->stats.blocks++;
+    switch (p->btype) {
+    case NT_BLOCK_EVENT:
+        p->stats.event_blocks++;
+        return decode_event_block(p, u, n, p->unit_off, false);
+    case NT_BLOCK_METADATA:
+        p->stats.metadata_blocks++;
+        return decode_event_block(p, u, n, p->unit_off, true);
+    case NT_BLOCK_STACK:
+        p->stats.stack_blocks++;
+        return nt_decode_stack_block(p, u, n, p->unit_off);
+    case NT_BLOCK_SP:
+        p->stats.sp_blocks++;
+        return decode_sp_block(p, u, n, p->unit_off);
+    default:
+        return NT_OK;
+    }
+}

@@ -1,0 +1,151 @@
+/* The decoder context: the parser object and what every block decoder, V4/V5
+ * and V6 alike, does with it — fail with an offset, call a callback, borrow
+ * the string scratch, convert the clock, hand over the trace header and a
+ * sequence point.  It sits below the decoders (blocks_v4.c, blocks_v6.c),
+ * the shared tables (threads.c, fields.c, stack_block.c) and the typed
+ * payload decoders (clr_events.c); none of those calls up into the framing
+ * machine (parser.c), which is the only unit that calls them all. */
+#ifndef NT_PARSE_CONTEXT_H
+#define NT_PARSE_CONTEXT_H
+
+#include "common/alloc.h"
+#include "common/cursor.h"
+#include "parse/fields.h"
+#include "parse/payload_fields.h"
+#include "parse/metadata.h"
+#include "parse/stacks.h"
+#include "parse/threads.h"
+
+typedef enum nt_block_type {
+    NT_BLOCK_UNKNOWN = 0,
+    NT_BLOCK_EVENT,
+    NT_BLOCK_METADATA,
+    NT_BLOCK_STACK,
+    NT_BLOCK_SP,
+    NT_BLOCK_TRACE
+} nt_block_type;
+
+#define NT_SMALL_UNIT 256 /* units up to this size are gathered in a fixed buffer */
+
+/* Byte offset in the stream of a cursor's position inside a unit that starts at base_off. */
+#define NT_OFF(c, base, base_off) ((base_off) + (uint64_t)((c)->p - (base)))
+
+struct nt_parser {
+    nt_mem mem;
+    nt_callbacks cb;
+    void *user;
+    nt_limits lim;
+
+    /* sticky status */
+    nt_status status;
+    uint64_t err_offset;
+    char msg[256];
+
+    /* framing (parser.c) */
+    int state;
+    size_t need;            /* bytes the current unit needs */
+    size_t have;            /* bytes of it gathered so far */
+    uint64_t offset;        /* bytes consumed from the stream */
+    uint64_t unit_off;      /* stream offset of the current unit's first byte */
+    uint8_t small[NT_SMALL_UNIT];
+    uint8_t *big;           /* gather buffer for block content, bounded by max_block_bytes */
+    size_t big_cap;
+    nt_block_type btype;    /* block being framed */
+    uint32_t obj_version;
+    uint32_t block_size;    /* BlockSize of the block being framed */
+    uint64_t trailing;      /* bytes after the end-of-stream tag (ignored) */
+    bool have_trace;
+    bool ended;             /* end-of-stream tag seen */
+
+    nt_trace_info info;
+    /* ticks -> ns (nt_parser_ticks_to_ns), set up once the frequency is known */
+    int64_t ns_per_tick;    /* 1e9 / qpc_frequency when that divides exactly, else 0 */
+    int64_t tick_min, tick_max; /* ticks whose product with ns_per_tick fits in 64 bits */
+    uint64_t ns_mul;        /* otherwise floor(2^ns_shift * 1e9 / frequency), 0 when unused */
+    unsigned ns_shift;
+    int64_t mul_tick_max;   /* ticks in [0, mul_tick_max] take the multiply-shift route */
+
+    /* tables */
+    nt_metadata_table meta;
+    nt_stack_table stacks;
+    nt_thread_table threads;    /* V4/V5: capture thread ids; V6: thread indexes */
+    nt_sp_thread *sp_threads;   /* scratch for the sequence-point callback */
+    size_t sp_threads_cap;
+    nt_field_scratch fields;    /* a metadata record's fields before they are stored */
+    struct nt_field_ctx fctx;   /* what events hand to nt_event_fields_begin (payload_fields.c) */
+
+    /* UTF-8 scratch for payload strings; reset per event */
+    char *str;
+    size_t str_cap;
+
+    nt_parser_stats stats;
+
+    struct nt_v6 *v6;       /* V6 tables (blocks_v6.c); NULL for V4/V5 */
+};
+
+/* Record a sticky error; the message gets " at byte N" appended. */
+nt_status nt_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#define NT_CALL(p, member, ...)                                                              \
+    ((p)->cb.member && (p)->cb.member((p)->user, __VA_ARGS__)                                \
+         ? nt_fail((p), NT_ERR_STOPPED, (p)->unit_off, "stopped by the " #member " callback") \
+         : NT_OK)
+
+/* Make the UTF-8 scratch hold at least n bytes. */
+bool nt_scratch_reserve(nt_parser *p, size_t n);
+
+/* The trace header read into p->info: its pointer size is 4 or 8 (else the
+ * error at off), then nt_trace_commit sets the clock and calls the trace
+ * callback. */
+nt_status nt_trace_check_pointer_size(nt_parser *p, uint64_t off);
+nt_status nt_trace_commit(nt_parser *p);
+
+/* A sequence point of `count` threads: nt_sp_reserve makes room in
+ * p->sp_threads (the decoder then fills each with nt_threads_at_sp), and
+ * nt_sp_deliver counts it, calls the callback and ends the stack interval. */
+nt_status nt_sp_reserve(nt_parser *p, uint32_t count, uint64_t off);
+nt_status nt_sp_deliver(nt_parser *p, int64_t timestamp, uint32_t flags, uint32_t count);
+
+/* Entry i of the sequence point: thread t at sequence number seq, with the
+ * events it lost since the previous sequence point. */
+static inline void nt_sp_set_thread(nt_parser *p, uint32_t i, nt_thread_entry *t, uint32_t seq)
+{
+    uint32_t late = nt_seq_point(t, seq);
+    p->stats.events_dropped += late;
+    p->sp_threads[i] = (nt_sp_thread){ t->os_tid, seq, t->dropped + late };
+    t->dropped = 0;
+}
+
+/* The start of an event or metadata block (both versions): u16 header size,
+ * u16 flags; the cursor is placed after the header.  `what` names the block. */
+nt_status nt_event_block_begin(nt_parser *p, nt_cursor *c, const uint8_t *content, size_t size, uint64_t off,
+                               const char *what, bool *compressed);
+
+/* Ticks to ns on the per-sample path, exactly nt_ticks_to_ns: one
+ * multiplication for the clocks whose period is whole ns (1 GHz, 10 MHz);
+ * for the others (a 3.1 MHz QPC) a multiplication by a fixed-point inverse,
+ * which is low by at most one, and one multiplication to correct it —
+ * instead of a 128-bit division per sample.  Out of range: the general
+ * conversion. */
+static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
+{
+    if (p->ns_per_tick && ticks <= p->tick_max && ticks >= p->tick_min)
+        return ticks * p->ns_per_tick;
+#if defined(__SIZEOF_INT128__)
+    if (p->ns_mul && ticks >= 0 && ticks <= p->mul_tick_max) {
+        __extension__ typedef unsigned __int128 u128;
+        uint64_t est = (uint64_t)(((u128)(uint64_t)ticks * p->ns_mul) >> p->ns_shift);
+        u128 num = (u128)(uint64_t)ticks * 1000000000u;
+        if (num >= (u128)(est + 1) * (uint64_t)p->info.qpc_frequency)
+            est++;
+        return (int64_t)est;
+    }
+#endif
+    return nt_ticks_to_ns(ticks, p->info.qpc_frequency);
+}
+
+#endif

@@ -1,0 +1,56 @@
+/* Handing a decoded event to the callbacks, shared by the V4/V5 and V6 event
+ * block decoders and inline because it runs once per event: its stack looked
+ * up, the event callback, then the sample fast path or the typed payload
+ * decoders (clr_events.c). */
+#ifndef NT_PARSE_DELIVER_H
+#define NT_PARSE_DELIVER_H
+
+#include "parse/context.h"
+
+/* Typed payload decoders (clr_events.c) for every kind but
+ * NT_KIND_THREAD_SAMPLE and NT_KIND_OTHER; ev->desc is non-NULL. */
+nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev);
+
+/* SampleProfiler ThreadSample.  The payload is a u32 sample type; an empty
+ * payload (early runtimes) carries no type and is reported as
+ * NT_SAMPLE_ERROR. */
+static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev)
+{
+    p->stats.samples++;
+    if (!p->cb.sample)
+        return NT_OK;
+    nt_sample s;
+    s.type = ev->payload_size >= 4 ? nt_le32(ev->payload) : NT_SAMPLE_ERROR;
+    s.timestamp = ev->timestamp;
+    s.time_ns = nt_parser_ticks_to_ns(p, ev->timestamp);
+    s.thread_id = ev->thread_id;
+    s.stack_id = ev->stack_id;
+    s.stack = ev->stack;
+    s.event = ev;
+    return NT_CALL(p, sample, &s);
+}
+
+/* ev->desc is set (NULL when the metadata id is undefined). */
+static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev)
+{
+    if (!ev->desc)
+        p->stats.unknown_metadata_refs++;
+    ev->field_ctx = &p->fctx;
+    nt_stack stk;
+    ev->stack = NULL;
+    if (ev->stack_id) {
+        if (nt_stacks_find(&p->stacks, ev->stack_id, &stk))
+            ev->stack = &stk;
+        else
+            p->stats.unknown_stack_refs++;
+    }
+    p->stats.events++;
+    nt_status s = NT_CALL(p, event, ev);
+    if (s)
+        return s;
+    if (ev->desc && ev->desc->kind != NT_KIND_OTHER)
+        return ev->desc->kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev) : nt_dispatch_typed(p, ev);
+    return NT_OK;
+}
+
+#endif

@@ -1,0 +1,86 @@
+/* Stack blocks, the same in both versions: u32 first id, u32 count, then per
+ * stack u32 byte size and the IPs at the trace's pointer size.  Ids are dense
+ * within a sequence-point interval (stacks.h). */
+#include "parse/blocks.h"
+
+#include <string.h>
+
+/* Widen (or copy) `frames` IPs of `ptr` bytes each. */
+static void copy_ips(uint64_t *dst, const uint8_t *src, uint32_t frames, uint32_t ptr)
+{
+    if (ptr == 8) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (frames) /* dst is NULL for an empty stack before any IP storage */
+            memcpy(dst, src, (size_t)frames * 8);
+#else
+        for (uint32_t k = 0; k < frames; k++)
+            dst[k] = nt_le64(src + 8 * k);
+#endif
+    } else {
+        for (uint32_t k = 0; k < frames; k++)
+            dst[k] = nt_le32(src + 4 * k);
+    }
+}
+
+nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)
+{
+    nt_cursor c = nt_cursor_make(content, size);
+    uint32_t first, count;
+    if (!nt_cur_u32(&c, &first) || !nt_cur_u32(&c, &count))
+        return nt_fail(p, NT_ERR_MALFORMED, content_off, "stack block header truncated");
+    nt_stack_table *t = &p->stacks;
+    if (t->n == 0)
+        t->base = first;
+    uint32_t expected = t->base + t->n;
+    if (first - t->base < t->n)
+        return nt_fail(p, NT_ERR_MALFORMED, content_off, "stack id %u defined twice in one interval", first);
+    if ((uint64_t)first + count > UINT32_MAX + 1ull)
+        return nt_fail(p, NT_ERR_MALFORMED, content_off, "stack ids overflow 32 bits");
+    /* Ids are dense: a gap becomes "missing" entries, which count against max_stacks. */
+    uint64_t gap = (uint32_t)(first - expected);
+    if ((uint64_t)t->n + gap > p->lim.max_stacks)
+        return nt_fail(p, NT_ERR_LIMIT, content_off, "stack id %u exceeds max_stacks (%u) in one interval", first,
+                       p->lim.max_stacks);
+    if (gap) {
+        if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + gap, sizeof *t->ent))
+            return nt_fail(p, NT_ERR_NOMEM, content_off, "cannot grow the stack table");
+        for (uint64_t k = 0; k < gap; k++)
+            t->ent[t->n++] = (nt_stack_entry){ 0, NT_STACK_MISSING };
+    }
+    const uint32_t ptr = p->info.pointer_size;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t soff = NT_OFF(&c, content, content_off);
+        uint32_t bytes;
+        if (!nt_cur_u32(&c, &bytes) || bytes > nt_cur_left(&c))
+            return nt_fail(p, NT_ERR_MALFORMED, soff, "stack %u truncated", first + i);
+        if (bytes % ptr)
+            return nt_fail(p, NT_ERR_MALFORMED, soff, "stack of %u bytes is not a whole number of %u-byte IPs",
+                           bytes, ptr);
+        uint32_t frames = bytes / ptr;
+        if (t->n >= p->lim.max_stacks)
+            return nt_fail(p, NT_ERR_LIMIT, soff, "more than max_stacks (%u) stacks in one interval",
+                           p->lim.max_stacks);
+        if (frames > p->lim.max_stack_frames - t->ips_len)
+            return nt_fail(p, NT_ERR_LIMIT, soff, "more than max_stack_frames (%u) IPs in one interval",
+                           p->lim.max_stack_frames);
+        if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + 1, sizeof *t->ent) ||
+            !nt_mem_reserve(&p->mem, (void **)&t->ips, &t->ips_cap, t->ips_len + frames, sizeof *t->ips))
+            return nt_fail(p, NT_ERR_NOMEM, soff, "cannot grow the stack table");
+        uint64_t *dst = t->ips ? t->ips + t->ips_len : NULL; /* empty stacks before any IP: no table yet */
+        copy_ips(dst, c.p, frames, ptr);
+        c.p += bytes;
+        t->ent[t->n++] = (nt_stack_entry){ (uint32_t)t->ips_len, frames };
+        t->ips_len += frames;
+        p->stats.stacks++;
+        if (p->cb.stack) {
+            nt_stack s = { first + i, frames, dst };
+            nt_status st = NT_CALL(p, stack, &s);
+            if (st)
+                return st;
+        }
+    }
+    if (c.p != c.end)
+        return nt_fail(p, NT_ERR_MALFORMED, NT_OFF(&c, content, content_off), "%zu stray bytes after the stacks",
+                       nt_cur_left(&c));
+    return NT_OK;
+}

@@ -1,0 +1,106 @@
+/* The thread table (threads.h): open addressing on a keyed hash, linear
+ * probing, tombstones for V6 removals. */
+#include "parse/context.h"
+
+#include <string.h>
+
+void nt_threads_init(nt_thread_table *t, const void *owner)
+{
+    memset(t, 0, sizeof *t);
+    nt_hash_key_init(&t->key, owner);
+}
+
+void nt_threads_free(nt_thread_table *t, nt_mem *mem)
+{
+    nt_mem_free(mem, t->e, t->cap * sizeof *t->e);
+    t->e = NULL;
+    t->cap = t->fill = t->live = 0;
+    t->last = NULL;
+}
+
+void nt_threads_clear(nt_thread_table *t)
+{
+    if (t->cap)
+        memset(t->e, 0, t->cap * sizeof *t->e);
+    t->fill = t->live = 0;
+    t->last = NULL;
+}
+
+static size_t slot_of(const nt_thread_table *t, uint64_t key, size_t cap)
+{
+    return (size_t)nt_hash_u64(&t->key, key) & (cap - 1);
+}
+
+nt_thread_entry *nt_threads_find(nt_thread_table *t, uint64_t key)
+{
+    if (!t->cap)
+        return NULL;
+    size_t mask = t->cap - 1;
+    for (size_t i = slot_of(t, key, t->cap);; i = (i + 1) & mask) {
+        nt_thread_entry *e = &t->e[i];
+        if (e->state == NT_THREAD_EMPTY)
+            return NULL;
+        if (e->state == NT_THREAD_LIVE && e->key == key)
+            return e;
+        t->probes++;
+    }
+}
+
+/* Rehash the live entries (dropping tombstones) into a table at most a
+ * quarter full, so that at least a quarter of it is inserted before the next
+ * rehash whatever mix of adds and removes comes. */
+static bool rehash(nt_parser *p, nt_thread_table *t)
+{
+    size_t ncap = t->cap ? t->cap : 64;
+    while ((t->live + 1) * 2 > ncap / 2)
+        ncap *= 2;
+    nt_thread_entry *n = NULL;
+    if (!nt_mem_resize(&p->mem, (void **)&n, 0, ncap * sizeof *n))
+        return false;
+    memset(n, 0, ncap * sizeof *n);
+    for (size_t k = 0; k < t->cap; k++) {
+        if (t->e[k].state != NT_THREAD_LIVE)
+            continue;
+        size_t i = slot_of(t, t->e[k].key, ncap);
+        while (n[i].state)
+            i = (i + 1) & (ncap - 1);
+        n[i] = t->e[k];
+    }
+    nt_mem_free(&p->mem, t->e, t->cap * sizeof *t->e);
+    t->e = n;
+    t->cap = ncap;
+    t->fill = t->live;
+    t->last = NULL;
+    return true;
+}
+
+nt_status nt_threads_add(nt_parser *p, uint64_t key, uint64_t off, nt_thread_entry **out)
+{
+    nt_thread_table *t = &p->threads;
+    if (t->live >= p->lim.max_threads)
+        return nt_fail(p, NT_ERR_LIMIT, off, "more than max_threads (%u) threads", p->lim.max_threads);
+    if ((t->fill + 1) * 2 > t->cap && !rehash(p, t))
+        return nt_fail(p, NT_ERR_NOMEM, off, "cannot grow the thread table");
+    size_t i = slot_of(t, key, t->cap);
+    while (t->e[i].state == NT_THREAD_LIVE)
+        i = (i + 1) & (t->cap - 1);
+    if (t->e[i].state == NT_THREAD_EMPTY)
+        t->fill++;
+    t->e[i] = (nt_thread_entry){ .key = key, .state = NT_THREAD_LIVE };
+    t->live++;
+    *out = &t->e[i];
+    return NT_OK;
+}
+
+nt_status nt_threads_get(nt_parser *p, uint64_t key, uint64_t off, nt_thread_entry **out)
+{
+    nt_thread_entry *e = nt_threads_find(&p->threads, key);
+    if (e) {
+        *out = e;
+        return NT_OK;
+    }
+    nt_status s = nt_threads_add(p, key, off, out);
+    if (s == NT_OK)
+        (*out)->os_tid = key;
+    return s;
+}

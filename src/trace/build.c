@@ -1,0 +1,383 @@
+/* The builder's intake: samples in chunks with their thread index and
+ * interned stack, then finish(), which sorts, resolves and hands over the
+ * trace.
+ *
+ * While the stream is read, samples keep (ticks, thread, type, interned
+ * stack): the parser's stack ids restart at every sequence point, so the IP
+ * arrays are interned by content.  Records go to records.c; frames are
+ * resolved only in finish() (resolve.c), once rundown has arrived. */
+#include "trace/build_internal.h"
+#include "common/sort.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
+{
+    nt_mem m;
+    nt_mem_init(&m, alloc);
+    nt_trace *t = nt_mem_alloc(&m, sizeof *t);
+    if (!t)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    t->mem = m;
+    nt_trace_builder *b = nt_mem_alloc(&t->mem, sizeof *b);
+    if (!b) {
+        m = t->mem;
+        nt_mem_free(&m, t, sizeof *t);
+        return NULL;
+    }
+    memset(b, 0, sizeof *b);
+    b->t = t;
+    b->sorted = true;
+    b->last_ticks = INT64_MIN;
+    b->gen = 1;
+    for (size_t i = 0; i < TR_TCACHE; i++)
+        b->tcache[i].index = UINT32_MAX;
+    t->status = NT_OK;
+    return b;
+}
+
+static int on_trace(void *user, const nt_trace_info *info)
+{
+    nt_trace_builder *b = user;
+    b->t->info = *info;
+    b->t->have_info = true;
+    return 0;
+}
+
+/* Every sample whose stack id is new to the id cache hashes its whole stack
+ * (tens of frames): four independent lanes let the multiplies overlap, and
+ * the final mix brings the high bits down to the table index. */
+static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
+{
+    const uint64_t k = 0xff51afd7ed558ccdull;
+    uint64_t h0 = 0x9E3779B97F4A7C15ull ^ n, h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull,
+             h3 = 0x27D4EB2F165667C5ull;
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        h0 = (h0 ^ ips[i]) * k;
+        h1 = (h1 ^ ips[i + 1]) * k;
+        h2 = (h2 ^ ips[i + 2]) * k;
+        h3 = (h3 ^ ips[i + 3]) * k;
+    }
+    for (; i < n; i++)
+        h0 = (h0 ^ ips[i]) * k;
+    uint64_t h = h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17);
+    h ^= h >> 32;
+    h *= k;
+    h ^= h >> 29;
+    return h;
+}
+
+static bool itable_grow(nt_trace_builder *b)
+{
+    nt_mem *m = &b->t->mem;
+    size_t ncap = b->itable_cap ? b->itable_cap * 2 : 1024;
+    uint32_t *nt = nt_mem_alloc(m, ncap * sizeof *nt);
+    if (!nt)
+        return false;
+    memset(nt, 0, ncap * sizeof *nt);
+    for (size_t i = 0; i < b->nistacks; i++) {
+        size_t j = (size_t)b->istacks[i].hash & (ncap - 1);
+        while (nt[j])
+            j = (j + 1) & (ncap - 1);
+        nt[j] = (uint32_t)i + 1;
+    }
+    nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
+    b->itable = nt;
+    b->itable_cap = ncap;
+    return true;
+}
+
+/* Index of the interned copy of ips[0..n), adding it if new; UINT32_MAX when memory is short. */
+static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t n)
+{
+    nt_mem *m = &b->t->mem;
+    if ((b->nistacks + 1) * 2 > b->itable_cap && !itable_grow(b))
+        return UINT32_MAX;
+    uint64_t h = hash_ips(ips, n);
+    size_t j = (size_t)h & (b->itable_cap - 1);
+    while (b->itable[j]) {
+        const tr_istack *s = &b->istacks[b->itable[j] - 1];
+        if (s->hash == h && s->count == n && (n == 0 || memcmp(b->ips + s->off, ips, n * sizeof *ips) == 0))
+            return b->itable[j] - 1;
+        j = (j + 1) & (b->itable_cap - 1);
+    }
+    if (b->nistacks >= UINT32_MAX - 1 || b->nips + n > UINT32_MAX)
+        return UINT32_MAX;
+    if (!nt_mem_reserve(m, (void **)&b->ips, &b->ips_cap, b->nips + n, sizeof *b->ips) ||
+        !GROW(m, b->istacks, b->nistacks, b->istacks_cap))
+        return UINT32_MAX;
+    if (n)
+        memcpy(b->ips + b->nips, ips, n * sizeof *ips);
+    if (!nt_mem_reserve(m, (void **)&b->ipu, &b->ipu_cap, b->nips + n, sizeof *b->ipu))
+        return UINT32_MAX;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t a = ips[k] - (k ? 1 : 0);
+        uint32_t id = tr_index(&b->addr_ids, a);
+        if (id == UINT32_MAX) {
+            if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
+                !nt_map_set(m, &b->addr_ids, a, (uint32_t)b->nuaddr))
+                return UINT32_MAX;
+            uint32_t lh = line_hash(a >> TR_LINE_SHIFT);
+            b->lines[lh / 64] |= 1ull << (lh % 64);
+            id = (uint32_t)b->nuaddr;
+            b->uaddr[b->nuaddr++] = a;
+        }
+        b->ipu[b->nips + k] = id;
+    }
+    b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };
+    b->nips += n;
+    b->itable[j] = (uint32_t)b->nistacks + 1;
+    return (uint32_t)b->nistacks++;
+}
+
+static bool add_sample_chunk(nt_trace *t)
+{
+    if (!GROW(&t->mem, t->schunks, t->nschunks, t->schunks_cap))
+        return false;
+    tr_sample *c = nt_mem_alloc(&t->mem, TR_SCHUNK * sizeof *c);
+    if (!c)
+        return false;
+    t->schunks[t->nschunks++] = c;
+    t->last_chunk = TR_SCHUNK;
+    return true;
+}
+
+#if defined(__GNUC__)
+#define TR_SLOW_PATH __attribute__((noinline, cold))
+#else
+#define TR_SLOW_PATH
+#endif
+
+/* A sample's stack the id cache did not know: interned, then cached. */
+static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s, uint32_t n, tr_idcache *c)
+{
+    uint32_t st = intern_stack(b, n ? s->stack->ips : NULL, n);
+    if (st != UINT32_MAX && n)
+        *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
+    if (st == UINT32_MAX)
+        tr_fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+/* A thread the cache did not know: from the map, or a new one. */
+static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_thread_slot *ts)
+{
+    nt_trace *t = b->t;
+    uint32_t th = tr_index(&b->thread_index, id);
+    if (th == UINT32_MAX) {
+        if (t->nthreads >= TR_MAX_THREADS) {
+            tr_fail(b, NT_ERR_LIMIT);
+            return UINT32_MAX;
+        }
+        if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
+            !nt_map_set(&t->mem, &b->thread_index, id, (uint32_t)t->nthreads)) {
+            tr_fail(b, NT_ERR_NOMEM);
+            return UINT32_MAX;
+        }
+        th = (uint32_t)t->nthreads;
+        t->threads[t->nthreads++] = id;
+    }
+    *ts = (tr_thread_slot){ id, th };
+    return th;
+}
+
+static TR_SLOW_PATH bool sample_chunk_slow(nt_trace_builder *b)
+{
+    nt_trace *t = b->t;
+    if (!add_sample_chunk(t)) {
+        tr_fail(b, NT_ERR_NOMEM);
+        return false;
+    }
+    b->sfill = t->schunks[t->nschunks - 1];
+    b->send = b->sfill + TR_SCHUNK;
+    return true;
+}
+
+static int on_sample(void *user, const nt_sample *s)
+{
+    nt_trace_builder *b = user;
+    if (b->failed)
+        return 1;
+    uint32_t n = s->stack ? s->stack->count : 0;
+    if (!s->stack && s->stack_id != 0)
+        b->t->samples_unknown_stack++;
+    uint32_t st;
+    tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
+    if (n && c->gen == b->gen && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
+        c->last == s->stack->ips[n - 1])
+        st = c->istack;
+    else if ((st = stack_slow(b, s, n, c)) == UINT32_MAX)
+        return 1;
+    /* Samples of a few threads interleave: a small direct-mapped cache in
+     * front of the map. */
+    tr_thread_slot *ts = &b->tcache[(s->thread_id * 0x9E3779B97F4A7C15ull) >> (64 - TR_TCACHE_BITS)]; /* ids are often multiples of 4 */
+    uint32_t th = ts->id == s->thread_id ? ts->index : UINT32_MAX;
+    if (th == UINT32_MAX && (th = thread_slow(b, s->thread_id, ts)) == UINT32_MAX)
+        return 1;
+    if (b->sfill == b->send && !sample_chunk_slow(b))
+        return 1;
+    uint32_t type = s->type > 254 ? 255 : s->type;
+    *b->sfill++ = (tr_sample){ s->timestamp, st, th | (type << 24) };
+    b->t->nsamples++;
+    if (s->timestamp < b->last_ticks)
+        b->sorted = false;
+    b->last_ticks = s->timestamp;
+    return 0;
+}
+
+static int on_sequence_point(void *user, const nt_sequence_point *sp)
+{
+    (void)sp;
+    nt_trace_builder *b = user;
+    b->gen++; /* the parser's stack ids restart */
+    return 0;
+}
+
+uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack)
+{
+    if (b->failed)
+        return UINT32_MAX;
+    uint32_t n = stack ? stack->count : 0;
+    uint32_t st = intern_stack(b, n ? stack->ips : NULL, n);
+    if (st == UINT32_MAX)
+        tr_fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n)
+{
+    b->extra = extra;
+    b->nextra = n;
+}
+
+void nt_trace_builder_callbacks(nt_callbacks *cb)
+{
+    memset(cb, 0, sizeof *cb);
+    cb->trace = on_trace;
+    cb->sample = on_sample;
+    cb->method = tr_on_method;
+    cb->module = tr_on_module;
+    cb->assembly = tr_on_assembly;
+    cb->sequence_point = on_sequence_point;
+}
+static int cmp_ticks(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    int64_t x = ((const tr_sample *)a)->ticks, y = ((const tr_sample *)b)->ticks;
+    return (x > y) - (x < y);
+}
+
+/* The samples by time, ties in stream order.  Only streams whose samples
+ * are out of order pay for the flat copies. */
+static bool sort_samples(nt_trace *t)
+{
+    size_t n = t->nsamples;
+    tr_sample *flat = nt_mem_alloc(&t->mem, n * sizeof *flat);
+    tr_sample *tmp = nt_mem_alloc(&t->mem, n * sizeof *tmp);
+    if (!flat || !tmp) {
+        nt_mem_free(&t->mem, flat, n * sizeof *flat);
+        nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        flat[i] = *TR_SAMPLE(t, i);
+    nt_merge_sort(flat, tmp, n, sizeof *flat, cmp_ticks, NULL);
+    for (size_t i = 0; i < n; i++)
+        *TR_SAMPLE(t, i) = flat[i];
+    nt_mem_free(&t->mem, flat, n * sizeof *flat);
+    nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
+    return true;
+}
+
+static void builder_release(nt_trace_builder *b)
+{
+    nt_mem *m = &b->t->mem;
+    nt_mem_free(m, b->ips, b->ips_cap * sizeof *b->ips);
+    nt_mem_free(m, b->istacks, b->istacks_cap * sizeof *b->istacks);
+    nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
+    nt_map_free(m, &b->thread_index);
+    nt_map_free(m, &b->live);
+    nt_map_free(m, &b->addr_ids);
+    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    nt_mem_free(m, b->ipu, b->ipu_cap * sizeof *b->ipu);
+    b->uaddr = NULL;
+    b->ipu = NULL;
+    b->uaddr_cap = b->ipu_cap = b->nuaddr = 0;
+    tr_cold_release(b);
+    b->ips = NULL;
+    b->istacks = NULL;
+    b->itable = NULL;
+}
+
+static void shrink(nt_mem *m, void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (*cap > n && n && nt_mem_resize(m, p, *cap * elem, n * elem))
+        *cap = n;
+}
+
+nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, nt_status stream_status,
+                                  nt_trace **out)
+{
+    *out = NULL;
+    if (!b)
+        return NT_ERR_INVALID_ARG;
+    nt_trace *t = b->t;
+    nt_status st = NT_OK;
+    if (b->failed && stream_status == NT_ERR_STOPPED)
+        stream_status = b->fail_status;
+    t->status = stream_status;
+    if (parser) {
+        nt_parser_stats ps;
+        nt_parser_stats_get(parser, &ps);
+        t->stream_bytes = ps.bytes;
+        t->events_dropped = ps.events_dropped;
+        if (stream_status != NT_OK)
+            snprintf(t->message, sizeof t->message, "%s", nt_parser_message(parser));
+    } else if (stream_status != NT_OK) {
+        snprintf(t->message, sizeof t->message, "%s", nt_status_describe(stream_status));
+    }
+    if (b->failed && (b->fail_status == NT_ERR_NOMEM)) {
+        st = NT_ERR_NOMEM;
+        goto fail;
+    }
+    /* Tables only the parse needed go before resolution allocates. */
+    nt_map_free(&t->mem, &b->thread_index);
+    nt_map_free(&t->mem, &b->live);
+    nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
+    b->itable = NULL;
+    b->itable_cap = 0;
+    if (t->nschunks) {
+        size_t used = t->nsamples - (t->nschunks - 1) * TR_SCHUNK;
+        shrink(&t->mem, (void **)&t->schunks[t->nschunks - 1], &t->last_chunk, used, sizeof **t->schunks);
+    }
+    shrink(&t->mem, (void **)&t->methods, &t->methods_cap, t->nmethods, sizeof *t->methods);
+    if (!b->sorted && !sort_samples(t)) {
+        st = NT_ERR_NOMEM;
+        goto fail;
+    }
+    st = tr_resolve_frames(b);
+    if (st != NT_OK)
+        goto fail;
+    builder_release(b);
+    nt_mem_free(&t->mem, b, sizeof *b);
+    shrink(&t->mem, (void **)&t->frames, &t->frames_cap, t->nframes, sizeof *t->frames);
+    *out = t;
+    return NT_OK;
+fail:
+    nt_trace_builder_free(b);
+    return st;
+}
+void nt_trace_builder_free(nt_trace_builder *b)
+{
+    if (!b)
+        return;
+    nt_trace *t = b->t;
+    builder_release(b);
+    nt_mem_free(&t->mem, b, sizeof *b);
+    nt_trace_free(t);
+}
+

@@ -1,0 +1,148 @@
+/* The builder's state while a stream is read, shared by its units:
+ * build.c (samples, stacks, threads, finish), records.c (method, module and
+ * assembly records) and resolve.c (frames resolved by address and time). */
+#ifndef NT_TRACE_BUILD_INTERNAL_H
+#define NT_TRACE_BUILD_INTERNAL_H
+
+#include "trace/trace_internal.h"
+
+typedef struct tr_istack {
+    uint64_t hash;
+    uint32_t off, count;
+} tr_istack;
+
+/* Parser stack id -> interned stack, for the current sequence-point interval
+ * (ids restart after each one).  Direct-mapped: a miss only costs a hash. */
+#define TR_IDCACHE 256u
+typedef struct tr_idcache {
+    uint32_t gen, id, istack, count;
+    uint64_t first, last;   /* cheap guard against a redefined id */
+} tr_idcache;
+
+/* A rundown or unload record not (yet) known to cover a sampled address. */
+typedef struct tr_cold {
+    uint64_t start, method_id, module_id, rejit_id;
+    int64_t timestamp, until;
+    const char *str;        /* "name\0signature\0" in the cold arena */
+    const char *type;       /* in the cold arena, shared by runs of one type */
+    uint32_t size, flags, token;
+    uint32_t hot_before;    /* records kept directly that came before it: its place in stream order */
+    uint8_t source;
+} tr_cold;
+
+#define TR_COLD_CHUNK 256u                  /* records a chunk */
+#define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
+#define TR_CSTR_CHUNK (256u * 1024u)
+#define TR_LINE_SHIFT 8
+#define TR_LINE_SPAN 32u                    /* longer extents are not looked up line by line */
+#define TR_LINE_HASH_BITS 16
+#define TR_LINE_BITS (1u << TR_LINE_HASH_BITS)
+
+/* Thread id -> index, direct-mapped in front of the map. */
+#define TR_TCACHE_BITS 6u                   /* the top bits of a product index it */
+#define TR_TCACHE (1u << TR_TCACHE_BITS)
+typedef struct tr_thread_slot {
+    uint64_t id;
+    uint32_t index;         /* UINT32_MAX = empty */
+} tr_thread_slot;
+
+struct nt_trace_builder {
+    nt_trace *t;
+    bool failed;            /* out of memory or a table limit: the parse was stopped */
+    nt_status fail_status;
+    bool sorted;
+    int64_t last_ticks;
+
+    uint64_t *ips;          /* interned IP arrays */
+    size_t nips, ips_cap;
+    tr_istack *istacks;
+    size_t nistacks, istacks_cap;
+    uint32_t *itable;       /* open addressing: istack index + 1, 0 = empty */
+    size_t itable_cap;
+
+    tr_idcache idcache[TR_IDCACHE];
+    uint32_t gen;           /* bumped at every sequence point */
+    nt_map thread_index;    /* thread id -> index */
+    tr_thread_slot tcache[TR_TCACHE];
+    tr_sample *sfill, *send; /* the free part of the last sample chunk */
+    nt_map live;            /* (method id, start) -> record loaded and not yet unloaded (TR_COLD: cold) */
+
+    /* Rundown and unload records wait here, strings copied without interning,
+     * until finish() knows every sampled address: only those whose code a
+     * sampled frame lies in are kept (a rundown lists every method ever
+     * compiled, a few of which ran while sampled).  Chunked: never moved. */
+    tr_cold **cold;
+    size_t ncold, cold_chunks, cold_chunks_cap;
+    char *cstr;             /* current chunk of the cold string arena */
+    size_t cstr_used, cstr_size;
+    char **cstr_chunks;
+    size_t ncstr_chunks, cstr_chunks_cap;
+    const char *cold_last_type;
+    /* A bit for each hash of the 256-byte lines of the addresses looked up
+     * so far (frame 0 as is, return addresses minus one): a DCEnd record
+     * whose lines' bits are all clear lies near no sample and is dropped at
+     * once.  A set bit only sends a record to the cold list, where finish()
+     * decides exactly. */
+    uint64_t lines[TR_LINE_BITS / 64];
+    uint64_t dropped;       /* DCEnd records dropped so */
+
+    /* Stack references of other events (the profiles' records, profile.c),
+     * resolved like samples at their own time; not counted as samples. */
+    tr_sample *extra;
+    size_t nextra;
+
+    /* The distinct addresses looked up, and for each entry of ips the index
+     * of its address there: finish() sorts them once, and a frame then finds
+     * its candidates without a search. */
+    uint64_t *uaddr;
+    size_t nuaddr, uaddr_cap;
+    uint32_t *ipu;
+    size_t ipu_cap;
+    nt_map addr_ids;        /* address -> index in uaddr */
+};
+
+#define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
+
+/* The kept method records grow by an eighth, not by doubling, so the
+ * trace's peak memory stays close to what it keeps (samples are chunked). */
+static inline bool grow_slow(nt_mem *m, void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    size_t ncap = *cap < 4096 ? (*cap ? *cap * 2 : 256) : *cap + *cap / 8;
+    if (ncap > SIZE_MAX / elem || !nt_mem_resize(m, arr, *cap * elem, ncap * elem))
+        return false;
+    *cap = ncap;
+    return true;
+}
+#define GROW_SLOW(m, arr, n, cap) grow_slow((m), (void **)&(arr), (n), &(cap), sizeof *(arr))
+
+/* Out of memory or a table limit: the parse is stopped. */
+static inline int tr_fail(nt_trace_builder *b, nt_status s)
+{
+    b->failed = true;
+    b->fail_status = s;
+    return 1;
+}
+
+/* The hash of a 256-byte line of code addresses (the DCEnd filter). */
+static inline uint32_t line_hash(uint64_t line)
+{
+    return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
+}
+
+/* records.c */
+int tr_on_method(void *user, const nt_method *m);
+int tr_on_module(void *user, const nt_module *mo);
+int tr_on_assembly(void *user, const nt_assembly *a);
+/* Moves the cold records whose code holds one of the sorted addrs into the
+ * kept ones (stream order), and frees the rest. */
+bool tr_keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs);
+void tr_cold_release(nt_trace_builder *b);
+/* Every kept record's assembly name, through its module. */
+void tr_link_assemblies(nt_trace *t);
+
+/* resolve.c: every sample's frames, by address and time. */
+nt_status tr_resolve_frames(nt_trace_builder *b);
+
+#endif

@@ -1,0 +1,338 @@
+/* Method, module and assembly records.  Module and assembly records and
+ * JIT loads are kept as they come.  Rundown and unload records wait aside
+ * with plain string copies (DCEnd records far from every sample are dropped
+ * at once) until finish() knows every sampled address and keeps those whose
+ * code holds one. */
+#include "trace/build_internal.h"
+
+#include <string.h>
+
+static uint64_t live_key(uint64_t method_id, uint64_t start)
+{
+    return method_id * 0x9E3779B97F4A7C15ull ^ start;
+}
+
+static tr_cold *cold_at(const nt_trace_builder *b, size_t i)
+{
+    return &b->cold[i / TR_COLD_CHUNK][i % TR_COLD_CHUNK];
+}
+
+/* The record a live-map value names is still the code m describes. */
+static bool same_code(const nt_trace_builder *b, uint32_t live, const nt_method *m)
+{
+    if (live & TR_COLD) {
+        const tr_cold *c = cold_at(b, live & ~TR_COLD);
+        return c->method_id == m->method_id && c->start == m->start_address && c->until == INT64_MAX;
+    }
+    const nt_trace_method *r = &b->t->methods[live];
+    return r->method_id == m->method_id && r->start_address == m->start_address && r->valid_until == INT64_MAX;
+}
+
+/* False when no address looked up so far lies in [start, start + size). */
+static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t size)
+{
+    if (!size)
+        return false; /* an empty extent covers nothing (tr_addrs_cover) */
+    uint64_t last = start > UINT64_MAX - (size - 1) ? UINT64_MAX : start + (size - 1);
+    uint64_t p0 = start >> TR_LINE_SHIFT, p1 = last >> TR_LINE_SHIFT;
+    if (p1 - p0 >= TR_LINE_SPAN)
+        return true;
+    for (uint64_t p = p0; p <= p1; p++) {
+        uint32_t h = line_hash(p);
+        if (b->lines[h / 64] >> (h % 64) & 1)
+            return true;
+    }
+    return false;
+}
+
+/* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
+static char *cold_bytes(nt_trace_builder *b, size_t n)
+{
+    nt_mem *m = &b->t->mem;
+    if (!b->cstr || b->cstr_used + n > b->cstr_size) {
+        if (!nt_mem_reserve(m, (void **)&b->cstr_chunks, &b->cstr_chunks_cap, b->ncstr_chunks + 1,
+                            sizeof *b->cstr_chunks))
+            return NULL;
+        /* Chunks double from 16 KiB to TR_CSTR_CHUNK: small traces stay small. */
+        size_t want = b->ncstr_chunks >= 4 ? TR_CSTR_CHUNK : (16u * 1024u) << (2 * b->ncstr_chunks);
+        want = want > TR_CSTR_CHUNK ? TR_CSTR_CHUNK : want;
+        size_t size = sizeof(size_t) + n > want ? sizeof(size_t) + n : want;
+        char *c = nt_mem_alloc(m, size);
+        if (!c)
+            return NULL;
+        memcpy(c, &size, sizeof size);
+        b->cstr_chunks[b->ncstr_chunks++] = c;
+        b->cstr = c;
+        b->cstr_size = size;
+        b->cstr_used = sizeof(size_t);
+    }
+    char *d = b->cstr + b->cstr_used;
+    b->cstr_used += n;
+    return d;
+}
+
+/* Keep a rundown or unload record aside: plain copies of its strings, no
+ * interning (most are dropped in finish()). */
+static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64_t until)
+{
+    nt_trace *t = b->t;
+    if (b->ncold == b->cold_chunks * TR_COLD_CHUNK) {
+        if (!GROW(&t->mem, b->cold, b->cold_chunks, b->cold_chunks_cap))
+            return tr_fail(b, NT_ERR_NOMEM);
+        tr_cold *c = nt_mem_alloc(&t->mem, TR_COLD_CHUNK * sizeof *c);
+        if (!c)
+            return tr_fail(b, NT_ERR_NOMEM);
+        b->cold[b->cold_chunks++] = c;
+    }
+    const char *name = m->name ? m->name : "", *sig = m->signature ? m->signature : "";
+    const char *type = m->declaring_type ? m->declaring_type : "";
+    size_t ln = strlen(name) + 1, ls = strlen(sig) + 1;
+    /* Records come grouped by type: share the previous record's copy. */
+    bool same = b->cold_last_type && strcmp(b->cold_last_type, type) == 0;
+    size_t lt = same ? 0 : strlen(type) + 1;
+    char *d = cold_bytes(b, ln + ls + lt);
+    if (!d)
+        return tr_fail(b, NT_ERR_NOMEM);
+    memcpy(d, name, ln);
+    memcpy(d + ln, sig, ls);
+    if (!same) {
+        memcpy(d + ln + ls, type, lt);
+        b->cold_last_type = d + ln + ls;
+    }
+    tr_cold *c = cold_at(b, b->ncold);
+    c->start = m->start_address;
+    c->method_id = m->method_id;
+    c->module_id = m->module_id;
+    c->rejit_id = m->rejit_id;
+    c->timestamp = m->timestamp;
+    c->until = until;
+    c->str = d;
+    c->type = b->cold_last_type;
+    c->size = m->size;
+    c->flags = m->flags;
+    c->token = m->token;
+    c->hot_before = (uint32_t)t->nmethods;
+    c->source = (uint8_t)m->which;
+    if (m->which == NT_METHOD_DC_START && !nt_map_set(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
+        return tr_fail(b, NT_ERR_NOMEM);
+    b->ncold++;
+    return 0;
+}
+
+int tr_on_method(void *user, const nt_method *m)
+{
+    nt_trace_builder *b = user;
+    nt_trace *t = b->t;
+    if (b->failed)
+        return 1;
+    uint64_t key = live_key(m->method_id, m->start_address);
+    /* Only JIT loads and DCStart rundown enter the live map (a DCEnd at the
+     * end of the stream has nothing after it to merge with). */
+    uint32_t live = b->live.count ? tr_index(&b->live, key) : UINT32_MAX;
+    if (live != UINT32_MAX && !same_code(b, live, m))
+        live = UINT32_MAX;
+    if (t->nmethods + b->ncold >= TR_COLD - 2)
+        return tr_fail(b, NT_ERR_LIMIT);
+    switch (m->which) {
+    case NT_METHOD_LOAD:
+        t->jit_records++;
+        break;
+    case NT_METHOD_DC_START:
+    case NT_METHOD_DC_END:
+        t->rundown_records++;
+        if (live != UINT32_MAX)
+            return 0; /* the same code again: rundown confirms a load already recorded */
+        /* The runtime writes DCEnd rundown after the last sample: code no
+         * sampled address lies in now never will be (see the header). */
+        if (m->which == NT_METHOD_DC_END && !maybe_sampled(b, m->start_address, m->size)) {
+            b->dropped++;
+            return 0;
+        }
+        return add_cold(b, m, key, INT64_MAX);
+    case NT_METHOD_UNLOAD:
+        t->unload_records++;
+        if (live != UINT32_MAX) {
+            if (live & TR_COLD)
+                cold_at(b, live & ~TR_COLD)->until = m->timestamp;
+            else
+                t->methods[live].valid_until = m->timestamp;
+            if (!nt_map_set(&t->mem, &b->live, key, UINT32_MAX))
+                return tr_fail(b, NT_ERR_NOMEM);
+            return 0;
+        }
+        return add_cold(b, m, key, m->timestamp); /* code loaded before the trace, gone now */
+    default:
+        return 0;
+    }
+    /* A JIT load: samples in its code come after it, so it is kept as it comes. */
+    if (!GROW_SLOW(&t->mem, t->methods, t->nmethods, t->methods_cap))
+        return tr_fail(b, NT_ERR_NOMEM);
+    nt_trace_method r = { 0 };
+    r.start_address = m->start_address;
+    r.size = m->size;
+    r.method_id = m->method_id;
+    r.module_id = m->module_id;
+    r.rejit_id = m->rejit_id;
+    r.name = tr_store(&t->mem, &t->strings, m->name);
+    /* Records come grouped by type: the previous record's type is often this one. */
+    if (t->nmethods && strcmp(t->methods[t->nmethods - 1].declaring_type, m->declaring_type ? m->declaring_type : "") == 0)
+        r.declaring_type = t->methods[t->nmethods - 1].declaring_type;
+    else
+        r.declaring_type = tr_store(&t->mem, &t->strings, m->declaring_type);
+    r.signature = tr_store(&t->mem, &t->strings, m->signature);
+    r.assembly = "";
+    r.timestamp = m->timestamp;
+    r.valid_from = m->timestamp;
+    r.valid_until = INT64_MAX;
+    r.flags = m->flags;
+    r.token = m->token;
+    r.source = m->which;
+    if (!r.name || !r.declaring_type || !r.signature)
+        return tr_fail(b, NT_ERR_NOMEM);
+    uint32_t idx = (uint32_t)t->nmethods;
+    t->methods[t->nmethods++] = r;
+    if (!nt_map_set(&t->mem, &b->live, key, idx))
+        return tr_fail(b, NT_ERR_NOMEM);
+    return 0;
+}
+
+int tr_on_module(void *user, const nt_module *mo)
+{
+    nt_trace_builder *b = user;
+    nt_trace *t = b->t;
+    if (b->failed)
+        return 1;
+    uint32_t i = tr_index(&t->module_index, mo->module_id);
+    const char *il = tr_intern(&t->mem, &t->strings, mo->il_path);
+    if (!il)
+        return tr_fail(b, NT_ERR_NOMEM);
+    if (i != UINT32_MAX) {
+        t->modules[i].assembly_id = mo->assembly_id;
+        if (*il)
+            t->modules[i].il_path = il;
+        return 0;
+    }
+    if (!GROW(&t->mem, t->modules, t->nmodules, t->modules_cap) ||
+        !nt_map_set(&t->mem, &t->module_index, mo->module_id, (uint32_t)t->nmodules))
+        return tr_fail(b, NT_ERR_NOMEM);
+    t->modules[t->nmodules++] = (nt_trace_module){ mo->module_id, mo->assembly_id, il };
+    return 0;
+}
+
+int tr_on_assembly(void *user, const nt_assembly *a)
+{
+    nt_trace_builder *b = user;
+    nt_trace *t = b->t;
+    if (b->failed)
+        return 1;
+    const char *name = tr_intern(&t->mem, &t->strings, a->name);
+    if (!name)
+        return tr_fail(b, NT_ERR_NOMEM);
+    uint32_t i = tr_index(&t->assembly_index, a->assembly_id);
+    if (i != UINT32_MAX) {
+        if (*name)
+            t->assemblies[i].name = name;
+        return 0;
+    }
+    if (!GROW(&t->mem, t->assemblies, t->nassemblies, t->assemblies_cap) ||
+        !nt_map_set(&t->mem, &t->assembly_index, a->assembly_id, (uint32_t)t->nassemblies))
+        return tr_fail(b, NT_ERR_NOMEM);
+    t->assemblies[t->nassemblies++] = (nt_trace_assembly){ a->assembly_id, name };
+    return 0;
+}
+void tr_link_assemblies(nt_trace *t)
+{
+    /* Records come in runs of one module: remember the last answer. */
+    uint64_t last_module = 0;
+    const char *last_name = NULL;
+    for (size_t i = 0; i < t->nmethods; i++) {
+        nt_trace_method *r = &t->methods[i];
+        if (last_name && r->module_id == last_module) {
+            r->assembly = last_name;
+            continue;
+        }
+        uint32_t mi = tr_index(&t->module_index, r->module_id);
+        uint32_t ai = mi == UINT32_MAX ? UINT32_MAX : tr_index(&t->assembly_index, t->modules[mi].assembly_id);
+        r->assembly = ai == UINT32_MAX ? "" : t->assemblies[ai].name;
+        last_module = r->module_id;
+        last_name = r->assembly;
+    }
+}
+
+void tr_cold_release(nt_trace_builder *b)
+{
+    nt_mem *m = &b->t->mem;
+    for (size_t i = 0; i < b->cold_chunks; i++)
+        nt_mem_free(m, b->cold[i], TR_COLD_CHUNK * sizeof *b->cold[i]);
+    nt_mem_free(m, b->cold, b->cold_chunks_cap * sizeof *b->cold);
+    for (size_t i = 0; i < b->ncstr_chunks; i++) {
+        size_t size;
+        memcpy(&size, b->cstr_chunks[i], sizeof size);
+        nt_mem_free(m, b->cstr_chunks[i], size);
+    }
+    nt_mem_free(m, b->cstr_chunks, b->cstr_chunks_cap * sizeof *b->cstr_chunks);
+    b->cold = NULL;
+    b->cstr_chunks = NULL;
+    b->cstr = NULL;
+    b->ncold = b->cold_chunks = b->cold_chunks_cap = b->ncstr_chunks = b->cstr_chunks_cap = 0;
+}
+
+/* The cold records whose code holds a sampled address join the kept ones in
+ * stream order; the others (no frame can resolve to them) are dropped. */
+bool tr_keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
+    size_t keep = 0;
+    for (size_t i = 0; i < b->ncold; i++) {
+        tr_cold *c = cold_at(b, i);
+        bool hit = tr_addrs_cover(addrs, naddrs, c->start, c->size);
+        c->source |= hit ? 0x80 : 0;
+        keep += hit;
+    }
+    if (keep) {
+        size_t n = t->nmethods + keep;
+        nt_trace_method *all = nt_mem_alloc(m, n * sizeof *all);
+        if (!all)
+            return false;
+        size_t h = 0, k = 0;
+        for (size_t i = 0; i < b->ncold; i++) {
+            tr_cold *c = cold_at(b, i);
+            if (!(c->source & 0x80))
+                continue;
+            while (h < c->hot_before)
+                all[k++] = t->methods[h++];
+            nt_trace_method r = { 0 };
+            r.start_address = c->start;
+            r.size = c->size;
+            r.method_id = c->method_id;
+            r.module_id = c->module_id;
+            r.rejit_id = c->rejit_id;
+            r.name = tr_store(m, &t->strings, c->str);
+            r.signature = tr_store(m, &t->strings, c->str + strlen(c->str) + 1);
+            if (k && strcmp(all[k - 1].declaring_type, c->type) == 0)
+                r.declaring_type = all[k - 1].declaring_type;
+            else
+                r.declaring_type = tr_store(m, &t->strings, c->type);
+            r.assembly = "";
+            r.timestamp = c->timestamp;
+            r.valid_from = INT64_MIN;
+            r.valid_until = c->until;
+            r.flags = c->flags;
+            r.token = c->token;
+            r.source = (nt_method_event)(c->source & 0x7f);
+            if (!r.name || !r.declaring_type || !r.signature) {
+                nt_mem_free(m, all, n * sizeof *all);
+                return false;
+            }
+            all[k++] = r;
+        }
+        while (h < t->nmethods)
+            all[k++] = t->methods[h++];
+        nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
+        t->methods = all;
+        t->nmethods = t->methods_cap = n;
+    }
+    tr_cold_release(b);
+    return true;
+}

@@ -1,0 +1,256 @@
+/* Resolution: every sample's frames named by the method record whose code
+ * covered the address at the sample's time.  Once per interned stack when no
+ * frame of it can resolve differently over time (the common case), else per
+ * sample, sharing one frames array among the samples that resolve alike. */
+#include "trace/build_internal.h"
+
+#include <sys/mman.h>
+
+#include <string.h>
+
+/* Per interned stack while resolving. */
+typedef struct tr_resolve {
+    uint32_t first;    /* first resolved stack made from it, UINT32_MAX none */
+    uint8_t state;     /* 0 unknown, 1 timeless, 2 depends on time */
+} tr_resolve;
+
+/* Per-address pick markers for resolve(); method indices stay below
+ * TR_COLD, far under these. */
+#define TR_VARIES (UINT32_MAX - 2)          /* the pick depends on time */
+#define TR_VARIES_TIMELESS (UINT32_MAX - 1) /* ... yet tr_symbols_timeless holds */
+
+/* Resolved stacks while resolving: their method picks (frames[off + k]'s
+ * method_index, 4 bytes a frame) and the interned stack each came from.  The
+ * frames themselves are written once all are known, at their exact size. */
+typedef struct tr_picks {
+    uint32_t *pick;
+    size_t n, cap;
+    uint32_t *src;         /* resolved stack -> interned stack */
+    size_t src_cap;
+} tr_picks;
+
+static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n, const uint32_t *pick)
+{
+    nt_mem *m = &t->mem;
+    if (t->nstacks >= UINT32_MAX - 1 || p->n + n > UINT32_MAX)
+        return UINT32_MAX;
+    if (!nt_mem_reserve(m, (void **)&p->pick, &p->cap, p->n + n, sizeof *p->pick) ||
+        !nt_mem_reserve(m, (void **)&p->src, &p->src_cap, t->nstacks + 1, sizeof *p->src) ||
+        !GROW(m, t->stacks, t->nstacks, t->stacks_cap))
+        return UINT32_MAX;
+    uint32_t resolved = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        p->pick[p->n + k] = pick[k];
+        resolved += pick[k] != NT_TRACE_NO_METHOD;
+    }
+    p->src[t->nstacks] = istack;
+    t->stacks[t->nstacks] = (tr_rstack){ (uint32_t)p->n, n, resolved };
+    p->n += n;
+    return (uint32_t)t->nstacks++;
+}
+
+/* The frames array is the trace's largest allocation (40 bytes a frame of
+ * every distinct resolved stack: 76 MB for the 100 MB benchmark trace),
+ * written in full right away and kept: ask for huge pages (where the system
+ * leaves THP to madvise) and fault its pages in one call instead of one trap
+ * per 4 KiB page.  On the 100 MB benchmark trace (bench/README.md) this took
+ * the build from 141 to 113 ms (most of the kernel's time went to page
+ * faults).  Only hints: failure changes nothing. */
+static void prefault(void *p, size_t n)
+{
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (n < ((size_t)4 << 20) || e <= a)
+        return;
+#if defined(MADV_HUGEPAGE)
+    (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#endif
+#if defined(MADV_POPULATE_WRITE)
+    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#endif
+}
+
+/* The frames of every resolved stack.  A frame's ip comes back from its
+ * address id (the raw ips were freed once interning was over): the looked-up
+ * address is the ip, minus one after the first frame. */
+static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t *rank, const uint64_t *addrs)
+{
+    nt_trace *t = b->t;
+    if (!p->n)
+        return true;
+    t->frames = nt_mem_alloc(&t->mem, p->n * sizeof *t->frames);
+    if (!t->frames)
+        return false;
+    prefault(t->frames, p->n * sizeof *t->frames);
+    /* Frames point into t->methods, final by now (shrunk before resolve()),
+     * or to the trace's empty record: never NULL, so a consumer can read
+     * f->method->name without a check, as it could read "" before. */
+    memset(&t->unresolved, 0, sizeof t->unresolved);
+    t->unresolved.name = t->unresolved.declaring_type = t->unresolved.signature = t->unresolved.assembly = "";
+    t->frames_cap = t->nframes = p->n;
+    for (size_t r = 0; r < t->nstacks; r++) {
+        const tr_rstack *rs = &t->stacks[r];
+        const uint32_t *ids = rs->count ? b->ipu + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
+        for (uint32_t k = 0; k < rs->count; k++) {
+            nt_frame *f = &t->frames[rs->off + k];
+            uint32_t pk = p->pick[rs->off + k];
+            f->ip = addrs[rank[ids[k]]] + (k ? 1 : 0);
+            f->method_index = pk;
+            f->method = pk == NT_TRACE_NO_METHOD ? &t->unresolved : &t->methods[pk];
+        }
+    }
+    return true;
+}
+
+nt_status tr_resolve_frames(nt_trace_builder *b)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
+    /* The distinct addresses looked up (frame 0 as is, return addresses
+     * minus one), sorted, and each one's rank in that order. */
+    size_t u = b->nuaddr, nq = u ? u : 1, nu = u, n_seen = t->nmethods + b->ncold + b->dropped;
+    uint64_t *q = nt_mem_alloc(m, nq * sizeof *q);
+    uint32_t *rank = nt_mem_alloc(m, nq * sizeof *rank);
+    bool ok = q && rank;
+    if (ok && u)
+        memcpy(q, b->uaddr, u * sizeof *q);
+    ok = ok && tr_addrs_prepare(m, &q, &nu, &nq);
+    for (size_t k = 0; ok && k < nu; k++)
+        ok = nt_map_set(m, &b->addr_ids, q[k], (uint32_t)k);
+    for (size_t id = 0; ok && id < u; id++)
+        rank[id] = tr_index(&b->addr_ids, b->uaddr[id]);
+    /* Only the ranks are needed from here on (write_frames gets the ips
+     * back from them). */
+    nt_mem_free(m, b->ips, b->ips_cap * sizeof *b->ips);
+    b->ips = NULL;
+    b->ips_cap = 0;
+    nt_map_free(m, &b->addr_ids);
+    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    b->uaddr = NULL;
+    b->uaddr_cap = 0;
+    if (!ok || !tr_keep_cold(b, q, nu)) {
+        nt_mem_free(m, q, nq * sizeof *q);
+        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+        return NT_ERR_NOMEM;
+    }
+    tr_symbols sy;
+    nt_status st = NT_OK;
+    size_t ni = b->nistacks;
+    tr_strings_seal(&t->mem, &t->strings);
+    tr_link_assemblies(t);
+    if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, n_seen, q, nu, nq)) {
+        tr_symbols_free(m, &sy);
+        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+        return NT_ERR_NOMEM;
+    }
+    tr_resolve *rs = nt_mem_alloc(m, (ni ? ni : 1) * sizeof *rs);
+    uint32_t maxd = 1;
+    for (size_t i = 0; i < ni; i++)
+        if (b->istacks[i].count > maxd)
+            maxd = b->istacks[i].count;
+    uint32_t *pick = nt_mem_alloc(m, maxd * sizeof *pick);
+    /* Each distinct address's pick when time cannot change it (no record,
+     * or one never unloaded: tr_symbols_pick then always returns it), else
+     * whether it is timeless: one lookup per address instead of one per
+     * frame of every time-dependent sample. */
+    uint32_t *fixed = nt_mem_alloc(m, (u ? u : 1) * sizeof *fixed);
+    tr_picks pk = { 0 };
+    uint32_t *rnext = NULL; /* resolved stack -> next variant of the same interned stack */
+    size_t rnext_cap = 0;
+    if (!rs || !pick || !fixed) {
+        st = NT_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t id = 0; id < u; id++) {
+        uint32_t nc;
+        const uint32_t *c = tr_symbols_candidates_at(&sy, rank[id], &nc);
+        if (nc == 0)
+            fixed[id] = NT_TRACE_NO_METHOD;
+        else if (nc == 1 && t->methods[c[0]].valid_until == INT64_MAX)
+            fixed[id] = c[0];
+        else
+            fixed[id] = tr_symbols_timeless(t->methods, c, nc) ? TR_VARIES_TIMELESS : TR_VARIES;
+    }
+    for (size_t i = 0; i < ni; i++)
+        rs[i] = (tr_resolve){ UINT32_MAX, 0 };
+    uint64_t total = 0, resolved = 0;
+    tr_sample *s_next = NULL; /* walks a chunk */
+    for (size_t i = 0; i < t->nsamples + b->nextra; i++) {
+        tr_sample *s = i >= t->nsamples ? &b->extra[i - t->nsamples] : (i & (TR_SCHUNK - 1)) ? s_next : TR_SAMPLE(t, i);
+        s_next = s + 1;
+        tr_resolve *r = &rs[s->stack];
+        uint32_t rid = UINT32_MAX;
+        if (r->state == 1 && r->first != UINT32_MAX) {
+            rid = r->first; /* the common case: a timeless stack already resolved */
+        } else {
+            const tr_istack *is = &b->istacks[s->stack];
+            const uint32_t *ids = is->count ? b->ipu + is->off : NULL; /* NULL when every stack is empty */
+            /* One lookup per frame gives both the pick at this time and
+             * whether any frame's pick could change with time. */
+            bool timeless = true;
+            for (uint32_t k = 0; k < is->count; k++) {
+                uint32_t fx = fixed[ids[k]];
+                if (fx < TR_VARIES) {
+                    pick[k] = fx;
+                    continue;
+                }
+                uint32_t nc;
+                const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
+                pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
+                timeless = timeless && fx == TR_VARIES_TIMELESS;
+            }
+            if (r->state == 0)
+                r->state = timeless ? 1 : 2;
+            /* Look among the few newest variants only: hostile input could
+             * otherwise make every sample compare with every other. */
+            int tries = 8;
+            for (uint32_t v = r->first; v != UINT32_MAX && tries-- > 0; v = rnext[v]) {
+                const uint32_t *f = pk.pick + t->stacks[v].off;
+                uint32_t k = 0;
+                while (k < is->count && f[k] == pick[k])
+                    k++;
+                if (k == is->count) {
+                    rid = v;
+                    break;
+                }
+            }
+            if (rid == UINT32_MAX) {
+                rid = add_rstack(t, &pk, s->stack, is->count, pick);
+                if (rid == UINT32_MAX ||
+                    !nt_mem_reserve(m, (void **)&rnext, &rnext_cap, (size_t)rid + 1, sizeof *rnext)) {
+                    st = NT_ERR_NOMEM;
+                    goto out;
+                }
+                /* Newest variant first: runs of samples resolve alike. */
+                rnext[rid] = r->first;
+                r->first = rid;
+            }
+        }
+        s->stack = rid;
+        if (i >= t->nsamples)
+            continue; /* another event's stack (tr_builder_resolve_also): not a sample */
+        total += t->stacks[rid].count;
+        resolved += t->stacks[rid].resolved;
+    }
+    t->total_frames += total;
+    t->resolved_frames += resolved;
+    /* The frames are the largest allocation: give back the scratch first. */
+    nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
+    nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
+    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
+    nt_mem_free(m, pick, maxd * sizeof *pick);
+    rs = NULL;
+    rnext = NULL;
+    fixed = pick = NULL;
+    if (!write_frames(b, &pk, rank, sy.addrs))
+        st = NT_ERR_NOMEM;
+out:
+    nt_mem_free(m, pk.pick, pk.cap * sizeof *pk.pick);
+    nt_mem_free(m, pk.src, pk.src_cap * sizeof *pk.src);
+    nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
+    nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
+    nt_mem_free(m, pick, maxd * sizeof *pick);
+    nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
+    tr_symbols_free(m, &sy);
+    return st;
+}
