@@ -157,3 +157,6 @@ tests_test_profile_CPPFLAGS = $(T_CPP)
 tests_test_profile_CFLAGS = $(T_CC)
 tests_test_profile_LDADD = $(T_LIBS)
 tests_test_profile_LDFLAGS = $(T_LINK)
+# The live event profiles against a real .NET process (skips without dotnet).
+TESTS += tests/profile_live.sh
+EXTRA_DIST += tests/profile_live.sh

@@ -134,14 +134,23 @@ int cli_profile_top(const char *path, nt_profile_kind kind, size_t top, bool by_
     int rc = load(path, false, &p);
     if (!p)
         return rc;
+    if (!cli_profile_top_print(stdout, p, kind, top, by_thread, has_thread, thread))
+        rc = CLI_EXIT_ERROR;
+    nt_profile_free(p);
+    return rc;
+}
+
+bool cli_profile_top_print(FILE *o, const nt_profile *p, nt_profile_kind kind, size_t top, bool by_thread,
+                           bool has_thread, uint64_t thread)
+{
     const nt_trace *t = nt_profile_trace(p);
+    bool ok = true;
     size_t n = nt_profile_record_count(p), m = 0;
     top_row *rows = calloc(n ? n : 1, sizeof *rows);
     int64_t total = 0, events = 0;
     if (!rows) {
         fprintf(stderr, "nettrace: out of memory\n");
-        nt_profile_free(p);
-        return CLI_EXIT_ERROR;
+        return false;
     }
     for (size_t i = 0; i < n; i++) {
         nt_profile_record r = nt_profile_record_at(p, i);
@@ -154,7 +163,8 @@ int cli_profile_top(const char *path, nt_profile_kind kind, size_t top, bool by_
             nt_frame_name(&st.frames[0], leaf, sizeof leaf);
         size_t len = strlen(label) + strlen(leaf) + 2;
         if (!(rows[m].key = malloc(len))) {
-            rc = CLI_EXIT_ERROR;
+            fprintf(stderr, "nettrace: out of memory\n");
+            ok = false;
             break;
         }
         snprintf(rows[m].key, len, "%s\t%s", label, leaf);
@@ -179,24 +189,23 @@ int cli_profile_top(const char *path, nt_profile_kind kind, size_t top, bool by_
     qsort(rows, k, sizeof *rows, row_by_value);
     nt_profile_totals tot;
     nt_profile_totals_get(p, kind, &tot);
-    printf("%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
+    fprintf(o, "%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
     if (kind == NT_PROFILE_CONTENTION)
-        printf(" (%" PRIu64 " open, %" PRIu64 " stops without a start)", tot.open, tot.unpaired_stops);
-    printf("\n%14s %8s %6s  %s%s\n", value_unit(kind), "events", "%", by_thread ? "thread  " : "", "label  site (leaf frame)");
+        fprintf(o, " (%" PRIu64 " open, %" PRIu64 " stops without a start)", tot.open, tot.unpaired_stops);
+    fprintf(o, "\n%14s %8s %6s  %s%s\n", value_unit(kind), "events", "%", by_thread ? "thread  " : "", "label  site (leaf frame)");
     for (size_t i = 0; i < k && i < top; i++) {
         char *tab = strchr(rows[i].key, '\t');
         *tab = 0;
-        printf("%14" PRId64 " %8" PRId64 " %5.1f%%  ", rows[i].value, rows[i].count,
+        fprintf(o, "%14" PRId64 " %8" PRId64 " %5.1f%%  ", rows[i].value, rows[i].count,
                total ? 100.0 * (double)rows[i].value / (double)total : 0.0);
         if (by_thread)
-            printf("%" PRIu64 "  ", rows[i].thread);
-        printf("%s  %s\n", rows[i].key, tab + 1);
+            fprintf(o, "%" PRIu64 "  ", rows[i].thread);
+        fprintf(o, "%s  %s\n", rows[i].key, tab + 1);
     }
     for (size_t i = 0; i < k; i++)
         free(rows[i].key);
     free(rows);
-    nt_profile_free(p);
-    return rc;
+    return ok;
 }
 
 static int write_file(void *user, const void *data, size_t len)

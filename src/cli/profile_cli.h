@@ -12,6 +12,9 @@ int cli_profile_samples(const char *path, nt_profile_kind kind);
 /* top --profile K: weight by label and leaf frame (and thread), largest first. */
 int cli_profile_top(const char *path, nt_profile_kind kind, size_t top, bool by_thread, bool has_thread,
                     uint64_t thread);
+/* The same table for a profile (file or live window) into o; false when memory is short. */
+bool cli_profile_top_print(FILE *o, const nt_profile *p, nt_profile_kind kind, size_t top, bool by_thread,
+                           bool has_thread, uint64_t thread);
 /* stacks --profile K: folded, speedscope or pprof of the kind's records. */
 int cli_profile_stacks(const char *path, const char *format, const char *output,
                        const nt_profile_export_options *eo);
