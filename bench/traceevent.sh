@@ -8,6 +8,8 @@
 #   read       bench_ours parse       vs BenchTraceEvent read (EventPipeEventSource)
 #   resolved   bench_ours trace       vs BenchTraceEvent tracelog (TraceLog)
 #   speedscope nettrace stacks -f speedscope  vs dotnet-trace convert --format Speedscope
+#   profiles   bench_ours profiles    vs BenchTraceEvent profiles (allocation
+#              ticks, exceptions, contention merged per stack with TraceLog)
 # and checks that both sides counted the same events, samples and frames.
 #
 # Files: large traces of tests/workloads/BenchLoad recorded on demand by
@@ -144,9 +146,11 @@ for f in "${files[@]}"; do
     measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tc=$C; tm=$M
     measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"
     st=$T; sc=$C; sm=$M
+    measure "$name.profiles" "$n" "$ours" profiles "$f"; prt=$T; prc=$C; prm=$M
     if [ -z "$te" ]; then
         printf '  %-10s %-22s %7.3f %7.3f %8.1f\n' read "parser, all callbacks" "$pt" "$pc" "$pm" \
-            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm"
+            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm" \
+            profiles "nt_profile (events)" "$prt" "$prc" "$prm"
         continue
     fi
     measure "$name.read" "$n" "$te" read "$f"
@@ -167,7 +171,10 @@ for f in "${files[@]}"; do
         printf '  %-10s %-22s %7s %7s %8s   %s\n' speedscope "nettrace stacks" "$st" "$sc" "$sm" \
             "(dotnet-trace convert skipped on files over 500 MiB: BENCH_CONVERT_LARGE=1 runs it)"
     fi
+    measure "$name.te-profiles" "$n" "$te" profiles "$f"
+    row profiles "nt_profile (events)" "$prt" "$prc" "$prm" "TraceLog + typed events" "$T" "$C" "$M" 20
     echo "  read:     $(same "$(cat "$out/$name.parse.txt")" "$(cat "$out/$name.read.txt")")"
+    echo "  profiles: $(same "$(cat "$out/$name.profiles.txt")" "$(cat "$out/$name.te-profiles.txt")")"
     echo "  resolved: $(same "$(cat "$out/$name.trace.txt")" "$(cat "$out/$name.tracelog.txt")")"
 done
 

@@ -119,6 +119,8 @@ typedef struct nt_profile_totals {
 typedef struct nt_profile_options {
     const nt_trace_options *trace; /**< parser limits, allocator, deadline, progress (NULL = defaults) */
     bool keep_events;              /**< one record per event, in stream order (memory grows with events) */
+    bool events_only;              /**< keep no thread samples (the trace then has none): for the event
+                                        profiles and the GC timeline alone, memory follows their stacks */
 } nt_profile_options;
 
 typedef struct nt_profile nt_profile;
@@ -138,6 +140,8 @@ NT_API nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parse
                                            nt_profile **out);
 NT_API void nt_profile_builder_free(nt_profile_builder *b);
 
+/** Trace-clock ns of the first and last event or sample read (both 0 when none was). */
+NT_API void nt_profile_span(const nt_profile *p, int64_t *first_ns, int64_t *last_ns);
 /** The resolved trace inside (samples, stacks, names); owned by the profile. */
 NT_API const nt_trace *nt_profile_trace(const nt_profile *p);
 NT_API size_t nt_profile_record_count(const nt_profile *p);

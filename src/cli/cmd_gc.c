@@ -129,14 +129,10 @@ int cmd_gc(int argc, char **argv)
         fprintf(o, "%6" PRIu32 " %3" PRIu32 " %-18s %-10s %12s %10s %10s %10s %10s %10s\n", g->number, g->generation,
                 nt_gc_reason_name(g->reason), nt_gc_type_name(g->type), a, b, d, e, f, h);
     }
-    /* The trace's span: first to last sample or event the trace kept. */
-    const nt_trace *t = nt_profile_trace(p);
-    int64_t span = 0;
-    size_t ns = nt_trace_sample_count(t);
-    if (ns)
-        span = nt_trace_sample_at(t, ns - 1).time_ns - nt_trace_sample_at(t, 0).time_ns;
-    if (n && nt_profile_gc_at(p, n - 1)->start_ns - t0 > span)
-        span = nt_profile_gc_at(p, n - 1)->start_ns - t0;
+    /* The trace's span: its first to last event. */
+    int64_t first, last;
+    nt_profile_span(p, &first, &last);
+    int64_t span = last - first;
     nt_profile_totals at;
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     double paused = span > 0 ? 100.0 * (double)all.pause_total / (double)span : 0.0;

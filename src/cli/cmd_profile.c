@@ -47,10 +47,7 @@ static int by_time(const void *a, const void *b, void *ctx)
 
 static int load(const char *path, bool keep, nt_profile **p)
 {
-    int rc = cli_profile_load(path, keep, p);
-    if (*p)
-        cli_warn_unnamed(nt_profile_trace(*p));
-    return rc;
+    return cli_profile_load(path, keep, p);
 }
 
 int cli_profile_samples(const char *path, nt_profile_kind kind)

@@ -8,16 +8,16 @@
 
 /* What a load ends with, said on stderr: a truncated or damaged stream is
  * used up to the fault.  Returns the exit code. */
-static int report(const char *path, const nt_parser *p, nt_status s, size_t samples)
+static int report(const char *path, const nt_parser *p, nt_status s, size_t kept, const char *what)
 {
     if (s == NT_ERR_TRUNCATED)
         fprintf(stderr,
-                "nettrace: %s: %s; using the %zu samples read before the cut "
+                "nettrace: %s: %s; using the %zu %s read before the cut "
                 "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
-                path, nt_parser_message(p), samples);
+                path, nt_parser_message(p), kept, what);
     else if (s != NT_OK)
-        fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path,
-                nt_parser_message(p), samples);
+        fprintf(stderr, "nettrace: %s: %s; using the %zu %s read before the fault\n", path,
+                nt_parser_message(p), kept, what);
     return cli_exit_code(s);
 }
 
@@ -68,7 +68,7 @@ int cli_trace_load(const char *path, nt_trace **out)
         nt_parser_free(p);
         return cli_exit_code(fs);
     }
-    rc = report(path, p, s, nt_trace_sample_count(t));
+    rc = report(path, p, s, nt_trace_sample_count(t), "samples");
     nt_parser_free(p);
     *out = t;
     return rc;
@@ -77,7 +77,8 @@ int cli_trace_load(const char *path, nt_trace **out)
 int cli_profile_load(const char *path, bool keep_events, nt_profile **out)
 {
     *out = NULL;
-    nt_profile_options po = { .keep_events = keep_events };
+    /* The commands on event profiles and GCs never read the samples. */
+    nt_profile_options po = { .keep_events = keep_events, .events_only = true };
     nt_profile_builder *b = nt_profile_builder_new(&po, NULL);
     if (!b) {
         fprintf(stderr, "nettrace: out of memory\n");
@@ -99,7 +100,7 @@ int cli_profile_load(const char *path, bool keep_events, nt_profile **out)
         nt_parser_free(p);
         return cli_exit_code(fs);
     }
-    rc = report(path, p, s, nt_trace_sample_count(nt_profile_trace(pr)));
+    rc = report(path, p, s, nt_profile_record_count(pr), "profile records");
     nt_parser_free(p);
     *out = pr;
     return rc;

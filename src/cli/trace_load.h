@@ -11,8 +11,8 @@
  * the command should end with; *out is the trace (NULL when there is none). */
 int cli_trace_load(const char *path, nt_trace **out);
 
-/* The same for a profile (the trace and its allocation, exception,
- * contention and GC events); keep_events: one record per event. */
+/* The same for a profile (allocation, exception, contention and GC events;
+ * no thread samples); keep_events: one record per event. */
 int cli_profile_load(const char *path, bool keep_events, nt_profile **out);
 
 /* Warn on stderr when the trace has samples but no JIT or rundown method

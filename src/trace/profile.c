@@ -32,7 +32,7 @@ struct nt_profile_builder {
     nt_trace_builder *tb;
     nt_callbacks tcb;       /* the trace builder's callbacks, called first */
     nt_profile *p;
-    bool keep_events, failed;
+    bool keep_events, events_only, failed;
     nt_status fail_status;
     uint32_t epoch;
     bool seen_unload;
@@ -132,7 +132,10 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     b->tb = tb;
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
+    b->events_only = opt && opt->events_only;
     b->last_ticks = INT64_MIN;
+    p->first_ticks = INT64_MAX;
+    p->last_ticks = INT64_MIN;
     return b;
 }
 
@@ -322,6 +325,8 @@ static int on_event(void *user, const nt_event *ev)
         return 1;
     if (ev->timestamp > b->last_ticks)
         b->last_ticks = ev->timestamp;
+    if (ev->timestamp < b->p->first_ticks)
+        b->p->first_ticks = ev->timestamp;
     const nt_event_desc *d = ev->desc;
     /* The id first: most events are not these, and only these pay for the
      * provider's name. */
@@ -354,7 +359,9 @@ static int on_sample(void *user, const nt_sample *s)
     nt_profile_builder *b = user;
     if (s->timestamp > b->last_ticks)
         b->last_ticks = s->timestamp;
-    return b->tcb.sample(b->tb, s);
+    if (s->timestamp < b->p->first_ticks)
+        b->p->first_ticks = s->timestamp;
+    return b->events_only ? 0 : b->tcb.sample(b->tb, s);
 }
 
 static int on_method(void *user, const nt_method *m)
@@ -432,6 +439,7 @@ nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *pars
         nt_profile_builder_free(b);
         return NT_ERR_NOMEM;
     }
+    p->last_ticks = b->last_ticks;
     if (!pr_gc_finish(p, &b->gc)) {
         nt_profile_builder_free(b);
         return NT_ERR_NOMEM;
@@ -476,6 +484,13 @@ void nt_profile_free(nt_profile *p)
 }
 
 const nt_trace *nt_profile_trace(const nt_profile *p) { return p->trace; }
+
+void nt_profile_span(const nt_profile *p, int64_t *first_ns, int64_t *last_ns)
+{
+    bool any = p->first_ticks <= p->last_ticks;
+    *first_ns = any ? ticks_ns(p, p->first_ticks) : 0;
+    *last_ns = any ? ticks_ns(p, p->last_ticks) : 0;
+}
 size_t nt_profile_record_count(const nt_profile *p) { return p->nrecs; }
 
 nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i)

@@ -48,6 +48,7 @@ struct nt_profile {
     size_t ngcs, gcs_cap;
     nt_profile_totals totals[NT_PROFILE_KIND_COUNT_];
     int64_t frequency;
+    int64_t first_ticks, last_ticks; /* of the events and samples read (INT64_MAX / INT64_MIN: none) */
 };
 
 /* profile_gc.c: the GC events (runtime ids 1-4, 7-9) into the timeline;

@@ -50,8 +50,9 @@ static void *builder(const nt_trace_window *w) { return w->profile ? (void *)w->
 
 static bool start_window(nt_trace_window *w)
 {
+    static const nt_profile_options events_only = { .events_only = true };
     if (w->profile)
-        w->pb = nt_profile_builder_new(NULL, &w->alloc);
+        w->pb = nt_profile_builder_new(&events_only, &w->alloc);
     else
         w->b = nt_trace_builder_new(&w->alloc);
     w->builder_stopped = false;
