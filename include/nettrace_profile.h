@@ -156,13 +156,15 @@ NT_API void nt_profile_free(nt_profile *p);
 /*
  * Windows of a live stream, as profiles: nt_trace_window (nettrace_trace.h)
  * with a profile builder in each window.  Feed the parser with
- * nt_trace_window_callbacks (user = the window); each take hands over the
+ * nt_profile_window_callbacks (user = the window: the trace window's
+ * callbacks plus the events); each take hands over the
  * profile of the events and samples since the previous take, resolved with
  * every method record of the stream so far, and starts the next window.
  * Memory: the stream's method records (bounded by max_records) and one
  * window's records.  nt_trace_window_take refuses a profile window.
  */
 NT_API nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc);
+NT_API void nt_profile_window_callbacks(nt_callbacks *cb);
 NT_API nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out);
 
 /* ------------------------------------------------------------------------ */

@@ -42,8 +42,16 @@ run() {
         [ $i -gt 300 ] && fail "ProfileLoad $1 did not start"
         sleep 0.1
     done
-    timeout 60 "$nt" top -p "$pid" --profile "$2" --interval 1.5 --duration 4.8 -n 10 >"$tmp/$2.txt" 2>"$tmp/$2.err" ||
-        { cat "$tmp/$2.err"; fail "nettrace top -p --profile $2 exited $?"; }
+    # The runtime's diagnostics socket may appear a little after Main runs on a loaded machine.
+    i=0
+    while ! ls "${TMPDIR:-/tmp}"/dotnet-diagnostic-"$pid"-* >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && fail "ProfileLoad $1 has no diagnostics socket after 10 s"
+        sleep 0.1
+    done
+    rc=0
+    timeout 60 "$nt" top -p "$pid" --profile "$2" --interval 1.5 --duration 4.8 -n 10 >"$tmp/$2.txt" 2>"$tmp/$2.err" || rc=$?
+    [ $rc -eq 0 ] || { cat "$tmp/$2.err"; fail "nettrace top -p --profile $2 exited $rc"; }
     kill "$pid"
     wait "$pid" 2>/dev/null
     pid=

@@ -19,6 +19,14 @@ int cli_exit_code(nt_status s);
  * Shows a progress bar on a terminal when the read takes a while. */
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
 
+/* The output of an export: path ("-" or NULL: standard output) opened for
+ * writing, NULL with the reason on stderr; an nt_write_fn over it; and the
+ * end, which flushes, closes (not standard output), reports a failed write
+ * or status s, and returns rc or CLI_EXIT_ERROR. */
+FILE *cli_output_open(const char *path);
+int cli_write_file(void *user, const void *data, size_t len);
+int cli_output_close(FILE *out, const char *path, nt_status s, int rc);
+
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_samples(int argc, char **argv);

@@ -205,10 +205,6 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, nt_profile_kind kind, s
     return ok;
 }
 
-static int write_file(void *user, const void *data, size_t len)
-{
-    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
-}
 
 int cli_profile_stacks(const char *path, const char *format, const char *output,
                        const nt_profile_export_options *eo)
@@ -232,22 +228,12 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
     int rc = load(path, false, &p);
     if (!p)
         return rc;
-    FILE *out = stdout;
-    if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "wb"))) {
-        fprintf(stderr, "nettrace: %s: %s\n", output, strerror(errno));
+    FILE *out = cli_output_open(output);
+    if (!out) {
         nt_profile_free(p);
         return CLI_EXIT_ERROR;
     }
-    nt_status s = export(p, eo, write_file, out);
-    if (fflush(out) != 0)
-        s = NT_ERR_IO;
-    if (out != stdout && fclose(out) != 0)
-        s = NT_ERR_IO;
-    if (s != NT_OK) {
-        fprintf(stderr, "nettrace: writing %s failed: %s\n", output ? output : "standard output",
-                nt_status_describe(s));
-        rc = CLI_EXIT_ERROR;
-    }
+    rc = cli_output_close(out, output, export(p, eo, cli_write_file, out), rc);
     nt_profile_free(p);
     return rc;
 }

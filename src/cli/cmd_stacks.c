@@ -39,10 +39,6 @@ static void usage(FILE *f)
           f);
 }
 
-static int write_file(void *user, const void *data, size_t len)
-{
-    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
-}
 
 int cmd_stacks(int argc, char **argv)
 {
@@ -150,25 +146,12 @@ int cmd_stacks(int argc, char **argv)
     if (!t)
         return rc;
     cli_warn_unnamed(t);
-    FILE *out = stdout;
-    if (output && strcmp(output, "-") != 0) {
-        out = fopen(output, "wb");
-        if (!out) {
-            fprintf(stderr, "nettrace: %s: %s\n", output, strerror(errno));
-            nt_trace_free(t);
-            return CLI_EXIT_ERROR;
-        }
+    FILE *out = cli_output_open(output);
+    if (!out) {
+        nt_trace_free(t);
+        return CLI_EXIT_ERROR;
     }
-    nt_status s = export(t, &eo, write_file, out);
-    if (fflush(out) != 0)
-        s = NT_ERR_IO;
-    if (out != stdout && fclose(out) != 0)
-        s = NT_ERR_IO;
-    if (s != NT_OK) {
-        fprintf(stderr, "nettrace: writing %s failed: %s\n", output ? output : "standard output",
-                nt_status_describe(s));
-        rc = CLI_EXIT_ERROR;
-    }
+    rc = cli_output_close(out, output, export(t, &eo, cli_write_file, out), rc);
     nt_trace_free(t);
     return rc;
 }

@@ -48,11 +48,14 @@ static void top_usage(FILE *f)
           f);
 }
 
-static bool open_stream(live_stream *ls, nt_trace_window *win, const nt_endpoint *ep, const nt_session_config *base,
-                        const char *what)
+static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
+                        const nt_session_config *base, const char *what)
 {
     nt_callbacks cb;
-    nt_trace_window_callbacks(&cb);
+    if (events)
+        nt_profile_window_callbacks(&cb);
+    else
+        nt_trace_window_callbacks(&cb);
     ls->parser = nt_parser_new(&cb, win, NULL, NULL);
     nt_session_config cfg = *base;
     cfg.sink = nt_sink_parser;
@@ -269,7 +272,7 @@ int cmd_top_live(int argc, char **argv)
         cfg.providers = providers.list;
         cfg.provider_count = providers.count;
     }
-    if (!open_stream(&main_s, win, &ep, &cfg, events ? "profile" : "sampling")) {
+    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling")) {
         rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
         goto out;
     }
@@ -282,7 +285,7 @@ int cmd_top_live(int argc, char **argv)
         rcfg.provider_count = 1;
         rcfg.buffer_mb = 16;
         rcfg.no_stackwalk = false;
-        if (open_stream(&rundown_s, win, &ep, &rcfg, "rundown"))
+        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown"))
             nt_session_request_stop(rundown_s.session);
         else
             close_stream(&rundown_s); /* names then come at the end only */

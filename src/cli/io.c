@@ -108,3 +108,31 @@ nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t err
         snprintf(errbuf, errsize, "%s", nt_parser_message(p));
     return s;
 }
+
+FILE *cli_output_open(const char *path)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        fprintf(stderr, "nettrace: %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+int cli_write_file(void *user, const void *data, size_t len)
+{
+    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+}
+
+int cli_output_close(FILE *out, const char *path, nt_status s, int rc)
+{
+    if (fflush(out) != 0)
+        s = NT_ERR_IO;
+    if (out != stdout && fclose(out) != 0)
+        s = NT_ERR_IO;
+    if (s == NT_OK)
+        return rc;
+    fprintf(stderr, "nettrace: writing %s failed: %s\n", path && strcmp(path, "-") != 0 ? path : "standard output",
+            nt_status_describe(s));
+    return CLI_EXIT_ERROR;
+}

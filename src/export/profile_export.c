@@ -57,26 +57,26 @@ static int cmp_rec_ids(const void *a, const void *b, void *ctx)
     return cmp_recs(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
-static nt_status check(const nt_profile *p, const nt_profile_export_options *o, nt_write_fn w)
+nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_write_fn w, nt_mem *m,
+                       tr_names *nm)
 {
     if (!p || !o || !w)
         return NT_ERR_INVALID_ARG;
     if (o->kind != NT_PROFILE_ALLOC && o->kind != NT_PROFILE_EXCEPTIONS && o->kind != NT_PROFILE_CONTENTION)
         return NT_ERR_INVALID_ARG;
-    return NT_OK;
+    nt_mem_init(m, &p->trace->mem.a);
+    return tr_names_build(m, p->trace, nm);
 }
 
 nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_options *opt, nt_write_fn w,
                                    void *user)
 {
-    nt_status st = check(p, opt, w);
-    if (st != NT_OK)
+    nt_mem m;
+    tr_names nm;
+    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
+    if (st == NT_ERR_INVALID_ARG)
         return st;
     const nt_trace *t = p->trace;
-    nt_mem m;
-    nt_mem_init(&m, &t->mem.a);
-    tr_names nm;
-    st = tr_names_build(&m, t, &nm);
     size_t n = 0, cap = p->nrecs ? 2 * p->nrecs : 1;
     uint32_t *order = st == NT_OK ? nt_mem_alloc(&m, cap * sizeof *order) : NULL;
     if (st == NT_OK && !order)
@@ -115,18 +115,16 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
 nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt, nt_write_fn w,
                                        void *user)
 {
-    nt_status st = check(p, opt, w);
-    if (st != NT_OK)
+    nt_mem m;
+    tr_names nm;
+    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
+    if (st == NT_ERR_INVALID_ARG)
         return st;
     const nt_trace *t = p->trace;
-    nt_mem m;
-    nt_mem_init(&m, &t->mem.a);
-    tr_names nm;
     nt_map threads = { 0 };   /* thread id -> 1 once listed */
     nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
-    st = tr_names_build(&m, t, &nm);
     if (st == NT_OK && opt->with_label && !(label_of = nt_mem_alloc(&m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
         st = NT_ERR_NOMEM;
     tr_out o;

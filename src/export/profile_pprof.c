@@ -20,15 +20,13 @@ static const char *const FIXED[] = { "", "alloc_objects", "count", "alloc_space"
 nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_write_fn w,
                                   void *user)
 {
-    if (!p || !opt || !w ||
-        (opt->kind != NT_PROFILE_ALLOC && opt->kind != NT_PROFILE_EXCEPTIONS && opt->kind != NT_PROFILE_CONTENTION))
-        return NT_ERR_INVALID_ARG;
-    const nt_trace *t = p->trace;
     nt_mem m;
-    nt_mem_init(&m, &t->mem.a);
     tr_names nm;
+    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
+    if (st == NT_ERR_INVALID_ARG)
+        return st;
+    const nt_trace *t = p->trace;
     nt_map types = { 0 }; /* label pointer (interned) -> string index */
-    nt_status st = tr_names_build(&m, t, &nm);
     int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
     for (size_t i = 0; i < p->nrecs; i++) {
         if (!tr_prof_selected(p, opt, i))

@@ -224,11 +224,18 @@ void nt_trace_window_callbacks(nt_callbacks *cb)
     memset(cb, 0, sizeof *cb);
     cb->trace = on_trace;
     cb->sample = on_sample;
-    cb->event = on_event;
     cb->sequence_point = on_sequence_point;
     cb->method = on_method;
     cb->module = on_module;
     cb->assembly = on_assembly;
+}
+
+/* A trace window sets no event callback (the parser delivers samples faster
+ * without one); a profile window needs the events. */
+void nt_profile_window_callbacks(nt_callbacks *cb)
+{
+    nt_trace_window_callbacks(cb);
+    cb->event = on_event;
 }
 
 /* Every remembered record into the window's builder, in arrival order. */
