@@ -11,7 +11,7 @@ bench_bench_ours_SOURCES = bench/bench_ours.c bench/touch_callbacks.c bench/touc
 bench_bench_ours_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 bench_bench_ours_LDADD = libnettrace_core.la
 CLEANFILES += $(EXTRA_PROGRAMS)
-EXTRA_DIST += bench/README.md bench/traceevent.sh bench/record-large.sh \
+EXTRA_DIST += bench/README.md bench/traceevent.sh bench/record-large.sh bench/instructions.sh \
 	bench/traceevent/BenchTraceEvent.csproj bench/traceevent/Program.cs \
 	tests/workloads/BenchLoad/BenchLoad.csproj tests/workloads/BenchLoad/Program.cs
 
@@ -29,7 +29,8 @@ BENCH_TE_DEPS = bench/bench_run$(EXEEXT) bench/bench_ours$(EXEEXT) nettrace$(EXE
 
 .PHONY: bench bench-traceevent
 bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS)
-	top_srcdir='$(abs_top_srcdir)' ./bench/bench_parse$(EXEEXT)
+	BENCH_WORK='$(BENCH_WORK)' top_srcdir='$(abs_top_srcdir)' ./bench/bench_parse$(EXEEXT)
+	BENCH_WORK='$(BENCH_WORK)' $(SHELL) '$(abs_top_srcdir)/bench/instructions.sh' ./bench/bench_ours$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
 	$(BENCH_TE_CMD)
 

@@ -6,6 +6,8 @@
  *                           callback set, each touching its arguments (what
  *                           EventPipeEventSource does with a handler on every
  *                           event); prints "events N"
+ *   bench_ours parse-lazy FILE   the same with lazy names (nt_parser_set_lazy_names):
+ *                           method names touched as UTF-16 spans, converted by nobody
  *   bench_ours trace FILE   what nt_trace_from_file does (parse, aggregate, resolve
  *                           every frame to its method record), then every
  *                           sample's frames walked and each frame's resolved
@@ -79,13 +81,14 @@ static nt_status feed_file(nt_parser *p, const char *path)
     return s == NT_OK ? nt_parser_finish(p) : s;
 }
 
-static int do_parse(const char *path)
+static int do_parse(const char *path, bool lazy_names)
 {
     nt_parser *p = nt_parser_new(&bench_touch_all, NULL, NULL, NULL);
     if (!p) {
         fprintf(stderr, "bench_ours: out of memory\n");
         return 1;
     }
+    nt_parser_set_lazy_names(p, lazy_names);
     nt_status st = feed_file(p, path);
     nt_parser_free(p);
     if (st != NT_OK) {
@@ -183,9 +186,11 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "profiles") == 0)
         return do_profiles(argv[2]);
     if (argc == 3 && strcmp(argv[1], "parse") == 0)
-        return do_parse(argv[2]);
+        return do_parse(argv[2], false);
+    if (argc == 3 && strcmp(argv[1], "parse-lazy") == 0)
+        return do_parse(argv[2], true);
     if (argc == 3 && strcmp(argv[1], "trace") == 0)
         return do_trace(argv[2]);
-    fprintf(stderr, "usage: bench_ours parse|trace|profiles FILE\n");
+    fprintf(stderr, "usage: bench_ours parse|parse-lazy|trace|profiles FILE\n");
     return 2;
 }

@@ -114,7 +114,7 @@ static double build_once(const uint8_t *d, size_t n, nt_trace **out)
     return now() - t0;
 }
 
-typedef nt_status (*export_fn)(const nt_trace *, const nt_export_options *, nt_write_fn, void *);
+typedef nt_status (*export_fn)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
 
 static void bench_file(const char *path)
 {

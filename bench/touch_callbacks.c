@@ -16,7 +16,13 @@ static int cb_event(void *u, const nt_event *e)
 }
 static int cb_stack(void *u, const nt_stack *s) { (void)u; bench_sink += s->count ? s->ips[0] : 0; return 0; }
 static int cb_sample(void *u, const nt_sample *s) { (void)u; bench_sink += s->thread_id + (uint64_t)s->time_ns; return 0; }
-static int cb_method(void *u, const nt_method *m) { (void)u; bench_sink += m->start_address + strlen(m->name); return 0; }
+/* With lazy names the name is a span: its length is what a consumer reads first. */
+static int cb_method(void *u, const nt_method *m)
+{
+    (void)u;
+    bench_sink += m->start_address + (m->name ? strlen(m->name) : m->name16.count);
+    return 0;
+}
 static int cb_module(void *u, const nt_module *m) { (void)u; bench_sink += m->module_id; return 0; }
 static int cb_assembly(void *u, const nt_assembly *a) { (void)u; bench_sink += a->assembly_id; return 0; }
 static int cb_sp(void *u, const nt_sequence_point *sp) { (void)u; bench_sink += sp->thread_count; return 0; }

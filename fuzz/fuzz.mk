@@ -46,15 +46,7 @@ fuzz_replay_roundtrip_CPPFLAGS = $(T_CPP)
 fuzz_replay_roundtrip_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_roundtrip_LDFLAGS = $(AM_LDFLAGS) -no-install
 
-# ---- seed generator (make fuzz-seeds; built with the check programs) ----
-check_PROGRAMS += fuzz/make_seeds
-fuzz_make_seeds_SOURCES = fuzz/make_seeds.c tests/support/streams.c tests/support/streams.h
-fuzz_make_seeds_CPPFLAGS = $(T_CPP)
-fuzz_make_seeds_LDADD = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
-
-fuzz-seeds: fuzz/make_seeds$(EXEEXT)
-	$(MKDIR_P) $(srcdir)/corpus/fuzz/parser $(srcdir)/corpus/fuzz/parser_limits $(srcdir)/corpus/fuzz/ipc_reply
-	fuzz/make_seeds $(srcdir)/corpus/fuzz/parser $(srcdir)/corpus/fuzz/parser_limits $(srcdir)/corpus/fuzz/ipc_reply $(srcdir)/corpus
+# The seed corpus is written by tools/make_seeds ('make fuzz-seeds', tools/tools.mk).
 
 # ---- libFuzzer targets ----
 if FUZZING

@@ -1,12 +1,15 @@
 /* V6 (and V4) writer round trip.
  *
- * The input is a stream.  Its typed content (samples with their stacks,
- * method, module and assembly records) is re-written with nt_writer as V6
- * (or V4, by the input hash), and the written stream parsed again: it must
- * parse cleanly and give the same typed callbacks (a digest of every field
- * the typed structs carry).  A record the writer refuses (e.g. a payload
- * version it does not write) must be a clean status; the comparison is then
- * skipped. */
+ * The input is a stream.  Its typed content (samples with their stacks and
+ * activity ids, method, module and assembly records) is re-written with
+ * nt_writer as V6 (or V4, by the input hash), and the written stream parsed
+ * again: it must parse cleanly and give the same typed callbacks (a digest of
+ * every field the typed structs carry).  In V6 many samples get a label list
+ * of their own (their activity ids plus labels the reader skips), and the
+ * writer is flushed at points the input hash picks, so label-list blocks fill
+ * and flush in every order against the other blocks.  A record the writer
+ * refuses (e.g. a payload version it does not write) must be a clean status;
+ * the comparison is then skipped. */
 #include "fuzz.h"
 #include "nettrace_writer.h"
 
@@ -33,12 +36,55 @@ typedef struct rt {
     fold f;
     nt_writer *w;      /* NULL while reading back */
     nt_status wst;     /* first writer failure */
+    uint32_t format;   /* of the copy */
+    uint64_t choice;   /* xorshift state from the input hash (non-zero): label lists and flushes */
 } rt;
 
 static void wrote(rt *r, nt_status s)
 {
     if (s != NT_OK && r->wst == NT_OK)
         r->wst = s;
+}
+
+/* A hash-picked choice, 1 in n. */
+static bool one_in(rt *r, uint32_t n) { return fz_next(&r->choice) % n == 0; }
+
+/* V6: a label list of the sample's activity ids and a few labels the reader
+ * passes over (trace and span ids, a string and an integer). */
+static void label_list(rt *r, nt_writer_event *hdr, const uint8_t *act, const uint8_t *rel)
+{
+    static const uint8_t zero[16];
+    nt_label l[6];
+    memset(l, 0, sizeof l);
+    size_t n = 0;
+    uint64_t x = fz_next(&r->choice);
+    if (memcmp(act, zero, 16)) {
+        l[n].kind = NT_LABEL_ACTIVITY_ID;
+        memcpy(l[n++].guid, act, 16);
+    }
+    if (memcmp(rel, zero, 16)) {
+        l[n].kind = NT_LABEL_RELATED_ACTIVITY_ID;
+        memcpy(l[n++].guid, rel, 16);
+    }
+    if (x & 1) {
+        l[n].kind = NT_LABEL_TRACE_ID;
+        memcpy(l[n++].guid, &x, sizeof x);
+    }
+    if (x & 2) {
+        l[n].kind = NT_LABEL_SPAN_ID;
+        l[n++].value = x >> 8;
+    }
+    if (x & 4) {
+        l[n].kind = NT_LABEL_STRING;
+        l[n].key = "fuzz";
+        l[n++].text = x & 8 ? "a label value" : "";
+    }
+    if ((x & 16) || n == 0) {
+        l[n].kind = NT_LABEL_INT;
+        l[n].key = "n";
+        l[n++].value = x >> 3;
+    }
+    wrote(r, nt_writer_label_list(r->w, l, n, &hdr->label_list_id));
 }
 
 static int on_sample(void *u, const nt_sample *s)
@@ -52,10 +98,20 @@ static int on_sample(void *u, const nt_sample *s)
     MIXV(&r->f, count);
     if (s->stack)
         mix(&r->f, s->stack->ips, s->stack->count * sizeof *s->stack->ips);
+    mix(&r->f, s->event->activity_id, 16);
+    mix(&r->f, s->event->related_activity_id, 16);
     if (r->w && r->wst == NT_OK) {
         nt_writer_event hdr = { 0 };
         hdr.thread_id = s->thread_id;
         hdr.timestamp = s->timestamp;
+        if (r->format == 6 && one_in(r, 3)) {
+            label_list(r, &hdr, s->event->activity_id, s->event->related_activity_id);
+        } else {
+            memcpy(hdr.activity_id, s->event->activity_id, 16);
+            memcpy(hdr.related_activity_id, s->event->related_activity_id, 16);
+        }
+        if (r->wst == NT_OK && one_in(r, 50))
+            wrote(r, nt_writer_flush(r->w));
         if (s->stack)
             wrote(r, nt_writer_stack(r->w, s->stack->ips, s->stack->count, &hdr.stack_id));
         if (r->wst == NT_OK && !s->stack && s->stack_id)
@@ -173,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nt_parser_free(p);
 
     nt_membuf out = { 0 };
-    rt a = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK };
+    rt a = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK, opt.format, h | 1 };
     a.w = nt_writer_new(&opt, nt_membuf_write, &out, NULL);
     if (!a.w) {
         nt_membuf_free(&out);
@@ -197,7 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (unsigned long long)a.f.n, nt_status_name(a.wst), nt_writer_message(a.w));
     nt_writer_free(a.w);
     if (a.wst == NT_OK) {
-        rt b = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK };
+        rt b = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK, 0, 1 };
         nt_status s2 = nt_parse_buffer(out.data, out.len, &cb, &b, &lim, NULL, 0);
         if (s2 != NT_OK && !(s2 == NT_ERR_NO_EVENTS && a.f.n == 0))
             fz_fail("the V%u copy does not parse: %s", opt.format, nt_status_name(s2));

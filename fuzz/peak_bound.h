@@ -18,6 +18,7 @@ static inline size_t nt_fuzz_peak_bound(const nt_limits *l)
     total += 2 * (2 * block + 16) + 1024;                                    /* UTF-8 scratch */
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_metadata) * sizeof(nt_event_desc);
     total += nt_fuzz_at_least(64, 4 * (size_t)l->max_metadata) * sizeof(uint32_t);
+    total += 2 * (size_t)NT_META_DIRECT_IDS * sizeof(uint32_t);                /* direct metadata slots */
     total += 2 * (size_t)l->max_metadata_bytes + 2 * 65536 + 4096;           /* arena */
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_fields) * sizeof(nt_raw_field);
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stacks) * sizeof(nt_stack_entry);

@@ -8,7 +8,8 @@
  * Conventions
  *  - Every public name starts with nt_ / NT_.  There is no global state.
  *  - Pointers handed to a callback are valid only during that callback; copy
- *    what you keep.  Strings are UTF-8 and NUL-terminated.
+ *    what you keep.  Strings are UTF-8 and NUL-terminated (record names are
+ *    also handed out as the stream holds them, nt_str16).
  *  - A callback returns 0 to continue, anything else to stop the parse
  *    (the parser then reports NT_ERR_STOPPED).
  *  - Status values only ever grow; their numbers are stable.
@@ -92,6 +93,15 @@ typedef struct nt_allocator {
     void (*free)(void *ctx, void *ptr);
     void *ctx;
 } nt_allocator;
+
+/**
+ * A byte sink, the one output type of the library: the writer
+ * (nt_writer_new), the exporters (nt_export_*) and sessions
+ * (nt_session_options.sink) hand it consecutive chunks in order.  Take all
+ * len bytes and return 0; non-zero stops the caller, which then returns the
+ * status its documentation names (NT_ERR_IO, or NT_ERR_STOPPED for a session).
+ */
+typedef int (*nt_sink_fn)(void *user, const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Limits                                                                    */
@@ -268,6 +278,26 @@ typedef struct nt_sample {
     const nt_event *event;
 } nt_sample;
 
+/**
+ * A string of a method, module or assembly record as the stream holds it:
+ * UTF-16LE code units, not NUL-terminated, valid during the callback.
+ * nt_str16_utf8 converts it.  Reading names this way costs nothing until a
+ * name is wanted (see nt_parser_set_lazy_names).
+ */
+typedef struct nt_str16 {
+    const uint8_t *units; /**< 2 * count bytes, little-endian */
+    uint32_t count;       /**< code units */
+} nt_str16;
+
+/**
+ * Convert s to UTF-8 (an unpaired surrogate becomes U+FFFD) into buf, which
+ * holds size bytes, NUL-terminated whenever size > 0.  Returns the length of
+ * the whole conversion (NUL excluded), as snprintf does: a result >= size
+ * means buf holds a cut copy (never a cut character).  At most 3 bytes per
+ * unit: 3 * s.count + 1 bytes always suffice.
+ */
+NT_API size_t nt_str16_utf8(nt_str16 s, char *buf, size_t size);
+
 /** Which form of a method, module or assembly record an event was. */
 typedef enum nt_record_event {
     NT_RECORD_LOAD = 0,     /**< *Load (methods: MethodLoadVerbose, the JIT) */
@@ -303,13 +333,14 @@ typedef struct nt_method {
     uint32_t size;
     uint32_t token;
     uint32_t flags;
-    const char *declaring_type; /**< MethodNamespace: full declaring type name */
-    const char *name;
-    const char *signature;
+    const char *declaring_type; /**< MethodNamespace: full declaring type name (NULL with lazy names) */
+    const char *name;           /**< (NULL with lazy names) */
+    const char *signature;      /**< (NULL with lazy names) */
     uint16_t clr_instance_id;  /**< V1+ */
     uint64_t rejit_id;         /**< V2 (ReJITID / NativeCodeId) */
     int64_t timestamp;
     const nt_event *event;
+    nt_str16 declaring_type16, name16, signature16; /**< the same strings as the stream holds them */
 } nt_method;
 
 /** A module record: ModuleLoad/Unload/DCStart/DCEnd and their DomainModule forms. */
@@ -321,11 +352,12 @@ typedef struct nt_module {
     uint64_t assembly_id;
     uint64_t app_domain_id;    /**< DomainModule* only */
     uint32_t flags;
-    const char *il_path;
-    const char *native_path;
+    const char *il_path;       /**< (NULL with lazy names) */
+    const char *native_path;   /**< (NULL with lazy names) */
     uint16_t clr_instance_id;
     int64_t timestamp;
     const nt_event *event;
+    nt_str16 il_path16, native_path16;
 } nt_module;
 
 /** An assembly record: AssemblyLoad/Unload/DCStart/DCEnd. */
@@ -336,10 +368,11 @@ typedef struct nt_assembly {
     uint64_t app_domain_id;
     uint64_t binding_id;       /**< V1 */
     uint32_t flags;
-    const char *name;          /**< fully qualified assembly name */
+    const char *name;          /**< fully qualified assembly name (NULL with lazy names) */
     uint16_t clr_instance_id;
     int64_t timestamp;
     const nt_event *event;
+    nt_str16 name16;
 } nt_assembly;
 
 /** One thread's entry in a sequence point. */
@@ -397,6 +430,16 @@ NT_API nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len);
  * NT_ERR_NO_EVENTS when it held a header and no events, or the sticky error.
  */
 NT_API nt_status nt_parser_finish(nt_parser *p);
+
+/**
+ * Lazy names: method, module and assembly records then carry their strings
+ * only as nt_str16 spans (the const char * members are NULL) and the parser
+ * converts nothing; a consumer converts just the names it keeps
+ * (nt_str16_utf8).  Off by default: the UTF-8 members are filled whenever
+ * the record's callback is set.  Either way the strings are checked
+ * (terminated inside the payload) whatever callbacks are set.
+ */
+NT_API void nt_parser_set_lazy_names(nt_parser *p, bool lazy);
 
 /** Current status (sticky error or NT_OK). */
 NT_API nt_status nt_parser_status(const nt_parser *p);

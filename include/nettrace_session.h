@@ -119,13 +119,13 @@ typedef struct nt_provider {
     const char *arguments;   /**< "key=value;..." filter data, or NULL */
 } nt_provider;
 
-/**
- * Where the stream's bytes go: called with consecutive chunks, in order, from
- * the thread that drives the session.  Return 0 to continue; anything else
- * ends the session with NT_ERR_STOPPED (its connection is closed).
- * It is never called again once nt_session_stop (or _free) has returned.
+/*
+ * Where the stream's bytes go: an nt_sink_fn (nettrace.h), called with
+ * consecutive chunks, in order, from the thread that drives the session.
+ * Return 0 to continue; anything else ends the session with NT_ERR_STOPPED
+ * (its connection is closed).  It is never called again once nt_session_stop
+ * (or _free) has returned.
  */
-typedef int (*nt_sink_fn)(void *user, const void *data, size_t len);
 
 /** Sink that writes to a file descriptor: user points to an int holding it. */
 NT_API int nt_sink_fd(void *user, const void *data, size_t len);

@@ -65,6 +65,9 @@ typedef struct nt_trace_sample {
     uint32_t stack_index;     /**< index for nt_trace_stack_at */
     uint32_t frame_count;
     const nt_frame *frames;   /**< innermost first; NULL when frame_count is 0 */
+    uint64_t count;           /**< samples this one stands for: 1, or with nt_trace_options.aggregate the
+                                   samples of one stack, thread and type counted together (timestamp is
+                                   then the first one's) */
 } nt_trace_sample;
 
 /** A method record sampled addresses resolve against (one code extent of one method). */
@@ -125,15 +128,38 @@ typedef struct nt_trace_stats {
     size_t memory_peak;         /**< most bytes held while building it */
 } nt_trace_stats;
 
+/**
+ * What a trace may hold; zero fields select the defaults, sized for real traces of many GB.  A breach ends
+ * the build with NT_ERR_LIMIT (nt_trace_stats().status, the message names the limit) and the trace
+ * still holds what was built: every sample read (for max_samples, max_frames while reading) or resolved
+ * (max_variants, max_frames while resolving) before it, in time order.
+ */
+typedef struct nt_trace_limits {
+    uint64_t max_samples;   /**< samples held, 16 bytes each (default 1,073,741,824) */
+    uint64_t max_frames;    /**< IPs of distinct stacks, and frames of resolved stacks, each (default
+                                 67,108,864: a resolved frame takes 28 bytes) */
+    uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
+                                 when code is unloaded and its memory reused (default 1,024) */
+} nt_trace_limits;
+
 /** Options for the one-call entry points; NULL or zeroed selects the defaults. */
 typedef struct nt_trace_options {
     const nt_limits *limits;        /**< parser limits; NULL = defaults */
+    const nt_trace_limits *trace_limits; /**< what the trace may hold; NULL = defaults */
     const nt_allocator *alloc;      /**< NULL = malloc */
     int64_t deadline_ns;            /**< CLOCK_MONOTONIC ns after which reading a file or fd gives up with
                                          NT_ERR_TIMEOUT; 0 = none */
     /** Called after each chunk a file or fd read (bytes consumed, total if known else 0); may be NULL. */
     void (*progress)(void *user, uint64_t done, uint64_t total);
     void *progress_user;
+    /** Count samples per (stack, thread, type) while reading instead of keeping each one: memory then
+     *  follows the distinct stacks, not the samples.  Such a trace serves nt_top_build,
+     *  nt_export_folded and nt_export_pprof (by count or by time) with the same results; its samples
+     *  are the counts (nt_trace_sample.count), and speedscope or a time window is NT_ERR_INVALID_ARG.
+     *  When the counts cannot follow the clock exactly (samples delivered out of time order around a
+     *  load or unload of their code), the input is read again sample by sample: a pipe is therefore
+     *  read sample by sample from the start. */
+    bool aggregate;
 } nt_trace_options;
 
 /*
@@ -161,6 +187,11 @@ typedef struct nt_trace_builder nt_trace_builder;
 
 NT_API nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc);
 NT_API void nt_trace_builder_callbacks(nt_callbacks *cb);
+/** Count samples instead of keeping them, as nt_trace_options.aggregate (call before feeding); when
+ *  nt_trace_counts_exact is then false for the finished trace, build it again without counting. */
+NT_API void nt_trace_builder_count_samples(nt_trace_builder *b);
+/** Bounds on what the trace may hold (NULL or zero fields: the defaults); call before feeding. */
+NT_API void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits);
 /** stream_status: the parser's final status (recorded in the stats); parser may be NULL. */
 NT_API nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, nt_status stream_status,
                                          nt_trace **out);
@@ -188,6 +219,8 @@ NT_API bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint
 NT_API size_t nt_trace_thread_count(const nt_trace *t);
 NT_API uint64_t nt_trace_thread_id(const nt_trace *t, size_t i);
 NT_API void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *out);
+/** False when the trace counted its samples (aggregate) and the counts could not follow the clock exactly. */
+NT_API bool nt_trace_counts_exact(const nt_trace *t);
 /** The parser's message when the stream did not read cleanly ("" otherwise). */
 NT_API const char *nt_trace_message(const nt_trace *t);
 NT_API void nt_trace_free(nt_trace *t);
@@ -196,8 +229,8 @@ NT_API void nt_trace_free(nt_trace *t);
 /* Exporters                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/** Output sink: write len bytes, return 0 on success (non-zero stops the export with NT_ERR_IO). */
-typedef int (*nt_write_fn)(void *user, const void *data, size_t len);
+/* The exporters write through an nt_sink_fn (nettrace.h): a non-zero return
+ * stops the export with NT_ERR_IO. */
 
 typedef enum nt_weight {
     NT_WEIGHT_SAMPLES = 0,  /**< each sample counts 1 */
@@ -216,12 +249,12 @@ typedef struct nt_export_options {
 } nt_export_options;
 
 /** Folded stacks for flamegraph.pl: "root;...;leaf weight\n", identical stacks merged, sorted. */
-NT_API nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user);
+NT_API nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 /** Speedscope JSON: one sampled profile per thread. */
-NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_write_fn w,
+NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w,
                                       void *user);
 /** pprof: gzipped profile.proto with sample counts and wall time (ns). */
-NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user);
+NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 
 /**
  * A frame's display name: "<assembly simple name>!<type>.<method>" ("?" for an

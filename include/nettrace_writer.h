@@ -41,10 +41,8 @@
 extern "C" {
 #endif
 
-/** Sink: write all len bytes; return 0 on success, non-zero on failure (the writer then reports NT_ERR_IO). */
-typedef int (*nt_write_fn)(void *user, const void *data, size_t len);
-
-/** What the writer writes, and the trace header's values. */
+/** What the writer writes, and the trace header's values.  Zero selects the
+ *  default in every member (a zeroed struct is the same as nt_writer_options_default). */
 typedef struct nt_writer_options {
     uint32_t format;              /**< 4 (NetTrace V4/V5, the default) or 6 */
     uint32_t format_minor;        /**< V6 minor version (default 0) */
@@ -55,7 +53,7 @@ typedef struct nt_writer_options {
     int64_t sync_qpc;
     int64_t qpc_frequency;        /**< default 1,000,000,000 */
     uint32_t process_id;
-    uint32_t processor_count;     /**< V6: the HardwareThreadCount key */
+    uint32_t processor_count;     /**< default 1; V6: the HardwareThreadCount key */
     uint32_t sampling_interval_ns;/**< default 1,000,000; V6: the ExpectedCPUSamplingRate key */
     uint32_t block_bytes;         /**< flush an event block once it holds this much (default 100 KiB) */
 } nt_writer_options;
@@ -66,11 +64,13 @@ NT_API void nt_writer_options_default(nt_writer_options *opt);
 typedef struct nt_writer nt_writer;
 
 /**
- * Create a writer.  opt NULL = defaults; alloc NULL = malloc.  Nothing is
- * written until the first block is flushed (the stream header goes first).
- * Returns NULL when memory is short or an option is invalid.
+ * Create a writer writing to `write` (a failing sink makes every later call
+ * return NT_ERR_IO).  opt NULL = defaults (as do its zero members); alloc NULL =
+ * malloc.  Nothing is written until the first block is flushed (the stream
+ * header goes first).  Returns NULL when memory is short or an option is
+ * invalid (a format other than 4 or 6, a pointer size other than 4 or 8).
  */
-NT_API nt_writer *nt_writer_new(const nt_writer_options *opt, nt_write_fn write, void *user,
+NT_API nt_writer *nt_writer_new(const nt_writer_options *opt, nt_sink_fn write, void *user,
                                 const nt_allocator *alloc);
 /** Release the writer without writing anything more (NULL is fine). */
 NT_API void nt_writer_free(nt_writer *w);
@@ -193,7 +193,7 @@ typedef struct nt_membuf {
     size_t len, cap;
 } nt_membuf;
 
-/** nt_write_fn appending to the nt_membuf at user. */
+/** nt_sink_fn appending to the nt_membuf at user. */
 NT_API int nt_membuf_write(void *user, const void *data, size_t len);
 NT_API void nt_membuf_free(nt_membuf *b);
 

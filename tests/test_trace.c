@@ -461,7 +461,7 @@ LTest(trace, exporters_report_a_failing_sink)
 {
     pb p;
     nt_trace *t = two_thread_trace(&p);
-    nt_status (*const fns[])(const nt_trace *, const nt_export_options *, nt_write_fn, void *) = {
+    nt_status (*const fns[])(const nt_trace *, const nt_export_options *, nt_sink_fn, void *) = {
         nt_export_folded, nt_export_speedscope, nt_export_pprof
     };
     for (int i = 0; i < 3; i++) {

@@ -27,6 +27,9 @@ check() { # input file
     if grep -q '"status": "truncated"' "$tmp/info"; then
         want_rc=15 # 10 + NT_ERR_TRUNCATED: the output holds what was read
     fi
+    case "$b" in
+    v6_field_types*) want_rc=3 ;; # a field list neither output can describe is left out
+    esac
     for to in v6 v4; do
         "$N" convert "$f" --to $to -o "$tmp/$b.$to" 2> "$tmp/err"
         rc=$?

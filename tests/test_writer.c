@@ -559,3 +559,40 @@ LTest(writer, refuses_field_lists_readers_cannot_take)
     nt_writer_free(w);
     nt_membuf_free(&out);
 }
+
+static int keep_info(void *user, const nt_trace_info *t)
+{
+    *(nt_trace_info *)user = *t;
+    return 0;
+}
+
+/* Zero means default in every option, pointer_size included (it once made
+ * nt_writer_new return NULL although the header said "default 8"). */
+LTest(writer, zero_options_select_the_defaults)
+{
+    for (uint32_t format = 0; format <= 6; format += 6) {
+        nt_writer_options o;
+        memset(&o, 0, sizeof o);
+        o.format = format;
+        nt_membuf out = { 0 };
+        nt_writer *w = nt_writer_new(&o, nt_membuf_write, &out, NULL);
+        cr_assert(w, "a zeroed option struct (format %u) must select the defaults", format);
+        const uint64_t ips[] = { 0x1234567890ull };
+        nt_writer_event h = { .thread_id = 3, .timestamp = 5 };
+        cr_assert_eq(nt_writer_stack(w, ips, 1, &h.stack_id), NT_OK, "%s", nt_writer_message(w));
+        cr_assert_eq(nt_writer_sample(w, &h, NT_SAMPLE_MANAGED), NT_OK, "%s", nt_writer_message(w));
+        cr_assert_eq(nt_writer_finish(w), NT_OK, "%s", nt_writer_message(w));
+        nt_writer_free(w);
+        nt_trace_info info;
+        memset(&info, 0, sizeof info);
+        nt_callbacks cb = { 0 };
+        cb.trace = keep_info;
+        cr_assert_eq(nt_parse_buffer(out.data, out.len, &cb, &info, NULL, NULL, 0), NT_OK);
+        cr_expect_eq(info.format_major, format ? 6 : 4);
+        cr_expect_eq(info.pointer_size, 8);
+        cr_expect_eq(info.qpc_frequency, 1000000000);
+        cr_expect_eq(info.processor_count, 1);
+        cr_expect_eq(info.sampling_interval_ns, 1000000);
+        nt_membuf_free(&out);
+    }
+}

@@ -7,7 +7,7 @@ BLD="${top_builddir:-.}"
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fail=0
-"$BLD/tools/make_seeds" "$tmp" || { echo "FAIL: make_seeds exited $?"; exit 1; }
+"$BLD/tools/make_seeds" writer "$tmp" || { echo "FAIL: make_seeds exited $?"; exit 1; }
 for f in "$tmp"/*.nettrace; do
     b=$(basename "$f")
     if ! cmp -s "$f" "$SRC/corpus/seeds/$b"; then

@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
-TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8
+check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names
+TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -38,6 +38,18 @@ tests_test_utf8_CPPFLAGS = $(T_CPP)
 tests_test_utf8_CFLAGS = $(T_CC)
 tests_test_utf8_LDADD = $(T_LIBS)
 tests_test_utf8_LDFLAGS = $(T_LINK)
+
+tests_test_hash_flood_SOURCES = tests/test_hash_flood.c tests/support/streams.c tests/support/streams.h
+tests_test_hash_flood_CPPFLAGS = $(T_CPP)
+tests_test_hash_flood_CFLAGS = $(T_CC)
+tests_test_hash_flood_LDADD = $(T_LIBS)
+tests_test_hash_flood_LDFLAGS = $(T_LINK)
+
+tests_test_lazy_names_SOURCES = tests/test_lazy_names.c
+tests_test_lazy_names_CPPFLAGS = $(T_CPP)
+tests_test_lazy_names_CFLAGS = $(T_CC)
+tests_test_lazy_names_LDADD = $(T_LIBS)
+tests_test_lazy_names_LDFLAGS = $(T_LINK)
 
 tests_test_corpus_SOURCES = tests/test_corpus.c
 tests_test_corpus_CPPFLAGS = $(T_CPP)
@@ -105,8 +117,8 @@ clean-live-workload:
 
 # ---- writer ----
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_writer tests/test_v6
-TESTS += tests/test_writer tests/test_v6
+check_PROGRAMS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_writer_tables tests/test_convert
+TESTS += tests/test_writer tests/test_v6 tests/test_writer_property tests/test_writer_tables tests/test_convert
 endif
 tests_test_writer_SOURCES = tests/test_writer.c tests/support/writer_rec.c tests/support/writer_rec.h
 tests_test_writer_CPPFLAGS = $(T_CPP)
@@ -120,9 +132,30 @@ tests_test_v6_CFLAGS = $(T_CC)
 tests_test_v6_LDADD = $(T_LIBS)
 tests_test_v6_LDFLAGS = $(T_LINK)
 
+tests_test_writer_property_SOURCES = tests/test_writer_property.c
+tests_test_writer_property_CPPFLAGS = $(T_CPP)
+tests_test_writer_property_CFLAGS = $(T_CC)
+tests_test_writer_property_LDADD = $(T_LIBS)
+tests_test_writer_property_LDFLAGS = $(T_LINK)
+
+tests_test_writer_tables_SOURCES = tests/test_writer_tables.c
+tests_test_writer_tables_CPPFLAGS = $(T_CPP)
+tests_test_writer_tables_CFLAGS = $(T_CC)
+tests_test_writer_tables_LDADD = $(T_LIBS)
+tests_test_writer_tables_LDFLAGS = $(T_LINK)
+
+tests_test_convert_SOURCES = tests/test_convert.c tests/support/streams.c tests/support/streams.h
+tests_test_convert_CPPFLAGS = $(T_CPP)
+tests_test_convert_CFLAGS = $(T_CC)
+tests_test_convert_LDADD = $(T_LIBS)
+tests_test_convert_LDFLAGS = $(T_LINK)
+
 # nettrace convert round trips over the seeds (and the shared corpus when present)
 TESTS += tests/test_v6_convert.sh tests/test_writer_seeds.sh
-EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh
+
+# No cycle among the library's units (symbol level), and the checker itself on made-up libraries.
+TESTS += tools/check-cycles.sh tests/check_cycles.sh
+EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh tests/check_cycles.sh
 
 # ---- hostile input (crafted streams against every layer) ----
 if HAVE_CRITERION
@@ -146,6 +179,39 @@ tests_test_map_CPPFLAGS = $(T_CPP)
 tests_test_map_CFLAGS = $(T_CC)
 tests_test_map_LDADD = $(T_LIBS)
 tests_test_map_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_limits
+TESTS += tests/test_trace_limits
+endif
+tests_test_trace_limits_SOURCES = tests/test_trace_limits.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_limits_CPPFLAGS = $(T_CPP)
+tests_test_trace_limits_CFLAGS = $(T_CC)
+tests_test_trace_limits_LDADD = $(T_LIBS)
+tests_test_trace_limits_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_cost
+TESTS += tests/test_trace_cost
+endif
+tests_test_trace_cost_SOURCES = tests/test_trace_cost.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_cost_CPPFLAGS = $(T_CPP)
+tests_test_trace_cost_CFLAGS = $(T_CC)
+tests_test_trace_cost_LDADD = $(T_LIBS)
+tests_test_trace_cost_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_trace_count
+TESTS += tests/test_trace_count
+endif
+tests_test_trace_count_SOURCES = tests/test_trace_count.c tests/support/trace_build.c tests/support/trace_build.h \
+	tests/support/streams.c tests/support/streams.h
+tests_test_trace_count_CPPFLAGS = $(T_CPP)
+tests_test_trace_count_CFLAGS = $(T_CC)
+tests_test_trace_count_LDADD = $(T_LIBS)
+tests_test_trace_count_LDFLAGS = $(T_LINK)
 
 # ---- event profiles (allocations, exceptions, contention, GC) ----
 if HAVE_CRITERION

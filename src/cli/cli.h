@@ -10,6 +10,7 @@
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_ERROR 1      /* I/O error or another failure */
 #define CLI_EXIT_USAGE 2
+#define CLI_EXIT_INCOMPLETE 3 /* convert: the output lacks something the input had */
 #define CLI_EXIT_STREAM_BASE 10 /* 10 + nt_status for a stream that did not read cleanly */
 
 int cli_exit_code(nt_status s);
@@ -20,7 +21,7 @@ int cli_exit_code(nt_status s);
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
 
 /* The output of an export: path ("-" or NULL: standard output) opened for
- * writing, NULL with the reason on stderr; an nt_write_fn over it; and the
+ * writing, NULL with the reason on stderr; an nt_sink_fn over it; and the
  * end, which flushes, closes (not standard output), reports a failed write
  * or status s, and returns rc or CLI_EXIT_ERROR. */
 FILE *cli_output_open(const char *path);

@@ -6,11 +6,17 @@
  * activity ids), and the sequence points.  Metadata and stack ids are
  * re-numbered (stacks are interned again).  V6 label-list overrides of an
  * event's version, opcode, level or keywords become metadata records of
- * their own; V6-only field types cannot be described in V4 metadata (nor
- * arrays of arrays or fixed-length arrays in either), so such records lose
- * their field list (the payload bytes are unchanged). */
+ * their own (variants, found again through a hash of the override); a V6
+ * output that would need more metadata records than a reader holds gets a
+ * metadata-flushing sequence point and defines what it uses again.  V6-only
+ * field types cannot be described in V4 metadata (nor arrays of arrays or
+ * fixed-length arrays in either), so such records lose their field list (the
+ * payload bytes are unchanged).  Anything left out (events without metadata,
+ * field lists) is counted on standard error and makes the exit status
+ * CLI_EXIT_INCOMPLETE. */
 #include "cli/cli.h"
 #include "nettrace_writer.h"
+#include "common/hash.h"
 #include "common/map.h"
 
 #include <errno.h>
@@ -19,9 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One output metadata id for a source description (base or overridden). */
+/* One output metadata id for a source description: a base (as the source
+ * defined it) or a variant (the base with a label list's overrides). */
 typedef struct conv_meta {
     uint32_t src_id, dst_id;
+    uint32_t base;          /* index of the base in metas (its own for a base) */
+    uint32_t next;          /* index + 1 of the next variant with the same hash, 0 = none */
     uint32_t version, opcode, level;
     uint64_t keywords;
 } conv_meta;
@@ -30,25 +39,39 @@ typedef struct conv {
     uint32_t format;
     bool uncompressed;
     FILE *out;
+    const char *out_path;   /* as messages name it */
+    int out_errno;          /* the sink's first failure */
     nt_writer *w;
-    nt_mem mem;             /* base's allocations */
-    nt_map base;            /* source metadata id -> index + 1 in metas */
+    nt_mem mem;             /* the maps' allocations */
+    nt_map base;            /* source metadata id -> index + 1 in metas of its base */
+    nt_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
+    nt_hash_key hash_key;   /* per run: the source cannot aim variants at one hash */
     conv_meta *metas;
     size_t nmetas, cap;
+    int64_t last_timestamp;
     uint64_t skipped;       /* events whose metadata was never defined */
     uint64_t fieldless;     /* metadata records written without their fields */
+    uint64_t metadata_flushes; /* sequence points added to keep the V6 output's metadata readable */
     bool oom;
     char err[256];
 } conv;
 
 static int sink(void *user, const void *data, size_t len)
 {
-    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+    conv *c = user;
+    errno = 0;
+    if (fwrite(data, 1, len, c->out) == len)
+        return 0;
+    c->out_errno = errno ? errno : EIO;
+    return -1;
 }
 
 static int fail_writer(conv *c)
 {
-    snprintf(c->err, sizeof c->err, "writer: %s", nt_writer_message(c->w));
+    if (c->out_errno)
+        snprintf(c->err, sizeof c->err, "%s: %s", c->out_path, strerror(c->out_errno));
+    else
+        snprintf(c->err, sizeof c->err, "writer: %s", nt_writer_message(c->w));
     return 1;
 }
 
@@ -66,7 +89,7 @@ static int on_trace(void *user, const nt_trace_info *t)
     o.process_id = t->process_id;
     o.processor_count = t->processor_count;
     o.sampling_interval_ns = t->sampling_interval_ns;
-    c->w = nt_writer_new(&o, sink, c->out, NULL);
+    c->w = nt_writer_new(&o, sink, c, NULL);
     if (!c->w) {
         snprintf(c->err, sizeof c->err, "cannot create the writer");
         return 1;
@@ -96,8 +119,32 @@ static bool lossy_fields(const nt_event_desc *d, uint32_t format)
     return false;
 }
 
-/* Define d (as given, under a new id) and remember it for src_id. */
-static int define(conv *c, const nt_event_desc *d, uint32_t *dst)
+/* V6: a reader holds at most NT_DEFAULT_MAX_METADATA records at once, and so
+ * does the writer.  Past that, a sequence point flushing the metadata lets the
+ * output go on: what is used after it is defined again. */
+static int make_room(conv *c)
+{
+    if (c->nmetas < NT_DEFAULT_MAX_METADATA)
+        return 0;
+    if (c->format != 6) {
+        snprintf(c->err, sizeof c->err,
+                 "the V4 output would need more than %u metadata records at once (label-list overrides each "
+                 "make one), more than a reader holds; V6 can flush them: use --to v6",
+                 NT_DEFAULT_MAX_METADATA);
+        return 1;
+    }
+    if (nt_writer_sequence_point(c->w, c->last_timestamp, NT_SP_FLUSH_METADATA) != NT_OK)
+        return fail_writer(c);
+    nt_map_free(&c->mem, &c->base);
+    nt_map_free(&c->mem, &c->variants);
+    c->nmetas = 0;
+    c->metadata_flushes++;
+    return 0;
+}
+
+/* Define d (as given, under a new id) as metas[nmetas], a variant of
+ * metas[base] (base == nmetas: a base of its own). */
+static int define(conv *c, const nt_event_desc *d, size_t base, uint32_t *dst)
 {
     nt_event_desc x = *d;
     x.metadata_id = 0;
@@ -116,21 +163,28 @@ static int define(conv *c, const nt_event_desc *d, uint32_t *dst)
         c->metas = n;
         c->cap = ncap;
     }
-    c->metas[c->nmetas++] = (conv_meta){ d->metadata_id, *dst, d->version, d->opcode, d->level, d->keywords };
+    c->metas[c->nmetas++] = (conv_meta){ d->metadata_id, *dst, (uint32_t)base, 0, d->version, d->opcode, d->level,
+                                         d->keywords };
+    return 0;
+}
+
+/* Make d the base of its source id: a redefinition (after a V6 metadata
+ * flush) replaces the old one, and the old one's variants with it. */
+static int define_base(conv *c, const nt_event_desc *d, uint32_t *dst)
+{
+    if (make_room(c) || define(c, d, c->nmetas, dst))
+        return 1;
+    uint64_t *v = nt_map_put(&c->mem, &c->base, d->metadata_id, NULL);
+    if (!v)
+        return c->oom = true;
+    *v = c->nmetas;
     return 0;
 }
 
 static int on_metadata(void *user, const nt_event_desc *d)
 {
-    conv *c = user;
     uint32_t dst;
-    if (define(c, d, &dst))
-        return 1;
-    uint64_t *v = nt_map_put(&c->mem, &c->base, d->metadata_id, NULL);
-    if (!v)
-        return c->oom = true;
-    *v = c->nmetas; /* index + 1: a redefinition (after a V6 metadata flush) replaces the old one */
-    return 0;
+    return define_base(user, d, &dst);
 }
 
 static bool same(const conv_meta *m, const nt_event_desc *d)
@@ -138,35 +192,63 @@ static bool same(const conv_meta *m, const nt_event_desc *d)
     return m->version == d->version && m->opcode == d->opcode && m->level == d->level && m->keywords == d->keywords;
 }
 
-/* The output metadata id of an event's (possibly overridden) description. */
+/* What tells a base's variants apart, through the run's keyed hash. */
+static uint64_t variant_hash(const conv *c, size_t base, const nt_event_desc *d)
+{
+    uint64_t h = nt_hash_u64(&c->hash_key, base);
+    h = nt_hash_u64(&c->hash_key, h ^ d->version);
+    h = nt_hash_u64(&c->hash_key, h ^ ((uint64_t)d->opcode << 32 | d->level));
+    return nt_hash_u64(&c->hash_key, h ^ d->keywords);
+}
+
+/* The output metadata id of an event's (possibly overridden) description:
+ * its base's, or a variant's, defined on first use. */
 static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
 {
     uint64_t *v = nt_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
     if (!v)
         return c->oom = true;
-    const conv_meta *b = &c->metas[*v - 1];
-    if (same(b, ev->desc)) {
-        *dst = b->dst_id;
+    if (!*v) /* defined before a metadata flush of the output's own */
+        return define_base(c, ev->desc, dst);
+    size_t base = (size_t)*v - 1;
+    if (same(&c->metas[base], ev->desc)) {
+        *dst = c->metas[base].dst_id;
         return 0;
     }
-    for (size_t i = (size_t)*v; i < c->nmetas; i++) /* variants are defined after their base */
-        if (c->metas[i].src_id == ev->metadata_id && same(&c->metas[i], ev->desc)) {
-            *dst = c->metas[i].dst_id;
+    uint64_t h = variant_hash(c, base, ev->desc);
+    uint64_t *first = nt_map_put(&c->mem, &c->variants, h, NULL);
+    if (!first)
+        return c->oom = true;
+    for (uint32_t i = (uint32_t)*first; i; i = c->metas[i - 1].next) {
+        const conv_meta *m = &c->metas[i - 1];
+        if (m->base == base && same(m, ev->desc)) {
+            *dst = m->dst_id;
             return 0;
         }
-    return define(c, ev->desc, dst);
+    }
+    size_t flushes = c->metadata_flushes;
+    if (make_room(c))
+        return 1;
+    if (c->metadata_flushes != flushes) /* the base went with the flush */
+        return define_base(c, ev->desc, dst);
+    if (define(c, ev->desc, base, dst))
+        return 1;
+    first = nt_map_put(&c->mem, &c->variants, h, NULL); /* (the map may have moved) */
+    if (!first)
+        return c->oom = true;
+    c->metas[c->nmetas - 1].next = (uint32_t)*first;
+    *first = c->nmetas;
+    return 0;
 }
 
 static int on_event(void *user, const nt_event *ev)
 {
     conv *c = user;
-    uint64_t *known = nt_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
-    if (!known)
-        return c->oom = true;
-    if (!ev->desc || !*known) {
+    if (!ev->desc) {
         c->skipped++;
         return 0;
     }
+    c->last_timestamp = ev->timestamp;
     nt_writer_event e;
     memset(&e, 0, sizeof e);
     if (out_id(c, ev, &e.metadata_id))
@@ -200,6 +282,7 @@ static int on_sp(void *user, const nt_sequence_point *sp)
     if (flags & NT_SP_FLUSH_METADATA) {
         /* the output forgot its metadata too: everything is defined again */
         nt_map_free(&c->mem, &c->base);
+        nt_map_free(&c->mem, &c->variants);
         c->nmetas = 0;
     }
     return 0;
@@ -211,12 +294,29 @@ static void usage(FILE *f)
           "\n"
           "Re-write a NetTrace trace (V4/V5 or V6) as V4/V5 or V6.  FILE may be '-'\n"
           "for standard input.  Metadata and stack ids are re-numbered; event\n"
-          "headers, payloads, stacks and sequence points carry over.\n"
+          "headers, payloads, stacks and sequence points carry over.  Exits 3 when\n"
+          "something could not be carried over (events without metadata, field\n"
+          "descriptions the output cannot hold); standard error says what.\n"
           "\n"
           "  --to v4|v6      output version (v5 is the same as v4)\n"
           "  -o, --output    output file ('-' = standard output)\n"
           "  --uncompressed  write uncompressed event headers\n",
           f);
+}
+
+/* Flush and close the output; false (with the reason printed once) when a write failed. */
+static bool close_output(conv *c)
+{
+    errno = 0;
+    bool ok = fflush(c->out) == 0 && !ferror(c->out);
+    int e = errno;
+    if (c->out != stdout && fclose(c->out) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    if (!ok && !c->out_errno) /* (a failed write was reported already) */
+        fprintf(stderr, "nettrace convert: %s: %s\n", c->out_path, strerror(e ? e : EIO));
+    return ok;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -229,7 +329,6 @@ int cmd_convert(int argc, char **argv)
     conv c;
     memset(&c, 0, sizeof c);
     nt_mem_init(&c.mem, NULL);
-    const char *out_path = NULL;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "t:o:h", opts, NULL)) != -1) {
@@ -244,20 +343,24 @@ int cmd_convert(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             break;
-        case 'o': out_path = optarg; break;
+        case 'o': c.out_path = optarg; break;
         case 'u': c.uncompressed = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1 || !c.format || !out_path) {
+    if (optind != argc - 1 || !c.format || !c.out_path) {
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
     const char *in_path = argv[optind];
-    c.out = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "wb");
+    nt_hash_key_init(&c.hash_key, &c);
+    bool to_stdout = strcmp(c.out_path, "-") == 0;
+    c.out = to_stdout ? stdout : fopen(c.out_path, "wb");
+    if (to_stdout)
+        c.out_path = "standard output";
     if (!c.out) {
-        fprintf(stderr, "nettrace convert: %s: %s\n", out_path, strerror(errno));
+        fprintf(stderr, "nettrace convert: %s: %s\n", c.out_path, strerror(errno));
         return CLI_EXIT_ERROR;
     }
     nt_callbacks cb = { 0 };
@@ -266,19 +369,15 @@ int cmd_convert(int argc, char **argv)
     cb.event = on_event;
     cb.sequence_point = on_sp;
     nt_parser *p = nt_parser_new(&cb, &c, NULL, NULL);
-    if (!p) {
-        fprintf(stderr, "nettrace convert: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
-    char err[256] = "";
-    nt_status s = cli_feed_path(p, in_path, err, sizeof err);
+    char err[256] = "out of memory";
+    nt_status s = p ? cli_feed_path(p, in_path, err, sizeof err) : NT_ERR_NOMEM;
     int rc = CLI_EXIT_OK;
     if (s == NT_ERR_STOPPED) {
         fprintf(stderr, "nettrace convert: %s\n", c.oom ? "out of memory" : c.err);
         rc = CLI_EXIT_ERROR;
     } else if (s != NT_OK && s != NT_ERR_TRUNCATED) {
         fprintf(stderr, "nettrace convert: %s\n", err);
-        rc = cli_exit_code(s);
+        rc = p ? cli_exit_code(s) : CLI_EXIT_ERROR;
     } else {
         /* A truncated input still gives a complete output of what was read. */
         if (s == NT_ERR_TRUNCATED) {
@@ -286,26 +385,24 @@ int cmd_convert(int argc, char **argv)
             rc = cli_exit_code(s);
         }
         if (c.w && nt_writer_finish(c.w) != NT_OK) {
-            fprintf(stderr, "nettrace convert: %s: %s\n", out_path, nt_writer_message(c.w));
+            fail_writer(&c);
+            fprintf(stderr, "nettrace convert: %s\n", c.err);
             rc = CLI_EXIT_ERROR;
         }
     }
     if (c.skipped)
-        fprintf(stderr, "nettrace convert: warning: %" PRIu64 " events without metadata were left out\n", c.skipped);
+        fprintf(stderr, "nettrace convert: %" PRIu64 " events without metadata were left out\n", c.skipped);
     if (c.fieldless)
-        fprintf(stderr, "nettrace convert: warning: %" PRIu64 " metadata records lost field descriptions the output cannot hold\n",
+        fprintf(stderr, "nettrace convert: %" PRIu64 " metadata records lost field descriptions the output cannot hold\n",
                 c.fieldless);
+    if ((c.skipped || c.fieldless) && rc == CLI_EXIT_OK)
+        rc = CLI_EXIT_INCOMPLETE;
     nt_parser_free(p);
     nt_writer_free(c.w);
     nt_map_free(&c.mem, &c.base);
+    nt_map_free(&c.mem, &c.variants);
     free(c.metas);
-    if (c.out != stdout) {
-        if (fclose(c.out) != 0 && rc == CLI_EXIT_OK) {
-            fprintf(stderr, "nettrace convert: %s: %s\n", out_path, strerror(errno));
-            rc = CLI_EXIT_ERROR;
-        }
-    } else if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
+    if (!close_output(&c))
         rc = CLI_EXIT_ERROR;
-    }
     return rc;
 }

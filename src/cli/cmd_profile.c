@@ -209,7 +209,7 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, nt_profile_kind kind, s
 int cli_profile_stacks(const char *path, const char *format, const char *output,
                        const nt_profile_export_options *eo)
 {
-    nt_status (*export)(const nt_profile *, const nt_profile_export_options *, nt_write_fn, void *);
+    nt_status (*export)(const nt_profile *, const nt_profile_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_profile_export_folded;
     else if (strcmp(format, "speedscope") == 0)

@@ -58,7 +58,7 @@ int cmd_samples(int argc, char **argv)
     if (profile != NT_PROFILE_CPU && profile != NT_PROFILE_WALL)
         return cli_profile_samples(argv[optind], profile);
     nt_trace *t;
-    int rc = cli_trace_load(argv[optind], &t);
+    int rc = cli_trace_load(argv[optind], false, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);

@@ -119,7 +119,7 @@ int cmd_stacks(int argc, char **argv)
         po.name = base ? base + 1 : argv[optind];
         return cli_profile_stacks(argv[optind], format, output, &po);
     }
-    nt_status (*export)(const nt_trace *, const nt_export_options *, nt_write_fn, void *);
+    nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_export_folded;
     else if (strcmp(format, "speedscope") == 0)
@@ -142,7 +142,9 @@ int cmd_stacks(int argc, char **argv)
     const char *base = strrchr(path, '/');
     eo.name = base ? base + 1 : path;
     nt_trace *t;
-    int rc = cli_trace_load(path, &t);
+    /* Folded and pprof need counts per stack only, unless a time window cuts samples. */
+    bool count = export != nt_export_speedscope && !eo.has_from && !eo.has_to;
+    int rc = cli_trace_load(path, count, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);

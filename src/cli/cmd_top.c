@@ -91,7 +91,7 @@ int cmd_top(int argc, char **argv)
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL)
         return cli_profile_top(path, kind, top ? top : SIZE_MAX, by_thread, has_thread, thread);
     nt_trace *t;
-    int rc = cli_trace_load(path, &t);
+    int rc = cli_trace_load(path, true, &t);
     if (!t)
         return rc;
     FILE *o = stdout;

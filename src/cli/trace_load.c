@@ -5,6 +5,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Counting needs a second read when it cannot be exact: a pipe cannot be read twice. */
+static bool rereadable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 || (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) == 0);
+}
 
 /* What a load ends with, said on stderr: a truncated or damaged stream is
  * used up to the fault.  Returns the exit code. */
@@ -21,8 +30,8 @@ static int report(const char *path, const nt_parser *p, nt_status s, size_t kept
     return cli_exit_code(s);
 }
 
-/* Feed path through a parser with cb / user; false (exit code in *rc) when
- * there is nothing to build from.  The parser is freed then. */
+/* Feed path through a parser with cb / user; false (exit code in *rc, the
+ * parser freed) when there is nothing to build from. */
 static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser **pp, nt_status *s, int *rc)
 {
     nt_parser *p = nt_parser_new(cb, user, NULL, NULL);
@@ -44,7 +53,7 @@ static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser
     return true;
 }
 
-int cli_trace_load(const char *path, nt_trace **out)
+static int load(const char *path, bool count, nt_trace **out)
 {
     *out = NULL;
     nt_trace_builder *b = nt_trace_builder_new(NULL);
@@ -52,6 +61,8 @@ int cli_trace_load(const char *path, nt_trace **out)
         fprintf(stderr, "nettrace: out of memory\n");
         return CLI_EXIT_ERROR;
     }
+    if (count)
+        nt_trace_builder_count_samples(b);
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
     nt_parser *p;
@@ -68,7 +79,14 @@ int cli_trace_load(const char *path, nt_trace **out)
         nt_parser_free(p);
         return cli_exit_code(fs);
     }
-    rc = report(path, p, s, nt_trace_sample_count(t), "samples");
+    if (!nt_trace_counts_exact(t)) {
+        nt_parser_free(p);
+        *out = t;
+        return CLI_EXIT_OK; /* read again, sample by sample */
+    }
+    nt_trace_stats ts;
+    nt_trace_stats_get(t, &ts);
+    rc = report(path, p, s, (size_t)ts.samples, "samples");
     nt_parser_free(p);
     *out = t;
     return rc;
@@ -103,6 +121,19 @@ int cli_profile_load(const char *path, bool keep_events, nt_profile **out)
     rc = report(path, p, s, nt_profile_record_count(pr), "profile records");
     nt_parser_free(p);
     *out = pr;
+    return rc;
+}
+
+int cli_trace_load(const char *path, bool count, nt_trace **out)
+{
+    count = count && rereadable(path);
+    int rc = load(path, count, out);
+    if (count && *out && !nt_trace_counts_exact(*out)) {
+        nt_trace_free(*out);
+        if (strcmp(path, "-") == 0)
+            lseek(0, 0, SEEK_SET);
+        rc = load(path, false, out);
+    }
     return rc;
 }
 

@@ -8,8 +8,10 @@
 /* Read path ("-" = standard input) into a trace, with the progress bar.
  * Prints what went wrong to stderr (a truncated or damaged stream is said so,
  * with the byte offset and how many samples were kept).  Returns the exit code
- * the command should end with; *out is the trace (NULL when there is none). */
-int cli_trace_load(const char *path, nt_trace **out);
+ * the command should end with; *out is the trace (NULL when there is none).
+ * count: the command needs counts per stack only (top, folded, pprof), so
+ * samples are counted as they are read instead of kept. */
+int cli_trace_load(const char *path, bool count, nt_trace **out);
 
 /* The same for a profile (allocation, exception, contention and GC events;
  * no thread samples); keep_events: one record per event. */

@@ -18,8 +18,10 @@ bool nt_mem_resize(nt_mem *m, void **ptr, size_t old_size, size_t new_size);
 void *nt_mem_alloc(nt_mem *m, size_t size);
 void nt_mem_free(nt_mem *m, void *ptr, size_t size);
 
-/* Grow a buffer to hold at least `need` bytes; doubles, never beyond `cap_limit`
- * unless need itself is larger (callers check limits first). */
+/* Grow *ptr, an array of *cap elements of `elem` bytes, to hold at least `need`
+ * elements: the capacity doubles (from 16) until it does.  There is no upper
+ * bound here beyond size_t overflow, so callers check their limits before
+ * calling.  False, with *ptr and *cap untouched, when memory is short. */
 bool nt_mem_reserve(nt_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);
 
 #endif

@@ -30,6 +30,20 @@ enum { NT_META_TAG_OPCODE = 1, NT_META_TAG_V2PARAMS = 2 };
 /* Event block header flags (both versions): bit 0 = compressed headers. */
 #define NT_EVENT_BLOCK_COMPRESSED 0x1u
 
+/* A compressed event header's flags byte: which fields follow it (section 5.2). */
+enum {
+    NT_HDR_METADATA_ID = 0x01,
+    NT_HDR_CAPTURE_THREAD_AND_SEQUENCE = 0x02, /* sequence delta, capture thread, processor */
+    NT_HDR_THREAD_ID = 0x04,
+    NT_HDR_STACK_ID = 0x08,
+    NT_HDR_ACTIVITY_ID = 0x10,                 /* V6: the label list id */
+    NT_HDR_RELATED_ACTIVITY_ID = 0x20,         /* V4/V5 only */
+    NT_HDR_SORTED = 0x40,
+    NT_HDR_PAYLOAD_SIZE = 0x80
+};
+/* MetadataId's bit 31 in a blob header: the runtime sets it when the event is NOT sorted. */
+#define NT_HDR_NOT_SORTED_BIT 0x80000000u
+
 /* V6 block header: BlockSize in the low 24 bits, the kind in the top byte. */
 #define NT_V6_BLOCK_SIZE_MASK 0xFFFFFFu
 #define NT_V6_BLOCK_KIND_SHIFT 24

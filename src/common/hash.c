@@ -4,9 +4,13 @@
 #endif
 #include "common/hash.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
 
 void nt_hash_key_set(nt_hash_key *k, uint64_t k0, uint64_t k1)
 {
@@ -25,14 +29,28 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-void nt_hash_key_init(nt_hash_key *k, const void *owner)
+void nt_hash_seed(uint64_t out[2], const void *owner, uint64_t salt)
 {
     uint64_t w[2] = { 0, 0 };
-    if (getentropy(w, sizeof w) != 0 || (w[0] == 0 && w[1] == 0)) {
-        /* No entropy source: addresses (randomised by ASLR) and the time. */
+#if defined(__linux__)
+    bool drawn = getrandom(w, sizeof w, GRND_NONBLOCK) == (ssize_t)sizeof w; /* never waits at boot */
+#else
+    bool drawn = getentropy(w, sizeof w) == 0;
+#endif
+    if (!drawn || (w[0] == 0 && w[1] == 0)) {
         int local = 0;
-        w[0] = mix((uint64_t)(uintptr_t)owner ^ mix((uint64_t)(uintptr_t)&local));
-        w[1] = mix(w[0] ^ (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32));
+        struct timespec ts = { 0, 0 };
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        w[0] = mix((uint64_t)(uintptr_t)owner ^ mix((uint64_t)(uintptr_t)&local) ^ (uint64_t)ts.tv_nsec);
+        w[1] = mix(w[0] ^ ((uint64_t)ts.tv_sec << 20) ^ mix(salt));
     }
+    out[0] = w[0];
+    out[1] = w[1];
+}
+
+void nt_hash_key_init(nt_hash_key *k, const void *owner)
+{
+    uint64_t w[2];
+    nt_hash_seed(w, owner, 0);
     nt_hash_key_set(k, w[0], w[1]);
 }

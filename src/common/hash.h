@@ -17,9 +17,13 @@ typedef struct nt_hash_key {
     uint64_t v0, v1, v2, v3; /* SipHash's initial state for this key */
 } nt_hash_key;
 
-/* A fresh key for one table owner: operating-system entropy when there is
- * some, else the owner's address mixed with other per-process values (ASLR).
- * Never global state. */
+/* Two fresh secret words for one table owner: the one source of hash keys
+ * of the library (the keyed map draws its keys here too).  Operating-system
+ * entropy when there is some, else the owner's address (ASLR), the clock and
+ * salt, which a file cannot know either.  Never global state. */
+void nt_hash_seed(uint64_t out[2], const void *owner, uint64_t salt);
+
+/* A fresh SipHash key for one table owner (from nt_hash_seed). */
 void nt_hash_key_init(nt_hash_key *k, const void *owner);
 
 /* The same key from two given words (tests: reproducible keys). */

@@ -1,11 +1,8 @@
 /* The keyed u64 map (see map.h). */
 #include "common/map.h"
+#include "common/hash.h"
 
 #include <string.h>
-#include <time.h>
-#if defined(__linux__)
-#include <sys/random.h>
-#endif
 
 /* A probe run this long in a table at most half full (by chance about once
  * in 10^10 insertions) means the key is known to whoever chose the input:
@@ -15,17 +12,8 @@
 
 static void draw_key(nt_map *m)
 {
-    uint64_t k[2] = { 0, 0 };
-#if defined(__linux__)
-    if (getrandom(k, sizeof k, GRND_NONBLOCK) != (ssize_t)sizeof k)
-        k[0] = k[1] = 0;
-#endif
-    /* Without the system's randomness: the map's address and the clock,
-     * which a file cannot know either. */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    k[0] ^= (uint64_t)(uintptr_t)m * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts.tv_nsec;
-    k[1] ^= ((uint64_t)ts.tv_sec << 32 | m->rekeys) * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)(uintptr_t)m->slot;
+    uint64_t k[2];
+    nt_hash_seed(k, m->slot ? (const void *)m->slot : (const void *)m, m->rekeys);
     m->k0 = k[0];
     m->k1 = k[1] | 1;
 }

@@ -1,24 +1,10 @@
 #include "common/utf16.h"
+#include "nettrace.h"
 
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
-bool nt_utf16z_scan(nt_cursor *c, const uint8_t **start, size_t *units)
-{
-    const uint8_t *p = c->p;
-    size_t n = nt_cur_left(c) / 2;
-    for (size_t i = 0; i < n; i++) {
-        if ((p[2 * i] | p[2 * i + 1]) == 0) {
-            *start = p;
-            *units = i;
-            c->p = p + 2 * i + 2;
-            return true;
-        }
-    }
-    return false;
-}
 
 /* Append one code point (from unit u, possibly paired with the next unit). */
 static inline char *put_utf8(char *o, uint32_t u)
@@ -138,4 +124,25 @@ bool nt_utf16z_to_utf8(nt_cursor *c, char *dst, size_t *len)
         }
         o = put_utf8(o, next_cp(&p, end));
     }
+}
+
+size_t nt_str16_utf8(nt_str16 s, char *buf, size_t size)
+{
+    const uint8_t *p = s.units, *end = s.units + 2 * (size_t)s.count;
+    size_t len = 0;
+    bool room = size > 0;
+    while (p < end) {
+        char cp[4];
+        size_t n = (size_t)(put_utf8(cp, next_cp(&p, end)) - cp);
+        if (room && len + n < size)
+            memcpy(buf + len, cp, n);
+        else if (room) {
+            buf[len] = '\0'; /* cut before the character that does not fit */
+            room = false;
+        }
+        len += n;
+    }
+    if (room)
+        buf[len] = '\0';
+    return len;
 }

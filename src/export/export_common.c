@@ -10,7 +10,13 @@ void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_opt
     sel->t = t;
     if (opt)
         sel->opt = *opt;
-    sel->default_ns = t->info.sampling_interval_ns ? (int64_t)t->info.sampling_interval_ns : 1000000;
+    sel->default_ns = tr_default_ns(&t->info);
+}
+
+bool tr_selection_fits(const nt_trace *t, const nt_export_options *opt)
+{
+    /* Counted samples keep no time of their own to cut a window by. */
+    return !t->agg || !opt || (!opt->has_from && !opt->has_to);
 }
 
 bool tr_selected(const tr_selection *sel, size_t i)
@@ -28,7 +34,7 @@ bool tr_selected(const tr_selection *sel, size_t i)
     return true;
 }
 
-void tr_out_init(tr_out *o, nt_write_fn w, void *user)
+void tr_out_init(tr_out *o, nt_sink_fn w, void *user)
 {
     o->w = w;
     o->user = user;

@@ -59,9 +59,9 @@ void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k)
     }
 }
 
-nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
+nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
-    if (!t || !w)
+    if (!t || !w || !tr_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;
     tr_selection sel;
     tr_selection_init(&sel, t, opt);

@@ -193,26 +193,24 @@ size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t 
         it->next = raw_next(w, it);
         if (!tr_selected(w->sel, it->cur))
             continue;
-        if (!time_weight && w->sel->opt.weight != NT_WEIGHT_TIME) {
+        if (w->t->agg) {
+            const tr_agg *a = &w->t->agg[it->cur];
+            *weight = time_weight || w->sel->opt.weight == NT_WEIGHT_TIME ? a->wall_ns : (int64_t)a->count;
+        } else if (!time_weight && w->sel->opt.weight != NT_WEIGHT_TIME) {
             *weight = 1;
         } else if (it->next == SIZE_MAX) {
             *weight = w->sel->default_ns;
         } else {
             const nt_trace *t = w->t;
-            int64_t f = t->info.qpc_frequency, a = TR_SAMPLE(t, it->cur)->ticks, b = TR_SAMPLE(t, it->next)->ticks;
-            /* The difference of the printed times; on a nanosecond clock the ticks are those times. */
-            int64_t x = f == 1000000000 ? a : nt_ticks_to_ns(a, f), y = f == 1000000000 ? b : nt_ticks_to_ns(b, f);
-            /* hostile clocks: the difference may not fit int64; saturate */
-            uint64_t d = y > x ? (uint64_t)y - (uint64_t)x : 0;
-            *weight = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+            *weight = tr_gap_ns(t->info.qpc_frequency, TR_SAMPLE(t, it->cur)->ticks, TR_SAMPLE(t, it->next)->ticks);
         }
         return it->cur;
     }
 }
 
-nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w)
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_sink_fn w)
 {
-    if (!t || !w)
+    if (!t || !w || !tr_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;
     tr_selection_init(&x->sel, t, opt);
     nt_mem_init(&x->m, &t->mem.a);

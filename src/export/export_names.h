@@ -37,8 +37,6 @@ void tr_walk_begin(const tr_walk *w, uint32_t thread, tr_walk_it *it);
 /* Next sample of the thread that the selection keeps, SIZE_MAX at the end;
  * *weight gets its weight by the selection's rule (time_weight forces time). */
 size_t tr_walk_next(const tr_walk *w, tr_walk_it *it, bool time_weight, int64_t *weight);
-/* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
-static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 /* Whether the selection covers thread index th at all. */
 bool tr_walk_thread_selected(const tr_walk *w, uint32_t th);
 
@@ -53,7 +51,7 @@ typedef struct tr_export {
 
 /* Checks the arguments, then builds the names and the walk.  On failure
  * nothing is left to release. */
-nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_write_fn w);
+nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_options *opt, nt_sink_fn w);
 /* Releases what is still held (an exporter may free the walk early). */
 void tr_export_close(tr_export *x);
 

@@ -14,7 +14,7 @@ enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_NS, S_THREAD, S_STATE, S_MANAGED, 
 static const char *const FIXED[] = { "", "samples", "count", "wall", "nanoseconds", "thread_id", "state",
                                      "managed", "external", "other" };
 
-nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
+nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
     tr_export x;
     nt_status st = tr_export_open(&x, t, opt, w);
@@ -51,13 +51,14 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_wr
                 keys[a] = key;
                 vals[2 * a] = vals[2 * a + 1] = 0;
             }
-            vals[2 * a] += 1;
+            vals[2 * a] += (int64_t)tr_count(t, i);
             vals[2 * a + 1] = tr_add_weight(vals[2 * a + 1], wall);
             int64_t ns = nt_ticks_to_ns(s->ticks, t->info.qpc_frequency);
+            int64_t ns_last = t->agg ? nt_ticks_to_ns(t->agg[i].last_ticks, t->info.qpc_frequency) : ns;
             if (ns < first_ns)
                 first_ns = ns;
-            if (ns > last_ns)
-                last_ns = ns;
+            if (ns_last > last_ns)
+                last_ns = ns_last;
         }
     }
     tr_walk_free(wk); /* not needed for writing: its memory is better spent on the output */

@@ -14,9 +14,11 @@ void tr_frame_name_json(tr_out *o, const nt_frame *f)
     tr_out_json(o, buf);
 }
 
-nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_write_fn w, void *user)
+nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
     tr_export x;
+    if (t && t->agg)
+        return NT_ERR_INVALID_ARG; /* a timeline needs every sample */
     nt_status st = tr_export_open(&x, t, opt, w);
     if (st != NT_OK)
         return st;

@@ -57,7 +57,7 @@ static int cmp_rec_ids(const void *a, const void *b, void *ctx)
     return cmp_recs(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
-nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_write_fn w, nt_mem *m,
+nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, nt_mem *m,
                        tr_names *nm)
 {
     if (!p || !o || !w)
@@ -68,7 +68,7 @@ nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, 
     return tr_names_build(m, p->trace, nm);
 }
 
-nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_options *opt, nt_write_fn w,
+nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                    void *user)
 {
     nt_mem m;
@@ -112,7 +112,7 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
     return st;
 }
 
-nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt, nt_write_fn w,
+nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                        void *user)
 {
     nt_mem m;

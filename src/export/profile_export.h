@@ -10,7 +10,7 @@
 
 /* Checks the arguments (NT_ERR_INVALID_ARG), then the allocator m (the
  * trace's) and the frame names; on another failure nm holds nothing. */
-nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_write_fn w, nt_mem *m,
+nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, nt_mem *m,
                        tr_names *nm);
 /* Whether record i is of the export's kind (and thread). */
 bool tr_prof_selected(const nt_profile *p, const nt_profile_export_options *o, size_t i);

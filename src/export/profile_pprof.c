@@ -17,7 +17,7 @@ static const char *const FIXED[] = { "", "alloc_objects", "count", "alloc_space"
                                      "contentions", "delay", "nanoseconds", "thread_id", "type", "heap", "soh",
                                      "loh", "poh", "other", "lock", "managed", "native", "state", "open" };
 
-nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_write_fn w,
+nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                   void *user)
 {
     nt_mem m;

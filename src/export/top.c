@@ -70,8 +70,8 @@ static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table 
         if ((opt->managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED) || (th != SIZE_MAX && TR_THREAD(s) != th) ||
             (opt->has_thread && t->threads[TR_THREAD(s)] != opt->thread_id))
             continue;
-        w->stack_w[s->stack]++;
-        total++;
+        w->stack_w[s->stack] += tr_count(t, i);
+        total += tr_count(t, i);
     }
     for (size_t i = 0; i < w->nm.n; i++)
         w->rows[i] = (top_row){ (uint32_t)i, 0, 0 };

@@ -31,11 +31,12 @@ static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t
                                     bool metadata_block)
 {
     const char *what = metadata_block ? "metadata block" : "event block";
-    nt_cursor c;
+    nt_cursor start;
     bool compressed;
-    nt_status s = nt_event_block_begin(p, &c, content, size, content_off, what, &compressed);
+    nt_status s = nt_event_block_begin(p, &start, content, size, content_off, what, &compressed);
     if (s)
         return s;
+    nt_cursor c = start; /* a copy whose address never escapes: it stays in registers */
     nt_event ev;
     memset(&ev, 0, sizeof ev);
     while (c.p < c.end) {
@@ -46,10 +47,12 @@ static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t
                 return nt_header_fail(p, r, blob_off, &ev, what, 0);
         } else {
             uint32_t event_size = 0;
+            nt_cursor u = c; /* out of line: keep c's address private */
             nt_header_result r =
-                nt_read_uncompressed_header(&c, &ev, &ev.thread_id, &ev.capture_thread_id, NULL, &event_size);
+                nt_read_uncompressed_header(&u, &ev, &ev.thread_id, &ev.capture_thread_id, NULL, &event_size);
             if (r != NT_HEADER_OK)
                 return nt_header_fail(p, r, blob_off, &ev, what, event_size);
+            c = u;
         }
         ev.offset = blob_off;
         if (metadata_block) {

@@ -533,11 +533,12 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const n
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
 {
-    nt_cursor c;
+    nt_cursor start;
     bool compressed;
-    nt_status s = nt_event_block_begin(p, &c, u, n, off, "event block", &compressed);
+    nt_status s = nt_event_block_begin(p, &start, u, n, off, "event block", &compressed);
     if (s)
         return s;
+    nt_cursor c = start; /* a copy whose address never escapes: it stays in registers */
     nt_event ev;
     v6_header h;
     memset(&ev, 0, sizeof ev);
@@ -546,10 +547,14 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, u, off);
         uint32_t event_size = 0;
-        nt_header_result r =
-            compressed ? nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list)
-                       : nt_read_uncompressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list,
-                                                     &event_size);
+        nt_header_result r;
+        if (compressed) {
+            r = nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list);
+        } else {
+            nt_cursor x = c; /* out of line: keep c's address private */
+            r = nt_read_uncompressed_header(&x, &ev, &h.thread_index, &h.capture_index, &h.label_list, &event_size);
+            c = x;
+        }
         if (r != NT_HEADER_OK)
             return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
         ev.offset = blob_off;

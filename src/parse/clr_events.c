@@ -7,15 +7,49 @@
 #include "common/utf16.h"
 #include "parse/deliver.h"
 
-/* Read a NUL-terminated UTF-16 string into the scratch at *pos. */
-static bool read_str(nt_parser *p, nt_cursor *c, size_t *pos, const char **out)
+/* A record's strings: always found (their terminators checked, so that
+ * validation never depends on which callbacks are set) and handed out as
+ * spans; converted into the scratch only when the record's callback is set
+ * and the consumer did not ask for lazy names. */
+typedef struct str_reader {
+    nt_parser *p;
+    bool convert;
+    size_t pos; /* scratch bytes used */
+} str_reader;
+
+static inline nt_status str_reader_begin(str_reader *r, nt_parser *p, const nt_event *ev, bool has_callback)
 {
-    char *dst = p->str + *pos;
-    size_t n;
-    if (!nt_utf16z_to_utf8(c, dst, &n))
+    r->p = p;
+    r->convert = has_callback && !p->lazy_names;
+    r->pos = 0;
+    if (r->convert && !nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + NT_UTF8_SLACK))
+        return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode record strings");
+    return NT_OK;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* three per record: the call cost more than the scan */
+#endif
+static inline bool read_str(str_reader *r, nt_cursor *c, const char **out, nt_str16 *span)
+{
+    const uint8_t *start = c->p;
+    if (r->convert) {
+        char *dst = r->p->str + r->pos;
+        size_t n;
+        if (!nt_utf16z_to_utf8(c, dst, &n))
+            return false;
+        r->pos += n + 1;
+        r->p->names_converted++;
+        *out = dst;
+        span->units = start;
+        span->count = (uint32_t)((size_t)(c->p - start) / 2 - 1);
+        return true;
+    }
+    size_t units;
+    if (!nt_utf16z_scan(c, &span->units, &units))
         return false;
-    *pos += n + 1;
-    *out = dst;
+    span->count = (uint32_t)units;
+    *out = NULL;
     return true;
 }
 
@@ -25,21 +59,34 @@ static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *wha
                    ev->desc->version, ev->payload_size);
 }
 
+/* MethodLoadVerbose and kin: u64 method id, module id, start address; u32
+ * size, token, flags; three strings; [u16 ClrInstanceID if V1+]; [u64
+ * ReJITID if V2].  The fixed prefix is read with one bounds check: rundown
+ * is mostly method records. */
 static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     p->stats.methods++;
-    /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + NT_UTF8_SLACK))
-        return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode method strings");
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
-    nt_method m = { 0 };
-    size_t pos = 0;
+    str_reader r;
+    nt_status s = str_reader_begin(&r, p, ev, p->cb.method != NULL);
+    if (s)
+        return s;
+    if (ev->payload_size < 36)
+        return short_payload(p, ev, "method");
+    const uint8_t *f = ev->payload;
+    nt_method m;
     m.which = which;
     m.version = ev->desc->version;
-    if (!nt_cur_u64(&c, &m.method_id) || !nt_cur_u64(&c, &m.module_id) || !nt_cur_u64(&c, &m.start_address) ||
-        !nt_cur_u32(&c, &m.size) || !nt_cur_u32(&c, &m.token) || !nt_cur_u32(&c, &m.flags) ||
-        !read_str(p, &c, &pos, &m.declaring_type) || !read_str(p, &c, &pos, &m.name) ||
-        !read_str(p, &c, &pos, &m.signature))
+    m.method_id = nt_le64(f);
+    m.module_id = nt_le64(f + 8);
+    m.start_address = nt_le64(f + 16);
+    m.size = nt_le32(f + 24);
+    m.token = nt_le32(f + 28);
+    m.flags = nt_le32(f + 32);
+    m.clr_instance_id = 0;
+    m.rejit_id = 0;
+    nt_cursor c = nt_cursor_make(f + 36, ev->payload_size - 36);
+    if (!read_str(&r, &c, &m.declaring_type, &m.declaring_type16) || !read_str(&r, &c, &m.name, &m.name16) ||
+        !read_str(&r, &c, &m.signature, &m.signature16))
         return short_payload(p, ev, "method");
     if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
         return short_payload(p, ev, "method");
@@ -53,20 +100,20 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event
 static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event which, bool domain)
 {
     p->stats.modules++;
-    /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + NT_UTF8_SLACK))
-        return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode module strings");
+    str_reader r;
+    nt_status s = str_reader_begin(&r, p, ev, p->cb.module != NULL);
+    if (s)
+        return s;
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_module m = { 0 };
-    size_t pos = 0;
     uint32_t reserved;
     m.which = which;
     m.domain = domain;
     m.version = ev->desc->version;
     if (!nt_cur_u64(&c, &m.module_id) || !nt_cur_u64(&c, &m.assembly_id) ||
         (domain && !nt_cur_u64(&c, &m.app_domain_id)) || !nt_cur_u32(&c, &m.flags) ||
-        !nt_cur_u32(&c, &reserved) || !read_str(p, &c, &pos, &m.il_path) ||
-        !read_str(p, &c, &pos, &m.native_path))
+        !nt_cur_u32(&c, &reserved) || !read_str(&r, &c, &m.il_path, &m.il_path16) ||
+        !read_str(&r, &c, &m.native_path, &m.native_path16))
         return short_payload(p, ev, "module");
     if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
         return short_payload(p, ev, "module");
@@ -78,18 +125,18 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
 static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     p->stats.assemblies++;
-    /* Decoded even without a callback, so validation never depends on which callbacks are set. */
-    if (!nt_scratch_reserve(p, nt_utf8_bound(ev->payload_size) + NT_UTF8_SLACK))
-        return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode assembly strings");
+    str_reader r;
+    nt_status s = str_reader_begin(&r, p, ev, p->cb.assembly != NULL);
+    if (s)
+        return s;
     nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
     nt_assembly a = { 0 };
-    size_t pos = 0;
     a.which = which;
     a.version = ev->desc->version;
     /* V1 inserted BindingID in the middle: not append-only, decode by version. */
     if (!nt_cur_u64(&c, &a.assembly_id) || !nt_cur_u64(&c, &a.app_domain_id) ||
         (a.version >= 1 && !nt_cur_u64(&c, &a.binding_id)) || !nt_cur_u32(&c, &a.flags) ||
-        !read_str(p, &c, &pos, &a.name))
+        !read_str(&r, &c, &a.name, &a.name16))
         return short_payload(p, ev, "assembly");
     if (a.version >= 1 && !nt_cur_u16(&c, &a.clr_instance_id))
         return short_payload(p, ev, "assembly");

@@ -77,6 +77,8 @@ struct nt_parser {
     /* UTF-8 scratch for payload strings; reset per event */
     char *str;
     size_t str_cap;
+    bool lazy_names;        /* records carry names as nt_str16 only (nt_parser_set_lazy_names) */
+    uint64_t names_converted; /* record strings converted to UTF-8 (tests: none with lazy names) */
 
     nt_parser_stats stats;
 

@@ -15,6 +15,7 @@ void nt_metadata_init(nt_metadata_table *t, nt_mem *mem)
 {
     memset(t, 0, sizeof *t);
     t->mem = mem;
+    nt_hash_key_init(&t->key, t);
 }
 
 static void free_chunks(nt_metadata_table *t)
@@ -29,12 +30,30 @@ static void free_chunks(nt_metadata_table *t)
     t->arena_bytes = 0;
 }
 
+/* The slot holding entry k, which is in the hash table: found by value, not
+ * stopping at empty slots, so slots can be cleared in any order. */
+static size_t slot_holding(const nt_metadata_table *t, size_t k)
+{
+    size_t i = nt_metadata_slot(t, t->descs[k].metadata_id, t->slot_cap);
+    while (t->slots[i] != k + 1)
+        i = (i + 1) & (t->slot_cap - 1);
+    return i;
+}
+
+/* Only the slots in use are cleared: a flush costs what its interval defined,
+ * not the size the tables once grew to (tiny flushes after one big interval
+ * stay cheap). */
 void nt_metadata_clear(nt_metadata_table *t)
 {
     free_chunks(t);
-    t->count = 0;
-    if (t->slots)
-        memset(t->slots, 0, t->slot_cap * sizeof *t->slots);
+    for (size_t k = 0; k < t->count; k++) {
+        uint32_t id = t->descs[k].metadata_id;
+        if (id < NT_META_DIRECT_IDS)
+            t->direct[id] = 0;
+        else
+            t->slots[slot_holding(t, k)] = 0;
+    }
+    t->count = t->hashed = 0;
 }
 
 void nt_metadata_free(nt_metadata_table *t)
@@ -42,9 +61,11 @@ void nt_metadata_free(nt_metadata_table *t)
     free_chunks(t);
     nt_mem_free(t->mem, t->descs, t->cap * sizeof *t->descs);
     nt_mem_free(t->mem, t->slots, t->slot_cap * sizeof *t->slots);
+    nt_mem_free(t->mem, t->direct, t->direct_cap * sizeof *t->direct);
     t->descs = NULL;
     t->slots = NULL;
-    t->cap = t->slot_cap = t->count = 0;
+    t->direct = NULL;
+    t->cap = t->slot_cap = t->count = t->direct_cap = t->hashed = 0;
 }
 
 void *nt_metadata_alloc(nt_metadata_table *t, size_t size, size_t budget)
@@ -87,7 +108,9 @@ static bool rehash(nt_metadata_table *t, size_t ncap)
         return false;
     memset(ns, 0, ncap * sizeof *ns);
     for (size_t k = 0; k < t->count; k++) {
-        size_t i = (size_t)((t->descs[k].metadata_id * 0x9E3779B1u) & (ncap - 1));
+        if (t->descs[k].metadata_id < NT_META_DIRECT_IDS)
+            continue;
+        size_t i = nt_metadata_slot(t, t->descs[k].metadata_id, ncap);
         while (ns[i])
             i = (i + 1) & (ncap - 1);
         ns[i] = (uint32_t)(k + 1);
@@ -98,17 +121,40 @@ static bool rehash(nt_metadata_table *t, size_t ncap)
     return true;
 }
 
+/* Make the direct array cover id (< NT_META_DIRECT_IDS). */
+static bool direct_cover(nt_metadata_table *t, uint32_t id)
+{
+    if (id < t->direct_cap)
+        return true;
+    size_t ncap = t->direct_cap ? t->direct_cap : 64;
+    while (ncap <= id)
+        ncap *= 2;
+    if (!nt_mem_resize(t->mem, (void **)&t->direct, t->direct_cap * sizeof *t->direct, ncap * sizeof *t->direct))
+        return false;
+    memset(t->direct + t->direct_cap, 0, (ncap - t->direct_cap) * sizeof *t->direct);
+    t->direct_cap = ncap;
+    return true;
+}
+
 nt_event_desc *nt_metadata_add(nt_metadata_table *t, const nt_event_desc *d)
 {
     if (!nt_mem_reserve(t->mem, (void **)&t->descs, &t->cap, t->count + 1, sizeof *t->descs))
         return NULL;
-    if ((t->count + 1) * 2 > t->slot_cap && !rehash(t, t->slot_cap ? t->slot_cap * 2 : 64))
-        return NULL;
+    uint32_t id = d->metadata_id;
+    if (id < NT_META_DIRECT_IDS) {
+        if (!direct_cover(t, id))
+            return NULL;
+        t->direct[id] = (uint32_t)(t->count + 1);
+    } else {
+        if ((t->hashed + 1) * 2 > t->slot_cap && !rehash(t, t->slot_cap ? t->slot_cap * 2 : 64))
+            return NULL;
+        size_t i = nt_metadata_slot(t, id, t->slot_cap);
+        while (t->slots[i])
+            i = (i + 1) & (t->slot_cap - 1);
+        t->slots[i] = (uint32_t)(t->count + 1);
+        t->hashed++;
+    }
     t->descs[t->count] = *d;
-    size_t i = (size_t)((d->metadata_id * 0x9E3779B1u) & (t->slot_cap - 1));
-    while (t->slots[i])
-        i = (i + 1) & (t->slot_cap - 1);
-    t->slots[i] = (uint32_t)(t->count + 1);
     return &t->descs[t->count++];
 }
 

@@ -1,19 +1,33 @@
 /* The metadata table: metadata id -> event description (provider, event id,
  * version, name, fields), with the typed-event kind resolved once at
- * definition time so the per-event path is a switch. */
+ * definition time so the per-event path is a switch.
+ *
+ * Ids come from the input.  The runtime numbers them from 1, so ids below
+ * NT_META_DIRECT_IDS index an array directly (one load per lookup, nothing
+ * to collide); larger ids go to a hash table keyed with a per-table secret
+ * (common/hash.h), so no id set can be chosen to collide.  Their number is
+ * capped by max_metadata. */
 #ifndef NT_METADATA_H
 #define NT_METADATA_H
 
 #include "common/alloc.h"
+#include "common/hash.h"
 
 typedef struct nt_arena_chunk nt_arena_chunk;
+
+#define NT_META_DIRECT_IDS (1u << 17) /* 512 KiB of direct slots at most */
 
 typedef struct nt_metadata_table {
     nt_mem *mem;
     nt_event_desc *descs;      /* dense, in definition order */
     size_t count, cap;
-    uint32_t *slots;           /* open addressing: index+1, 0 = empty */
+    uint32_t *direct;          /* ids below direct_cap: index+1, 0 = undefined */
+    size_t direct_cap;         /* grows to cover the largest small id defined, at most NT_META_DIRECT_IDS */
+    uint32_t *slots;           /* larger ids: open addressing, index+1, 0 = empty */
     size_t slot_cap;           /* power of two */
+    size_t hashed;             /* entries in the hash table */
+    nt_hash_key key;           /* ids come from the input: a per-table secret decides their slots */
+    uint64_t probes;           /* slots visited past the first (tests bound it) */
     nt_arena_chunk *chunks;    /* strings and field arrays; never moved */
     size_t arena_bytes;        /* counted against max_metadata_bytes */
     bool over_budget;          /* the last refused arena request met the budget, not an allocation failure */
@@ -23,19 +37,27 @@ void nt_metadata_init(nt_metadata_table *t, nt_mem *mem);
 void nt_metadata_clear(nt_metadata_table *t); /* V6 metadata flush */
 void nt_metadata_free(nt_metadata_table *t);
 
-static inline const nt_event_desc *nt_metadata_find(const nt_metadata_table *t, uint32_t id)
+static inline size_t nt_metadata_slot(const nt_metadata_table *t, uint32_t id, size_t cap)
 {
+    return (size_t)nt_hash_u64(&t->key, id) & (cap - 1);
+}
+
+static inline const nt_event_desc *nt_metadata_find(nt_metadata_table *t, uint32_t id)
+{
+    if (id < NT_META_DIRECT_IDS) {
+        uint32_t s = id < t->direct_cap ? t->direct[id] : 0;
+        return s ? &t->descs[s - 1] : NULL;
+    }
     if (!t->slot_cap)
         return NULL;
     size_t mask = t->slot_cap - 1;
-    size_t i = (size_t)((id * 0x9E3779B1u) & mask);
-    for (;;) {
+    for (size_t i = nt_metadata_slot(t, id, t->slot_cap);; i = (i + 1) & mask) {
         uint32_t s = t->slots[i];
         if (!s)
             return NULL;
         if (t->descs[s - 1].metadata_id == id)
             return &t->descs[s - 1];
-        i = (i + 1) & mask;
+        t->probes++;
     }
 }
 

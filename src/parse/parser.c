@@ -444,6 +444,12 @@ void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out)
     out->memory_peak = p->mem.peak;
 }
 
+void nt_parser_set_lazy_names(nt_parser *p, bool lazy)
+{
+    if (p)
+        p->lazy_names = lazy;
+}
+
 int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks)
 {
     return p && p->have_trace ? nt_parser_ticks_to_ns(p, ticks) : 0;

@@ -9,6 +9,7 @@
 #include "trace/build_internal.h"
 #include "common/sort.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     }
     memset(b, 0, sizeof *b);
     b->t = t;
+    nt_trace_builder_set_limits(b, NULL);
     b->sorted = true;
     b->last_ticks = INT64_MIN;
     b->gen = 1;
@@ -37,6 +39,30 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
         b->tcache[i].index = UINT32_MAX;
     t->status = NT_OK;
     return b;
+}
+
+void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits)
+{
+    if (!b)
+        return;
+    memset(&b->lim, 0, sizeof b->lim);
+    if (limits)
+        b->lim = *limits;
+    if (!b->lim.max_samples)
+        b->lim.max_samples = (uint64_t)1 << 30;
+    if (!b->lim.max_frames)
+        b->lim.max_frames = (uint64_t)1 << 26;
+    if (!b->lim.max_variants)
+        b->lim.max_variants = 1024;
+}
+
+int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->fail_msg, sizeof b->fail_msg, fmt, ap);
+    va_end(ap);
+    return tr_fail(b, NT_ERR_LIMIT);
 }
 
 static int on_trace(void *user, const nt_trace_info *info)
@@ -105,8 +131,11 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
             return b->itable[j] - 1;
         j = (j + 1) & (b->itable_cap - 1);
     }
-    if (b->nistacks >= UINT32_MAX - 1 || b->nips + n > UINT32_MAX)
+    if (b->nips + n > b->lim.max_frames || b->nips + n > UINT32_MAX || b->nistacks >= UINT32_MAX - 1) {
+        tr_fail_limit(b, "more than %llu IPs in distinct stacks (nt_trace_limits.max_frames)",
+                      (unsigned long long)b->lim.max_frames);
         return UINT32_MAX;
+    }
     if (!nt_mem_reserve(m, (void **)&b->ips, &b->ips_cap, b->nips + n, sizeof *b->ips) ||
         !GROW(m, b->istacks, b->nistacks, b->istacks_cap))
         return UINT32_MAX;
@@ -158,7 +187,7 @@ static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s,
     uint32_t st = intern_stack(b, n ? s->stack->ips : NULL, n);
     if (st != UINT32_MAX && n)
         *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
-    if (st == UINT32_MAX)
+    if (st == UINT32_MAX && !b->failed)
         tr_fail(b, NT_ERR_NOMEM);
     return st;
 }
@@ -188,12 +217,126 @@ static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_th
 static TR_SLOW_PATH bool sample_chunk_slow(nt_trace_builder *b)
 {
     nt_trace *t = b->t;
+    if (t->nsamples >= b->lim.max_samples) {
+        tr_fail_limit(b, "more than %llu samples (nt_trace_limits.max_samples)",
+                      (unsigned long long)b->lim.max_samples);
+        return false;
+    }
     if (!add_sample_chunk(t)) {
         tr_fail(b, NT_ERR_NOMEM);
         return false;
     }
+    /* The chunk's free part ends at the limit, so the slow path sees it exactly. */
+    uint64_t room = b->lim.max_samples - t->nsamples;
     b->sfill = t->schunks[t->nschunks - 1];
-    b->send = b->sfill + TR_SCHUNK;
+    b->send = b->sfill + (room < TR_SCHUNK ? room : TR_SCHUNK);
+    return true;
+}
+
+void nt_trace_builder_count_samples(nt_trace_builder *b)
+{
+    if (b)
+        b->aggregate = true;
+}
+
+/* aggregate: the sample counted into its entry, and the time from the
+ * thread's previous sample added to that one's entry. */
+static TR_SLOW_PATH int count_sample(nt_trace_builder *b, int64_t ticks, uint32_t istack, uint32_t thread_type)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
+    bool added;
+    uint64_t *slot = nt_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
+    if (!slot)
+        return tr_fail(b, NT_ERR_NOMEM);
+    if (added) {
+        if (b->nentries >= b->lim.max_samples)
+            return tr_fail_limit(b, "more than %llu sample entries (nt_trace_limits.max_samples)",
+                                 (unsigned long long)b->lim.max_samples);
+        if (!GROW(m, b->entries, b->nentries, b->entries_cap))
+            return tr_fail(b, NT_ERR_NOMEM);
+        *slot = b->nentries;
+        b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type };
+    }
+    uint32_t idx = (uint32_t)*slot;
+    tr_entry *e = &b->entries[idx];
+    e->count++;
+    if (ticks < e->first_ticks) {
+        e->first_ticks = ticks;
+        e->first_seq = b->seq;
+    }
+    e->last_ticks = ticks > e->last_ticks ? ticks : e->last_ticks;
+    uint32_t th = thread_type & 0xFFFFFFu;
+    if (th >= b->pend_cap) {
+        size_t old = b->pend_cap, cap = old;
+        if (!nt_mem_reserve(m, (void **)&b->pend, &cap, (size_t)th + 1, sizeof *b->pend))
+            return tr_fail(b, NT_ERR_NOMEM);
+        size_t cap2 = old;
+        if (!nt_mem_reserve(m, (void **)&b->pend_ticks, &cap2, cap, sizeof *b->pend_ticks))
+            return tr_fail(b, NT_ERR_NOMEM);
+        memset(b->pend + old, 0, (cap - old) * sizeof *b->pend);
+        b->pend_cap = cap;
+    }
+    if (b->pend[th]) {
+        /* A thread's samples out of time order would weigh differently once sorted. */
+        if (ticks < b->pend_ticks[th])
+            t->inexact = true;
+        tr_entry *prev = &b->entries[b->pend[th] - 1];
+        prev->wall_ns = tr_add_weight(prev->wall_ns, tr_gap_ns(t->info.qpc_frequency, b->pend_ticks[th], ticks));
+    }
+    b->pend[th] = idx + 1;
+    b->pend_ticks[th] = ticks;
+    b->seq++;
+    t->total_samples++;
+    return 0;
+}
+
+static int cmp_entries(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const tr_entry *x = pa, *y = pb;
+    if (x->first_ticks != y->first_ticks)
+        return x->first_ticks < y->first_ticks ? -1 : 1;
+    return x->first_seq < y->first_seq ? -1 : x->first_seq > y->first_seq;
+}
+
+/* aggregate: the entries become the trace's samples, in the order of their
+ * first samples in time, as those would stand sorted. */
+static bool entries_to_samples(nt_trace_builder *b)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
+    size_t n = b->nentries;
+    nt_map_free(m, &b->entry_index);
+    int64_t last_weight = tr_default_ns(&t->info);
+    for (size_t th = 0; th < b->pend_cap; th++)
+        if (b->pend[th])
+            b->entries[b->pend[th] - 1].wall_ns = tr_add_weight(b->entries[b->pend[th] - 1].wall_ns, last_weight);
+    tr_entry *tmp = nt_mem_alloc(m, (n ? n : 1) * sizeof *tmp);
+    t->agg = nt_mem_alloc(m, (n ? n : 1) * sizeof *t->agg);
+    t->agg_cap = t->agg ? (n ? n : 1) : 0;
+    if (!tmp || !t->agg) {
+        nt_mem_free(m, tmp, (n ? n : 1) * sizeof *tmp);
+        return false;
+    }
+    nt_merge_sort(b->entries, tmp, n, sizeof *tmp, cmp_entries, NULL);
+    nt_mem_free(m, tmp, (n ? n : 1) * sizeof *tmp);
+    for (size_t i = 0; i < n; i++) {
+        const tr_entry *e = &b->entries[i];
+        if (b->sfill == b->send && !sample_chunk_slow(b))
+            return false;
+        *b->sfill++ = (tr_sample){ e->first_ticks, e->istack, e->thread_type };
+        t->agg[i] = (tr_agg){ e->count, e->wall_ns, e->last_ticks };
+        t->nsamples++;
+    }
+    nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
+    nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
+    nt_mem_free(m, b->pend_ticks, b->pend_cap * sizeof *b->pend_ticks);
+    b->entries = NULL;
+    b->pend = NULL;
+    b->pend_ticks = NULL;
+    b->entries_cap = b->pend_cap = 0;
+    b->sorted = true;
     return true;
 }
 
@@ -218,9 +361,11 @@ static int on_sample(void *user, const nt_sample *s)
     uint32_t th = ts->id == s->thread_id ? ts->index : UINT32_MAX;
     if (th == UINT32_MAX && (th = thread_slow(b, s->thread_id, ts)) == UINT32_MAX)
         return 1;
+    uint32_t type = s->type > 254 ? 255 : s->type;
+    if (b->aggregate)
+        return count_sample(b, s->timestamp, st, th | (type << 24));
     if (b->sfill == b->send && !sample_chunk_slow(b))
         return 1;
-    uint32_t type = s->type > 254 ? 255 : s->type;
     *b->sfill++ = (tr_sample){ s->timestamp, st, th | (type << 24) };
     b->t->nsamples++;
     if (s->timestamp < b->last_ticks)
@@ -308,6 +453,14 @@ static void builder_release(nt_trace_builder *b)
     b->ipu = NULL;
     b->uaddr_cap = b->ipu_cap = b->nuaddr = 0;
     tr_cold_release(b);
+    nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
+    nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
+    nt_mem_free(m, b->pend_ticks, b->pend_cap * sizeof *b->pend_ticks);
+    nt_map_free(m, &b->entry_index);
+    b->entries = NULL;
+    b->pend = NULL;
+    b->pend_ticks = NULL;
+    b->entries_cap = b->pend_cap = 0;
     b->ips = NULL;
     b->istacks = NULL;
     b->itable = NULL;
@@ -340,6 +493,9 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     } else if (stream_status != NT_OK) {
         snprintf(t->message, sizeof t->message, "%s", nt_status_describe(stream_status));
     }
+    /* The parser would only say that a callback stopped it: say which limit. */
+    if (b->failed && b->fail_status == NT_ERR_LIMIT && b->fail_msg[0] && stream_status == NT_ERR_LIMIT)
+        snprintf(t->message, sizeof t->message, "%s", b->fail_msg);
     if (b->failed && (b->fail_status == NT_ERR_NOMEM)) {
         st = NT_ERR_NOMEM;
         goto fail;
@@ -350,6 +506,10 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = NULL;
     b->itable_cap = 0;
+    if (b->aggregate && !entries_to_samples(b)) {
+        st = NT_ERR_NOMEM;
+        goto fail;
+    }
     if (t->nschunks) {
         size_t used = t->nsamples - (t->nschunks - 1) * TR_SCHUNK;
         shrink(&t->mem, (void **)&t->schunks[t->nschunks - 1], &t->last_chunk, used, sizeof **t->schunks);

@@ -46,10 +46,22 @@ typedef struct tr_thread_slot {
     uint32_t index;         /* UINT32_MAX = empty */
 } tr_thread_slot;
 
+/* With aggregate: the samples of one (interned stack, thread, type) since
+ * the last load or unload of code at a sampled address, counted together. */
+typedef struct tr_entry {
+    int64_t first_ticks, last_ticks;
+    uint64_t first_seq;     /* the first one's place in the stream */
+    uint64_t count;
+    int64_t wall_ns;
+    uint32_t istack, thread_type;
+} tr_entry;
+
 struct nt_trace_builder {
     nt_trace *t;
     bool failed;            /* out of memory or a table limit: the parse was stopped */
     nt_status fail_status;
+    char fail_msg[160];     /* which limit, when fail_status is NT_ERR_LIMIT */
+    nt_trace_limits lim;    /* defaults filled in */
     bool sorted;
     int64_t last_ticks;
 
@@ -99,7 +111,23 @@ struct nt_trace_builder {
     uint32_t *ipu;
     size_t ipu_cap;
     nt_map addr_ids;        /* address -> index in uaddr */
+
+    /* aggregate: entries instead of samples; a load or unload of code at a
+     * sampled address starts new entries (an epoch), so the samples of one
+     * entry resolve alike unless the stream delivers them out of time order
+     * around such a record, which resolve() detects (t->inexact). */
+    bool aggregate;
+    tr_entry *entries;
+    size_t nentries, entries_cap;
+    nt_map entry_index;     /* istack << 32 | thread_type -> entry, this epoch */
+    uint64_t seq;
+    uint32_t *pend;         /* thread index -> its latest sample's entry + 1 (0 none) */
+    int64_t *pend_ticks;    /* ... and that sample's ticks */
+    size_t pend_cap;
 };
+
+/* A load or unload at [start, start + size): new entries from here on when it may cover a sampled address. */
+void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size);
 
 #define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
@@ -124,6 +152,13 @@ static inline int tr_fail(nt_trace_builder *b, nt_status s)
     b->fail_status = s;
     return 1;
 }
+
+/* A limit of nt_trace_limits reached: what (printf-style) goes to the message. */
+int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* The hash of a 256-byte line of code addresses (the DCEnd filter). */
 static inline uint32_t line_hash(uint64_t line)

@@ -45,6 +45,13 @@ static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t si
     return false;
 }
 
+void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size)
+{
+    /* Samples from here on resolve against this record too: count them apart. */
+    if (maybe_sampled(b, start, size))
+        nt_map_free(&b->t->mem, &b->entry_index);
+}
+
 /* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
 static char *cold_bytes(nt_trace_builder *b, size_t n)
 {
@@ -133,6 +140,8 @@ int tr_on_method(void *user, const nt_method *m)
         live = UINT32_MAX;
     if (t->nmethods + b->ncold >= TR_COLD - 2)
         return tr_fail(b, NT_ERR_LIMIT);
+    if (b->aggregate && (m->which == NT_METHOD_LOAD || m->which == NT_METHOD_UNLOAD))
+        tr_builder_code_changed(b, m->start_address, m->size);
     switch (m->which) {
     case NT_METHOD_LOAD:
         t->jit_records++;

@@ -6,13 +6,30 @@
 
 #include <sys/mman.h>
 
+#include <stdio.h>
 #include <string.h>
 
 /* Per interned stack while resolving. */
 typedef struct tr_resolve {
-    uint32_t first;    /* first resolved stack made from it, UINT32_MAX none */
+    uint32_t first;    /* newest resolved stack made from it, UINT32_MAX none */
+    uint32_t variants; /* resolved stacks made from it (at most max_variants) */
     uint8_t state;     /* 0 unknown, 1 timeless, 2 depends on time */
 } tr_resolve;
+
+/* Per resolved stack while resolving: the next older variant of the same
+ * interned stack, and the hash of its picks. */
+typedef struct tr_variant {
+    uint32_t next;
+    uint64_t hash;
+} tr_variant;
+
+static uint64_t hash_picks(const uint32_t *pick, uint32_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    for (uint32_t k = 0; k < n; k++)
+        h = (h ^ pick[k]) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
 
 /* Per-address pick markers for resolve(); method indices stay below
  * TR_COLD, far under these. */
@@ -154,8 +171,10 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
      * frame of every time-dependent sample. */
     uint32_t *fixed = nt_mem_alloc(m, (u ? u : 1) * sizeof *fixed);
     tr_picks pk = { 0 };
-    uint32_t *rnext = NULL; /* resolved stack -> next variant of the same interned stack */
-    size_t rnext_cap = 0;
+    tr_variant *var = NULL; /* per resolved stack */
+    size_t var_cap = 0;
+    nt_map vindex = { 0 };  /* (interned stack, picks' hash) -> resolved stack + 1 */
+    size_t cut = SIZE_MAX;  /* the first sample a limit kept from resolving */
     if (!rs || !pick || !fixed) {
         st = NT_ERR_NOMEM;
         goto out;
@@ -171,7 +190,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             fixed[id] = tr_symbols_timeless(t->methods, c, nc) ? TR_VARIES_TIMELESS : TR_VARIES;
     }
     for (size_t i = 0; i < ni; i++)
-        rs[i] = (tr_resolve){ UINT32_MAX, 0 };
+        rs[i] = (tr_resolve){ UINT32_MAX, 0, 0 };
     uint64_t total = 0, resolved = 0;
     tr_sample *s_next = NULL; /* walks a chunk */
     for (size_t i = 0; i < t->nsamples + b->nextra; i++) {
@@ -189,57 +208,105 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             bool timeless = true;
             for (uint32_t k = 0; k < is->count; k++) {
                 uint32_t fx = fixed[ids[k]];
-                if (fx < TR_VARIES) {
+                /* No record (NT_TRACE_NO_METHOD) is as fixed as one record. */
+                if (fx < TR_VARIES || fx == NT_TRACE_NO_METHOD) {
                     pick[k] = fx;
                     continue;
                 }
                 uint32_t nc;
                 const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
                 pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
+                t->symbol_lookups++;
+                /* Counted samples resolve at their first one's time: right only when no
+                 * record's time falls among theirs. */
+                if (t->agg && !tr_symbols_steady(t->methods, c, nc, s->ticks, t->agg[i].last_ticks))
+                    t->inexact = true;
                 timeless = timeless && fx == TR_VARIES_TIMELESS;
             }
             if (r->state == 0)
                 r->state = timeless ? 1 : 2;
-            /* Look among the few newest variants only: hostile input could
-             * otherwise make every sample compare with every other. */
-            int tries = 8;
-            for (uint32_t v = r->first; v != UINT32_MAX && tries-- > 0; v = rnext[v]) {
-                const uint32_t *f = pk.pick + t->stacks[v].off;
-                uint32_t k = 0;
-                while (k < is->count && f[k] == pick[k])
-                    k++;
-                if (k == is->count) {
+            /* An equal variant: the newest first (runs of samples resolve
+             * alike), else through the index by hash; only when two
+             * variants' hashes collide are the others compared one by one.
+             * So a sample costs its frames' lookups, never a scan of every
+             * variant a hostile stream made. */
+            uint64_t h = hash_picks(pick, is->count);
+            uint64_t vkey = h ^ ((uint64_t)s->stack + 1) * 0x9E3779B97F4A7C15ull;
+            size_t bytes = is->count * sizeof *pick;
+            uint32_t v = r->first;
+            if (v != UINT32_MAX && var[v].hash == h && (!bytes || memcmp(pk.pick + t->stacks[v].off, pick, bytes) == 0)) {
+                rid = v;
+            } else if (r->first != UINT32_MAX) {
+                const uint64_t *iv = nt_map_get(&vindex, vkey);
+                v = iv ? (uint32_t)(*iv - 1) : UINT32_MAX;
+                if (v != UINT32_MAX && var[v].hash == h && (!bytes || memcmp(pk.pick + t->stacks[v].off, pick, bytes) == 0))
                     rid = v;
-                    break;
-                }
+                for (v = v != UINT32_MAX && rid == UINT32_MAX ? r->first : UINT32_MAX; v != UINT32_MAX; v = var[v].next)
+                    if (var[v].hash == h && (!bytes || memcmp(pk.pick + t->stacks[v].off, pick, bytes) == 0)) {
+                        rid = v;
+                        break;
+                    }
             }
             if (rid == UINT32_MAX) {
+                if (r->variants >= b->lim.max_variants) {
+                    snprintf(t->message, sizeof t->message,
+                             "resolution stopped at sample %zu: one stack resolved %u ways (nt_trace_limits.max_variants)",
+                             i, r->variants);
+                    cut = i;
+                    break;
+                }
+                if (pk.n + is->count > b->lim.max_frames) {
+                    snprintf(t->message, sizeof t->message,
+                             "resolution stopped at sample %zu: more than %llu resolved frames (nt_trace_limits.max_frames)",
+                             i, (unsigned long long)b->lim.max_frames);
+                    cut = i;
+                    break;
+                }
                 rid = add_rstack(t, &pk, s->stack, is->count, pick);
                 if (rid == UINT32_MAX ||
-                    !nt_mem_reserve(m, (void **)&rnext, &rnext_cap, (size_t)rid + 1, sizeof *rnext)) {
+                    !nt_mem_reserve(m, (void **)&var, &var_cap, (size_t)rid + 1, sizeof *var)) {
                     st = NT_ERR_NOMEM;
                     goto out;
                 }
-                /* Newest variant first: runs of samples resolve alike. */
-                rnext[rid] = r->first;
+                var[rid] = (tr_variant){ r->first, h };
                 r->first = rid;
+                r->variants++;
+                uint64_t *slot = nt_map_put(m, &vindex, vkey, NULL);
+                if (!slot) {
+                    st = NT_ERR_NOMEM;
+                    goto out;
+                }
+                if (*slot == 0 || var[*slot - 1].hash != h)
+                    *slot = (uint64_t)rid + 1;
+
             }
         }
         s->stack = rid;
         if (i >= t->nsamples)
             continue; /* another event's stack (tr_builder_resolve_also): not a sample */
-        total += t->stacks[rid].count;
-        resolved += t->stacks[rid].resolved;
+        total += t->stacks[rid].count * tr_count(t, i);
+        resolved += t->stacks[rid].resolved * tr_count(t, i);
     }
     t->total_frames += total;
     t->resolved_frames += resolved;
+    if (cut != SIZE_MAX) {
+        /* What was resolved is delivered: the samples before the cut. */
+        t->nsamples = cut;
+        if (t->agg) {
+            t->total_samples = 0;
+            for (size_t i = 0; i < cut; i++)
+                t->total_samples += t->agg[i].count;
+        }
+        t->status = NT_ERR_LIMIT;
+    }
     /* The frames are the largest allocation: give back the scratch first. */
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
-    nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
+    nt_mem_free(m, var, var_cap * sizeof *var);
+    nt_map_free(m, &vindex);
     nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
     nt_mem_free(m, pick, maxd * sizeof *pick);
     rs = NULL;
-    rnext = NULL;
+    var = NULL;
     fixed = pick = NULL;
     if (!write_frames(b, &pk, rank, sy.addrs))
         st = NT_ERR_NOMEM;
@@ -248,7 +315,8 @@ out:
     nt_mem_free(m, pk.src, pk.src_cap * sizeof *pk.src);
     nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
     nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
-    nt_mem_free(m, rnext, rnext_cap * sizeof *rnext);
+    nt_mem_free(m, var, var_cap * sizeof *var);
+    nt_map_free(m, &vindex);
     nt_mem_free(m, pick, maxd * sizeof *pick);
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
     tr_symbols_free(m, &sy);

@@ -251,6 +251,20 @@ uint32_t tr_symbols_pick(const nt_trace_method *methods, const uint32_t *cand, u
     return best;
 }
 
+bool tr_symbols_steady(const nt_trace_method *methods, const uint32_t *cand, uint32_t n, int64_t lo, int64_t hi)
+{
+    /* tr_symbols_pick compares ticks with these times only, each as
+     * "ticks >= time" or not: none in (lo, hi], no change. */
+    for (uint32_t j = 0; j < n; j++) {
+        const nt_trace_method *r = &methods[cand[j]];
+        int64_t times[3] = { effective_from(methods, cand, n, cand[j]), r->valid_from, r->valid_until };
+        for (int k = 0; k < 3; k++)
+            if (times[k] > lo && times[k] <= hi)
+                return false;
+    }
+    return true;
+}
+
 bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n)
 {
     /* Without unloads, and with every record valid from the same time (one

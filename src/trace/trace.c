@@ -28,6 +28,7 @@ void nt_trace_free(nt_trace *t)
     nt_map_free(m, &t->assembly_index);
     nt_mem_free(m, t->frames, t->frames_cap * sizeof *t->frames);
     nt_mem_free(m, t->stacks, t->stacks_cap * sizeof *t->stacks);
+    nt_mem_free(m, t->agg, t->agg_cap * sizeof *t->agg);
     nt_mem mm = t->mem;
     nt_mem_free(&mm, t, sizeof *t);
 }
@@ -50,6 +51,7 @@ nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i)
     o.stack_index = s->stack;
     o.frame_count = r->count;
     o.frames = r->count ? t->frames + r->off : NULL;
+    o.count = tr_count(t, i);
     return o;
 }
 
@@ -86,13 +88,14 @@ bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint64_t *a
 size_t nt_trace_thread_count(const nt_trace *t) { return t->nthreads; }
 uint64_t nt_trace_thread_id(const nt_trace *t, size_t i) { return t->threads[i]; }
 const char *nt_trace_message(const nt_trace *t) { return t->message; }
+bool nt_trace_counts_exact(const nt_trace *t) { return !t->inexact; }
 
 void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *o)
 {
     memset(o, 0, sizeof *o);
     o->status = t->status;
     o->stream_bytes = t->stream_bytes;
-    o->samples = t->nsamples;
+    o->samples = t->agg ? t->total_samples : t->nsamples;
     o->samples_unknown_stack = t->samples_unknown_stack;
     o->frames = t->total_frames;
     o->resolved_frames = t->resolved_frames;

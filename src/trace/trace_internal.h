@@ -52,6 +52,13 @@ typedef struct tr_sample {
 #define TR_THREAD(s) ((s)->thread_type & 0xFFFFFFu)
 #define TR_TYPE(s) ((s)->thread_type >> 24)
 
+/* What an aggregated sample stands for. */
+typedef struct tr_agg {
+    uint64_t count;
+    int64_t wall_ns;     /* the samples' weights by time (to each one's next sample of the thread) */
+    int64_t last_ticks;  /* the last one's ticks */
+} tr_agg;
+
 /* A distinct resolved stack: frames[off .. off+count). */
 typedef struct tr_rstack {
     uint32_t off, count;
@@ -103,6 +110,14 @@ struct nt_trace {
 
     uint64_t samples_unknown_stack, jit_records, rundown_records, unload_records;
     uint64_t total_frames, resolved_frames;
+    uint64_t symbol_lookups;   /* address x time lookups resolution made (tests bound them) */
+
+    /* Built with aggregate: sample i stands for agg[i].count samples of
+     * one stack, thread and type (its ticks are the first one's). */
+    tr_agg *agg;
+    size_t agg_cap;
+    uint64_t total_samples;    /* the samples counted */
+    bool inexact;              /* the counts could not follow time exactly: build it again sample by sample */
 };
 
 /* trace.c, for other analyses built beside the trace (profile.c): intern an
@@ -112,6 +127,24 @@ struct nt_trace {
  * valid at its ticks.  extra must live until finish() returns. */
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
 void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
+
+/* The number of samples sample i stands for. */
+static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
+/* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
+static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+/* The weight of one sample by time when the thread's next sample is none (the sampling interval). */
+static inline int64_t tr_default_ns(const nt_trace_info *info)
+{
+    return info->sampling_interval_ns ? (int64_t)info->sampling_interval_ns : 1000000;
+}
+/* The time from a sample to the next one: the difference of their printed times, saturating. */
+static inline int64_t tr_gap_ns(int64_t freq, int64_t a, int64_t b)
+{
+    /* On a nanosecond clock the ticks are those times. */
+    int64_t x = freq == 1000000000 ? a : nt_ticks_to_ns(a, freq), y = freq == 1000000000 ? b : nt_ticks_to_ns(b, freq);
+    uint64_t d = y > x ? (uint64_t)y - (uint64_t)x : 0;
+    return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
 
 
 /* symbols.c */
@@ -129,6 +162,8 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
 const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count);
 /* The record valid at ticks among the candidates, or NT_TRACE_NO_METHOD. */
 uint32_t tr_symbols_pick(const nt_trace_method *methods, const uint32_t *cand, uint32_t n, int64_t ticks);
+/* True when the pick among these candidates is the same at every time in [lo, hi]. */
+bool tr_symbols_steady(const nt_trace_method *methods, const uint32_t *cand, uint32_t n, int64_t lo, int64_t hi);
 /* True when the pick among these candidates cannot depend on time. */
 bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n);
 void tr_symbols_free(nt_mem *m, tr_symbols *sy);
@@ -141,17 +176,19 @@ typedef struct tr_selection {
 } tr_selection;
 
 void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_options *opt);
+/* False when the trace cannot serve this selection (a time window over counted samples). */
+bool tr_selection_fits(const nt_trace *t, const nt_export_options *opt);
 bool tr_selected(const tr_selection *sel, size_t i);
-/* Buffered writer over an nt_write_fn. */
+/* Buffered writer over an nt_sink_fn. */
 typedef struct tr_out {
-    nt_write_fn w;
+    nt_sink_fn w;
     void *user;
     char buf[16384];
     size_t n;
     bool failed;
 } tr_out;
 
-void tr_out_init(tr_out *o, nt_write_fn w, void *user);
+void tr_out_init(tr_out *o, nt_sink_fn w, void *user);
 void tr_out_bytes(tr_out *o, const void *p, size_t n);
 void tr_out_str(tr_out *o, const char *s);
 void tr_out_u64(tr_out *o, uint64_t v);

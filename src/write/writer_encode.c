@@ -1,132 +1,14 @@
-/* Byte encoders of the writer: the growable buffer, strings, and metadata
- * records (V4/V5 payloads with their V5 tags, V6 rows). */
+/* Metadata records: V4/V5 payloads (V1 field lists, the V5 V2Params and
+ * OpCode tags) and V6 rows, from an nt_event_desc. */
 #include "write/writer_internal.h"
-#include "common/utf8.h"
 
 #include <string.h>
 
-/* ---- buffer ------------------------------------------------------------- */
-
-static bool wb_reserve(wbuf *b, size_t more)
-{
-    if (b->failed)
-        return false;
-    if (more > SIZE_MAX / 2 - b->n) {
-        b->failed = true;
-        return false;
-    }
-    if (b->n + more <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + more)
-        cap *= 2;
-    if (!nt_mem_resize(b->mem, (void **)&b->d, b->cap, cap)) {
-        b->failed = true;
-        return false;
-    }
-    b->cap = cap;
-    return true;
-}
-
-void wb_bytes(wbuf *b, const void *p, size_t n)
-{
-    if (!n || !wb_reserve(b, n))
-        return;
-    memcpy(b->d + b->n, p, n);
-    b->n += n;
-}
-
-void wb_u8(wbuf *b, uint8_t v) { wb_bytes(b, &v, 1); }
-
-void wb_u16(wbuf *b, uint16_t v)
-{
-    uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-    wb_bytes(b, x, 2);
-}
-
-void wb_u32(wbuf *b, uint32_t v)
-{
-    uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    wb_bytes(b, x, 4);
-}
-
-void wb_u64(wbuf *b, uint64_t v)
-{
-    uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    wb_bytes(b, x, 8);
-}
-
-void wb_varu(wbuf *b, uint64_t v)
-{
-    uint8_t x[10];
-    size_t n = 0;
-    do {
-        uint8_t c = v & 0x7f;
-        v >>= 7;
-        x[n++] = (uint8_t)(c | (v ? 0x80 : 0));
-    } while (v);
-    wb_bytes(b, x, n);
-}
-
-void wb_put16(wbuf *b, size_t at, uint16_t v)
-{
-    if (b->failed || at + 2 > b->n)
-        return;
-    b->d[at] = (uint8_t)v;
-    b->d[at + 1] = (uint8_t)(v >> 8);
-}
-
-void wb_put32(wbuf *b, size_t at, uint32_t v)
-{
-    if (b->failed || at + 4 > b->n)
-        return;
-    for (int i = 0; i < 4; i++)
-        b->d[at + i] = (uint8_t)(v >> (8 * i));
-}
-
-void wb_free(wbuf *b)
-{
-    nt_mem_free(b->mem, b->d, b->cap);
-    b->d = NULL;
-    b->n = b->cap = 0;
-    b->failed = false;
-}
-
-void wb_utf16z(wbuf *b, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        uint16_t u[2];
-        unsigned n = nt_utf16_encode(nt_utf8_next(&p, NT_UTF8_REPLACE), u);
-        for (unsigned k = 0; k < n; k++)
-            wb_u16(b, u[k]);
-    }
-    wb_u16(b, 0);
-}
-
-void wb_str8(wbuf *b, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    wb_varu(b, n);
-    wb_bytes(b, s, n);
-}
-
-/* ---- metadata ------------------------------------------------------------ */
-
 /* Fields are pre-order with depths; children of an object (or an array of
  * objects) follow it at depth + 1. */
-static bool has_elements(uint32_t type)
-{
-    return type == NT_TYPE_ARRAY || type == NT_TYPE_FIXED_ARRAY || type == NT_TYPE_RELLOC || type == NT_TYPE_DATALOC;
-}
-
 static bool has_children(const nt_field *f)
 {
-    return f->type == NT_TYPE_OBJECT || (has_elements(f->type) && f->element_type == NT_TYPE_OBJECT);
+    return f->type == NT_TYPE_OBJECT || (nt_type_has_element(f->type) && f->element_type == NT_TYPE_OBJECT);
 }
 
 /* Readers bound nesting (the parser at 8 levels) and field counts. */
@@ -138,7 +20,7 @@ static bool fields_valid(const nt_event_desc *d)
         return false;
     for (uint32_t i = 0; i < d->field_count; i++) {
         const nt_field *f = &d->fields[i];
-        if (!f->name || (has_elements(f->type) && has_elements(f->element_type)))
+        if (!f->name || (nt_type_has_element(f->type) && nt_type_has_element(f->element_type)))
             return false; /* an array of arrays: nt_field has no room for the inner element type */
         uint32_t max = i == 0 ? 0 : d->fields[i - 1].depth + (has_children(&d->fields[i - 1]) ? 1 : 0);
         if (f->depth > max || f->depth + (has_children(f) ? 1u : 0u) > MAX_DEPTH)
@@ -192,7 +74,7 @@ static void v6_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint3
 static void v6_type(wbuf *b, const nt_field *x, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
 {
     wb_u8(b, (uint8_t)x->type);
-    if (has_elements(x->type)) {
+    if (nt_type_has_element(x->type)) {
         wb_u8(b, (uint8_t)x->element_type);
         if (x->element_type == NT_TYPE_OBJECT)
             v6_fields(b, f, n, i, depth + 1);
@@ -242,14 +124,14 @@ static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
     if (d->opcode) {
         if (d->opcode > 255)
             return nt_wfail(w, NT_ERR_INVALID_ARG, "opcode %u does not fit a byte", d->opcode);
-        wb_u32(b, 1);
-        wb_u8(b, 1);
+        wb_u32(b, 1); /* the tag's payload size */
+        wb_u8(b, NT_META_TAG_OPCODE);
         wb_u8(b, (uint8_t)d->opcode);
     }
     if (v2) {
         size_t at = b->n;
         wb_u32(b, 0);
-        wb_u8(b, 2);
+        wb_u8(b, NT_META_TAG_V2PARAMS);
         i = 0;
         v2_fields(b, d->fields, d->field_count, &i, 0);
         wb_put32(b, at, (uint32_t)(b->n - at - 5));
@@ -270,19 +152,19 @@ static nt_status encode_v6(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
     size_t at = b->n;
     wb_u16(b, 0);
     if (d->opcode) {
-        wb_u8(b, 1);
+        wb_u8(b, NT_V6_META_OPCODE);
         wb_u8(b, (uint8_t)d->opcode);
     }
     if (d->keywords) {
-        wb_u8(b, 3);
+        wb_u8(b, NT_V6_META_KEYWORDS);
         wb_u64(b, d->keywords);
     }
     if (d->level) {
-        wb_u8(b, 8);
+        wb_u8(b, NT_V6_META_LEVEL);
         wb_u8(b, (uint8_t)d->level);
     }
     if (d->version) {
-        wb_u8(b, 9);
+        wb_u8(b, NT_V6_META_VERSION);
         wb_u8(b, (uint8_t)d->version);
     }
     wb_put16(b, at, (uint16_t)(b->n - at - 2));

@@ -1,10 +1,29 @@
-/* The writer object, shared by the block writer (writer.c), the metadata and
- * payload encoders (writer_encode.c) and the typed events (writer_typed.c). */
+/* The writer object and the writer's internal calls, by unit.  Units call
+ * down this list, never back up:
+ *
+ *   writer_typed.c     typed runtime events            -> writer.c, writer_metadata.c
+ *   writer.c           new/free, events, flush, finish -> labels, threads, metadata, blocks
+ *   writer_sp.c        sequence points                 -> threads, stacks, metadata, blocks
+ *   writer_labels.c    V6 label lists                  -> blocks
+ *   writer_stacks.c    interned stacks                 -> blocks
+ *   writer_threads.c   thread table, RemoveThread      -> blocks
+ *   writer_metadata.c  metadata ids, define            -> encode, blocks
+ *   writer_encode.c    metadata records                -> buf, status
+ *   writer_blocks.c    framing, flushes, event blobs   -> buf, status
+ *   writer_buf.c       the byte buffer                 (common/alloc only)
+ *   writer_status.c    the sticky status               (nothing of the writer) */
 #ifndef NT_WRITER_INTERNAL_H
 #define NT_WRITER_INTERNAL_H
 
 #include "common/alloc.h"
+#include "common/format.h"
+#include "common/hash.h"
+#include "common/map.h"
 #include "nettrace_writer.h"
+
+#define DEFAULT_BLOCK_BYTES (100u * 1024u)
+/* A block's content must fit V6's 24-bit size, and the parser's default block limit. */
+#define MAX_BLOCK_CONTENT NT_V6_BLOCK_SIZE_MASK
 
 /* A growable byte buffer; a failed append sets `failed` and drops the bytes,
  * so encoders can append freely and check once. */
@@ -53,14 +72,13 @@ typedef struct wthread {
     uint64_t index;      /* V6 index, 0 = none in the current thread table */
     uint32_t seq;        /* last sequence number written as capture thread */
     bool capture;        /* has written events (listed in sequence points) */
-    bool used;
 } wthread;
 
 /* Interned stack of the current interval. */
 typedef struct wstack {
     uint64_t hash;
-    uint32_t id;
     uint32_t count;
+    uint32_t next;       /* index + 1 of the next stack with the same hash, 0 = none */
     size_t start;        /* into ips */
 } wstack;
 
@@ -73,7 +91,7 @@ typedef struct wtyped {
 struct nt_writer {
     nt_mem mem;
     nt_writer_options opt;
-    nt_write_fn write;
+    nt_sink_fn write;
     void *user;
 
     nt_status status;
@@ -85,14 +103,16 @@ struct nt_writer {
     wbuf scratch;        /* one encoded blob or label list */
     wbuf payload;        /* one typed event's payload */
 
-    /* metadata ids defined (open addressing, 0 = empty) */
-    uint32_t *ids;
-    size_t ids_cap, ids_count;
+    /* The tables are keyed by values a converted trace controls (thread ids,
+     * IPs): the common keyed map, and a stack hash seeded per writer. */
+    nt_map ids;          /* metadata ids defined (value unused) */
     uint32_t next_id;
 
-    /* stacks of the interval */
+    /* stacks of the interval: stk[id - 1], found by content hash */
+    nt_hash_key stack_key;
+    nt_map stack_by_hash; /* hash -> index + 1 in stk of the last stack with it */
     wstack *stk;
-    size_t stk_cap, stk_count;     /* hash table of interned stacks */
+    size_t stk_cap, stk_count;
     uint64_t *ips;
     size_t ips_len, ips_cap;
     uint32_t next_stack_id;
@@ -100,7 +120,8 @@ struct nt_writer {
     uint32_t act_label;  /* V6: label list made for act_ids in this interval (0 = none) */
     uint8_t act_ids[32];
 
-    /* threads (open addressing on tid) */
+    /* threads in the order first seen (the order sequence points list them) */
+    nt_map thread_by_tid; /* tid -> index + 1 in thr */
     wthread *thr;
     size_t thr_cap, thr_count;
     uint64_t next_thread_index;
@@ -109,14 +130,61 @@ struct nt_writer {
     size_t typed_count, typed_cap;
 };
 
+/* ---- writer_status.c ---- */
+
 /* Record a sticky error and return it. */
 nt_status nt_wfail(nt_writer *w, nt_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The entry check of every public call: NULL, a sticky error, or finished. */
+nt_status nt_wusable(nt_writer *w);
+
+/* ---- writer_blocks.c ---- */
+
+/* Hand bytes to the sink (counted in w->offset). */
+nt_status nt_wemit(nt_writer *w, const void *p, size_t n);
+/* Write the stream header once, before the first block. */
+nt_status nt_wensure_header(nt_writer *w);
+/* Frame one block: the V4 object header named v4_name or the V6 kind, then
+ * `head` (the block's inner header) and `body`. */
+nt_status nt_wemit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, const void *head, size_t head_len,
+                         const wbuf *body);
+void nt_wblock_reset(wblock *b);
+nt_status nt_wflush_stacks(nt_writer *w);
+nt_status nt_wflush_threads(nt_writer *w);
+nt_status nt_wflush_labels(nt_writer *w);
+/* Every pending block, the event block last. */
+nt_status nt_wflush_all(nt_writer *w);
+/* Encode one event blob against blk->prev into out (and update prev). */
+void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool sorted, const void *payload);
+/* Widen the block's timestamp range to ts. */
+void nt_wnote_ts(wblock *b, int64_t ts);
+/* Append one encoded metadata record to the metadata block. */
+nt_status nt_wappend_metadata(nt_writer *w, const wbuf *rec);
+
+/* ---- writer_encode.c ---- */
 
 /* Encode a metadata record (V4/V5 payload) or row (V6 row, without RowSize) into b. */
 nt_status nt_wencode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id);
+
+/* ---- writer_metadata.c ---- */
+
+bool nt_wmeta_defined(const nt_writer *w, uint32_t id);
+void nt_wmeta_forget(nt_writer *w);
+
+/* ---- writer_threads.c ---- */
+
+/* The thread's entry or NULL; and the same, added on first sight (NULL with a
+ * sticky error).  Entries move when one is added. */
+wthread *nt_wthread_find(nt_writer *w, uint64_t tid);
+wthread *nt_wthread_get(nt_writer *w, uint64_t tid);
+/* V6: the thread's index, introducing it in a Thread block row on first use. */
+nt_status nt_wthread_index(nt_writer *w, wthread *t);
+
+/* ---- writer_stacks.c ---- */
+
+void nt_wstacks_forget(nt_writer *w);
 
 #endif

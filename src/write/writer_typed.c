@@ -57,15 +57,10 @@ static nt_status write_typed(nt_writer *w, const nt_writer_event *hdr, int64_t t
 
 static nt_status check(nt_writer *w, const void *rec)
 {
-    if (!w)
-        return NT_ERR_INVALID_ARG;
-    if (w->status)
-        return w->status;
-    if (w->finished)
-        return nt_wfail(w, NT_ERR_STATE, "the stream was already finished");
-    if (!rec)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "NULL record");
-    return NT_OK;
+    nt_status s = nt_wusable(w);
+    if (s == NT_OK && !rec)
+        s = nt_wfail(w, NT_ERR_INVALID_ARG, "NULL record");
+    return s;
 }
 
 nt_status nt_writer_sample(nt_writer *w, const nt_writer_event *hdr, uint32_t type)

@@ -1,7 +1,33 @@
 #include "streams.h"
+#include "common/format.h"
+#include "write/writer_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The builder's bytes go through the writer's byte buffer (write/writer_buf.c),
+ * so the project has one byte encoder; only the framing here is hand-made. */
+static nt_mem *tb_mem(void)
+{
+    static nt_mem mem; /* the default allocator: buffers stay free()-able */
+    static bool ready;
+    if (!ready) {
+        nt_mem_init(&mem, NULL);
+        ready = true;
+    }
+    return &mem;
+}
+
+#define VIA_WBUF(b, call)                                                 \
+    do {                                                                  \
+        wbuf w_ = { tb_mem(), (b)->d, (b)->n, (b)->cap, false };          \
+        call;                                                             \
+        if (w_.failed)                                                    \
+            abort();                                                      \
+        (b)->d = w_.d;                                                    \
+        (b)->n = w_.n;                                                    \
+        (b)->cap = w_.cap;                                                \
+    } while (0)
 
 void tb_free(tb *b)
 {
@@ -10,81 +36,32 @@ void tb_free(tb *b)
     b->n = b->cap = 0;
 }
 
-void tb_bytes(tb *b, const void *p, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 256;
-        while (c < b->n + n)
-            c *= 2;
-        b->d = realloc(b->d, c);
-        if (!b->d)
-            abort();
-        b->cap = c;
-    }
-    if (n)
-        memcpy(b->d + b->n, p, n);
-    b->n += n;
-}
-
-void tb_u8(tb *b, uint8_t v) { tb_bytes(b, &v, 1); }
-void tb_u16(tb *b, uint16_t v)
-{
-    uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-    tb_bytes(b, x, 2);
-}
-void tb_u32(tb *b, uint32_t v)
-{
-    uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    tb_bytes(b, x, 4);
-}
-void tb_u64(tb *b, uint64_t v)
-{
-    uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    tb_bytes(b, x, 8);
-}
-void tb_varu(tb *b, uint64_t v)
-{
-    do {
-        uint8_t c = v & 0x7f;
-        v >>= 7;
-        if (v)
-            c |= 0x80;
-        tb_u8(b, c);
-    } while (v);
-}
-void tb_utf16z(tb *b, const char *s)
-{
-    for (; *s; s++)
-        tb_u16(b, (uint8_t)*s);
-    tb_u16(b, 0);
-}
-void tb_put32(tb *b, size_t at, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        b->d[at + i] = (uint8_t)(v >> (8 * i));
-}
+void tb_bytes(tb *b, const void *p, size_t n) { VIA_WBUF(b, wb_bytes(&w_, p, n)); }
+void tb_u8(tb *b, uint8_t v) { VIA_WBUF(b, wb_u8(&w_, v)); }
+void tb_u16(tb *b, uint16_t v) { VIA_WBUF(b, wb_u16(&w_, v)); }
+void tb_u32(tb *b, uint32_t v) { VIA_WBUF(b, wb_u32(&w_, v)); }
+void tb_u64(tb *b, uint64_t v) { VIA_WBUF(b, wb_u64(&w_, v)); }
+void tb_varu(tb *b, uint64_t v) { VIA_WBUF(b, wb_varu(&w_, v)); }
+void tb_utf16z(tb *b, const char *s) { VIA_WBUF(b, wb_utf16z(&w_, s)); }
+void tb_put32(tb *b, size_t at, uint32_t v) { VIA_WBUF(b, wb_put32(&w_, at, v)); }
 
 static void type_header(tb *b, const char *name, uint32_t version, uint32_t min_reader)
 {
-    tb_u8(b, 5);
-    tb_u8(b, 5);
-    tb_u8(b, 1);
+    tb_u8(b, NT_TAG_BEGIN_PRIVATE_OBJECT);
+    tb_u8(b, NT_TAG_BEGIN_PRIVATE_OBJECT); /* the type, an object whose own type is null */
+    tb_u8(b, NT_TAG_NULL_REFERENCE);
     tb_u32(b, version);
     tb_u32(b, min_reader);
     tb_u32(b, (uint32_t)strlen(name));
     tb_bytes(b, name, strlen(name));
-    tb_u8(b, 6);
+    tb_u8(b, NT_TAG_END_OBJECT);
 }
 
 void tb_header(tb *b, uint32_t pointer_size, int64_t qpc_freq)
 {
-    tb_bytes(b, "Nettrace", 8);
-    tb_u32(b, 20);
-    tb_bytes(b, "!FastSerialization.1", 20);
+    tb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
+    tb_u32(b, NT_FMT_FS_HEADER_LEN);
+    tb_bytes(b, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN);
     type_header(b, "Trace", 4, 4);
     const uint16_t st[8] = { 2026, 11, 0, 29, 10, 0, 0, 0 };
     for (int i = 0; i < 8; i++)
@@ -95,7 +72,7 @@ void tb_header(tb *b, uint32_t pointer_size, int64_t qpc_freq)
     tb_u32(b, 4242);                 /* pid */
     tb_u32(b, 2);                    /* processors */
     tb_u32(b, 1000000);              /* sampling interval ns */
-    tb_u8(b, 6);
+    tb_u8(b, NT_TAG_END_OBJECT);
 }
 
 size_t tb_block_begin(tb *b, const char *type)
@@ -114,10 +91,10 @@ void tb_block_end(tb *b, size_t size_pos)
     while ((b->base + start) % 4)
         start++;
     tb_put32(b, size_pos, (uint32_t)(b->n - start));
-    tb_u8(b, 6);
+    tb_u8(b, NT_TAG_END_OBJECT);
 }
 
-void tb_end(tb *b) { tb_u8(b, 1); }
+void tb_end(tb *b) { tb_u8(b, NT_TAG_NULL_REFERENCE); }
 
 void tb_event_header(tb *b, uint16_t flags)
 {
@@ -141,11 +118,11 @@ void tb_metadata_payload(tb *out, uint32_t id, const char *provider, uint32_t ev
 
 void tb_compressed_event(tb *b, const tb_event *e, tb_event *prev)
 {
-    uint8_t flags = 0x01 | 0x04 | 0x08 | 0x80;
+    uint8_t flags = NT_HDR_METADATA_ID | NT_HDR_THREAD_ID | NT_HDR_STACK_ID | NT_HDR_PAYLOAD_SIZE;
     bool seq_explicit = e->seq != prev->seq + (e->metadata_id ? 1u : 0u) ||
                         e->capture_thread_id != prev->capture_thread_id || e->processor != prev->processor;
     if (seq_explicit)
-        flags |= 0x02;
+        flags |= NT_HDR_CAPTURE_THREAD_AND_SEQUENCE;
     tb_u8(b, flags);
     tb_varu(b, e->metadata_id);
     if (seq_explicit) {
@@ -184,7 +161,7 @@ void tb_uncompressed_event(tb *b, const tb_event *e)
 void tb_metadata_block(tb *b, uint32_t id, const char *provider, uint32_t event_id, uint32_t version)
 {
     size_t pos = tb_block_begin(b, "MetadataBlock");
-    tb_event_header(b, 1);
+    tb_event_header(b, NT_EVENT_BLOCK_COMPRESSED);
     tb payload = { 0 };
     tb_metadata_payload(&payload, id, provider, event_id, version);
     tb_event e = { 0 };

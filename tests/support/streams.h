@@ -1,5 +1,7 @@
 /* Byte-level builder for hand-made NetTrace streams: the edge cases a real
- * writer never produces (uncompressed headers, bad lengths, unknown blocks). */
+ * writer never produces (uncompressed headers, bad lengths, unknown blocks).
+ * Valid streams come from nt_writer; the numbers both share are named in
+ * src/common/format.h. */
 #ifndef NT_TEST_STREAMS_H
 #define NT_TEST_STREAMS_H
 
@@ -20,7 +22,7 @@ void tb_u16(tb *b, uint16_t v);
 void tb_u32(tb *b, uint32_t v);
 void tb_u64(tb *b, uint64_t v);
 void tb_varu(tb *b, uint64_t v);
-void tb_utf16z(tb *b, const char *ascii);
+void tb_utf16z(tb *b, const char *utf8); /* UTF-16LE with a terminator, as the writer encodes */
 void tb_put32(tb *b, size_t at, uint32_t v);
 
 /* "Nettrace" + FastSerialization header + Trace object. */

@@ -1,7 +1,6 @@
-/* make_seeds DIR: write small NetTrace streams, each exercising one corner of
- * the format, for the fuzzers' starting corpus and for conversion tests.
- * Output is deterministic: running it again gives the same bytes. */
-#include "nettrace_writer.h"
+/* corpus/seeds: small writer-made NetTrace streams, each exercising one corner
+ * of the format, for the conversion tests and the fuzzers' starting corpus. */
+#include "seeds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +19,7 @@ static void check(nt_writer *w, nt_status s, const char *what)
 
 static void save(const char *name, const uint8_t *data, size_t len)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", g_dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "make_seeds: cannot write %s\n", path);
-        g_failed = 1;
-    }
+    seeds_save_file(g_dir, name, data, len, NULL);
 }
 
 static nt_writer_options opts(uint32_t format, uint32_t ptr, bool uncompressed)
@@ -207,13 +200,9 @@ static void threads(nt_writer *w)
     check(w, nt_writer_sample(w, &h, 1), "sample");
 }
 
-int main(int argc, char **argv)
+int seeds_writer(const char *dir)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: make_seeds DIR\n");
-        return 2;
-    }
-    g_dir = argv[1];
+    g_dir = dir;
     seed("v4_samples.nettrace", opts(4, 8, false), samples, NULL, 0);
     seed("v4_uncompressed.nettrace", opts(4, 8, true), samples, described_v4, 0);
     seed("v4_32bit.nettrace", opts(4, 4, false), samples, typed, 0);

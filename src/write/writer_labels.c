@@ -1,0 +1,91 @@
+/* V6 label lists: an event's activity ids, trace context, key/value labels and
+ * overrides of its metadata's opcode, keywords, level and version. */
+#include "write/writer_internal.h"
+
+#include <string.h>
+
+/* The public label kinds are the format's kind bytes, written as they are. */
+#define SAME_KIND(k) ((int)NT_LABEL_##k == (int)NT_V6_LABEL_##k)
+_Static_assert(SAME_KIND(ACTIVITY_ID) &&
+                   SAME_KIND(RELATED_ACTIVITY_ID) &&
+                   SAME_KIND(TRACE_ID) &&
+                   SAME_KIND(SPAN_ID) &&
+                   SAME_KIND(STRING) &&
+                   SAME_KIND(INT) &&
+                   SAME_KIND(OPCODE) &&
+                   SAME_KIND(KEYWORDS) &&
+                   SAME_KIND(LEVEL) &&
+                   SAME_KIND(VERSION),
+               "nt_label_kind must equal the V6 label kinds");
+
+static nt_status put_label(nt_writer *w, wbuf *b, const nt_label *l, bool last)
+{
+    uint8_t kind = (uint8_t)l->kind | (last ? NT_V6_LABEL_LAST_IN_LIST : 0);
+    wb_u8(b, kind);
+    switch (l->kind) {
+    case NT_LABEL_ACTIVITY_ID:
+    case NT_LABEL_RELATED_ACTIVITY_ID:
+    case NT_LABEL_TRACE_ID:
+        wb_bytes(b, l->guid, 16);
+        break;
+    case NT_LABEL_SPAN_ID:
+    case NT_LABEL_KEYWORDS:
+        wb_u64(b, l->value);
+        break;
+    case NT_LABEL_STRING:
+        wb_str8(b, l->key);
+        wb_str8(b, l->text);
+        break;
+    case NT_LABEL_INT: {
+        int64_t v = (int64_t)l->value;
+        wb_str8(b, l->key);
+        wb_varu(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+        break;
+    }
+    case NT_LABEL_OPCODE:
+    case NT_LABEL_LEVEL:
+    case NT_LABEL_VERSION:
+        if (l->value > 255)
+            return nt_wfail(w, NT_ERR_INVALID_ARG, "label kind %u holds one byte", l->kind);
+        wb_u8(b, (uint8_t)l->value);
+        break;
+    default:
+        return nt_wfail(w, NT_ERR_INVALID_ARG, "unknown label kind %u", l->kind);
+    }
+    return NT_OK;
+}
+
+nt_status nt_writer_label_list(nt_writer *w, const nt_label *labels, size_t count, uint32_t *id_out)
+{
+    nt_status s = nt_wusable(w);
+    if (s)
+        return s;
+    if (w->opt.format != 6)
+        return nt_wfail(w, NT_ERR_STATE, "label lists exist only in V6");
+    if (!labels || count == 0)
+        return nt_wfail(w, NT_ERR_INVALID_ARG, "a label list needs at least one label");
+    wbuf *tmp = &w->scratch;
+    tmp->n = 0;
+    for (size_t i = 0; i < count; i++)
+        if ((s = put_label(w, tmp, &labels[i], i + 1 == count)))
+            return s;
+    if (tmp->failed)
+        return nt_wfail(w, NT_ERR_NOMEM, "cannot encode a label list");
+    if (tmp->n > MAX_BLOCK_CONTENT - 64)
+        return nt_wfail(w, NT_ERR_INVALID_ARG, "a label list of %zu bytes does not fit a block", tmp->n);
+    if (w->next_label_id >= NT_DEFAULT_MAX_STACKS)
+        return nt_wfail(w, NT_ERR_LIMIT, "too many label lists in one sequence-point interval");
+    wblock *b = &w->labels;
+    if (b->count && b->body.n + tmp->n > w->opt.block_bytes) {
+        if ((s = nt_wflush_labels(w)))
+            return s;
+    }
+    wb_bytes(&b->body, tmp->d, tmp->n);
+    if (b->body.failed)
+        return nt_wfail(w, NT_ERR_NOMEM, "cannot buffer a label list");
+    b->count++;
+    uint32_t id = w->next_label_id++;
+    if (id_out)
+        *id_out = id;
+    return NT_OK;
+}

@@ -1,0 +1,42 @@
+/* The writer's sticky status: the first failure is kept with its message and
+ * every later call returns it.  The bottom of the writer: every other unit
+ * reports through here and nothing here calls back up. */
+#include "write/writer_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+nt_status nt_wfail(nt_writer *w, nt_status s, const char *fmt, ...)
+{
+    if (w->status != NT_OK)
+        return w->status;
+    w->status = s;
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(w->msg, sizeof w->msg, "%s: %s", nt_status_name(s), what);
+    return s;
+}
+
+nt_status nt_wusable(nt_writer *w)
+{
+    if (!w)
+        return NT_ERR_INVALID_ARG;
+    if (w->status)
+        return w->status;
+    if (w->finished)
+        return nt_wfail(w, NT_ERR_STATE, "the stream was already finished");
+    return NT_OK;
+}
+
+nt_status nt_writer_status(const nt_writer *w) { return w ? w->status : NT_ERR_INVALID_ARG; }
+uint64_t nt_writer_offset(const nt_writer *w) { return w ? w->offset : 0; }
+
+const char *nt_writer_message(const nt_writer *w)
+{
+    if (!w)
+        return "invalid_argument: NULL writer";
+    return w->status == NT_OK ? "ok" : w->msg;
+}
