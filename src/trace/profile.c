@@ -69,39 +69,6 @@ const char *nt_alloc_heap_name(nt_alloc_heap h)
     return names[(unsigned)h < 3 ? h : 3];
 }
 
-void pr_fields(const nt_event *ev, pr_want *want, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        want[i].have = false;
-    nt_field_iter it;
-    nt_field_value v;
-    if (nt_event_fields_begin(ev, &it) != NT_OK)
-        return;
-    while (nt_field_next(&it, &v)) {
-        if (v.depth != 0)
-            continue;
-        for (size_t i = 0; i < n; i++)
-            if (!want[i].have && strcmp(v.name, want[i].name) == 0) {
-                want[i].have = true;
-                want[i].v = v;
-                break;
-            }
-    }
-}
-
-int64_t pr_int(const pr_want *w)
-{
-    if (!w->have)
-        return 0;
-    switch (w->v.kind) {
-    case NT_VALUE_INT: return w->v.v.i;
-    case NT_VALUE_UINT:
-    case NT_VALUE_BOOL: return w->v.v.u > INT64_MAX ? INT64_MAX : (int64_t)w->v.v.u;
-    case NT_VALUE_FLOAT: return w->v.v.f >= 9.2e18 ? INT64_MAX : w->v.v.f <= -9.2e18 ? INT64_MIN : (int64_t)w->v.v.f;
-    default: return 0;
-    }
-}
-
 static int fail(nt_profile_builder *b, nt_status s)
 {
     b->failed = true;

@@ -14,6 +14,7 @@ libnettrace_core_la_SOURCES += \
 # The event profiles (allocations, exceptions, contention, GC timeline) beside the trace.
 libnettrace_core_la_SOURCES += \
 	src/trace/profile_internal.h \
+	src/trace/profile_fields.c \
 	src/trace/profile.c \
 	src/trace/profile_gc.c \
 	src/trace/profile_io.c
