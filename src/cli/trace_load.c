@@ -41,6 +41,8 @@ static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser
         *rc = CLI_EXIT_ERROR;
         return false;
     }
+    /* The trace builder (also inside a profile builder) converts only the names it keeps. */
+    nt_parser_set_lazy_names(p, true);
     char err[512];
     *s = cli_feed_path(p, path, err, sizeof err);
     if (*s == NT_ERR_IO || !nt_parser_trace_info(p)) {

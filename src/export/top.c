@@ -182,7 +182,7 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     }
     /* Rows and names stopped moving: indices become pointers. */
     for (size_t i = 0; i < made; i++)
-        ti->tables[i].rows = ti->rows + (uintptr_t)ti->tables[i].rows;
+        ti->tables[i].rows = ti->rows ? ti->rows + (uintptr_t)ti->tables[i].rows : NULL;
     for (size_t r = 0; r < ti->nrows; r++)
         ti->rows[r].name = ti->names + (uintptr_t)ti->rows[r].name;
     ti->pub.table_count = made;
