@@ -5,13 +5,13 @@
 #
 #   corpus/record.sh                 record every trace
 #   corpus/record.sh spin-threads    record one (spin-threads, call-tree,
-#                                    spin-threads-dotnet-trace, profile-alloc,
-#                                    profile-exceptions, profile-contention,
-#                                    profile-gc)
+#                                    spin-threads-dotnet-trace, event-fields,
+#                                    profile-alloc, profile-exceptions,
+#                                    profile-contention, profile-gc)
 #
 # Environment: DURATION_MS (default 2000) is the workload's run time;
 # DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
-# for spin-threads-dotnet-trace; NETTRACE (default: ./nettrace, the tool in the
+# for spin-threads-dotnet-trace; NETTRACE (default: nettrace in the top directory, the tool of this
 # current build tree) records the profile-* traces.  Recordings differ run to run (timing, ids,
 # addresses): update corpus/README.md and regenerate tests/expected with
 # tools/oracle/run.sh after re-recording.
@@ -74,12 +74,28 @@ record_dotnet_trace() {
     check_size "$out"
 }
 
-# record_collect NAME MODE PROFILES: ProfileLoad MODE under our own
+# record_collect NAME WORKLOAD PROVIDERS: attach to the running workload with
+# this project's own `nettrace collect` (built in the top directory) for
+# COLLECT_S seconds while it runs for DURATION_MS + 1500 ms; rundown when the
+# session stops.
+record_collect() {
+    local out="$here/$1.nettrace" nt="$top/nettrace" pid
+    [ -x "$nt" ] || { echo "record.sh: build nettrace first (make nettrace)" >&2; exit 1; }
+    build "$2"
+    rm -f "$out"
+    dotnet "$workloads/$2/bin/Release/net10.0/$2.dll" $((duration + 1500)) >/dev/null &
+    pid=$!
+    "$nt" collect -p "$pid" --wait 10 --duration "${COLLECT_S:-2.5}" -q -o "$out" --providers "$3"
+    wait "$pid"
+    check_size "$out"
+}
+
+# record_profile NAME MODE PROFILES: ProfileLoad MODE under our own
 # `nettrace collect --profile PROFILES` (IPC; rundown when the session is
 # stopped).  The workload waits for a go file, so the session sees its whole
 # round, and for a quit file, so the runtime is alive for the rundown.
-record_collect() {
-    local out="$here/$1.nettrace" dir log pid cpid tool=${NETTRACE:-./nettrace}
+record_profile() {
+    local out="$here/$1.nettrace" dir log pid cpid tool=${NETTRACE:-$top/nettrace}
     build ProfileLoad
     dir=$(mktemp -d)
     log="$dir/log"
@@ -105,7 +121,11 @@ record_collect() {
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 
-for TARGET in spin-threads call-tree spin-threads-dotnet-trace profile-alloc profile-exceptions \
+# GC 0x1, Loader 0x8, JIT 0x10, Contention 0x4000, Exception 0x8000,
+# Threading 0x10000; TplEventSource Tasks 0x2 + TaskTransfer 0x1.
+fields_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1C019:5,System.Threading.Tasks.TplEventSource:0x3:5,Workloads-EventFields:0:5'
+
+for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields profile-alloc profile-exceptions \
     profile-contention profile-gc; do
     want "$@" || continue
     case $TARGET in
@@ -113,10 +133,11 @@ for TARGET in spin-threads call-tree spin-threads-dotnet-trace profile-alloc pro
         call-tree) record_env call-tree CallTree "" ;;
         spin-threads-dotnet-trace)
             record_dotnet_trace spin-threads-dotnet-trace SpinThreads Workloads-SpinThreads:0:5 ;;
-        profile-alloc) record_collect profile-alloc alloc cpu,alloc ;;
-        profile-exceptions) record_collect profile-exceptions throw cpu,exceptions ;;
-        profile-contention) record_collect profile-contention contention cpu,contention ;;
-        profile-gc) record_collect profile-gc gc cpu,gc ;;
+        event-fields) record_collect event-fields EventFields "$fields_providers" ;;
+        profile-alloc) record_profile profile-alloc alloc cpu,alloc ;;
+        profile-exceptions) record_profile profile-exceptions throw cpu,exceptions ;;
+        profile-contention) record_profile profile-contention contention cpu,contention ;;
+        profile-gc) record_profile profile-gc gc cpu,gc ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

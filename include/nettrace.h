@@ -134,7 +134,7 @@ typedef struct nt_limits {
 #define NT_DEFAULT_MAX_THREADS 65536u
 #define NT_DEFAULT_MAX_ARRAY_ELEMENTS (1u << 20)
 #define NT_DEFAULT_MAX_FIELD_DEPTH 16u
-#define NT_MAX_FIELD_DEPTH 32u
+#define NT_FIELD_ITER_MAX_DEPTH 32u
 
 /** Fill *lim with the defaults. */
 NT_API void nt_limits_default(nt_limits *lim);
@@ -616,7 +616,7 @@ typedef struct nt_field_iter {
     bool done_, schema_;
     struct nt_field_frame_ {
         uint32_t first, end, cur, count, index, start, owner, kind;
-    } stack_[NT_MAX_FIELD_DEPTH + 1];
+    } stack_[NT_FIELD_ITER_MAX_DEPTH + 1];
     uint64_t ints_[32];      /* the first fields' integer values, for counts and lengths that refer back */
 } nt_field_iter;
 

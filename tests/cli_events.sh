@@ -18,7 +18,7 @@ check_trace() {
 import json, sys
 raw = open(sys.argv[1], "rb").read()
 text = raw.decode("utf-8")  # strict: fails on any invalid UTF-8
-lines = text.splitlines()
+lines = text.split("\n")[:-1]
 for n, line in enumerate(lines, 1):
     o = json.loads(line)
     assert isinstance(o["fields"], dict) and "name" in o and "time_ns" in o, f"line {n}"
@@ -56,13 +56,33 @@ last=$("$nt" events "$trace" | awk 'NR == 20 { print $1 }')
 "$nt" events --event NoSuchEvent "$trace" | grep -q . && fail "--event NoSuchEvent printed events"
 "$nt" events --thread x "$trace" 2>/dev/null; [ $? -eq 2 ] || fail "a bad --thread is not a usage error"
 
+# --stacks names frames as nettrace samples does: the sample events' stacks
+# are the samples' frames, line for line
+"$nt" events --stacks --event ThreadSample "$trace" > "$tmp/ev_stacks.txt" || fail "events --stacks"
+"$nt" samples "$trace" > "$tmp/samples.txt" || fail "samples"
+python3 - "$tmp/ev_stacks.txt" "$tmp/samples.txt" <<'PY' || exit 1
+import sys
+ev = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    head, _, stack = line.rstrip("\n").partition(" stack=")
+    t, thread = head.split(" ")[:2]
+    ev.append((t, thread, stack or "-"))
+sm = [tuple(l.rstrip("\n").split(" ", 3)[i] for i in (0, 1, 3)) for l in open(sys.argv[2], encoding="utf-8")]
+assert len(ev) == len(sm), (len(ev), len(sm))
+bad = [(a, b) for a, b in zip(ev, sm) if a != b]
+assert not bad, bad[:3]
+print(f"ok --stacks: {len(ev)} sample events carry the samples' stacks")
+PY
+"$nt" events --stacks --json "$trace" | python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]' \
+    || fail "events --stacks --json is not JSON"
+
 # hostile strings, V4 and V6: valid JSON, decoded as written, in time order
 for v in 4 6; do
     "$top_builddir/tests/strings_trace" "$tmp/s$v.nettrace" $v || fail "strings_trace $v"
     "$nt" events --json "$tmp/s$v.nettrace" > "$tmp/s$v.jsonl" || fail "events on the V$v strings trace"
     python3 - "$tmp/s$v.jsonl" "$v" <<'PY' || exit 1
 import json, sys
-lines = open(sys.argv[1], "rb").read().decode("utf-8").splitlines()
+lines = open(sys.argv[1], "rb").read().decode("utf-8").split("\n")[:-1]
 assert len(lines) == 3, lines
 objs = [json.loads(l) for l in lines]
 assert [o["time_ns"] for o in objs] == sorted(o["time_ns"] for o in objs), "not in time order"

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "event_format.h"
 #include "event_lines.h"
+#include "event_stacks.h"
 #include "trace_load.h"
 
 #include <getopt.h>
@@ -15,7 +16,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: nettrace events [--json] [--provider NAME] [--event NAME|ID] [--thread ID]\n"
-          "                       [--from T] [--to T] FILE\n"
+          "                       [--from T] [--to T] [--stacks] FILE\n"
           "\n"
           "Print every event in time order (ties in stream order), one a line:\n"
           "  <time_ns> <thread_id> <provider> <event name> <field>=<value> ...\n"
@@ -34,6 +35,10 @@ static void usage(FILE *f)
           "  --thread ID      only events about this thread\n"
           "  --from T, --to T only events at or after / before T (trace clock; ns, or with\n"
           "                   a suffix ns, us, ms, s)\n"
+          "  --stacks         add each event's stack, frames root first joined by ';' and\n"
+          "                   named as by nettrace samples (stack=... or \"stack\"); the\n"
+          "                   output then waits for the end of the trace, whose rundown\n"
+          "                   names the frames\n"
           "  -h, --help       this help\n",
           f);
 }
@@ -45,13 +50,34 @@ typedef struct events_run {
     ev_lines lines;
     FILE *out;
     bool failed;
+    bool with_stacks;
+    ev_stacks stacks;
 } events_run;
 
 static int on_trace(void *user, const nt_trace_info *info)
 {
     events_run *r = user;
     r->frequency = info->qpc_frequency;
-    return 0;
+    return r->with_stacks ? r->stacks.bcb.trace(r->stacks.b, info) : 0;
+}
+
+/* With --stacks the trace builder sees the records that name frames. */
+static int on_method(void *user, const nt_method *m)
+{
+    events_run *r = user;
+    return r->stacks.bcb.method(r->stacks.b, m);
+}
+
+static int on_module(void *user, const nt_module *m)
+{
+    events_run *r = user;
+    return r->stacks.bcb.module(r->stacks.b, m);
+}
+
+static int on_assembly(void *user, const nt_assembly *a)
+{
+    events_run *r = user;
+    return r->stacks.bcb.assembly(r->stacks.b, a);
 }
 
 static int on_event(void *user, const nt_event *ev)
@@ -67,13 +93,19 @@ static int on_event(void *user, const nt_event *ev)
         ev_format_json(m, ev, ns);
     else
         ev_format_text(m, ev, ns);
+    if (r->with_stacks && ev->stack) {
+        ev_lines_mark_stack(&r->lines, r->json);
+        if (!ev_stacks_add(&r->stacks, ev, ns))
+            return r->failed = true;
+    }
     return ev_lines_end(&r->lines) ? 0 : (r->failed = true);
 }
 
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
 {
     events_run *r = user;
-    (void)sp;
+    if (r->with_stacks) /* everything waits for the rundown */
+        return r->stacks.bcb.sequence_point(r->stacks.b, sp);
     return ev_lines_flush(&r->lines, r->out) ? 0 : (r->failed = true);
 }
 
@@ -85,6 +117,7 @@ int cmd_events(int argc, char **argv)
                                            { "thread", required_argument, NULL, 't' },
                                            { "from", required_argument, NULL, 'F' },
                                            { "to", required_argument, NULL, 'T' },
+                                           { "stacks", no_argument, NULL, 'S' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     events_run r;
@@ -95,6 +128,7 @@ int cmd_events(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': r.json = true; break;
+        case 'S': r.with_stacks = true; break;
         case 'p': r.filter.provider = optarg; break;
         case 'e': r.filter.event = optarg; break;
         case 't': {
@@ -135,8 +169,14 @@ int cmd_events(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     nt_callbacks cb = { .trace = on_trace, .event = on_event, .sequence_point = on_sequence_point };
-    nt_parser *p = nt_parser_new(&cb, &r, NULL, NULL);
+    if (r.with_stacks) {
+        cb.method = on_method;
+        cb.module = on_module;
+        cb.assembly = on_assembly;
+    }
+    nt_parser *p = r.with_stacks && !ev_stacks_init(&r.stacks) ? NULL : nt_parser_new(&cb, &r, NULL, NULL);
     if (!p) {
+        ev_stacks_free(&r.stacks);
         ev_lines_free(&r.lines);
         fprintf(stderr, "nettrace: out of memory\n");
         return CLI_EXIT_ERROR;
@@ -144,7 +184,15 @@ int cmd_events(int argc, char **argv)
     char err[256];
     nt_status s = cli_feed_path(p, path, err, sizeof err);
     /* what was read before any damage is still printed */
-    bool flushed = ev_lines_flush(&r.lines, r.out);
+    bool flushed;
+    if (r.with_stacks) {
+        nt_status bs = ev_stacks_finish(&r.stacks, p, s);
+        if (bs != NT_OK && bs != s)
+            fprintf(stderr, "nettrace: naming the stacks: %s\n", nt_status_describe(bs));
+        flushed = ev_lines_flush_stacks(&r.lines, r.out, ev_stacks_line, &r.stacks);
+    } else {
+        flushed = ev_lines_flush(&r.lines, r.out);
+    }
     int rc = CLI_EXIT_OK;
     if (r.failed || !flushed) {
         fprintf(stderr, "nettrace: out of memory or output failed\n");
@@ -161,6 +209,7 @@ int cmd_events(int argc, char **argv)
         rc = CLI_EXIT_ERROR;
     }
     nt_parser_free(p);
+    ev_stacks_free(&r.stacks);
     ev_lines_free(&r.lines);
     return rc;
 }

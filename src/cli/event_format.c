@@ -102,7 +102,7 @@ static void put_value(FILE *f, const nt_field_value *v)
 static void put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it)
 {
     nt_field_value v;
-    bool first[NT_MAX_FIELD_DEPTH + 2] = { true };
+    bool first[NT_FIELD_ITER_MAX_DEPTH + 2] = { true };
     nt_event_fields_begin(ev, it);
     while (nt_field_next(it, &v)) {
         bool end = v.kind == NT_VALUE_STRUCT_END || v.kind == NT_VALUE_ARRAY_END;

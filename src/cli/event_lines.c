@@ -1,4 +1,5 @@
 #include "event_lines.h"
+#include "json.h"
 
 #include <stdlib.h>
 
@@ -22,8 +23,14 @@ FILE *ev_lines_begin(ev_lines *l, int64_t timestamp)
     l->start = ftell(l->mem);
     if (l->start < 0)
         return NULL;
-    l->v[l->n] = (ev_line){ timestamp, l->seq++, (size_t)l->start, 0 };
+    l->v[l->n] = (ev_line){ timestamp, l->seq++, (size_t)l->start, 0, false, false };
     return l->mem;
+}
+
+void ev_lines_mark_stack(ev_lines *l, bool json)
+{
+    l->v[l->n].has_stack = true;
+    l->v[l->n].json = json;
 }
 
 bool ev_lines_end(ev_lines *l)
@@ -44,18 +51,38 @@ static int by_time(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-bool ev_lines_flush(ev_lines *l, FILE *out)
+bool ev_lines_flush_stacks(ev_lines *l, FILE *out, const char *(*stack_of)(void *ctx, size_t k), void *ctx)
 {
     if (!l->n)
         return true;
     if (fflush(l->mem) != 0)
         return false;
     qsort(l->v, l->n, sizeof *l->v, by_time);
-    for (size_t i = 0; i < l->n; i++)
-        fwrite(l->buf + l->v[i].off, 1, l->v[i].len, out);
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const ev_line *e = &l->v[i];
+        const char *stack = stack_of && e->has_stack ? stack_of(ctx, k++) : NULL;
+        if (!stack) {
+            fwrite(l->buf + e->off, 1, e->len, out);
+            continue;
+        }
+        /* the line without its newline (and, for JSON, its closing brace) */
+        fwrite(l->buf + e->off, 1, e->len - (e->json ? 2 : 1), out);
+        fputs(e->json ? ",\"stack\":" : " stack=", out);
+        if (e->json)
+            json_string(out, stack);
+        else
+            fputs(stack, out);
+        fputs(e->json ? "}\n" : "\n", out);
+    }
     l->n = 0;
     rewind(l->mem);
     return !ferror(out);
+}
+
+bool ev_lines_flush(ev_lines *l, FILE *out)
+{
+    return ev_lines_flush_stacks(l, out, NULL, NULL);
 }
 
 void ev_lines_free(ev_lines *l)

@@ -39,6 +39,7 @@ static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t
     nt_cursor c = start; /* a copy whose address never escapes: it stays in registers */
     nt_event ev;
     memset(&ev, 0, sizeof ev);
+    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
         if (compressed) {
@@ -78,7 +79,7 @@ static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t
 static bool parse_v1_fields(nt_parser *p, nt_cursor *c, uint32_t depth)
 {
     uint32_t count;
-    if (depth > NT_META_FIELD_DEPTH || !nt_cur_u32(c, &count))
+    if (depth > NT_MAX_FIELD_DEPTH || !nt_cur_u32(c, &count))
         return false;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t type;
@@ -101,7 +102,7 @@ static bool parse_v1_fields(nt_parser *p, nt_cursor *c, uint32_t depth)
 static bool parse_v2_fields(nt_parser *p, nt_cursor *c, uint32_t depth)
 {
     uint32_t count;
-    if (depth > NT_META_FIELD_DEPTH || !nt_cur_u32(c, &count))
+    if (depth > NT_MAX_FIELD_DEPTH || !nt_cur_u32(c, &count))
         return false;
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *start = c->p;

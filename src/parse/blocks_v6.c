@@ -179,7 +179,7 @@ static bool parse_fields(nt_parser *p, nt_cursor *c, uint32_t depth);
 static bool parse_type(nt_parser *p, nt_cursor *c, uint32_t depth, uint32_t level, uint32_t *code)
 {
     uint8_t t;
-    if (level > NT_META_FIELD_DEPTH || !nt_cur_u8(c, &t))
+    if (level > NT_MAX_FIELD_DEPTH || !nt_cur_u8(c, &t))
         return false;
     *code = t;
     uint32_t elem_code = 0;
@@ -194,7 +194,7 @@ static bool parse_type(nt_parser *p, nt_cursor *c, uint32_t depth, uint32_t leve
         if (t == NT_TYPE_FIXED_ARRAY && !nt_cur_u16(c, &count))
             return false;
     } else if (t == NT_TYPE_OBJECT) {
-        if (depth >= NT_META_FIELD_DEPTH || !parse_fields(p, c, depth + 1))
+        if (depth >= NT_MAX_FIELD_DEPTH || !parse_fields(p, c, depth + 1))
             return false;
     }
     return true;
@@ -542,6 +542,7 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     nt_event ev;
     v6_header h;
     memset(&ev, 0, sizeof ev);
+    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     memset(&h, 0, sizeof h);
     const nt_event_desc *base = NULL;
     while (c.p < c.end) {

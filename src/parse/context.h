@@ -10,8 +10,8 @@
 
 #include "common/alloc.h"
 #include "common/cursor.h"
+#include "parse/field_decode.h"
 #include "parse/fields.h"
-#include "parse/payload_fields.h"
 #include "parse/metadata.h"
 #include "parse/stacks.h"
 #include "parse/threads.h"
@@ -72,7 +72,6 @@ struct nt_parser {
     nt_sp_thread *sp_threads;   /* scratch for the sequence-point callback */
     size_t sp_threads_cap;
     nt_field_scratch fields;    /* a metadata record's fields before they are stored */
-    struct nt_field_ctx fctx;   /* what events hand to nt_event_fields_begin (payload_fields.c) */
 
     /* UTF-8 scratch for payload strings; reset per event */
     char *str;
@@ -81,6 +80,8 @@ struct nt_parser {
     uint64_t names_converted; /* record strings converted to UTF-8 (tests: none with lazy names) */
 
     nt_parser_stats stats;
+
+    struct nt_field_ctx fctx; /* what events hand to nt_event_fields_begin */
 
     struct nt_v6 *v6;       /* V6 tables (blocks_v6.c); NULL for V4/V5 */
 };

@@ -35,7 +35,6 @@ static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev)
 {
     if (!ev->desc)
         p->stats.unknown_metadata_refs++;
-    ev->field_ctx = &p->fctx;
     nt_stack stk;
     ev->stack = NULL;
     if (ev->stack_id) {

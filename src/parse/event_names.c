@@ -4,7 +4,7 @@
  * A version newer than the table's newest for that id takes the newest: the
  * runtime only appends fields across versions (assembly events excepted,
  * whose V1 the table holds), so the known prefix still decodes. */
-#include "parse/payload_fields.h"
+#include "parse/field_decode.h"
 #include "parse/clr_event_table.h"
 
 #include <string.h>

@@ -10,7 +10,7 @@
 #include "common/alloc.h"
 
 /* Nested objects deeper than this make a field list unparsable. */
-#define NT_META_FIELD_DEPTH 8
+#define NT_MAX_FIELD_DEPTH 8
 
 /* A name in the block: UTF-16LE units (V4/V5) or UTF-8 bytes (V6). */
 typedef struct nt_name_span {

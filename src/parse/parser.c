@@ -80,9 +80,9 @@ void nt_parser_free(nt_parser *p)
     nt_mem_free(&p->mem, p->big, p->big_cap);
     nt_threads_free(&p->threads, &p->mem);
     nt_fields_free(&p->fields, &p->mem);
-    nt_field_ctx_free(&p->fctx);
     nt_mem_free(&p->mem, p->sp_threads, p->sp_threads_cap * sizeof *p->sp_threads);
     nt_mem_free(&p->mem, p->str, p->str_cap);
+    nt_field_ctx_free(&p->fctx);
     nt_mem m = p->mem;
     nt_mem_free(&m, p, sizeof *p);
 }

@@ -105,6 +105,7 @@ namespace NetTraceConformance
                 else
                     sb.Append(Convert.ToInt64(e, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture));
                 return;
+            case char c: Str(sb, c.ToString()); return;
             case float f: Real(sb, f); return;
             case double d: Real(sb, d); return;
             case Guid g: Str(sb, g.ToString("D")); return;
@@ -144,7 +145,11 @@ namespace NetTraceConformance
                 sb.Append(']');
                 return;
             case IFormattable n:
-                sb.Append(n.ToString(null, CultureInfo.InvariantCulture));
+                string text = n.ToString(null, CultureInfo.InvariantCulture);
+                if (text.Length == 0)
+                    Str(sb, v.GetType().Name); // never seen; keeps the line valid JSON
+                else
+                    sb.Append(text);
                 return;
             default:
                 Str(sb, v.ToString());
@@ -160,8 +165,9 @@ namespace NetTraceConformance
                 sb.Append(d.ToString("R", CultureInfo.InvariantCulture));
         }
 
-        // JSON string; lone surrogates become U+FFFD, as libnettrace's UTF-8 has them.
-        private static void Str(StringBuilder sb, string s)
+        // A JSON string literal; lone surrogates become U+FFFD, as libnettrace's
+        // UTF-8 has them.  The one JSON string writer of this program.
+        internal static void Str(StringBuilder sb, string s)
         {
             if (s == null)
             {
@@ -186,6 +192,9 @@ namespace NetTraceConformance
                 {
                 case '"': sb.Append("\\\""); break;
                 case '\\': sb.Append("\\\\"); break;
+                case '\n': sb.Append("\\n"); break;
+                case '\r': sb.Append("\\r"); break;
+                case '\t': sb.Append("\\t"); break;
                 default:
                     if (ch < 0x20)
                         sb.Append("\\u").Append(((int)ch).ToString("x4", CultureInfo.InvariantCulture));

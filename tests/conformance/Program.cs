@@ -223,25 +223,9 @@ namespace NetTraceConformance
         {
             if (s == null)
                 return "null";
-            var sb = new StringBuilder("\"");
-            foreach (char ch in s)
-            {
-                switch (ch)
-                {
-                case '"': sb.Append("\\\""); break;
-                case '\\': sb.Append("\\\\"); break;
-                case '\n': sb.Append("\\n"); break;
-                case '\r': sb.Append("\\r"); break;
-                case '\t': sb.Append("\\t"); break;
-                default:
-                    if (ch < 0x20)
-                        sb.Append("\\u").Append(((int)ch).ToString("x4", CultureInfo.InvariantCulture));
-                    else
-                        sb.Append(ch);
-                    break;
-                }
-            }
-            return sb.Append('"').ToString();
+            var sb = new StringBuilder();
+            Fields.Str(sb, s);
+            return sb.ToString();
         }
     }
 

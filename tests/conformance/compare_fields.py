@@ -27,6 +27,7 @@ DOCUMENTED = [
     ("name", RT, "*", "runtime-names"),
     ("name", "Microsoft-DotNETCore-*", "*", "runtime-names"),
     ("name-opcode", "*", "*", "opcode-suffix"),
+    ("te-only:flag", "Workloads-EventFields", "Reals", "bool8-as-bool32"),
     ("order", RT, "Assembly*_V1", "te-order"),
     ("order", RT, "GCStart_V2", "te-order"),
     ("signed:*", RT, "*", "te-signed"),
@@ -109,11 +110,16 @@ def same(ours, theirs):
         return math.isclose(a, b, rel_tol=0, abs_tol=0)
     if isinstance(b, str) and chars_to_string(ours) == theirs:
         return True
+    if isinstance(b, str) and len(b) == 1 and isinstance(a, int) and a == ord(b):
+        return True  # a Char: TraceEvent's char, our UTF-16 code unit
+    if isinstance(b, str) and b.startswith("0x") and isinstance(a, list) and \
+            all(isinstance(x, int) and 0 <= x < 256 for x in a):
+        return "0x" + bytes(a).hex() == b  # a byte array: TraceEvent's byte[], our array of Byte
     return False
 
 
 def load_lines(text):
-    return [json.loads(line) for line in text.splitlines() if line]
+    return [json.loads(line) for line in text.split("\n") if line]
 
 
 def compare(ours_text, te_text):
@@ -142,7 +148,10 @@ def compare(ours_text, te_text):
         if o["version"] != t["version"]:
             note(o, "version", f"{o['version']} vs {t['version']}")
         if o["name"] != t["event_name"]:
-            opcode_suffix = t["event_name"].startswith(o["name"] + "/") and o["provider"] not in RUNTIME_PROVIDERS
+            op = t["opcode"] or ""
+            base = o["name"][:-len(op)] if op and o["name"].endswith(op) else o["name"]
+            opcode_suffix = o["provider"] not in RUNTIME_PROVIDERS and \
+                (t["event_name"].startswith(o["name"] + "/") or t["event_name"] == base + "/" + op)
             note(o, "name-opcode" if opcode_suffix else "name", f"{o['name']} vs {t['event_name']}")
         our_names = list(o["fields"].keys())
         te_names = t["names"]
@@ -193,7 +202,9 @@ def report(rep, pairs, diffs, values):
 
 REASONS = {
     "runtime-names": "runtime events: TraceEvent's names are its parsers' Task/Opcode (GC/Start), ours the manifest symbols",
-    "opcode-suffix": "EventSource events with an opcode: TraceEvent appends /<opcode> to the metadata's name",
+    "opcode-suffix": "EventSource events with an opcode: TraceEvent names them <task>/<opcode>, we give the metadata's name",
+    "bool8-as-bool32": "a self-describing EventSource writes a bool in 1 byte that the metadata calls Boolean (4): "
+                       "we stop with an error at that field, TraceEvent reads past it",
     "te-order": "TraceEvent's class lists the payload's fields in another order",
     "te-signed": "TraceEvent declares a manifest-unsigned field signed: same bits",
     "te-derived": "TraceEvent adds or rewrites a field computed from others (not in the payload)",

@@ -1,7 +1,7 @@
-/* Payload field decoding (payload_fields.c): the per-parser context events point to,
+/* Payload field decoding (field_decode.c): the per-parser context events point to,
  * and the hook that names a description from the runtime event table. */
-#ifndef NT_PAYLOAD_FIELDS_H
-#define NT_PAYLOAD_FIELDS_H
+#ifndef NT_FIELD_DECODE_H
+#define NT_FIELD_DECODE_H
 
 #include "common/alloc.h"
 

@@ -4,7 +4,7 @@
  * the payload before use; arrays are bounded by max_array_elements and by
  * the bytes left, nesting by max_field_depth, so a hostile payload costs at
  * most linear work and gives an error with its payload offset. */
-#include "parse/payload_fields.h"
+#include "parse/field_decode.h"
 #include "parse/clr_event_table.h"
 #include "common/cursor.h"
 #include "common/utf16.h"
@@ -25,7 +25,7 @@ void nt_field_ctx_init(struct nt_field_ctx *c, nt_mem *mem, const nt_trace_info 
     c->mem = mem;
     c->info = info;
     c->max_array_elements = lim->max_array_elements;
-    c->max_depth = lim->max_field_depth > NT_MAX_FIELD_DEPTH ? NT_MAX_FIELD_DEPTH : lim->max_field_depth;
+    c->max_depth = lim->max_field_depth > NT_FIELD_ITER_MAX_DEPTH ? NT_FIELD_ITER_MAX_DEPTH : lim->max_field_depth;
 }
 
 void nt_field_ctx_free(struct nt_field_ctx *c)
@@ -151,6 +151,9 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
     size_t left = it->ev_->payload_size - it->pos_;
     size_t size = 0;
     out->type = t;
+    /* the table-only types have no wire code: in metadata they are unknown */
+    if (!it->schema_ && (t == NT_TYPE_POINTER || t == NT_TYPE_BINARY || t == NT_TYPE_ANSI_STRING))
+        return fail(it, NT_ERR_MALFORMED, it->pos_, "field of an unknown type");
     switch (t) {
     case NT_TYPE_BOOLEAN32:
         size = 4;
@@ -325,7 +328,7 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
 
 static bool push(nt_field_iter *it, struct nt_field_frame_ f)
 {
-    if (it->sp_ > it->ev_->field_ctx->max_depth || it->sp_ > NT_MAX_FIELD_DEPTH)
+    if (it->sp_ > it->ev_->field_ctx->max_depth || it->sp_ > NT_FIELD_ITER_MAX_DEPTH)
         return fail(it, NT_ERR_LIMIT, it->pos_, "fields nested deeper than max_field_depth");
     it->stack_[it->sp_++] = f;
     return true;
