@@ -394,6 +394,23 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     return 0;
 }
 
+uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack)
+{
+    if (b->failed)
+        return UINT32_MAX;
+    uint32_t n = stack ? stack->count : 0;
+    uint32_t st = intern_stack(b, n ? stack->ips : NULL, n);
+    if (st == UINT32_MAX)
+        tr_fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n)
+{
+    b->extra = extra;
+    b->nextra = n;
+}
+
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
     memset(cb, 0, sizeof *cb);

@@ -121,6 +121,14 @@ struct nt_trace {
     bool inexact;              /* the counts could not follow time exactly: build it again sample by sample */
 };
 
+/* trace.c, for other analyses built beside the trace (profile.c): intern an
+ * event's stack like a sample's (UINT32_MAX, and the builder failed, when
+ * memory is short), and have finish() resolve extra[0 .. n) like samples --
+ * each entry's stack, an interned index, becomes a resolved stack index
+ * valid at its ticks.  extra must live until finish() returns. */
+uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
+void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
+
 /* The number of samples sample i stands for. */
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */

@@ -1,0 +1,112 @@
+/* One-call entry points of the profiles: a file or a buffer read through a
+ * parser into a profile builder (the read loop is nt_parser_feed_fd). */
+#include "trace/profile_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void set_msg(char *msg, size_t size, const char *text)
+{
+    if (msg && size)
+        snprintf(msg, size, "%s", text);
+}
+
+static nt_status begin(const nt_profile_options *opt, nt_profile_builder **b, nt_parser **p)
+{
+    const nt_trace_options *to = opt ? opt->trace : NULL;
+    const nt_allocator *alloc = to ? to->alloc : NULL;
+    *b = nt_profile_builder_new(opt, alloc);
+    if (!*b)
+        return NT_ERR_NOMEM;
+    nt_callbacks cb;
+    nt_profile_builder_callbacks(&cb);
+    *p = nt_parser_new(&cb, *b, to ? to->limits : NULL, alloc);
+    if (!*p) {
+        nt_profile_builder_free(*b);
+        return NT_ERR_NOMEM;
+    }
+    return NT_OK;
+}
+
+/* The profile is handed over whenever the header was read (as for nt_trace). */
+static nt_status end(nt_profile_builder *b, nt_parser *p, nt_status s, nt_profile **out, char *msg,
+                     size_t msg_size)
+{
+    if (s != NT_OK && s != NT_ERR_IO && s != NT_ERR_TIMEOUT)
+        set_msg(msg, msg_size, nt_parser_message(p));
+    else if (s == NT_OK)
+        set_msg(msg, msg_size, "");
+    if (!nt_parser_trace_info(p)) {
+        nt_profile_builder_free(b);
+        nt_parser_free(p);
+        return s == NT_OK ? NT_ERR_NO_EVENTS : s;
+    }
+    nt_status fs = nt_profile_builder_finish(b, p, s, out);
+    nt_parser_free(p);
+    if (fs != NT_OK) {
+        set_msg(msg, msg_size, "out of memory while resolving the trace");
+        return fs;
+    }
+    nt_trace_stats ts;
+    nt_trace_stats_get(nt_profile_trace(*out), &ts);
+    return ts.status;
+}
+
+nt_status nt_profile_from_buffer(const void *data, size_t len, const nt_profile_options *opt, nt_profile **out,
+                                 char *msg, size_t msg_size)
+{
+    if (!out || (!data && len))
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    nt_profile_builder *b;
+    nt_parser *p;
+    nt_status s = begin(opt, &b, &p);
+    if (s != NT_OK) {
+        set_msg(msg, msg_size, "out of memory");
+        return s;
+    }
+    s = nt_parser_feed(p, data, len);
+    if (s == NT_OK)
+        s = nt_parser_finish(p);
+    return end(b, p, s, out, msg, msg_size);
+}
+
+nt_status nt_profile_from_file(const char *path, const nt_profile_options *opt, nt_profile **out, char *msg,
+                               size_t msg_size)
+{
+    if (!out || !path)
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
+        return NT_ERR_IO;
+    }
+    nt_profile_builder *b;
+    nt_parser *p;
+    nt_status s = begin(opt, &b, &p);
+    if (s != NT_OK) {
+        close(fd);
+        set_msg(msg, msg_size, "out of memory");
+        return s;
+    }
+    const nt_trace_options *to = opt ? opt->trace : NULL;
+    nt_feed_options fo = { 0 };
+    if (to) {
+        fo.deadline_ns = to->deadline_ns;
+        fo.progress = to->progress;
+        fo.progress_user = to->progress_user;
+    }
+    int err = 0;
+    s = nt_parser_feed_fd(p, fd, &fo, &err);
+    close(fd);
+    if (s == NT_ERR_IO)
+        set_msg(msg, msg_size, strerror(err));
+    else if (s == NT_ERR_TIMEOUT)
+        set_msg(msg, msg_size, "the deadline passed while reading");
+    return end(b, p, s, out, msg, msg_size);
+}
