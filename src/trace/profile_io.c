@@ -1,18 +1,9 @@
 /* One-call entry points of the profiles: a file or a buffer read through a
- * parser into a profile builder (the read loop is nt_parser_feed_fd). */
+ * parser into a profile builder (opening, reading and messages as
+ * trace_io.c's). */
 #include "trace/profile_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
 #include <unistd.h>
-
-static void set_msg(char *msg, size_t size, const char *text)
-{
-    if (msg && size)
-        snprintf(msg, size, "%s", text);
-}
 
 static nt_status begin(const nt_profile_options *opt, nt_profile_builder **b, nt_parser **p)
 {
@@ -28,6 +19,7 @@ static nt_status begin(const nt_profile_options *opt, nt_profile_builder **b, nt
         nt_profile_builder_free(*b);
         return NT_ERR_NOMEM;
     }
+    nt_parser_set_lazy_names(*p, true); /* the trace builder inside converts only the names it keeps */
     return NT_OK;
 }
 
@@ -35,11 +27,7 @@ static nt_status begin(const nt_profile_options *opt, nt_profile_builder **b, nt
 static nt_status end(nt_profile_builder *b, nt_parser *p, nt_status s, nt_profile **out, char *msg,
                      size_t msg_size)
 {
-    if (s != NT_OK && s != NT_ERR_IO && s != NT_ERR_TIMEOUT)
-        set_msg(msg, msg_size, nt_parser_message(p));
-    else if (s == NT_OK)
-        set_msg(msg, msg_size, "");
-    if (!nt_parser_trace_info(p)) {
+    if (!tr_read_done(p, s, msg, msg_size)) {
         nt_profile_builder_free(b);
         nt_parser_free(p);
         return s == NT_OK ? NT_ERR_NO_EVENTS : s;
@@ -47,7 +35,7 @@ static nt_status end(nt_profile_builder *b, nt_parser *p, nt_status s, nt_profil
     nt_status fs = nt_profile_builder_finish(b, p, s, out);
     nt_parser_free(p);
     if (fs != NT_OK) {
-        set_msg(msg, msg_size, "out of memory while resolving the trace");
+        tr_set_msg(msg, msg_size, "out of memory while resolving the trace");
         return fs;
     }
     nt_trace_stats ts;
@@ -65,7 +53,7 @@ nt_status nt_profile_from_buffer(const void *data, size_t len, const nt_profile_
     nt_parser *p;
     nt_status s = begin(opt, &b, &p);
     if (s != NT_OK) {
-        set_msg(msg, msg_size, "out of memory");
+        tr_set_msg(msg, msg_size, "out of memory");
         return s;
     }
     s = nt_parser_feed(p, data, len);
@@ -80,33 +68,18 @@ nt_status nt_profile_from_file(const char *path, const nt_profile_options *opt, 
     if (!out || !path)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
+    int fd = tr_open_read(path, msg, msg_size);
+    if (fd < 0)
         return NT_ERR_IO;
-    }
     nt_profile_builder *b;
     nt_parser *p;
     nt_status s = begin(opt, &b, &p);
     if (s != NT_OK) {
         close(fd);
-        set_msg(msg, msg_size, "out of memory");
+        tr_set_msg(msg, msg_size, "out of memory");
         return s;
     }
-    const nt_trace_options *to = opt ? opt->trace : NULL;
-    nt_feed_options fo = { 0 };
-    if (to) {
-        fo.deadline_ns = to->deadline_ns;
-        fo.progress = to->progress;
-        fo.progress_user = to->progress_user;
-    }
-    int err = 0;
-    s = nt_parser_feed_fd(p, fd, &fo, &err);
+    s = tr_feed_fd(p, fd, opt ? opt->trace : NULL, msg, msg_size);
     close(fd);
-    if (s == NT_ERR_IO)
-        set_msg(msg, msg_size, strerror(err));
-    else if (s == NT_ERR_TIMEOUT)
-        set_msg(msg, msg_size, "the deadline passed while reading");
     return end(b, p, s, out, msg, msg_size);
 }

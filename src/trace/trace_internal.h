@@ -169,6 +169,18 @@ bool tr_symbols_steady(const nt_trace_method *methods, const uint32_t *cand, uin
 bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n);
 void tr_symbols_free(nt_mem *m, tr_symbols *sy);
 
+/* trace_io.c: what the one-call entry points of traces and profiles
+ * (profile_io.c) share.  msg may be NULL. */
+void tr_set_msg(char *msg, size_t size, const char *text);
+/* The file at path opened for reading, -1 with the reason in msg. */
+int tr_open_read(const char *path, char *msg, size_t msg_size);
+/* Read fd to its end into p (opt: the deadline and progress), the reason for
+ * a failed read or timeout in msg. */
+nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *msg, size_t msg_size);
+/* After the read ended with s: the parser's message (or "") in msg; false
+ * when there is no header to build from. */
+bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size);
+
 /* export_common.c: sample selection and weights shared by the exporters. */
 typedef struct tr_selection {
     const nt_trace *t;

@@ -9,10 +9,47 @@
 #include <string.h>
 #include <unistd.h>
 
-static void set_msg(char *msg, size_t size, const char *text)
+void tr_set_msg(char *msg, size_t size, const char *text)
 {
     if (msg && size)
         snprintf(msg, size, "%s", text);
+}
+
+int tr_open_read(const char *path, char *msg, size_t msg_size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && msg && msg_size)
+        snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
+    return fd;
+}
+
+nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *msg, size_t msg_size)
+{
+    nt_feed_options fo = { 0 };
+    if (opt) {
+        fo.deadline_ns = opt->deadline_ns;
+        fo.progress = opt->progress;
+        fo.progress_user = opt->progress_user;
+    }
+    int err = 0;
+    nt_status s = nt_parser_feed_fd(p, fd, &fo, &err);
+    if (s == NT_ERR_IO)
+        tr_set_msg(msg, msg_size, err ? strerror(err) : "read failed");
+    else if (s == NT_ERR_TIMEOUT)
+        tr_set_msg(msg, msg_size, "the deadline passed while reading");
+    else if (s == NT_ERR_NOMEM && !nt_parser_trace_info(p))
+        tr_set_msg(msg, msg_size, "out of memory");
+    return s;
+}
+
+bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size)
+{
+    /* For I/O problems and timeouts the message is already set. */
+    if (s != NT_OK && s != NT_ERR_IO && s != NT_ERR_TIMEOUT)
+        tr_set_msg(msg, msg_size, nt_parser_message(p));
+    else if (s == NT_OK)
+        tr_set_msg(msg, msg_size, "");
+    return nt_parser_trace_info(p) != NULL;
 }
 
 /* Start a parser whose callbacks build a trace. */
@@ -40,12 +77,7 @@ static nt_status begin(const nt_trace_options *opt, bool aggregate, nt_trace_bui
 static nt_status end(nt_trace_builder *b, nt_parser *p, nt_status s, nt_trace **out, char *msg, size_t msg_size)
 {
     *out = NULL;
-    /* For I/O problems and timeouts the message is already set. */
-    if (s != NT_OK && s != NT_ERR_IO && s != NT_ERR_TIMEOUT)
-        set_msg(msg, msg_size, nt_parser_message(p));
-    else if (s == NT_OK)
-        set_msg(msg, msg_size, "");
-    if (!nt_parser_trace_info(p)) {
+    if (!tr_read_done(p, s, msg, msg_size)) {
         nt_trace_builder_free(b);
         nt_parser_free(p);
         return s == NT_OK ? NT_ERR_NO_EVENTS : s;
@@ -54,12 +86,12 @@ static nt_status end(nt_trace_builder *b, nt_parser *p, nt_status s, nt_trace **
     nt_status fs = nt_trace_builder_finish(b, p, s, &t);
     nt_parser_free(p);
     if (fs != NT_OK) {
-        set_msg(msg, msg_size, "out of memory while resolving the trace");
+        tr_set_msg(msg, msg_size, "out of memory while resolving the trace");
         return fs;
     }
     *out = t;
     if (t->status != NT_OK)
-        set_msg(msg, msg_size, nt_trace_message(t)); /* the parser's, or the limit the build reached */
+        tr_set_msg(msg, msg_size, nt_trace_message(t)); /* the parser's, or the limit the build reached */
     return t->status;
 }
 
@@ -82,7 +114,7 @@ static nt_status from_buffer(const void *data, size_t len, const nt_trace_option
     nt_parser *p;
     nt_status s = begin(opt, aggregate, &b, &p);
     if (s != NT_OK) {
-        set_msg(msg, msg_size, "out of memory");
+        tr_set_msg(msg, msg_size, "out of memory");
         return s;
     }
     s = nt_parser_feed(p, data, len);
@@ -111,23 +143,10 @@ static nt_status from_fd(int fd, const nt_trace_options *opt, bool aggregate, nt
     nt_parser *p;
     nt_status s = begin(opt, aggregate, &b, &p);
     if (s != NT_OK) {
-        set_msg(msg, msg_size, "out of memory");
+        tr_set_msg(msg, msg_size, "out of memory");
         return s;
     }
-    nt_feed_options fo = { 0 };
-    if (opt) {
-        fo.deadline_ns = opt->deadline_ns;
-        fo.progress = opt->progress;
-        fo.progress_user = opt->progress_user;
-    }
-    int err = 0;
-    s = nt_parser_feed_fd(p, fd, &fo, &err);
-    if (s == NT_ERR_IO)
-        set_msg(msg, msg_size, err ? strerror(err) : "read failed");
-    else if (s == NT_ERR_TIMEOUT)
-        set_msg(msg, msg_size, "the deadline passed while reading");
-    else if (s == NT_ERR_NOMEM && !nt_parser_trace_info(p))
-        set_msg(msg, msg_size, "out of memory");
+    s = tr_feed_fd(p, fd, opt, msg, msg_size);
     return end(b, p, s, out, msg, msg_size);
 }
 
@@ -140,7 +159,7 @@ nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, 
     nt_status s = from_fd(fd, opt, start >= 0, out, msg, msg_size);
     if (start >= 0 && again(out)) {
         if (lseek(fd, start, SEEK_SET) != start) {
-            set_msg(msg, msg_size, strerror(errno));
+            tr_set_msg(msg, msg_size, strerror(errno));
             return NT_ERR_IO;
         }
         s = from_fd(fd, opt, false, out, msg, msg_size);
@@ -154,12 +173,9 @@ nt_status nt_trace_from_file(const char *path, const nt_trace_options *opt, nt_t
     if (!out || !path)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
+    int fd = tr_open_read(path, msg, msg_size);
+    if (fd < 0)
         return NT_ERR_IO;
-    }
     nt_status s = nt_trace_from_fd(fd, opt, out, msg, msg_size);
     close(fd);
     return s;
