@@ -1,9 +1,10 @@
 /* nettrace gc FILE [--json]: the GC timeline of a trace, one line per GC,
  * and a summary like PerfView's GCStats: GCs per generation, total / mean /
  * max pause, share of the trace's time paused, allocation rate. */
+#include "cli/opts.h"
 #include "cli/profile_cli.h"
+#include "common/json.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -56,25 +57,13 @@ static void json_num(FILE *o, const char *key, int64_t v, bool last)
 
 int cmd_gc(int argc, char **argv)
 {
-    static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
-                                           { "help", no_argument, NULL, 'h' },
-                                           { NULL, 0, NULL, 0 } };
-    bool json = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return CLI_EXIT_USAGE;
-    }
+    bool json;
+    const char *path;
+    int rc = cli_json_file_args(argc, argv, usage, &json, &path);
+    if (rc >= 0)
+        return rc;
     nt_profile *p;
-    int rc = cli_profile_load(argv[optind], false, &p);
+    rc = cli_profile_load(path, false, &p);
     if (!p)
         return rc;
     size_t n = nt_profile_gc_count(p);
@@ -99,10 +88,12 @@ int cmd_gc(int argc, char **argv)
             all.pause_max = pause > all.pause_max ? pause : all.pause_max;
         }
         if (json) {
-            fprintf(o, "%s\n{\"number\":%" PRIu32 ",\"generation\":%" PRIu32 ",\"reason\":\"%s\",\"type\":\"%s\","
-                       "\"thread_id\":%" PRIu64 ",",
-                    i ? "," : "", g->number, g->generation, nt_gc_reason_name(g->reason), nt_gc_type_name(g->type),
-                    g->thread_id);
+            fprintf(o, "%s\n{\"number\":%" PRIu32 ",\"generation\":%" PRIu32 ",\"reason\":", i ? "," : "", g->number,
+                    g->generation);
+            nt_json_fputs(o, nt_gc_reason_name(g->reason));
+            fputs(",\"type\":", o);
+            nt_json_fputs(o, nt_gc_type_name(g->type));
+            fprintf(o, ",\"thread_id\":%" PRIu64 ",", g->thread_id);
             json_num(o, "start_ns", g->start_ns, false);
             json_num(o, "end_ns", g->end_ns, false);
             json_num(o, "suspend_begin_ns", g->suspend_begin_ns, false);

@@ -2,13 +2,13 @@
  * parser from a shell.  Counts cover what was read, also when the stream is
  * truncated or damaged. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/time_opt.h"
 #include "common/json.h"
 #include "common/text_escape.h"
 #include "cli/event_types.h"
 #include "common/map.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -185,25 +185,11 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_in
 
 int cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
-                                           { "help", no_argument, NULL, 'h' },
-                                           { NULL, 0, NULL, 0 } };
-    bool json = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return CLI_EXIT_USAGE;
-    }
-    const char *path = argv[optind];
-
+    bool json;
+    const char *path;
+    int rc = cli_json_file_args(argc, argv, usage, &json, &path);
+    if (rc >= 0)
+        return rc;
     info_state st = { 0 };
     nt_mem_init(&st.mem, NULL);
     cli_event_types_init(&st.types);
@@ -219,7 +205,6 @@ int cmd_info(int argc, char **argv)
     }
     char err[512];
     nt_status s = cli_feed_path(p, path, err, sizeof err);
-    int rc;
     if (s == NT_ERR_IO || st.oom) {
         fprintf(stderr, "nettrace info: %s\n", st.oom ? "out of memory" : err);
         rc = CLI_EXIT_ERROR;

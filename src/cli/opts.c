@@ -2,7 +2,10 @@
 #include "cli/opts.h"
 #include "cli/time_opt.h"
 
+#include "cli/cli.h"
+
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,4 +38,27 @@ bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int6
             "  (ns, us, ms, s, m: 500ms, 2s), not '%s'\n",
             cmd, opt, most, default_unit_ns == 1000000000 ? "seconds" : "ns", arg);
     return false;
+}
+
+int cli_json_file_args(int argc, char **argv, void (*usage)(FILE *), bool *json, const char **path)
+{
+    static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+                                           { "help", no_argument, NULL, 'h' },
+                                           { NULL, 0, NULL, 0 } };
+    *json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': *json = true; break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    *path = argv[optind];
+    return -1;
 }

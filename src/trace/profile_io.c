@@ -43,12 +43,9 @@ static nt_status end(nt_profile_builder *b, nt_parser *p, nt_status s, nt_profil
     return ts.status;
 }
 
-nt_status nt_profile_from_buffer(const void *data, size_t len, const nt_profile_options *opt, nt_profile **out,
-                                 char *msg, size_t msg_size)
+static nt_status from_input(const tr_input *in, const nt_profile_options *opt, nt_profile **out, char *msg,
+                            size_t msg_size)
 {
-    if (!out || (!data && len))
-        return NT_ERR_INVALID_ARG;
-    *out = NULL;
     nt_profile_builder *b;
     nt_parser *p;
     nt_status s = begin(opt, &b, &p);
@@ -56,10 +53,18 @@ nt_status nt_profile_from_buffer(const void *data, size_t len, const nt_profile_
         tr_set_msg(msg, msg_size, "out of memory");
         return s;
     }
-    s = nt_parser_feed(p, data, len);
-    if (s == NT_OK)
-        s = nt_parser_finish(p);
+    s = tr_feed_input(p, in, opt ? opt->trace : NULL, msg, msg_size);
     return end(b, p, s, out, msg, msg_size);
+}
+
+nt_status nt_profile_from_buffer(const void *data, size_t len, const nt_profile_options *opt, nt_profile **out,
+                                 char *msg, size_t msg_size)
+{
+    if (!out || (!data && len))
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    tr_input in = { data, len, -1 };
+    return from_input(&in, opt, out, msg, msg_size);
 }
 
 nt_status nt_profile_from_file(const char *path, const nt_profile_options *opt, nt_profile **out, char *msg,
@@ -68,18 +73,10 @@ nt_status nt_profile_from_file(const char *path, const nt_profile_options *opt, 
     if (!out || !path)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    int fd = tr_open_read(path, msg, msg_size);
-    if (fd < 0)
+    tr_input in = { NULL, 0, tr_open_read(path, msg, msg_size) };
+    if (in.fd < 0)
         return NT_ERR_IO;
-    nt_profile_builder *b;
-    nt_parser *p;
-    nt_status s = begin(opt, &b, &p);
-    if (s != NT_OK) {
-        close(fd);
-        tr_set_msg(msg, msg_size, "out of memory");
-        return s;
-    }
-    s = tr_feed_fd(p, fd, opt ? opt->trace : NULL, msg, msg_size);
-    close(fd);
-    return end(b, p, s, out, msg, msg_size);
+    nt_status s = from_input(&in, opt, out, msg, msg_size);
+    close(in.fd);
+    return s;
 }

@@ -174,9 +174,15 @@ void tr_symbols_free(nt_mem *m, tr_symbols *sy);
 void tr_set_msg(char *msg, size_t size, const char *text);
 /* The file at path opened for reading, -1 with the reason in msg. */
 int tr_open_read(const char *path, char *msg, size_t msg_size);
-/* Read fd to its end into p (opt: the deadline and progress), the reason for
- * a failed read or timeout in msg. */
-nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *msg, size_t msg_size);
+/* What an entry point reads: a buffer (fd < 0) or a file descriptor. */
+typedef struct tr_input {
+    const void *data;
+    size_t len;
+    int fd;
+} tr_input;
+/* Read the input to its end into p and finish it (opt: the deadline and
+ * progress of an fd's read); the reason for a failed read or timeout in msg. */
+nt_status tr_feed_input(nt_parser *p, const tr_input *in, const nt_trace_options *opt, char *msg, size_t msg_size);
 /* After the read ended with s: the parser's message (or "") in msg; false
  * when there is no header to build from. */
 bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size);

@@ -23,8 +23,12 @@ int tr_open_read(const char *path, char *msg, size_t msg_size)
     return fd;
 }
 
-nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *msg, size_t msg_size)
+nt_status tr_feed_input(nt_parser *p, const tr_input *in, const nt_trace_options *opt, char *msg, size_t msg_size)
 {
+    if (in->fd < 0) {
+        nt_status s = nt_parser_feed(p, in->data, in->len);
+        return s == NT_OK ? nt_parser_finish(p) : s;
+    }
     nt_feed_options fo = { 0 };
     if (opt) {
         fo.deadline_ns = opt->deadline_ns;
@@ -32,7 +36,7 @@ nt_status tr_feed_fd(nt_parser *p, int fd, const nt_trace_options *opt, char *ms
         fo.progress_user = opt->progress_user;
     }
     int err = 0;
-    nt_status s = nt_parser_feed_fd(p, fd, &fo, &err);
+    nt_status s = nt_parser_feed_fd(p, in->fd, &fo, &err);
     if (s == NT_ERR_IO)
         tr_set_msg(msg, msg_size, err ? strerror(err) : "read failed");
     else if (s == NT_ERR_TIMEOUT)
@@ -106,8 +110,9 @@ static bool again(nt_trace **out)
     return true;
 }
 
-static nt_status from_buffer(const void *data, size_t len, const nt_trace_options *opt, bool aggregate,
-                             nt_trace **out, char *msg, size_t msg_size)
+/* One read of the input into a trace. */
+static nt_status from_input(const tr_input *in, const nt_trace_options *opt, bool aggregate, nt_trace **out,
+                            char *msg, size_t msg_size)
 {
     *out = NULL;
     nt_trace_builder *b;
@@ -117,9 +122,7 @@ static nt_status from_buffer(const void *data, size_t len, const nt_trace_option
         tr_set_msg(msg, msg_size, "out of memory");
         return s;
     }
-    s = nt_parser_feed(p, data, len);
-    if (s == NT_OK)
-        s = nt_parser_finish(p);
+    s = tr_feed_input(p, in, opt, msg, msg_size);
     return end(b, p, s, out, msg, msg_size);
 }
 
@@ -129,25 +132,11 @@ nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_opti
     if (!out || (!data && len))
         return NT_ERR_INVALID_ARG;
     bool aggregate = opt && opt->aggregate;
-    nt_status s = from_buffer(data, len, opt, aggregate, out, msg, msg_size);
+    tr_input in = { data, len, -1 };
+    nt_status s = from_input(&in, opt, aggregate, out, msg, msg_size);
     if (aggregate && again(out))
-        s = from_buffer(data, len, opt, false, out, msg, msg_size);
+        s = from_input(&in, opt, false, out, msg, msg_size);
     return s;
-}
-
-static nt_status from_fd(int fd, const nt_trace_options *opt, bool aggregate, nt_trace **out, char *msg,
-                         size_t msg_size)
-{
-    *out = NULL;
-    nt_trace_builder *b;
-    nt_parser *p;
-    nt_status s = begin(opt, aggregate, &b, &p);
-    if (s != NT_OK) {
-        tr_set_msg(msg, msg_size, "out of memory");
-        return s;
-    }
-    s = tr_feed_fd(p, fd, opt, msg, msg_size);
-    return end(b, p, s, out, msg, msg_size);
 }
 
 nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, char *msg, size_t msg_size)
@@ -156,13 +145,14 @@ nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, 
         return NT_ERR_INVALID_ARG;
     /* Counting needs a second read when it cannot be exact: only where the input can be read again. */
     off_t start = opt && opt->aggregate ? lseek(fd, 0, SEEK_CUR) : -1;
-    nt_status s = from_fd(fd, opt, start >= 0, out, msg, msg_size);
+    tr_input in = { NULL, 0, fd };
+    nt_status s = from_input(&in, opt, start >= 0, out, msg, msg_size);
     if (start >= 0 && again(out)) {
         if (lseek(fd, start, SEEK_SET) != start) {
             tr_set_msg(msg, msg_size, strerror(errno));
             return NT_ERR_IO;
         }
-        s = from_fd(fd, opt, false, out, msg, msg_size);
+        s = from_input(&in, opt, false, out, msg, msg_size);
     }
     return s;
 }
