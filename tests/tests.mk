@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names
-TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names
+check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
+TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -50,6 +50,12 @@ tests_test_lazy_names_CPPFLAGS = $(T_CPP)
 tests_test_lazy_names_CFLAGS = $(T_CC)
 tests_test_lazy_names_LDADD = $(T_LIBS)
 tests_test_lazy_names_LDFLAGS = $(T_LINK)
+
+tests_test_v6_utf8_SOURCES = tests/test_v6_utf8.c tests/support/streams.c tests/support/streams.h
+tests_test_v6_utf8_CPPFLAGS = $(T_CPP)
+tests_test_v6_utf8_CFLAGS = $(T_CC)
+tests_test_v6_utf8_LDADD = $(T_LIBS)
+tests_test_v6_utf8_LDFLAGS = $(T_LINK)
 
 tests_test_corpus_SOURCES = tests/test_corpus.c
 tests_test_corpus_CPPFLAGS = $(T_CPP)

@@ -96,7 +96,8 @@ static void pump(live_stream *ls)
 }
 
 /* One refresh: the window's trace as 'nettrace top' prints a file's. */
-static int render(nt_trace_window *win, const nt_top_options *to, double interval_s, bool tty, int32_t pid)
+static int render(nt_trace_window *win, const nt_top_options *to, double interval_s, bool tty, int32_t pid,
+                  bool *warned)
 {
     nt_trace *t;
     nt_status st = nt_trace_window_take(win, &t);
@@ -124,10 +125,15 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
         puts("");
     fflush(stdout);
     nt_top_free(top);
+    if (st == NT_ERR_LIMIT && !*warned) {
+        const char *why = nt_trace_message(t);
+        fprintf(stderr, "nettrace top: %s\n",
+                *why ? why : "more method, module and assembly records than a window remembers: later ones stay unnamed");
+        *warned = true;
+    }
     nt_trace_free(t);
     /* Names that no longer fit are a limit, not a failure: the view goes on. */
-    if (st == NT_ERR_LIMIT)
-        fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
+
     return st == NT_OK || st == NT_ERR_LIMIT ? CLI_EXIT_OK : cli_exit_code(st);
 }
 
@@ -242,7 +248,7 @@ int cmd_top_live(int argc, char **argv)
             close_stream(&rundown_s); /* names then come at the end only */
     }
 
-    bool tty = isatty(1);
+    bool tty = isatty(1), warned = false;
     int64_t start = nt_now_ns();
     int64_t next = start + (int64_t)(interval * 1e9);
     int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
@@ -265,7 +271,7 @@ int cmd_top_live(int argc, char **argv)
         }
         int64_t now = nt_now_ns();
         if (now >= next) {
-            rc = render(win, &to, (double)(now - last) / 1e9, tty, pid);
+            rc = render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
             if (rc != CLI_EXIT_OK)
                 break;
             last = now;

@@ -4,7 +4,7 @@ libnettrace_core_la_SOURCES += \
 	src/common/alloc.c src/common/alloc.h \
 	src/common/clock.h \
 	src/common/map.c src/common/map.h \
-	src/common/sort.c src/common/sort.h \
+	src/common/sort.h \
 	src/common/cursor.h \
 	src/common/format.h \
 	src/common/hash.c src/common/hash.h \

@@ -41,7 +41,15 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names 
     if (!nm->of_frame)
         return NT_ERR_NOMEM;
     nt_map by_hash = { 0 };
-    nt_map by_method = { 0 };
+    /* Method indices are dense: a frame's record finds its name id directly. */
+    size_t nm_methods = t->nmethods ? t->nmethods : 1;
+    uint32_t *by_method = nt_mem_alloc(m, nm_methods * sizeof *by_method);
+    if (!by_method) {
+        nt_mem_free(m, nm->of_frame, nf * sizeof *nm->of_frame);
+        nm->of_frame = NULL;
+        return NT_ERR_NOMEM;
+    }
+    memset(by_method, 0xff, nm_methods * sizeof *by_method);
     char a[512], b[512];
     char *big_a = NULL, *big_b = NULL;
     size_t big_a_size = 0, big_b_size = 0;
@@ -50,7 +58,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names 
         const nt_frame *f = &t->frames[i];
         /* Frames of one method record always share a name: look that up first. */
         if (f->method_index != NT_TRACE_NO_METHOD) {
-            uint32_t id = tr_index(&by_method, f->method_index);
+            uint32_t id = by_method[f->method_index];
             if (id != UINT32_MAX) {
                 nm->of_frame[i] = id;
                 continue;
@@ -92,15 +100,13 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names 
             nm->rep[nm->n++] = f;
         }
         nm->of_frame[i] = id;
-        if (f->method_index != NT_TRACE_NO_METHOD && !nt_map_set(m, &by_method, f->method_index, id)) {
-            st = NT_ERR_NOMEM;
-            break;
-        }
+        if (f->method_index != NT_TRACE_NO_METHOD)
+            by_method[f->method_index] = id;
     }
     nt_mem_free(m, big_a, big_a_size);
     nt_mem_free(m, big_b, big_b_size);
     nt_map_free(m, &by_hash);
-    nt_map_free(m, &by_method);
+    nt_mem_free(m, by_method, nm_methods * sizeof *by_method);
     nm->frames_alloc = nf;
     return st;
 }

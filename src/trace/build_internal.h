@@ -66,7 +66,7 @@ typedef struct tr_pending {
 } tr_pending;
 
 /* Address -> index in uaddr, direct-mapped in front of addr_ids. */
-#define TR_ACACHE_BITS 10u
+#define TR_ACACHE_BITS 13u
 #define TR_ACACHE (1u << TR_ACACHE_BITS)
 typedef struct tr_addr_slot {
     uint64_t addr;
