@@ -38,6 +38,7 @@ typedef struct rt {
     nt_status wst;     /* first writer failure */
     uint32_t format;   /* of the copy */
     uint64_t choice;   /* xorshift state from the input hash (non-zero): label lists and flushes */
+    uint64_t label_lists, flushes; /* how many the copy made (NT_FUZZ_VERBOSE) */
 } rt;
 
 static void wrote(rt *r, nt_status s)
@@ -48,6 +49,15 @@ static void wrote(rt *r, nt_status s)
 
 /* A hash-picked choice, 1 in n. */
 static bool one_in(rt *r, uint32_t n) { return fz_next(&r->choice) % n == 0; }
+
+/* Flush every pending block at a point the input picks (1 record in 8). */
+static void maybe_flush(rt *r)
+{
+    if (r->w && r->wst == NT_OK && one_in(r, 8)) {
+        wrote(r, nt_writer_flush(r->w));
+        r->flushes++;
+    }
+}
 
 /* V6: a label list of the sample's activity ids and a few labels the reader
  * passes over (trace and span ids, a string and an integer). */
@@ -85,6 +95,7 @@ static void label_list(rt *r, nt_writer_event *hdr, const uint8_t *act, const ui
         l[n++].value = x >> 3;
     }
     wrote(r, nt_writer_label_list(r->w, l, n, &hdr->label_list_id));
+    r->label_lists++;
 }
 
 static int on_sample(void *u, const nt_sample *s)
@@ -104,14 +115,13 @@ static int on_sample(void *u, const nt_sample *s)
         nt_writer_event hdr = { 0 };
         hdr.thread_id = s->thread_id;
         hdr.timestamp = s->timestamp;
-        if (r->format == 6 && one_in(r, 3)) {
+        if (r->format == 6 && one_in(r, 2)) {
             label_list(r, &hdr, s->event->activity_id, s->event->related_activity_id);
         } else {
             memcpy(hdr.activity_id, s->event->activity_id, 16);
             memcpy(hdr.related_activity_id, s->event->related_activity_id, 16);
         }
-        if (r->wst == NT_OK && one_in(r, 50))
-            wrote(r, nt_writer_flush(r->w));
+        maybe_flush(r);
         if (s->stack)
             wrote(r, nt_writer_stack(r->w, s->stack->ips, s->stack->count, &hdr.stack_id));
         if (r->wst == NT_OK && !s->stack && s->stack_id)
@@ -139,6 +149,7 @@ static int on_method(void *u, const nt_method *m)
     MIXV(&r->f, m->timestamp);
     if (r->w && r->wst == NT_OK)
         wrote(r, nt_writer_method(r->w, NULL, m));
+    maybe_flush(r);
     return 0;
 }
 
@@ -157,6 +168,7 @@ static int on_module(void *u, const nt_module *m)
     MIXV(&r->f, m->timestamp);
     if (r->w && r->wst == NT_OK)
         wrote(r, nt_writer_module(r->w, NULL, m));
+    maybe_flush(r);
     return 0;
 }
 
@@ -172,6 +184,7 @@ static int on_assembly(void *u, const nt_assembly *a)
     MIXV(&r->f, a->timestamp);
     if (r->w && r->wst == NT_OK)
         wrote(r, nt_writer_assembly(r->w, NULL, a));
+    maybe_flush(r);
     return 0;
 }
 
@@ -229,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nt_parser_free(p);
 
     nt_membuf out = { 0 };
-    rt a = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK, opt.format, h | 1 };
+    rt a = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK, opt.format, h | 1, 0, 0 };
     a.w = nt_writer_new(&opt, nt_membuf_write, &out, NULL);
     if (!a.w) {
         nt_membuf_free(&out);
@@ -249,11 +262,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (a.wst != NT_OK && a.wst != NT_ERR_INVALID_ARG && a.wst != NT_ERR_STATE && a.wst != NT_ERR_LIMIT)
         fz_fail("the writer failed with %s: %s", nt_status_name(a.wst), nt_writer_message(a.w));
     if (getenv("NT_FUZZ_VERBOSE"))
-        fprintf(stderr, "roundtrip: V%u, %llu typed records, writer %s: %s\n", opt.format,
-                (unsigned long long)a.f.n, nt_status_name(a.wst), nt_writer_message(a.w));
+        fprintf(stderr, "roundtrip: V%u, %llu typed records, %llu label lists, %llu flushes, writer %s: %s\n",
+                opt.format, (unsigned long long)a.f.n, (unsigned long long)a.label_lists,
+                (unsigned long long)a.flushes, nt_status_name(a.wst), nt_writer_message(a.w));
     nt_writer_free(a.w);
     if (a.wst == NT_OK) {
-        rt b = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK, 0, 1 };
+        rt b = { { 0xcbf29ce484222325ull, 0 }, NULL, NT_OK, 0, 1, 0, 0 };
         nt_status s2 = nt_parse_buffer(out.data, out.len, &cb, &b, &lim, NULL, 0);
         if (s2 != NT_OK && !(s2 == NT_ERR_NO_EVENTS && a.f.n == 0))
             fz_fail("the V%u copy does not parse: %s", opt.format, nt_status_name(s2));

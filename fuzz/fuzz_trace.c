@@ -5,7 +5,8 @@
  * and the trace goes through the folded, speedscope and pprof exporters with
  * export options chosen from the input's hash (thread filter, time window,
  * managed only, time weights).  Differential: the same stream fed through the
- * builder in chunks must give byte-identical exports.  Light structural
+ * builder in chunks must give byte-identical exports, and so must a trace
+ * that counts its samples (aggregate) for folded, pprof and top.  Light structural
  * checks on the outputs: folded lines end in " <weight>\n", speedscope is one
  * JSON object, pprof is gzip. */
 #include "fuzz.h"
@@ -69,8 +70,12 @@ static void walk(const nt_trace *t)
 {
     size_t ns = nt_trace_sample_count(t), nk = nt_trace_stack_count(t);
     int64_t prev = INT64_MIN;
+    uint64_t counted = 0;
     for (size_t i = 0; i < ns; i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
+        if (s.count == 0)
+            fz_fail("sample %zu stands for no sample", i);
+        counted += s.count;
         if (s.time_ns < prev)
             fz_fail("samples out of time order at %zu", i);
         prev = s.time_ns;
@@ -99,8 +104,9 @@ static void walk(const nt_trace *t)
         sink_hole += (size_t)nt_trace_thread_id(t, i);
     nt_trace_stats st;
     nt_trace_stats_get(t, &st);
-    if (st.samples != ns)
-        fz_fail("stats say %llu samples, the trace holds %zu", (unsigned long long)st.samples, ns);
+    if (st.samples != counted)
+        fz_fail("stats say %llu samples, the trace holds %llu", (unsigned long long)st.samples,
+                (unsigned long long)counted);
     touch(nt_trace_message(t));
 }
 
@@ -192,6 +198,54 @@ static nt_trace *build_chunked(const uint8_t *data, size_t size, uint64_t h, con
     return t;
 }
 
+static void same_top(const nt_trace *x, const nt_trace *y, const nt_top_options *o)
+{
+    nt_top *a = NULL, *b = NULL;
+    nt_status sa = nt_top_build(x, o, &a), sb = nt_top_build(y, o, &b);
+    if (sa != sb)
+        fz_fail("top: status %d kept, %d counted", (int)sa, (int)sb);
+    if (sa != NT_OK)
+        return;
+    if (a->table_count != b->table_count)
+        fz_fail("top: %zu tables kept, %zu counted", a->table_count, b->table_count);
+    for (size_t i = 0; i < a->table_count; i++) {
+        const nt_top_table *p = &a->tables[i], *q = &b->tables[i];
+        if (p->samples != q->samples || p->empty != q->empty || p->row_count != q->row_count)
+            fz_fail("top table %zu differs between kept and counted samples", i);
+        for (size_t r = 0; r < p->row_count; r++)
+            if (strcmp(p->rows[r].name, q->rows[r].name) || p->rows[r].exclusive != q->rows[r].exclusive ||
+                p->rows[r].inclusive != q->rows[r].inclusive)
+                fz_fail("top row %zu of table %zu differs between kept and counted samples", r, i);
+    }
+    nt_top_free(a);
+    nt_top_free(b);
+}
+
+/* Counting instead of keeping: folded, pprof and top give the same bytes. */
+static void compare_counted(const uint8_t *data, size_t size, const nt_trace_options *opt, const nt_trace *t,
+                            const nt_export_options *eo, const exports *a)
+{
+    nt_trace_options co = *opt;
+    co.aggregate = true;
+    nt_trace *tc = NULL;
+    nt_status sc = nt_trace_from_buffer(data, size, &co, &tc, NULL, 0);
+    if (sc != NT_OK || !tc)
+        fz_fail("the counting build ended %d where keeping ended ok", (int)sc);
+    walk(tc);
+    exports c;
+    memset(&c, 0, sizeof c);
+    c.sf = nt_export_folded(tc, eo, sink_write, &c.folded);
+    c.sp = nt_export_pprof(tc, eo, sink_write, &c.pprof);
+    if (c.sf != a->sf || !same_sink(&c.folded, &a->folded))
+        fz_fail("folded export differs between kept and counted samples");
+    if (c.sp != a->sp || !same_sink(&c.pprof, &a->pprof))
+        fz_fail("pprof export differs between kept and counted samples");
+    nt_top_options to = { .by_thread = eo->has_thread, .managed_only = eo->managed_only };
+    same_top(t, tc, &to);
+    free_exports(&c);
+    nt_trace_free(tc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     nt_limits lim;
@@ -239,6 +293,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_fail("speedscope export differs between whole and chunked input");
     if (a.sp != b.sp || !same_sink(&a.pprof, &b.pprof))
         fz_fail("pprof export differs between whole and chunked input");
+    if (s == NT_OK && !eo.has_from && !eo.has_to)
+        compare_counted(data, size, &opt, t, &eo, &a);
     free_exports(&a);
     free_exports(&b);
     nt_trace_free(t2);

@@ -15,7 +15,7 @@ static inline size_t nt_fuzz_peak_bound(const nt_limits *l)
     size_t block = l->max_block_bytes;
     size_t total = sizeof(nt_parser);
     total += block;                                                          /* gather buffer */
-    total += 2 * (2 * block + 16) + 1024;                                    /* UTF-8 scratch */
+    total += 2 * (4 * block + 16) + 1024; /* string scratch: a V6 name copied and repaired (4 bytes a byte) */
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_metadata) * sizeof(nt_event_desc);
     total += nt_fuzz_at_least(64, 4 * (size_t)l->max_metadata) * sizeof(uint32_t);
     total += 2 * (size_t)NT_META_DIRECT_IDS * sizeof(uint32_t);                /* direct metadata slots */

@@ -7,7 +7,8 @@
  * Threads: a session either runs its own reader thread (the default) or is
  * driven by the caller's event loop (nt_session_fd + nt_session_pump).  Every
  * blocking call takes an absolute CLOCK_MONOTONIC deadline in nanoseconds
- * (nt_deadline_after_ms) and returns NT_ERR_TIMEOUT when it passes;
+ * (nt_deadline_after_ms) and returns NT_ERR_TIMEOUT when it passes; 0 means
+ * no deadline, as everywhere in the library (NT_DEADLINE_NONE says the same);
  * nt_session_cancel, from any thread, ends every blocking call on the session
  * with NT_ERR_CANCELLED.
  *
@@ -26,7 +27,9 @@ extern "C" {
 /* Deadlines                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/** A deadline that never passes. */
+/** A deadline that never passes.  A deadline of 0 means the same (the
+ *  library's one convention: a zeroed field or argument selects the default,
+ *  and the default is no deadline). */
 #define NT_DEADLINE_NONE INT64_MAX
 
 /** Now, in CLOCK_MONOTONIC nanoseconds. */
@@ -84,6 +87,27 @@ typedef struct nt_process_entry {
  */
 NT_API nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_allocator *alloc);
 NT_API void nt_process_list_free(nt_process_entry *list, const nt_allocator *alloc);
+
+/** What a runtime says about itself: the diagnostics ProcessInfo2 command
+ *  (.NET 7+), else ProcessInfo (.NET 5+).  Strings are UTF-8, "" when unknown. */
+typedef struct nt_process_info {
+    uint64_t pid;                  /**< pid inside the process's namespace (0 when the runtime did not answer) */
+    uint8_t runtime_cookie[16];    /**< the runtime instance's GUID */
+    char command_line[4096];
+    char os[32];                   /**< "Linux", "macOS", "Windows", "Unknown" */
+    char arch[32];                 /**< "x64", "arm64", ... */
+    char entrypoint_assembly[256]; /**< ProcessInfo2 only */
+    char runtime_version[64];      /**< ProcessInfo2 only: the CLR product version, e.g. "10.0.12" */
+    bool from_proc;                /**< the runtime did not answer: command_line is /proc/<pid>/cmdline */
+} nt_process_info;
+
+/**
+ * Ask the runtime at ep for its process information.  Returns NT_OK when it
+ * answered; otherwise its status (NT_ERR_REFUSED, NT_ERR_TIMEOUT,
+ * NT_ERR_NO_ENDPOINT, ...) with command_line read from /proc/<pid>/cmdline
+ * when that is readable (from_proc set).
+ */
+NT_API nt_status nt_process_info_get(const nt_endpoint *ep, nt_process_info *out, int64_t deadline_ns);
 
 /* ------------------------------------------------------------------------ */
 /* Runtime errors                                                            */
@@ -168,6 +192,13 @@ NT_API nt_status nt_session_start(nt_session *s, int32_t pid, int64_t deadline_n
 NT_API nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_t deadline_ns);
 
 /**
+ * Start on a connection a runtime opened to a diagnostic port (nt_port_accept):
+ * the session takes fd (and closes it on failure); stop_ep is the runtime's
+ * own listen endpoint, where StopTracing goes.  Returns as nt_session_start.
+ */
+NT_API nt_status nt_session_start_connected(nt_session *s, int fd, const nt_endpoint *stop_ep, int64_t deadline_ns);
+
+/**
  * Stop: send StopTracing on a second connection and wait until the stream
  * ends (rundown included).  Safe to call repeatedly and from several threads;
  * the stop runs once and each call waits under its own deadline.  When a
@@ -215,6 +246,35 @@ NT_API uint64_t nt_session_bytes(const nt_session *s);
 NT_API const char *nt_session_message(const nt_session *s);
 /** Stop (with a short deadline if still running), join the reader, release everything. */
 NT_API void nt_session_free(nt_session *s);
+
+/* ------------------------------------------------------------------------ */
+/* Diagnostic ports: profiling a program from its start                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A diagnostic port: a Unix socket this process listens on, which a runtime
+ * started with DOTNET_DiagnosticPorts=<path>,suspend connects to.  Such a
+ * runtime runs no managed code until it is resumed, so a session started on
+ * its first connection sees the program from its start:
+ *   nt_port_open -> start the program -> nt_port_accept -> nt_session_start_connected
+ *   -> nt_port_resume_runtime -> ... -> nt_session_stop (through the runtime's listen endpoint).
+ * Each connection carries one command; the runtime reconnects for the next.
+ */
+typedef struct nt_port nt_port;
+
+/** Listen on path (shorter than 108 bytes; it must not exist).  NT_ERR_IO with errno on failure. */
+NT_API nt_status nt_port_open(const char *path, nt_port **out, const nt_allocator *alloc);
+NT_API const char *nt_port_path(const nt_port *p);
+/** Wait for a runtime's next connection and read its advertise: *fd_out is the
+ *  connection (the caller owns it), *pid_out (may be NULL) the pid it announced
+ *  (in its own PID namespace).  NT_ERR_TIMEOUT, NT_ERR_CANCELLED, NT_ERR_IO. */
+NT_API nt_status nt_port_accept(nt_port *p, int64_t deadline_ns, int *fd_out, uint64_t *pid_out);
+/** Accept the next connection and send ResumeRuntime on it (a no-op for a runtime not suspended). */
+NT_API nt_status nt_port_resume_runtime(nt_port *p, int64_t deadline_ns);
+/** End the port's blocking calls with NT_ERR_CANCELLED.  Async-signal-safe. */
+NT_API void nt_port_cancel(nt_port *p);
+/** Close the socket and remove its file. */
+NT_API void nt_port_close(nt_port *p);
 
 #ifdef __cplusplus
 }

@@ -137,7 +137,8 @@ typedef struct nt_trace_stats {
 typedef struct nt_trace_limits {
     uint64_t max_samples;   /**< samples held, 16 bytes each (default 1,073,741,824) */
     uint64_t max_frames;    /**< IPs of distinct stacks, and frames of resolved stacks, each (default
-                                 67,108,864: a resolved frame takes 28 bytes) */
+                                 67,108,864; a frame takes about 75 bytes while the trace is built, 28
+                                 once built) */
     uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
                                  when code is unloaded and its memory reused (default 1,024) */
 } nt_trace_limits;
@@ -246,6 +247,7 @@ typedef struct nt_export_options {
     int64_t from_ns, to_ns;   /**< sample time window [from, to) in trace-clock ns */
     nt_weight weight;
     const char *name;         /**< profile name (speedscope); NULL = "nettrace" */
+    bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
 } nt_export_options;
 
 /** Folded stacks for flamegraph.pl: "root;...;leaf weight\n", identical stacks merged, sorted. */
@@ -263,6 +265,13 @@ NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt
  */
 NT_API size_t nt_frame_name(const nt_frame *f, char *buf, size_t size);
 
+/** nt_frame_name's flags: NT_NAME_SIGNATURE appends the method's parameter
+ *  list from its signature ("asm!Type.Method(int32,class System.String)"), so
+ *  overloads are told apart. */
+#define NT_NAME_SIGNATURE 1u
+/** nt_frame_name with flags (0 is nt_frame_name). */
+NT_API size_t nt_frame_name_ex(const nt_frame *f, unsigned flags, char *buf, size_t size);
+
 /* ------------------------------------------------------------------------ */
 /* Hot methods                                                               */
 /* ------------------------------------------------------------------------ */
@@ -276,6 +285,7 @@ typedef struct nt_top_options {
     bool managed_only;        /**< only samples taken in managed code */
     bool has_thread;          /**< only thread_id */
     uint64_t thread_id;
+    bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
 } nt_top_options;
 
 /** A method by display name (nt_frame_name: code versions of one method share a row). */

@@ -23,6 +23,9 @@ grep -q "Total samples = $samples\b" "$tmp/top.txt" || fail "go tool pprof does 
 for m in 'Threading.Thread.Join' 'BetaSpinner.SpinBeta' 'AlphaSpinner.SpinAlpha'; do
     tail -n 3 "$tmp/top.txt" | grep -q "$m" || fail "$m is not among the top three"
 done
+# no warning: every location has a mapping with a file (a module record's path), every function a file name
+if grep -qi "warning\|not available" "$tmp/top.txt"; then fail "go tool pprof warns: $(grep -i 'warning\|not available' "$tmp/top.txt")"; fi
+go tool pprof -raw "$tmp/p.pb.gz" 2>/dev/null | grep -q 'SpinThreads.dll' || fail "no mapping names the program's module file"
 # the wall-time sample type is there too and adds up to more than the samples' count
 go tool pprof -sample_index=1 -top -nodecount=1 "$tmp/p.pb.gz" 2>&1 | grep -q "Type: wall" || fail "no wall-time sample type"
 echo ok

@@ -104,7 +104,8 @@ static void v4_metadata(tb *b, uint32_t n, uint32_t undefined_refs, bool adversa
     for (uint32_t i = 0; i < n + undefined_refs; i++) {
         uint32_t pair[2] = { ids[i], ids[0] };
         for (int k = 0; k < 2; k++) {
-            tb_event e = { pair[k], ++seq, 0, 0, 7, 7, (int64_t)seq, payload, 4 };
+            seq++;
+            tb_event e = { pair[k], seq, 0, 0, 7, 7, (int64_t)seq, payload, 4 };
             tb_compressed_event(b, &e, &prev);
         }
     }

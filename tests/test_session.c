@@ -534,3 +534,169 @@ Test(session_peer, start_twice_is_a_state_error)
     cr_assert_null(nt_session_new(&bad, NULL), "a session needs a sink");
     peer_stop(&p);
 }
+
+/* ---- issue 13, item 10: a full backlog is retried; Ctrl-C cancels a start ---- */
+
+typedef struct backlog {
+    int listen_fd;
+    int fillers[16];
+    int nfill;
+    char path[108];
+} backlog;
+
+/* A listener with backlog 0 whose queue is full: connect() gives EAGAIN. */
+static void backlog_fill(backlog *b)
+{
+    snprintf(b->path, sizeof b->path, "/tmp/nt-backlog-%d.sock", (int)getpid());
+    unlink(b->path);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", b->path);
+    b->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_eq(bind(b->listen_fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    cr_assert_eq(listen(b->listen_fd, 0), 0);
+    b->nfill = 0;
+    for (;;) {
+        cr_assert_lt(b->nfill, 16, "the backlog never filled");
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            cr_assert_eq(errno, EAGAIN, "connect: %s", strerror(errno));
+            close(fd);
+            break;
+        }
+        b->fillers[b->nfill++] = fd;
+    }
+}
+
+static void *drain_later(void *arg)
+{
+    backlog *b = arg;
+    usleep(300 * 1000);
+    int fd = accept(b->listen_fd, NULL, NULL); /* one slot frees */
+    usleep(500 * 1000);
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+Test(session_peer, connect_retries_a_full_backlog_until_the_deadline)
+{
+    backlog b;
+    backlog_fill(&b);
+    /* Nobody accepts: the deadline ends the retries, no earlier. */
+    int fd;
+    int64_t t0 = nt_now_ns();
+    nt_status st = ipc_connect(b.path, nt_deadline_after_ms(400), -1, &fd);
+    cr_assert_eq(st, NT_ERR_TIMEOUT, "a full backlog gave %s, not a timeout", nt_status_name(st));
+    cr_assert_geq(elapsed_ms(t0), 390.0, "gave up after %.0f ms of a 400 ms deadline", elapsed_ms(t0));
+    /* A slot frees after 300 ms: the connection is made, and is a real one. */
+    pthread_t th;
+    pthread_create(&th, NULL, drain_later, &b);
+    st = ipc_connect(b.path, nt_deadline_after_ms(5000), -1, &fd);
+    cr_assert_eq(st, NT_OK, "%s", nt_status_name(st));
+    struct sockaddr_un peer_addr;
+    socklen_t len = sizeof peer_addr;
+    cr_assert_eq(getpeername(fd, (struct sockaddr *)&peer_addr, &len), 0, "not connected: %s", strerror(errno));
+    close(fd);
+    pthread_join(th, NULL);
+    for (int i = 0; i < b.nfill; i++)
+        close(b.fillers[i]);
+    close(b.listen_fd);
+    unlink(b.path);
+}
+
+/* A process (`sleep`) that looks like a .NET one: its TMPDIR is a fresh
+ * directory (dir, a mkdtemp template) where path names its diagnostics
+ * socket, for a peer to serve. */
+static pid_t fake_dotnet_process(char *dir, char *path, size_t size)
+{
+    cr_assert_not_null(mkdtemp(dir));
+    pid_t target = spawn_with_tmpdir(dir);
+    snprintf(path, size, "%s/dotnet-diagnostic-%d-%" PRIu64 "-socket", dir, (int)target, start_key_of(target));
+    return target;
+}
+
+Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
+{
+    char dir[] = "/tmp/nt-ctrlc-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
+    peer p;
+    cr_assert(peer_start(&p, PEER_SILENT, path)); /* reads the request, never answers */
+    const char *top = getenv("top_builddir");
+    char nt[1024], pidarg[16], out[600];
+    snprintf(nt, sizeof nt, "%s/nettrace", top ? top : ".");
+    snprintf(pidarg, sizeof pidarg, "%d", (int)target);
+    snprintf(out, sizeof out, "%s/out.nettrace", dir);
+    pid_t child = fork();
+    if (child == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 2);
+        execl(nt, "nettrace", "collect", "-q", "-p", pidarg, "-o", out, "--connect-timeout", "60", (char *)NULL);
+        _exit(127);
+    }
+    while (atomic_load(&p.request_len) == 0) /* the request arrived: it now awaits the reply */
+        usleep(10 * 1000);
+    usleep(100 * 1000);
+    kill(child, SIGINT);
+    /* One Ctrl-C must end it well before the 60 s connect timeout (the suite's alarm is 15 s). */
+    int status;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 33, "exit %d, want 33 (cancelled)",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+    peer_stop(&p);
+    kill(target, SIGKILL);
+    waitpid(target, NULL, 0);
+    unlink(out);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* ---- ProcessInfo: a runtime that refuses still leaves the command line from /proc ---- */
+
+Test(session_peer, process_info_falls_back_to_proc_when_refused)
+{
+    char dir[] = "/tmp/nt-pinfo-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
+    peer p;
+    p.hresult = NT_HR_NOT_SUPPORTED;
+    cr_assert(peer_start(&p, PEER_REFUSE, path));
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK);
+    nt_process_info pi;
+    nt_status st = nt_process_info_get(&ep, &pi, nt_deadline_after_ms(3000));
+    cr_assert_eq(st, NT_ERR_REFUSED, "%s", nt_status_name(st));
+    cr_assert(pi.from_proc);
+    cr_assert_str_eq(pi.command_line, "sleep 30");
+    cr_assert_str_eq(pi.runtime_version, "");
+    peer_stop(&p);
+    kill(target, SIGKILL);
+    waitpid(target, NULL, 0);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* ---- deadlines: 0 means none (the library's one convention) ---- */
+
+static void *cancel_port_later(void *arg)
+{
+    usleep(200 * 1000);
+    nt_port_cancel(arg);
+    return NULL;
+}
+
+Test(session_peer, a_zero_deadline_is_no_deadline)
+{
+    char path[108];
+    snprintf(path, sizeof path, "/tmp/nt-port-%d.sock", (int)getpid());
+    unlink(path);
+    nt_port *port;
+    cr_assert_eq(nt_port_open(path, &port, NULL), NT_OK);
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_port_later, port);
+    int fd;
+    int64_t t0 = nt_now_ns();
+    nt_status st = nt_port_accept(port, 0, &fd, NULL);
+    cr_assert_eq(st, NT_ERR_CANCELLED, "deadline 0 gave %s after %.0f ms", nt_status_name(st), elapsed_ms(t0));
+    pthread_join(th, NULL);
+    nt_port_close(port);
+    cr_assert_neq(access(path, F_OK), 0, "the port's socket file is left behind");
+}

@@ -63,6 +63,27 @@ static void check_threads(live_analysis *a)
     }
 }
 
+/* A small text file (a command's standard error) into buf; "" when absent. */
+static void read_text(const char *path, char *buf, size_t size)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        buf[fread(buf, 1, size - 1, f)] = 0;
+        fclose(f);
+    }
+}
+
+/* A recorded file names each thread's own method. */
+static void check_trace_file(const char *path)
+{
+    live_analysis a;
+    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
+    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
+    check_threads(&a);
+    live_analysis_free(&a);
+}
+
 Test(live, file_sink_names_each_threads_method)
 {
     char path[1200];
@@ -83,11 +104,7 @@ Test(live, file_sink_names_each_threads_method)
                 nt_session_bytes(s));
     nt_session_free(s);
     close(fd);
-    live_analysis a;
-    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
-    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
-    check_threads(&a);
-    live_analysis_free(&a);
+    check_trace_file(path);
     unlink(path);
 }
 
@@ -100,11 +117,7 @@ Test(live, collect_command_writes_a_readable_trace)
              (int)g_target.pid, path);
     int rc = system(cmd);
     cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s exited with %d", cmd, WEXITSTATUS(rc));
-    live_analysis a;
-    live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
-    cr_assert_eq(live_analyse_file(path, &a), NT_OK);
-    check_threads(&a);
-    live_analysis_free(&a);
+    check_trace_file(path);
     unlink(path);
 }
 
@@ -595,4 +608,151 @@ Test(live, collect_waits_for_a_starting_runtime)
     cr_assert_gt(a.samples, 0);
     live_analysis_free(&a);
     unlink(path);
+}
+
+/* ps names the runtime's command line, version, OS and architecture (ProcessInfo2). */
+Test(live, ps_shows_command_line_and_runtime_version)
+{
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(g_target.pid, &ep), NT_OK);
+    nt_process_info pi;
+    nt_status st = nt_process_info_get(&ep, &pi, nt_deadline_after_ms(5000));
+    cr_assert_eq(st, NT_OK, "%s", nt_status_name(st));
+    cr_assert(strstr(pi.command_line, "LiveTarget.dll") != NULL, "command line: %s", pi.command_line);
+    cr_assert_str_eq(pi.os, "Linux");
+    cr_assert_neq(pi.arch[0], 0);
+    cr_assert_neq(pi.runtime_version[0], 0);
+    cr_assert_str_eq(pi.entrypoint_assembly, "LiveTarget");
+    cr_assert_eq(pi.pid, (uint64_t)g_target.pid);
+
+    const char *top = getenv("top_builddir");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' ps", top ? top : ".");
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    char line[8192], want[32];
+    snprintf(want, sizeof want, "%8d  ", (int)g_target.pid);
+    bool found = false;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, want, strlen(want)) == 0) {
+            found = true;
+            cr_assert(strstr(line, pi.runtime_version) && strstr(line, "Linux/") && strstr(line, "LiveTarget.dll"),
+                      "ps line: %s", line);
+        }
+    pclose(f);
+    cr_assert(found, "ps does not list pid %d", (int)g_target.pid);
+}
+
+/* ---- collect -- PROGRAM: profiling a program from its start ---- */
+
+#include "nettrace_trace.h"
+
+static char g_startup_dll[1200];
+
+static void launch_setup(void)
+{
+    alarm(90);
+    const char *why = live_prepare_workload("StartupTarget", g_startup_dll, sizeof g_startup_dll);
+    if (why && strncmp(why, "BUILD FAILED", 12) == 0)
+        cr_assert_fail("%s", why);
+    if (why)
+        cr_skip_test("%s", why);
+}
+
+TestSuite(launch, .init = launch_setup);
+
+static bool frame_is(const nt_frame *f, const char *name)
+{
+    return strcmp(f->method->declaring_type, "StartupTarget.Program") == 0 && strcmp(f->method->name, name) == 0;
+}
+
+Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
+{
+    char path[1300], errpath[1300], cmd[4000];
+    snprintf(path, sizeof path, "%s.launch-%d.nettrace", g_startup_dll, (int)getpid());
+    snprintf(errpath, sizeof errpath, "%s.launch-%d.err", g_startup_dll, (int)getpid());
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -o '%s' -- dotnet '%s' 1500 3 2> '%s'", top ? top : ".", path,
+             g_startup_dll, errpath);
+    int rc = system(cmd);
+    char err[4096];
+    read_text(errpath, err, sizeof err);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "exit %d: %s", WEXITSTATUS(rc), err);
+    cr_assert(strstr(err, "exited with status 3"), "the program's exit status is not reported: %s", err);
+
+    nt_trace *t;
+    char msg[512];
+    cr_assert_eq(nt_trace_from_file(path, NULL, &t, msg, sizeof msg), NT_OK, "%s", msg);
+    /* The program's first sampled frames are in Main. */
+    size_t first = SIZE_MAX, in_main = 0, in_program = 0;
+    for (size_t i = 0; i < nt_trace_sample_count(t); i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        bool ours = false, main = false;
+        for (uint32_t k = 0; k < s.frame_count; k++) {
+            ours |= strcmp(s.frames[k].method->declaring_type, "StartupTarget.Program") == 0;
+            main |= frame_is(&s.frames[k], "Main");
+        }
+        if (ours && first == SIZE_MAX) {
+            first = i;
+            cr_assert(main, "the program's first sample (%zu) is not in Main", i);
+        }
+        in_main += main;
+        in_program += ours;
+    }
+    cr_assert_neq(first, SIZE_MAX, "no sample of the program's own code");
+    /* Load on the machine changes how many samples a 1.5 s spin gets, not where they are. */
+    cr_assert_geq(in_program, 20, "only %zu samples of the program's code", in_program);
+    cr_assert_geq(in_main * 10, in_program * 9, "%zu of the program's %zu samples are in Main", in_main, in_program);
+    /* Main was compiled during the session: a JIT record, not only rundown. */
+    bool jit = false;
+    for (size_t i = 0; i < nt_trace_method_count(t); i++) {
+        const nt_trace_method *m = nt_trace_method_at(t, i);
+        jit |= m->source == NT_METHOD_LOAD && strcmp(m->declaring_type, "StartupTarget.Program") == 0 &&
+               strcmp(m->name, "Main") == 0;
+    }
+    cr_assert(jit, "no JIT record for Main");
+    nt_trace_free(t);
+    unlink(path);
+    unlink(errpath);
+}
+
+Test(launch, collect_refuses_a_program_that_does_not_exist)
+{
+    const char *top = getenv("top_builddir");
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -o /dev/null -- /nonexistent/program 2>/dev/null",
+             top ? top : ".");
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 127, "exit %d", WEXITSTATUS(rc));
+}
+
+/* -n NAME finds the target by its program's name; when another LiveTarget runs
+ * (a parallel test run), the name is ambiguous and refused, naming both. */
+Test(live, collect_by_name)
+{
+    char path[1200], errpath[1300], cmd[4000];
+    out_path(path, sizeof path, "byname");
+    snprintf(errpath, sizeof errpath, "%s.err", path);
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -n LiveTarget -o '%s' --duration 1.5s 2> '%s'",
+             top ? top : ".", path, errpath);
+    int rc = system(cmd);
+    char err[4096];
+    read_text(errpath, err, sizeof err);
+    cr_assert(WIFEXITED(rc), "%s", cmd);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)g_target.pid);
+    if (WEXITSTATUS(rc) == 2) {
+        cr_assert(strstr(err, "are named 'LiveTarget'") && strstr(err, pid), "refusal without the pids: %s", err);
+    } else {
+        cr_assert_eq(WEXITSTATUS(rc), 0, "exit %d: %s", WEXITSTATUS(rc), err);
+        check_trace_file(path);
+    }
+    unlink(path);
+    unlink(errpath);
+    /* a name nothing has */
+    snprintf(cmd, sizeof cmd, "'%s/nettrace' collect -q -n NoSuchProgram-%d -o /dev/null 2>/dev/null", top ? top : ".",
+             (int)getpid());
+    rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 30, "no match exited %d, want 30", WEXITSTATUS(rc));
 }

@@ -58,7 +58,7 @@ LTest(time_ns, equals_the_exact_conversion)
         }
         int64_t sat = (int64_t)((i128)INT64_MAX * freq / 1000000000);
         for (int64_t d = -3; d <= 3; d++)
-            if (sat + d >= 0 && sat <= INT64_MAX - 3)
+            if (sat <= INT64_MAX - 3 && sat + d >= 0)
                 check(p, freq, sat + d);
         /* Random ticks of every magnitude, and multiples of the frequency (exact seconds). */
         for (int i = 0; i < 200000; i++) {

@@ -3,6 +3,7 @@
  * and streams beyond a limit end with NT_ERR_LIMIT, a message naming the
  * limit, and the samples before it delivered. */
 #include "nettrace_trace.h"
+#include "trace/trace_internal.h"
 #include "ltest.h"
 #include "support.h"
 #include "trace_build.h"
@@ -131,4 +132,81 @@ LTest(trace_limits, distinct_stack_ips_beyond_max_frames_end_the_build)
     cr_assert_eq(nt_trace_sample_count(t), N);
     nt_trace_free(t);
     tb_free(&p.b);
+}
+
+/* Stacks made to collide under the interning hash the builder used before
+ * (four unkeyed multiply lanes, then a fold): 20,000 one-frame stacks that
+ * all landed in slot 0 of any table up to 2^20 slots, against 20,000 stacks
+ * of code addresses.  Probes are counted, not timed. */
+static uint64_t mul_inverse(uint64_t a)
+{
+    uint64_t x = a;
+    for (int i = 0; i < 5; i++)
+        x *= 2 - a * x;
+    return x;
+}
+
+static uint64_t unshift(uint64_t h, int s)
+{
+    uint64_t x = h;
+    for (int i = 0; i < 64 / s + 1; i++)
+        x = h ^ (x >> s);
+    return x;
+}
+
+/* The former hash of a one-IP stack is a bijection of the IP: its inverse. */
+static uint64_t ip_for_former_hash(uint64_t h)
+{
+    const uint64_t k = 0xff51afd7ed558ccdull;
+    uint64_t h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull, h3 = 0x27D4EB2F165667C5ull;
+    h = unshift(h, 29);
+    h *= mul_inverse(k);
+    h = unshift(h, 32);
+    h ^= (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17);
+    h *= mul_inverse(k);
+    return h ^ (0x9E3779B97F4A7C15ull ^ 1);
+}
+
+static uint64_t stack_probes(const uint64_t *ips, uint32_t n)
+{
+    pb p;
+    pb_begin(&p, 8, 1000000000);
+    const uint64_t **st = malloc(n * sizeof *st);
+    uint32_t *d = malloc(n * sizeof *d);
+    cr_assert(st && d);
+    for (uint32_t i = 0; i < n; i++) {
+        st[i] = &ips[i];
+        d[i] = 1;
+    }
+    pb_stacks(&p, 1, n, st, d);
+    for (uint32_t i = 0; i < n; i++)
+        pb_sample(&p, 7, i + 1, 100 + i, NT_SAMPLE_EXTERNAL);
+    pb_end(&p);
+    nt_trace *t = NULL;
+    cr_assert_eq(nt_trace_from_buffer(p.b.d, p.b.n, NULL, &t, NULL, 0), NT_OK);
+    cr_assert_eq(nt_trace_sample_count(t), n);
+    uint64_t probes = t->stack_probes;
+    nt_trace_free(t);
+    tb_free(&p.b);
+    free(st);
+    free(d);
+    return probes;
+}
+
+LTest(trace_limits, stacks_colliding_under_the_former_hash_cost_what_others_cost)
+{
+    enum { N = 20000 };
+    uint64_t *bad = malloc(N * sizeof *bad), *control = malloc(N * sizeof *control);
+    cr_assert(bad && control);
+    for (uint32_t i = 0; i < N; i++) {
+        bad[i] = ip_for_former_hash((uint64_t)(i + 1) << 20);
+        control[i] = 0x7f0000000000ull + i * 0x40;
+    }
+    uint64_t pb_bad = stack_probes(bad, N), pb_control = stack_probes(control, N);
+    cr_log_info("stack table probes: %llu colliding, %llu control (the former hash: about %llu)",
+                (unsigned long long)pb_bad, (unsigned long long)pb_control, (unsigned long long)N * (N - 1) / 2);
+    cr_assert_lt(pb_bad, 3 * pb_control + 4 * N, "%llu probes against %llu", (unsigned long long)pb_bad,
+                 (unsigned long long)pb_control);
+    free(bad);
+    free(control);
 }

@@ -220,7 +220,7 @@ static void budget_free(void *ctx, void *p)
 
 Test(trace_window, out_of_memory_is_reported)
 {
-    budget bud = { 64 * 1024 };
+    budget bud = { 256 * 1024 };
     nt_allocator al = { budget_realloc, budget_free, &bud };
     nt_trace_window *w = nt_trace_window_new(NULL, &al);
     cr_assert_not_null(w);
@@ -248,4 +248,22 @@ Test(trace_window, callbacks_are_cleared_then_filled)
     cr_assert_not_null(c.assembly);
     cr_assert_not_null(c.sequence_point);
     cr_assert_null(c.event);
+}
+
+/* A parser with lazy names hands records over as UTF-16 spans only. */
+Test(trace_window, lazy_names_are_converted_when_kept)
+{
+    nt_trace_window *w = nt_trace_window_new(NULL, NULL);
+    nt_trace_window_callbacks(&cb);
+    feed_app(w);
+    static const uint8_t type16[] = { 'A', 0, '.', 0, 'T', 0 }, name16[] = { 'R', 0, 'u', 0, 'n', 0 };
+    nt_method m = { .which = NT_METHOD_LOAD, .method_id = 5, .start_address = 0x7000, .size = 0x10, .module_id = 7,
+                    .declaring_type16 = { type16, 3 }, .name16 = { name16, 3 } };
+    cr_assert_eq(cb.method(w, &m), 0);
+    const uint64_t ips[] = { 0x7004 };
+    feed_sample(w, 1, 1, NT_SAMPLE_MANAGED, ips, 1);
+    nt_top *top = window_top(w, NULL, NT_OK);
+    cr_assert_str_eq(top->tables[0].rows[0].name, "App!A.T.Run");
+    nt_top_free(top);
+    nt_trace_window_free(w);
 }

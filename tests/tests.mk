@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names
-TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names
+check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
+TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -50,6 +50,12 @@ tests_test_lazy_names_CPPFLAGS = $(T_CPP)
 tests_test_lazy_names_CFLAGS = $(T_CC)
 tests_test_lazy_names_LDADD = $(T_LIBS)
 tests_test_lazy_names_LDFLAGS = $(T_LINK)
+
+tests_test_v6_utf8_SOURCES = tests/test_v6_utf8.c tests/support/streams.c tests/support/streams.h
+tests_test_v6_utf8_CPPFLAGS = $(T_CPP)
+tests_test_v6_utf8_CFLAGS = $(T_CC)
+tests_test_v6_utf8_LDADD = $(T_LIBS)
+tests_test_v6_utf8_LDFLAGS = $(T_LINK)
 
 tests_test_corpus_SOURCES = tests/test_corpus.c
 tests_test_corpus_CPPFLAGS = $(T_CPP)
@@ -108,7 +114,8 @@ tests_test_trace_window_CFLAGS = $(T_CC)
 tests_test_trace_window_LDADD = $(T_LIBS)
 tests_test_trace_window_LDFLAGS = $(T_LINK)
 
-EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs
+EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs \
+	tests/workloads/StartupTarget/StartupTarget.csproj tests/workloads/StartupTarget/Program.cs
 CLEANFILES += tests/*.nettrace
 clean-local: clean-live-workload
 clean-live-workload:
@@ -169,6 +176,17 @@ tests_test_hostile_LDADD = $(T_LIBS)
 tests_test_hostile_LDFLAGS = $(T_LINK)
 
 
+# ---- the tool's output boundary (names, JSON, info's type table, full devices) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_cli_output
+TESTS += tests/test_cli_output
+endif
+tests_test_cli_output_SOURCES = tests/test_cli_output.c src/cli/event_types.c src/cli/event_types.h \
+	tests/support/trace_build.c tests/support/trace_build.h tests/support/streams.c tests/support/streams.h
+tests_test_cli_output_CPPFLAGS = $(T_CPP)
+tests_test_cli_output_CFLAGS = $(T_CC)
+tests_test_cli_output_LDADD = $(T_LIBS)
+tests_test_cli_output_LDFLAGS = $(T_LINK)
 # ---- common ----
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_map
@@ -212,3 +230,11 @@ tests_test_trace_count_CPPFLAGS = $(T_CPP)
 tests_test_trace_count_CFLAGS = $(T_CC)
 tests_test_trace_count_LDADD = $(T_LIBS)
 tests_test_trace_count_LDFLAGS = $(T_LINK)
+
+# ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
+TESTS += tests/cli_pty.sh
+EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
+TESTS += tests/man_flags.sh
+EXTRA_DIST += tests/man_flags.sh
+TESTS += tests/man_api.sh
+EXTRA_DIST += tests/man_api.sh

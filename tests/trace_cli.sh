@@ -70,6 +70,48 @@ grep -q '100.0%' "$TMP/top" && ok "top: resolution share" || fail "top: no resol
 [ "$("$NT" top --by-thread -n 1 "$SPIN" | grep -c '^thread ')" -eq 3 ] && ok "top --by-thread: 3 threads" \
     || fail "top --by-thread"
 
+# --- times relative to the trace's start, units, validation (issue 16) ------
+start=$("$NT" info --json "$TRACE" | sed -n 's/.*"start_ns": \([0-9]*\).*/\1/p')
+"$NT" samples --relative "$TRACE" | cut -d' ' -f1 > "$TMP/rel"
+cut -d' ' -f1 "$TMP/samples" | awk -v s="$start" '{print $1 - s}' | cmp -s - "$TMP/rel" \
+    && ok "samples --relative = trace clock - start" || fail "samples --relative"
+want=$(awk '$1 < 1000000000' "$TMP/rel" | wc -l)
+got=$("$NT" stacks --to 1s "$TRACE" | awk '{s += $NF} END {print s + 0}')
+[ "$got" -eq "$want" ] && [ "$want" -gt 0 ] && ok "--to 1s: $want samples" || fail "--to 1s: $got vs $want"
+got=$("$NT" stacks --from +500ms --to 1500000us "$TRACE" | awk '{s += $NF} END {print s + 0}')
+want=$(awk '$1 >= 500000000 && $1 < 1500000000' "$TMP/rel" | wc -l)
+[ "$got" -eq "$want" ] && ok "--from +500ms --to 1500000us: $want samples" || fail "--from/--to with units: $got vs $want"
+"$NT" stacks --to 2 "$TRACE" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "nettrace stacks: --to: bad time '2'" "$TMP/err" && ok "a time without a unit is refused" \
+    || fail "--to 2: exit $rc: $(cat "$TMP/err")"
+"$NT" stacks --from 1h "$TRACE" > /dev/null 2>&1; [ $? -eq 2 ] && ok "unknown unit refused" || fail "--from 1h accepted"
+"$NT" top -n -3 "$TRACE" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "nettrace top: -n wants a number from 0" "$TMP/err" && ok "top -n -3 refused" || fail "top -n -3: $rc"
+"$NT" top --thread 999 "$TRACE" > "$TMP/out" 2> "$TMP/err"
+grep -q "selects none of the trace's 1609 samples: thread 999 has none" "$TMP/err" && ok "an empty filter says so" \
+    || fail "--thread 999: $(cat "$TMP/err")"
+grep -q "^samples:  0 selected of 1609 (on 0 of 1 thread)" "$TMP/out" && ok "filtered header counts the selection" \
+    || fail "filtered header: $(head -1 "$TMP/out")"
+"$NT" stacks --from 10s "$TRACE" 2>&1 >/dev/null | grep -q "its samples lie between" && ok "an empty window says so" \
+    || fail "--from 10s said nothing"
+"$NT" top --bogus "$TRACE" 2>&1 >/dev/null | grep -q "^nettrace top: unrecognized option" && ok "option errors name nettrace top" \
+    || fail "option error prefix"
+"$NT" info "$TRACE" > "$TMP/info"
+grep -q '^start: .*Z (trace clock' "$TMP/info" && grep -q '^end: *+2' "$TMP/info" && grep -q '^duration: *2\.[0-9]* s' "$TMP/info" \
+    && ok "info: start, end, duration" || fail "info times: $(grep -E '^(start|end|duration)' "$TMP/info")"
+"$NT" collect --duration bogus -p 1 > /dev/null 2>&1; [ $? -eq 2 ] && ok "collect --duration bogus refused" || fail "--duration bogus"
+"$NT" collect --duration 1s -p 2147483000 -q -o "$TMP/none" > /dev/null 2>&1; rc=$?
+[ $rc -eq 30 ] && ok "collect --duration 1s accepted (no such process: 30)" || fail "collect --duration 1s: exit $rc"
+samples_n=$("$NT" top --json "$TRACE" | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])' 2>/dev/null)
+[ "$samples_n" = 1609 ] && ok "top --json" || fail "top --json: $samples_n"
+
+# --- --signatures: parameter lists tell overloads apart, everywhere ----------
+"$NT" top -n 3 --signatures "$SPIN" | grep -q 'BetaSpinner.SpinBeta(int64)$' && ok "top --signatures" \
+    || fail "top --signatures: $("$NT" top -n 3 --signatures "$SPIN" | tail -3)"
+"$NT" top -n 3 "$SPIN" | grep -q 'SpinBeta(' && fail "top without --signatures shows a signature" || ok "no signature by default"
+"$NT" stacks --signatures "$SPIN" | grep -q 'SpinBeta(int64) [0-9]*$' && ok "folded --signatures" || fail "folded --signatures"
+"$NT" samples --signatures "$TRACE" | grep -q 'Tree.Run(int64);' && ok "samples --signatures" || fail "samples --signatures"
+
 # --- folded ------------------------------------------------------------------
 "$NT" stacks "$TRACE" > "$TMP/folded" || fail "folded exit code"
 grep -qvE '^[^ ]+ [0-9]+$' "$TMP/folded" && fail "folded line format" || ok "folded line format"
@@ -81,7 +123,7 @@ mo=$("$NT" stacks --managed-only "$TRACE" | awk '{s += $NF} END {print s}')
 managed=$(grep -c ' M ' "$TMP/samples")
 [ "$mo" -eq "$managed" ] && ok "--managed-only: $managed samples" || fail "--managed-only $mo vs $managed"
 t0=$(head -1 "$TMP/samples" | cut -d' ' -f1)
-win=$("$NT" stacks --from $t0 --to $((t0 + 1000000000)) "$TRACE" | awk '{s += $NF} END {print s + 0}')
+win=$("$NT" stacks --from @$t0 --to @$((t0 + 1000000000)) "$TRACE" | awk '{s += $NF} END {print s + 0}')
 want=$(awk -v a=$t0 -v b=$((t0 + 1000000000)) '$1 >= a && $1 < b' "$TMP/samples" | wc -l)
 [ "$win" -eq "$want" ] && ok "--from/--to: $want samples" || fail "--from/--to $win vs $want"
 th=$(awk '{print $2}' "$TMP/samples" | sort | uniq -c | sort -rn | head -1)
@@ -92,13 +134,23 @@ tw=$("$NT" stacks --thread "$thid" "$TRACE" | awk '{s += $NF} END {print s}')
 
 # --- speedscope --------------------------------------------------------------
 if command -v python3 >/dev/null 2>&1; then
-    "$NT" stacks -f speedscope -o "$TMP/s.json" "$SPIN" || fail "speedscope exit code"
+    "$NT" stacks -f speedscope --weight samples -o "$TMP/s.json" "$SPIN" || fail "speedscope exit code"
     spin_n=$("$NT" samples "$SPIN" | wc -l)
     python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/s.json" "$spin_n" && ok "speedscope valid, weights = $spin_n" \
         || fail "speedscope check"
-    "$NT" stacks -f speedscope --weight time -o "$TMP/st.json" "$SPIN" && \
-        python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/st.json" && ok "speedscope by time valid" \
+    "$NT" stacks -f speedscope -o "$TMP/st.json" "$SPIN" && \
+        python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/st.json" && ok "speedscope by time (the default) valid" \
         || fail "speedscope by time"
+    # by default: real time units, the busiest thread first, the trace's file name as the profile's name
+    python3 - "$TMP/st.json" <<'PY' && ok "speedscope: nanoseconds, busiest first, named for the trace" \
+        || fail "speedscope defaults"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ends = [p["endValue"] for p in d["profiles"]]
+assert all(p["unit"] == "nanoseconds" for p in d["profiles"]), "units"
+assert ends == sorted(ends, reverse=True), ends
+assert d["activeProfileIndex"] == 0 and d["name"] == "spin-threads.nettrace", d["name"]
+PY
     n_prof=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["profiles"]))' "$TMP/s.json")
     [ "$n_prof" -eq 3 ] && ok "one profile per thread" || fail "$n_prof profiles"
 else

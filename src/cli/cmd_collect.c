@@ -1,36 +1,153 @@
-/* nettrace collect -p PID: attach to a running .NET process and write its
- * EventPipe stream to a .nettrace file.  Ctrl-C (or --duration) stops the
- * session cleanly, rundown included, so the file's frames resolve; a second
- * Ctrl-C abandons it, leaving a truncated file whose complete blocks read. */
+/* nettrace collect: write a .NET process's EventPipe stream to a .nettrace
+ * file -- a running process (-p PID, -n NAME) or a program started here
+ * (-- PROGRAM ARGS) with its runtime suspended until the session runs, so
+ * the trace covers its startup.  Ctrl-C (or --duration) stops the session
+ * cleanly, rundown included, so the file's frames resolve; a second Ctrl-C
+ * abandons it, leaving a truncated file whose complete blocks read. */
 #include "cli/cli.h"
+#include "cli/collect.h"
+#include "cli/opts.h"
 #include "cli/session_opts.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#define NS_PER_S 1000000000ll
+#define MAX_SECONDS (10000000ll * NS_PER_S)
+
 static void collect_usage(FILE *f)
 {
-    fputs("usage: nettrace collect -p PID [-o FILE] [--duration S] [--providers LIST]\n"
-          "                        [--buffer-mb N] [--no-rundown] [--max-bytes N]\n"
-          "                        [--connect-timeout S] [--stop-timeout S] [--wait S] [-q]\n"
-          "  LIST is Name[:keywords[:level[:args]]],...  (default: the sample profiler\n"
-          "  and the runtime's loader+JIT keywords at verbose level)\n"
-          "  --wait S keeps looking for the process's endpoint for S seconds (a runtime\n"
-          "  that is still starting has none yet).\n"
-          "  Ctrl-C stops cleanly (with rundown); a second Ctrl-C abandons the session.\n",
+    fputs("usage: nettrace collect -p PID | -n NAME [OPTIONS]\n"
+          "       nettrace collect [OPTIONS] -- PROGRAM [ARGS...]\n"
+          "\n"
+          "Write a .NET process's EventPipe stream to a .nettrace file.  With -- PROGRAM,\n"
+          "the program is started with its runtime suspended on a diagnostic port until\n"
+          "the session runs, so the trace covers its startup; collection ends when it\n"
+          "exits (its exit status is reported), at --duration or on Ctrl-C (the program\n"
+          "is then ended: SIGTERM, SIGKILL 5 s later).  Ctrl-C stops cleanly, with\n"
+          "rundown; a second Ctrl-C abandons the session (the file is then truncated).\n"
+          "On a terminal a live counter shows the bytes and events written.\n"
+          "\n"
+          "  -p, --pid PID          the process to attach to\n"
+          "  -n, --name NAME        the process whose command name, program file name or\n"
+          "                           entry assembly is NAME (refused when several match)\n"
+          "  -o, --output FILE      where to write (default trace-PID.nettrace, or\n"
+          "                           trace-PROGRAM.nettrace with -- PROGRAM)\n"
+          "  -d, --duration T       stop after T (seconds, or with a unit: 500ms, 2m;\n"
+          "                           default: until Ctrl-C or the end of the stream)\n"
+          "      --providers LIST   Name[:keywords[:level[:args]]],... (default: the sample\n"
+          "                           profiler and the runtime's loader+JIT keywords,\n"
+          "                           verbose)\n"
+          "      --buffer-mb N      the runtime's session buffer, 1..65535 MB (default 256)\n"
+          "      --no-rundown       no rundown at the stop (code compiled before the\n"
+          "                           session stays unnamed)\n"
+          "      --max-bytes N      stop after N bytes of stream (default 1 GiB)\n"
+          "      --connect-timeout T  how long starting the session may take (default 10 s)\n"
+          "      --stop-timeout T   how long the stop and rundown may take (default 60 s)\n"
+          "      --wait T           keep looking for the process's endpoint for T (a runtime\n"
+          "                           that is still starting has none yet; default 0)\n"
+          "  -q, --quiet            no progress messages and no counter\n"
+          "  -h, --help             this help\n",
           f);
+}
+
+/* Whether NAME names the process: its comm, its program's file name or its entry assembly. */
+static bool name_matches(const nt_process_entry *pe, const char *name)
+{
+    if (strcmp(pe->command, name) == 0)
+        return true;
+    nt_process_info pi;
+    nt_process_info_get(&pe->endpoint, &pi, nt_deadline_after_ms(1000));
+    if (strcmp(pi.entrypoint_assembly, name) == 0)
+        return true;
+    /* "dotnet app.dll" or "./app": the file names of the first two words */
+    char *save = NULL;
+    int words = 0;
+    for (char *w = strtok_r(pi.command_line, " ", &save); w && words < 2; w = strtok_r(NULL, " ", &save), words++) {
+        char *base = strrchr(w, '/');
+        base = base ? base + 1 : w;
+        size_t n = strlen(name);
+        if (strcmp(base, name) == 0 || (strncmp(base, name, n) == 0 && strcmp(base + n, ".dll") == 0))
+            return true;
+    }
+    return false;
+}
+
+/* -n NAME: exactly one matching process, else an error. */
+static int pid_by_name(const char *name, int32_t *pid)
+{
+    nt_process_entry *list;
+    size_t n;
+    nt_status st = nt_process_list(&list, &n, NULL);
+    if (st != NT_OK) {
+        fprintf(stderr, "nettrace collect: cannot list processes: %s\n", nt_status_describe(st));
+        return cli_exit_code(st);
+    }
+    size_t found = 0;
+    char pids[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (!name_matches(&list[i], name))
+            continue;
+        *pid = list[i].pid;
+        size_t len = strlen(pids);
+        snprintf(pids + len, sizeof pids - len, "%s%d", found ? ", " : "", (int)list[i].pid);
+        found++;
+    }
+    nt_process_list_free(list, NULL);
+    if (found == 1)
+        return CLI_EXIT_OK;
+    if (!found) {
+        fprintf(stderr, "nettrace collect: no .NET process named '%s' (see 'nettrace ps')\n", name);
+        return cli_exit_code(NT_ERR_NO_ENDPOINT);
+    }
+    fprintf(stderr, "nettrace collect: %zu processes are named '%s' (pids %s): pick one with -p\n", found, name, pids);
+    return CLI_EXIT_USAGE;
+}
+
+/* -p PID: find the endpoint (waiting for a starting runtime) and start the session. */
+static int attach(collect_job *j, int32_t pid, const nt_session_config *cfg, int64_t wait_ns, int64_t connect_ns)
+{
+    nt_endpoint ep;
+    nt_status st = nt_endpoint_find(pid, &ep);
+    int64_t wait_until = nt_now_ns() + wait_ns;
+    while (st == NT_ERR_NO_ENDPOINT && ep.reason != NT_ENDPOINT_NO_PROCESS && nt_now_ns() < wait_until &&
+           cli_interrupt_count() == 0) {
+        usleep(50 * 1000);
+        st = nt_endpoint_find(pid, &ep);
+    }
+    if (st != NT_OK) {
+        fprintf(stderr, "nettrace collect: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
+                nt_endpoint_reason_name(ep.reason));
+        return cli_exit_code(st);
+    }
+    j->session = nt_session_new(cfg, NULL);
+    if (!j->session) {
+        fprintf(stderr, "nettrace collect: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    cli_start_guard_begin(j->session);
+    st = nt_session_start_endpoint(j->session, &ep, nt_now_ns() + connect_ns);
+    cli_start_guard_end();
+    if (st != NT_OK) {
+        fprintf(stderr, "nettrace collect: %s\n", nt_session_message(j->session));
+        cli_interrupts_session(NULL);
+        nt_session_free(j->session);
+        j->session = NULL;
+        return cli_exit_code(st);
+    }
+    return CLI_EXIT_OK;
 }
 
 int cmd_collect(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "pid", required_argument, NULL, 'p' },
+        { "name", required_argument, NULL, 'n' },
         { "output", required_argument, NULL, 'o' },
         { "duration", required_argument, NULL, 'd' },
         { "providers", required_argument, NULL, 'P' },
@@ -45,36 +162,45 @@ int cmd_collect(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int32_t pid = 0;
-    const char *output = NULL;
-    double duration = 0, connect_timeout = 10, stop_timeout = 60, wait_endpoint = 0;
+    const char *name = NULL;
+    int64_t connect_ns = 10 * NS_PER_S, wait_ns = 0;
     cli_providers providers = { .count = 0 };
     nt_session_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    bool quiet = false;
-    char err[256];
+    collect_job j;
+    memset(&j, 0, sizeof j);
+    j.sink.fd = -1;
+    j.stop_timeout_ns = 60 * NS_PER_S;
+    char err[256], defname[300];
+    uint64_t v;
     int c, rc = CLI_EXIT_USAGE;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:o:d:qh", opts, NULL)) != -1) {
-        char *end;
+    /* '+': options end at the program's name, its own options are its own */
+    while ((c = getopt_long(argc, argv, "+p:n:o:d:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
             if (!cli_parse_pid(optarg, &pid)) {
-                fprintf(stderr, "nettrace collect: bad pid '%s'\n", optarg);
+                fprintf(stderr, "nettrace collect: -p wants a process id, not '%s'\n", optarg);
                 goto out;
             }
             break;
-        case 'o': output = optarg; break;
+        case 'n': name = optarg; break;
+        case 'o': j.output = optarg; break;
         case 'd':
-        case 'c':
-        case 's':
-        case 'w':
-            if (!cli_parse_seconds(optarg, c == 'd'   ? &duration
-                                       : c == 'c' ? &connect_timeout
-                                       : c == 's' ? &stop_timeout
-                                                  : &wait_endpoint)) {
-                fprintf(stderr, "nettrace collect: bad number of seconds '%s'\n", optarg);
+            if (!cli_duration_option("collect", "--duration", optarg, NS_PER_S, MAX_SECONDS, &j.duration_ns))
                 goto out;
-            }
+            break;
+        case 'c':
+            if (!cli_duration_option("collect", "--connect-timeout", optarg, NS_PER_S, MAX_SECONDS, &connect_ns))
+                goto out;
+            break;
+        case 's':
+            if (!cli_duration_option("collect", "--stop-timeout", optarg, NS_PER_S, MAX_SECONDS, &j.stop_timeout_ns))
+                goto out;
+            break;
+        case 'w':
+            if (!cli_duration_option("collect", "--wait", optarg, NS_PER_S, MAX_SECONDS, &wait_ns))
+                goto out;
             break;
         case 'P':
             cli_providers_free(&providers);
@@ -86,23 +212,16 @@ int cmd_collect(int argc, char **argv)
             cfg.provider_count = providers.count;
             break;
         case 'b':
-            errno = 0;
-            cfg.buffer_mb = (uint32_t)strtoul(optarg, &end, 10);
-            if (errno || *end || cfg.buffer_mb == 0) {
-                fprintf(stderr, "nettrace collect: bad --buffer-mb '%s'\n", optarg);
+            if (!cli_u64_option("collect", "--buffer-mb", optarg, 1, 65535, &v))
                 goto out;
-            }
+            cfg.buffer_mb = (uint32_t)v;
             break;
         case 'R': cfg.no_rundown = true; break;
         case 'm':
-            errno = 0;
-            cfg.max_stream_bytes = strtoull(optarg, &end, 10);
-            if (errno || *end || cfg.max_stream_bytes == 0) {
-                fprintf(stderr, "nettrace collect: bad --max-bytes '%s'\n", optarg);
+            if (!cli_u64_option("collect", "--max-bytes", optarg, 1, UINT64_MAX, &cfg.max_stream_bytes))
                 goto out;
-            }
             break;
-        case 'q': quiet = true; break;
+        case 'q': j.quiet = true; break;
         case 'h':
             collect_usage(stdout);
             rc = CLI_EXIT_OK;
@@ -110,101 +229,52 @@ int cmd_collect(int argc, char **argv)
         default: collect_usage(stderr); goto out;
         }
     }
-    if (pid == 0 || optind != argc) {
+    char **program = optind < argc ? argv + optind : NULL;
+    if ((pid != 0) + (name != NULL) + (program != NULL) != 1) {
+        fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]\n");
         collect_usage(stderr);
         goto out;
     }
-    char defname[64];
-    if (!output) {
-        snprintf(defname, sizeof defname, "trace-%" PRId32 ".nettrace", pid);
-        output = defname;
-    }
-
-    nt_endpoint ep;
-    nt_status st = nt_endpoint_find(pid, &ep);
-    /* No endpoint yet may mean a runtime that is still starting: retry. */
-    int64_t wait_until = nt_deadline_after_ms((int64_t)(wait_endpoint * 1000));
-    while (st == NT_ERR_NO_ENDPOINT && ep.reason != NT_ENDPOINT_NO_PROCESS && wait_endpoint > 0 &&
-           nt_now_ns() < wait_until) {
-        usleep(50 * 1000);
-        st = nt_endpoint_find(pid, &ep);
-    }
-    if (st != NT_OK) {
-        fprintf(stderr, "nettrace collect: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
-                nt_endpoint_reason_name(ep.reason));
-        rc = cli_exit_code(st);
-        goto out;
-    }
-    int fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "nettrace collect: %s: %s\n", output, strerror(errno));
-        rc = CLI_EXIT_ERROR;
-        goto out;
-    }
-    cfg.sink = nt_sink_fd;
-    cfg.sink_user = &fd;
-    nt_session *s = nt_session_new(&cfg, NULL);
-    if (!s) {
-        fprintf(stderr, "nettrace collect: out of memory\n");
-        close(fd);
-        rc = CLI_EXIT_ERROR;
-        goto out;
-    }
     cli_interrupts_install();
-    cli_interrupts_session(s);
-    st = nt_session_start_endpoint(s, &ep, nt_deadline_after_ms((int64_t)(connect_timeout * 1000)));
-    if (st != NT_OK) {
-        fprintf(stderr, "nettrace collect: %s\n", nt_session_message(s));
-        rc = cli_exit_code(st);
-        cli_interrupts_session(NULL);
-        nt_session_free(s);
-        close(fd);
+    if (name && (rc = pid_by_name(name, &pid)) != CLI_EXIT_OK)
+        goto out;
+    if (!j.output) {
+        if (program) {
+            const char *base = strrchr(program[0], '/');
+            snprintf(defname, sizeof defname, "trace-%s.nettrace", base ? base + 1 : program[0]);
+        } else {
+            snprintf(defname, sizeof defname, "trace-%" PRId32 ".nettrace", pid);
+        }
+        j.output = defname;
+    }
+    j.sink.fd = open(j.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (j.sink.fd < 0) {
+        fprintf(stderr, "nettrace collect: %s: %s\n", j.output, strerror(errno));
+        rc = CLI_EXIT_ERROR;
         goto out;
     }
-    if (!quiet)
-        fprintf(stderr, "nettrace collect: pid %" PRId32 " -> %s (Ctrl-C to stop%s)\n", pid, output,
-                duration > 0 ? " early" : "");
-
-    /* Run until the duration passes, Ctrl-C, or the stream ends by itself. */
-    int64_t until = duration > 0 ? nt_deadline_after_ms((int64_t)(duration * 1000)) : NT_DEADLINE_NONE;
-    for (;;) {
-        st = nt_session_wait(s, nt_now_ns());
-        if (st != NT_ERR_TIMEOUT)
-            break;
-        if (until != NT_DEADLINE_NONE && nt_now_ns() >= until)
-            break;
-        struct pollfd pf = { .fd = cli_interrupt_fd(), .events = POLLIN };
-        int ms = 200;
-        if (until != NT_DEADLINE_NONE) {
-            int64_t left = (until - nt_now_ns()) / 1000000 + 1;
-            if (left < ms)
-                ms = left < 0 ? 0 : (int)left;
-        }
-        if (poll(&pf, 1, ms) > 0 || cli_interrupt_count() > 0)
-            break;
-    }
-    if (st == NT_ERR_TIMEOUT) {
-        if (!quiet)
-            fprintf(stderr, "nettrace collect: stopping (rundown; Ctrl-C again to abandon)...\n");
-        st = nt_session_stop(s, nt_deadline_after_ms((int64_t)(stop_timeout * 1000)));
-    }
-    cli_interrupts_session(NULL);
-    uint64_t bytes = nt_session_bytes(s);
-    if (st == NT_OK) {
-        if (!quiet)
-            fprintf(stderr, "nettrace collect: wrote %" PRIu64 " bytes to %s\n", bytes, output);
-        rc = CLI_EXIT_OK;
-    } else {
-        fprintf(stderr, "nettrace collect: %s after %" PRIu64 " bytes (%s): %s\n", nt_status_name(st), bytes,
-                output, nt_session_message(s));
-        rc = cli_exit_code(st);
-    }
-    nt_session_free(s);
-    if (close(fd) != 0) {
-        fprintf(stderr, "nettrace collect: %s: %s\n", output, strerror(errno));
+    nt_callbacks none;
+    memset(&none, 0, sizeof none);
+    j.sink.counter = nt_parser_new(&none, NULL, NULL, NULL);
+    j.sink.counting = j.sink.counter != NULL;
+    atomic_init(&j.sink.events, 0);
+    cfg.sink = collect_sink_write;
+    cfg.sink_user = &j.sink;
+    rc = program ? collect_launch(&j, program, &cfg, connect_ns) : attach(&j, pid, &cfg, wait_ns, connect_ns);
+    if (rc != CLI_EXIT_OK)
+        goto out;
+    if (!j.quiet)
+        fprintf(stderr, "nettrace collect: pid %d -> %s (Ctrl-C to stop%s)\n",
+                (int)(j.child ? j.child : pid), j.output, j.duration_ns > 0 ? " early" : "");
+    rc = collect_run(&j);
+out:
+    if (j.session)
+        nt_session_free(j.session);
+    nt_parser_free(j.sink.counter);
+    if (j.sink.fd >= 0 && close(j.sink.fd) != 0) {
+        fprintf(stderr, "nettrace collect: %s: %s\n", j.output, strerror(errno));
         rc = CLI_EXIT_ERROR;
     }
-out:
     cli_providers_free(&providers);
     return rc;
 }

@@ -42,7 +42,7 @@ typedef struct conv {
     const char *out_path;   /* as messages name it */
     int out_errno;          /* the sink's first failure */
     nt_writer *w;
-    nt_mem mem;             /* the maps' allocations */
+    nt_mem mem;             /* the maps' and metas' allocations */
     nt_map base;            /* source metadata id -> index + 1 in metas of its base */
     nt_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
     nt_hash_key hash_key;   /* per run: the source cannot aim variants at one hash */
@@ -155,14 +155,8 @@ static int define(conv *c, const nt_event_desc *d, size_t base, uint32_t *dst)
     }
     if (nt_writer_define(c->w, &x, dst) != NT_OK)
         return fail_writer(c);
-    if (c->nmetas == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 64;
-        conv_meta *n = realloc(c->metas, ncap * sizeof *n);
-        if (!n)
-            return c->oom = true;
-        c->metas = n;
-        c->cap = ncap;
-    }
+    if (!nt_mem_reserve(&c->mem, (void **)&c->metas, &c->cap, c->nmetas + 1, sizeof *c->metas))
+        return c->oom = true;
     c->metas[c->nmetas++] = (conv_meta){ d->metadata_id, *dst, (uint32_t)base, 0, d->version, d->opcode, d->level,
                                          d->keywords };
     return 0;
@@ -401,7 +395,7 @@ int cmd_convert(int argc, char **argv)
     nt_writer_free(c.w);
     nt_map_free(&c.mem, &c.base);
     nt_map_free(&c.mem, &c.variants);
-    free(c.metas);
+    nt_mem_free(&c.mem, c.metas, c.cap * sizeof *c.metas);
     if (!close_output(&c))
         rc = CLI_EXIT_ERROR;
     return rc;

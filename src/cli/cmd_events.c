@@ -2,11 +2,12 @@
  * decoded payload fields.  Events are gathered between sequence points
  * (every event before one is older than it) and written sorted by
  * timestamp, ties in stream order, so memory holds one interval's lines. */
-#include "cli.h"
-#include "event_format.h"
-#include "event_lines.h"
-#include "event_stacks.h"
-#include "trace_load.h"
+#include "cli/cli.h"
+#include "cli/event_format.h"
+#include "cli/event_lines.h"
+#include "cli/event_stacks.h"
+#include "cli/time_opt.h"
+#include "cli/trace_load.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -33,8 +34,9 @@ static void usage(FILE *f)
           "  --event NAME|ID  only this event: its id, or its name with or without the\n"
           "                   _V<n> version suffix (GCStart matches GCStart_V2)\n"
           "  --thread ID      only events about this thread\n"
-          "  --from T, --to T only events at or after / before T (trace clock; ns, or with\n"
-          "                   a suffix ns, us, ms, s)\n"
+          "  --from T, --to T only events at or after / before T: relative to the trace's\n"
+          "                   start with a unit (2s, +1.5ms, 250us, 40ns, 3m) or, after\n"
+          "                   '@', trace-clock ns (@864741168641)\n"
           "  --stacks         add each event's stack, frames root first joined by ';' and\n"
           "                   named as by nettrace samples (stack=... or \"stack\"); the\n"
           "                   output then waits for the end of the trace, whose rundown\n"
@@ -45,6 +47,7 @@ static void usage(FILE *f)
 
 typedef struct events_run {
     ev_filter filter;
+    cli_time from, to;     /* --from / --to as given; resolved once the header says where the trace starts */
     bool json;
     int64_t frequency;
     ev_lines lines;
@@ -58,6 +61,11 @@ static int on_trace(void *user, const nt_trace_info *info)
 {
     events_run *r = user;
     r->frequency = info->qpc_frequency;
+    int64_t start = cli_trace_start_ns(info);
+    r->filter.has_from = r->from.set;
+    r->filter.has_to = r->to.set;
+    r->filter.from_ns = r->from.set ? cli_time_resolve(&r->from, start) : 0;
+    r->filter.to_ns = r->to.set ? cli_time_resolve(&r->to, start) : 0;
     return r->with_stacks ? r->stacks.bcb.trace(r->stacks.b, info) : 0;
 }
 
@@ -143,14 +151,8 @@ int cmd_events(int argc, char **argv)
         }
         case 'F':
         case 'T':
-            if (!cli_parse_time_ns(optarg, c == 'F' ? &r.filter.from_ns : &r.filter.to_ns)) {
-                fprintf(stderr, "nettrace events: bad time '%s' (ns, or with ns, us, ms, s)\n", optarg);
+            if (!cli_time_option("events", c == 'F' ? "--from" : "--to", optarg, c == 'F' ? &r.from : &r.to))
                 return CLI_EXIT_USAGE;
-            }
-            if (c == 'F')
-                r.filter.has_from = true;
-            else
-                r.filter.has_to = true;
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default: usage(stderr); return CLI_EXIT_USAGE;

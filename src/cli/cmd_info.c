@@ -2,75 +2,41 @@
  * parser from a shell.  Counts cover what was read, also when the stream is
  * truncated or damaged. */
 #include "cli/cli.h"
-#include "cli/json.h"
+#include "cli/time_opt.h"
+#include "common/json.h"
+#include "common/text_escape.h"
+#include "cli/event_types.h"
 #include "common/map.h"
-
-#include <stdlib.h>
 
 #include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
-typedef struct event_type {
-    char *provider;
-    char *name;            /* the first description's name for this (provider, id, version) */
-    uint32_t event_id, version;
-    uint64_t count;
-} event_type;
-
 typedef struct info_state {
-    event_type *types;
-    size_t ntypes, cap;
-    nt_mem mem;            /* the maps' allocations */
-    nt_map type_of_meta;   /* metadata id -> index + 1 in types */
+    cli_event_types types;
+    nt_mem mem;            /* sampled_threads' allocations */
     nt_map sampled_threads;
+    bool any_event;
+    int64_t last_ticks;    /* the latest event's timestamp */
     bool oom;
 } info_state;
 
 static int on_metadata(void *user, const nt_event_desc *d)
 {
     info_state *st = user;
-    size_t idx = st->ntypes;
-    for (size_t i = 0; i < st->ntypes; i++) {
-        if (st->types[i].event_id == d->event_id && st->types[i].version == d->version &&
-            strcmp(st->types[i].provider, d->provider) == 0) {
-            idx = i;
-            break;
-        }
-    }
-    if (idx == st->ntypes) {
-        if (st->ntypes == st->cap) {
-            size_t ncap = st->cap ? st->cap * 2 : 64;
-            event_type *n = realloc(st->types, ncap * sizeof *n);
-            if (!n)
-                return st->oom = true;
-            st->types = n;
-            st->cap = ncap;
-        }
-        char *prov = strdup(d->provider);
-        char *name = strdup(d->name ? d->name : "");
-        if (!prov || !name) {
-            free(prov);
-            free(name);
-            return st->oom = true;
-        }
-        st->types[st->ntypes++] = (event_type){ prov, name, d->event_id, d->version, 0 };
-    }
-    uint64_t *v = nt_map_put(&st->mem, &st->type_of_meta, d->metadata_id, NULL);
-    if (!v)
+    if (!cli_event_types_define(&st->types, d->metadata_id, d->provider, d->name, d->event_id, d->version))
         return st->oom = true;
-    *v = idx + 1;
     return 0;
 }
 
 static int on_event(void *user, const nt_event *ev)
 {
     info_state *st = user;
-    uint64_t *v = nt_map_put(&st->mem, &st->type_of_meta, ev->metadata_id, NULL);
-    if (!v)
+    if (!st->any_event || ev->timestamp > st->last_ticks)
+        st->last_ticks = ev->timestamp;
+    st->any_event = true;
+    if (!cli_event_types_count(&st->types, ev->metadata_id))
         return st->oom = true;
-    if (*v)
-        st->types[*v - 1].count++;
     return 0;
 }
 
@@ -79,19 +45,6 @@ static int on_sample(void *user, const nt_sample *s)
     info_state *st = user;
     if (!nt_map_put(&st->mem, &st->sampled_threads, s->thread_id, NULL))
         return st->oom = true;
-    return 0;
-}
-
-static int cmp_type(const void *a, const void *b)
-{
-    const event_type *x = a, *y = b;
-    int c = strcmp(x->provider, y->provider);
-    if (c)
-        return c;
-    if (x->event_id != y->event_id)
-        return x->event_id < y->event_id ? -1 : 1;
-    if (x->version != y->version)
-        return x->version < y->version ? -1 : 1;
     return 0;
 }
 
@@ -109,13 +62,27 @@ static void usage(FILE *f)
           f);
 }
 
+/* The trace's span: from its start (sync time) to its latest event. */
+typedef struct span {
+    int64_t start_ns, end_ns;
+    bool has_end;
+} span;
+
+static span trace_span(const nt_trace_info *ti, const info_state *st)
+{
+    span sp = { cli_trace_start_ns(ti), 0, st->any_event && ti };
+    if (sp.has_end)
+        sp.end_ns = nt_ticks_to_ns(st->last_ticks, ti->qpc_frequency);
+    return sp;
+}
+
 static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_parser_stats *ps, info_state *st,
-                       const nt_parser *p)
+                       const nt_parser *p, const char *message)
 {
     fputs("{\n  \"status\": ", o);
-    json_string(o, nt_status_name(s));
+    nt_json_fputs(o, nt_status_name(s));
     fputs(",\n  \"message\": ", o);
-    json_string(o, s == NT_OK ? NULL : nt_parser_message(p));
+    nt_json_fputs(o, s == NT_OK ? NULL : message);
     if (ti) {
         fprintf(o,
                 ",\n  \"format_version\": %u,\n  \"pointer_size\": %u,\n  \"process_id\": %u,\n"
@@ -126,10 +93,18 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
                 ti->sync_qpc, ti->sync_time_utc.year, ti->sync_time_utc.month, ti->sync_time_utc.day,
                 ti->sync_time_utc.hour, ti->sync_time_utc.minute, ti->sync_time_utc.second,
                 ti->sync_time_utc.milliseconds, ti->sampling_interval_ns);
+        span sp = trace_span(ti, st);
+        fprintf(o, ",\n  \"start_ns\": %" PRId64, sp.start_ns);
+        if (sp.has_end)
+            fprintf(o, ",\n  \"end_ns\": %" PRId64 ",\n  \"duration_ns\": %" PRId64, sp.end_ns,
+                    sp.end_ns - sp.start_ns);
+        else
+            fputs(",\n  \"end_ns\": null,\n  \"duration_ns\": null", o);
     } else {
         fputs(",\n  \"format_version\": null,\n  \"pointer_size\": null,\n  \"process_id\": null,\n"
               "  \"processor_count\": null,\n  \"qpc_frequency\": null,\n  \"sync_qpc\": null,\n"
-              "  \"sync_time_utc\": null,\n  \"sampling_interval_ns\": null",
+              "  \"sync_time_utc\": null,\n  \"sampling_interval_ns\": null,\n  \"start_ns\": null,\n"
+              "  \"end_ns\": null,\n  \"duration_ns\": null",
               o);
     }
     fprintf(o,
@@ -142,14 +117,15 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
             ps->methods, ps->modules, ps->assemblies, st->sampled_threads.count, ps->events_dropped,
             ps->unknown_blocks);
     fputs(",\n  \"event_types\": [", o);
-    for (size_t i = 0; i < st->ntypes; i++) {
+    for (size_t i = 0; i < st->types.n; i++) {
         fputs(i ? ",\n    {\"provider\": " : "\n    {\"provider\": ", o);
-        json_string(o, st->types[i].provider);
-        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"name\": ", st->types[i].event_id, st->types[i].version);
-        json_string(o, st->types[i].name);
-        fprintf(o, ", \"count\": %" PRIu64 "}", st->types[i].count);
+        nt_json_fputs(o, st->types.types[i].provider);
+        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"name\": ", st->types.types[i].event_id,
+                st->types.types[i].version);
+        nt_json_fputs(o, st->types.types[i].name);
+        fprintf(o, ", \"count\": %" PRIu64 "}", st->types.types[i].count);
     }
-    fputs(st->ntypes ? "\n  ]" : "]", o);
+    fputs(st->types.n ? "\n  ]" : "]", o);
     if (s == NT_ERR_TRUNCATED)
         fprintf(o, ",\n  \"truncated_at\": %" PRIu64 "\n}\n", nt_parser_error_offset(p));
     else
@@ -157,10 +133,10 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
 }
 
 static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_info *ti, const nt_parser_stats *ps,
-                       info_state *st, const nt_parser *p)
+                       info_state *st, const char *message)
 {
     fprintf(o, "file:              %s\n", path);
-    fprintf(o, "status:            %s\n", s == NT_OK ? "ok" : nt_parser_message(p));
+    fprintf(o, "status:            %s\n", s == NT_OK ? "ok" : message);
     if (ti) {
         if (ti->format_major >= 6)
             fprintf(o, "format:            NetTrace V%u.%u\n", ti->format_major, ti->format_minor);
@@ -175,21 +151,35 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_in
                 ti->sync_time_utc.day, ti->sync_time_utc.hour, ti->sync_time_utc.minute, ti->sync_time_utc.second,
                 ti->sync_time_utc.milliseconds);
         fprintf(o, "sampling interval: %u ns\n", ti->sampling_interval_ns);
+        span sp = trace_span(ti, st);
+        char utc[40], d[32];
+        cli_format_utc(utc, sizeof utc, &ti->sync_time_utc);
+        fprintf(o, "start:             %s (trace clock %" PRId64 " ns)\n", utc, sp.start_ns);
+        if (sp.has_end) {
+            cli_format_duration(d, sizeof d, sp.end_ns - sp.start_ns);
+            fprintf(o, "end:               +%s, the last event (trace clock %" PRId64 " ns)\n", d, sp.end_ns);
+            fprintf(o, "duration:          %s\n", d);
+        }
     }
     fprintf(o, "bytes:             %" PRIu64 " in %" PRIu64 " blocks\n", ps->bytes, ps->blocks);
     fprintf(o, "events:            %" PRIu64 " (%" PRIu64 " dropped)\n", ps->events, ps->events_dropped);
     fprintf(o, "metadata:          %" PRIu64 "\n", ps->metadata);
     fprintf(o, "stacks:            %" PRIu64 "\n", ps->stacks);
     fprintf(o, "sequence points:   %" PRIu64 "\n", ps->sequence_points);
-    fprintf(o, "samples:           %" PRIu64 " on %zu threads\n", ps->samples, st->sampled_threads.count);
+    fprintf(o, "samples:           %" PRIu64 " on %zu thread%s\n", ps->samples, st->sampled_threads.count,
+            st->sampled_threads.count == 1 ? "" : "s");
     fprintf(o, "method records:    %" PRIu64 "\n", ps->methods);
     fprintf(o, "module records:    %" PRIu64 "\n", ps->modules);
     fprintf(o, "assembly records:  %" PRIu64 "\n", ps->assemblies);
-    if (st->ntypes) {
+    if (st->types.n) {
         fprintf(o, "event types:\n  %10s  %5s  %3s  %-40s %s\n", "count", "id", "ver", "provider", "name");
-        for (size_t i = 0; i < st->ntypes; i++)
-            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %-40s %s\n", st->types[i].count, st->types[i].event_id,
-                    st->types[i].version, st->types[i].provider, st->types[i].name);
+        for (size_t i = 0; i < st->types.n; i++) {
+            char prov[512], name[512];
+            nt_text_escape(prov, sizeof prov, st->types.types[i].provider, "");
+            nt_text_escape(name, sizeof name, st->types.types[i].name, "");
+            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %-40s %s\n", st->types.types[i].count,
+                    st->types.types[i].event_id, st->types.types[i].version, prov, name);
+        }
     }
 }
 
@@ -216,6 +206,8 @@ int cmd_info(int argc, char **argv)
 
     info_state st = { 0 };
     nt_mem_init(&st.mem, NULL);
+    cli_event_types_init(&st.types);
+    nt_mem_init(&st.mem, NULL);
     nt_callbacks cb = { 0 };
     cb.metadata = on_metadata;
     cb.event = on_event;
@@ -228,28 +220,22 @@ int cmd_info(int argc, char **argv)
     char err[512];
     nt_status s = cli_feed_path(p, path, err, sizeof err);
     int rc;
-    if (s == NT_ERR_IO) {
-        fprintf(stderr, "nettrace: %s\n", err);
+    if (s == NT_ERR_IO || st.oom) {
+        fprintf(stderr, "nettrace info: %s\n", st.oom ? "out of memory" : err);
         rc = CLI_EXIT_ERROR;
     } else {
         nt_parser_stats ps;
         nt_parser_stats_get(p, &ps);
-        if (st.ntypes) /* qsort with a NULL base is undefined even for 0 elements */
-            qsort(st.types, st.ntypes, sizeof *st.types, cmp_type);
+        cli_event_types_finish(&st.types);
         if (json)
-            print_json(stdout, s, nt_parser_trace_info(p), &ps, &st, p);
+            print_json(stdout, s, nt_parser_trace_info(p), &ps, &st, p, err);
         else
-            print_text(stdout, path, s, nt_parser_trace_info(p), &ps, &st, p);
+            print_text(stdout, path, s, nt_parser_trace_info(p), &ps, &st, err);
         if (s != NT_OK && !json)
-            fprintf(stderr, "nettrace: %s: %s\n", path, nt_parser_message(p));
+            fprintf(stderr, "nettrace: %s: %s\n", path, err);
         rc = cli_exit_code(s);
     }
-    for (size_t i = 0; i < st.ntypes; i++) {
-        free(st.types[i].provider);
-        free(st.types[i].name);
-    }
-    free(st.types);
-    nt_map_free(&st.mem, &st.type_of_meta);
+    cli_event_types_free(&st.types);
     nt_map_free(&st.mem, &st.sampled_threads);
     nt_parser_free(p);
     return rc;

@@ -1,28 +1,94 @@
 /* nettrace ps: the .NET processes this user can attach to (those with a live
- * diagnostics endpoint), with the endpoint's socket. */
+ * diagnostics endpoint), each with what its runtime says about itself:
+ * command line, runtime version, OS and architecture. */
 #include "cli/cli.h"
+#include "common/json.h"
+#include "common/text_escape.h"
 
 #include "nettrace_session.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* What one runtime gets to answer before ps moves on. */
+#define PS_ASK_MS 1000
+
+static void usage(FILE *f)
+{
+    fputs("usage: nettrace ps [-v] [--json]\n"
+          "\n"
+          "List the .NET processes with a diagnostics endpoint this user can attach to:\n"
+          "pid, runtime version, OS/architecture and command line, as each runtime\n"
+          "reports them (ProcessInfo2; /proc/PID/cmdline when a runtime does not answer\n"
+          "within a second, the other columns then '-').\n"
+          "\n"
+          "  -v, --verbose  also the endpoint's socket path and the pid inside the\n"
+          "                 process's PID namespace\n"
+          "      --json     one JSON array of objects instead of the table\n"
+          "  -h, --help     this help\n",
+          f);
+}
+
+static void print_text(const nt_process_entry *pe, const nt_process_info *pi, nt_status st, bool verbose)
+{
+    char cmd[sizeof pi->command_line * 4];
+    nt_text_escape(cmd, sizeof cmd, pi->command_line[0] ? pi->command_line : pe->command, "");
+    char osarch[72];
+    snprintf(osarch, sizeof osarch, "%s/%s", pi->os, pi->arch);
+    printf("%8" PRId32 "  %-10s  %-12s  ", pe->pid, st == NT_OK && pi->runtime_version[0] ? pi->runtime_version : "-",
+           st == NT_OK ? osarch : "-");
+    if (verbose)
+        printf("%5" PRId32 "  %s  ", pe->endpoint.ns_pid, pe->endpoint.path);
+    printf("%s\n", cmd);
+}
+
+static void print_json(const nt_process_entry *pe, const nt_process_info *pi, nt_status st, bool first)
+{
+    printf("%s  {\"pid\": %" PRId32 ", \"ns_pid\": %" PRId32 ", \"endpoint\": ", first ? "" : ",\n", pe->pid,
+           pe->endpoint.ns_pid);
+    nt_json_fputs(stdout, pe->endpoint.path);
+    fputs(", \"command\": ", stdout);
+    nt_json_fputs(stdout, pe->command);
+    fputs(", \"command_line\": ", stdout);
+    nt_json_fputs(stdout, pi->command_line[0] ? pi->command_line : NULL);
+    fputs(", \"command_line_source\": ", stdout);
+    nt_json_fputs(stdout, st == NT_OK ? "runtime" : pi->from_proc ? "proc" : NULL);
+    fputs(", \"runtime_version\": ", stdout);
+    nt_json_fputs(stdout, st == NT_OK && pi->runtime_version[0] ? pi->runtime_version : NULL);
+    fputs(", \"entrypoint_assembly\": ", stdout);
+    nt_json_fputs(stdout, st == NT_OK && pi->entrypoint_assembly[0] ? pi->entrypoint_assembly : NULL);
+    fputs(", \"os\": ", stdout);
+    nt_json_fputs(stdout, st == NT_OK ? pi->os : NULL);
+    fputs(", \"arch\": ", stdout);
+    nt_json_fputs(stdout, st == NT_OK ? pi->arch : NULL);
+    fputs(", \"status\": ", stdout);
+    nt_json_fputs(stdout, nt_status_name(st));
+    fputs("}", stdout);
+}
 
 int cmd_ps(int argc, char **argv)
 {
-    bool verbose = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
-            verbose = true;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            puts("usage: nettrace ps [-v]\n"
-                 "  List the .NET processes with a diagnostics endpoint this user can attach to.\n"
-                 "  -v also prints the endpoint's socket path and the pid inside the process's namespace.");
-            return CLI_EXIT_OK;
-        } else {
-            fprintf(stderr, "nettrace ps: unknown argument '%s'\n", argv[i]);
-            return CLI_EXIT_USAGE;
+    static const struct option opts[] = { { "verbose", no_argument, NULL, 'v' },
+                                           { "json", no_argument, NULL, 'j' },
+                                           { "help", no_argument, NULL, 'h' },
+                                           { NULL, 0, NULL, 0 } };
+    bool verbose = false, json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'v': verbose = true; break;
+        case 'j': json = true; break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
         }
+    }
+    if (optind != argc) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
     }
     nt_process_entry *list;
     size_t n;
@@ -31,13 +97,27 @@ int cmd_ps(int argc, char **argv)
         fprintf(stderr, "nettrace ps: cannot list processes: %s\n", nt_status_describe(st));
         return cli_exit_code(st);
     }
-    printf("%8s  %-16s%s\n", "PID", "COMMAND", verbose ? "  NSPID  ENDPOINT" : "");
-    for (size_t i = 0; i < n; i++) {
-        printf("%8" PRId32 "  %-16s", list[i].pid, list[i].command);
-        if (verbose)
-            printf("  %5" PRId32 "  %s", list[i].endpoint.ns_pid, list[i].endpoint.path);
-        putchar('\n');
+    nt_process_info *pi = malloc(sizeof *pi);
+    if (!pi) {
+        nt_process_list_free(list, NULL);
+        fprintf(stderr, "nettrace ps: out of memory\n");
+        return CLI_EXIT_ERROR;
     }
+    if (json)
+        fputs("[\n", stdout);
+    else
+        printf("%8s  %-10s  %-12s  %s%s\n", "PID", "RUNTIME", "OS/ARCH", verbose ? "NSPID  ENDPOINT  " : "",
+               "COMMAND LINE");
+    for (size_t i = 0; i < n; i++) {
+        nt_status ps = nt_process_info_get(&list[i].endpoint, pi, nt_deadline_after_ms(PS_ASK_MS));
+        if (json)
+            print_json(&list[i], pi, ps, i == 0);
+        else
+            print_text(&list[i], pi, ps, verbose);
+    }
+    if (json)
+        fputs(n ? "\n]\n" : "]\n", stdout);
+    free(pi);
     nt_process_list_free(list, NULL);
     return CLI_EXIT_OK;
 }

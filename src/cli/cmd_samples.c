@@ -3,6 +3,8 @@
  * frames root first joined by ';', each "<assembly>!<type>.<method>" or
  * "0x<hex ip>", "-" for an empty stack.  Tools and tests compare traces with
  * this format: keep it exactly. */
+#include "cli/progress.h"
+#include "cli/select.h"
 #include "cli/trace_load.h"
 
 #include <getopt.h>
@@ -12,7 +14,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: nettrace samples FILE\n"
+    fputs("usage: nettrace samples [OPTIONS] FILE\n"
           "\n"
           "Print every thread sample in time order (ties in stream order), one a line:\n"
           "  <timestamp_ns> <thread_id> <M|E|?> <frames>\n"
@@ -20,22 +22,42 @@ static void usage(FILE *f)
           "E = external (native, blocked, waiting), ? = anything else; frames are root\n"
           "first, joined by ';', each <assembly>!<declaring type>.<method> (assembly '?'\n"
           "when unknown) or 0x<hex ip> when no method record covers it; '-' = empty stack.\n"
+          "In names, control characters, invalid UTF-8, ';' and ' ' are written as \\xHH,\n"
+          "so one sample is always one line of four fields.\n"
           "FILE may be - for standard input.  A truncated stream prints what was read\n"
           "and says so on standard error.\n"
           "\n"
-          "  -h, --help this help\n",
+          "      --relative     timestamps in ns since the trace's start (its sync time)\n"
+          "                       instead of the trace clock\n" CLI_SIGNATURES_HELP CLI_FILTER_HELP
+          "  -h, --help         this help\n",
           f);
 }
 
 int cmd_samples(int argc, char **argv)
 {
-    static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-    int c;
+    static const struct option opts[] = { { "relative", no_argument, NULL, 'r' },
+                                           { "signatures", no_argument, NULL, 'S' },
+                                           CLI_FILTER_LONGOPTS,
+                                           { "help", no_argument, NULL, 'h' },
+                                           { NULL, 0, NULL, 0 } };
+    cli_filter filter = { 0 };
+    bool relative = false;
+    unsigned name_flags = 0;
+    int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
+        case 'r': relative = true; break;
+        case 'S': name_flags = NT_NAME_SIGNATURE; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default:
+            r = cli_filter_option(&filter, "samples", c, optarg);
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            if (r == 0) {
+                usage(stderr);
+                return CLI_EXIT_USAGE;
+            }
         }
     }
     if (optind != argc - 1) {
@@ -47,6 +69,10 @@ int cmd_samples(int argc, char **argv)
     if (!t)
         return rc;
     cli_warn_unnamed(t);
+    nt_export_options sel = { 0 };
+    cli_filter_export(&filter, t, &sel);
+    int64_t origin = relative ? cli_trace_start_ns(nt_trace_header(t)) : 0;
+    bool filtered = cli_filter_active(&filter), any = false;
     /* One formatted line tail per distinct stack, made when first needed. */
     size_t ns = nt_trace_stack_count(t);
     char **lines = calloc(ns ? ns : 1, sizeof *lines);
@@ -58,11 +84,17 @@ int cmd_samples(int argc, char **argv)
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     size_t n = nt_trace_sample_count(t);
+    cli_progress_phase("writing samples");
     for (size_t i = 0; i < n; i++) {
+        if ((i & 0xFFFF) == 0)
+            cli_progress_update(i, n, 0);
         nt_trace_sample s = nt_trace_sample_at(t, i);
+        if (filtered && !cli_filter_keeps(&sel, &s))
+            continue;
+        any = true;
         if (!lines[s.stack_index]) {
             nt_trace_stack st = nt_trace_stack_at(t, s.stack_index);
-            lines[s.stack_index] = cli_stack_line(&st);
+            lines[s.stack_index] = cli_stack_line(&st, name_flags);
             if (!lines[s.stack_index]) {
                 fprintf(stderr, "nettrace: out of memory\n");
                 rc = CLI_EXIT_ERROR;
@@ -70,8 +102,11 @@ int cmd_samples(int argc, char **argv)
             }
         }
         char kind = s.type == NT_SAMPLE_MANAGED ? 'M' : s.type == NT_SAMPLE_EXTERNAL ? 'E' : '?';
-        printf("%" PRId64 " %" PRIu64 " %c %s\n", s.time_ns, s.thread_id, kind, lines[s.stack_index]);
+        printf("%" PRId64 " %" PRIu64 " %c %s\n", s.time_ns - origin, s.thread_id, kind, lines[s.stack_index]);
     }
+    cli_selected count;
+    if (filtered && !any && rc != CLI_EXIT_ERROR)
+        cli_filter_count(&filter, t, "samples", &count); /* says what the trace holds instead */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nettrace: writing standard output failed\n");
         rc = CLI_EXIT_ERROR;

@@ -1,5 +1,7 @@
 /* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
  * resolved stacks for flame graphs and profile viewers. */
+#include "cli/progress.h"
+#include "cli/select.h"
 #include "cli/trace_load.h"
 
 #include <errno.h>
@@ -17,24 +19,32 @@ static void usage(FILE *f)
           "\n"
           "  -f, --format F     folded (default): 'root;...;leaf weight' lines for\n"
           "                       flamegraph.pl, identical stacks merged\n"
-          "                     speedscope: JSON, one sampled profile per thread\n"
+          "                     speedscope: JSON, one sampled profile per thread,\n"
+          "                       busiest first, weighted by time (ns) unless\n"
+          "                       --weight samples\n"
           "                     pprof: gzipped profile.proto (samples and wall time)\n"
           "                       for go tool pprof, Pyroscope, Parca\n"
           "  -o, --output OUT   write to OUT instead of standard output\n"
-          "      --weight W     samples (default): each sample counts 1\n"
+          "      --weight W     samples (default for folded and pprof): each sample\n"
+          "                       counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
-          "      --managed-only only samples taken in managed code\n"
-          "      --thread ID    only this thread\n"
-          "      --from T       only samples at or after T (trace clock; ns, or with\n"
-          "      --to T         a unit: 10ms, 2.5s) and before T\n"
+          CLI_SIGNATURES_HELP CLI_FILTER_HELP
           "  -h, --help         this help\n",
           f);
 }
 
+typedef struct out_file {
+    FILE *f;
+    uint64_t written;
+} out_file;
+
 static int write_file(void *user, const void *data, size_t len)
 {
-    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+    out_file *o = user;
+    o->written += len;
+    cli_progress_update(o->written, 0, 1);
+    return fwrite(data, 1, len, o->f) == len ? 0 : -1;
 }
 
 int cmd_stacks(int argc, char **argv)
@@ -42,60 +52,51 @@ int cmd_stacks(int argc, char **argv)
     static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
                                            { "output", required_argument, NULL, 'o' },
                                            { "weight", required_argument, NULL, 'w' },
-                                           { "managed-only", no_argument, NULL, 'm' },
-                                           { "thread", required_argument, NULL, 't' },
-                                           { "from", required_argument, NULL, 'F' },
-                                           { "to", required_argument, NULL, 'T' },
+                                           { "signatures", no_argument, NULL, 'S' },
+                                           CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     const char *format = "folded", *output = NULL;
     nt_export_options eo = { 0 };
-    int c;
-    char *end;
+    cli_filter filter = { 0 };
+    bool weight_given = false;
+    int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
         case 'o': output = optarg; break;
+        case 'S': eo.signatures = true; break;
         case 'w':
             if (strcmp(optarg, "samples") == 0)
-                eo.weight = NT_WEIGHT_SAMPLES;
+                eo.weight = NT_WEIGHT_SAMPLES, weight_given = true;
             else if (strcmp(optarg, "time") == 0)
-                eo.weight = NT_WEIGHT_TIME;
+                eo.weight = NT_WEIGHT_TIME, weight_given = true;
             else {
                 fprintf(stderr, "nettrace stacks: --weight is 'samples' or 'time'\n");
                 return CLI_EXIT_USAGE;
             }
             break;
-        case 'm': eo.managed_only = true; break;
-        case 't':
-            eo.thread_id = strtoull(optarg, &end, 0);
-            if (*end || !*optarg) {
-                fprintf(stderr, "nettrace stacks: --thread wants a thread id\n");
-                return CLI_EXIT_USAGE;
-            }
-            eo.has_thread = true;
-            break;
-        case 'F':
-        case 'T':
-            if (!cli_parse_time_ns(optarg, c == 'F' ? &eo.from_ns : &eo.to_ns)) {
-                fprintf(stderr, "nettrace stacks: bad time '%s' (ns, or with a unit: us, ms, s)\n", optarg);
-                return CLI_EXIT_USAGE;
-            }
-            if (c == 'F')
-                eo.has_from = true;
-            else
-                eo.has_to = true;
-            break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default:
+            r = cli_filter_option(&filter, "stacks", c, optarg);
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            if (r == 0) {
+                usage(stderr);
+                return CLI_EXIT_USAGE;
+            }
         }
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_export_folded;
-    else if (strcmp(format, "speedscope") == 0)
+    else if (strcmp(format, "speedscope") == 0) {
         export = nt_export_speedscope;
+        /* Real time on the time-order view's axis, not the sample index. */
+        if (!weight_given)
+            eo.weight = NT_WEIGHT_TIME;
+    }
     else if (strcmp(format, "pprof") == 0)
         export = nt_export_pprof;
     else {
@@ -115,11 +116,18 @@ int cmd_stacks(int argc, char **argv)
     eo.name = base ? base + 1 : path;
     nt_trace *t;
     /* Folded and pprof need counts per stack only, unless a time window cuts samples. */
-    bool count = export != nt_export_speedscope && !eo.has_from && !eo.has_to;
+    bool count = export != nt_export_speedscope && !filter.from.set && !filter.to.set;
     int rc = cli_trace_load(path, count, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);
+    cli_filter_export(&filter, t, &eo);
+    cli_selected sel;
+    if (!cli_filter_count(&filter, t, "stacks", &sel)) {
+        fprintf(stderr, "nettrace stacks: out of memory\n");
+        nt_trace_free(t);
+        return CLI_EXIT_ERROR;
+    }
     FILE *out = stdout;
     if (output && strcmp(output, "-") != 0) {
         out = fopen(output, "wb");
@@ -129,7 +137,10 @@ int cmd_stacks(int argc, char **argv)
             return CLI_EXIT_ERROR;
         }
     }
-    nt_status s = export(t, &eo, write_file, out);
+    cli_progress_phase("writing");
+    out_file of = { out, 0 };
+    nt_status s = export(t, &eo, write_file, &of);
+    cli_progress_clear();
     if (fflush(out) != 0)
         s = NT_ERR_IO;
     if (out != stdout && fclose(out) != 0)

@@ -2,6 +2,9 @@
  * on the stack, once per sample) samples, overall or per thread.  Methods are
  * named as in 'nettrace samples'; a frame no method record covers is shown by
  * its address, and the header says how many frames resolved. */
+#include "cli/opts.h"
+#include "cli/progress.h"
+#include "cli/select.h"
 #include "cli/trace_load.h"
 #include "cli/top_print.h"
 
@@ -25,7 +28,11 @@ static void usage(FILE *f)
           "      --by-thread    one table per thread\n"
           "      --managed-only only samples taken in managed code\n"
           "      --thread ID    only this thread\n"
-          "  -h, --help         this help\n",
+          "      --json         one JSON object: the header's counts and, per table,\n"
+          "                       its samples and methods with their counts\n"
+          CLI_SIGNATURES_HELP
+          "  -h, --help         this help\n"
+          "Names are printed with control characters and invalid UTF-8 as \\xHH.\n",
           f);
 }
 
@@ -34,8 +41,10 @@ int cmd_top(int argc, char **argv)
     static const struct option opts[] = { { "top", required_argument, NULL, 'n' },
                                            { "inclusive", no_argument, NULL, 'i' },
                                            { "by-thread", no_argument, NULL, 'b' },
-                                           { "managed-only", no_argument, NULL, 'm' },
-                                           { "thread", required_argument, NULL, 't' },
+                                           { "managed-only", no_argument, NULL, CLI_FILTER_MANAGED },
+                                           { "thread", required_argument, NULL, CLI_FILTER_THREAD },
+                                           { "json", no_argument, NULL, 'j' },
+                                           { "signatures", no_argument, NULL, 'S' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     /* 'nettrace top -p PID' is the live form (cmd_top_live, the session component). */
@@ -43,34 +52,30 @@ int cmd_top(int argc, char **argv)
         if (strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--pid") == 0 || strncmp(argv[i], "--pid=", 6) == 0 ||
             (strncmp(argv[i], "-p", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9'))
             return cmd_top_live(argc, argv);
-    size_t top = 20;
-    bool by_incl = false, by_thread = false, managed_only = false, has_thread = false;
-    uint64_t thread = 0;
-    int c;
-    char *end;
+    uint64_t top = 20;
+    bool by_incl = false, by_thread = false, json = false, signatures = false;
+    cli_filter filter = { 0 };
+    int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hn:", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            top = (size_t)strtoull(optarg, &end, 10);
-            if (*end || !*optarg) {
-                fprintf(stderr, "nettrace top: -n wants a number\n");
+            if (!cli_u64_option("top", "-n", optarg, 0, UINT32_MAX, &top))
                 return CLI_EXIT_USAGE;
-            }
             break;
         case 'i': by_incl = true; break;
         case 'b': by_thread = true; break;
-        case 'm': managed_only = true; break;
-        case 't':
-            thread = strtoull(optarg, &end, 0);
-            if (*end || !*optarg) {
-                fprintf(stderr, "nettrace top: --thread wants a thread id\n");
+        case 'j': json = true; break;
+        case 'S': signatures = true; break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default:
+            r = cli_filter_option(&filter, "top", c, optarg);
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            if (r == 0) {
+                usage(stderr);
                 return CLI_EXIT_USAGE;
             }
-            has_thread = true;
-            break;
-        case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
@@ -82,20 +87,35 @@ int cmd_top(int argc, char **argv)
     int rc = cli_trace_load(path, true, &t);
     if (!t)
         return rc;
+    cli_selected chosen;
+    if (!cli_filter_count(&filter, t, "top", &chosen)) {
+        fprintf(stderr, "nettrace top: out of memory\n");
+        nt_trace_free(t);
+        return CLI_EXIT_ERROR;
+    }
+    const cli_selected *sel = cli_filter_active(&filter) ? &chosen : NULL;
     FILE *o = stdout;
-    cli_top_print_header(o, t);
+    if (!json)
+        cli_top_print_header(o, t, sel);
     cli_warn_unnamed(t);
-    fputc('\n', o);
+    if (!json)
+        fputc('\n', o);
 
-    nt_top_options to = { .rows = top > UINT32_MAX ? UINT32_MAX : (uint32_t)top, .by_inclusive = by_incl,
-                          .by_thread = by_thread, .managed_only = managed_only, .has_thread = has_thread,
-                          .thread_id = thread };
+    nt_top_options to = { .rows = (uint32_t)top, .by_inclusive = by_incl, .by_thread = by_thread,
+                          .managed_only = filter.managed_only, .has_thread = filter.has_thread,
+                          .thread_id = filter.thread_id, .signatures = signatures };
     nt_top *tt;
-    if (nt_top_build(t, &to, &tt) != NT_OK) {
+    cli_progress_phase("counting");
+    nt_status bs = nt_top_build(t, &to, &tt);
+    cli_progress_clear();
+    if (bs != NT_OK) {
         fprintf(stderr, "nettrace: out of memory\n");
         rc = CLI_EXIT_ERROR;
     } else {
-        cli_top_print(o, tt, by_thread);
+        if (json)
+            cli_top_print_json(o, path, t, sel, tt);
+        else
+            cli_top_print(o, tt, by_thread);
         nt_top_free(tt);
     }
     nt_trace_free(t);

@@ -9,6 +9,7 @@
  * older methods; methods compiled later are named by the sampling session's
  * own JIT events.  Both streams feed one nt_trace_window from one poll loop. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/session_opts.h"
 #include "cli/top_print.h"
 
@@ -30,10 +31,26 @@ typedef struct live_stream {
 
 static void top_usage(FILE *f)
 {
-    fputs("usage: nettrace top -p PID [--interval S] [--duration S] [-n N] [--inclusive] [--by-thread]\n"
-          "                    [--managed-only] [--thread ID] [--buffer-mb N] [--no-rundown-first]\n"
-          "  Live hot methods: 'nettrace top' over the samples of the last interval\n"
-          "  (default 2 s), with the same options and columns.  Ctrl-C stops.\n",
+    fputs("usage: nettrace top -p PID [OPTIONS]\n"
+          "\n"
+          "Live hot methods of a running process: 'nettrace top' over the samples of\n"
+          "the last interval, with the same columns, redrawn every interval.  Ctrl-C\n"
+          "stops (the session is abandoned: no rundown is needed).\n"
+          "\n"
+          "  -p, --pid PID        the process to attach to\n"
+          "  -i, --interval T     refresh every T (seconds, or with a unit: 500ms;\n"
+          "                         at least 100 ms; default 2 s)\n"
+          "  -d, --duration T     stop after T (default: until Ctrl-C or the target ends)\n"
+          "  -n, --top N          rows per table (default 20; 0 = all)\n"
+          "      --inclusive      sort by inclusive samples (default: exclusive)\n"
+          "      --by-thread      one table per thread\n"
+          "      --managed-only   only samples taken in managed code\n"
+          "      --thread ID      only this thread\n"
+          "      --buffer-mb N    the runtime's session buffer, 1..65535 MB (default 256)\n"
+          "      --no-rundown-first  do not start with a short rundown session (code\n"
+          "                         compiled before attaching then stays unnamed until\n"
+          "                         it is compiled again)\n"
+          "  -h, --help           this help\n",
           f);
 }
 
@@ -52,7 +69,11 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, const nt_endpoint
         fprintf(stderr, "nettrace top: out of memory\n");
         return false;
     }
+    /* Ctrl-C while starting cancels at once (session_opts.h). */
+    cli_start_guard_begin(ls->session);
     nt_status st = nt_session_start_endpoint(ls->session, ep, nt_deadline_after_ms(10000));
+    cli_start_guard_end();
+    cli_interrupts_session(NULL);
     if (st != NT_OK) {
         fprintf(stderr, "nettrace top: %s session: %s\n", what, nt_session_message(ls->session));
         ls->status = st;
@@ -75,7 +96,8 @@ static void pump(live_stream *ls)
 }
 
 /* One refresh: the window's trace as 'nettrace top' prints a file's. */
-static int render(nt_trace_window *win, const nt_top_options *to, double interval_s, bool tty, int32_t pid)
+static int render(nt_trace_window *win, const nt_top_options *to, double interval_s, bool tty, int32_t pid,
+                  bool *warned)
 {
     nt_trace *t;
     nt_status st = nt_trace_window_take(win, &t);
@@ -96,17 +118,22 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     char when[32];
     strftime(when, sizeof when, "%H:%M:%S", localtime_r(&now, &tm));
     printf("nettrace top  pid %" PRId32 "  %s  last %.1f s\n", pid, when, interval_s);
-    cli_top_print_header(stdout, t);
+    cli_top_print_header(stdout, t, NULL);
     fputc('\n', stdout);
     cli_top_print(stdout, top, to->by_thread);
     if (!tty)
         puts("");
     fflush(stdout);
     nt_top_free(top);
+    if (st == NT_ERR_LIMIT && !*warned) {
+        const char *why = nt_trace_message(t);
+        fprintf(stderr, "nettrace top: %s\n",
+                *why ? why : "more method, module and assembly records than a window remembers: later ones stay unnamed");
+        *warned = true;
+    }
     nt_trace_free(t);
     /* Names that no longer fit are a limit, not a failure: the view goes on. */
-    if (st == NT_ERR_LIMIT)
-        fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
+
     return st == NT_OK || st == NT_ERR_LIMIT ? CLI_EXIT_OK : cli_exit_code(st);
 }
 
@@ -132,47 +159,42 @@ int cmd_top_live(int argc, char **argv)
     nt_top_options to = { .rows = 20 }; /* as 'nettrace top FILE' */
     bool rundown_first = true;
     int c;
+    uint64_t v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "p:i:n:d:h", opts, NULL)) != -1) {
-        char *end = NULL;
         switch (c) {
         case 'p':
             if (!cli_parse_pid(optarg, &pid)) {
-                fprintf(stderr, "nettrace top: bad pid '%s'\n", optarg);
+                fprintf(stderr, "nettrace top: -p wants a process id, not '%s'\n", optarg);
                 return CLI_EXIT_USAGE;
             }
             break;
         case 'i':
-        case 'd':
-            if (!cli_parse_seconds(optarg, c == 'i' ? &interval : &duration) || (c == 'i' && interval < 0.1)) {
-                fprintf(stderr, "nettrace top: bad number of seconds '%s'\n", optarg);
+        case 'd': {
+            int64_t ns;
+            if (!cli_duration_option("top", c == 'i' ? "--interval" : "--duration", optarg, 1000000000,
+                                     10000000ll * 1000000000, &ns))
+                return CLI_EXIT_USAGE;
+            if (c == 'i' && ns < 100000000) {
+                fprintf(stderr, "nettrace top: --interval is at least 100ms, not '%s'\n", optarg);
                 return CLI_EXIT_USAGE;
             }
+            *(c == 'i' ? &interval : &duration) = (double)ns / 1e9;
             break;
-        case 'n': {
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (*end || !*optarg || v > UINT32_MAX) {
-                fprintf(stderr, "nettrace top: -n wants a number\n");
+        }
+        case 'n':
+            if (!cli_u64_option("top", "-n", optarg, 0, UINT32_MAX, &v))
                 return CLI_EXIT_USAGE;
-            }
             to.rows = (uint32_t)v;
             break;
-        }
-        case 'b': {
-            long v = strtol(optarg, &end, 10);
-            if (*end || v <= 0 || v > 1000000) {
-                fprintf(stderr, "nettrace top: bad number '%s'\n", optarg);
+        case 'b':
+            if (!cli_u64_option("top", "--buffer-mb", optarg, 1, 65535, &v))
                 return CLI_EXIT_USAGE;
-            }
-            buffer_mb = v;
+            buffer_mb = (long)v;
             break;
-        }
         case 'T':
-            to.thread_id = strtoull(optarg, &end, 0);
-            if (*end || !*optarg) {
-                fprintf(stderr, "nettrace top: --thread wants a thread id\n");
+            if (!cli_u64_option("top", "--thread", optarg, 0, UINT64_MAX, &to.thread_id))
                 return CLI_EXIT_USAGE;
-            }
             to.has_thread = true;
             break;
         case 'I': to.by_inclusive = true; break;
@@ -226,7 +248,7 @@ int cmd_top_live(int argc, char **argv)
             close_stream(&rundown_s); /* names then come at the end only */
     }
 
-    bool tty = isatty(1);
+    bool tty = isatty(1), warned = false;
     int64_t start = nt_now_ns();
     int64_t next = start + (int64_t)(interval * 1e9);
     int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
@@ -249,7 +271,7 @@ int cmd_top_live(int argc, char **argv)
         }
         int64_t now = nt_now_ns();
         if (now >= next) {
-            rc = render(win, &to, (double)(now - last) / 1e9, tty, pid);
+            rc = render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
             if (rc != CLI_EXIT_OK)
                 break;
             last = now;

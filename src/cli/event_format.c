@@ -1,5 +1,5 @@
-#include "event_format.h"
-#include "json.h"
+#include "cli/event_format.h"
+#include "common/json.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -105,7 +105,7 @@ static void put_value(FILE *f, const nt_field_value *v)
         break;
     case NT_VALUE_GUID: put_guid(f, v->v.guid); break;
     case NT_VALUE_DATETIME: put_datetime(f, v->v.i); break;
-    case NT_VALUE_STRING: json_string(f, v->v.str.ptr); break;
+    case NT_VALUE_STRING: nt_json_fputs(f, v->v.str.ptr); break;
     case NT_VALUE_BINARY:
         fputs("\"0x", f);
         for (size_t i = 0; i < v->v.bin.len; i++)
@@ -138,7 +138,7 @@ static void put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
                     fputs(v.name[0] ? v.name : "?", f);
                     fputc('=', f);
                 } else {
-                    json_string(f, v.name);
+                    nt_json_fputs(f, v.name);
                     fputc(':', f);
                 }
             }
@@ -157,20 +157,20 @@ void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns)
     fputs(",\"thread\":", f);
     put_u64(f, ev->thread_id);
     fputs(",\"provider\":", f);
-    json_string(f, d ? d->provider : "");
+    nt_json_fputs(f, d ? d->provider : "");
     fputs(",\"event_id\":", f);
     put_u64(f, d ? d->event_id : 0);
     fputs(",\"version\":", f);
     put_u64(f, d ? d->version : 0);
     fputs(",\"name\":", f);
-    json_string(f, nt_event_name(ev));
+    nt_json_fputs(f, nt_event_name(ev));
     fputs(",\"fields\":{", f);
     nt_field_iter it;
     put_fields(f, ev, true, &it);
     fputc('}', f);
     if (it.status) {
         fputs(",\"error\":", f);
-        json_string(f, it.message);
+        nt_json_fputs(f, it.message);
         fprintf(f, ",\"error_offset\":%u", it.error_offset);
     } else if (it.leftover) {
         fprintf(f, ",\"leftover\":%u", it.leftover);
@@ -197,7 +197,7 @@ void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns)
     put_fields(f, ev, false, &it);
     if (it.status) {
         fputs(" !error=", f);
-        json_string(f, it.message);
+        nt_json_fputs(f, it.message);
         fprintf(f, " !error_offset=%u", it.error_offset);
     } else if (it.leftover) {
         fprintf(f, " !leftover=%u", it.leftover);

@@ -1,5 +1,5 @@
-#include "event_lines.h"
-#include "json.h"
+#include "cli/event_lines.h"
+#include "common/json.h"
 
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -74,7 +74,7 @@ bool ev_lines_flush_stacks(ev_lines *l, FILE *out, const char *(*stack_of)(void 
         fwrite(l->buf + e->off, 1, e->len - (e->json ? 2 : 1), out);
         fputs(e->json ? ",\"stack\":" : " stack=", out);
         if (e->json)
-            json_string(out, stack);
+            nt_json_fputs(out, stack);
         else
             fputs(stack, out);
         fputs(e->json ? "}\n" : "\n", out);

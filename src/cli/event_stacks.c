@@ -1,5 +1,5 @@
-#include "event_stacks.h"
-#include "trace_load.h"
+#include "cli/event_stacks.h"
+#include "cli/trace_load.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,7 @@ const char *ev_stacks_line(void *ctx, size_t k)
         return NULL;
     if (!s->lines[smp.stack_index]) {
         nt_trace_stack st = nt_trace_stack_at(s->t, smp.stack_index);
-        s->lines[smp.stack_index] = cli_stack_line(&st);
+        s->lines[smp.stack_index] = cli_stack_line(&st, 0);
     }
     return s->lines[smp.stack_index];
 }

@@ -1,15 +1,12 @@
 /* Reading a trace file into a parser, with a progress bar on terminals. */
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-#define CHUNK (1u << 20)
 
 int cli_exit_code(nt_status s)
 {
@@ -20,44 +17,10 @@ int cli_exit_code(nt_status s)
     return CLI_EXIT_STREAM_BASE + (int)s;
 }
 
-static double now_s(void)
+static void on_progress(void *user, uint64_t done, uint64_t total)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Drawn only on a terminal and only once a read has taken half a second, so
- * pipelines and quick reads stay quiet. */
-typedef struct progress {
-    bool enabled, shown;
-    double start, last;
-    uint64_t total;
-} progress;
-
-static void progress_update(progress *pr, uint64_t done)
-{
-    if (!pr->enabled)
-        return;
-    double t = now_s();
-    if (t - pr->start < 0.5 || t - pr->last < 0.1)
-        return;
-    pr->last = t;
-    pr->shown = true;
-    if (pr->total) {
-        int pct = (int)(done * 100 / pr->total);
-        int bar = pct / 4;
-        fprintf(stderr, "\r[%-25.*s] %3d%% %llu MB", bar, "#########################", pct,
-                (unsigned long long)(done >> 20));
-    } else {
-        fprintf(stderr, "\r%llu MB read", (unsigned long long)(done >> 20));
-    }
-}
-
-static void progress_end(progress *pr)
-{
-    if (pr->shown)
-        fputs("\r\033[K", stderr);
+    *(uint64_t *)user = done;
+    cli_progress_update(done, total, 1);
 }
 
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize)
@@ -70,41 +33,22 @@ nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t err
             return NT_ERR_IO;
         }
     }
-    progress pr = { 0 };
-    pr.enabled = isatty(2) && getenv("NETTRACE_NO_PROGRESS") == NULL;
-    pr.start = pr.last = now_s();
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        pr.total = (uint64_t)st.st_size;
-
-    /* Cache-line aligned: read()'s copy into a misaligned buffer costs twice
-     * as much (see TR_READ_ALIGN in src/trace_io.c). */
-    static _Alignas(64) unsigned char buf[CHUNK];
-    nt_status s = NT_OK;
+    cli_progress_start();
+    cli_progress_phase("reading");
     uint64_t done = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            snprintf(errbuf, errsize, "%s: %s", path, strerror(errno));
-            s = NT_ERR_IO;
-            break;
-        }
-        if (n == 0) {
-            s = nt_parser_finish(p);
-            break;
-        }
-        done += (uint64_t)n;
-        s = nt_parser_feed(p, buf, (size_t)n);
-        if (s != NT_OK)
-            break;
-        progress_update(&pr, done);
-    }
-    progress_end(&pr);
+    nt_feed_options fo = { .progress = on_progress, .progress_user = &done };
+    int os_error = 0;
+    nt_status s = nt_parser_feed_fd(p, fd, &fo, &os_error);
+    cli_progress_clear();
     if (fd != 0)
         close(fd);
-    if (s != NT_ERR_IO)
+    if (s == NT_ERR_IO)
+        snprintf(errbuf, errsize, "%s: %s", path, os_error ? strerror(os_error) : "read failed");
+    else if (s == NT_ERR_TRUNCATED && done != nt_parser_error_offset(p))
+        /* The parser names where the incomplete unit began; say where the input ended too. */
+        snprintf(errbuf, errsize, "%s (the input ends at byte %llu)", nt_parser_message(p),
+                 (unsigned long long)done);
+    else
         snprintf(errbuf, errsize, "%s", nt_parser_message(p));
     return s;
 }

@@ -1,7 +1,10 @@
 /* nettrace: read .NET EventPipe NetTrace traces.  One file per subcommand;
  * this file only dispatches. */
 #include "cli/cli.h"
+#include "cli/progress.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 typedef struct command {
@@ -32,6 +35,23 @@ static void usage(FILE *f)
     fputs("\n'nettrace COMMAND --help' describes a command.  See nettrace(1).\n", f);
 }
 
+/* Every command's standard output is checked once it is done: a full disk
+ * or a closed pipe is an I/O error (exit 1), never a silent success. */
+static int cli_close_stdout(const char *cmd, int rc)
+{
+    errno = 0;
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !failed) {
+        failed = true;
+        e = errno;
+    }
+    if (!failed)
+        return rc;
+    fprintf(stderr, "nettrace %s: writing standard output failed%s%s\n", cmd, e ? ": " : "", e ? strerror(e) : "");
+    return CLI_EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -46,9 +66,17 @@ int main(int argc, char **argv)
         printf("nettrace %s (libnettrace %s)\n", NT_VERSION_STRING, nt_version());
         return CLI_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (strcmp(argv[1], COMMANDS[i].name) == 0)
-            return COMMANDS[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++) {
+        if (strcmp(argv[1], COMMANDS[i].name) != 0)
+            continue;
+        /* getopt's own messages name argv[0]: make it "nettrace top", not "top". */
+        char prog[64];
+        snprintf(prog, sizeof prog, "nettrace %s", COMMANDS[i].name);
+        argv[1] = prog;
+        int rc = COMMANDS[i].run(argc - 1, argv + 1);
+        cli_progress_clear();
+        return cli_close_stdout(COMMANDS[i].name, rc);
+    }
     fprintf(stderr, "nettrace: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;

@@ -87,6 +87,7 @@ void cli_providers_free(cli_providers *p)
 static int g_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t g_count;
 static nt_session *volatile g_session;
+static volatile sig_atomic_t g_starting;
 
 static void on_signal(int sig)
 {
@@ -97,9 +98,10 @@ static void on_signal(int sig)
         char c = 1;
         ssize_t r = write(g_pipe[1], &c, 1);
         (void)r;
-    } else if (g_session) {
-        nt_session_cancel(g_session); /* writes one eventfd: safe here */
     }
+    /* While starting there is nothing to stop cleanly: the first Ctrl-C cancels. */
+    if ((g_count > 1 || g_starting) && g_session)
+        nt_session_cancel(g_session); /* writes one eventfd: safe here */
     errno = saved;
 }
 
@@ -117,16 +119,14 @@ void cli_interrupts_install(void)
 }
 
 void cli_interrupts_session(nt_session *s) { g_session = s; }
+void cli_start_guard_begin(nt_session *s)
+{
+    g_session = s;
+    g_starting = true;
+    if (g_count > 0)
+        nt_session_cancel(s); /* a Ctrl-C that came before (looking for the endpoint) */
+}
+
+void cli_start_guard_end(void) { g_starting = false; }
 int cli_interrupt_fd(void) { return g_pipe[0]; }
 int cli_interrupt_count(void) { return g_count; }
-
-bool cli_parse_seconds(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || end == s || v < 0 || v > 1e7)
-        return false;
-    *out = v;
-    return true;
-}

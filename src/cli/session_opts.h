@@ -20,9 +20,6 @@ typedef struct cli_providers {
 bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t errsize);
 void cli_providers_free(cli_providers *p);
 
-/* Parse a duration in seconds (0 .. 1e7, fractions allowed). */
-bool cli_parse_seconds(const char *s, double *out);
-
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);
 
@@ -30,6 +27,11 @@ bool cli_parse_pid(const char *s, int32_t *pid);
  * second cancels the session registered here (abandoning it). */
 void cli_interrupts_install(void);
 void cli_interrupts_session(nt_session *s);
+/* Around a session's start: register s, make the first Ctrl-C cancel it (also
+ * one already received), and after the start go back to "the first Ctrl-C
+ * stops cleanly". */
+void cli_start_guard_begin(nt_session *s);
+void cli_start_guard_end(void);
 int cli_interrupt_fd(void);
 int cli_interrupt_count(void);
 

@@ -3,14 +3,19 @@
 #ifndef NT_CLI_TOP_PRINT_H
 #define NT_CLI_TOP_PRINT_H
 
+#include "cli/select.h"
 #include "nettrace_trace.h"
 
 #include <stdio.h>
 
-/* The lines above the tables: samples and threads, how many frames
- * resolved, the method records, and a note when the stream was cut. */
-void cli_top_print_header(FILE *o, const nt_trace *t);
-/* Every table of top; with by_thread each under a "thread ID:" line. */
+/* The lines above the tables: samples and threads (with a filter, how many
+ * of them it selected: sel, NULL when unfiltered), how many frames resolved,
+ * the method records, and a note when the stream was cut. */
+void cli_top_print_header(FILE *o, const nt_trace *t, const cli_selected *sel);
+/* The same as one JSON object: the header's counts and "tables" with their rows. */
+void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_selected *sel, const nt_top *top);
+/* Every table of top; with by_thread each under a "thread ID:" line.  Names
+ * are printed with common/text_escape.h's escaping. */
 void cli_top_print(FILE *o, const nt_top *top, bool by_thread);
 
 #endif

@@ -1,5 +1,7 @@
 /* Shared by the commands that work on a resolved trace. */
 #include "cli/trace_load.h"
+#include "cli/progress.h"
+#include "common/text_escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,16 +35,22 @@ static int load(const char *path, bool count, nt_trace **out)
         fprintf(stderr, "nettrace: out of memory\n");
         return CLI_EXIT_ERROR;
     }
+    nt_parser_set_lazy_names(p, true); /* the builder converts only the names it keeps */
     char err[512];
     nt_status s = cli_feed_path(p, path, err, sizeof err);
     if (s == NT_ERR_IO || !nt_parser_trace_info(p)) {
-        fprintf(stderr, "nettrace: %s\n", s == NT_ERR_IO ? err : nt_parser_message(p));
+        if (s == NT_ERR_IO)
+            fprintf(stderr, "nettrace: %s\n", err);
+        else
+            fprintf(stderr, "nettrace: %s: %s\n", path, err);
         nt_trace_builder_free(b);
         nt_parser_free(p);
         return cli_exit_code(s == NT_OK ? NT_ERR_NO_EVENTS : s);
     }
     nt_trace *t = NULL;
+    cli_progress_phase("resolving frames");
     nt_status fs = nt_trace_builder_finish(b, p, s, &t);
+    cli_progress_clear();
     if (fs != NT_OK) {
         fprintf(stderr, "nettrace: %s: %s\n", path, nt_status_describe(fs));
         nt_parser_free(p);
@@ -59,10 +67,15 @@ static int load(const char *path, bool count, nt_trace **out)
         fprintf(stderr,
                 "nettrace: %s: %s; using the %zu samples read before the cut "
                 "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
-                path, nt_parser_message(p), (size_t)ts.samples);
+                path, err, (size_t)ts.samples);
     else if (s != NT_OK)
-        fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path,
-                nt_parser_message(p), (size_t)ts.samples);
+        fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path, err,
+                (size_t)ts.samples);
+    if (ts.events_dropped)
+        fprintf(stderr,
+                "nettrace: warning: the runtime dropped %" PRIu64 " event%s while tracing: samples and method\n"
+                "          records may be missing\n",
+                ts.events_dropped, ts.events_dropped == 1 ? "" : "s");
     nt_parser_free(p);
     *out = t;
     return cli_exit_code(s);
@@ -81,59 +94,68 @@ int cli_trace_load(const char *path, bool count, nt_trace **out)
     return rc;
 }
 
-char *cli_stack_line(const nt_trace_stack *s)
+char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps)
+{
+    char small[512];
+    size_t n = nt_frame_name_ex(f, flags, small, sizeof small);
+    char *name = small;
+    if (n >= sizeof small) {
+        name = malloc(n + 1);
+        if (!name)
+            return NULL;
+        nt_frame_name_ex(f, flags, name, n + 1);
+    }
+    size_t len = nt_text_escape(NULL, 0, name, seps);
+    char *out = malloc(len + 1);
+    if (out)
+        nt_text_escape(out, len + 1, name, seps);
+    if (name != small)
+        free(name);
+    return out;
+}
+
+char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
 {
     if (!s->frame_count)
         return strdup("-");
-    size_t len = 0;
-    for (uint32_t k = 0; k < s->frame_count; k++)
-        len += nt_frame_name(&s->frames[k], NULL, 0) + 1;
-    char *line = malloc(len);
-    if (!line)
-        return NULL;
-    size_t pos = 0;
-    for (uint32_t k = s->frame_count; k-- > 0;) {
-        pos += nt_frame_name(&s->frames[k], line + pos, len - pos);
-        line[pos++] = k ? ';' : '\0';
+    /* Names are made into `name` and escaped straight into the line: no allocation per frame. */
+    char small[512], *name = small;
+    size_t name_cap = sizeof small, len = 0, cap = 256;
+    char *line = malloc(cap);
+    for (uint32_t k = s->frame_count; line && k-- > 0;) {
+        size_t n = nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
+        if (n >= name_cap) {
+            char *big = malloc(n + 1);
+            if (!big)
+                break;
+            if (name != small)
+                free(name);
+            name = big;
+            name_cap = n + 1;
+            nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
+        }
+        size_t e = nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
+        if (len + e + 2 > cap) {
+            while (len + e + 2 > cap)
+                cap *= 2;
+            char *bigger = realloc(line, cap);
+            if (!bigger)
+                break;
+            line = bigger;
+            nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
+        }
+        len += e;
+        line[len++] = k ? ';' : '\0';
+        if (!k) {
+            if (name != small)
+                free(name);
+            return line;
+        }
     }
-    return line;
-}
-
-bool cli_parse_time_ns(const char *s, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long whole = strtoll(s, &end, 10);
-    bool integer = end != s && *end != '.' && *end != 'e' && *end != 'E' && errno == 0;
-    double real = 0;
-    if (!integer) {
-        real = strtod(s, &end);
-        if (end == s)
-            return false;
-    }
-    int64_t mul;
-    if (*end == 0 || strcmp(end, "ns") == 0)
-        mul = 1;
-    else if (strcmp(end, "us") == 0)
-        mul = 1000;
-    else if (strcmp(end, "ms") == 0)
-        mul = 1000000;
-    else if (strcmp(end, "s") == 0)
-        mul = 1000000000;
-    else
-        return false;
-    if (integer) {
-        /* Exact for integers: trace clocks count ns since boot, beyond a double's 2^53. */
-        if (whole > INT64_MAX / mul || whole < INT64_MIN / mul)
-            return false;
-        *out = (int64_t)whole * mul;
-        return true;
-    }
-    double ns = real * (double)mul;
-    if (!(ns < 9.2e18 && ns > -9.2e18))
-        return false;
-    *out = (int64_t)ns;
-    return true;
+    if (name != small)
+        free(name);
+    free(line);
+    return NULL;
 }
 
 void cli_warn_unnamed(const nt_trace *t)

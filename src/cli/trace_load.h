@@ -17,11 +17,19 @@ int cli_trace_load(const char *path, bool count, nt_trace **out);
  * events (nothing can be named) or no rundown (older code stays unnamed). */
 void cli_warn_unnamed(const nt_trace *t);
 
-/* The frames of a stack root first, joined by ';', each as nt_frame_name;
- * "-" for an empty stack.  Heap string, NULL when memory is short. */
-char *cli_stack_line(const nt_trace_stack *s);
+/* What a samples line escapes in names besides controls (text_escape.h):
+ * the frame separator and the field separator. */
+#define CLI_SAMPLES_SEPARATORS "; "
 
-/* Parse a time in ns with an optional unit suffix (ns, us, ms, s). */
-bool cli_parse_time_ns(const char *s, int64_t *out);
+/* The --signatures option's help line (samples, top, stacks). */
+#define CLI_SIGNATURES_HELP "      --signatures   method names with their parameter lists (overloads apart)\n"
+
+/* A frame's nt_frame_name_ex (flags: NT_NAME_SIGNATURE) with text_escape.h's escaping (seps: the format's
+ * separators).  Heap string, NULL when memory is short. */
+char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps);
+
+/* The frames of a stack root first, joined by ';', each as cli_frame_text;
+ * "-" for an empty stack.  Heap string, NULL when memory is short. */
+char *cli_stack_line(const nt_trace_stack *s, unsigned flags);
 
 #endif

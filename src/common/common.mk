@@ -4,10 +4,12 @@ libnettrace_core_la_SOURCES += \
 	src/common/alloc.c src/common/alloc.h \
 	src/common/clock.h \
 	src/common/map.c src/common/map.h \
-	src/common/sort.c src/common/sort.h \
+	src/common/sort.h \
 	src/common/cursor.h \
 	src/common/format.h \
 	src/common/hash.c src/common/hash.h \
 	src/common/utf16.c src/common/utf16.h \
 	src/common/utf8.c src/common/utf8.h \
+	src/common/json.c src/common/json.h \
+	src/common/text_escape.c src/common/text_escape.h \
 	src/common/status.c

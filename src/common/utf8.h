@@ -20,6 +20,32 @@ typedef enum nt_utf8_policy {
  * *s must not point at it), and *s advanced past it. */
 uint32_t nt_utf8_next(const unsigned char **s, nt_utf8_policy policy);
 
+/* A code point (at most U+10FFFF, not a surrogate) as UTF-8 into o; returns
+ * how many bytes (1 to 4). */
+static inline unsigned nt_utf8_encode(uint32_t cp, char o[4])
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xC0 | (cp >> 6));
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12));
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18));
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 /* A code point (at most U+10FFFF, not a surrogate) as UTF-16 units into u;
  * returns how many (1 or 2). */
 static inline unsigned nt_utf16_encode(uint32_t cp, uint16_t u[2])

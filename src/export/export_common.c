@@ -2,6 +2,8 @@
  * and a buffered writer over the caller's write callback. */
 #include "trace/trace_internal.h"
 
+#include "common/json.h"
+
 #include <string.h>
 
 void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_options *opt)
@@ -87,28 +89,10 @@ void tr_out_i64(tr_out *o, int64_t v)
     }
 }
 
-void tr_out_json(tr_out *o, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    tr_out_bytes(o, "\"", 1);
-    const char *run = s;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        tr_out_bytes(o, run, (size_t)(s - run));
-        run = s + 1;
-        if (c == '"' || c == '\\') {
-            char e[2] = { '\\', (char)c };
-            tr_out_bytes(o, e, 2);
-        } else {
-            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-            tr_out_bytes(o, e, 6);
-        }
-    }
-    tr_out_bytes(o, run, (size_t)(s - run));
-    tr_out_bytes(o, "\"", 1);
-}
+static void out_put(void *o, const char *p, size_t n) { tr_out_bytes(o, p, n); }
+
+/* The project's one JSON string writer (common/json.h): names are valid UTF-8 JSON whatever the trace holds. */
+void tr_out_json(tr_out *o, const char *s) { nt_json_string(out_put, o, s); }
 
 nt_status tr_out_flush(tr_out *o)
 {

@@ -4,6 +4,7 @@
  * (dense name ids, tr_names), not by stack index.  Lines are ordered by that
  * sequence and formatted only when written, so the export holds a few
  * integers per stack and never the text. */
+#include "common/text_escape.h"
 #include "export/export_names.h"
 #include "common/sort.h"
 
@@ -28,22 +29,20 @@ static int cmp_stacks(const void *pa, const void *pb, void *ctx)
     return i ? 1 : j ? -1 : 0;
 }
 
-static void write_stack(tr_out *o, const nt_trace *t, uint32_t k)
+static void write_stack(tr_out *o, const nt_trace *t, uint32_t k, unsigned flags)
 {
     const tr_rstack *r = &t->stacks[k];
     if (!r->count) {
         tr_out_bytes(o, "-", 1);
         return;
     }
-    char buf[1024];
+    char buf[1024], esc[4 * sizeof buf];
     for (uint32_t f = r->count; f-- > 0;) {
-        size_t n = nt_frame_name(&t->frames[r->off + f], buf, sizeof buf);
-        n = n < sizeof buf ? n : sizeof buf - 1;
-        /* A name from the trace may hold the format's separators: keep one frame one field, one stack one line. */
-        for (size_t i = 0; i < n; i++)
-            if (buf[i] == ';' || buf[i] == '\n' || buf[i] == '\r')
-                buf[i] = '_';
-        tr_out_bytes(o, buf, n);
+        nt_frame_name_ex(&t->frames[r->off + f], flags, buf, sizeof buf);
+        /* A name from the trace may hold the format's separator or controls: keep one frame one
+         * field, one stack one line, and no control byte (common/text_escape.h). */
+        size_t n = nt_text_escape(esc, sizeof esc, buf, ";");
+        tr_out_bytes(o, esc, n < sizeof esc ? n : sizeof esc - 1);
         if (f)
             tr_out_bytes(o, ";", 1);
     }
@@ -84,7 +83,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_s
     }
     tr_walk_free(&wk);
     tr_names nm;
-    nt_status st = tr_names_build(&m, t, &nm);
+    nt_status st = tr_names_build(&m, t, sel.opt.signatures ? NT_NAME_SIGNATURE : 0, &nm);
     uint32_t *order = st == NT_OK ? nt_mem_alloc(&m, (nused ? nused : 1) * 2 * sizeof *order) : NULL;
     if (st == NT_OK && !order)
         st = NT_ERR_NOMEM;
@@ -101,7 +100,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_s
             int64_t total = sw[order[i]];
             while (i + 1 < n && cmp_stacks(&order[i], &order[i + 1], &c) == 0)
                 total = tr_add_weight(total, sw[order[++i]]);
-            write_stack(&o, t, order[i]);
+            write_stack(&o, t, order[i], nm.flags);
             tr_out_bytes(&o, " ", 1);
             tr_out_i64(&o, total);
             tr_out_bytes(&o, "\n", 1);

@@ -15,10 +15,10 @@ static uint64_t name_hash(const char *s, size_t n)
 }
 
 /* The name of f into buf (grown in *big when it does not fit). */
-static const char *name_of(nt_mem *m, const nt_frame *f, char *buf, size_t size, char **big, size_t *big_size,
-                           size_t *len)
+static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *buf, size_t size, char **big,
+                           size_t *big_size, size_t *len)
 {
-    *len = nt_frame_name(f, buf, size);
+    *len = nt_frame_name_ex(f, flags, buf, size);
     if (*len < size)
         return buf;
     if (*len + 1 > *big_size) {
@@ -28,19 +28,28 @@ static const char *name_of(nt_mem *m, const nt_frame *f, char *buf, size_t size,
         *big = p;
         *big_size = *len + 1;
     }
-    nt_frame_name(f, *big, *big_size);
+    nt_frame_name_ex(f, flags, *big, *big_size);
     return *big;
 }
 
-nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
+nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names *nm)
 {
     memset(nm, 0, sizeof *nm);
+    nm->flags = flags;
     size_t nf = t->nframes ? t->nframes : 1;
     nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
     if (!nm->of_frame)
         return NT_ERR_NOMEM;
     nt_map by_hash = { 0 };
-    nt_map by_method = { 0 };
+    /* Method indices are dense: a frame's record finds its name id directly. */
+    size_t nm_methods = t->nmethods ? t->nmethods : 1;
+    uint32_t *by_method = nt_mem_alloc(m, nm_methods * sizeof *by_method);
+    if (!by_method) {
+        nt_mem_free(m, nm->of_frame, nf * sizeof *nm->of_frame);
+        nm->of_frame = NULL;
+        return NT_ERR_NOMEM;
+    }
+    memset(by_method, 0xff, nm_methods * sizeof *by_method);
     char a[512], b[512];
     char *big_a = NULL, *big_b = NULL;
     size_t big_a_size = 0, big_b_size = 0;
@@ -49,14 +58,14 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
         const nt_frame *f = &t->frames[i];
         /* Frames of one method record always share a name: look that up first. */
         if (f->method_index != NT_TRACE_NO_METHOD) {
-            uint32_t id = tr_index(&by_method, f->method_index);
+            uint32_t id = by_method[f->method_index];
             if (id != UINT32_MAX) {
                 nm->of_frame[i] = id;
                 continue;
             }
         }
         size_t la, lb;
-        const char *na = name_of(m, f, a, sizeof a, &big_a, &big_a_size, &la);
+        const char *na = name_of(m, f, flags, a, sizeof a, &big_a, &big_a_size, &la);
         if (!na) {
             st = NT_ERR_NOMEM;
             break;
@@ -68,7 +77,7 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             uint32_t cand = tr_index(&by_hash, k);
             if (cand == UINT32_MAX)
                 break;
-            const char *nb = name_of(m, nm->rep[cand], b, sizeof b, &big_b, &big_b_size, &lb);
+            const char *nb = name_of(m, nm->rep[cand], flags, b, sizeof b, &big_b, &big_b_size, &lb);
             if (!nb) {
                 st = NT_ERR_NOMEM;
                 break;
@@ -91,15 +100,13 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm)
             nm->rep[nm->n++] = f;
         }
         nm->of_frame[i] = id;
-        if (f->method_index != NT_TRACE_NO_METHOD && !nt_map_set(m, &by_method, f->method_index, id)) {
-            st = NT_ERR_NOMEM;
-            break;
-        }
+        if (f->method_index != NT_TRACE_NO_METHOD)
+            by_method[f->method_index] = id;
     }
     nt_mem_free(m, big_a, big_a_size);
     nt_mem_free(m, big_b, big_b_size);
     nt_map_free(m, &by_hash);
-    nt_map_free(m, &by_method);
+    nt_mem_free(m, by_method, nm_methods * sizeof *by_method);
     nm->frames_alloc = nf;
     return st;
 }
@@ -214,7 +221,7 @@ nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_option
         return NT_ERR_INVALID_ARG;
     tr_selection_init(&x->sel, t, opt);
     nt_mem_init(&x->m, &t->mem.a);
-    nt_status st = tr_names_build(&x->m, t, &x->nm);
+    nt_status st = tr_names_build(&x->m, t, opt && opt->signatures ? NT_NAME_SIGNATURE : 0, &x->nm);
     if (st == NT_OK && !tr_walk_init(&x->wk, &x->m, t, &x->sel))
         st = NT_ERR_NOMEM;
     if (st != NT_OK)

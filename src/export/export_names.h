@@ -9,9 +9,11 @@ typedef struct tr_names {
     size_t frames_alloc;
     const nt_frame **rep;      /* name index -> a frame with that name */
     size_t n, rep_cap;
+    unsigned flags;            /* how the names are made (nt_frame_name_ex) */
 } tr_names;
 
-nt_status tr_names_build(nt_mem *m, const nt_trace *t, tr_names *nm);
+/* flags: nt_frame_name_ex's (NT_NAME_SIGNATURE keeps overloads apart). */
+nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names *nm);
 void tr_names_free(nt_mem *m, tr_names *nm);
 
 /* Walking one thread's samples in time order, with the weight of each (the

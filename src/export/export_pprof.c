@@ -8,8 +8,14 @@
  * ValueType: 1 type, 2 unit (string indices)
  * Sample: 1 location_id (packed, leaf first), 2 value (packed), 3 label
  * Label: 1 key, 2 str, 3 num
- * Location: 1 id, 3 address, 4 line;  Line: 1 function_id
- * Function: 1 id, 2 name, 3 system_name
+ * Location: 1 id, 2 mapping_id, 3 address, 4 line;  Line: 1 function_id
+ * Function: 1 id, 2 name, 3 system_name, 4 filename
+ * Mapping: 1 id, 2 memory_start, 3 memory_limit, 5 filename, 7 has_functions
+ *
+ * One mapping per module a frame resolved to (its file from the module
+ * record), spanning that module's sampled methods, and one more for the
+ * frames no method record covers, so every location has a mapping with a
+ * file name and pprof has a "main binary" to name.
  *
  * Samples are merged per (stack, thread, sample type) with two values: the
  * sample count and the wall time (ns to the thread's next sample). */
@@ -105,6 +111,24 @@ static size_t varint_len(uint64_t v)
 static void emit_sample(tr_gzip *g, const uint32_t *names, uint32_t depth, int64_t count, int64_t wall,
                         uint64_t thread, uint32_t state_str);
 
+/* A mapping: the address span of its sampled code and a name that belongs to it. */
+typedef struct tr_mapping {
+    uint64_t lo, hi;
+    uint32_t rep;
+} tr_mapping;
+
+/* A mapping's file: the module's IL path, else its assembly's name; "[unresolved]"
+ * for the frames no method record covers. */
+static const char *mapping_file(const nt_trace *t, const nt_frame *f)
+{
+    if (f->method_index == NT_TRACE_NO_METHOD)
+        return "[unresolved]";
+    uint32_t k = tr_index(&t->module_index, f->method->module_id);
+    if (k != UINT32_MAX && t->modules[k].il_path && t->modules[k].il_path[0])
+        return t->modules[k].il_path;
+    return f->method->assembly[0] ? f->method->assembly : "[unknown module]";
+}
+
 enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_NS, S_THREAD, S_STATE, S_MANAGED, S_EXTERNAL, S_OTHER, S_FIRST_NAME };
 static const char *const FIXED[] = { "", "samples", "count", "wall", "nanoseconds", "thread_id", "state",
                                      "managed", "external", "other" };
@@ -190,10 +214,36 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
             pb_uint(&b, 10, (uint64_t)last_ns - (uint64_t)first_ns + (uint64_t)sel->default_ns);
         tr_gzip_write(&g, b.d, b.n);
 
+        /* The mapping of each name: one per module, one for the unresolved frames. */
+        uint32_t *mod_of = nt_mem_alloc(m, (nm->n + 1) * sizeof *mod_of);
+        tr_mapping *maps = nt_mem_alloc(m, (nm->n + 1) * sizeof *maps);
+        size_t nmaps = 0;
+        nt_map map_of = { 0 };
+        if (!mod_of || !maps)
+            st = NT_ERR_NOMEM;
+        for (size_t i = 0; st == NT_OK && i < nm->n; i++) {
+            const nt_frame *f = nm->rep[i];
+            bool unresolved = f->method_index == NT_TRACE_NO_METHOD;
+            uint64_t key = unresolved ? UINT64_MAX : f->method->module_id;
+            uint32_t k = tr_index(&map_of, key);
+            if (k == UINT32_MAX) {
+                k = (uint32_t)nmaps++;
+                if (!nt_map_set(m, &map_of, key, k)) {
+                    st = NT_ERR_NOMEM;
+                    break;
+                }
+                maps[k] = (tr_mapping){ UINT64_MAX, 0, (uint32_t)i };
+            }
+            mod_of[i] = k;
+            uint64_t lo = unresolved ? f->ip : f->method->start_address;
+            uint64_t hi = unresolved ? f->ip + 1 : lo + f->method->size;
+            maps[k].lo = lo < maps[k].lo ? lo : maps[k].lo;
+            maps[k].hi = hi > maps[k].hi ? hi : maps[k].hi;
+        }
         /* One function and one location per distinct name; ids are index + 1. */
         char name[1024];
-        for (size_t i = 0; i < nm->n; i++) {
-            size_t len = nt_frame_name(nm->rep[i], name, sizeof name);
+        for (size_t i = 0; st == NT_OK && i < nm->n; i++) {
+            size_t len = nt_frame_name_ex(nm->rep[i], nm->flags, name, sizeof name);
             if (len >= sizeof name)
                 len = sizeof name - 1;
             emit_string(&g, name, len);
@@ -201,9 +251,11 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
             pb_uint(&b, 1, i + 1);
             pb_uint(&b, 2, S_FIRST_NAME + i);
             pb_uint(&b, 3, S_FIRST_NAME + i);
+            pb_uint(&b, 4, S_FIRST_NAME + nm->n + mod_of[i]);
             emit_msg(&g, 5, &b);
             b.n = 0;
             pb_uint(&b, 1, i + 1);
+            pb_uint(&b, 2, mod_of[i] + 1);
             if (nm->rep[i]->method_index == NT_TRACE_NO_METHOD)
                 pb_uint(&b, 3, nm->rep[i]->ip);
             pbuf line = { .n = 0 };
@@ -211,7 +263,22 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
             pb_bytes(&b, 4, line.d, line.n);
             emit_msg(&g, 4, &b);
         }
-        for (size_t a = 0; a < nagg && !g.failed && !o.failed; a++) {
+        /* The mappings' file names follow the names in the string table, in mapping order. */
+        for (size_t k = 0; st == NT_OK && k < nmaps; k++) {
+            const char *file = mapping_file(t, nm->rep[maps[k].rep]);
+            emit_string(&g, file, strlen(file));
+            b.n = 0;
+            pb_uint(&b, 1, k + 1);
+            pb_uint(&b, 2, maps[k].lo);
+            pb_uint(&b, 3, maps[k].hi);
+            pb_uint(&b, 5, S_FIRST_NAME + nm->n + k);
+            pb_uint(&b, 7, 1);
+            emit_msg(&g, 3, &b);
+        }
+        nt_mem_free(m, mod_of, (nm->n + 1) * sizeof *mod_of);
+        nt_mem_free(m, maps, (nm->n + 1) * sizeof *maps);
+        nt_map_free(m, &map_of);
+        for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
             const tr_rstack *r = &t->stacks[keys[a] >> 32];
             uint32_t tt = (uint32_t)keys[a];
             uint32_t type = tt >> 24;
@@ -219,10 +286,10 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
                         t->threads[tt & 0xFFFFFFu],
                         type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER);
         }
-        nt_status gs = tr_gzip_end(&g);
+        nt_status gs = tr_gzip_end(&g), built = st;
         st = tr_out_flush(&o);
         if (st == NT_OK)
-            st = gs;
+            st = built != NT_OK ? built : gs;
     }
     nt_map_free(m, &agg);
     nt_mem_free(m, vals, agg_cap * sizeof *vals);

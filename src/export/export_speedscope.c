@@ -4,14 +4,29 @@
  * the file is valid by construction. */
 #include "export/export_names.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static void frame_name_json(tr_out *o, const nt_frame *f)
+static void frame_name_json(tr_out *o, const nt_frame *f, unsigned flags)
 {
     /* A name longer than the buffer (none is, in practice) is shown cut. */
     char buf[1024];
-    nt_frame_name(f, buf, sizeof buf);
+    nt_frame_name_ex(f, flags, buf, sizeof buf);
     tr_out_json(o, buf);
+}
+
+typedef struct tr_thread_total {
+    uint32_t thread;
+    int64_t total;
+} tr_thread_total;
+
+/* By total weight, descending; equal totals in thread order. */
+static int cmp_busiest(const void *a, const void *b)
+{
+    const tr_thread_total *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
 nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
@@ -31,15 +46,20 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
     tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
     for (size_t i = 0; i < nm->n; i++) {
         tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        frame_name_json(&o, nm->rep[i]);
+        frame_name_json(&o, nm->rep[i], nm->flags);
         tr_out_bytes(&o, "}", 1);
     }
     tr_out_str(&o, "]},\n\"profiles\":[");
-    size_t profiles = 0;
-    for (uint32_t th = 0; th < t->nthreads && !o.failed; th++) {
+    /* Busiest thread first: speedscope opens the first profile (activeProfileIndex 0). */
+    tr_thread_total *order = nt_mem_alloc(&x.m, (t->nthreads ? t->nthreads : 1) * sizeof *order);
+    if (!order) {
+        tr_export_close(&x);
+        return NT_ERR_NOMEM;
+    }
+    size_t nprof = 0;
+    for (uint32_t th = 0; th < t->nthreads; th++) {
         if (!tr_walk_thread_selected(wk, th))
             continue;
-        /* Three walks of the thread: totals, stacks, weights. */
         int64_t total = 0, wt;
         size_t count = 0;
         tr_walk_it it;
@@ -48,8 +68,16 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
             total = tr_add_weight(total, wt);
             count++;
         }
-        if (!count)
-            continue;
+        if (count)
+            order[nprof++] = (tr_thread_total){ th, total };
+    }
+    if (nprof)
+        qsort(order, nprof, sizeof *order, cmp_busiest);
+    size_t profiles = 0;
+    for (size_t p = 0; p < nprof && !o.failed; p++) {
+        uint32_t th = order[p].thread;
+        int64_t total = order[p].total, wt;
+        tr_walk_it it;
         tr_out_str(&o, profiles++ ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");
         tr_out_u64(&o, t->threads[th]);
         tr_out_str(&o, by_time ? "\",\"unit\":\"nanoseconds\"" : "\",\"unit\":\"none\"");
@@ -80,6 +108,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         }
         tr_out_str(&o, "]}");
     }
+    nt_mem_free(&x.m, order, (t->nthreads ? t->nthreads : 1) * sizeof *order);
     tr_out_str(&o, "],\n\"name\":");
     tr_out_json(&o, sel->opt.name ? sel->opt.name : "nettrace");
     tr_out_str(&o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");

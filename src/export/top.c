@@ -47,12 +47,12 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 }
 
 /* Index of name id's text in the names arena, or SIZE_MAX when memory is short. */
-static size_t store_name(top_impl *ti, const nt_frame *f)
+static size_t store_name(top_impl *ti, const nt_frame *f, unsigned flags)
 {
-    size_t len = nt_frame_name(f, NULL, 0) + 1;
+    size_t len = nt_frame_name_ex(f, flags, NULL, 0) + 1;
     if (!nt_mem_reserve(&ti->m, (void **)&ti->names, &ti->names_cap, ti->names_len + len, 1))
         return SIZE_MAX;
-    nt_frame_name(f, ti->names + ti->names_len, len);
+    nt_frame_name_ex(f, flags, ti->names + ti->names_len, len);
     ti->names_len += len;
     return ti->names_len - len;
 }
@@ -113,7 +113,7 @@ static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table 
     out->row_count = keep;
     out->rows = (const nt_top_row *)(uintptr_t)ti->nrows; /* an index until the rows stop moving */
     for (size_t i = 0; i < keep; i++) {
-        size_t at = store_name(ti, w->nm.rep[w->rows[i].id]);
+        size_t at = store_name(ti, w->nm.rep[w->rows[i].id], w->nm.flags);
         if (at == SIZE_MAX)
             return NT_ERR_NOMEM;
         ti->rows[ti->nrows++] = (nt_top_row){ (const char *)(uintptr_t)at, w->rows[i].excl, w->rows[i].incl };
@@ -153,7 +153,7 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     ti->m = m;
     top_work w = { .t = t, .opt = &opt };
     size_t ns = t->nstacks ? t->nstacks : 1;
-    nt_status st = tr_names_build(&ti->m, t, &w.nm);
+    nt_status st = tr_names_build(&ti->m, t, opt.signatures ? NT_NAME_SIGNATURE : 0, &w.nm);
     size_t nn = w.nm.n ? w.nm.n : 1;
     if (st == NT_OK) {
         w.stack_w = nt_mem_alloc(&ti->m, ns * sizeof *w.stack_w);
@@ -182,7 +182,7 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     }
     /* Rows and names stopped moving: indices become pointers. */
     for (size_t i = 0; i < made; i++)
-        ti->tables[i].rows = ti->rows + (uintptr_t)ti->tables[i].rows;
+        ti->tables[i].rows = ti->rows ? ti->rows + (uintptr_t)ti->tables[i].rows : NULL;
     for (size_t r = 0; r < ti->nrows; r++)
         ti->rows[r].name = ti->names + (uintptr_t)ti->rows[r].name;
     ti->pub.table_count = made;

@@ -1,5 +1,6 @@
 /* Metadata records from scratch to the metadata table (fields.h). */
 #include "common/utf16.h"
+#include "common/utf8.h"
 #include "parse/context.h"
 
 #include <string.h>
@@ -48,14 +49,50 @@ nt_status nt_metadata_check_new(nt_parser *p, uint32_t id, uint64_t off)
     return NT_OK;
 }
 
+/* A V6 name (UTF-8 in the stream) made valid: *out and *len are the span
+ * itself when it is valid UTF-8 up to its first NUL (where a C string ends),
+ * else a copy in the scratch with every invalid sequence replaced by U+FFFD
+ * (the library promises UTF-8).  False when the scratch cannot grow. */
+static bool utf8_name(nt_parser *p, nt_name_span n, const char **out, size_t *len)
+{
+    if (!nt_scratch_reserve(p, n.len + 1 + 3 * n.len + 1))
+        return false;
+    char *raw = p->str, *fixed = p->str + n.len + 1;
+    memcpy(raw, n.s, n.len);
+    raw[n.len] = '\0';
+    const unsigned char *s = (const unsigned char *)raw;
+    bool valid = true;
+    for (const unsigned char *q = s; *q && valid;)
+        valid = nt_utf8_next(&q, NT_UTF8_REJECT) != NT_UTF8_INVALID;
+    if (valid) {
+        *out = (const char *)n.s;
+        *len = n.len;
+        return true;
+    }
+    size_t k = 0;
+    while (*s)
+        k += nt_utf8_encode(nt_utf8_next(&s, NT_UTF8_REPLACE), fixed + k);
+    *out = fixed;
+    *len = k;
+    return true;
+}
+
 /* A name into the metadata arena: converted from UTF-16 through the string
- * scratch, or copied as it is.  NULL when the arena refused it (its
- * over_budget says whether for the budget) or memory ran out. */
+ * scratch, or UTF-8 copied (invalid sequences replaced).  NULL when the
+ * arena refused it (its over_budget says whether for the budget) or memory
+ * ran out. */
 static const char *store_name(nt_parser *p, nt_name_span n, bool utf16)
 {
     size_t budget = p->lim.max_metadata_bytes;
-    if (!utf16)
-        return nt_metadata_strdup(&p->meta, (const char *)n.s, n.len, budget);
+    if (!utf16) {
+        const char *s;
+        size_t len;
+        if (!utf8_name(p, n, &s, &len)) {
+            p->meta.over_budget = false; /* an allocation failure, whatever the arena said before */
+            return NULL;
+        }
+        return nt_metadata_strdup(&p->meta, s, len, budget);
+    }
     if (!nt_scratch_reserve(p, nt_utf8_bound(n.len))) {
         p->meta.over_budget = false; /* an allocation failure, whatever the arena said before */
         return NULL;

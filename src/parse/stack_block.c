@@ -48,6 +48,18 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
             t->ent[t->n++] = (nt_stack_entry){ 0, NT_STACK_MISSING };
     }
     const uint32_t ptr = p->info.pointer_size;
+    /* Room for the whole block at once (each stack needs at least its 4-byte
+     * size, each IP ptr bytes), within what the limits let it hold: the
+     * loop below then never grows the tables. */
+    size_t stacks = count < nt_cur_left(&c) / 4 ? count : nt_cur_left(&c) / 4;
+    size_t frames_max = nt_cur_left(&c) / ptr;
+    if (stacks > (size_t)p->lim.max_stacks - t->n)
+        stacks = (size_t)p->lim.max_stacks - t->n;
+    if (frames_max > (size_t)p->lim.max_stack_frames - t->ips_len)
+        frames_max = (size_t)p->lim.max_stack_frames - t->ips_len;
+    if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + stacks, sizeof *t->ent) ||
+        !nt_mem_reserve(&p->mem, (void **)&t->ips, &t->ips_cap, t->ips_len + frames_max, sizeof *t->ips))
+        return nt_fail(p, NT_ERR_NOMEM, content_off, "cannot grow the stack table");
     for (uint32_t i = 0; i < count; i++) {
         uint64_t soff = NT_OFF(&c, content, content_off);
         uint32_t bytes;
@@ -63,9 +75,6 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         if (frames > p->lim.max_stack_frames - t->ips_len)
             return nt_fail(p, NT_ERR_LIMIT, soff, "more than max_stack_frames (%u) IPs in one interval",
                            p->lim.max_stack_frames);
-        if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + 1, sizeof *t->ent) ||
-            !nt_mem_reserve(&p->mem, (void **)&t->ips, &t->ips_cap, t->ips_len + frames, sizeof *t->ips))
-            return nt_fail(p, NT_ERR_NOMEM, soff, "cannot grow the stack table");
         uint64_t *dst = t->ips ? t->ips + t->ips_len : NULL; /* empty stacks before any IP: no table yet */
         copy_ips(dst, c.p, frames, ptr);
         c.p += bytes;

@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "session/procfs.h"
 
-/* Read a small /proc file whole (NUL-terminated); -1 with errno on failure. */
-static ssize_t read_small(const char *path, char *buf, size_t cap)
+ssize_t procfs_read(const char *path, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -52,7 +52,7 @@ static bool read_start_key(int32_t pid, uint64_t *key)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%" PRId32 "/stat", pid);
-    if (read_small(path, buf, sizeof buf) < 0)
+    if (procfs_read(path, buf, sizeof buf) < 0)
         return false;
     char *p = strrchr(buf, ')');
     if (!p)
@@ -78,7 +78,7 @@ static int read_ns_pid(int32_t pid, int32_t *ns_pid)
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%" PRId32 "/status", pid);
     *ns_pid = pid;
-    if (read_small(path, buf, sizeof buf) < 0)
+    if (procfs_read(path, buf, sizeof buf) < 0)
         return 0;
     char *line = strstr(buf, "\nNSpid:");
     if (!line)
@@ -329,7 +329,7 @@ nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_alloca
         pe->endpoint = ep;
         char path[64];
         snprintf(path, sizeof path, "/proc/%ld/comm", pid);
-        if (read_small(path, pe->command, sizeof pe->command) > 0)
+        if (procfs_read(path, pe->command, sizeof pe->command) > 0)
             pe->command[strcspn(pe->command, "\n")] = 0;
     }
     closedir(d);

@@ -1,5 +1,6 @@
 /* Diagnostics IPC framing and deadline-bound socket I/O. */
 #include "session/ipc.h"
+#include "common/clock.h"
 #include "common/utf8.h"
 
 #include <errno.h>
@@ -14,12 +15,8 @@
 
 static const uint8_t IPC_MAGIC[14] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0 };
 
-int64_t nt_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+/* The public face of the library's one clock (common/clock.h). */
+int64_t nt_now_ns(void) { return nt_clock_ns(); }
 
 int64_t nt_deadline_after_ms(int64_t ms)
 {
@@ -195,9 +192,12 @@ nt_status ipc_wait(int fd, short events, int64_t deadline_ns, int cancel_fd)
     }
 }
 
-nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd)
+/* One connect() attempt: NT_OK, or the failure with the socket closed.
+ * *again is set when the listener's backlog was full (EAGAIN on a Unix
+ * socket): nothing was refused, the runtime is just busy, so try again. */
+static nt_status connect_once(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd, bool *again)
 {
-    *out_fd = -1;
+    *again = false;
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     int pathfd = -1;
     if (strlen(path) >= sizeof sa.sun_path) {
@@ -224,7 +224,12 @@ nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int 
     int e = errno;
     if (pathfd >= 0)
         close(pathfd);
-    if (r < 0 && (e == EINPROGRESS || e == EAGAIN)) {
+    if (r < 0 && e == EAGAIN) {
+        close(fd);
+        *again = true;
+        return NT_ERR_IO;
+    }
+    if (r < 0 && e == EINPROGRESS) {
         nt_status st = ipc_wait(fd, POLLOUT, deadline_ns, cancel_fd);
         if (st != NT_OK) {
             close(fd);
@@ -242,6 +247,34 @@ nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int 
     }
     *out_fd = fd;
     return NT_OK;
+}
+
+/* Sleep ms (capped by the deadline) unless cancelled. */
+static nt_status pause_ms(int ms, int64_t deadline_ns, int cancel_fd)
+{
+    int left = ipc_poll_timeout(deadline_ns);
+    if (left == 0)
+        return NT_ERR_TIMEOUT;
+    struct pollfd pf = { .fd = cancel_fd, .events = POLLIN };
+    int r = poll(&pf, cancel_fd >= 0 ? 1 : 0, left > 0 && left < ms ? left : ms);
+    if (r > 0 && (pf.revents & POLLIN))
+        return NT_ERR_CANCELLED;
+    return NT_OK;
+}
+
+nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd)
+{
+    *out_fd = -1;
+    /* A full backlog is retried with a growing pause until the deadline. */
+    for (int pause = 5;; pause = pause < 100 ? pause * 2 : 100) {
+        bool again;
+        nt_status st = connect_once(path, deadline_ns, cancel_fd, out_fd, &again);
+        if (!again)
+            return st;
+        st = pause_ms(pause, deadline_ns, cancel_fd);
+        if (st != NT_OK)
+            return st;
+    }
 }
 
 nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns, int cancel_fd)
@@ -290,6 +323,36 @@ nt_status ipc_recv_exact(int fd, void *data, size_t len, int64_t deadline_ns, in
         return NT_ERR_IO;
     }
     return NT_OK;
+}
+
+nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap, size_t *len, uint32_t *hresult,
+                       int64_t deadline_ns, int cancel_fd)
+{
+    *len = 0;
+    *hresult = 0;
+    nt_status st = ipc_send_all(fd, req->data, req->len, deadline_ns, cancel_fd);
+    uint8_t head[IPC_HEADER_SIZE];
+    if (st == NT_OK)
+        st = ipc_recv_exact(fd, head, sizeof head, deadline_ns, cancel_fd);
+    if (st != NT_OK)
+        return st == NT_ERR_TRUNCATED ? NT_ERR_PROTOCOL : st;
+    ipc_header h;
+    if (!ipc_parse_header(head, &h) || h.command_set != IPC_SET_SERVER)
+        return NT_ERR_PROTOCOL;
+    size_t plen = h.size - IPC_HEADER_SIZE;
+    if (plen > cap)
+        return NT_ERR_PROTOCOL;
+    st = ipc_recv_exact(fd, payload, plen, deadline_ns, cancel_fd);
+    if (st != NT_OK)
+        return st == NT_ERR_TRUNCATED ? NT_ERR_PROTOCOL : st;
+    *len = plen;
+    if (h.command_id == IPC_SERVER_ERROR) {
+        *hresult = plen >= 4 ? (uint32_t)payload[0] | (uint32_t)payload[1] << 8 | (uint32_t)payload[2] << 16 |
+                                   (uint32_t)payload[3] << 24
+                             : 0;
+        return NT_ERR_REFUSED;
+    }
+    return h.command_id == IPC_SERVER_OK ? NT_OK : NT_ERR_PROTOCOL;
 }
 
 const char *nt_hresult_name(uint32_t hr)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define IPC_HEADER_SIZE 20
 #define IPC_MAX_MESSAGE 65535u
@@ -19,6 +20,9 @@
 #define IPC_EP_COLLECT2 0x03
 #define IPC_EP_COLLECT3 0x04
 #define IPC_EP_COLLECT4 0x05
+#define IPC_PROCESS_INFO 0x00
+#define IPC_PROCESS_RESUME 0x01
+#define IPC_PROCESS_INFO2 0x04
 #define IPC_SERVER_OK 0x00
 #define IPC_SERVER_ERROR 0xFF
 
@@ -62,6 +66,25 @@ nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns
 nt_status ipc_recv_exact(int fd, void *data, size_t len, int64_t deadline_ns, int cancel_fd);
 /* Wait for fd to be ready for `events` (POLLIN/POLLOUT). */
 nt_status ipc_wait(int fd, short events, int64_t deadline_ns, int cancel_fd);
+/* One command on a fresh connection: send req, read the whole reply into
+ * payload (cap bytes at most).  NT_OK for an OK reply, NT_ERR_REFUSED with
+ * *hresult for an error reply, NT_ERR_PROTOCOL for anything malformed, or
+ * the I/O status. */
+nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap, size_t *len, uint32_t *hresult,
+                       int64_t deadline_ns, int cancel_fd);
+/* Raise an eventfd (a wake-up or a cancellation); async-signal-safe.  A full
+ * counter is already raised, so a failed write needs no handling. */
+static inline void ipc_raise(int eventfd)
+{
+    uint64_t one = 1;
+    ssize_t r = write(eventfd, &one, sizeof one);
+    (void)r;
+}
+
+/* A caller's deadline as the session code uses it: 0 (no deadline, the
+ * library's convention) becomes NT_DEADLINE_NONE. */
+static inline int64_t ipc_deadline(int64_t deadline_ns) { return deadline_ns == 0 ? NT_DEADLINE_NONE : deadline_ns; }
+
 /* Milliseconds until the deadline for poll(): -1 for none, rounded up. */
 int ipc_poll_timeout(int64_t deadline_ns);
 

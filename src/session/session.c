@@ -203,19 +203,27 @@ static nt_status io_failure(nt_session *s, nt_status st, const char *what)
     return start_failed(s, st);
 }
 
-nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_t deadline_ns)
+/* Start on ep (connecting to it), or on `connected`, a connection the
+ * runtime opened to a diagnostic port (then ep only serves StopTracing). */
+static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int64_t deadline_ns)
 {
-    if (!s || !ep || !ep->path[0])
+    if (!s || !ep || !ep->path[0]) {
+        if (connected >= 0)
+            close(connected);
         return NT_ERR_INVALID_ARG;
+    }
     pthread_mutex_lock(&s->mu);
     if (s->state != SESSION_NEW) {
         pthread_mutex_unlock(&s->mu);
+        if (connected >= 0)
+            close(connected);
         return NT_ERR_STATE;
     }
     s->state = SESSION_STARTING;
     pthread_mutex_unlock(&s->mu);
     s->ep = *ep;
 
+    s->conn = connected; /* start_failed closes it from here on */
     ipc_buf *req = nt_mem_alloc(&s->mem, sizeof *req);
     if (!req)
         return start_failed(s, NT_ERR_NOMEM);
@@ -225,7 +233,7 @@ nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_
         session_set_message(s, "the request does not fit 65,535 bytes or a string is not UTF-8");
         return start_failed(s, NT_ERR_INVALID_ARG);
     }
-    nt_status st = ipc_connect(ep->path, deadline_ns, s->cancel_fd, &s->conn);
+    nt_status st = connected >= 0 ? NT_OK : ipc_connect(ep->path, deadline_ns, s->cancel_fd, &s->conn);
     if (st == NT_OK)
         st = ipc_send_all(s->conn, req->data, req->len, deadline_ns, s->cancel_fd);
     nt_mem_free(&s->mem, req, sizeof *req);
@@ -296,8 +304,23 @@ nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_
     return NT_OK;
 }
 
+nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_t deadline_ns)
+{
+    deadline_ns = ipc_deadline(deadline_ns);
+    return start(s, ep, -1, deadline_ns);
+}
+
+nt_status nt_session_start_connected(nt_session *s, int fd, const nt_endpoint *stop_ep, int64_t deadline_ns)
+{
+    deadline_ns = ipc_deadline(deadline_ns);
+    if (fd < 0)
+        return NT_ERR_INVALID_ARG;
+    return start(s, stop_ep, fd, deadline_ns);
+}
+
 nt_status nt_session_start(nt_session *s, int32_t pid, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     if (!s)
         return NT_ERR_INVALID_ARG;
     nt_endpoint ep;
@@ -386,6 +409,7 @@ nt_status nt_session_request_stop(nt_session *s)
 
 nt_status nt_session_stop(nt_session *s, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     nt_status st = nt_session_request_stop(s);
     if (st != NT_OK)
         return st;
@@ -402,6 +426,7 @@ nt_status nt_session_stop(nt_session *s, int64_t deadline_ns)
 
 nt_status nt_session_wait(nt_session *s, int64_t deadline_ns)
 {
+    deadline_ns = ipc_deadline(deadline_ns);
     if (!s)
         return NT_ERR_INVALID_ARG;
     nt_status st = await_end(s, deadline_ns);
@@ -412,11 +437,8 @@ nt_status nt_session_wait(nt_session *s, int64_t deadline_ns)
 
 void nt_session_cancel(nt_session *s)
 {
-    if (!s)
-        return;
-    uint64_t one = 1;
-    ssize_t r = write(s->cancel_fd, &one, sizeof one);
-    (void)r;
+    if (s)
+        ipc_raise(s->cancel_fd);
 }
 
 int nt_session_fd(const nt_session *s) { return s ? s->epoll_fd : -1; }

@@ -2,6 +2,8 @@
 # Never parses a trace; hands bytes to a sink.
 libnettrace_core_la_SOURCES += \
 	src/session/ipc.c src/session/ipc.h \
-	src/session/endpoint.c \
+	src/session/endpoint.c src/session/procfs.h \
+	src/session/process_info.c \
+	src/session/port.c \
 	src/session/session.c src/session/session_internal.h \
 	src/session/session_stream.c

@@ -26,12 +26,7 @@ void session_set_message(nt_session *s, const char *fmt, ...)
     va_end(ap);
 }
 
-void session_wake(nt_session *s)
-{
-    uint64_t one = 1;
-    ssize_t r = write(s->wake_fd, &one, sizeof one);
-    (void)r; /* a full counter already wakes the driver */
-}
+void session_wake(nt_session *s) { ipc_raise(s->wake_fd); }
 
 static void close_fd(nt_session *s, int *fd)
 {

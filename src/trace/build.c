@@ -37,6 +37,9 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     b->gen = 1;
     for (size_t i = 0; i < TR_TCACHE; i++)
         b->tcache[i].index = UINT32_MAX;
+    for (size_t i = 0; i < TR_ACACHE; i++)
+        b->acache[i].id = UINT32_MAX;
+    nt_hash_key_init(&b->stack_key, b);
     t->status = NT_OK;
     return b;
 }
@@ -74,13 +77,13 @@ static int on_trace(void *user, const nt_trace_info *info)
 }
 
 /* Every sample whose stack id is new to the id cache hashes its whole stack
- * (tens of frames): four independent lanes let the multiplies overlap, and
- * the final mix brings the high bits down to the table index. */
-static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
+ * (tens of frames): four independent lanes let the multiplies overlap.  The
+ * stacks come from the input, so the lanes start from the builder's secret
+ * key and SipHash finishes: which stacks share a slot cannot be chosen. */
+static uint64_t hash_ips(const nt_hash_key *key, const uint64_t *ips, uint32_t n)
 {
     const uint64_t k = 0xff51afd7ed558ccdull;
-    uint64_t h0 = 0x9E3779B97F4A7C15ull ^ n, h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull,
-             h3 = 0x27D4EB2F165667C5ull;
+    uint64_t h0 = key->v0 ^ n, h1 = key->v1, h2 = key->v2, h3 = key->v3;
     uint32_t i = 0;
     for (; i + 4 <= n; i += 4) {
         h0 = (h0 ^ ips[i]) * k;
@@ -90,11 +93,7 @@ static uint64_t hash_ips(const uint64_t *ips, uint32_t n)
     }
     for (; i < n; i++)
         h0 = (h0 ^ ips[i]) * k;
-    uint64_t h = h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17);
-    h ^= h >> 32;
-    h *= k;
-    h ^= h >> 29;
-    return h;
+    return nt_hash_u64(key, h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17));
 }
 
 static bool itable_grow(nt_trace_builder *b)
@@ -123,10 +122,11 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
     nt_mem *m = &b->t->mem;
     if ((b->nistacks + 1) * 2 > b->itable_cap && !itable_grow(b))
         return UINT32_MAX;
-    uint64_t h = hash_ips(ips, n);
+    uint64_t h = hash_ips(&b->stack_key, ips, n);
     size_t j = (size_t)h & (b->itable_cap - 1);
     while (b->itable[j]) {
         const tr_istack *s = &b->istacks[b->itable[j] - 1];
+        b->t->stack_probes++;
         if (s->hash == h && s->count == n && (n == 0 || memcmp(b->ips + s->off, ips, n * sizeof *ips) == 0))
             return b->itable[j] - 1;
         j = (j + 1) & (b->itable_cap - 1);
@@ -145,7 +145,10 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
         return UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
         uint64_t a = ips[k] - (k ? 1 : 0);
-        uint32_t id = tr_index(&b->addr_ids, a);
+        /* New stacks share most frames with earlier ones: a direct-mapped
+         * cache in front of the map (its slot from the keyed map's hash). */
+        tr_addr_slot *as = &b->acache[(a * 0x9E3779B97F4A7C15ull ^ b->stack_key.v1) >> (64 - TR_ACACHE_BITS)];
+        uint32_t id = as->addr == a && as->id != UINT32_MAX ? as->id : tr_index(&b->addr_ids, a);
         if (id == UINT32_MAX) {
             if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
                 !nt_map_set(m, &b->addr_ids, a, (uint32_t)b->nuaddr))
@@ -155,6 +158,7 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
             id = (uint32_t)b->nuaddr;
             b->uaddr[b->nuaddr++] = a;
         }
+        *as = (tr_addr_slot){ a, id };
         b->ipu[b->nips + k] = id;
     }
     b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };
@@ -239,53 +243,63 @@ void nt_trace_builder_count_samples(nt_trace_builder *b)
         b->aggregate = true;
 }
 
+/* Room for thread index th in the pending samples. */
+static bool grow_pending(nt_trace_builder *b, uint32_t th)
+{
+    size_t old = b->pend_cap;
+    if (!nt_mem_reserve(&b->t->mem, (void **)&b->pend, &b->pend_cap, (size_t)th + 1, sizeof *b->pend))
+        return false;
+    memset(b->pend + old, 0, (b->pend_cap - old) * sizeof *b->pend);
+    return true;
+}
+
 /* aggregate: the sample counted into its entry, and the time from the
  * thread's previous sample added to that one's entry. */
-static TR_SLOW_PATH int count_sample(nt_trace_builder *b, int64_t ticks, uint32_t istack, uint32_t thread_type)
+static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack, uint32_t thread_type)
 {
     nt_trace *t = b->t;
     nt_mem *m = &t->mem;
-    bool added;
-    uint64_t *slot = nt_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
-    if (!slot)
+    int64_t ticks = s->timestamp;
+    uint32_t th = thread_type & 0xFFFFFFu;
+    if (th >= b->pend_cap && !grow_pending(b, th))
         return tr_fail(b, NT_ERR_NOMEM);
-    if (added) {
-        if (b->nentries >= b->lim.max_samples)
-            return tr_fail_limit(b, "more than %llu sample entries (nt_trace_limits.max_samples)",
-                                 (unsigned long long)b->lim.max_samples);
-        if (!GROW(m, b->entries, b->nentries, b->entries_cap))
+    /* A thread's samples mostly repeat its previous stack: its entry, without the map. */
+    tr_pending *pd = &b->pend[th];
+    uint32_t idx = pd->entry - 1;
+    tr_entry *e = pd->entry ? &b->entries[idx] : NULL;
+    if (!e || e->istack != istack || e->thread_type != thread_type || e->epoch != b->epoch) {
+        bool added;
+        uint64_t *slot = nt_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
+        if (!slot)
             return tr_fail(b, NT_ERR_NOMEM);
-        *slot = b->nentries;
-        b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type };
+        if (added) {
+            if (b->nentries >= b->lim.max_samples)
+                return tr_fail_limit(b, "more than %llu sample entries (nt_trace_limits.max_samples)",
+                                     (unsigned long long)b->lim.max_samples);
+            if (!GROW(m, b->entries, b->nentries, b->entries_cap))
+                return tr_fail(b, NT_ERR_NOMEM);
+            *slot = b->nentries;
+            b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type, b->epoch };
+        }
+        idx = (uint32_t)*slot;
+        e = &b->entries[idx];
     }
-    uint32_t idx = (uint32_t)*slot;
-    tr_entry *e = &b->entries[idx];
     e->count++;
     if (ticks < e->first_ticks) {
         e->first_ticks = ticks;
         e->first_seq = b->seq;
     }
     e->last_ticks = ticks > e->last_ticks ? ticks : e->last_ticks;
-    uint32_t th = thread_type & 0xFFFFFFu;
-    if (th >= b->pend_cap) {
-        size_t old = b->pend_cap, cap = old;
-        if (!nt_mem_reserve(m, (void **)&b->pend, &cap, (size_t)th + 1, sizeof *b->pend))
-            return tr_fail(b, NT_ERR_NOMEM);
-        size_t cap2 = old;
-        if (!nt_mem_reserve(m, (void **)&b->pend_ticks, &cap2, cap, sizeof *b->pend_ticks))
-            return tr_fail(b, NT_ERR_NOMEM);
-        memset(b->pend + old, 0, (cap - old) * sizeof *b->pend);
-        b->pend_cap = cap;
-    }
-    if (b->pend[th]) {
+    if (pd->entry) {
         /* A thread's samples out of time order would weigh differently once sorted. */
-        if (ticks < b->pend_ticks[th])
+        if (ticks < pd->ticks)
             t->inexact = true;
-        tr_entry *prev = &b->entries[b->pend[th] - 1];
-        prev->wall_ns = tr_add_weight(prev->wall_ns, tr_gap_ns(t->info.qpc_frequency, b->pend_ticks[th], ticks));
+        tr_entry *prev = &b->entries[pd->entry - 1];
+        /* The parser's time_ns is the printed time (nt_ticks_to_ns), so the gap is that of the printed times. */
+        uint64_t d = s->time_ns > pd->ns ? (uint64_t)s->time_ns - (uint64_t)pd->ns : 0;
+        prev->wall_ns = tr_add_weight(prev->wall_ns, d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d);
     }
-    b->pend[th] = idx + 1;
-    b->pend_ticks[th] = ticks;
+    *pd = (tr_pending){ idx + 1, ticks, s->time_ns };
     b->seq++;
     t->total_samples++;
     return 0;
@@ -310,8 +324,8 @@ static bool entries_to_samples(nt_trace_builder *b)
     nt_map_free(m, &b->entry_index);
     int64_t last_weight = tr_default_ns(&t->info);
     for (size_t th = 0; th < b->pend_cap; th++)
-        if (b->pend[th])
-            b->entries[b->pend[th] - 1].wall_ns = tr_add_weight(b->entries[b->pend[th] - 1].wall_ns, last_weight);
+        if (b->pend[th].entry)
+            b->entries[b->pend[th].entry - 1].wall_ns = tr_add_weight(b->entries[b->pend[th].entry - 1].wall_ns, last_weight);
     tr_entry *tmp = nt_mem_alloc(m, (n ? n : 1) * sizeof *tmp);
     t->agg = nt_mem_alloc(m, (n ? n : 1) * sizeof *t->agg);
     t->agg_cap = t->agg ? (n ? n : 1) : 0;
@@ -331,10 +345,8 @@ static bool entries_to_samples(nt_trace_builder *b)
     }
     nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
     nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
-    nt_mem_free(m, b->pend_ticks, b->pend_cap * sizeof *b->pend_ticks);
     b->entries = NULL;
     b->pend = NULL;
-    b->pend_ticks = NULL;
     b->entries_cap = b->pend_cap = 0;
     b->sorted = true;
     return true;
@@ -363,7 +375,7 @@ static int on_sample(void *user, const nt_sample *s)
         return 1;
     uint32_t type = s->type > 254 ? 255 : s->type;
     if (b->aggregate)
-        return count_sample(b, s->timestamp, st, th | (type << 24));
+        return count_sample(b, s, st, th | (type << 24));
     if (b->sfill == b->send && !sample_chunk_slow(b))
         return 1;
     *b->sfill++ = (tr_sample){ s->timestamp, st, th | (type << 24) };
@@ -436,13 +448,16 @@ static void builder_release(nt_trace_builder *b)
     b->ipu = NULL;
     b->uaddr_cap = b->ipu_cap = b->nuaddr = 0;
     tr_cold_release(b);
+    for (int k = 0; k < 3; k++) {
+        nt_mem_free(m, b->conv[k], b->conv_cap[k]);
+        b->conv[k] = NULL;
+        b->conv_cap[k] = 0;
+    }
     nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
     nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
-    nt_mem_free(m, b->pend_ticks, b->pend_cap * sizeof *b->pend_ticks);
     nt_map_free(m, &b->entry_index);
     b->entries = NULL;
     b->pend = NULL;
-    b->pend_ticks = NULL;
     b->entries_cap = b->pend_cap = 0;
     b->ips = NULL;
     b->istacks = NULL;

@@ -5,6 +5,7 @@
 #define NT_TRACE_BUILD_INTERNAL_H
 
 #include "trace/trace_internal.h"
+#include "common/hash.h"
 
 typedef struct tr_istack {
     uint64_t hash;
@@ -23,11 +24,12 @@ typedef struct tr_idcache {
 typedef struct tr_cold {
     uint64_t start, method_id, module_id, rejit_id;
     int64_t timestamp, until;
-    const char *str;        /* "name\0signature\0" in the cold arena */
+    const char *str;        /* "name\0signature\0" in the cold arena; wide: two spans (cold_span) */
     const char *type;       /* in the cold arena, shared by runs of one type */
     uint32_t size, flags, token;
     uint32_t hot_before;    /* records kept directly that came before it: its place in stream order */
     uint8_t source;
+    bool wide;              /* the parser gave lazy names: the strings are kept as UTF-16, unconverted */
 } tr_cold;
 
 #define TR_COLD_CHUNK 256u                  /* records a chunk */
@@ -54,7 +56,22 @@ typedef struct tr_entry {
     uint64_t count;
     int64_t wall_ns;
     uint32_t istack, thread_type;
+    uint32_t epoch;
 } tr_entry;
+
+/* With aggregate: a thread's latest sample, whose weight by time waits for the next one. */
+typedef struct tr_pending {
+    uint32_t entry;         /* its entry + 1, 0 = none yet */
+    int64_t ticks, ns;
+} tr_pending;
+
+/* Address -> index in uaddr, direct-mapped in front of addr_ids. */
+#define TR_ACACHE_BITS 13u
+#define TR_ACACHE (1u << TR_ACACHE_BITS)
+typedef struct tr_addr_slot {
+    uint64_t addr;
+    uint32_t id;            /* UINT32_MAX = empty */
+} tr_addr_slot;
 
 struct nt_trace_builder {
     nt_trace *t;
@@ -90,6 +107,10 @@ struct nt_trace_builder {
     char **cstr_chunks;
     size_t ncstr_chunks, cstr_chunks_cap;
     const char *cold_last_type;
+    bool cold_last_wide;
+    /* Lazy names converted for a record being kept: one buffer per string of a record. */
+    char *conv[3];
+    size_t conv_cap[3];
     /* A bit for each hash of the 256-byte lines of the addresses looked up
      * so far (frame 0 as is, return addresses minus one): a DCEnd record
      * whose lines' bits are all clear lies near no sample and is dropped at
@@ -106,6 +127,8 @@ struct nt_trace_builder {
     uint32_t *ipu;
     size_t ipu_cap;
     nt_map addr_ids;        /* address -> index in uaddr */
+    tr_addr_slot acache[TR_ACACHE];
+    nt_hash_key stack_key;  /* the interned stacks' table is keyed (hash_ips) */
 
     /* aggregate: entries instead of samples; a load or unload of code at a
      * sampled address starts new entries (an epoch), so the samples of one
@@ -116,8 +139,8 @@ struct nt_trace_builder {
     size_t nentries, entries_cap;
     nt_map entry_index;     /* istack << 32 | thread_type -> entry, this epoch */
     uint64_t seq;
-    uint32_t *pend;         /* thread index -> its latest sample's entry + 1 (0 none) */
-    int64_t *pend_ticks;    /* ... and that sample's ticks */
+    tr_pending *pend;       /* by thread index: its latest sample */
+    uint32_t epoch;         /* loads and unloads at sampled addresses so far */
     size_t pend_cap;
 };
 

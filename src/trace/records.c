@@ -48,8 +48,10 @@ static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t si
 void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size)
 {
     /* Samples from here on resolve against this record too: count them apart. */
-    if (maybe_sampled(b, start, size))
+    if (maybe_sampled(b, start, size)) {
         nt_map_free(&b->t->mem, &b->entry_index);
+        b->epoch++;
+    }
 }
 
 /* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
@@ -78,8 +80,43 @@ static char *cold_bytes(nt_trace_builder *b, size_t n)
     return d;
 }
 
+/* A record's string as UTF-8: the parser's conversion, or with lazy names
+ * its UTF-16 span converted into the builder's buffer k (valid until the
+ * next use of k).  NULL when memory is short. */
+static const char *utf8_of(nt_trace_builder *b, const char *s, nt_str16 w, int k)
+{
+    if (s)
+        return s;
+    if (!w.units || !w.count)
+        return "";
+    size_t need = (size_t)w.count * 3 + 1;
+    if (need > b->conv_cap[k] && !nt_mem_reserve(&b->t->mem, (void **)&b->conv[k], &b->conv_cap[k], need, 1))
+        return NULL;
+    nt_str16_utf8(w, b->conv[k], b->conv_cap[k]);
+    return b->conv[k];
+}
+
+/* A UTF-16 span in the cold arena: its unit count, then its bytes. */
+static size_t span_bytes(nt_str16 w) { return sizeof(uint32_t) + (size_t)w.count * 2; }
+
+static char *put_span(char *d, nt_str16 w)
+{
+    memcpy(d, &w.count, sizeof w.count);
+    if (w.count)
+        memcpy(d + sizeof w.count, w.units, (size_t)w.count * 2);
+    return d + span_bytes(w);
+}
+
+static const char *cold_span(const char *p, nt_str16 *w)
+{
+    memcpy(&w->count, p, sizeof w->count);
+    w->units = (const uint8_t *)p + sizeof w->count;
+    return p + span_bytes(*w);
+}
+
 /* Keep a rundown or unload record aside: plain copies of its strings, no
- * interning (most are dropped in finish()). */
+ * interning, and with lazy names no conversion either (most are dropped in
+ * finish()). */
 static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64_t until)
 {
     nt_trace *t = b->t;
@@ -91,21 +128,38 @@ static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64
             return tr_fail(b, NT_ERR_NOMEM);
         b->cold[b->cold_chunks++] = c;
     }
-    const char *name = m->name ? m->name : "", *sig = m->signature ? m->signature : "";
-    const char *type = m->declaring_type ? m->declaring_type : "";
-    size_t ln = strlen(name) + 1, ls = strlen(sig) + 1;
-    /* Records come grouped by type: share the previous record's copy. */
-    bool same = b->cold_last_type && strcmp(b->cold_last_type, type) == 0;
-    size_t lt = same ? 0 : strlen(type) + 1;
-    char *d = cold_bytes(b, ln + ls + lt);
-    if (!d)
-        return tr_fail(b, NT_ERR_NOMEM);
-    memcpy(d, name, ln);
-    memcpy(d + ln, sig, ls);
-    if (!same) {
-        memcpy(d + ln + ls, type, lt);
-        b->cold_last_type = d + ln + ls;
+    bool wide = !m->name && !m->signature && !m->declaring_type;
+    char *d;
+    if (wide) {
+        nt_str16 tw = m->declaring_type16;
+        size_t ln = span_bytes(m->name16), ls = span_bytes(m->signature16);
+        /* Records come grouped by type: share the previous record's copy. */
+        bool same = b->cold_last_type && b->cold_last_wide && memcmp(b->cold_last_type, &tw.count, sizeof tw.count) == 0 &&
+                    (!tw.count || memcmp(b->cold_last_type + sizeof tw.count, tw.units, (size_t)tw.count * 2) == 0);
+        size_t lt = same ? 0 : span_bytes(tw);
+        if (!(d = cold_bytes(b, ln + ls + lt)))
+            return tr_fail(b, NT_ERR_NOMEM);
+        char *e = put_span(put_span(d, m->name16), m->signature16);
+        if (!same) {
+            put_span(e, tw);
+            b->cold_last_type = e;
+        }
+    } else {
+        const char *name = m->name ? m->name : "", *sig = m->signature ? m->signature : "";
+        const char *type = m->declaring_type ? m->declaring_type : "";
+        size_t ln = strlen(name) + 1, ls = strlen(sig) + 1;
+        bool same = b->cold_last_type && !b->cold_last_wide && strcmp(b->cold_last_type, type) == 0;
+        size_t lt = same ? 0 : strlen(type) + 1;
+        if (!(d = cold_bytes(b, ln + ls + lt)))
+            return tr_fail(b, NT_ERR_NOMEM);
+        memcpy(d, name, ln);
+        memcpy(d + ln, sig, ls);
+        if (!same) {
+            memcpy(d + ln + ls, type, lt);
+            b->cold_last_type = d + ln + ls;
+        }
     }
+    b->cold_last_wide = wide;
     tr_cold *c = cold_at(b, b->ncold);
     c->start = m->start_address;
     c->method_id = m->method_id;
@@ -120,6 +174,7 @@ static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64
     c->token = m->token;
     c->hot_before = (uint32_t)t->nmethods;
     c->source = (uint8_t)m->which;
+    c->wide = wide;
     if (m->which == NT_METHOD_DC_START && !nt_map_set(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
         return tr_fail(b, NT_ERR_NOMEM);
     b->ncold++;
@@ -182,13 +237,17 @@ int tr_on_method(void *user, const nt_method *m)
     r.method_id = m->method_id;
     r.module_id = m->module_id;
     r.rejit_id = m->rejit_id;
-    r.name = tr_store(&t->mem, &t->strings, m->name);
+    const char *name = utf8_of(b, m->name, m->name16, 0), *type = utf8_of(b, m->declaring_type, m->declaring_type16, 1);
+    const char *sig = utf8_of(b, m->signature, m->signature16, 2);
+    if (!name || !type || !sig)
+        return tr_fail(b, NT_ERR_NOMEM);
+    r.name = tr_store(&t->mem, &t->strings, name);
     /* Records come grouped by type: the previous record's type is often this one. */
-    if (t->nmethods && strcmp(t->methods[t->nmethods - 1].declaring_type, m->declaring_type ? m->declaring_type : "") == 0)
+    if (t->nmethods && strcmp(t->methods[t->nmethods - 1].declaring_type, type) == 0)
         r.declaring_type = t->methods[t->nmethods - 1].declaring_type;
     else
-        r.declaring_type = tr_store(&t->mem, &t->strings, m->declaring_type);
-    r.signature = tr_store(&t->mem, &t->strings, m->signature);
+        r.declaring_type = tr_store(&t->mem, &t->strings, type);
+    r.signature = tr_store(&t->mem, &t->strings, sig);
     r.assembly = "";
     r.timestamp = m->timestamp;
     r.valid_from = m->timestamp;
@@ -212,7 +271,8 @@ int tr_on_module(void *user, const nt_module *mo)
     if (b->failed)
         return 1;
     uint32_t i = tr_index(&t->module_index, mo->module_id);
-    const char *il = tr_intern(&t->mem, &t->strings, mo->il_path);
+    const char *path = utf8_of(b, mo->il_path, mo->il_path16, 0);
+    const char *il = path ? tr_intern(&t->mem, &t->strings, path) : NULL;
     if (!il)
         return tr_fail(b, NT_ERR_NOMEM);
     if (i != UINT32_MAX) {
@@ -234,7 +294,8 @@ int tr_on_assembly(void *user, const nt_assembly *a)
     nt_trace *t = b->t;
     if (b->failed)
         return 1;
-    const char *name = tr_intern(&t->mem, &t->strings, a->name);
+    const char *full = utf8_of(b, a->name, a->name16, 0);
+    const char *name = full ? tr_intern(&t->mem, &t->strings, full) : NULL;
     if (!name)
         return tr_fail(b, NT_ERR_NOMEM);
     uint32_t i = tr_index(&t->assembly_index, a->assembly_id);
@@ -317,12 +378,25 @@ bool tr_keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
             r.method_id = c->method_id;
             r.module_id = c->module_id;
             r.rejit_id = c->rejit_id;
-            r.name = tr_store(m, &t->strings, c->str);
-            r.signature = tr_store(m, &t->strings, c->str + strlen(c->str) + 1);
-            if (k && strcmp(all[k - 1].declaring_type, c->type) == 0)
+            const char *name = c->str, *sig = NULL, *type = c->type;
+            if (!c->wide) {
+                sig = c->str + strlen(c->str) + 1;
+            } else {
+                nt_str16 wn, ws, wt;
+                cold_span(cold_span(c->str, &wn), &ws);
+                cold_span(c->type, &wt);
+                name = utf8_of(b, NULL, wn, 0);
+                sig = utf8_of(b, NULL, ws, 1);
+                type = utf8_of(b, NULL, wt, 2);
+            }
+            if (name)
+                r.name = tr_store(m, &t->strings, name);
+            if (sig)
+                r.signature = tr_store(m, &t->strings, sig);
+            if (type && k && strcmp(all[k - 1].declaring_type, type) == 0)
                 r.declaring_type = all[k - 1].declaring_type;
-            else
-                r.declaring_type = tr_store(m, &t->strings, c->type);
+            else if (type)
+                r.declaring_type = tr_store(m, &t->strings, type);
             r.assembly = "";
             r.timestamp = c->timestamp;
             r.valid_from = INT64_MIN;

@@ -13,6 +13,7 @@
 typedef struct tr_resolve {
     uint32_t first;    /* newest resolved stack made from it, UINT32_MAX none */
     uint32_t variants; /* resolved stacks made from it (at most max_variants) */
+    uint32_t vfirst, vn; /* its frames whose pick may change: vpos[vfirst .. vfirst + vn) */
     uint8_t state;     /* 0 unknown, 1 timeless, 2 depends on time */
 } tr_resolve;
 
@@ -22,6 +23,15 @@ typedef struct tr_variant {
     uint32_t next;
     uint64_t hash;
 } tr_variant;
+
+/* A variant's picks (frame_picks) equal the changing ones vp at positions pos. */
+static bool same_picks(const uint32_t *frame_picks, const uint32_t *pos, const uint32_t *vp, uint32_t vn)
+{
+    for (uint32_t j = 0; j < vn; j++)
+        if (frame_picks[pos[j]] != vp[j])
+            return false;
+    return true;
+}
 
 static uint64_t hash_picks(const uint32_t *pick, uint32_t n)
 {
@@ -164,7 +174,8 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
     for (size_t i = 0; i < ni; i++)
         if (b->istacks[i].count > maxd)
             maxd = b->istacks[i].count;
-    uint32_t *pick = nt_mem_alloc(m, maxd * sizeof *pick);
+    /* A stack's picks, and its changing frames' picks at one time (vp). */
+    uint32_t *pick = nt_mem_alloc(m, 2 * (size_t)maxd * sizeof *pick), *vp = pick ? pick + maxd : NULL;
     /* Each distinct address's pick when time cannot change it (no record,
      * or one never unloaded: tr_symbols_pick then always returns it), else
      * whether it is timeless: one lookup per address instead of one per
@@ -174,6 +185,8 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
     tr_variant *var = NULL; /* per resolved stack */
     size_t var_cap = 0;
     nt_map vindex = { 0 };  /* (interned stack, picks' hash) -> resolved stack + 1 */
+    uint32_t *vpos = NULL;  /* per interned stack, the positions of its frames whose pick may change */
+    size_t nvpos = 0, vpos_cap = 0;
     size_t cut = SIZE_MAX;  /* the first sample a limit kept from resolving */
     if (!rs || !pick || !fixed) {
         st = NT_ERR_NOMEM;
@@ -190,7 +203,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             fixed[id] = tr_symbols_timeless(t->methods, c, nc) ? TR_VARIES_TIMELESS : TR_VARIES;
     }
     for (size_t i = 0; i < ni; i++)
-        rs[i] = (tr_resolve){ UINT32_MAX, 0, 0 };
+        rs[i] = (tr_resolve){ UINT32_MAX, 0, 0, 0, 0 };
     uint64_t total = 0, resolved = 0;
     tr_sample *s_next = NULL; /* walks a chunk */
     for (size_t i = 0; i < t->nsamples; i++) {
@@ -203,46 +216,57 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
         } else {
             const tr_istack *is = &b->istacks[s->stack];
             const uint32_t *ids = is->count ? b->ipu + is->off : NULL; /* NULL when every stack is empty */
-            /* One lookup per frame gives both the pick at this time and
-             * whether any frame's pick could change with time. */
-            bool timeless = true;
-            for (uint32_t k = 0; k < is->count; k++) {
-                uint32_t fx = fixed[ids[k]];
-                /* No record (NT_TRACE_NO_METHOD) is as fixed as one record. */
-                if (fx < TR_VARIES || fx == NT_TRACE_NO_METHOD) {
-                    pick[k] = fx;
-                    continue;
+            if (r->state == 0) {
+                /* Once per interned stack: the frames whose pick may change
+                 * with time, and whether any may. */
+                bool timeless = true;
+                r->vfirst = (uint32_t)nvpos;
+                for (uint32_t k = 0; k < is->count; k++) {
+                    uint32_t fx = fixed[ids[k]];
+                    /* No record (NT_TRACE_NO_METHOD) is as fixed as one record. */
+                    if (fx < TR_VARIES || fx == NT_TRACE_NO_METHOD)
+                        continue;
+                    if (!nt_mem_reserve(m, (void **)&vpos, &vpos_cap, nvpos + 1, sizeof *vpos)) {
+                        st = NT_ERR_NOMEM;
+                        goto out;
+                    }
+                    vpos[nvpos++] = k;
+                    timeless = timeless && fx == TR_VARIES_TIMELESS;
                 }
+                r->vn = (uint32_t)nvpos - r->vfirst;
+                r->state = timeless ? 1 : 2;
+            }
+            /* A lookup for each frame that may change: the picks at this time. */
+            const uint32_t *pos = vpos + r->vfirst;
+            for (uint32_t j = 0; j < r->vn; j++) {
                 uint32_t nc;
-                const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[k]], &nc);
-                pick[k] = tr_symbols_pick(t->methods, c, nc, s->ticks);
+                const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[pos[j]]], &nc);
+                vp[j] = tr_symbols_pick(t->methods, c, nc, s->ticks);
                 t->symbol_lookups++;
                 /* Counted samples resolve at their first one's time: right only when no
                  * record's time falls among theirs. */
                 if (t->agg && !tr_symbols_steady(t->methods, c, nc, s->ticks, t->agg[i].last_ticks))
                     t->inexact = true;
-                timeless = timeless && fx == TR_VARIES_TIMELESS;
             }
-            if (r->state == 0)
-                r->state = timeless ? 1 : 2;
             /* An equal variant: the newest first (runs of samples resolve
              * alike), else through the index by hash; only when two
              * variants' hashes collide are the others compared one by one.
-             * So a sample costs its frames' lookups, never a scan of every
-             * variant a hostile stream made. */
-            uint64_t h = hash_picks(pick, is->count);
+             * The variants of one stack differ only where picks may change,
+             * so those are all that is hashed and compared: a sample costs
+             * its changing frames' lookups, never a scan of every variant a
+             * hostile stream made. */
+            uint64_t h = hash_picks(vp, r->vn);
             uint64_t vkey = h ^ ((uint64_t)s->stack + 1) * 0x9E3779B97F4A7C15ull;
-            size_t bytes = is->count * sizeof *pick;
             uint32_t v = r->first;
-            if (v != UINT32_MAX && var[v].hash == h && (!bytes || memcmp(pk.pick + t->stacks[v].off, pick, bytes) == 0)) {
+            if (v != UINT32_MAX && var[v].hash == h && same_picks(pk.pick + t->stacks[v].off, pos, vp, r->vn)) {
                 rid = v;
             } else if (r->first != UINT32_MAX) {
                 const uint64_t *iv = nt_map_get(&vindex, vkey);
                 v = iv ? (uint32_t)(*iv - 1) : UINT32_MAX;
-                if (v != UINT32_MAX && var[v].hash == h && (!bytes || memcmp(pk.pick + t->stacks[v].off, pick, bytes) == 0))
+                if (v != UINT32_MAX && var[v].hash == h && same_picks(pk.pick + t->stacks[v].off, pos, vp, r->vn))
                     rid = v;
                 for (v = v != UINT32_MAX && rid == UINT32_MAX ? r->first : UINT32_MAX; v != UINT32_MAX; v = var[v].next)
-                    if (var[v].hash == h && (!bytes || memcmp(pk.pick + t->stacks[v].off, pick, bytes) == 0)) {
+                    if (var[v].hash == h && same_picks(pk.pick + t->stacks[v].off, pos, vp, r->vn)) {
                         rid = v;
                         break;
                     }
@@ -262,6 +286,10 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                     cut = i;
                     break;
                 }
+                for (uint32_t k = 0; k < is->count; k++)
+                    pick[k] = fixed[ids[k]];
+                for (uint32_t j = 0; j < r->vn; j++)
+                    pick[pos[j]] = vp[j];
                 rid = add_rstack(t, &pk, s->stack, is->count, pick);
                 if (rid == UINT32_MAX ||
                     !nt_mem_reserve(m, (void **)&var, &var_cap, (size_t)rid + 1, sizeof *var)) {
@@ -301,10 +329,13 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
     nt_mem_free(m, var, var_cap * sizeof *var);
     nt_map_free(m, &vindex);
+    nt_mem_free(m, vpos, vpos_cap * sizeof *vpos);
     nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
-    nt_mem_free(m, pick, maxd * sizeof *pick);
+    nt_mem_free(m, pick, 2 * (size_t)maxd * sizeof *pick);
     rs = NULL;
     var = NULL;
+    vpos = NULL;
+    vpos_cap = 0;
     fixed = pick = NULL;
     if (!write_frames(b, &pk, rank, sy.addrs))
         st = NT_ERR_NOMEM;
@@ -315,7 +346,8 @@ out:
     nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
     nt_mem_free(m, var, var_cap * sizeof *var);
     nt_map_free(m, &vindex);
-    nt_mem_free(m, pick, maxd * sizeof *pick);
+    nt_mem_free(m, vpos, vpos_cap * sizeof *vpos);
+    nt_mem_free(m, pick, 2 * (size_t)maxd * sizeof *pick);
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
     tr_symbols_free(m, &sy);
     return st;

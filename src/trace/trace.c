@@ -112,12 +112,32 @@ void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *o)
     o->memory_peak = t->mem.peak;
 }
 
+/* Appends n bytes at *len as snprintf would: what fits (room kept for the NUL), the length counted in full. */
+static void put(char *buf, size_t size, size_t *len, const char *p, size_t n)
+{
+    if (*len + 1 < size) {
+        size_t room = size - 1 - *len;
+        memcpy(buf + *len, p, n < room ? n : room);
+    }
+    *len += n;
+}
+
+/* Exporters name every frame of every stack: formatted by hand, not by snprintf. */
 size_t nt_frame_name(const nt_frame *f, char *buf, size_t size)
 {
-    int n;
+    size_t len = 0;
     const nt_trace_method *m = f->method;
     if (f->method_index == NT_TRACE_NO_METHOD || !m) {
-        n = snprintf(buf, size, "0x%llx", (unsigned long long)f->ip);
+        char hex[2 + 16];
+        size_t n = sizeof hex;
+        uint64_t v = f->ip;
+        do {
+            hex[--n] = "0123456789abcdef"[v & 15];
+            v >>= 4;
+        } while (v);
+        hex[--n] = 'x';
+        hex[--n] = '0';
+        put(buf, size, &len, hex + n, sizeof hex - n);
     } else {
         const char *a = m->assembly;
         size_t alen = strcspn(a, ",");
@@ -125,11 +145,30 @@ size_t nt_frame_name(const nt_frame *f, char *buf, size_t size)
             a = "?";
             alen = 1;
         }
-        if (*m->declaring_type)
-            n = snprintf(buf, size, "%.*s!%s.%s", (int)alen, a, m->declaring_type, m->name);
-        else
-            n = snprintf(buf, size, "%.*s!%s", (int)alen, a, m->name);
+        put(buf, size, &len, a, alen);
+        put(buf, size, &len, "!", 1);
+        if (*m->declaring_type) {
+            put(buf, size, &len, m->declaring_type, strlen(m->declaring_type));
+            put(buf, size, &len, ".", 1);
+        }
+        put(buf, size, &len, m->name, strlen(m->name));
     }
-    return n < 0 ? 0 : (size_t)n;
+    if (size)
+        buf[len < size ? len : size - 1] = 0;
+    return len;
+}
+
+size_t nt_frame_name_ex(const nt_frame *f, unsigned flags, char *buf, size_t size)
+{
+    size_t n = nt_frame_name(f, buf, size);
+    const nt_trace_method *m = f->method;
+    if (!(flags & NT_NAME_SIGNATURE) || f->method_index == NT_TRACE_NO_METHOD || !m || !m->signature ||
+        !*m->signature)
+        return n;
+    /* "void  (int32,class System.String)": the parameters tell overloads apart, as profilers show them. */
+    const char *params = strchr(m->signature, '(');
+    int k = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "%s%s", params ? "" : " ",
+                     params ? params : m->signature);
+    return n + (k < 0 ? 0 : (size_t)k);
 }
 

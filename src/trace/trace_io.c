@@ -32,6 +32,7 @@ static nt_status begin(const nt_trace_options *opt, bool aggregate, nt_trace_bui
         nt_trace_builder_free(*b);
         return NT_ERR_NOMEM;
     }
+    nt_parser_set_lazy_names(*p, true); /* the builder converts only the names it keeps */
     return NT_OK;
 }
 

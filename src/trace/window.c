@@ -73,15 +73,21 @@ nt_trace_window *nt_trace_window_new(const nt_trace_window_config *cfg, const nt
     return w;
 }
 
-/* s copied into the arena: its offset + 1, 0 for NULL, SIZE_MAX when memory is short. */
-static uintptr_t keep_string(nt_trace_window *w, const char *s)
+/* A record's string copied into the arena (converted when the parser gave
+ * it lazily, as UTF-16): its offset + 1, 0 for none, UINTPTR_MAX when
+ * memory is short. */
+static uintptr_t keep_string(nt_trace_window *w, const char *s, nt_str16 s16)
 {
-    if (!s)
+    if (!s && !s16.count)
         return 0;
-    size_t n = strlen(s) + 1;
+    size_t n = s ? strlen(s) + 1 : (size_t)s16.count * 3 + 1;
     if (!nt_mem_reserve(&w->mem, (void **)&w->arena, &w->arena_cap, w->arena_len + n, 1))
         return UINTPTR_MAX;
-    memcpy(w->arena + w->arena_len, s, n);
+    char *d = w->arena + w->arena_len;
+    if (s)
+        memcpy(d, s, n);
+    else
+        n = nt_str16_utf8(s16, d, n) + 1;
     w->arena_len += n;
     return w->arena_len - n + 1;
 }
@@ -110,10 +116,10 @@ static win_rec *new_rec(nt_trace_window *w, win_kind kind)
 }
 
 /* Keep the strings of a record whose slot is the last one; drop it when memory is short. */
-static int keep_strings(nt_trace_window *w, const char **s[], int n)
+static int keep_strings(nt_trace_window *w, const char **s[], const nt_str16 *s16, int n)
 {
     for (int i = 0; i < n; i++) {
-        uintptr_t o = keep_string(w, *s[i]);
+        uintptr_t o = keep_string(w, *s[i], s16[i]);
         if (o == UINTPTR_MAX) {
             w->nomem = true;
             return 0;
@@ -133,7 +139,9 @@ static int on_method(void *user, const nt_method *m)
     r->u.m = *m;
     r->u.m.event = NULL;
     const char **s[] = { &r->u.m.declaring_type, &r->u.m.name, &r->u.m.signature };
-    return keep_strings(w, s, 3);
+    const nt_str16 s16[] = { m->declaring_type16, m->name16, m->signature16 };
+    r->u.m.declaring_type16 = r->u.m.name16 = r->u.m.signature16 = (nt_str16){ NULL, 0 };
+    return keep_strings(w, s, s16, 3);
 }
 
 static int on_module(void *user, const nt_module *mo)
@@ -145,7 +153,9 @@ static int on_module(void *user, const nt_module *mo)
     r->u.mo = *mo;
     r->u.mo.event = NULL;
     const char **s[] = { &r->u.mo.il_path, &r->u.mo.native_path };
-    return keep_strings(w, s, 2);
+    const nt_str16 s16[] = { mo->il_path16, mo->native_path16 };
+    r->u.mo.il_path16 = r->u.mo.native_path16 = (nt_str16){ NULL, 0 };
+    return keep_strings(w, s, s16, 2);
 }
 
 static int on_assembly(void *user, const nt_assembly *a)
@@ -157,7 +167,9 @@ static int on_assembly(void *user, const nt_assembly *a)
     r->u.a = *a;
     r->u.a.event = NULL;
     const char **s[] = { &r->u.a.name };
-    return keep_strings(w, s, 1);
+    const nt_str16 s16[] = { a->name16 };
+    r->u.a.name16 = (nt_str16){ NULL, 0 };
+    return keep_strings(w, s, s16, 1);
 }
 
 static int on_trace(void *user, const nt_trace_info *info)

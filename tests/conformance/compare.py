@@ -34,6 +34,9 @@ NOT_OBSERVABLE = {
     "stacks": "StackCache holds only the current interval's stacks and is emptied at every sequence point",
     "sequence_points": "sequence point blocks are consumed by EventCache without a count or an event",
     "unknown_blocks": "TraceEvent skips unknown V6 block kinds without counting them",
+    "start_ns": "the header's sync time on the trace clock: the Oracle prints no trace-clock times to compare with",
+    "end_ns": "the last event's trace-clock time: the Oracle prints no trace-clock times to compare with",
+    "duration_ns": "end_ns - start_ns: the Oracle prints no trace-clock times to compare with",
 }
 
 # Reasons a frame name (or a sample's thread id) may differ; README.md explains each.

@@ -53,7 +53,9 @@ const char *live_build_dir(void)
     return g_dir;
 }
 
-const char *live_prepare(void)
+/* Build tests/workloads/NAME into DIR/out once per tree (DIR: the build
+ * tree's tests/workloads-build/NAME).  NULL when built, else why not. */
+static const char *prepare(const char *name, const char *dir)
 {
     static char why[1300];
     if (!on_path("dotnet"))
@@ -62,8 +64,7 @@ const char *live_prepare(void)
     if (!src_top || !*src_top)
         src_top = ".";
     char src[1024];
-    snprintf(src, sizeof src, "%s/tests/workloads/LiveTarget", src_top);
-    const char *dir = live_build_dir();
+    snprintf(src, sizeof src, "%s/tests/workloads/%s", src_top, name);
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
     if (system(cmd) != 0) {
@@ -79,13 +80,13 @@ const char *live_prepare(void)
         return why;
     }
     char dll[1100], prog[1100], proj[1100];
-    snprintf(dll, sizeof dll, "%s/out/LiveTarget.dll", dir);
+    snprintf(dll, sizeof dll, "%s/out/%s.dll", dir, name);
     snprintf(prog, sizeof prog, "%s/Program.cs", src);
-    snprintf(proj, sizeof proj, "%s/LiveTarget.csproj", src);
+    snprintf(proj, sizeof proj, "%s/%s.csproj", src, name);
     time_t built = mtime_of(dll);
     const char *result = NULL;
     if (!built || built < mtime_of(prog) || built < mtime_of(proj)) {
-        fprintf(stderr, "live tests: building the LiveTarget workload in %s\n", dir);
+        fprintf(stderr, "live tests: building the %s workload in %s\n", name, dir);
         snprintf(cmd, sizeof cmd,
                  "cp '%s' '%s' '%s/' && cd '%s' && "
                  "DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 "
@@ -100,6 +101,19 @@ const char *live_prepare(void)
     flock(lfd, LOCK_UN);
     close(lfd);
     return result;
+}
+
+const char *live_prepare(void) { return prepare("LiveTarget", live_build_dir()); }
+
+const char *live_prepare_workload(const char *name, char *dll, size_t size)
+{
+    const char *top = getenv("top_builddir");
+    char cwd[900], dir[1100];
+    if (!top || !*top)
+        top = getcwd(cwd, sizeof cwd) ? cwd : ".";
+    snprintf(dir, sizeof dir, "%s/tests/workloads-build/%s", top, name);
+    snprintf(dll, size, "%s/out/%s.dll", dir, name);
+    return prepare(name, dir);
 }
 
 static int64_t now_ms(void)

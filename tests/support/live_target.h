@@ -23,6 +23,8 @@ typedef struct live_target {
 /* NULL when the workload is built (or was already); otherwise why the tests
  * must skip (no dotnet) — a failed build with dotnet present fails instead. */
 const char *live_prepare(void);
+/* The same for another workload, tests/workloads/NAME: dll gets its NAME.dll. */
+const char *live_prepare_workload(const char *name, char *dll, size_t size);
 /* The built workload's directory. */
 const char *live_build_dir(void);
 /* Start it; it lives `seconds` at most. */

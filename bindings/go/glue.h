@@ -1,0 +1,59 @@
+/* C side of the Go binding: trampolines from the library's callbacks into
+ * the exported Go functions (callbacks.go), and bulk copies that spare one
+ * cgo call per sample. */
+#ifndef NETTRACE_GO_GLUE_H
+#define NETTRACE_GO_GLUE_H
+
+#include <nettrace.h>
+#include <nettrace_session.h>
+#include <nettrace_trace.h>
+#include <stdint.h>
+
+/* One sample of an nt_trace, as Go builds its Sample from it. */
+typedef struct ntgo_sample {
+    int64_t time_ns;
+    uint64_t thread_id;
+    uint32_t type;
+    uint32_t stack_index;
+} ntgo_sample;
+
+void ntgo_samples(const nt_trace *t, ntgo_sample *out, size_t n);
+
+/* Which Go callbacks a streaming parser calls. */
+enum {
+    NTGO_HEADER = 1,
+    NTGO_SAMPLE = 2,
+    NTGO_METHOD = 4,
+    NTGO_MODULE = 8,
+    NTGO_ASSEMBLY = 16
+};
+
+/* What a parser keeps besides calling Go: nothing, the whole trace (a
+ * builder), or a trace per window (nt_trace_window). */
+enum { NTGO_KEEP_NONE, NTGO_KEEP_TRACE, NTGO_KEEP_WINDOWS };
+
+/* A parser whose callbacks go to what it keeps first, then to Go (handle). */
+typedef struct ntgo_parser {
+    nt_parser *parser;
+    int keep_kind;
+    void *keep;              /* nt_trace_builder or nt_trace_window; NULL after ntgo_parser_trace */
+    nt_callbacks keep_cb;
+    uintptr_t handle;
+    unsigned want;
+} ntgo_parser;
+
+ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim);
+/* Hand over the builder's trace (NULL unless NTGO_KEEP_TRACE); st is the parse's final status. */
+nt_status ntgo_parser_trace(ntgo_parser *g, nt_status st, nt_trace **out);
+/* Hand over the samples since the last window (NTGO_KEEP_WINDOWS). */
+nt_status ntgo_parser_take_window(ntgo_parser *g, nt_trace **out);
+void ntgo_parser_free(ntgo_parser *g);
+
+enum { NTGO_FOLDED, NTGO_SPEEDSCOPE, NTGO_PPROF };
+/* Export t to the Go io.Writer behind handle. */
+nt_status ntgo_export(const nt_trace *t, int kind, const nt_export_options *opt, uintptr_t handle);
+
+/* A session whose sink is the Go io.Writer behind handle. */
+nt_session *ntgo_session_new(nt_session_config *cfg, uintptr_t handle);
+
+#endif

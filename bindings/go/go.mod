@@ -1,0 +1,3 @@
+module nettrace
+
+go 1.19

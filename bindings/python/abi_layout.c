@@ -1,0 +1,99 @@
+/* abi_layout: the size of every structure the Python module mirrors with
+ * ctypes (nettrace/_lib.py) and the offset of each of its fields, as this
+ * compiler lays them out from the public headers.  tests/test_abi.py
+ * compares them with the ctypes layout, so a header change the module has
+ * not followed fails make check instead of corrupting memory. */
+#include "nettrace.h"
+#include "nettrace_session.h"
+#include "nettrace_trace.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define S(type) printf("%s %zu\n", #type, sizeof(type))
+#define F(type, field) printf("%s.%s %zu\n", #type, #field, offsetof(type, field))
+
+int main(void)
+{
+    S(nt_systemtime);
+    F(nt_systemtime, year); F(nt_systemtime, month); F(nt_systemtime, day_of_week); F(nt_systemtime, day);
+    F(nt_systemtime, hour); F(nt_systemtime, minute); F(nt_systemtime, second); F(nt_systemtime, milliseconds);
+    S(nt_trace_info);
+    F(nt_trace_info, format_major); F(nt_trace_info, format_minor); F(nt_trace_info, object_version);
+    F(nt_trace_info, min_reader_version); F(nt_trace_info, sync_time_utc); F(nt_trace_info, sync_qpc);
+    F(nt_trace_info, qpc_frequency); F(nt_trace_info, pointer_size); F(nt_trace_info, process_id);
+    F(nt_trace_info, processor_count); F(nt_trace_info, sampling_interval_ns);
+    S(nt_stack);
+    F(nt_stack, id); F(nt_stack, count); F(nt_stack, ips);
+    S(nt_event);
+    F(nt_event, desc); F(nt_event, metadata_id); F(nt_event, sequence_number); F(nt_event, thread_id);
+    F(nt_event, capture_thread_id); F(nt_event, processor_number); F(nt_event, stack_id); F(nt_event, stack);
+    F(nt_event, timestamp); F(nt_event, activity_id); F(nt_event, related_activity_id); F(nt_event, is_sorted);
+    F(nt_event, payload_size); F(nt_event, payload); F(nt_event, offset); F(nt_event, field_ctx);
+    S(nt_sample);
+    F(nt_sample, timestamp); F(nt_sample, time_ns); F(nt_sample, thread_id); F(nt_sample, type);
+    F(nt_sample, stack_id); F(nt_sample, stack); F(nt_sample, event);
+    S(nt_str16);
+    F(nt_str16, units); F(nt_str16, count);
+    S(nt_method);
+    F(nt_method, which); F(nt_method, version); F(nt_method, method_id); F(nt_method, module_id);
+    F(nt_method, start_address); F(nt_method, size); F(nt_method, token); F(nt_method, flags);
+    F(nt_method, declaring_type); F(nt_method, name); F(nt_method, signature); F(nt_method, clr_instance_id);
+    F(nt_method, rejit_id); F(nt_method, timestamp); F(nt_method, event); F(nt_method, declaring_type16);
+    F(nt_method, name16); F(nt_method, signature16);
+    S(nt_module);
+    F(nt_module, which); F(nt_module, domain); F(nt_module, version); F(nt_module, module_id);
+    F(nt_module, assembly_id); F(nt_module, app_domain_id); F(nt_module, flags); F(nt_module, il_path);
+    F(nt_module, native_path); F(nt_module, clr_instance_id); F(nt_module, timestamp); F(nt_module, event);
+    F(nt_module, il_path16); F(nt_module, native_path16);
+    S(nt_assembly);
+    F(nt_assembly, which); F(nt_assembly, version); F(nt_assembly, assembly_id); F(nt_assembly, app_domain_id);
+    F(nt_assembly, binding_id); F(nt_assembly, flags); F(nt_assembly, name); F(nt_assembly, clr_instance_id);
+    F(nt_assembly, timestamp); F(nt_assembly, event); F(nt_assembly, name16);
+    S(nt_callbacks);
+    F(nt_callbacks, trace); F(nt_callbacks, metadata); F(nt_callbacks, event); F(nt_callbacks, stack);
+    F(nt_callbacks, sample); F(nt_callbacks, method); F(nt_callbacks, module); F(nt_callbacks, assembly);
+    F(nt_callbacks, sequence_point);
+    S(nt_trace_method);
+    F(nt_trace_method, start_address); F(nt_trace_method, size); F(nt_trace_method, method_id);
+    F(nt_trace_method, module_id); F(nt_trace_method, rejit_id); F(nt_trace_method, name);
+    F(nt_trace_method, declaring_type); F(nt_trace_method, signature); F(nt_trace_method, assembly);
+    F(nt_trace_method, timestamp); F(nt_trace_method, valid_from); F(nt_trace_method, valid_until);
+    F(nt_trace_method, flags); F(nt_trace_method, token); F(nt_trace_method, source);
+    S(nt_frame);
+    F(nt_frame, ip); F(nt_frame, method); F(nt_frame, method_index);
+    S(nt_trace_sample);
+    F(nt_trace_sample, timestamp); F(nt_trace_sample, time_ns); F(nt_trace_sample, thread_id);
+    F(nt_trace_sample, type); F(nt_trace_sample, stack_index); F(nt_trace_sample, frame_count);
+    F(nt_trace_sample, frames); F(nt_trace_sample, count);
+    S(nt_trace_stack);
+    F(nt_trace_stack, frame_count); F(nt_trace_stack, frames);
+    S(nt_trace_module);
+    F(nt_trace_module, module_id); F(nt_trace_module, assembly_id); F(nt_trace_module, il_path);
+    S(nt_trace_assembly);
+    F(nt_trace_assembly, assembly_id); F(nt_trace_assembly, name);
+    S(nt_export_options);
+    F(nt_export_options, managed_only); F(nt_export_options, has_thread); F(nt_export_options, thread_id);
+    F(nt_export_options, has_from); F(nt_export_options, has_to); F(nt_export_options, from_ns);
+    F(nt_export_options, to_ns); F(nt_export_options, weight); F(nt_export_options, name);
+    F(nt_export_options, signatures);
+    S(nt_top_options);
+    F(nt_top_options, rows); F(nt_top_options, by_inclusive); F(nt_top_options, by_thread);
+    F(nt_top_options, managed_only); F(nt_top_options, has_thread); F(nt_top_options, thread_id);
+    F(nt_top_options, signatures);
+    S(nt_top_row);
+    F(nt_top_row, name); F(nt_top_row, exclusive); F(nt_top_row, inclusive);
+    S(nt_top_table);
+    F(nt_top_table, thread_id); F(nt_top_table, samples); F(nt_top_table, empty); F(nt_top_table, row_count);
+    F(nt_top_table, rows);
+    S(nt_top);
+    F(nt_top, table_count); F(nt_top, tables);
+    S(nt_provider);
+    F(nt_provider, name); F(nt_provider, keywords); F(nt_provider, level); F(nt_provider, arguments);
+    S(nt_session_config);
+    F(nt_session_config, providers); F(nt_session_config, provider_count); F(nt_session_config, buffer_mb);
+    F(nt_session_config, no_rundown); F(nt_session_config, rundown_keyword); F(nt_session_config, no_stackwalk);
+    F(nt_session_config, max_stream_bytes); F(nt_session_config, sink); F(nt_session_config, sink_user);
+    F(nt_session_config, caller_pumps);
+    return 0;
+}

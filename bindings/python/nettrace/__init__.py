@@ -1,0 +1,35 @@
+"""Read .NET EventPipe NetTrace streams (V4, V5, V6) with libnettrace.
+
+    import nettrace
+    with nettrace.open("app.nettrace") as trace:
+        for s in trace.samples():
+            print(s.time_ns, s.thread_id, s.managed, s.frames[0].method if s.frames else "-")
+        print(trace.top(10))
+        trace.write_speedscope("app.speedscope.json")
+
+A ctypes binding of the C library (NETTRACE_LIBRARY names the shared object
+to load, else the installed libnettrace); standard library only.
+"""
+from ._lib import lib as _lib_handle, text as _text
+from .errors import (BadStateError, CancelledError, DeadlineError, InvalidArgumentError, IOFailure, LimitError,
+                     MalformedError, NettraceError, NoEndpointError, NoEventsError, NotNettraceError,
+                     OutOfMemoryError, ProtocolError, RefusedError, StoppedError, StreamCapError,
+                     TruncatedError, UnsupportedVersionError)
+from .parser import AssemblyRecord, Header, MethodRecord, ModuleRecord, Parser, StreamSample
+from .session import (KEYWORD_JIT, KEYWORD_LOADER, PROVIDER_RUNTIME, PROVIDER_SAMPLE_PROFILER, Provider,
+                      collect, watch)
+from .trace import Frame, Method, Sample, TopEntry, Trace, open
+
+__all__ = [
+    "open", "Trace", "Sample", "Frame", "Method", "TopEntry", "Parser", "StreamSample", "MethodRecord",
+    "ModuleRecord", "AssemblyRecord", "Header", "collect", "watch", "Provider", "PROVIDER_SAMPLE_PROFILER",
+    "PROVIDER_RUNTIME", "KEYWORD_LOADER", "KEYWORD_JIT", "library_version", "NettraceError",
+    "NotNettraceError", "UnsupportedVersionError", "NoEventsError", "MalformedError", "TruncatedError",
+    "LimitError", "OutOfMemoryError", "StoppedError", "InvalidArgumentError", "IOFailure", "NoEndpointError",
+    "RefusedError", "DeadlineError", "CancelledError", "StreamCapError", "ProtocolError", "BadStateError",
+]
+
+
+def library_version():
+    """The loaded C library's version string."""
+    return _text(_lib_handle.nt_version())

@@ -1,0 +1,230 @@
+"""The C library through ctypes: loading it, its structures and prototypes.
+
+The structures mirror include/nettrace*.h field for field; only what the
+module uses is declared.
+"""
+import ctypes
+import ctypes.util
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_int32, c_int64,
+                    c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
+
+
+def _load():
+    # NETTRACE_LIBRARY names the shared object (the build tree's, in tests);
+    # otherwise the installed libnettrace.
+    path = os.environ.get("NETTRACE_LIBRARY") or ctypes.util.find_library("nettrace") or "libnettrace.so.0"
+    return ctypes.CDLL(path)
+
+
+lib = _load()
+
+
+class nt_systemtime(Structure):
+    _fields_ = [(n, c_uint16) for n in
+                ("year", "month", "day_of_week", "day", "hour", "minute", "second", "milliseconds")]
+
+
+class nt_trace_info(Structure):
+    _fields_ = [("format_major", c_uint32), ("format_minor", c_uint32), ("object_version", c_uint32),
+                ("min_reader_version", c_uint32), ("sync_time_utc", nt_systemtime), ("sync_qpc", c_int64),
+                ("qpc_frequency", c_int64), ("pointer_size", c_uint32), ("process_id", c_uint32),
+                ("processor_count", c_uint32), ("sampling_interval_ns", c_uint32)]
+
+
+class nt_stack(Structure):
+    _fields_ = [("id", c_uint32), ("count", c_uint32), ("ips", POINTER(c_uint64))]
+
+
+class nt_event(Structure):
+    _fields_ = [("desc", c_void_p), ("metadata_id", c_uint32), ("sequence_number", c_uint32),
+                ("thread_id", c_uint64), ("capture_thread_id", c_uint64), ("processor_number", c_uint32),
+                ("stack_id", c_uint32), ("stack", POINTER(nt_stack)), ("timestamp", c_int64),
+                ("activity_id", c_uint8 * 16), ("related_activity_id", c_uint8 * 16), ("is_sorted", c_bool),
+                ("payload_size", c_uint32), ("payload", c_void_p), ("offset", c_uint64), ("field_ctx", c_void_p)]
+
+
+class nt_sample(Structure):
+    _fields_ = [("timestamp", c_int64), ("time_ns", c_int64), ("thread_id", c_uint64), ("type", c_uint32),
+                ("stack_id", c_uint32), ("stack", POINTER(nt_stack)), ("event", POINTER(nt_event))]
+
+
+class nt_str16(Structure):
+    _fields_ = [("units", POINTER(c_uint8)), ("count", c_uint32)]
+
+
+class nt_method(Structure):
+    _fields_ = [("which", c_int), ("version", c_uint32), ("method_id", c_uint64), ("module_id", c_uint64),
+                ("start_address", c_uint64), ("size", c_uint32), ("token", c_uint32), ("flags", c_uint32),
+                ("declaring_type", c_char_p), ("name", c_char_p), ("signature", c_char_p),
+                ("clr_instance_id", c_uint16), ("rejit_id", c_uint64), ("timestamp", c_int64),
+                ("event", POINTER(nt_event)), ("declaring_type16", nt_str16), ("name16", nt_str16),
+                ("signature16", nt_str16)]
+
+
+class nt_module(Structure):
+    _fields_ = [("which", c_int), ("domain", c_bool), ("version", c_uint32), ("module_id", c_uint64),
+                ("assembly_id", c_uint64), ("app_domain_id", c_uint64), ("flags", c_uint32),
+                ("il_path", c_char_p), ("native_path", c_char_p), ("clr_instance_id", c_uint16),
+                ("timestamp", c_int64), ("event", POINTER(nt_event)), ("il_path16", nt_str16),
+                ("native_path16", nt_str16)]
+
+
+class nt_assembly(Structure):
+    _fields_ = [("which", c_int), ("version", c_uint32), ("assembly_id", c_uint64),
+                ("app_domain_id", c_uint64), ("binding_id", c_uint64), ("flags", c_uint32), ("name", c_char_p),
+                ("clr_instance_id", c_uint16), ("timestamp", c_int64), ("event", POINTER(nt_event)),
+                ("name16", nt_str16)]
+
+
+CB_TRACE = CFUNCTYPE(c_int, c_void_p, POINTER(nt_trace_info))
+CB_ANY = CFUNCTYPE(c_int, c_void_p, c_void_p)
+CB_SAMPLE = CFUNCTYPE(c_int, c_void_p, POINTER(nt_sample))
+CB_METHOD = CFUNCTYPE(c_int, c_void_p, POINTER(nt_method))
+CB_MODULE = CFUNCTYPE(c_int, c_void_p, POINTER(nt_module))
+CB_ASSEMBLY = CFUNCTYPE(c_int, c_void_p, POINTER(nt_assembly))
+
+
+class nt_callbacks(Structure):
+    _fields_ = [("trace", CB_TRACE), ("metadata", CB_ANY), ("event", CB_ANY), ("stack", CB_ANY),
+                ("sample", CB_SAMPLE), ("method", CB_METHOD), ("module", CB_MODULE),
+                ("assembly", CB_ASSEMBLY), ("sequence_point", CB_ANY)]
+
+
+class nt_trace_method(Structure):
+    _fields_ = [("start_address", c_uint64), ("size", c_uint64), ("method_id", c_uint64),
+                ("module_id", c_uint64), ("rejit_id", c_uint64), ("name", c_char_p),
+                ("declaring_type", c_char_p), ("signature", c_char_p), ("assembly", c_char_p),
+                ("timestamp", c_int64), ("valid_from", c_int64), ("valid_until", c_int64),
+                ("flags", c_uint32), ("token", c_uint32), ("source", c_int)]
+
+
+class nt_frame(Structure):
+    _fields_ = [("ip", c_uint64), ("method", POINTER(nt_trace_method)), ("method_index", c_uint32)]
+
+
+NO_METHOD = 0xFFFFFFFF
+
+
+class nt_trace_sample(Structure):
+    _fields_ = [("timestamp", c_int64), ("time_ns", c_int64), ("thread_id", c_uint64), ("type", c_uint32),
+                ("stack_index", c_uint32), ("frame_count", c_uint32), ("frames", POINTER(nt_frame)),
+                ("count", c_uint64)]
+
+
+class nt_trace_stack(Structure):
+    _fields_ = [("frame_count", c_uint32), ("frames", POINTER(nt_frame))]
+
+
+class nt_trace_module(Structure):
+    _fields_ = [("module_id", c_uint64), ("assembly_id", c_uint64), ("il_path", c_char_p)]
+
+
+class nt_trace_assembly(Structure):
+    _fields_ = [("assembly_id", c_uint64), ("name", c_char_p)]
+
+
+class nt_export_options(Structure):
+    _fields_ = [("managed_only", c_bool), ("has_thread", c_bool), ("thread_id", c_uint64),
+                ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64),
+                ("weight", c_int), ("name", c_char_p), ("signatures", c_bool)]
+
+
+class nt_top_options(Structure):
+    _fields_ = [("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
+                ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool)]
+
+
+class nt_top_row(Structure):
+    _fields_ = [("name", c_char_p), ("exclusive", c_uint64), ("inclusive", c_uint64)]
+
+
+class nt_top_table(Structure):
+    _fields_ = [("thread_id", c_uint64), ("samples", c_uint64), ("empty", c_uint64), ("row_count", c_size_t),
+                ("rows", POINTER(nt_top_row))]
+
+
+class nt_top(Structure):
+    _fields_ = [("table_count", c_size_t), ("tables", POINTER(nt_top_table))]
+
+
+WRITE_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
+
+
+class nt_provider(Structure):
+    _fields_ = [("name", c_char_p), ("keywords", c_uint64), ("level", c_uint32), ("arguments", c_char_p)]
+
+
+class nt_session_config(Structure):
+    _fields_ = [("providers", POINTER(nt_provider)), ("provider_count", c_size_t), ("buffer_mb", c_uint32),
+                ("no_rundown", c_bool), ("rundown_keyword", c_uint64), ("no_stackwalk", c_bool),
+                ("max_stream_bytes", c_uint64), ("sink", c_void_p), ("sink_user", c_void_p),
+                ("caller_pumps", c_bool)]
+
+
+def _proto(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+_proto("nt_version", c_char_p)
+_proto("nt_status_name", c_char_p, c_int)
+_proto("nt_status_describe", c_char_p, c_int)
+_proto("nt_hresult_name", c_char_p, c_uint32)
+_proto("nt_parser_new", c_void_p, POINTER(nt_callbacks), c_void_p, c_void_p, c_void_p)
+_proto("nt_parser_feed", c_int, c_void_p, c_void_p, c_size_t)
+_proto("nt_parser_finish", c_int, c_void_p)
+_proto("nt_parser_offset", c_uint64, c_void_p)
+_proto("nt_parser_error_offset", c_uint64, c_void_p)
+_proto("nt_parser_message", c_char_p, c_void_p)
+_proto("nt_parser_free", None, c_void_p)
+_proto("nt_trace_builder_new", c_void_p, c_void_p)
+_proto("nt_trace_builder_callbacks", None, POINTER(nt_callbacks))
+_proto("nt_trace_builder_finish", c_int, c_void_p, c_void_p, c_int, POINTER(c_void_p))
+_proto("nt_trace_builder_free", None, c_void_p)
+_proto("nt_trace_window_new", c_void_p, c_void_p, c_void_p)
+_proto("nt_trace_window_callbacks", None, POINTER(nt_callbacks))
+_proto("nt_trace_window_take", c_int, c_void_p, POINTER(c_void_p))
+_proto("nt_trace_window_free", None, c_void_p)
+_proto("nt_trace_header", POINTER(nt_trace_info), c_void_p)
+_proto("nt_trace_frequency", c_int64, c_void_p)
+_proto("nt_trace_pointer_size", c_uint32, c_void_p)
+_proto("nt_trace_sample_count", c_size_t, c_void_p)
+_proto("nt_trace_sample_at", nt_trace_sample, c_void_p, c_size_t)
+_proto("nt_trace_stack_count", c_size_t, c_void_p)
+_proto("nt_trace_stack_at", nt_trace_stack, c_void_p, c_size_t)
+_proto("nt_trace_method_count", c_size_t, c_void_p)
+_proto("nt_trace_method_at", POINTER(nt_trace_method), c_void_p, c_size_t)
+_proto("nt_trace_module_count", c_size_t, c_void_p)
+_proto("nt_trace_module_at", POINTER(nt_trace_module), c_void_p, c_size_t)
+_proto("nt_trace_assembly_count", c_size_t, c_void_p)
+_proto("nt_trace_assembly_at", POINTER(nt_trace_assembly), c_void_p, c_size_t)
+_proto("nt_trace_thread_count", c_size_t, c_void_p)
+_proto("nt_trace_thread_id", c_uint64, c_void_p, c_size_t)
+_proto("nt_trace_message", c_char_p, c_void_p)
+_proto("nt_trace_free", None, c_void_p)
+for _name in ("nt_export_folded", "nt_export_speedscope", "nt_export_pprof"):
+    _proto(_name, c_int, c_void_p, POINTER(nt_export_options), WRITE_FN, c_void_p)
+_proto("nt_top_build", c_int, c_void_p, POINTER(nt_top_options), POINTER(POINTER(nt_top)))
+_proto("nt_top_free", None, POINTER(nt_top))
+_proto("nt_deadline_after_ms", c_int64, c_int64)
+_proto("nt_session_new", c_void_p, POINTER(nt_session_config), c_void_p)
+_proto("nt_session_start", c_int, c_void_p, c_int32, c_int64)
+_proto("nt_session_stop", c_int, c_void_p, c_int64)
+_proto("nt_session_wait", c_int, c_void_p, c_int64)
+_proto("nt_session_cancel", None, c_void_p)
+_proto("nt_session_hresult", c_uint32, c_void_p)
+_proto("nt_session_bytes", c_uint64, c_void_p)
+_proto("nt_session_message", c_char_p, c_void_p)
+_proto("nt_session_free", None, c_void_p)
+
+# The library's own sinks, passed to a session by address: the stream's
+# bytes then never cross into Python.
+SINK_FD = ctypes.cast(lib.nt_sink_fd, c_void_p)
+SINK_PARSER = ctypes.cast(lib.nt_sink_parser, c_void_p)
+
+
+def text(b):
+    """A C string as str ("" for NULL)."""
+    return b.decode("utf-8", "replace") if b else ""

@@ -1,0 +1,245 @@
+"""The streaming parser: bytes in, callbacks out, optionally a Trace."""
+import ctypes
+from collections import namedtuple
+from ctypes import byref, c_char, c_void_p
+
+from . import _lib, errors
+from ._lib import lib
+
+# A thread sample as the parser reads it: ips innermost first.
+StreamSample = namedtuple("StreamSample", "time_ns thread_id managed ips offset timestamp")
+MethodRecord = namedtuple("MethodRecord",
+                          "event method_id module_id start_address size flags namespace name signature timestamp")
+ModuleRecord = namedtuple("ModuleRecord", "event module_id assembly_id il_path native_path")
+AssemblyRecord = namedtuple("AssemblyRecord", "event assembly_id name")
+Header = namedtuple("Header", "format_major format_minor frequency pointer_size process_id processor_count "
+                              "sampling_interval_ns sync_time")
+
+# Which event a method, module or assembly record came from.
+RECORD_EVENTS = ("load", "unload", "dc_start", "dc_end")
+
+
+def header_of(info):
+    import datetime
+    st = info.sync_time_utc
+    try:
+        sync = datetime.datetime(st.year, st.month, st.day, st.hour, st.minute, st.second,
+                                 st.milliseconds * 1000, tzinfo=datetime.timezone.utc)
+    except ValueError:
+        sync = None
+    return Header(info.format_major, info.format_minor, info.qpc_frequency, info.pointer_size, info.process_id,
+                  info.processor_count, info.sampling_interval_ns, sync)
+
+
+def as_pointer(data):
+    """data's bytes as a ctypes argument and their count, without a copy for
+    bytes and writable buffers (bytearray, mmap, array)."""
+    if isinstance(data, bytes):
+        return data, len(data)
+    mv = memoryview(data).cast("B")
+    if mv.readonly:
+        b = mv.tobytes()
+        return b, len(b)
+    return (c_char * mv.nbytes).from_buffer(mv) if mv.nbytes else None, mv.nbytes
+
+
+class Parser:
+    """Parse a NetTrace stream (V4, V5 or V6) pushed in chunks of any size.
+
+    Each on_* callback (all optional) receives what the parser reads, in
+    stream order, from inside feed() and close(); an exception it raises
+    stops the parse and comes out of feed().  With keep_trace=True the parser
+    also builds the Trace that close() returns; with windows=True
+    take_window() returns the samples since its previous call (a live
+    stream's hot methods, window by window).  The stream itself is never
+    held.
+    """
+
+    def __init__(self, on_header=None, on_sample=None, on_method=None, on_module=None, on_assembly=None,
+                 keep_trace=False, windows=False):
+        self._user = {"header": on_header, "sample": on_sample, "method": on_method, "module": on_module,
+                      "assembly": on_assembly}
+        self._raised = None
+        self._error = None
+        self._closed = False
+        self._p = None
+        # What the parser keeps besides calling Python: the whole trace (a
+        # builder), a trace per window, or nothing.
+        self._kind = "trace" if keep_trace else "windows" if windows else None
+        if keep_trace and windows:
+            raise errors.InvalidArgumentError("keep_trace and windows exclude each other")
+        self._keep = None
+        self._kcb = _lib.nt_callbacks()
+        if self._kind == "trace":
+            self._keep = lib.nt_trace_builder_new(None)
+            lib.nt_trace_builder_callbacks(byref(self._kcb))
+        elif self._kind == "windows":
+            self._keep = lib.nt_trace_window_new(None, None)
+            lib.nt_trace_window_callbacks(byref(self._kcb))
+        if self._kind and not self._keep:
+            raise errors.OutOfMemoryError("out of memory")
+        if not any(self._user.values()):
+            # Nothing for Python: the kept object's own callbacks, no trampolines.
+            self._cb = self._kcb
+            user = self._keep
+        else:
+            self._cb = self._trampolines()
+            user = None
+        self._p = lib.nt_parser_new(byref(self._cb), user, None, None)
+        if not self._p:
+            self._abandon()
+            raise errors.OutOfMemoryError("out of memory")
+
+    def _trampolines(self):
+        cb = _lib.nt_callbacks()
+        b, bcb, user = self._keep, self._kcb, self._user
+
+        pairs = (("trace", "header", _lib.CB_TRACE, header_of),
+                 ("sample", "sample", _lib.CB_SAMPLE, _stream_sample),
+                 ("method", "method", _lib.CB_METHOD, _method_record),
+                 ("module", "module", _lib.CB_MODULE, _module_record),
+                 ("assembly", "assembly", _lib.CB_ASSEMBLY, _assembly_record))
+        for field, name, ftype, convert in pairs:
+            builder_fn = getattr(bcb, field) if b else None
+            if builder_fn or user.get(name):
+                mine = user.get(name)
+                setattr(cb, field, ftype(self._call(b, builder_fn, mine, convert)))
+        if b and bcb.sequence_point:
+            builder_sp = bcb.sequence_point
+            cb.sequence_point = _lib.CB_ANY(lambda _, sp: builder_sp(b, sp))
+        return cb
+
+    def _call(self, b, builder_fn, mine, convert):
+        # What the parser keeps sees each record first, then the Python callback.
+        def call(_, ptr):
+            try:
+                if builder_fn and builder_fn(b, ptr):
+                    return 1
+                if mine:
+                    mine(convert(ptr.contents))
+                return 0
+            except BaseException as e:  # re-raised from feed()
+                self._raised = e
+                return 1
+        return call
+
+    def _fail(self, status):
+        if self._error is None:
+            if self._raised is not None:
+                self._error = self._raised
+            else:
+                self._error = errors.from_status(status, _lib.text(lib.nt_parser_message(self._p)),
+                                                 lib.nt_parser_error_offset(self._p))
+        return self._error
+
+    def feed(self, data):
+        """Parse the next bytes (any bytes-like object); raises on failure,
+        the same error on every later call."""
+        if self._closed:
+            raise errors.BadStateError("the parser is closed")
+        if self._error is not None:
+            raise self._error
+        ptr, n = as_pointer(data)
+        if n and lib.nt_parser_feed(self._p, ptr, n) != 0:
+            raise self._fail(lib.nt_parser_feed(self._p, None, 0))
+
+    write = feed
+
+    @property
+    def offset(self):
+        """Bytes consumed so far."""
+        return lib.nt_parser_offset(self._p) if self._p else 0
+
+    def close(self):
+        """End of stream.  Returns the Trace with keep_trace (else None).
+        Raises when the stream was bad -- TruncatedError when it ended
+        early -- with the trace of what was read in the exception's trace."""
+        if self._closed:
+            if self._error is not None:
+                raise self._error
+            return None
+        self._closed = True
+        status = lib.nt_parser_finish(self._p)
+        err = self._fail(status) if status != 0 else self._error
+        trace = None
+        if self._kind == "trace":
+            from .trace import Trace
+            out = c_void_p()
+            lib.nt_trace_builder_finish(self._keep, self._p, status, byref(out))
+            self._keep = None  # finish frees the builder
+            if out.value and lib.nt_trace_header(out.value):
+                trace = Trace(out.value)
+            elif out.value:  # not even the header was read: no trace
+                lib.nt_trace_free(out.value)
+        self._release()
+        if err is not None:
+            if isinstance(err, errors.NettraceError):
+                err.trace = trace
+            raise err
+        return trace
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not self._closed:
+            if exc[0] is None:
+                self.close()
+            else:
+                self._abandon()
+
+    def take_window(self):
+        """With windows=True: the samples read since the previous call as a
+        Trace, named from every method, module and assembly record read since
+        the stream began; a new window starts."""
+        if self._kind != "windows" or self._closed:
+            raise errors.BadStateError("take_window needs an open Parser(windows=True)")
+        from .trace import Trace
+        out = c_void_p()
+        status = lib.nt_trace_window_take(self._keep, byref(out))
+        trace = Trace(out.value) if out.value else None
+        err = errors.from_status(status, trace=trace)
+        if err is not None:
+            raise err
+        return trace
+
+    def _release(self):
+        if self._kind == "trace":
+            lib.nt_trace_builder_free(self._keep)
+        elif self._kind == "windows":
+            lib.nt_trace_window_free(self._keep)
+        self._keep = None
+        lib.nt_parser_free(self._p)
+        self._p = None
+
+    def _abandon(self):
+        self._closed = True
+        self._release()
+
+    def __del__(self):
+        if getattr(self, "_p", None):
+            self._abandon()
+
+
+def _stream_sample(s):
+    ips = ()
+    if s.stack and s.stack.contents.count:
+        st = s.stack.contents
+        ips = tuple(st.ips[:st.count])
+    offset = s.event.contents.offset if s.event else None
+    return StreamSample(s.time_ns, s.thread_id, s.type == 2, ips, offset, s.timestamp)
+
+
+def _method_record(m):
+    return MethodRecord(RECORD_EVENTS[m.which], m.method_id, m.module_id, m.start_address, m.size, m.flags,
+                        _lib.text(m.declaring_type), _lib.text(m.name), _lib.text(m.signature), m.timestamp)
+
+
+def _module_record(m):
+    return ModuleRecord(RECORD_EVENTS[m.which], m.module_id, m.assembly_id, _lib.text(m.il_path),
+                        _lib.text(m.native_path))
+
+
+def _assembly_record(a):
+    return AssemblyRecord(RECORD_EVENTS[a.which], a.assembly_id, _lib.text(a.name))
+

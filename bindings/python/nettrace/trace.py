@@ -1,0 +1,246 @@
+"""A whole trace: header, samples with resolved frames, tables, top, exports."""
+import builtins
+import os
+from collections import namedtuple
+from ctypes import POINTER, byref, string_at
+
+from . import _lib, errors
+from ._lib import lib
+from .parser import Header, Parser, header_of
+
+# One thread sample: frames innermost first; samples on one stack share
+# their frames tuple.
+Sample = namedtuple("Sample", "time_ns thread_id managed frames")
+# A frame: method name, declaring type, fully qualified assembly name ("" for
+# each when no method record covers the address), and the address.
+Frame = namedtuple("Frame", "method type assembly ip")
+Method = namedtuple("Method", "start_address size namespace name module_id assembly method_id signature")
+TopEntry = namedtuple("TopEntry", "name exclusive inclusive")
+
+_CHUNK = 1 << 20
+
+
+def open(source, partial=False):  # noqa: A001 - nettrace.open is the module's entry point
+    """Read a trace from a path, a bytes-like object or a binary file object.
+
+    A stream that is damaged or ends early raises the matching NettraceError
+    (TruncatedError, MalformedError, ...) with the byte offset, and with the
+    trace of everything read before the fault in its trace attribute; with
+    partial=True that trace is returned instead, its error attribute set.
+    """
+    parser = Parser(keep_trace=True)
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            with builtins.open(source, "rb") as f:
+                _feed_file(parser, f)
+        elif isinstance(source, (bytes, bytearray, memoryview)):
+            parser.feed(source)
+        else:
+            _feed_file(parser, source)
+        return parser.close()
+    except errors.NettraceError as e:
+        if not parser._closed:
+            try:
+                parser.close()
+            except errors.NettraceError as closed:
+                e.trace = closed.trace
+        if partial and e.trace is not None:
+            e.trace.error = e
+            return e.trace
+        raise
+
+
+def _feed_file(parser, f):
+    buf = bytearray(_CHUNK)
+    view = memoryview(buf)
+    readinto = getattr(f, "readinto", None)
+    while True:
+        if readinto:
+            n = readinto(buf)
+            if not n:
+                return
+            parser.feed(view[:n])
+        else:
+            chunk = f.read(_CHUNK)
+            if not chunk:
+                return
+            parser.feed(chunk)
+
+
+class Trace:
+    """The samples and symbols of a trace (from open(), a Parser with
+    keep_trace, or collect()).  Header fields are attributes; error is the
+    exception of a partial read, else None."""
+
+    def __init__(self, handle):
+        self._t = handle
+        self.error = None
+        info = lib.nt_trace_header(handle)
+        # A window taken before the stream's header arrived has none.
+        h = header_of(info.contents) if info else Header(*(None,) * len(Header._fields))
+        self.header = h
+        self.format_major, self.format_minor = h.format_major, h.format_minor
+        self.frequency = lib.nt_trace_frequency(handle)
+        self.pointer_size = lib.nt_trace_pointer_size(handle)
+        self.process_id, self.processor_count = h.process_id, h.processor_count
+        self.sampling_interval_ns, self.sync_time = h.sampling_interval_ns, h.sync_time
+        self._names = {}    # method index -> (name, type, assembly)
+        self._stacks = {}   # stack index -> frames tuple
+
+    def _handle(self):
+        if not self._t:
+            raise errors.BadStateError("the trace is closed")
+        return self._t
+
+    def __len__(self):
+        return lib.nt_trace_sample_count(self._handle())
+
+    def _method_names(self, index):
+        names = self._names.get(index)
+        if names is None:
+            m = lib.nt_trace_method_at(self._t, index).contents
+            names = self._names[index] = (_lib.text(m.name), _lib.text(m.declaring_type), _lib.text(m.assembly))
+        return names
+
+    def _frames(self, stack_index):
+        frames = self._stacks.get(stack_index)
+        if frames is None:
+            st = lib.nt_trace_stack_at(self._t, stack_index)
+            out = []
+            for j in range(st.frame_count):
+                f = st.frames[j]
+                if f.method_index == _lib.NO_METHOD:
+                    out.append(Frame("", "", "", f.ip))
+                else:
+                    out.append(Frame(*self._method_names(f.method_index), f.ip))
+            frames = self._stacks[stack_index] = tuple(out)
+        return frames
+
+    def samples(self):
+        """Every thread sample in time order (ties in stream order)."""
+        t = self._handle()
+        at, frames_of, stacks = lib.nt_trace_sample_at, self._frames, self._stacks
+        for i in range(lib.nt_trace_sample_count(t)):
+            s = at(t, i)
+            frames = stacks.get(s.stack_index)
+            if frames is None:
+                frames = frames_of(s.stack_index)
+            yield Sample(s.time_ns, s.thread_id, s.type == 2, frames)
+
+    def methods(self):
+        """The method records frames resolve against."""
+        t = self._handle()
+        out = []
+        for i in range(lib.nt_trace_method_count(t)):
+            m = lib.nt_trace_method_at(t, i).contents
+            out.append(Method(m.start_address, m.size, _lib.text(m.declaring_type), _lib.text(m.name),
+                              m.module_id, _lib.text(m.assembly), m.method_id, _lib.text(m.signature)))
+        return out
+
+    @property
+    def assemblies(self):
+        """Assembly id -> fully qualified name."""
+        t = self._handle()
+        return {a.assembly_id: _lib.text(a.name) for a in
+                (lib.nt_trace_assembly_at(t, i).contents for i in range(lib.nt_trace_assembly_count(t)))}
+
+    @property
+    def modules(self):
+        """Module id -> assembly id."""
+        t = self._handle()
+        return {m.module_id: m.assembly_id for m in
+                (lib.nt_trace_module_at(t, i).contents for i in range(lib.nt_trace_module_count(t)))}
+
+    @property
+    def threads(self):
+        """The sampled threads' ids."""
+        t = self._handle()
+        return [lib.nt_trace_thread_id(t, i) for i in range(lib.nt_trace_thread_count(t))]
+
+    def top(self, n=20, by_inclusive=False, managed_only=False, thread_id=None):
+        """The n hottest methods (n <= 0: all) as TopEntry(name, exclusive,
+        inclusive): by exclusive samples (innermost frame; by_inclusive:
+        anywhere on the stack, once per sample), then the other count, then
+        first seen -- the library's table, the one 'nettrace top' prints.
+        Names are "Assembly!Type.Method", or "0x<ip>" when unresolved; code
+        versions of one method share a row."""
+        opts = _lib.nt_top_options(rows=n if n and n > 0 else 0, by_inclusive=by_inclusive,
+                                   managed_only=managed_only)
+        if thread_id is not None:
+            opts.has_thread, opts.thread_id = True, thread_id
+        top = POINTER(_lib.nt_top)()
+        err = errors.from_status(lib.nt_top_build(self._handle(), byref(opts), byref(top)))
+        if err:
+            raise err
+        try:
+            t = top.contents
+            return [TopEntry(_lib.text(r.name), r.exclusive, r.inclusive)
+                    for table in t.tables[:t.table_count] for r in table.rows[:table.row_count]]
+        finally:
+            lib.nt_top_free(top)
+
+    def _export(self, fn, dest, managed_only, thread_id, from_ns, to_ns, by_time, name):
+        opts = _lib.nt_export_options()
+        opts.managed_only = managed_only
+        if thread_id is not None:
+            opts.has_thread, opts.thread_id = True, thread_id
+        if from_ns is not None:
+            opts.has_from, opts.from_ns = True, from_ns
+        if to_ns is not None:
+            opts.has_to, opts.to_ns = True, to_ns
+        opts.weight = 1 if by_time else 0
+        opts.name = name.encode() if name else None
+        if isinstance(dest, (str, os.PathLike)):
+            with builtins.open(dest, "wb") as f:
+                return self._export(fn, f, managed_only, thread_id, from_ns, to_ns, by_time, name)
+        raised = []
+
+        def write(_, data, size):
+            try:
+                dest.write(string_at(data, size))
+                return 0
+            except BaseException as e:  # re-raised below
+                raised.append(e)
+                return 1
+        status = fn(self._handle(), byref(opts), _lib.WRITE_FN(write), None)
+        if raised:
+            raise raised[0]
+        err = errors.from_status(status)
+        if err:
+            raise err
+
+    def write_folded(self, dest, managed_only=False, thread_id=None, from_ns=None, to_ns=None, by_time=False,
+                     name=None):
+        """Folded stacks ("root;...;leaf weight" lines for flamegraph.pl) to a
+        path or binary file.  Options select samples (managed_only,
+        thread_id, from_ns <= time < to_ns) and weight (by_time: ns to the
+        thread's next sample instead of 1)."""
+        self._export(lib.nt_export_folded, dest, managed_only, thread_id, from_ns, to_ns, by_time, name)
+
+    def write_speedscope(self, dest, managed_only=False, thread_id=None, from_ns=None, to_ns=None, by_time=False,
+                         name=None):
+        """Speedscope JSON (one sampled profile per thread); name names the profile."""
+        self._export(lib.nt_export_speedscope, dest, managed_only, thread_id, from_ns, to_ns, by_time, name)
+
+    def write_pprof(self, dest, managed_only=False, thread_id=None, from_ns=None, to_ns=None, by_time=False,
+                    name=None):
+        """A gzipped pprof profile.proto (sample counts and wall time)."""
+        self._export(lib.nt_export_pprof, dest, managed_only, thread_id, from_ns, to_ns, by_time, name)
+
+    def close(self):
+        """Release the library's trace (samples() and the exports need it)."""
+        if self._t:
+            lib.nt_trace_free(self._t)
+            self._t = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_t", None):
+            self.close()
+
+

@@ -1,0 +1,90 @@
+import unittest
+
+import nettrace
+from tests.support import corpus, samples_text
+
+
+class ParserTest(unittest.TestCase):
+    def setUp(self):
+        self.path = corpus("spin-threads-dotnet-trace.nettrace")
+        with open(self.path, "rb") as f:
+            self.data = f.read()
+        self.want = nettrace.open(self.path)
+
+    def test_any_chunking(self):
+        for chunk in (1, 7, 4096, len(self.data)):
+            seen = {"samples": 0, "ips": 0, "methods": 0, "headers": []}
+
+            def on_sample(s):
+                seen["samples"] += 1
+                seen["ips"] += len(s.ips)
+                self.assertIsInstance(s.managed, bool)
+                self.assertGreaterEqual(s.offset, 0)
+
+            def on_method(m):
+                seen["methods"] += 1
+                self.assertIn(m.event, nettrace.parser.RECORD_EVENTS)
+
+            p = nettrace.Parser(on_header=seen["headers"].append, on_sample=on_sample, on_method=on_method,
+                                keep_trace=True)
+            for off in range(0, len(self.data), chunk):
+                p.feed(self.data[off:off + chunk])
+            t = p.close()
+            self.assertEqual(seen["samples"], len(self.want))
+            self.assertTrue(seen["ips"] and seen["methods"])
+            self.assertEqual(seen["headers"][0].frequency, 1000000000)
+            self.assertEqual(samples_text(t), samples_text(self.want))
+
+    def test_windows(self):
+        # The samples since the last window, named from every record seen;
+        # together the windows hold every sample.
+        with self.assertRaises(nettrace.InvalidArgumentError):
+            nettrace.Parser(keep_trace=True, windows=True)
+        count = [0]
+        p = nettrace.Parser(windows=True, on_sample=lambda s: count.__setitem__(0, count[0] + 1))
+        total, windows, last = 0, 0, None
+        for off in range(0, len(self.data), 16 << 10):
+            p.feed(self.data[off:off + (16 << 10)])
+            w = p.take_window()
+            times = [s.time_ns for s in w.samples()]
+            self.assertEqual(times, sorted(times))
+            if len(w):
+                windows, last = windows + 1, w
+            total += len(w)
+        self.assertEqual(total, len(self.want))
+        self.assertEqual(count[0], total)
+        self.assertGreaterEqual(windows, 3)
+        self.assertTrue(any("Spinner.Spin" in r.name for r in last.top(3)))
+        p.close()
+        with self.assertRaises(nettrace.BadStateError):
+            p.take_window()
+
+    def test_callback_exception_stops(self):
+        class Enough(Exception):
+            pass
+        count = [0]
+
+        def on_sample(s):
+            count[0] += 1
+            if count[0] == 10:
+                raise Enough()
+        p = nettrace.Parser(on_sample=on_sample)
+        with self.assertRaises(Enough):
+            p.feed(self.data)
+        with self.assertRaises(Enough):  # sticky
+            p.feed(self.data)
+        self.assertEqual(count[0], 10)
+
+    def test_errors_carry_the_offset(self):
+        p = nettrace.Parser()
+        p.feed(self.data[:1000])
+        self.assertEqual(p.offset, 1000)
+        with self.assertRaises(nettrace.TruncatedError) as cm:
+            p.close()
+        self.assertLessEqual(cm.exception.offset, 1000)
+        with self.assertRaises(nettrace.BadStateError):
+            p.feed(b"x")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Run the README's Go or Python example exactly as written: the fenced block
+# after the line "<!-- example: go -->" (or python), in a scratch folder whose
+# corpus/ is the repository's, and check what it prints.
+# Usage: readme_example.sh go|python   (env.sh already sourced)
+set -u
+lang=$1
+work="$top_builddir/bindings/$lang-work/readme"
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+ln -s "$top_srcdir/corpus" "$work/corpus" || exit 1
+# The block's lines, between its opening and closing fences.
+awk -v marker="<!-- example: $lang -->" '
+    $0 == marker { armed = 1; next }
+    armed && /^```/ { if (inside) exit; inside = 1; next }
+    inside { print }
+' "$top_srcdir/README.md" > "$work/example.txt"
+lines=$(wc -l < "$work/example.txt")
+if [ "$lines" -lt 5 ]; then
+    echo "FAIL: no $lang example after '<!-- example: $lang -->' in README.md"
+    exit 1
+fi
+cd "$work" || exit 1
+case $lang in
+go)
+    mv example.txt main.go
+    printf 'module example\n\ngo 1.19\n\nrequire nettrace v0.0.0\n\nreplace nettrace => %s/bindings/go\n' \
+        "$top_srcdir" > go.mod
+    go run . > out.txt 2> err.txt || { cat err.txt; echo "FAIL: the README's Go example did not run"; exit 1; }
+    ;;
+python)
+    mv example.txt example.py
+    "${PYTHON:-python3}" example.py > out.txt 2> err.txt ||
+        { cat err.txt; echo "FAIL: the README's Python example did not run"; exit 1; }
+    [ -s spin-threads.speedscope.json ] || { echo "FAIL: the Python example wrote no speedscope file"; exit 1; }
+    ;;
+esac
+cat out.txt
+# Both print the sample count and the hottest methods of spin-threads.nettrace
+# (corpus/README.md): the two spinners are among the top three.
+grep -q '^4430 samples' out.txt || { echo "FAIL: the $lang example did not report the trace's 4430 samples"; exit 1; }
+n=$(grep -c 'SpinThreads!Workloads.SpinThreads.*Spinner.Spin' out.txt)
+[ "$n" -eq 2 ] || { echo "FAIL: the $lang example's top three lack the two spinners"; exit 1; }
+echo "ok: the README's $lang example ($lines lines) ran as written"

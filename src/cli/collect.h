@@ -1,0 +1,47 @@
+/* nettrace collect, in three parts: cmd_collect.c reads the options and
+ * attaches to a running process (-p, -n); collect_launch.c starts a program
+ * suspended on a diagnostic port; collect_run.c drives a started session to
+ * its end (program exit, --duration, Ctrl-C), with a live counter. */
+#ifndef NT_CLI_COLLECT_H
+#define NT_CLI_COLLECT_H
+
+#include "nettrace_session.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The sink: the stream goes to the file; a parser without callbacks counts
+ * its events for the live counter (it stops counting at the first error,
+ * the file gets every byte regardless). */
+typedef struct collect_sink {
+    int fd;
+    nt_parser *counter;
+    bool counting;
+    atomic_uint_fast64_t events;
+} collect_sink;
+
+int collect_sink_write(void *user, const void *data, size_t len);
+
+typedef struct collect_job {
+    const char *output;
+    collect_sink sink;
+    nt_session *session;
+    pid_t child;              /* the launched program; 0 when attached */
+    const char *program;
+    int64_t duration_ns;      /* 0: until the end, Ctrl-C or the program's exit */
+    int64_t stop_timeout_ns;
+    bool quiet;
+} collect_job;
+
+/* Start argv[0] (searched on PATH) with its runtime suspended on a
+ * diagnostic port, start the session (cfg) on the port's first connection
+ * and resume the runtime.  On success j->session and j->child are set.
+ * Returns an exit code (CLI_EXIT_OK when it runs). */
+int collect_launch(collect_job *j, char **argv, const nt_session_config *cfg, int64_t connect_timeout_ns);
+
+/* Run the started session to its end and report.  Returns the exit code. */
+int collect_run(collect_job *j);
+
+#endif

@@ -1,0 +1,38 @@
+/* Validated numeric options (opts.h). */
+#include "cli/opts.h"
+#include "cli/time_opt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bool cli_u64_option(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
+                    uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    /* strtoull takes "-3" and wraps it: only digits may start the value. */
+    unsigned long long v = arg[0] >= '0' && arg[0] <= '9' ? strtoull(arg, &end, 0) : 0;
+    if (arg[0] < '0' || arg[0] > '9' || errno || *end || v < min || v > max) {
+        fprintf(stderr, "nettrace %s: %s wants a number from %" PRIu64 " to %" PRIu64 ", not '%s'\n", cmd, opt,
+                min, max, arg);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int64_t default_unit_ns,
+                         int64_t max_ns, int64_t *out)
+{
+    if (cli_duration_parse(arg, default_unit_ns, max_ns, out))
+        return true;
+    char most[32];
+    cli_format_duration(most, sizeof most, max_ns);
+    fprintf(stderr,
+            "nettrace %s: %s wants a duration up to %s: a number of %s or one with a unit\n"
+            "  (ns, us, ms, s, m: 500ms, 2s), not '%s'\n",
+            cmd, opt, most, default_unit_ns == 1000000000 ? "seconds" : "ns", arg);
+    return false;
+}

@@ -1,0 +1,20 @@
+/* Numeric command-line values, validated the same way by every command: a
+ * value out of range or with junk is a usage error (exit 2) that names the
+ * command and the option. */
+#ifndef NT_CLI_OPTS_H
+#define NT_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A decimal (or 0x hex) integer in [min, max].  On failure prints
+ * "nettrace CMD: OPT wants a number from MIN to MAX, not 'ARG'" and returns false. */
+bool cli_u64_option(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
+                    uint64_t *out);
+
+/* A duration (time_opt.h spellings; a bare number counts default_unit_ns)
+ * in [0, max_ns].  Prints the usage error and returns false otherwise. */
+bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int64_t default_unit_ns,
+                         int64_t max_ns, int64_t *out);
+
+#endif

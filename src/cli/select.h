@@ -1,0 +1,52 @@
+/* Which samples a command covers: --managed-only, --thread, --from, --to,
+ * parsed once for top, stacks and samples, applied the way the exporters
+ * select (time in [from, to) on the trace clock). */
+#ifndef NT_CLI_SELECT_H
+#define NT_CLI_SELECT_H
+
+#include "cli/time_opt.h"
+#include "nettrace_trace.h"
+
+#include <getopt.h>
+
+typedef struct cli_filter {
+    bool managed_only, has_thread;
+    uint64_t thread_id;
+    cli_time from, to;
+} cli_filter;
+
+/* getopt_long entries for the filter options (their values are the CLI_FILTER_* codes). */
+enum { CLI_FILTER_MANAGED = 0x1000, CLI_FILTER_THREAD, CLI_FILTER_FROM, CLI_FILTER_TO };
+#define CLI_FILTER_LONGOPTS                                                                   \
+    { "managed-only", no_argument, NULL, CLI_FILTER_MANAGED },                                \
+        { "thread", required_argument, NULL, CLI_FILTER_THREAD },                             \
+        { "from", required_argument, NULL, CLI_FILTER_FROM },                                 \
+        { "to", required_argument, NULL, CLI_FILTER_TO }
+
+#define CLI_FILTER_HELP                                                                       \
+    "      --managed-only only samples taken in managed code\n"                              \
+    "      --thread ID    only this thread\n" CLI_TIME_HELP
+
+/* 1: c was a filter option and its value is good; 0: not a filter option;
+ * -1: a bad value (the usage error is printed). */
+int cli_filter_option(cli_filter *f, const char *cmd, int c, const char *arg);
+
+bool cli_filter_active(const cli_filter *f);
+
+/* Fill eo's selection (managed_only, thread, time window) from f for t. */
+void cli_filter_export(const cli_filter *f, const nt_trace *t, nt_export_options *eo);
+
+/* Whether sample s is selected (same rule as eo). */
+bool cli_filter_keeps(const nt_export_options *eo, const nt_trace_sample *s);
+
+typedef struct cli_selected {
+    uint64_t samples;   /* selected samples */
+    uint64_t threads;   /* distinct threads among them */
+} cli_selected;
+
+/* Count what f selects in t.  When the filter selects nothing from a trace
+ * that has samples, say so on stderr ("nettrace CMD: ..."), naming what the
+ * trace does hold.  Returns false when memory is short. */
+bool cli_filter_count(const cli_filter *f, const nt_trace *t, const char *cmd, cli_selected *out);
+
+#endif

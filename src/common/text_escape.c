@@ -1,0 +1,57 @@
+/* The text formats' escaping of names (text_escape.h). */
+#include "common/text_escape.h"
+#include "common/utf8.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static void emit(char *dst, size_t size, size_t *len, const char *p, size_t n)
+{
+    if (*len < size) {
+        size_t k = size - *len < n ? size - *len : n;
+        memcpy(dst + *len, p, k);
+    }
+    *len += n;
+}
+
+size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    /* Which ASCII bytes are written as they are: looked up, not searched, per byte. */
+    bool plain[128];
+    for (int c = 0; c < 128; c++)
+        plain[c] = c >= 0x20 && c != 0x7F;
+    for (const char *k = seps; *k; k++)
+        plain[(unsigned char)*k & 0x7F] = false;
+    size_t len = 0;
+    const unsigned char *p = (const unsigned char *)src;
+    while (*p) {
+        const unsigned char *run = p;
+        while (*p && *p < 0x80 && plain[*p])
+            p++;
+        if (p > run)
+            emit(dst, size, &len, (const char *)run, (size_t)(p - run));
+        if (!*p)
+            break;
+        size_t n = 1;
+        bool escape = true;
+        if (*p >= 0x80) {
+            const unsigned char *next = p;
+            uint32_t cp = nt_utf8_next(&next, NT_UTF8_REJECT);
+            escape = cp == NT_UTF8_INVALID || cp <= 0x9F;
+            n = cp == NT_UTF8_INVALID ? 1 : (size_t)(next - p);
+        }
+        if (!escape) {
+            emit(dst, size, &len, (const char *)p, n);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                char e[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
+                emit(dst, size, &len, e, 4);
+            }
+        }
+        p += n;
+    }
+    if (size)
+        dst[len < size ? len : size - 1] = '\0';
+    return len;
+}
