@@ -8,6 +8,8 @@
 #   read       bench_ours parse       vs BenchTraceEvent read (EventPipeEventSource)
 #   resolved   bench_ours trace       vs BenchTraceEvent tracelog (TraceLog)
 #   speedscope nettrace stacks -f speedscope  vs dotnet-trace convert --format Speedscope
+#   fields     bench_ours fields, nettrace events --json  vs BenchTraceEvent fields
+#              (every PayloadValue(i) of every event)
 # and checks that both sides counted the same events, samples and frames.
 #
 # Files: large traces of tests/workloads/BenchLoad recorded on demand by
@@ -62,7 +64,10 @@ if [ "$with_te" != 0 ]; then
     dtrace="$work/tools/dotnet-trace"
     if [ ! -x "$dtrace" ] || ! "$dtrace" --version | grep -q "^$dotnet_trace_version"; then
         rm -rf "$work/tools"
-        dotnet tool install dotnet-trace --version "$dotnet_trace_version" --tool-path "$work/tools" >/dev/null
+        if ! dotnet tool install dotnet-trace --version "$dotnet_trace_version" --tool-path "$work/tools" >/dev/null 2>&1; then
+            echo "bench/traceevent.sh: dotnet-trace $dotnet_trace_version could not be installed (no registry access?): the speedscope comparison is skipped"
+            dtrace=
+        fi
     fi
 fi
 
@@ -144,9 +149,12 @@ for f in "${files[@]}"; do
     measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tc=$C; tm=$M
     measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"
     st=$T; sc=$C; sm=$M
+    measure "$name.fields" "$n" "$ours" fields "$f"; ft=$T; fc=$C; fm=$M
+    measure "$name.events" "$n" sh -c '"$1" events --json "$2" > /dev/null' - "$nettrace" "$f"; et=$T; ec=$C; em=$M
     if [ -z "$te" ]; then
         printf '  %-10s %-22s %7.3f %7.3f %8.1f\n' read "parser, all callbacks" "$pt" "$pc" "$pm" \
-            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm"
+            resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm" \
+            fields "every field value" "$ft" "$fc" "$fm" events "nettrace events --json" "$et" "$ec" "$em"
         continue
     fi
     measure "$name.read" "$n" "$te" read "$f"
@@ -160,14 +168,20 @@ for f in "${files[@]}"; do
         measure "$name.tracelog" "$n" "$te" tracelog "$f"
     fi
     row resolved "trace + frame names" "$tt" "$tc" "$tm" "TraceLog + CallStack" "$T" "$C" "$M" 50
-    if [ "$size" -le $((500 * 1024 * 1024)) ] || [ "$convert_large" = 1 ]; then
+    if [ -z "$dtrace" ]; then
+        printf '  %-10s %-22s %7s %7s %8s   %s\n' speedscope "nettrace stacks" "$st" "$sc" "$sm" "(dotnet-trace unavailable)"
+    elif [ "$size" -le $((500 * 1024 * 1024)) ] || [ "$convert_large" = 1 ]; then
         measure "$name.convert" "$n" "$dtrace" convert --format Speedscope -o "$out/$name.te.speedscope.json" "$f"
         row speedscope "nettrace stacks" "$st" "$sc" "$sm" "dotnet-trace convert" "$T" "$C" "$M" -
     else
         printf '  %-10s %-22s %7s %7s %8s   %s\n' speedscope "nettrace stacks" "$st" "$sc" "$sm" \
             "(dotnet-trace convert skipped on files over 500 MiB: BENCH_CONVERT_LARGE=1 runs it)"
     fi
+    measure "$name.tefields" "$n" "$te" fields "$f"
+    row fields "every field value" "$ft" "$fc" "$fm" "AllEvents+PayloadValue" "$T" "$C" "$M" 10
+    row events "nettrace events --json" "$et" "$ec" "$em" "AllEvents+PayloadValue" "$T" "$C" "$M" -
     echo "  read:     $(same "$(cat "$out/$name.parse.txt")" "$(cat "$out/$name.read.txt")")"
+    echo "  fields:   $(same "$(cut -d' ' -f1,2 "$out/$name.fields.txt")" "$(cut -d' ' -f1,2 "$out/$name.tefields.txt")") (values: ours $(cut -d' ' -f4 "$out/$name.fields.txt"), TraceEvent $(cut -d' ' -f4 "$out/$name.tefields.txt"): the two count differently, see README)"
     echo "  resolved: $(same "$(cat "$out/$name.trace.txt")" "$(cat "$out/$name.tracelog.txt")")"
 done
 

@@ -5,7 +5,7 @@
 #
 #   corpus/record.sh                 record every trace
 #   corpus/record.sh spin-threads    record one (spin-threads, call-tree,
-#                                    spin-threads-dotnet-trace)
+#                                    spin-threads-dotnet-trace, event-fields)
 #
 # Environment: DURATION_MS (default 2000) is the workload's run time;
 # DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
@@ -71,15 +71,36 @@ record_dotnet_trace() {
     check_size "$out"
 }
 
+# record_collect NAME WORKLOAD PROVIDERS: attach to the running workload with
+# this project's own `nettrace collect` (built in the top directory) for
+# COLLECT_S seconds while it runs for DURATION_MS + 1500 ms; rundown when the
+# session stops.
+record_collect() {
+    local out="$here/$1.nettrace" nt="$top/nettrace" pid
+    [ -x "$nt" ] || { echo "record.sh: build nettrace first (make nettrace)" >&2; exit 1; }
+    build "$2"
+    rm -f "$out"
+    dotnet "$workloads/$2/bin/Release/net10.0/$2.dll" $((duration + 1500)) >/dev/null &
+    pid=$!
+    "$nt" collect -p "$pid" --wait 10 --duration "${COLLECT_S:-2.5}" -q -o "$out" --providers "$3"
+    wait "$pid"
+    check_size "$out"
+}
+
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 
-for TARGET in spin-threads call-tree spin-threads-dotnet-trace; do
+# GC 0x1, Loader 0x8, JIT 0x10, Contention 0x4000, Exception 0x8000,
+# Threading 0x10000; TplEventSource Tasks 0x2 + TaskTransfer 0x1.
+fields_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1C019:5,System.Threading.Tasks.TplEventSource:0x3:5,Workloads-EventFields:0:5'
+
+for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields; do
     want "$@" || continue
     case $TARGET in
         spin-threads) record_env spin-threads SpinThreads Workloads-SpinThreads:0:5 ;;
         call-tree) record_env call-tree CallTree "" ;;
         spin-threads-dotnet-trace)
             record_dotnet_trace spin-threads-dotnet-trace SpinThreads Workloads-SpinThreads:0:5 ;;
+        event-fields) record_collect event-fields EventFields "$fields_providers" ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

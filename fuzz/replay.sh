@@ -11,10 +11,11 @@ corpus_of() {
     case $1 in
     parser_limits) echo parser_limits ;;
     ipc_reply) echo ipc_reply ;;
+    fields) echo fields ;;
     *) echo parser ;;
     esac
 }
-for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip; do
+for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields; do
     c=$(corpus_of "$h")
     set --
     for d in "$s/corpus/fuzz/$c" "$s/corpus/fuzz/regressions/$c"; do

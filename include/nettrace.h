@@ -121,6 +121,8 @@ typedef struct nt_limits {
     uint32_t max_stacks;         /**< stacks held between two sequence points (default 1,048,576) */
     uint32_t max_stack_frames;   /**< IPs held between two sequence points (default 8,388,608 = 64 MiB) */
     uint32_t max_threads;        /**< capture threads tracked for drop detection (default 65,536) */
+    uint32_t max_array_elements; /**< elements in one decoded payload array (default 1,048,576); see nt_field_next */
+    uint32_t max_field_depth;    /**< nesting of structs and arrays in a decoded payload (default 16, at most 32) */
 } nt_limits;
 
 #define NT_DEFAULT_MAX_BLOCK_BYTES (16u << 20)
@@ -130,6 +132,9 @@ typedef struct nt_limits {
 #define NT_DEFAULT_MAX_STACKS (1u << 20)
 #define NT_DEFAULT_MAX_STACK_FRAMES (8u << 20)
 #define NT_DEFAULT_MAX_THREADS 65536u
+#define NT_DEFAULT_MAX_ARRAY_ELEMENTS (1u << 20)
+#define NT_DEFAULT_MAX_FIELD_DEPTH 16u
+#define NT_FIELD_ITER_MAX_DEPTH 32u
 
 /** Fill *lim with the defaults. */
 NT_API void nt_limits_default(nt_limits *lim);
@@ -166,7 +171,11 @@ typedef enum nt_type_code {
     NT_TYPE_DOUBLE = 14, NT_TYPE_DECIMAL = 15, NT_TYPE_DATETIME = 16, NT_TYPE_GUID = 17,
     NT_TYPE_STRING = 18, NT_TYPE_ARRAY = 19, NT_TYPE_VARINT = 20, NT_TYPE_VARUINT = 21,
     NT_TYPE_FIXED_ARRAY = 22, NT_TYPE_UTF8_CHAR = 23, NT_TYPE_RELLOC = 24,
-    NT_TYPE_DATALOC = 25, NT_TYPE_BOOLEAN8 = 26
+    NT_TYPE_DATALOC = 25, NT_TYPE_BOOLEAN8 = 26,
+    /* Types of the built-in runtime event table only (never on the wire): */
+    NT_TYPE_POINTER = 64,   /**< win:Pointer: an unsigned integer of the trace's pointer size */
+    NT_TYPE_BINARY = 65,    /**< win:Binary: bytes whose length another field (or the layout) gives */
+    NT_TYPE_ANSI_STRING = 66 /**< win:AnsiString: NUL-terminated bytes (decoded as ASCII, others as '?') */
 } nt_type_code;
 
 /** One field of an event description, in pre-order (nested fields follow their object). */
@@ -216,6 +225,12 @@ typedef struct nt_event_desc {
     uint32_t field_count;
     const nt_field *fields;   /**< NULL when field_count is 0 */
     nt_event_kind kind;       /**< what the parser decodes it as */
+    /* Names from the built-in runtime event table (see "Event fields" below).
+     * Never NULL in descriptions the parser hands out; "" when unknown. */
+    const char *name;         /**< event_name if the metadata has one, else the table's symbol ("GCStart_V2") */
+    const char *task_name;    /**< the table's task ("GarbageCollection"), or "" */
+    const char *opcode_name;  /**< the table's opcode ("Start", "GCAllocationTick"), or "" */
+    const struct nt_schema *schema; /**< private: the table layout fields decode with (NULL: metadata fields) */
 } nt_event_desc;
 
 /** A stack: IPs innermost first, widened to 64 bits for every pointer size. */
@@ -242,6 +257,7 @@ typedef struct nt_event {
     uint32_t payload_size;
     const uint8_t *payload;
     uint64_t offset;            /**< byte offset of the event blob in the stream */
+    struct nt_field_ctx *field_ctx; /**< private: what nt_event_fields_begin decodes with (set by the parser) */
 } nt_event;
 
 /** SampleProfiler sample types. */
@@ -500,6 +516,140 @@ NT_API int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks);
 /** Convenience: feed a whole memory buffer and finish. */
 NT_API nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,
                           const nt_limits *lim, char *msg, size_t msg_size);
+
+/* ------------------------------------------------------------------------ */
+/* Event fields                                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Decoded payload fields, on demand.  Nothing is decoded unless a callback
+ * asks: the parser's cost for callers that never call these is one pointer
+ * store per event and one table lookup per metadata record.
+ *
+ * Layouts come from the event's metadata when it describes fields
+ * (EventSource / TraceLogging events, V4 V1 lists, V5 V2Params, V6 field
+ * descriptions) and otherwise from the built-in table generated from the
+ * runtime's event manifest (Microsoft-Windows-DotNETRuntime, -Rundown,
+ * -Private, Microsoft-DotNETCore-EventPipe, the sample profiler), keyed by
+ * provider, event id and version.  A version newer than the table knows
+ * decodes with the newest layout it knows: a longer payload gives its known
+ * prefix and nt_field_iter.leftover says how many bytes were not decoded.
+ *
+ * Usage, inside an event callback (or a typed callback, through its event):
+ *
+ *     nt_field_iter it;
+ *     nt_field_value v;
+ *     nt_event_fields_begin(ev, &it);
+ *     while (nt_field_next(&it, &v))
+ *         ... v.name, v.kind, v.v.u / v.v.i / v.v.f / v.v.str ...
+ *     if (it.status != NT_OK)
+ *         ... it.message, it.error_offset (payload offset) ...
+ *
+ * Values come in payload order, in pre-order: a struct yields
+ * NT_VALUE_STRUCT_BEGIN, its fields one level deeper, NT_VALUE_STRUCT_END;
+ * an array yields NT_VALUE_ARRAY_BEGIN (count = elements), its elements one
+ * level deeper (named like the array, index = element number) and
+ * NT_VALUE_ARRAY_END.  Strings are UTF-8 (UTF-16 from the payload converted,
+ * unpaired surrogates become U+FFFD) and NUL-terminated; they and binary
+ * spans stay valid until the callback returns.  The event's payload is
+ * never modified.
+ *
+ * A payload that does not fit its layout (too short, a string without its
+ * terminator, a count beyond the payload or max_array_elements, nesting
+ * deeper than max_field_depth) ends the iteration with it.status
+ * NT_ERR_MALFORMED or NT_ERR_LIMIT and the payload offset: an error of that
+ * event only; the parse goes on.  An event with no known layout yields
+ * nothing, with status NT_OK and leftover = payload_size.
+ *
+ * These functions are valid only on events the parser hands to a callback,
+ * during that callback (they use the parser's scratch memory); on any other
+ * nt_event they return NT_ERR_STATE.  They are not thread-safe against the
+ * parser's own thread.
+ */
+
+/** What a decoded value holds. */
+typedef enum nt_value_kind {
+    NT_VALUE_INT = 1,       /**< v.i: SByte, Int16/32/64, VarInt */
+    NT_VALUE_UINT,          /**< v.u: Byte, UInt16/32/64, VarUInt, Pointer, Char (a UTF-16 code unit) */
+    NT_VALUE_BOOL,          /**< v.u: 0 or 1 (Boolean32 values other than 0 read as 1) */
+    NT_VALUE_FLOAT,         /**< v.f: Single (widened) or Double */
+    NT_VALUE_GUID,          /**< v.guid: 16 bytes in the payload's (Windows GUID) layout */
+    NT_VALUE_DATETIME,      /**< v.i: FILETIME, 100 ns ticks since 1601-01-01 UTC */
+    NT_VALUE_STRING,        /**< v.str: UTF-8, NUL-terminated */
+    NT_VALUE_BINARY,        /**< v.bin: raw bytes (Binary, Decimal's 16 bytes) */
+    NT_VALUE_STRUCT_BEGIN,  /**< count = fields of the struct */
+    NT_VALUE_STRUCT_END,
+    NT_VALUE_ARRAY_BEGIN,   /**< count = elements */
+    NT_VALUE_ARRAY_END
+} nt_value_kind;
+
+/** One decoded value. */
+typedef struct nt_field_value {
+    const char *name;       /**< the field's name ("" when the metadata gave none); elements: the array's */
+    nt_value_kind kind;
+    uint32_t type;          /**< nt_type_code of the field (arrays: NT_TYPE_ARRAY / FIXED_ARRAY) */
+    uint32_t depth;         /**< 0 for top-level fields, +1 inside each struct or array */
+    uint32_t index;         /**< position among its siblings (field number, or element number) */
+    uint32_t count;         /**< *_BEGIN / *_END: fields or elements */
+    bool in_array;          /**< an element of an array */
+    uint32_t offset;        /**< payload offset where the value starts */
+    union {
+        int64_t i;
+        uint64_t u;
+        double f;
+        uint8_t guid[16];
+        struct { const char *ptr; size_t len; } str;
+        struct { const uint8_t *ptr; size_t len; } bin;
+    } v;
+} nt_field_value;
+
+/** An iteration over one event's fields.  Caller-allocated; fields marked private are not for callers. */
+typedef struct nt_field_iter {
+    nt_status status;        /**< NT_OK, or why the iteration stopped early */
+    uint32_t error_offset;   /**< payload offset of the error */
+    uint32_t leftover;       /**< after the end: payload bytes no field covered */
+    const char *message;     /**< static description of the error, "" when none */
+    /* private */
+    const nt_event *ev_;
+    const void *fields_;
+    uint32_t nfields_, pos_, sp_, yielded_;
+    bool done_, schema_;
+    struct nt_field_frame_ {
+        uint32_t first, end, cur, count, index, start, owner, kind;
+    } stack_[NT_FIELD_ITER_MAX_DEPTH + 1];
+    uint64_t ints_[32];      /* the first fields' integer values, for counts and lengths that refer back */
+} nt_field_iter;
+
+/**
+ * Start iterating ev's fields.  Returns NT_OK, or NT_ERR_STATE when ev did not
+ * come from a parser callback (it->status says the same).
+ */
+NT_API nt_status nt_event_fields_begin(const nt_event *ev, nt_field_iter *it);
+
+/**
+ * The next value: true with *out filled, false at the end (it->status NT_OK,
+ * it->leftover set) or on an error (it->status, error_offset, message).
+ */
+NT_API bool nt_field_next(nt_field_iter *it, nt_field_value *out);
+
+/**
+ * Convenience: the first top-level field called name (exact match) into *out.
+ * Returns NT_OK, NT_ERR_INVALID_ARG when the event has no such field, or the
+ * decoding error met before reaching it.  For a struct or array field, *out
+ * is its *_BEGIN value.  Cost: a decode of the payload up to that field.
+ */
+NT_API nt_status nt_event_field(const nt_event *ev, const char *name, nt_field_value *out);
+
+/** The event's name: desc->name, or "" when ev has no description. */
+NT_API const char *nt_event_name(const nt_event *ev);
+
+/**
+ * Look up the built-in runtime table: the names of (provider, event_id,
+ * version) as the parser would give them in nt_event_desc.  Returns false
+ * when the table has no such event (then every out is "").  Any out may be NULL.
+ */
+NT_API bool nt_runtime_event_names(const char *provider, uint32_t event_id, uint32_t version, const char **name,
+                                   const char **task_name, const char **opcode_name);
 
 #ifdef __cplusplus
 }

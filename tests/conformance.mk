@@ -12,7 +12,8 @@ tests_conformance_edges_CPPFLAGS = $(AM_CPPFLAGS)
 tests_conformance_edges_LDADD = libnettrace_core.la
 TESTS += tests/conformance.sh
 EXTRA_DIST += tests/conformance.sh tests/conformance/README.md tests/conformance/compare.py \
-	tests/conformance/Conformance.csproj tests/conformance/Program.cs
+	tests/conformance/Conformance.csproj tests/conformance/Program.cs \
+	tests/conformance/Fields.cs tests/conformance/compare_fields.py
 
 .PHONY: conformance
 conformance: nettrace$(EXEEXT) tests/conformance_edges$(EXEEXT)

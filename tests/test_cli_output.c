@@ -65,13 +65,13 @@ Test(event_types, many_types_cost_n_log_n_comparisons)
     char prov[32];
     for (uint32_t i = 0; i < N; i++) {
         snprintf(prov, sizeof prov, "P%u", i % 1000);
-        cr_assert(cli_event_types_define(&et, i + 1, prov, i / 1000, 1));
+        cr_assert(cli_event_types_define(&et, i + 1, prov, "E", i / 1000, 1));
         cr_assert(cli_event_types_count(&et, i + 1));
     }
     /* a redefinition of an existing type merges with it */
-    cr_assert(cli_event_types_define(&et, N + 1, "P0", 0, 1));
+    cr_assert(cli_event_types_define(&et, N + 1, "P0", "E", 0, 1));
     cr_assert(cli_event_types_count(&et, N + 1));
-    cr_assert(cli_event_types_define(&et, N + 2, "Silent", 1, 1)); /* no events: dropped */
+    cr_assert(cli_event_types_define(&et, N + 2, "Silent", "E", 1, 1)); /* no events: dropped */
     cli_event_types_finish(&et);
     cr_assert_eq(et.n, N);
     cr_assert_str_eq(et.types[0].provider, "P0");

@@ -6,6 +6,11 @@
 //                                   the CLR/rundown parsers decode the method,
 //                                   module and assembly records (what our
 //                                   parser's callbacks do); prints "events N"
+//   BenchTraceEvent fields FILE     every parser subscribed (CLR, rundown,
+//                                   private, sample profiler, EventPipe,
+//                                   dynamic) and an AllEvents handler that
+//                                   reads every PayloadValue(i) of every
+//                                   event; prints "events N values N"
 //   BenchTraceEvent tracelog FILE   TraceLog.CreateFromEventPipeDataFile into
 //                                   a temporary .etlx, then every
 //                                   SampleProfiler sample's CallStack walked
@@ -31,8 +36,41 @@ namespace BenchTraceEvent
                 return Read(args[1]);
             if (args.Length == 2 && args[0] == "tracelog")
                 return Resolve(args[1]);
-            Console.Error.WriteLine("usage: BenchTraceEvent read|tracelog FILE");
+            if (args.Length == 2 && args[0] == "fields")
+                return Fields(args[1]);
+            Console.Error.WriteLine("usage: BenchTraceEvent read|fields|tracelog FILE");
             return 2;
+        }
+
+        private static int Fields(string path)
+        {
+            long events = 0, values = 0;
+            using (var source = new EventPipeEventSource(path))
+            {
+                source.Clr.All += _ => { };
+                new ClrRundownTraceEventParser(source).All += _ => { };
+                new ClrPrivateTraceEventParser(source).All += _ => { };
+                new SampleProfilerTraceEventParser(source).All += _ => { };
+                new EventPipeTraceEventParser(source).All += _ => { };
+                source.Dynamic.All += _ => { };
+                source.AllEvents += e =>
+                {
+                    events++;
+                    string[] names = e.PayloadNames;
+                    if (names == null)
+                        return;
+                    for (int i = 0; i < names.Length; i++)
+                    {
+                        object v = e.PayloadValue(i);
+                        values++;
+                        s_sink += v == null ? 0 : v.GetHashCode();
+                    }
+                };
+                source.Process();
+            }
+            Console.WriteLine($"events {events} values {values}");
+            GC.KeepAlive(s_sink);
+            return 0;
         }
 
         private static int Read(string path)

@@ -29,7 +29,7 @@ int main(void)
     F(nt_event, desc); F(nt_event, metadata_id); F(nt_event, sequence_number); F(nt_event, thread_id);
     F(nt_event, capture_thread_id); F(nt_event, processor_number); F(nt_event, stack_id); F(nt_event, stack);
     F(nt_event, timestamp); F(nt_event, activity_id); F(nt_event, related_activity_id); F(nt_event, is_sorted);
-    F(nt_event, payload_size); F(nt_event, payload); F(nt_event, offset);
+    F(nt_event, payload_size); F(nt_event, payload); F(nt_event, offset); F(nt_event, field_ctx);
     S(nt_sample);
     F(nt_sample, timestamp); F(nt_sample, time_ns); F(nt_sample, thread_id); F(nt_sample, type);
     F(nt_sample, stack_id); F(nt_sample, stack); F(nt_sample, event);

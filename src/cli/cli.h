@@ -21,6 +21,7 @@ int cli_exit_code(nt_status s);
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
 
 int cmd_info(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 int cmd_samples(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_stacks(int argc, char **argv);

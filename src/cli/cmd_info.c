@@ -24,7 +24,7 @@ typedef struct info_state {
 static int on_metadata(void *user, const nt_event_desc *d)
 {
     info_state *st = user;
-    if (!cli_event_types_define(&st->types, d->metadata_id, d->provider, d->event_id, d->version))
+    if (!cli_event_types_define(&st->types, d->metadata_id, d->provider, d->name, d->event_id, d->version))
         return st->oom = true;
     return 0;
 }
@@ -120,8 +120,10 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
     for (size_t i = 0; i < st->types.n; i++) {
         fputs(i ? ",\n    {\"provider\": " : "\n    {\"provider\": ", o);
         nt_json_fputs(o, st->types.types[i].provider);
-        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"count\": %" PRIu64 "}", st->types.types[i].event_id,
-                st->types.types[i].version, st->types.types[i].count);
+        fprintf(o, ", \"event_id\": %u, \"version\": %u, \"name\": ", st->types.types[i].event_id,
+                st->types.types[i].version);
+        nt_json_fputs(o, st->types.types[i].name);
+        fprintf(o, ", \"count\": %" PRIu64 "}", st->types.types[i].count);
     }
     fputs(st->types.n ? "\n  ]" : "]", o);
     if (s == NT_ERR_TRUNCATED)
@@ -170,12 +172,13 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_in
     fprintf(o, "module records:    %" PRIu64 "\n", ps->modules);
     fprintf(o, "assembly records:  %" PRIu64 "\n", ps->assemblies);
     if (st->types.n) {
-        fprintf(o, "event types:\n  %10s  %5s  %3s  %s\n", "count", "id", "ver", "provider");
+        fprintf(o, "event types:\n  %10s  %5s  %3s  %-40s %s\n", "count", "id", "ver", "provider", "name");
         for (size_t i = 0; i < st->types.n; i++) {
-            char name[512];
-            nt_text_escape(name, sizeof name, st->types.types[i].provider, "");
-            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %s\n", st->types.types[i].count, st->types.types[i].event_id,
-                    st->types.types[i].version, name);
+            char prov[512], name[512];
+            nt_text_escape(prov, sizeof prov, st->types.types[i].provider, "");
+            nt_text_escape(name, sizeof name, st->types.types[i].name, "");
+            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %-40s %s\n", st->types.types[i].count,
+                    st->types.types[i].event_id, st->types.types[i].version, prov, name);
         }
     }
 }

@@ -54,25 +54,34 @@ static void report_child(const collect_job *j, int status)
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
 }
 
-/* The collection is over but the program runs on: give it a moment, then end it. */
-static void end_program(collect_job *j)
+/* Whether the program ends within ms (reaped into *status). */
+static bool child_ends_within(pid_t child, int ms, int *status)
+{
+    for (int waited = 0;; waited += 50) {
+        if (waitpid(child, status, WNOHANG) == child)
+            return true;
+        if (waited >= ms)
+            return false;
+        usleep(50 * 1000);
+    }
+}
+
+/* The collection is over and the program runs on.  When the stream ended by
+ * itself the runtime is shutting down: let the program finish.  Otherwise (a
+ * stop: --duration, Ctrl-C) end it: SIGTERM, then SIGKILL after a grace. */
+static void end_program(collect_job *j, bool stream_ended_by_itself)
 {
     int status;
-    if (waitpid(j->child, &status, WNOHANG) == j->child) {
+    if (child_ends_within(j->child, stream_ended_by_itself ? CHILD_GRACE_MS : 0, &status)) {
         report_child(j, status);
         return;
     }
     kill(j->child, SIGTERM);
-    for (int i = 0; i < CHILD_GRACE_MS / 50; i++) {
-        if (waitpid(j->child, &status, WNOHANG) == j->child) {
-            report_child(j, status);
-            return;
-        }
-        usleep(50 * 1000);
+    if (!child_ends_within(j->child, CHILD_GRACE_MS, &status)) {
+        kill(j->child, SIGKILL);
+        waitpid(j->child, &status, 0);
     }
-    kill(j->child, SIGKILL);
-    if (waitpid(j->child, &status, 0) == j->child)
-        report_child(j, status);
+    report_child(j, status);
 }
 
 int collect_run(collect_job *j)
@@ -111,6 +120,7 @@ int collect_run(collect_job *j)
     }
     if (shown)
         fputs("\r\033[K", stderr);
+    bool ended_by_itself = st != NT_ERR_TIMEOUT;
     if (st == NT_ERR_TIMEOUT) {
         if (!j->quiet)
             fprintf(stderr, "nettrace collect: stopping (rundown; Ctrl-C again to abandon)...\n");
@@ -136,7 +146,7 @@ int collect_run(collect_job *j)
         if (child_done)
             report_child(j, child_status);
         else
-            end_program(j);
+            end_program(j, ended_by_itself);
     }
     return rc;
 }

@@ -10,8 +10,8 @@ void cli_event_types_init(cli_event_types *et)
     nt_mem_init(&et->mem, NULL);
 }
 
-bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, uint32_t event_id,
-                            uint32_t version)
+bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, const char *name,
+                            uint32_t event_id, uint32_t version)
 {
     if (et->n == et->cap) {
         size_t ncap = et->cap ? et->cap * 2 : 64;
@@ -22,12 +22,14 @@ bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const cha
         et->cap = ncap;
     }
     char *prov = strdup(provider);
-    uint64_t *v = prov ? nt_map_put(&et->mem, &et->of_meta, metadata_id, NULL) : NULL;
+    char *nm = strdup(name ? name : "");
+    uint64_t *v = prov && nm ? nt_map_put(&et->mem, &et->of_meta, metadata_id, NULL) : NULL;
     if (!v) {
         free(prov);
+        free(nm);
         return false;
     }
-    et->types[et->n++] = (cli_event_type){ prov, event_id, version, 0 };
+    et->types[et->n++] = (cli_event_type){ prov, nm, event_id, version, 0 };
     *v = et->n;
     return true;
 }
@@ -94,6 +96,7 @@ void cli_event_types_finish(cli_event_types *et)
         if (out && (et->compares++, cmp_type(&et->types[out - 1], e) == 0)) {
             et->types[out - 1].count += e->count;
             free(e->provider);
+            free(e->name);
         } else {
             et->types[out++] = *e;
         }
@@ -102,16 +105,20 @@ void cli_event_types_finish(cli_event_types *et)
     for (size_t i = 0; i < out; i++) {
         if (et->types[i].count)
             et->types[kept++] = et->types[i];
-        else
+        else {
             free(et->types[i].provider);
+            free(et->types[i].name);
+        }
     }
     et->n = kept;
 }
 
 void cli_event_types_free(cli_event_types *et)
 {
-    for (size_t i = 0; i < et->n; i++)
+    for (size_t i = 0; i < et->n; i++) {
         free(et->types[i].provider);
+        free(et->types[i].name);
+    }
     free(et->types);
     nt_map_free(&et->mem, &et->of_meta);
     cli_event_types_init(et);

@@ -1,4 +1,4 @@
-/* info's event-type table: counts per (provider, event id, version).  One
+/* info's event-type table: names and counts per (provider, event id, version).  One
  * entry is appended per metadata record (O(1) whatever the ids), events
  * are counted through a map from metadata id, and the entries of one type
  * are merged once at the end by sorting: n log n in the number of metadata
@@ -14,6 +14,7 @@
 
 typedef struct cli_event_type {
     char *provider;
+    char *name;         /* the event's name (the first record's when several describe one type) */
     uint32_t event_id, version;
     uint64_t count;
 } cli_event_type;
@@ -28,8 +29,8 @@ typedef struct cli_event_types {
 
 void cli_event_types_init(cli_event_types *et);
 /* A metadata record; false when memory is short. */
-bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, uint32_t event_id,
-                            uint32_t version);
+bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, const char *name,
+                            uint32_t event_id, uint32_t version);
 /* An event of metadata_id (ids never defined are not counted); false when memory is short. */
 bool cli_event_types_count(cli_event_types *et, uint32_t metadata_id);
 /* Sort by (provider, id, version), merge the records of one type, and drop

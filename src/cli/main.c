@@ -15,6 +15,7 @@ typedef struct command {
 
 static const command COMMANDS[] = {
     { "info", cmd_info, "header fields and counts of a trace" },
+    { "events", cmd_events, "every event in time order with its decoded fields" },
     { "samples", cmd_samples, "every thread sample with resolved frames, in time order" },
     { "top", cmd_top, "hot methods by exclusive and inclusive samples" },
     { "stacks", cmd_stacks, "export stacks: folded, speedscope or pprof" },

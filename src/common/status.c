@@ -32,6 +32,8 @@ void nt_limits_default(nt_limits *lim)
     lim->max_stacks = NT_DEFAULT_MAX_STACKS;
     lim->max_stack_frames = NT_DEFAULT_MAX_STACK_FRAMES;
     lim->max_threads = NT_DEFAULT_MAX_THREADS;
+    lim->max_array_elements = NT_DEFAULT_MAX_ARRAY_ELEMENTS;
+    lim->max_field_depth = NT_DEFAULT_MAX_FIELD_DEPTH;
 }
 
 int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency)

@@ -39,6 +39,7 @@ static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t
     nt_cursor c = start; /* a copy whose address never escapes: it stays in registers */
     nt_event ev;
     memset(&ev, 0, sizeof ev);
+    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
         if (compressed) {

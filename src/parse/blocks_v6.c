@@ -542,6 +542,7 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     nt_event ev;
     v6_header h;
     memset(&ev, 0, sizeof ev);
+    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     memset(&h, 0, sizeof h);
     const nt_event_desc *base = NULL;
     while (c.p < c.end) {

@@ -10,6 +10,7 @@
 
 #include "common/alloc.h"
 #include "common/cursor.h"
+#include "parse/field_decode.h"
 #include "parse/fields.h"
 #include "parse/metadata.h"
 #include "parse/stacks.h"
@@ -79,6 +80,8 @@ struct nt_parser {
     uint64_t names_converted; /* record strings converted to UTF-8 (tests: none with lazy names) */
 
     nt_parser_stats stats;
+
+    struct nt_field_ctx fctx; /* what events hand to nt_event_fields_begin */
 
     struct nt_v6 *v6;       /* V6 tables (blocks_v6.c); NULL for V4/V5 */
 };

@@ -131,6 +131,7 @@ nt_status nt_metadata_commit(nt_parser *p, const nt_raw_desc *r, uint64_t off)
         return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d.metadata_id);
     }
     d.kind = nt_classify_event(d.provider, d.event_id);
+    nt_schema_attach(&d);
     const nt_event_desc *stored = nt_metadata_add(&p->meta, &d);
     if (!stored)
         return nt_fail(p, NT_ERR_NOMEM, off, "cannot store metadata record %u", d.metadata_id);

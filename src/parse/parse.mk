@@ -9,6 +9,10 @@
 #   context.c                the decoder context: failures, scratch, the
 #                            trace header and sequence-point steps
 #   metadata.c, stacks.c     the metadata and stack tables
+#   field_decode.c, event_names.c, clr_event_table.c
+#                            payload fields on demand (nt_event_fields_begin)
+#                            and the runtime event table they and the
+#                            descriptions' names come from
 libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
@@ -23,4 +27,7 @@ libnettrace_core_la_SOURCES += \
 	src/parse/clr_events.c \
 	src/parse/context.c src/parse/context.h \
 	src/parse/metadata.c src/parse/metadata.h \
-	src/parse/stacks.c src/parse/stacks.h
+	src/parse/stacks.c src/parse/stacks.h \
+	src/parse/field_decode.c src/parse/field_decode.h \
+	src/parse/event_names.c \
+	src/parse/clr_event_table.c src/parse/clr_event_table.h

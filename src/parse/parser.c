@@ -57,11 +57,14 @@ nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *li
         TAKE_(max_stacks);
         TAKE_(max_stack_frames);
         TAKE_(max_threads);
+        TAKE_(max_array_elements);
+        TAKE_(max_field_depth);
 #undef TAKE_
     }
     nt_metadata_init(&p->meta, &p->mem);
     nt_stacks_init(&p->stacks, &p->mem);
     nt_threads_init(&p->threads, p);
+    nt_field_ctx_init(&p->fctx, &p->mem, &p->info, &p->lim);
     p->state = ST_MAGIC;
     p->need = 8;
     return p;
@@ -79,6 +82,7 @@ void nt_parser_free(nt_parser *p)
     nt_fields_free(&p->fields, &p->mem);
     nt_mem_free(&p->mem, p->sp_threads, p->sp_threads_cap * sizeof *p->sp_threads);
     nt_mem_free(&p->mem, p->str, p->str_cap);
+    nt_field_ctx_free(&p->fctx);
     nt_mem m = p->mem;
     nt_mem_free(&m, p, sizeof *p);
 }

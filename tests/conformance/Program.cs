@@ -8,6 +8,9 @@
 //                                         resolved by TraceLog; --ips also
 //                                         writes the same lines with every
 //                                         frame as its raw 0x<ip>
+//   Conformance events FILE               every event with its name, PayloadNames
+//                                         and PayloadValue(i) as JSON lines
+//                                         (Fields.cs), like `nettrace events --json`
 //   Conformance records FILE              the method and module records as
 //                                         TraceEvent's CLR parsers decode them
 //                                         (TSV), for explaining a frame name
@@ -48,13 +51,15 @@ namespace NetTraceConformance
                     return Samples.Print(args[1], args.Length == 4 ? args[3] : null);
                 if (args.Length == 2 && args[0] == "records")
                     return Records.Print(args[1]);
+                if (args.Length == 2 && args[0] == "events")
+                    return Fields.Print(args[1]);
             }
             catch (Exception e)
             {
                 Console.Error.WriteLine($"conformance: {args[1]}: {e.GetType().Name}: {e.Message}");
                 return 1;
             }
-            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE");
+            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE | events FILE");
             return 2;
         }
 
@@ -215,25 +220,9 @@ namespace NetTraceConformance
         {
             if (s == null)
                 return "null";
-            var sb = new StringBuilder("\"");
-            foreach (char ch in s)
-            {
-                switch (ch)
-                {
-                case '"': sb.Append("\\\""); break;
-                case '\\': sb.Append("\\\\"); break;
-                case '\n': sb.Append("\\n"); break;
-                case '\r': sb.Append("\\r"); break;
-                case '\t': sb.Append("\\t"); break;
-                default:
-                    if (ch < 0x20)
-                        sb.Append("\\u").Append(((int)ch).ToString("x4", CultureInfo.InvariantCulture));
-                    else
-                        sb.Append(ch);
-                    break;
-                }
-            }
-            return sb.Append('"').ToString();
+            var sb = new StringBuilder();
+            Fields.Str(sb, s);
+            return sb.ToString();
         }
     }
 

@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_fields  # noqa: E402  (beside this file)
+
 # Fields of `nettrace info --json` TraceEvent keeps no count of (README.md says why).
 NOT_OBSERVABLE = {
     "bytes": "TraceEvent reads the file through its own stream and keeps no byte count",
@@ -340,6 +343,14 @@ def compare_file(label, path, nettrace, conformance, tmp):
         return Records([line.split("\t") for line in out.splitlines()])
 
     compare_samples(rep, ours_lines, te_s.splitlines(), ips, records_of)
+
+    ours_ev, ours_rc, ours_err = run([nettrace, "events", "--json", path])
+    te_ev, te_rc, te_err = run(conformance + ["events", path])
+    if te_rc != 0:
+        rep.bad("  TraceEvent events failed: " + te_err.strip())
+        return rep
+    pairs, diffs, values = compare_fields.compare(ours_ev, te_ev)
+    compare_fields.report(rep, pairs, diffs, values)
     return rep
 
 
@@ -416,9 +427,10 @@ def main():
             summary.append((label, rep.undocumented))
     if seen:
         print("\nDocumented reasons seen (tests/conformance/README.md explains who is right):")
-        for reason in REASONS:
-            if reason in seen:
-                print("  %-17s %s" % (reason, REASONS[reason]))
+        for reasons in (REASONS, compare_fields.REASONS):
+            for reason in reasons:
+                if reason in seen:
+                    print("  %-17s %s" % (reason, reasons[reason]))
     ok = sum(1 for _, b in summary if b == 0)
     print("\nconformance: %d of %d traces agree with TraceEvent up to documented differences; "
           "%d undocumented difference(s)" % (ok, len(summary), total_bad))

@@ -27,6 +27,7 @@ typedef struct ts_digest {
     uint64_t calls;
     uint64_t traces, metadata, events, stacks, samples, methods, modules, assemblies, sequence_points;
     uint64_t stop_after;    /* return non-zero from the Nth callback (0 = never) */
+    uint64_t field_nomem;   /* field iterations that ended NT_ERR_NOMEM (not mixed into h) */
 } ts_digest;
 
 void ts_digest_init(ts_digest *d);

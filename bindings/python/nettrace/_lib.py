@@ -41,7 +41,7 @@ class nt_event(Structure):
                 ("thread_id", c_uint64), ("capture_thread_id", c_uint64), ("processor_number", c_uint32),
                 ("stack_id", c_uint32), ("stack", POINTER(nt_stack)), ("timestamp", c_int64),
                 ("activity_id", c_uint8 * 16), ("related_activity_id", c_uint8 * 16), ("is_sorted", c_bool),
-                ("payload_size", c_uint32), ("payload", c_void_p), ("offset", c_uint64)]
+                ("payload_size", c_uint32), ("payload", c_void_p), ("offset", c_uint64), ("field_ctx", c_void_p)]
 
 
 class nt_sample(Structure):

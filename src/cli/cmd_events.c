@@ -1,0 +1,217 @@
+/* nettrace events FILE: every event in time order, one a line, with its
+ * decoded payload fields.  Events are gathered between sequence points
+ * (every event before one is older than it) and written sorted by
+ * timestamp, ties in stream order, so memory holds one interval's lines. */
+#include "cli/cli.h"
+#include "cli/event_format.h"
+#include "cli/event_lines.h"
+#include "cli/event_stacks.h"
+#include "cli/time_opt.h"
+#include "cli/trace_load.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: nettrace events [--json] [--provider NAME] [--event NAME|ID] [--thread ID]\n"
+          "                       [--from T] [--to T] [--stacks] FILE\n"
+          "\n"
+          "Print every event in time order (ties in stream order), one a line:\n"
+          "  <time_ns> <thread_id> <provider> <event name> <field>=<value> ...\n"
+          "values as in JSON (strings quoted, arrays [..], structs {..}).  Runtime events\n"
+          "are named and decoded from the built-in table of the runtime's event manifest,\n"
+          "EventSource events from their own metadata.  A payload that does not fit its\n"
+          "layout shows the fields before the damage and !error=\"...\" at its offset;\n"
+          "bytes a newer event version appended show as !leftover=N.\n"
+          "\n"
+          "  --json           one JSON object a line: time_ns, thread, provider, event_id,\n"
+          "                   version, name, fields {..} (leftover, error, error_offset\n"
+          "                   when they apply); always valid UTF-8\n"
+          "  --provider NAME  only events of this provider\n"
+          "  --event NAME|ID  only this event: its id, or its name with or without the\n"
+          "                   _V<n> version suffix (GCStart matches GCStart_V2)\n"
+          "  --thread ID      only events about this thread\n"
+          "  --from T, --to T only events at or after / before T: relative to the trace's\n"
+          "                   start with a unit (2s, +1.5ms, 250us, 40ns, 3m) or, after\n"
+          "                   '@', trace-clock ns (@864741168641)\n"
+          "  --stacks         add each event's stack, frames root first joined by ';' and\n"
+          "                   named as by nettrace samples (stack=... or \"stack\"); the\n"
+          "                   output then waits for the end of the trace, whose rundown\n"
+          "                   names the frames\n"
+          "  -h, --help       this help\n",
+          f);
+}
+
+typedef struct events_run {
+    ev_filter filter;
+    cli_time from, to;     /* --from / --to as given; resolved once the header says where the trace starts */
+    bool json;
+    int64_t frequency;
+    ev_lines lines;
+    FILE *out;
+    bool failed;
+    bool with_stacks;
+    ev_stacks stacks;
+} events_run;
+
+static int on_trace(void *user, const nt_trace_info *info)
+{
+    events_run *r = user;
+    r->frequency = info->qpc_frequency;
+    int64_t start = cli_trace_start_ns(info);
+    r->filter.has_from = r->from.set;
+    r->filter.has_to = r->to.set;
+    r->filter.from_ns = r->from.set ? cli_time_resolve(&r->from, start) : 0;
+    r->filter.to_ns = r->to.set ? cli_time_resolve(&r->to, start) : 0;
+    return r->with_stacks ? r->stacks.bcb.trace(r->stacks.b, info) : 0;
+}
+
+/* With --stacks the trace builder sees the records that name frames. */
+static int on_method(void *user, const nt_method *m)
+{
+    events_run *r = user;
+    return r->stacks.bcb.method(r->stacks.b, m);
+}
+
+static int on_module(void *user, const nt_module *m)
+{
+    events_run *r = user;
+    return r->stacks.bcb.module(r->stacks.b, m);
+}
+
+static int on_assembly(void *user, const nt_assembly *a)
+{
+    events_run *r = user;
+    return r->stacks.bcb.assembly(r->stacks.b, a);
+}
+
+static int on_event(void *user, const nt_event *ev)
+{
+    events_run *r = user;
+    int64_t ns = nt_ticks_to_ns(ev->timestamp, r->frequency);
+    if (!ev_filter_match(&r->filter, ev, ns))
+        return 0;
+    FILE *m = ev_lines_begin(&r->lines, ev->timestamp);
+    if (!m)
+        return r->failed = true;
+    if (r->json)
+        ev_format_json(m, ev, ns);
+    else
+        ev_format_text(m, ev, ns);
+    if (r->with_stacks && ev->stack) {
+        ev_lines_mark_stack(&r->lines, r->json);
+        if (!ev_stacks_add(&r->stacks, ev, ns))
+            return r->failed = true;
+    }
+    return ev_lines_end(&r->lines) ? 0 : (r->failed = true);
+}
+
+static int on_sequence_point(void *user, const nt_sequence_point *sp)
+{
+    events_run *r = user;
+    if (r->with_stacks) /* everything waits for the rundown */
+        return r->stacks.bcb.sequence_point(r->stacks.b, sp);
+    return ev_lines_flush(&r->lines, r->out) ? 0 : (r->failed = true);
+}
+
+int cmd_events(int argc, char **argv)
+{
+    static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+                                           { "provider", required_argument, NULL, 'p' },
+                                           { "event", required_argument, NULL, 'e' },
+                                           { "thread", required_argument, NULL, 't' },
+                                           { "from", required_argument, NULL, 'F' },
+                                           { "to", required_argument, NULL, 'T' },
+                                           { "stacks", no_argument, NULL, 'S' },
+                                           { "help", no_argument, NULL, 'h' },
+                                           { NULL, 0, NULL, 0 } };
+    events_run r;
+    memset(&r, 0, sizeof r);
+    r.frequency = 1000000000;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': r.json = true; break;
+        case 'S': r.with_stacks = true; break;
+        case 'p': r.filter.provider = optarg; break;
+        case 'e': r.filter.event = optarg; break;
+        case 't': {
+            char *end;
+            r.filter.thread = strtoull(optarg, &end, 0);
+            if (end == optarg || *end) {
+                fprintf(stderr, "nettrace events: --thread wants a thread id, not '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            r.filter.has_thread = true;
+            break;
+        }
+        case 'F':
+        case 'T':
+            if (!cli_time_option("events", c == 'F' ? "--from" : "--to", optarg, c == 'F' ? &r.from : &r.to))
+                return CLI_EXIT_USAGE;
+            break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    static char obuf[1 << 16];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    r.out = stdout;
+    if (!ev_lines_init(&r.lines)) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    nt_callbacks cb = { .trace = on_trace, .event = on_event, .sequence_point = on_sequence_point };
+    if (r.with_stacks) {
+        cb.method = on_method;
+        cb.module = on_module;
+        cb.assembly = on_assembly;
+    }
+    nt_parser *p = r.with_stacks && !ev_stacks_init(&r.stacks) ? NULL : nt_parser_new(&cb, &r, NULL, NULL);
+    if (!p) {
+        ev_stacks_free(&r.stacks);
+        ev_lines_free(&r.lines);
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    char err[256];
+    nt_status s = cli_feed_path(p, path, err, sizeof err);
+    /* what was read before any damage is still printed */
+    bool flushed;
+    if (r.with_stacks) {
+        nt_status bs = ev_stacks_finish(&r.stacks, p, s);
+        if (bs != NT_OK && bs != s)
+            fprintf(stderr, "nettrace: naming the stacks: %s\n", nt_status_describe(bs));
+        flushed = ev_lines_flush_stacks(&r.lines, r.out, ev_stacks_line, &r.stacks);
+    } else {
+        flushed = ev_lines_flush(&r.lines, r.out);
+    }
+    int rc = CLI_EXIT_OK;
+    if (r.failed || !flushed) {
+        fprintf(stderr, "nettrace: out of memory or output failed\n");
+        rc = CLI_EXIT_ERROR;
+    } else if (s == NT_ERR_IO) {
+        fprintf(stderr, "nettrace: %s\n", err);
+        rc = CLI_EXIT_ERROR;
+    } else if (s != NT_OK) {
+        fprintf(stderr, "nettrace: %s: %s\n", path, nt_parser_message(p));
+        rc = cli_exit_code(s);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nettrace: writing standard output failed\n");
+        rc = CLI_EXIT_ERROR;
+    }
+    nt_parser_free(p);
+    ev_stacks_free(&r.stacks);
+    ev_lines_free(&r.lines);
+    return rc;
+}

@@ -1,0 +1,205 @@
+#include "cli/event_format.h"
+#include "common/json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* "GCStart" matches "GCStart_V2": the version is in the event's own field. */
+static bool name_matches(const char *want, const char *name)
+{
+    size_t n = strlen(want);
+    if (strncmp(want, name, n) != 0)
+        return false;
+    if (!name[n])
+        return true;
+    if (name[n] != '_' || name[n + 1] != 'V' || !name[n + 2])
+        return false;
+    for (const char *p = name + n + 2; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
+bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns)
+{
+    if (f->has_thread && ev->thread_id != f->thread)
+        return false;
+    if (f->has_from && time_ns < f->from_ns)
+        return false;
+    if (f->has_to && time_ns >= f->to_ns)
+        return false;
+    const nt_event_desc *d = ev->desc;
+    if (f->provider && (!d || strcmp(d->provider, f->provider) != 0))
+        return false;
+    if (f->event) {
+        if (!d)
+            return false;
+        char *end;
+        unsigned long id = strtoul(f->event, &end, 10);
+        if (end != f->event && !*end)
+            return d->event_id == id;
+        return name_matches(f->event, nt_event_name(ev));
+    }
+    return true;
+}
+
+/* Decimal without printf's format parsing (a quarter of nettrace events --json). */
+static void put_u64(FILE *f, uint64_t v)
+{
+    char b[24];
+    char *p = b + sizeof b;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    fwrite(p, 1, (size_t)(b + sizeof b - p), f);
+}
+
+static void put_i64(FILE *f, int64_t v)
+{
+    if (v < 0) {
+        fputc('-', f);
+        put_u64(f, 0 - (uint64_t)v);
+    } else {
+        put_u64(f, (uint64_t)v);
+    }
+}
+
+static void put_guid(FILE *f, const uint8_t *g)
+{
+    fprintf(f, "\"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\"", g[3], g[2], g[1], g[0],
+            g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+}
+
+/* FILETIME as ISO 8601 UTC with its 100 ns digits; out of gmtime's range, the number. */
+static void put_datetime(FILE *f, int64_t ft)
+{
+    const int64_t epoch_diff = 11644473600; /* seconds from 1601-01-01 to 1970-01-01 */
+    int64_t secs = ft / 10000000, frac = ft % 10000000;
+    if (ft >= 0) {
+        time_t t = (time_t)(secs - epoch_diff);
+        struct tm tm;
+        if (gmtime_r(&t, &tm) && tm.tm_year + 1900 <= 9999) {
+            fprintf(f, "\"%04d-%02d-%02dT%02d:%02d:%02d.%07" PRId64 "Z\"", tm.tm_year + 1900, tm.tm_mon + 1,
+                    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+            return;
+        }
+    }
+    fprintf(f, "%" PRId64, ft);
+}
+
+static void put_value(FILE *f, const nt_field_value *v)
+{
+    switch (v->kind) {
+    case NT_VALUE_INT: put_i64(f, v->v.i); break;
+    case NT_VALUE_UINT: put_u64(f, v->v.u); break;
+    case NT_VALUE_BOOL: fputs(v->v.u ? "true" : "false", f); break;
+    case NT_VALUE_FLOAT:
+        if (isfinite(v->v.f))
+            fprintf(f, "%.17g", v->v.f);
+        else
+            fputs("null", f); /* JSON has no NaN or infinities */
+        break;
+    case NT_VALUE_GUID: put_guid(f, v->v.guid); break;
+    case NT_VALUE_DATETIME: put_datetime(f, v->v.i); break;
+    case NT_VALUE_STRING: nt_json_fputs(f, v->v.str.ptr); break;
+    case NT_VALUE_BINARY:
+        fputs("\"0x", f);
+        for (size_t i = 0; i < v->v.bin.len; i++)
+            fprintf(f, "%02x", v->v.bin.ptr[i]);
+        fputc('"', f);
+        break;
+    case NT_VALUE_STRUCT_BEGIN: fputc('{', f); break;
+    case NT_VALUE_STRUCT_END: fputc('}', f); break;
+    case NT_VALUE_ARRAY_BEGIN: fputc('[', f); break;
+    case NT_VALUE_ARRAY_END: fputc(']', f); break;
+    }
+}
+
+/* The fields as JSON members (json) or k=v words; top-level separators
+ * differ, nested values are JSON either way.  Returns the iterator's end. */
+static void put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it)
+{
+    nt_field_value v;
+    bool first[NT_FIELD_ITER_MAX_DEPTH + 2] = { true };
+    nt_event_fields_begin(ev, it);
+    while (nt_field_next(it, &v)) {
+        bool end = v.kind == NT_VALUE_STRUCT_END || v.kind == NT_VALUE_ARRAY_END;
+        uint32_t d = v.depth;
+        if (!end) {
+            if (!first[d])
+                fputs(d == 0 && !json ? " " : ",", f);
+            first[d] = false;
+            if (!v.in_array) {
+                if (d == 0 && !json) {
+                    fputs(v.name[0] ? v.name : "?", f);
+                    fputc('=', f);
+                } else {
+                    nt_json_fputs(f, v.name);
+                    fputc(':', f);
+                }
+            }
+        }
+        put_value(f, &v);
+        if (v.kind == NT_VALUE_STRUCT_BEGIN || v.kind == NT_VALUE_ARRAY_BEGIN)
+            first[d + 1] = true;
+    }
+}
+
+void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns)
+{
+    const nt_event_desc *d = ev->desc;
+    fputs("{\"time_ns\":", f);
+    put_i64(f, time_ns);
+    fputs(",\"thread\":", f);
+    put_u64(f, ev->thread_id);
+    fputs(",\"provider\":", f);
+    nt_json_fputs(f, d ? d->provider : "");
+    fputs(",\"event_id\":", f);
+    put_u64(f, d ? d->event_id : 0);
+    fputs(",\"version\":", f);
+    put_u64(f, d ? d->version : 0);
+    fputs(",\"name\":", f);
+    nt_json_fputs(f, nt_event_name(ev));
+    fputs(",\"fields\":{", f);
+    nt_field_iter it;
+    put_fields(f, ev, true, &it);
+    fputc('}', f);
+    if (it.status) {
+        fputs(",\"error\":", f);
+        nt_json_fputs(f, it.message);
+        fprintf(f, ",\"error_offset\":%u", it.error_offset);
+    } else if (it.leftover) {
+        fprintf(f, ",\"leftover\":%u", it.leftover);
+    }
+    fputc('}', f);
+}
+
+void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns)
+{
+    const nt_event_desc *d = ev->desc;
+    const char *name = nt_event_name(ev);
+    put_i64(f, time_ns);
+    fputc(' ', f);
+    put_u64(f, ev->thread_id);
+    fputc(' ', f);
+    fputs(d ? d->provider : "?", f);
+    fputc(' ', f);
+    if (name[0])
+        fputs(name, f);
+    else
+        fprintf(f, "Event%u", d ? d->event_id : 0);
+    nt_field_iter it;
+    fputc(' ', f);
+    put_fields(f, ev, false, &it);
+    if (it.status) {
+        fputs(" !error=", f);
+        nt_json_fputs(f, it.message);
+        fprintf(f, " !error_offset=%u", it.error_offset);
+    } else if (it.leftover) {
+        fprintf(f, " !leftover=%u", it.leftover);
+    }
+}

@@ -1,0 +1,28 @@
+/* One event as a line of text or JSON, with its decoded fields, and the
+ * filters of nettrace events. */
+#ifndef NT_CLI_EVENT_FORMAT_H
+#define NT_CLI_EVENT_FORMAT_H
+
+#include "nettrace.h"
+
+#include <stdio.h>
+
+typedef struct ev_filter {
+    const char *provider;   /* NULL = any */
+    const char *event;      /* a name (with or without _V<n>) or a numeric id; NULL = any */
+    uint64_t thread;
+    bool has_thread;
+    int64_t from_ns, to_ns;
+    bool has_from, has_to;
+} ev_filter;
+
+bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns);
+
+/* The event as one JSON object (no newline):
+ * {"time_ns":..,"thread":..,"provider":"..","event_id":..,"version":..,"name":"..",
+ *  "fields":{..}[,"leftover":n][,"error":"..","error_offset":n]} */
+void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns);
+/* <time_ns> <thread> <provider> <name> k=v ... (values as in JSON; no newline) */
+void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns);
+
+#endif

@@ -1,0 +1,58 @@
+#include "cli/event_stacks.h"
+#include "cli/trace_load.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool ev_stacks_init(ev_stacks *s)
+{
+    memset(s, 0, sizeof *s);
+    s->b = nt_trace_builder_new(NULL);
+    nt_trace_builder_callbacks(&s->bcb);
+    return s->b != NULL;
+}
+
+bool ev_stacks_add(ev_stacks *s, const nt_event *ev, int64_t time_ns)
+{
+    nt_sample smp = { .timestamp = ev->timestamp, .time_ns = time_ns, .thread_id = ev->thread_id,
+                      .type = NT_SAMPLE_ERROR, .stack_id = ev->stack_id, .stack = ev->stack, .event = ev };
+    return s->bcb.sample(s->b, &smp) == 0;
+}
+
+nt_status ev_stacks_finish(ev_stacks *s, const nt_parser *p, nt_status stream_status)
+{
+    nt_status st = nt_trace_builder_finish(s->b, p, stream_status, &s->t);
+    s->b = NULL; /* finish frees it whatever it returns */
+    if (s->t) {
+        s->nlines = nt_trace_stack_count(s->t);
+        s->lines = calloc(s->nlines ? s->nlines : 1, sizeof *s->lines);
+        if (!s->lines)
+            return NT_ERR_NOMEM;
+    }
+    return st;
+}
+
+const char *ev_stacks_line(void *ctx, size_t k)
+{
+    ev_stacks *s = ctx;
+    if (!s->t || k >= nt_trace_sample_count(s->t))
+        return NULL;
+    nt_trace_sample smp = nt_trace_sample_at(s->t, k);
+    if (smp.stack_index >= s->nlines)
+        return NULL;
+    if (!s->lines[smp.stack_index]) {
+        nt_trace_stack st = nt_trace_stack_at(s->t, smp.stack_index);
+        s->lines[smp.stack_index] = cli_stack_line(&st, 0);
+    }
+    return s->lines[smp.stack_index];
+}
+
+void ev_stacks_free(ev_stacks *s)
+{
+    for (size_t i = 0; i < s->nlines; i++)
+        free(s->lines[i]);
+    free(s->lines);
+    nt_trace_free(s->t);
+    nt_trace_builder_free(s->b);
+    memset(s, 0, sizeof *s);
+}
