@@ -203,7 +203,7 @@ static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_th
     uint32_t th = tr_index(&b->thread_index, id);
     if (th == UINT32_MAX) {
         if (t->nthreads >= TR_MAX_THREADS) {
-            tr_fail(b, NT_ERR_LIMIT);
+            tr_fail_limit(b, "more than %u sampled threads", TR_MAX_THREADS);
             return UINT32_MAX;
         }
         if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
