@@ -59,15 +59,6 @@ void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *lim
         b->lim.max_variants = 1024;
 }
 
-int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->fail_msg, sizeof b->fail_msg, fmt, ap);
-    va_end(ap);
-    return tr_fail(b, NT_ERR_LIMIT);
-}
-
 static int on_trace(void *user, const nt_trace_info *info)
 {
     nt_trace_builder *b = user;
