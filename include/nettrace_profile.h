@@ -185,7 +185,7 @@ typedef struct nt_profile_export_options {
 /** "root;...;leaf weight\n" merged and sorted, like nt_export_folded. */
 NT_API nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                           void *user);
-/** Speedscope: one sampled profile per thread, unit bytes / none / nanoseconds. */
+/** Speedscope: one sampled profile per thread (the busiest first), unit bytes / none / nanoseconds. */
 NT_API nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt,
                                               nt_sink_fn w, void *user);
 /** pprof with the kind's sample types: alloc_space/bytes + alloc_objects/count, exceptions/count,

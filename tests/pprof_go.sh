@@ -38,6 +38,9 @@ check_profile() { # KIND TRACE SAMPLE_INDEX UNIT_PATTERN TOTAL_PATTERN TOP_METHO
     grep -q "^Type: $3\$" "$tmp/$1.txt" || fail "$1: no sample type $3"
     grep -Eq "Total samples = $5" "$tmp/$1.txt" || fail "$1: total is not $5"
     grep -q "$6" "$tmp/$1.txt" || fail "$1: $6 is not among the top rows"
+    # the mappings as for the CPU profile: no warning, the workload's module file named
+    if grep -qi "warning\|not available" "$tmp/$1.txt"; then fail "$1: go tool pprof warns"; fi
+    go tool pprof -raw "$tmp/$1.pb.gz" 2>/dev/null | grep -q 'ProfileLoad.dll' || fail "$1: no mapping names ProfileLoad.dll"
 }
 check_profile alloc profile-alloc alloc_space MB '9[0-9]\.[0-9]+MB' 'Allocs.AllocNodes'
 check_profile alloc profile-alloc alloc_objects count '840\b' 'Allocs.AllocNodes'

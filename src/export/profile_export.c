@@ -5,6 +5,7 @@
 #include "export/profile_export.h"
 #include "common/sort.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 bool tr_prof_selected(const nt_profile *p, const nt_profile_export_options *o, size_t i)
@@ -113,6 +114,22 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
     return st;
 }
 
+/* A thread's profile: its first selected record and its total weight. */
+typedef struct tr_prof_thread {
+    uint64_t thread_id;
+    size_t first;
+    int64_t total;
+} tr_prof_thread;
+
+/* By total weight, descending; equal totals by thread id. */
+static int cmp_busiest(const void *a, const void *b)
+{
+    const tr_prof_thread *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
+}
+
 nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                        void *user)
 {
@@ -122,7 +139,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
     if (st == NT_ERR_INVALID_ARG)
         return st;
     const nt_trace *t = p->trace;
-    nt_map threads = { 0 };   /* thread id -> 1 once listed */
+    nt_map threads = { 0 };   /* thread id -> its index in order */
     nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
@@ -171,25 +188,36 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
     }
     tr_out_str(&o, "]},\n\"profiles\":[");
     static const char *const units[] = { "none", "none", "bytes", "none", "nanoseconds" };
-    size_t profiles = 0;
-    for (size_t first = 0; st == NT_OK && first < p->nrecs && !o.failed; first++) {
-        if (!tr_prof_selected(p, opt, first) || tr_index(&threads, p->recs[first].thread_id) != UINT32_MAX)
+    /* One profile per thread, the busiest first (speedscope opens the first, as for the CPU profile). */
+    tr_prof_thread *order = NULL;
+    size_t nthreads = 0;
+    if (st == NT_OK && !(order = nt_mem_alloc(&m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
+        st = NT_ERR_NOMEM;
+    for (size_t i = 0; st == NT_OK && i < p->nrecs; i++) {
+        if (!tr_prof_selected(p, opt, i))
             continue;
-        uint64_t tid = p->recs[first].thread_id;
-        if (!nt_map_set(&m, &threads, tid, 1)) {
-            st = NT_ERR_NOMEM;
-            break;
+        uint32_t k = tr_index(&threads, p->recs[i].thread_id);
+        if (k == UINT32_MAX) {
+            k = (uint32_t)nthreads++;
+            if (!nt_map_set(&m, &threads, p->recs[i].thread_id, k)) {
+                st = NT_ERR_NOMEM;
+                break;
+            }
+            order[k] = (tr_prof_thread){ p->recs[i].thread_id, i, 0 };
         }
-        int64_t total = 0;
-        for (size_t i = first; i < p->nrecs; i++)
-            if (tr_prof_selected(p, opt, i) && p->recs[i].thread_id == tid)
-                total = tr_add_weight(total, tr_prof_weight(p, opt, i));
-        tr_out_str(&o, profiles++ ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");
+        order[k].total = tr_add_weight(order[k].total, tr_prof_weight(p, opt, i));
+    }
+    if (st == NT_OK && nthreads)
+        qsort(order, nthreads, sizeof *order, cmp_busiest);
+    for (size_t th = 0; st == NT_OK && th < nthreads && !o.failed; th++) {
+        uint64_t tid = order[th].thread_id;
+        size_t first = order[th].first;
+        tr_out_str(&o, th ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");
         tr_out_u64(&o, tid);
         tr_out_str(&o, "\",\"unit\":\"");
         tr_out_str(&o, opt->by_count ? "none" : units[opt->kind]);
         tr_out_str(&o, "\",\"startValue\":0,\"endValue\":");
-        tr_out_i64(&o, total);
+        tr_out_i64(&o, order[th].total);
         tr_out_str(&o, ",\n\"samples\":[");
         bool any = false;
         for (size_t i = first; i < p->nrecs; i++) {
@@ -222,6 +250,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
         }
         tr_out_str(&o, "]}");
     }
+    nt_mem_free(&m, order, (p->nrecs ? p->nrecs : 1) * sizeof *order);
     tr_out_str(&o, "],\n\"name\":");
     tr_out_json(&o, opt->name ? opt->name : "nettrace");
     tr_out_str(&o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
