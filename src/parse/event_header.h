@@ -100,7 +100,7 @@ nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint6
 
 /* Decodes one compressed header and places ev->payload at its payload.  On
  * failure the cursor is unusable; the caller reports the event's offset. */
-static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
+__attribute__((always_inline)) static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
                                                          uint64_t *capture_thread, uint32_t *label_list)
 {
     if (nt_cur_left(c) >= NT_COMPRESSED_HEADER_MAX)
