@@ -124,25 +124,37 @@ static inline bool nt_cur_varu64_roomy(nt_cursor *c, uint64_t *v)
 {
     const uint8_t *p = c->p;
     uint64_t r = p[0], b;
-    if (r < 0x80) {
-        *v = r;
-        c->p = p + 1;
-        return true;
-    }
-    for (unsigned i = 1; i < 9; i++) { /* gcc and clang unroll this */
-        b = p[i];
-        r += (b - 1) << (7 * i);
-        if (b < 0x80) {
-            *v = r;
-            c->p = p + i + 1;
-            return true;
+    unsigned n = 1;
+    /* Written out to four bytes (thread ids take three or four, timestamp
+     * deltas two or three): gcc keeps a loop with a variable shift
+     * otherwise.  Longer values finish in the loop. */
+    if (r >= 0x80) {
+        b = p[1], r += (b - 1) << 7, n = 2;
+        if (b >= 0x80) {
+            b = p[2], r += (b - 1) << 14, n = 3;
+            if (b >= 0x80) {
+                b = p[3], r += (b - 1) << 21, n = 4;
+                if (b >= 0x80) {
+                    for (;;) {
+                        b = p[n];
+                        if (n == 9) {
+                            if (b > 1) /* the tenth byte holds bit 63 only */
+                                return false;
+                            r += (b - 1) << 63;
+                            n = 10;
+                            break;
+                        }
+                        r += (b - 1) << (7 * n);
+                        n++;
+                        if (b < 0x80)
+                            break;
+                    }
+                }
+            }
         }
     }
-    b = p[9];
-    if (b > 1) /* the tenth byte holds bit 63 only */
-        return false;
-    *v = r + ((b - 1) << 63);
-    c->p = p + 10;
+    *v = r;
+    c->p = p + n;
     return true;
 }
 
