@@ -53,8 +53,6 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     nt_event ev;
     memset(&ev, 0, sizeof ev);
     ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
-    nt_event_cache cache;
-    nt_event_cache_init(&cache);
     nt_status s;
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
@@ -66,7 +64,7 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
         /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
         if (!ev.desc || ev.desc->metadata_id != ev.metadata_id)
             ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
-        if ((s = nt_event_deliver(p, &ev, &cache)) != NT_OK)
+        if ((s = nt_event_deliver(p, &ev)) != NT_OK)
             return s;
     }
     return NT_OK;

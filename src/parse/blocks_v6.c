@@ -482,8 +482,7 @@ static inline nt_thread_entry *event_thread(nt_parser *p, uint64_t index, uint64
 
 /* The event's threads, drop detection, its metadata with the label list's
  * overrides; base is the metadata of the block's previous event. */
-static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const nt_event_desc **base, nt_event_cache *cache,
-                         uint64_t off)
+static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const nt_event_desc **base, uint64_t off)
 {
     nt_v6 *v = p->v6;
     nt_status err = NT_OK;
@@ -529,7 +528,7 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const n
         }
     }
     ev->desc = desc;
-    return nt_event_deliver(p, ev, cache);
+    return nt_event_deliver(p, ev);
 }
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
@@ -546,8 +545,6 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     memset(&h, 0, sizeof h);
     const nt_event_desc *base = NULL;
-    nt_event_cache cache;
-    nt_event_cache_init(&cache);
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, u, off);
         uint32_t event_size = 0;
@@ -562,7 +559,7 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
         if (r != NT_HEADER_OK)
             return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
         ev.offset = blob_off;
-        if ((s = deliver(p, &ev, &h, &base, &cache, blob_off)) != NT_OK)
+        if ((s = deliver(p, &ev, &h, &base, blob_off)) != NT_OK)
             return s;
     }
     return NT_OK;

@@ -30,37 +30,14 @@ static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev)
     return NT_CALL(p, sample, &s);
 }
 
-/* What an event block's events mostly repeat, kept across the block so it
- * is looked up once per change: the stack of the last stack id (no stack
- * block can arrive inside an event block, so the table holds still). */
-typedef struct nt_event_cache {
-    uint32_t stack_id;     /* the id `stack` and `unknown` were found for */
-    uint32_t unknown;      /* 1 when stack_id is not 0 and not in the table */
-    const nt_stack *stack; /* &stk, or NULL */
-    nt_stack stk;
-} nt_event_cache;
-
-static inline void nt_event_cache_init(nt_event_cache *c)
-{
-    c->stack_id = 0;
-    c->unknown = 0;
-    c->stack = NULL;
-}
-
-/* ev->desc is set (NULL when the metadata id is undefined); cache is the
- * block's (nt_event_cache_init before its first event). */
-__attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, nt_event_cache *cache)
+/* ev->desc is set (NULL when the metadata id is undefined). */
+__attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev)
 {
     if (!ev->desc)
         p->stats.unknown_metadata_refs++;
-    if (ev->stack_id != cache->stack_id) {
-        cache->stack_id = ev->stack_id;
-        bool found = ev->stack_id && nt_stacks_find(&p->stacks, ev->stack_id, &cache->stk);
-        cache->stack = found ? &cache->stk : NULL;
-        cache->unknown = ev->stack_id && !found;
-    }
-    ev->stack = cache->stack;
-    p->stats.unknown_stack_refs += cache->unknown;
+    ev->stack = NULL;
+    if (ev->stack_id && !(ev->stack = nt_stacks_find(&p->stacks, ev->stack_id)))
+        p->stats.unknown_stack_refs++;
     p->stats.events++;
     nt_status s = NT_CALL(p, event, ev);
     if (s)
