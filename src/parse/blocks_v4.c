@@ -54,8 +54,10 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     memset(&ev, 0, sizeof ev);
     ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     nt_status s;
+    /* An event's stream offset is its address plus this (one add per event). */
+    const uint64_t to_off = content_off - (uint64_t)(uintptr_t)content;
     while (c.p < c.end) {
-        uint64_t blob_off = NT_OFF(&c, content, content_off);
+        uint64_t blob_off = (uint64_t)(uintptr_t)c.p + to_off;
         if ((s = read_header(p, &c, &ev, compressed, blob_off, "event block")) != NT_OK)
             return s;
         ev.offset = blob_off;

@@ -141,7 +141,7 @@ static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
 #if defined(__SIZEOF_INT128__)
     if (p->ns_mul && ticks >= 0 && ticks <= p->mul_tick_max) {
         __extension__ typedef unsigned __int128 u128;
-        uint64_t est = (uint64_t)(((u128)(uint64_t)ticks * p->ns_mul) >> p->ns_shift);
+        uint64_t est = (uint64_t)(((u128)(uint64_t)ticks * p->ns_mul) >> (p->ns_shift & 63)); /* s <= 63 */
         /* The remainder t 1e9 - est f lies in [0, 2f): its low 64 bits are
          * all of it, so two plain multiplications decide the correction. */
         uint64_t f = (uint64_t)p->info.qpc_frequency;
