@@ -59,15 +59,6 @@ void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *lim
         b->lim.max_variants = 1024;
 }
 
-int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->fail_msg, sizeof b->fail_msg, fmt, ap);
-    va_end(ap);
-    return tr_fail(b, NT_ERR_LIMIT);
-}
-
 static int on_trace(void *user, const nt_trace_info *info)
 {
     nt_trace_builder *b = user;
@@ -203,7 +194,7 @@ static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_th
     uint32_t th = tr_index(&b->thread_index, id);
     if (th == UINT32_MAX) {
         if (t->nthreads >= TR_MAX_THREADS) {
-            tr_fail(b, NT_ERR_LIMIT);
+            tr_fail_limit(b, "more than %u sampled threads", TR_MAX_THREADS);
             return UINT32_MAX;
         }
         if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||

@@ -7,6 +7,9 @@
 #include "trace/trace_internal.h"
 #include "common/hash.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 typedef struct tr_istack {
     uint64_t hash;
     uint32_t off, count;
@@ -171,12 +174,22 @@ static inline int tr_fail(nt_trace_builder *b, nt_status s)
     return 1;
 }
 
-/* A limit of nt_trace_limits reached: what (printf-style) goes to the message. */
-int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
+/* A limit of nt_trace_limits reached: what (printf-style) goes to the message.
+ * Inline beside tr_fail so that every unit of the builder can report a limit
+ * without calling up into build.c. */
+static inline int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+static inline int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->fail_msg, sizeof b->fail_msg, fmt, ap);
+    va_end(ap);
+    return tr_fail(b, NT_ERR_LIMIT);
+}
 
 /* The hash of a 256-byte line of code addresses (the DCEnd filter). */
 static inline uint32_t line_hash(uint64_t line)

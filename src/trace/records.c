@@ -194,7 +194,7 @@ int tr_on_method(void *user, const nt_method *m)
     if (live != UINT32_MAX && !same_code(b, live, m))
         live = UINT32_MAX;
     if (t->nmethods + b->ncold >= TR_COLD - 2)
-        return tr_fail(b, NT_ERR_LIMIT);
+        return tr_fail_limit(b, "more than %u method records held", TR_COLD - 2);
     if (b->aggregate && (m->which == NT_METHOD_LOAD || m->which == NT_METHOD_UNLOAD))
         tr_builder_code_changed(b, m->start_address, m->size);
     switch (m->which) {

@@ -237,7 +237,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                 r->state = timeless ? 1 : 2;
             }
             /* A lookup for each frame that may change: the picks at this time. */
-            const uint32_t *pos = vpos + r->vfirst;
+            const uint32_t *pos = r->vn ? vpos + r->vfirst : NULL; /* vpos is NULL until a stack has such a frame */
             for (uint32_t j = 0; j < r->vn; j++) {
                 uint32_t nc;
                 const uint32_t *c = tr_symbols_candidates_at(&sy, rank[ids[pos[j]]], &nc);
