@@ -54,6 +54,7 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     memset(&ev, 0, sizeof ev);
     ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     nt_status s;
+    nt_event_kind kind = NT_KIND_OTHER; /* of ev.desc */
     /* An event's stream offset is its address plus this (one add per event). */
     const uint64_t to_off = content_off - (uint64_t)(uintptr_t)content;
     while (c.p < c.end) {
@@ -64,9 +65,11 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
         if (ev.metadata_id != 0 && (s = track_sequence(p, &ev, blob_off)) != NT_OK)
             return s;
         /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
-        if (!ev.desc || ev.desc->metadata_id != ev.metadata_id)
+        if (!ev.desc || ev.desc->metadata_id != ev.metadata_id) {
             ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
-        if ((s = nt_event_deliver(p, &ev)) != NT_OK)
+            kind = nt_desc_kind(ev.desc);
+        }
+        if ((s = nt_event_deliver(p, &ev, kind)) != NT_OK)
             return s;
     }
     return NT_OK;

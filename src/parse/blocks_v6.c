@@ -538,7 +538,7 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const n
         }
     }
     ev->desc = desc;
-    return nt_event_deliver(p, ev);
+    return nt_event_deliver(p, ev, nt_desc_kind(desc));
 }
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
