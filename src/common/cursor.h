@@ -91,29 +91,40 @@ static inline bool nt_cur_bytes(nt_cursor *c, void *dst, size_t n)
 }
 
 /* LEB128 without bounds checks, for callers that know at least 5 (32-bit)
- * or 10 (64-bit) bytes remain: unrolled, and each byte after the first is
- * added as (b - 1) << shift, which also clears the previous byte's
- * continuation bit, so a byte costs a load, an add and a test.  Returns
- * false (cursor unmoved) when the value is too long for its width. */
+ * or 10 (64-bit) bytes remain.  Each byte after the first is added as
+ * (b - 1) << shift, which also clears the previous byte's continuation bit,
+ * so a byte costs a load, an add and a test.  The first four bytes, the
+ * same for both widths, are written out (gcc keeps a loop with a variable
+ * shift otherwise; thread ids take three or four bytes, timestamp deltas
+ * two or three); after them b, the last byte read, has its continuation
+ * bit set when the value goes on.  r, b and n are the caller's variables,
+ * r and b of the value's width: a macro so that each width keeps its own
+ * arithmetic (a shared 64-bit helper cost 1-2 instructions per event). */
+#define NT_LEB_FIRST4(p, r, b, n)                               \
+    do {                                                        \
+        (r) = (b) = (p)[0], (n) = 1;                            \
+        if ((b) >= 0x80) {                                      \
+            (b) = (p)[1], (r) += ((b)-1) << 7, (n) = 2;         \
+            if ((b) >= 0x80) {                                  \
+                (b) = (p)[2], (r) += ((b)-1) << 14, (n) = 3;    \
+                if ((b) >= 0x80)                                \
+                    (b) = (p)[3], (r) += ((b)-1) << 21, (n) = 4; \
+            }                                                   \
+        }                                                       \
+    } while (0)
+
+/* Returns false (cursor unmoved) when the value is too long for its width. */
 static inline bool nt_cur_varu32_roomy(nt_cursor *c, uint32_t *v)
 {
     const uint8_t *p = c->p;
-    uint32_t r = p[0], b;
-    unsigned n = 1;
-    if (r >= 0x80) {
-        b = p[1], r += (b - 1) << 7, n = 2;
-        if (b >= 0x80) {
-            b = p[2], r += (b - 1) << 14, n = 3;
-            if (b >= 0x80) {
-                b = p[3], r += (b - 1) << 21, n = 4;
-                if (b >= 0x80) {
-                    b = p[4], n = 5;
-                    if (b >= 0x10) /* bits beyond 32, or a sixth byte */
-                        return false;
-                    r += (b - 1) << 28;
-                }
-            }
-        }
+    uint32_t r, b;
+    unsigned n;
+    NT_LEB_FIRST4(p, r, b, n);
+    if (b >= 0x80) {
+        b = p[4], n = 5;
+        if (b >= 0x10) /* bits beyond 32, or a sixth byte */
+            return false;
+        r += (b - 1) << 28;
     }
     *v = r;
     c->p = p + n;
@@ -123,34 +134,23 @@ static inline bool nt_cur_varu32_roomy(nt_cursor *c, uint32_t *v)
 static inline bool nt_cur_varu64_roomy(nt_cursor *c, uint64_t *v)
 {
     const uint8_t *p = c->p;
-    uint64_t r = p[0], b;
-    unsigned n = 1;
-    /* Written out to four bytes (thread ids take three or four, timestamp
-     * deltas two or three): gcc keeps a loop with a variable shift
-     * otherwise.  Longer values finish in the loop. */
-    if (r >= 0x80) {
-        b = p[1], r += (b - 1) << 7, n = 2;
-        if (b >= 0x80) {
-            b = p[2], r += (b - 1) << 14, n = 3;
-            if (b >= 0x80) {
-                b = p[3], r += (b - 1) << 21, n = 4;
-                if (b >= 0x80) {
-                    for (;;) {
-                        b = p[n];
-                        if (n == 9) {
-                            if (b > 1) /* the tenth byte holds bit 63 only */
-                                return false;
-                            r += (b - 1) << 63;
-                            n = 10;
-                            break;
-                        }
-                        r += (b - 1) << (7 * n);
-                        n++;
-                        if (b < 0x80)
-                            break;
-                    }
-                }
+    uint64_t r, b;
+    unsigned n;
+    NT_LEB_FIRST4(p, r, b, n);
+    if (b >= 0x80) {
+        for (;;) { /* longer values finish in a loop */
+            b = p[n];
+            if (n == 9) {
+                if (b > 1) /* the tenth byte holds bit 63 only */
+                    return false;
+                r += (b - 1) << 63;
+                n = 10;
+                break;
             }
+            r += (b - 1) << (7 * n);
+            n++;
+            if (b < 0x80)
+                break;
         }
     }
     *v = r;
