@@ -13,6 +13,8 @@
  *                           "events N values N"
  *   bench_ours parse-lazy FILE   the same with lazy names (nt_parser_set_lazy_names):
  *                           method names touched as UTF-16 spans, converted by nobody
+ *   bench_ours parse-bare FILE   no callback set: the parser's own cost
+ *                           (events counted from nt_parser_stats_get)
  *   bench_ours trace FILE   what nt_trace_from_file does (parse, aggregate, resolve
  *                           every frame to its method record), then every
  *                           sample's frames walked and each frame's resolved
@@ -86,15 +88,20 @@ static nt_status feed_file(nt_parser *p, const char *path)
     return s == NT_OK ? nt_parser_finish(p) : s;
 }
 
-static int do_parse(const char *path, bool lazy_names)
+static int do_parse(const char *path, bool lazy_names, bool bare)
 {
-    nt_parser *p = nt_parser_new(&bench_touch_all, NULL, NULL, NULL);
+    nt_parser *p = nt_parser_new(bare ? NULL : &bench_touch_all, NULL, NULL, NULL);
     if (!p) {
         fprintf(stderr, "bench_ours: out of memory\n");
         return 1;
     }
     nt_parser_set_lazy_names(p, lazy_names);
     nt_status st = feed_file(p, path);
+    if (bare) {
+        nt_parser_stats stats;
+        nt_parser_stats_get(p, &stats);
+        bench_events = stats.events;
+    }
     nt_parser_free(p);
     if (st != NT_OK) {
         fprintf(stderr, "bench_ours: %s: %s\n", path, nt_status_name(st));
@@ -226,13 +233,16 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "profiles") == 0)
         return do_profiles(argv[2]);
     if (argc == 3 && strcmp(argv[1], "parse") == 0)
-        return do_parse(argv[2], false);
+        return do_parse(argv[2], false, false);
     if (argc == 3 && strcmp(argv[1], "parse-lazy") == 0)
-        return do_parse(argv[2], true);
+        return do_parse(argv[2], true, false);
+    if (argc == 3 && strcmp(argv[1], "parse-bare") == 0)
+        return do_parse(argv[2], false, true);
     if (argc == 3 && strcmp(argv[1], "trace") == 0)
         return do_trace(argv[2]);
     if (argc == 3 && strcmp(argv[1], "fields") == 0)
         return do_fields(argv[2]);
-    fprintf(stderr, "usage: bench_ours parse|parse-lazy|fields|trace|profiles FILE\n");
+    fprintf(stderr, "usage: bench_ours parse|parse-lazy|parse-bare|fields|trace|profiles FILE
+");
     return 2;
 }

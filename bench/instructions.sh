@@ -3,7 +3,9 @@
 # printed by `make bench` beside the times: bench_ours parses each trace with
 # every callback set (eager names: the parser converts every record name to
 # UTF-8) and with lazy names (nt_parser_set_lazy_names: names handed out as
-# UTF-16 spans).  Counts cover the whole process (start-up is ~0.1 M).
+# UTF-16 spans), and with no callback at all (the parser's own cost: the
+# callbacks' share is the difference).  Counts cover the whole process
+# (start-up is ~0.1 M).
 #
 #   bench/instructions.sh BENCH_OURS [TRACE...]
 #
@@ -29,11 +31,12 @@ if [ $# -eq 0 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%-58s %10s %14s %14s\n' "instructions per event (callgrind)" events "eager names" "lazy names"
+printf '%-58s %10s %14s %14s %14s\n' "instructions per event (callgrind)" events "eager names" "lazy names" \
+    "no callbacks"
 for f in "$@"; do
     row=""
     events=""
-    for mode in parse parse-lazy; do
+    for mode in parse parse-lazy parse-bare; do
         out=$(valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$ours" "$mode" "$f" 2>"$tmp/err")
         ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/err")
         events=$(echo "$out" | sed -n 's/^events \([0-9]*\)$/\1/p')

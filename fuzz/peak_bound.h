@@ -21,7 +21,7 @@ static inline size_t nt_fuzz_peak_bound(const nt_limits *l)
     total += 2 * (size_t)NT_META_DIRECT_IDS * sizeof(uint32_t);                /* direct metadata slots */
     total += 2 * (size_t)l->max_metadata_bytes + 2 * 65536 + 4096;           /* arena */
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_fields) * sizeof(nt_raw_field);
-    total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stacks) * sizeof(nt_stack_entry);
+    total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stacks) * sizeof(nt_stack); /* the stack table holds the nt_stack it hands out */
     total += nt_fuzz_at_least(16, 2 * (size_t)l->max_stack_frames) * sizeof(uint64_t);
     total += nt_fuzz_at_least(64, 8 * (size_t)l->max_threads) * sizeof(nt_thread_entry); /* a table a quarter full, and the old one while rehashing */
     total += nt_fuzz_at_least(16, 2 * (block / 12 + 1)) * sizeof(nt_sp_thread);

@@ -450,11 +450,27 @@ static void sample_block(tb *b, uint32_t first_seq, uint32_t stack_id, uint32_t 
     tb_block_end(b, pos);
 }
 
+/* A V4 stream with the sample profiler's metadata, ptr 8, a 1 GHz clock. */
+static void sample_stream_begin(tb *b)
+{
+    tb_header(b, 8, 1000000000);
+    tb_metadata_block(b, 1, NT_PROVIDER_SAMPLE_PROFILER, 0, 0);
+}
+
+/* Parses b with the sample callback only; the stream holds four samples. */
+static void parse_four_samples(const tb *b, seen *x)
+{
+    nt_callbacks cb = { 0 };
+    cb.sample = on_sample;
+    memset(x, 0, sizeof *x);
+    cr_assert_eq(nt_parse_buffer(b->d, b->n, &cb, x, NULL, NULL, 0), NT_OK);
+    cr_assert_eq(x->samples, 4);
+}
+
 LTest(parser, empty_stack_and_reset_at_sequence_points)
 {
     tb b = { 0 };
-    tb_header(&b, 8, 1000000000);
-    tb_metadata_block(&b, 1, NT_PROVIDER_SAMPLE_PROFILER, 0, 0);
+    sample_stream_begin(&b);
     const uint64_t a[] = { 0xA1, 0xA2 };
     const uint64_t *ips1[] = { a, a };
     const uint32_t d1[] = { 0, 2 }; /* stack 1 empty, stack 2 = A1 A2 */
@@ -472,15 +488,45 @@ LTest(parser, empty_stack_and_reset_at_sequence_points)
     sample_block(&b, 4, 2, 1, 50);         /* id 2 no longer exists */
     tb_end(&b);
     seen x;
-    nt_callbacks cb = { 0 };
-    cb.sample = on_sample;
-    memset(&x, 0, sizeof x);
-    cr_assert_eq(nt_parse_buffer(b.d, b.n, &cb, &x, NULL, NULL, 0), NT_OK);
-    cr_assert_eq(x.samples, 4);
+    parse_four_samples(&b, &x);
     cr_expect_eq(x.depth[0], 0, "empty stack is a stack with no frames");
     cr_expect_eq(x.ips[1][1], 0xA2);
     cr_expect_eq(x.ips[2][0], 0xC1, "stack ids restart after a sequence point");
     cr_expect_eq(x.depth[3], -1, "a stale id resolves to nothing");
+    tb_free(&b);
+}
+
+/* The stack table hands out its own entries, whose IPs point into storage
+ * that moves as later stack blocks of the interval grow it: stacks defined
+ * before the growth must still read their own IPs (under ASan, a stale
+ * pointer is a use after free). */
+LTest(parser, stacks_survive_the_ip_storage_moving)
+{
+    tb b = { 0 };
+    sample_stream_begin(&b);
+    const uint64_t a[] = { 0xA1, 0xA2 };
+    const uint64_t *ips1[] = { a, a };
+    const uint32_t d1[] = { 2, 0 }; /* stack 1 = A1 A2, stack 2 empty */
+    tb_stack_block(&b, 1, 2, ips1, d1, 8);
+    static uint64_t big[4096];
+    for (uint32_t i = 0; i < 4096; i++)
+        big[i] = 0xB000 + i;
+    const uint64_t *ipsb[] = { big };
+    for (uint32_t k = 0; k < 12; k++) { /* ids 5..16 (3 and 4 missing), 4096 frames each */
+        const uint32_t db[] = { 4096 };
+        tb_stack_block(&b, 5 + k, 1, ipsb, db, 8);
+    }
+    sample_block(&b, 1, 1, 1, 10);
+    sample_block(&b, 2, 2, 1, 20);
+    sample_block(&b, 3, 3, 1, 30);
+    sample_block(&b, 4, 16, 1, 40);
+    tb_end(&b);
+    seen x;
+    parse_four_samples(&b, &x);
+    cr_expect(x.depth[0] == 2 && x.ips[0][0] == 0xA1 && x.ips[0][1] == 0xA2, "the first stack after the growth");
+    cr_expect_eq(x.depth[1], 0, "an empty stack");
+    cr_expect_eq(x.depth[2], -1, "an id in the gap resolves to nothing");
+    cr_expect(x.depth[3] == 4096 && x.ips[3][0] == 0xB000 && x.ips[3][3] == 0xB003, "the last stack");
     tb_free(&b);
 }
 

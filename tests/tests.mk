@@ -189,6 +189,14 @@ tests_test_cli_output_LDADD = $(T_LIBS)
 tests_test_cli_output_LDFLAGS = $(T_LINK)
 # ---- common ----
 if HAVE_CRITERION
+check_PROGRAMS += tests/test_cursor
+TESTS += tests/test_cursor
+tests_test_cursor_SOURCES = tests/test_cursor.c
+tests_test_cursor_CPPFLAGS = $(T_CPP)
+tests_test_cursor_CFLAGS = $(T_CC)
+tests_test_cursor_LDADD = $(T_LIBS)
+tests_test_cursor_LDFLAGS = $(T_LINK)
+
 check_PROGRAMS += tests/test_map
 TESTS += tests/test_map
 endif

@@ -27,46 +27,80 @@ static inline nt_status track_sequence(nt_parser *p, const nt_event *ev, uint64_
 
 static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off);
 
-static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off,
-                                    bool metadata_block)
+/* One event's header, of the block's form (a constant in each caller's copy);
+ * on failure the parser's error at the event's offset. */
+__attribute__((always_inline)) static inline nt_status read_header(nt_parser *p, nt_cursor *c, nt_event *ev, bool compressed,
+                                                                   uint64_t blob_off, const char *what)
 {
-    const char *what = metadata_block ? "metadata block" : "event block";
-    nt_cursor start;
-    bool compressed;
-    nt_status s = nt_event_block_begin(p, &start, content, size, content_off, what, &compressed);
-    if (s)
-        return s;
-    nt_cursor c = start; /* a copy whose address never escapes: it stays in registers */
+    uint32_t event_size = 0;
+    nt_header_result r;
+    if (compressed) {
+        r = nt_read_compressed_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL);
+    } else {
+        nt_cursor u = *c; /* out of line: keep the caller's cursor private */
+        r = nt_read_uncompressed_header(&u, ev, &ev->thread_id, &ev->capture_thread_id, NULL, &event_size);
+        *c = u;
+    }
+    return r == NT_HEADER_OK ? NT_OK : nt_header_fail(p, r, blob_off, ev, what, event_size);
+}
+
+/* The events of an event block, specialised on the header form: the loop
+ * every event runs, so nothing in it is tested per event that is fixed per
+ * block. */
+__attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *content,
+                                                                  uint64_t content_off, bool compressed)
+{
     nt_event ev;
     memset(&ev, 0, sizeof ev);
     ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
+    nt_status s;
+    nt_event_kind kind = NT_KIND_OTHER; /* of ev.desc */
+    /* An event's stream offset is its address plus this (one add per event). */
+    const uint64_t to_off = content_off - (uint64_t)(uintptr_t)content;
+    while (c.p < c.end) {
+        uint64_t blob_off = (uint64_t)(uintptr_t)c.p + to_off;
+        if ((s = read_header(p, &c, &ev, compressed, blob_off, "event block")) != NT_OK)
+            return s;
+        ev.offset = blob_off;
+        if (ev.metadata_id != 0 && (s = track_sequence(p, &ev, blob_off)) != NT_OK)
+            return s;
+        /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
+        if (!ev.desc || ev.desc->metadata_id != ev.metadata_id) {
+            ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
+            kind = nt_desc_kind(ev.desc);
+        }
+        if ((s = nt_event_deliver(p, &ev, kind)) != NT_OK)
+            return s;
+    }
+    return NT_OK;
+}
+
+static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)
+{
+    nt_cursor c;
+    bool compressed;
+    nt_status s = nt_event_block_begin(p, &c, content, size, content_off, "event block", &compressed);
+    if (s)
+        return s;
+    return compressed ? event_loop(p, c, content, content_off, true) : event_loop(p, c, content, content_off, false);
+}
+
+/* Metadata blocks are few and short: one loop for both header forms. */
+static nt_status decode_metadata_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)
+{
+    nt_cursor start;
+    bool compressed;
+    nt_status s = nt_event_block_begin(p, &start, content, size, content_off, "metadata block", &compressed);
+    if (s)
+        return s;
+    nt_cursor c = start;
+    nt_event ev;
+    memset(&ev, 0, sizeof ev);
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
-        if (compressed) {
-            nt_header_result r = nt_read_compressed_header(&c, &ev, &ev.thread_id, &ev.capture_thread_id, NULL);
-            if (r != NT_HEADER_OK)
-                return nt_header_fail(p, r, blob_off, &ev, what, 0);
-        } else {
-            uint32_t event_size = 0;
-            nt_cursor u = c; /* out of line: keep c's address private */
-            nt_header_result r =
-                nt_read_uncompressed_header(&u, &ev, &ev.thread_id, &ev.capture_thread_id, NULL, &event_size);
-            if (r != NT_HEADER_OK)
-                return nt_header_fail(p, r, blob_off, &ev, what, event_size);
-            c = u;
-        }
-        ev.offset = blob_off;
-        if (metadata_block) {
-            s = parse_metadata_record(p, ev.payload, ev.payload_size,
-                                      NT_OFF(&c, content, content_off) - ev.payload_size);
-        } else {
-            if (ev.metadata_id != 0 && (s = track_sequence(p, &ev, blob_off)) != NT_OK)
-                return s;
-            /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
-            if (!ev.desc || ev.desc->metadata_id != ev.metadata_id)
-                ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
-            s = nt_event_deliver(p, &ev);
-        }
+        if ((s = read_header(p, &c, &ev, compressed, blob_off, "metadata block")) != NT_OK)
+            return s;
+        s = parse_metadata_record(p, ev.payload, ev.payload_size, NT_OFF(&c, content, content_off) - ev.payload_size);
         if (s)
             return s;
     }
@@ -208,10 +242,10 @@ nt_status nt_v4_decode_block(nt_parser *p, const uint8_t *u, size_t n)
     switch (p->btype) {
     case NT_BLOCK_EVENT:
         p->stats.event_blocks++;
-        return decode_event_block(p, u, n, p->unit_off, false);
+        return decode_event_block(p, u, n, p->unit_off);
     case NT_BLOCK_METADATA:
         p->stats.metadata_blocks++;
-        return decode_event_block(p, u, n, p->unit_off, true);
+        return decode_metadata_block(p, u, n, p->unit_off);
     case NT_BLOCK_STACK:
         p->stats.stack_blocks++;
         return nt_decode_stack_block(p, u, n, p->unit_off);

@@ -469,28 +469,38 @@ typedef struct v6_header {
     uint64_t thread_index, capture_index;
 } v6_header;
 
+/* The entries an event block's events found last, one for each role: a
+ * sample's thread and its capture thread differ, so one shared entry would
+ * miss twice per event.  Only Thread, RemoveThread and SequencePoint blocks
+ * change the table, so the entries hold for the whole event block. */
+typedef struct v6_last_threads {
+    nt_thread_entry *thread, *capture;
+} v6_last_threads;
+
 /* A thread index an event refers to; runs of events share theirs. */
-static inline nt_thread_entry *event_thread(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
+static inline nt_thread_entry *event_thread(nt_parser *p, nt_thread_entry **last, uint64_t index, uint64_t off,
+                                            nt_status *err)
 {
-    nt_thread_entry *t = p->threads.last;
+    nt_thread_entry *t = *last;
     if (t && t->key == index)
         return t;
     t = thread_ref(p, index, off, err);
-    p->threads.last = t;
+    *last = t;
     return t;
 }
 
 /* The event's threads, drop detection, its metadata with the label list's
  * overrides; base is the metadata of the block's previous event. */
-static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const nt_event_desc **base, uint64_t off)
+static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const nt_event_desc **base,
+                         v6_last_threads *last, uint64_t off)
 {
     nt_v6 *v = p->v6;
     nt_status err = NT_OK;
-    nt_thread_entry *t = event_thread(p, h->thread_index, off, &err);
+    nt_thread_entry *t = event_thread(p, &last->thread, h->thread_index, off, &err);
     if (!t)
         return err;
     ev->thread_id = t->os_tid;
-    nt_thread_entry *ct = event_thread(p, h->capture_index, off, &err);
+    nt_thread_entry *ct = event_thread(p, &last->capture, h->capture_index, off, &err);
     if (!ct)
         return err;
     ev->capture_thread_id = ct->os_tid;
@@ -528,7 +538,7 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const n
         }
     }
     ev->desc = desc;
-    return nt_event_deliver(p, ev);
+    return nt_event_deliver(p, ev, nt_desc_kind(desc));
 }
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
@@ -545,6 +555,7 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
     memset(&h, 0, sizeof h);
     const nt_event_desc *base = NULL;
+    v6_last_threads last = { NULL, NULL };
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, u, off);
         uint32_t event_size = 0;
@@ -559,7 +570,7 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
         if (r != NT_HEADER_OK)
             return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
         ev.offset = blob_off;
-        if ((s = deliver(p, &ev, &h, &base, blob_off)) != NT_OK)
+        if ((s = deliver(p, &ev, &h, &base, &last, blob_off)) != NT_OK)
             return s;
     }
     return NT_OK;

@@ -131,7 +131,7 @@ nt_status nt_event_block_begin(nt_parser *p, nt_cursor *c, const uint8_t *conten
 /* Ticks to ns on the per-sample path, exactly nt_ticks_to_ns: one
  * multiplication for the clocks whose period is whole ns (1 GHz, 10 MHz);
  * for the others (a 3.1 MHz QPC) a multiplication by a fixed-point inverse,
- * which is low by at most one, and one multiplication to correct it —
+ * which is low by at most one, and two 64-bit multiplications to correct it —
  * instead of a 128-bit division per sample.  Out of range: the general
  * conversion. */
 static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
@@ -141,11 +141,12 @@ static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
 #if defined(__SIZEOF_INT128__)
     if (p->ns_mul && ticks >= 0 && ticks <= p->mul_tick_max) {
         __extension__ typedef unsigned __int128 u128;
-        uint64_t est = (uint64_t)(((u128)(uint64_t)ticks * p->ns_mul) >> p->ns_shift);
-        u128 num = (u128)(uint64_t)ticks * 1000000000u;
-        if (num >= (u128)(est + 1) * (uint64_t)p->info.qpc_frequency)
-            est++;
-        return (int64_t)est;
+        uint64_t est = (uint64_t)(((u128)(uint64_t)ticks * p->ns_mul) >> (p->ns_shift & 63)); /* s <= 63 */
+        /* The remainder t 1e9 - est f lies in [0, 2f): its low 64 bits are
+         * all of it, so two plain multiplications decide the correction. */
+        uint64_t f = (uint64_t)p->info.qpc_frequency;
+        uint64_t rem = (uint64_t)ticks * 1000000000u - est * f;
+        return (int64_t)(est + (rem >= f));
     }
 #endif
     return nt_ticks_to_ns(ticks, p->info.qpc_frequency);

@@ -30,25 +30,26 @@ static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev)
     return NT_CALL(p, sample, &s);
 }
 
-/* ev->desc is set (NULL when the metadata id is undefined). */
-static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev)
+/* The kind nt_event_deliver dispatches on: a loop that keeps it beside
+ * ev->desc reads it from a register instead of through desc after the
+ * event callback. */
+static inline nt_event_kind nt_desc_kind(const nt_event_desc *d) { return d ? d->kind : NT_KIND_OTHER; }
+
+/* ev->desc is set (NULL when the metadata id is undefined); kind is
+ * nt_desc_kind(ev->desc). */
+__attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, nt_event_kind kind)
 {
     if (!ev->desc)
         p->stats.unknown_metadata_refs++;
-    nt_stack stk;
     ev->stack = NULL;
-    if (ev->stack_id) {
-        if (nt_stacks_find(&p->stacks, ev->stack_id, &stk))
-            ev->stack = &stk;
-        else
-            p->stats.unknown_stack_refs++;
-    }
+    if (ev->stack_id && !(ev->stack = nt_stacks_find(&p->stacks, ev->stack_id)))
+        p->stats.unknown_stack_refs++;
     p->stats.events++;
     nt_status s = NT_CALL(p, event, ev);
     if (s)
         return s;
-    if (ev->desc && ev->desc->kind != NT_KIND_OTHER)
-        return ev->desc->kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev) : nt_dispatch_typed(p, ev);
+    if (kind != NT_KIND_OTHER)
+        return kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev) : nt_dispatch_typed(p, ev);
     return NT_OK;
 }
 

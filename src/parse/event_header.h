@@ -19,6 +19,8 @@
 #include "common/cursor.h"
 #include "nettrace.h"
 
+#include <string.h>
+
 typedef enum nt_header_result {
     NT_HEADER_OK,
     NT_HEADER_TRUNCATED, /* a field runs past the block, or a varint is too long */
@@ -29,42 +31,80 @@ typedef enum nt_header_result {
     NT_HEADER_PAYLOAD_SIZE   /* the payload runs past EventSize */
 } nt_header_result;
 
-/* Decodes one compressed header and places ev->payload at its payload.  On
- * failure the cursor is unusable; the caller reports the event's offset. */
-static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread,
-                                             uint32_t *label_list)
+/* The most bytes a compressed header can take: the flags, five 32-bit and
+ * three 64-bit varints and (V4) two activity ids.  With this many left in
+ * the block no field can run past it, so the header is read without a
+ * bounds check per field (nearly every event but a block's last few). */
+#define NT_COMPRESSED_HEADER_MAX (1 + 5 * 5 + 3 * 10 + 2 * 16)
+
+/* One body, specialised twice by nt_read_compressed_header (roomy is a
+ * constant in each copy). */
+#define NT_HDR_VARU32(c, v) (roomy ? nt_cur_varu32_roomy(c, v) : nt_cur_varu32(c, v))
+#define NT_HDR_VARU64(c, v) (roomy ? nt_cur_varu64_roomy(c, v) : nt_cur_varu64(c, v))
+
+/* The fields every event may change: thread (0x04), stack id (0x08) and the
+ * timestamp delta (always present). */
+__attribute__((always_inline)) static inline bool nt_header_middle(nt_cursor *c, nt_event *ev, uint64_t *thread, uint8_t f,
+                                                                   bool ok, bool roomy)
+{
+    if (f & 0x04)
+        ok = ok && NT_HDR_VARU64(c, thread);
+    if (f & 0x08)
+        ok = ok && NT_HDR_VARU32(c, &ev->stack_id);
+    uint64_t dt = 0;
+    ok = ok && NT_HDR_VARU64(c, &dt);
+    ev->timestamp = (int64_t)((uint64_t)ev->timestamp + dt);
+    return ok;
+}
+#define NT_HDR_MIDDLE(c, ev, thread, f, ok) nt_header_middle(c, ev, thread, f, ok, roomy)
+
+__attribute__((always_inline)) static inline nt_header_result
+nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread, uint32_t *label_list,
+                             bool roomy)
 {
     uint8_t f = *c->p++;
     bool ok = true;
     if (f & 0x01)
-        ok = nt_cur_varu32(c, &ev->metadata_id);
-    if (f & 0x02) {
-        uint32_t delta = 0;
-        ok = ok && nt_cur_varu32(c, &delta) && nt_cur_varu64(c, capture_thread) &&
-             nt_cur_varu32(c, &ev->processor_number);
-        ev->sequence_number += delta + 1;
-    } else if (label_list || ev->metadata_id != 0) {
-        ev->sequence_number++;
-    }
-    if (f & 0x04)
-        ok = ok && nt_cur_varu64(c, thread);
-    if (f & 0x08)
-        ok = ok && nt_cur_varu32(c, &ev->stack_id);
-    uint64_t dt = 0;
-    ok = ok && nt_cur_varu64(c, &dt);
-    ev->timestamp = (int64_t)((uint64_t)ev->timestamp + dt);
-    if (label_list) {
-        if (f & 0x10)
-            ok = ok && nt_cur_varu32(c, label_list);
+        ok = NT_HDR_VARU32(c, &ev->metadata_id);
+    /* Bits 0x02 (a new capture thread) and 0x10-0x40 (activity ids,
+     * sorted) are rare: one test passes over all of them, and the fields
+     * between them are read by a copy of their own on either side. */
+    if (!(f & 0x72)) {
+        ev->sequence_number += label_list || ev->metadata_id != 0;
+        ok = NT_HDR_MIDDLE(c, ev, thread, f, ok);
+        ev->is_sorted = false;
     } else {
-        if (f & 0x10)
-            ok = ok && nt_cur_bytes(c, ev->activity_id, 16);
-        if (f & 0x20)
-            ok = ok && nt_cur_bytes(c, ev->related_activity_id, 16);
+        if (f & 0x02) {
+            uint32_t delta = 0;
+            ok = ok && NT_HDR_VARU32(c, &delta) && NT_HDR_VARU64(c, capture_thread) &&
+                 NT_HDR_VARU32(c, &ev->processor_number);
+            ev->sequence_number += delta + 1;
+        } else if (label_list || ev->metadata_id != 0) {
+            ev->sequence_number++;
+        }
+        ok = NT_HDR_MIDDLE(c, ev, thread, f, ok);
+        if (label_list) {
+            if (f & 0x10)
+                ok = ok && NT_HDR_VARU32(c, label_list);
+        } else if (roomy) {
+            if (f & 0x10) {
+                memcpy(ev->activity_id, c->p, 16);
+                c->p += 16;
+            }
+            if (f & 0x20) {
+                memcpy(ev->related_activity_id, c->p, 16);
+                c->p += 16;
+            }
+        } else {
+            if (f & 0x10)
+                ok = ok && nt_cur_bytes(c, ev->activity_id, 16);
+            if (f & 0x20)
+                ok = ok && nt_cur_bytes(c, ev->related_activity_id, 16);
+        }
+        ev->is_sorted = (f & 0x40) != 0;
     }
-    ev->is_sorted = (f & 0x40) != 0;
     if (f & 0x80)
-        ok = ok && nt_cur_varu32(c, &ev->payload_size);
+        ok = ok && NT_HDR_VARU32(c, &ev->payload_size);
     if (!ok)
         return NT_HEADER_TRUNCATED;
     if (ev->payload_size > nt_cur_left(c))
@@ -72,6 +112,20 @@ static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event 
     ev->payload = c->p;
     c->p += ev->payload_size;
     return NT_HEADER_OK;
+}
+
+#undef NT_HDR_VARU32
+#undef NT_HDR_VARU64
+#undef NT_HDR_MIDDLE
+
+/* Decodes one compressed header and places ev->payload at its payload.  On
+ * failure the cursor is unusable; the caller reports the event's offset. */
+__attribute__((always_inline)) static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
+                                                         uint64_t *capture_thread, uint32_t *label_list)
+{
+    if (nt_cur_left(c) >= NT_COMPRESSED_HEADER_MAX)
+        return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, true);
+    return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, false);
 }
 
 /* The uncompressed header: the same fields at fixed widths, each event

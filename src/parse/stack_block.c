@@ -22,6 +22,21 @@ static void copy_ips(uint64_t *dst, const uint8_t *src, uint32_t frames, uint32_
     }
 }
 
+/* The IP storage moved: point the entries into it again.  Entries hold
+ * their IPs in order, so each one's start is the sum of the counts before
+ * it.  The storage grows geometrically, so this costs O(1) per stack. */
+static void rebase(nt_stack_table *t)
+{
+    size_t at = 0;
+    for (uint32_t k = 0; k < t->n; k++) {
+        nt_stack *s = &t->ent[k];
+        if (s->count == NT_STACK_MISSING)
+            continue;
+        s->ips = s->count ? t->ips + at : NULL;
+        at += s->count;
+    }
+}
+
 nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)
 {
     nt_cursor c = nt_cursor_make(content, size);
@@ -45,7 +60,7 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + gap, sizeof *t->ent))
             return nt_fail(p, NT_ERR_NOMEM, content_off, "cannot grow the stack table");
         for (uint64_t k = 0; k < gap; k++)
-            t->ent[t->n++] = (nt_stack_entry){ 0, NT_STACK_MISSING };
+            t->ent[t->n++] = (nt_stack){ 0, NT_STACK_MISSING, NULL };
     }
     const uint32_t ptr = p->info.pointer_size;
     /* Room for the whole block at once (each stack needs at least its 4-byte
@@ -57,9 +72,12 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         stacks = (size_t)p->lim.max_stacks - t->n;
     if (frames_max > (size_t)p->lim.max_stack_frames - t->ips_len)
         frames_max = (size_t)p->lim.max_stack_frames - t->ips_len;
+    uintptr_t ips_was = (uintptr_t)t->ips;
     if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + stacks, sizeof *t->ent) ||
         !nt_mem_reserve(&p->mem, (void **)&t->ips, &t->ips_cap, t->ips_len + frames_max, sizeof *t->ips))
         return nt_fail(p, NT_ERR_NOMEM, content_off, "cannot grow the stack table");
+    if ((uintptr_t)t->ips != ips_was)
+        rebase(t);
     for (uint32_t i = 0; i < count; i++) {
         uint64_t soff = NT_OFF(&c, content, content_off);
         uint32_t bytes;
@@ -78,12 +96,12 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         uint64_t *dst = t->ips ? t->ips + t->ips_len : NULL; /* empty stacks before any IP: no table yet */
         copy_ips(dst, c.p, frames, ptr);
         c.p += bytes;
-        t->ent[t->n++] = (nt_stack_entry){ (uint32_t)t->ips_len, frames };
+        nt_stack *s = &t->ent[t->n++];
+        *s = (nt_stack){ first + i, frames, frames ? dst : NULL };
         t->ips_len += frames;
         p->stats.stacks++;
         if (p->cb.stack) {
-            nt_stack s = { first + i, frames, dst };
-            nt_status st = NT_CALL(p, stack, &s);
+            nt_status st = NT_CALL(p, stack, s);
             if (st)
                 return st;
         }

@@ -6,19 +6,17 @@
 #define NT_STACKS_H
 
 #include "common/alloc.h"
+#include "nettrace.h"
 
 #define NT_STACK_MISSING UINT32_MAX
 
-typedef struct nt_stack_entry {
-    uint32_t start;  /* index into ips */
-    uint32_t count;  /* NT_STACK_MISSING for an id inside a gap */
-} nt_stack_entry;
 
 typedef struct nt_stack_table {
     nt_mem *mem;
     uint32_t base;            /* id of ent[0] */
     uint32_t n;               /* entries in use */
-    nt_stack_entry *ent;
+    nt_stack *ent;            /* ready to hand out: count NT_STACK_MISSING for an id inside a gap;
+                               ips point into `ips` (rebased when it moves) or are NULL when empty */
     size_t ent_cap;
     uint64_t *ips;
     size_t ips_len, ips_cap;
@@ -28,15 +26,14 @@ void nt_stacks_init(nt_stack_table *t, nt_mem *mem);
 void nt_stacks_clear(nt_stack_table *t);
 void nt_stacks_free(nt_stack_table *t);
 
-static inline bool nt_stacks_find(const nt_stack_table *t, uint32_t id, nt_stack *out)
+/* The stack of an id, or NULL when the interval does not hold it: the
+ * table's entry itself, so an event's lookup copies nothing. */
+static inline const nt_stack *nt_stacks_find(const nt_stack_table *t, uint32_t id)
 {
     uint32_t k = id - t->base;
     if (k >= t->n || t->ent[k].count == NT_STACK_MISSING)
-        return false;
-    out->id = id;
-    out->count = t->ent[k].count;
-    out->ips = out->count ? t->ips + t->ent[k].start : NULL; /* an empty stack may precede any IP storage */
-    return true;
+        return NULL;
+    return &t->ent[k];
 }
 
 #endif

@@ -27,7 +27,7 @@ enum { NT_THREAD_EMPTY = 0, NT_THREAD_LIVE = 1, NT_THREAD_REMOVED = 2 /* a tombs
 typedef struct nt_thread_table {
     nt_thread_entry *e;       /* open addressing, power-of-two capacity */
     size_t cap, fill, live;   /* fill counts tombstones */
-    nt_thread_entry *last;    /* the entry found last: runs of events share their thread */
+    nt_thread_entry *last;    /* V4/V5: the capture thread found last (runs of events share it) */
     nt_hash_key key;
     uint64_t probes;          /* slots visited past the first (tests bound it) */
 } nt_thread_table;
