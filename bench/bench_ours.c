@@ -242,7 +242,6 @@ int main(int argc, char **argv)
         return do_trace(argv[2]);
     if (argc == 3 && strcmp(argv[1], "fields") == 0)
         return do_fields(argv[2]);
-    fprintf(stderr, "usage: bench_ours parse|parse-lazy|parse-bare|fields|trace|profiles FILE
-");
+    fprintf(stderr, "usage: bench_ours parse|parse-lazy|parse-bare|fields|trace|profiles FILE\n");
     return 2;
 }
