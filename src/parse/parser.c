@@ -37,13 +37,9 @@ enum {
 nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *lim,
                          const nt_allocator *alloc)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_parser *p = nt_mem_alloc(&mem, sizeof *p);
+    nt_parser *p = NT_MEM_NEW(nt_parser, alloc);
     if (!p)
         return NULL;
-    memset(p, 0, sizeof *p);
-    p->mem = mem;
     if (cb)
         p->cb = *cb;
     p->user = user;

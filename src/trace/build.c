@@ -16,16 +16,12 @@
 
 nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
 {
-    nt_mem m;
-    nt_mem_init(&m, alloc);
-    nt_trace *t = nt_mem_alloc(&m, sizeof *t);
+    nt_trace *t = NT_MEM_NEW(nt_trace, alloc);
     if (!t)
         return NULL;
-    memset(t, 0, sizeof *t);
-    t->mem = m;
     nt_trace_builder *b = nt_mem_alloc(&t->mem, sizeof *b);
     if (!b) {
-        m = t->mem;
+        nt_mem m = t->mem;
         nt_mem_free(&m, t, sizeof *t);
         return NULL;
     }

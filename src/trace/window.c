@@ -53,20 +53,17 @@ static bool start_window(nt_trace_window *w)
 
 nt_trace_window *nt_trace_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_trace_window *w = nt_mem_alloc(&mem, sizeof *w);
+    nt_trace_window *w = NT_MEM_NEW(nt_trace_window, alloc);
     if (!w)
         return NULL;
-    memset(w, 0, sizeof *w);
-    w->mem = mem;
-    w->alloc = mem.a;
+    w->alloc = w->mem.a;
     if (cfg)
         w->cfg = *cfg;
     if (!w->cfg.max_records)
         w->cfg.max_records = DEFAULT_MAX_RECORDS;
     nt_trace_builder_callbacks(&w->bcb);
     if (!start_window(w)) {
+        nt_mem mem = w->mem;
         nt_mem_free(&mem, w, sizeof *w);
         return NULL;
     }
