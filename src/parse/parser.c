@@ -7,6 +7,7 @@
  * when complete, so the callbacks do not depend on how the input is chunked.
  */
 #include "common/format.h"
+#include "common/limits.h"
 #include "parse/blocks.h"
 
 #include <stdio.h>
@@ -43,20 +44,7 @@ nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *li
     if (cb)
         p->cb = *cb;
     p->user = user;
-    nt_limits_default(&p->lim);
-    if (lim) {
-#define TAKE_(f) if (lim->f) p->lim.f = lim->f
-        TAKE_(max_block_bytes);
-        TAKE_(max_metadata);
-        TAKE_(max_metadata_bytes);
-        TAKE_(max_fields);
-        TAKE_(max_stacks);
-        TAKE_(max_stack_frames);
-        TAKE_(max_threads);
-        TAKE_(max_array_elements);
-        TAKE_(max_field_depth);
-#undef TAKE_
-    }
+    nt_limits_resolve(&p->lim, lim);
     nt_metadata_init(&p->meta, &p->mem);
     nt_stacks_init(&p->stacks, &p->mem);
     nt_threads_init(&p->threads, p);
@@ -104,6 +92,16 @@ static void set_state(nt_parser *p, int state, size_t need)
 {
     p->state = state;
     p->need = need;
+}
+
+/* A block's body decoded (status s) or skipped (NT_OK): on success the framing
+ * goes on with the unit that follows a block in this format version. */
+static nt_status after_block(nt_parser *p, nt_status s, int next, size_t need)
+{
+    if (s)
+        return s;
+    set_state(p, next, need);
+    return NT_OK;
 }
 
 static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
@@ -186,16 +184,10 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         }
         return NT_OK;
     }
-    case ST_V6_BLOCK_BODY: {
-        nt_status s = nt_v6_decode_block(p, u, p->need);
-        if (s)
-            return s;
-        set_state(p, ST_V6_BLOCK_HEADER, 4);
-        return NT_OK;
-    }
+    case ST_V6_BLOCK_BODY:
+        return after_block(p, nt_v6_decode_block(p, u, p->need), ST_V6_BLOCK_HEADER, 4);
     case ST_V6_BLOCK_SKIP:
-        set_state(p, ST_V6_BLOCK_HEADER, 4);
-        return NT_OK;
+        return after_block(p, NT_OK, ST_V6_BLOCK_HEADER, 4);
     case ST_OBJ_TAG:
         if (u[0] == NT_TAG_NULL_REFERENCE) { /* where an object would start: end of stream */
             if (!p->have_trace)
@@ -275,16 +267,10 @@ static nt_status step(nt_parser *p, const uint8_t *u)
             set_state(p, ST_BLOCK_BODY, p->block_size);
         }
         return NT_OK;
-    case ST_BLOCK_BODY: {
-        nt_status s = nt_v4_decode_block(p, u, p->need);
-        if (s)
-            return s;
-        set_state(p, ST_END_OBJECT, 1);
-        return NT_OK;
-    }
+    case ST_BLOCK_BODY:
+        return after_block(p, nt_v4_decode_block(p, u, p->need), ST_END_OBJECT, 1);
     case ST_BLOCK_SKIP:
-        set_state(p, ST_END_OBJECT, 1);
-        return NT_OK;
+        return after_block(p, NT_OK, ST_END_OBJECT, 1);
     case ST_END_OBJECT:
         if (u[0] != NT_TAG_END_OBJECT)
             return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "block does not end with EndObject (found 0x%02x)",
@@ -336,22 +322,6 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         }
         if (!len)
             break;
-        if (p->state == ST_BLOCK_SKIP || p->state == ST_BLOCK_PAD || p->state == ST_V6_BLOCK_SKIP) {
-            if (p->have == 0)
-                p->unit_off = p->offset;
-            size_t take = p->need - p->have < len ? p->need - p->have : len;
-            p->have += take;
-            p->offset += take;
-            d += take;
-            len -= take;
-            if (p->have == p->need) {
-                p->have = 0;
-                nt_status s = step(p, NULL);
-                if (s)
-                    return s;
-            }
-            continue;
-        }
         if (p->have == 0 && len >= p->need) { /* the whole unit is here: decode in place */
             size_t n = p->need;
             p->unit_off = p->offset;
@@ -366,13 +336,16 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         if (p->have == 0)
             p->unit_off = p->offset;
         size_t take = p->need - p->have < len ? p->need - p->have : len;
-        uint8_t *buf = p->small;
-        if (p->need > NT_SMALL_UNIT) {
-            if (!gather_reserve(p, p->have + take))
-                return nt_fail(p, NT_ERR_NOMEM, p->offset, "cannot buffer a block of %zu bytes", p->need);
-            buf = p->big;
+        uint8_t *buf = NULL; /* a unit that is skipped (padding, an unknown block) is counted, not kept */
+        if (p->state != ST_BLOCK_SKIP && p->state != ST_BLOCK_PAD && p->state != ST_V6_BLOCK_SKIP) {
+            buf = p->small;
+            if (p->need > NT_SMALL_UNIT) {
+                if (!gather_reserve(p, p->have + take))
+                    return nt_fail(p, NT_ERR_NOMEM, p->offset, "cannot buffer a block of %zu bytes", p->need);
+                buf = p->big;
+            }
+            memcpy(buf + p->have, d, take);
         }
-        memcpy(buf + p->have, d, take);
         p->have += take;
         p->offset += take;
         d += take;

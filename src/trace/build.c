@@ -383,13 +383,14 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
 
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
-    memset(cb, 0, sizeof *cb);
-    cb->trace = on_trace;
-    cb->sample = on_sample;
-    cb->method = tr_on_method;
-    cb->module = tr_on_module;
-    cb->assembly = tr_on_assembly;
-    cb->sequence_point = on_sequence_point;
+    *cb = (nt_callbacks){
+        .trace = on_trace,
+        .sample = on_sample,
+        .method = tr_on_method,
+        .module = tr_on_module,
+        .assembly = tr_on_assembly,
+        .sequence_point = on_sequence_point,
+    };
 }
 static int cmp_ticks(const void *a, const void *b, void *ctx)
 {

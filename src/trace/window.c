@@ -195,13 +195,14 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
 
 void nt_trace_window_callbacks(nt_callbacks *cb)
 {
-    memset(cb, 0, sizeof *cb);
-    cb->trace = on_trace;
-    cb->sample = on_sample;
-    cb->sequence_point = on_sequence_point;
-    cb->method = on_method;
-    cb->module = on_module;
-    cb->assembly = on_assembly;
+    *cb = (nt_callbacks){
+        .trace = on_trace,
+        .sample = on_sample,
+        .sequence_point = on_sequence_point,
+        .method = on_method,
+        .module = on_module,
+        .assembly = on_assembly,
+    };
 }
 
 /* Every remembered record into the window's builder, in arrival order. */
