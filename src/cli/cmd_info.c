@@ -2,6 +2,7 @@
  * parser from a shell.  Counts cover what was read, also when the stream is
  * truncated or damaged. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/time_opt.h"
 #include "common/json.h"
 #include "common/text_escape.h"
@@ -198,11 +199,9 @@ int cmd_info(int argc, char **argv)
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
-        usage(stderr);
+    const char *path = cli_file_operand(argc, argv, usage);
+    if (!path)
         return CLI_EXIT_USAGE;
-    }
-    const char *path = argv[optind];
 
     info_state st = { 0 };
     nt_mem_init(&st.mem, NULL);

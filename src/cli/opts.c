@@ -3,6 +3,7 @@
 #include "cli/time_opt.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,4 +36,12 @@ bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int6
             "  (ns, us, ms, s, m: 500ms, 2s), not '%s'\n",
             cmd, opt, most, default_unit_ns == 1000000000 ? "seconds" : "ns", arg);
     return false;
+}
+
+const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *))
+{
+    if (optind == argc - 1)
+        return argv[optind];
+    usage(stderr);
+    return NULL;
 }

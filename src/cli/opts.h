@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* A decimal (or 0x hex) integer in [min, max].  On failure prints
  * "nettrace CMD: OPT wants a number from MIN to MAX, not 'ARG'" and returns false. */
@@ -16,5 +17,9 @@ bool cli_u64_option(const char *cmd, const char *opt, const char *arg, uint64_t 
  * in [0, max_ns].  Prints the usage error and returns false otherwise. */
 bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int64_t default_unit_ns,
                          int64_t max_ns, int64_t *out);
+
+/* The one FILE operand a command takes after its options (argv[optind]), or
+ * NULL after printing the command's usage on standard error (a usage error). */
+const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *));
 
 #endif
