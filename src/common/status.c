@@ -1,5 +1,8 @@
 /* Version, status names, limits defaults and clock conversion. */
 #include "common/limits.h"
+#include "common/status.h"
+
+#include <stdio.h>
 
 const char *nt_version(void) { return NT_VERSION_STRING; }
 
@@ -29,6 +32,16 @@ const char *nt_status_describe(nt_status s) { return status_text(s, true); }
     X(max_threads, NT_DEFAULT_MAX_THREADS)                                                                  \
     X(max_array_elements, NT_DEFAULT_MAX_ARRAY_ELEMENTS)                                                    \
     X(max_field_depth, NT_DEFAULT_MAX_FIELD_DEPTH)
+
+size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap)
+{
+    char what[NT_FAILURE_WHAT_MAX];
+    vsnprintf(what, what_max < sizeof what ? what_max : sizeof what, fmt, ap);
+    int n = snprintf(msg, size, "%s: %s", nt_status_name(s), what);
+    if (n < 0)
+        return 0;
+    return (size_t)n < size ? (size_t)n : size - 1;
+}
 
 void nt_limits_default(nt_limits *lim)
 {

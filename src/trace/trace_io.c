@@ -16,12 +16,17 @@ static void set_msg(char *msg, size_t size, const char *text)
 }
 
 /* Start a parser whose callbacks build a trace. */
-static nt_status begin(const nt_trace_options *opt, bool aggregate, nt_trace_builder **b, nt_parser **p)
+/* A builder and its parser for one read; *out NULL until end().  Short of
+ * memory the message says so. */
+static nt_status begin(const nt_trace_options *opt, bool aggregate, nt_trace_builder **b, nt_parser **p,
+                       nt_trace **out, char *msg, size_t msg_size)
 {
+    *out = NULL;
+    *p = NULL;
     const nt_allocator *alloc = opt ? opt->alloc : NULL;
     *b = nt_trace_builder_new(alloc);
     if (!*b)
-        return NT_ERR_NOMEM;
+        goto nomem;
     nt_trace_builder_set_limits(*b, opt ? opt->trace_limits : NULL);
     if (aggregate)
         nt_trace_builder_count_samples(*b);
@@ -30,10 +35,13 @@ static nt_status begin(const nt_trace_options *opt, bool aggregate, nt_trace_bui
     *p = nt_parser_new(&cb, *b, opt ? opt->limits : NULL, alloc);
     if (!*p) {
         nt_trace_builder_free(*b);
-        return NT_ERR_NOMEM;
+        goto nomem;
     }
     nt_parser_set_lazy_names(*p, true); /* the builder converts only the names it keeps */
     return NT_OK;
+nomem:
+    set_msg(msg, msg_size, "out of memory");
+    return NT_ERR_NOMEM;
 }
 
 /* Finish: the trace is handed over whenever the header was read. */
@@ -77,14 +85,11 @@ static bool again(nt_trace **out)
 static nt_status from_buffer(const void *data, size_t len, const nt_trace_options *opt, bool aggregate,
                              nt_trace **out, char *msg, size_t msg_size)
 {
-    *out = NULL;
     nt_trace_builder *b;
     nt_parser *p;
-    nt_status s = begin(opt, aggregate, &b, &p);
-    if (s != NT_OK) {
-        set_msg(msg, msg_size, "out of memory");
+    nt_status s = begin(opt, aggregate, &b, &p, out, msg, msg_size);
+    if (s != NT_OK)
         return s;
-    }
     s = nt_parser_feed(p, data, len);
     if (s == NT_OK)
         s = nt_parser_finish(p);
@@ -106,14 +111,11 @@ nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_opti
 static nt_status from_fd(int fd, const nt_trace_options *opt, bool aggregate, nt_trace **out, char *msg,
                          size_t msg_size)
 {
-    *out = NULL;
     nt_trace_builder *b;
     nt_parser *p;
-    nt_status s = begin(opt, aggregate, &b, &p);
-    if (s != NT_OK) {
-        set_msg(msg, msg_size, "out of memory");
+    nt_status s = begin(opt, aggregate, &b, &p, out, msg, msg_size);
+    if (s != NT_OK)
         return s;
-    }
     nt_feed_options fo = { 0 };
     if (opt) {
         fo.deadline_ns = opt->deadline_ns;
