@@ -451,6 +451,13 @@ NT_API uint64_t nt_parser_error_offset(const nt_parser *p);
 NT_API const char *nt_parser_message(const nt_parser *p);
 /** The trace header, or NULL before it was read. */
 NT_API const nt_trace_info *nt_parser_trace_info(const nt_parser *p);
+/**
+ * The format version the stream's header declares, as soon as it is read,
+ * also when the parser refuses that version: 3 for a NetPerf stream (whose
+ * Trace object version 3 is read before the refusal), 4 for NetTrace V4/V5,
+ * 6 (or the higher major refused) for V6.  0 before it is known.
+ */
+NT_API uint32_t nt_parser_format_version(const nt_parser *p);
 /** Release the parser (NULL is fine). */
 NT_API void nt_parser_free(nt_parser *p);
 

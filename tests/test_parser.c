@@ -203,6 +203,40 @@ LTest(parser, v6_and_netperf_are_unsupported)
     tb_free(&b);
 }
 
+/* A NetPerf stream is refused, but the version its header says is read first
+ * and reported (info prints it); cut before it, it is refused all the same. */
+LTest(parser, netperf_reports_its_version)
+{
+    tb b = { 0 };
+    tb_u32(&b, 20);
+    tb_bytes(&b, "!FastSerialization.1", 20);
+    tb_bytes(&b, "\x04\x04\x01", 3); /* BeginObject, type: BeginObject NullReference */
+    tb_u32(&b, 3);                    /* Trace object version */
+    tb_u32(&b, 0);
+    tb_u32(&b, 5);
+    tb_bytes(&b, "Trace\x06", 6);
+    for (size_t cut = 0; cut <= b.n; cut++) {
+        nt_parser *p = nt_parser_new(NULL, NULL, NULL, NULL);
+        cr_assert(p);
+        nt_status s = nt_parser_feed(p, b.d, cut);
+        if (s == NT_OK)
+            s = nt_parser_finish(p);
+        bool past_version = cut >= 4 + 20 + 3 + 4;
+        if (cut < 8)
+            cr_expect_eq(s, NT_ERR_NOT_NETTRACE, "cut %zu: %s", cut, nt_status_name(s));
+        else
+            cr_expect_eq(s, NT_ERR_UNSUPPORTED_VERSION, "cut %zu: %s", cut, nt_status_name(s));
+        cr_expect_eq(nt_parser_format_version(p), past_version ? 3u : 0u, "cut %zu", cut);
+        cr_expect_null(nt_parser_trace_info(p));
+        if (past_version) {
+            cr_expect(strstr(nt_parser_message(p), "format version 3") != NULL, "%s", nt_parser_message(p));
+            cr_expect_eq(nt_parser_error_offset(p), 27);
+        }
+        nt_parser_free(p);
+    }
+    tb_free(&b);
+}
+
 LTest(parser, header_only_is_no_events)
 {
     tb b = { 0 };

@@ -17,6 +17,8 @@ enum {
     ST_MAGIC,        /* 8: "Nettrace" */
     ST_AFTER_MAGIC,  /* 4: 20 (FastSerialization header length) or 0 (V6) */
     ST_FS_HEADER,    /* 20: "!FastSerialization.1" */
+    ST_NETPERF_HEAD, /* 16 + 1 + 6: the rest of a NetPerf stream's "!FastSerialization.1", the Trace
+                      * object's BeginObject, BeginObject NullReference version (read, then refused) */
     ST_V6_VERSION,   /* 8: major, minor */
     ST_OBJ_TAG,      /* 1: BeginPrivateObject or NullReference (end of stream) */
     ST_TYPE_HEADER,  /* 14: BeginPrivateObject NullReference version minReader nameLen */
@@ -134,9 +136,13 @@ static nt_status step(nt_parser *p, const uint8_t *u)
             set_state(p, ST_AFTER_MAGIC, 4);
             return NT_OK;
         }
-        if (nt_le32(u) == 20 && memcmp(u + 4, "!Fas", 4) == 0)
-            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0,
-                           "NetPerf (format V3) stream; only NetTrace V4/V5 and V6 are read");
+        /* NetPerf: the FastSerialization header with no magic.  Framed as far
+         * as its Trace object's version, which is then refused (and reported). */
+        if (nt_le32(u) == 20 && memcmp(u + 4, NT_FMT_FS_HEADER, 4) == 0) {
+            p->netperf = true;
+            set_state(p, ST_NETPERF_HEAD, NT_FMT_FS_HEADER_LEN - 4 + 1 + 6);
+            return NT_OK;
+        }
         return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
     case ST_AFTER_MAGIC: {
         uint32_t v = nt_le32(u);
@@ -157,6 +163,16 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         p->info.format_major = 4;
         set_state(p, ST_OBJ_TAG, 1);
         return NT_OK;
+    case ST_NETPERF_HEAD: {
+        const uint8_t *obj = u + NT_FMT_FS_HEADER_LEN - 4;
+        if (memcmp(u, NT_FMT_FS_HEADER + 4, NT_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != NT_TAG_BEGIN_OBJECT ||
+            obj[1] != NT_TAG_BEGIN_OBJECT || obj[2] != NT_TAG_NULL_REFERENCE)
+            return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
+        p->info.format_major = nt_le32(obj + 3); /* NetPerf's format version is its Trace object's version */
+        return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + (uint64_t)(obj + 3 - u),
+                       "NetPerf stream of format version %u; only NetTrace V4/V5 and V6 are read",
+                       p->info.format_major);
+    }
     case ST_V6_VERSION: {
         uint32_t major = nt_le32(u), minor = nt_le32(u + 4);
         p->info.format_major = major;
@@ -376,6 +392,8 @@ nt_status nt_parser_finish(nt_parser *p)
             return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "empty input");
         if (p->state == ST_MAGIC)
             return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "input shorter than the magic");
+        if (p->netperf) /* cut before its version: refused all the same */
+            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0, "NetPerf stream; only NetTrace V4/V5 and V6 are read");
         return nt_fail(p, NT_ERR_TRUNCATED, p->unit_off, "the stream ends inside its header");
     }
     /* Ended at an object boundary with no events at all: a header and nothing else. */
@@ -403,6 +421,11 @@ const char *nt_parser_message(const nt_parser *p)
 const nt_trace_info *nt_parser_trace_info(const nt_parser *p)
 {
     return p && p->have_trace ? &p->info : NULL;
+}
+
+uint32_t nt_parser_format_version(const nt_parser *p)
+{
+    return p ? p->info.format_major : 0;
 }
 
 void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out)
