@@ -233,11 +233,17 @@ typedef struct nt_event_desc {
     const struct nt_schema *schema; /**< private: the table layout fields decode with (NULL: metadata fields) */
 } nt_event_desc;
 
-/** A stack: IPs innermost first, widened to 64 bits for every pointer size. */
+/**
+ * A stack: IPs innermost first, widened to 64 bits for every pointer size.
+ * Stack ids are scoped by sequence points (the ids restart after each one):
+ * (interval, id) names one stack for the whole stream, so a consumer that
+ * keeps stacks by id across sequence points keys them by both.
+ */
 typedef struct nt_stack {
     uint32_t id;
     uint32_t count;
     const uint64_t *ips;
+    uint32_t interval;  /**< sequence points read before this stack's interval: 0, then +1 at each (wraps at 2^32) */
 } nt_stack;
 
 /** One event: header fields and raw payload. */

@@ -57,6 +57,7 @@ typedef struct seen {
     nt_sample s[4];
     uint64_t ips[4][4];
     int depth[4]; /* -1: no stack */
+    uint32_t interval[4];
     int sps;
     int events;
     int metadata;
@@ -70,6 +71,7 @@ static int on_sample(void *u, const nt_sample *s)
         for (uint32_t i = 0; s->stack && i < s->stack->count && i < 4; i++)
             x->ips[x->samples][i] = s->stack->ips[i];
         x->depth[x->samples] = s->stack ? (int)s->stack->count : -1; /* the pointer dies with the callback */
+        x->interval[x->samples] = s->stack ? s->stack->interval : UINT32_MAX;
     }
     x->samples++;
     return 0;
@@ -515,6 +517,10 @@ LTest(parser, empty_stack_and_reset_at_sequence_points)
     cr_expect_eq(x.ips[1][1], 0xA2);
     cr_expect_eq(x.ips[2][0], 0xC1, "stack ids restart after a sequence point");
     cr_expect_eq(x.depth[3], -1, "a stale id resolves to nothing");
+    /* the parser says which interval an id belongs to: (interval, id) is unique */
+    cr_expect_eq(x.interval[0], 0);
+    cr_expect_eq(x.interval[1], 0);
+    cr_expect_eq(x.interval[2], 1, "the stack after the first sequence point is of interval 1");
     tb_free(&b);
 }
 

@@ -82,7 +82,7 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         t->ips_len += frames;
         p->stats.stacks++;
         if (p->cb.stack) {
-            nt_stack s = { first + i, frames, dst };
+            nt_stack s = { first + i, frames, dst, t->interval };
             nt_status st = NT_CALL(p, stack, &s);
             if (st)
                 return st;

@@ -30,7 +30,6 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     nt_trace_builder_set_limits(b, NULL);
     b->sorted = true;
     b->last_ticks = INT64_MIN;
-    b->gen = 1;
     for (size_t i = 0; i < TR_TCACHE; i++)
         b->tcache[i].index = UINT32_MAX;
     for (size_t i = 0; i < TR_ACACHE; i++)
@@ -177,7 +176,7 @@ static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s,
 {
     uint32_t st = intern_stack(b, n ? s->stack->ips : NULL, n);
     if (st != UINT32_MAX && n)
-        *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
+        *c = (tr_idcache){ s->stack->interval, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
     if (st == UINT32_MAX && !b->failed)
         tr_fail(b, NT_ERR_NOMEM);
     return st;
@@ -349,7 +348,7 @@ static int on_sample(void *user, const nt_sample *s)
         b->t->samples_unknown_stack++;
     uint32_t st;
     tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
-    if (n && c->gen == b->gen && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
+    if (n && c->interval == s->stack->interval && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
         c->last == s->stack->ips[n - 1])
         st = c->istack;
     else if ((st = stack_slow(b, s, n, c)) == UINT32_MAX)
@@ -373,14 +372,6 @@ static int on_sample(void *user, const nt_sample *s)
     return 0;
 }
 
-static int on_sequence_point(void *user, const nt_sequence_point *sp)
-{
-    (void)sp;
-    nt_trace_builder *b = user;
-    b->gen++; /* the parser's stack ids restart */
-    return 0;
-}
-
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
     *cb = (nt_callbacks){
@@ -389,7 +380,6 @@ void nt_trace_builder_callbacks(nt_callbacks *cb)
         .method = tr_on_method,
         .module = tr_on_module,
         .assembly = tr_on_assembly,
-        .sequence_point = on_sequence_point,
     };
 }
 static int cmp_ticks(const void *a, const void *b, void *ctx)

@@ -187,18 +187,11 @@ static int on_sample(void *user, const nt_sample *s)
     return 0;
 }
 
-static int on_sequence_point(void *user, const nt_sequence_point *sp)
-{
-    nt_trace_window *w = user;
-    return w->b ? w->bcb.sequence_point(w->b, sp) : 0;
-}
-
 void nt_trace_window_callbacks(nt_callbacks *cb)
 {
     *cb = (nt_callbacks){
         .trace = on_trace,
         .sample = on_sample,
-        .sequence_point = on_sequence_point,
         .method = on_method,
         .module = on_module,
         .assembly = on_assembly,
