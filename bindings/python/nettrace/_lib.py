@@ -13,7 +13,7 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_in
 def _load():
     # NETTRACE_LIBRARY names the shared object (the build tree's, in tests);
     # otherwise the installed libnettrace.
-    path = os.environ.get("NETTRACE_LIBRARY") or ctypes.util.find_library("nettrace") or "libnettrace.so.0"
+    path = os.environ.get("NETTRACE_LIBRARY") or ctypes.util.find_library("nettrace") or "libnettrace.so.1"
     return ctypes.CDLL(path)
 
 
