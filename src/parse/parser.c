@@ -165,7 +165,7 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         return NT_OK;
     case ST_NETPERF_HEAD: {
         const uint8_t *obj = u + NT_FMT_FS_HEADER_LEN - 4;
-        if (memcmp(u, NT_FMT_FS_HEADER + 4, NT_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != NT_TAG_BEGIN_OBJECT ||
+        if (memcmp(u, &NT_FMT_FS_HEADER[4], NT_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != NT_TAG_BEGIN_OBJECT ||
             obj[1] != NT_TAG_BEGIN_OBJECT || obj[2] != NT_TAG_NULL_REFERENCE)
             return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
         p->info.format_major = nt_le32(obj + 3); /* NetPerf's format version is its Trace object's version */
