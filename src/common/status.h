@@ -12,6 +12,10 @@
 /* msg (size bytes) = "NAME: WHAT", NAME the status's short name and WHAT fmt
  * over ap cut to what_max - 1 bytes (what_max at most NT_FAILURE_WHAT_MAX).
  * Returns the length written, so a caller can append where it happened. */
-size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap);
+size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 0)))
+#endif
+    ;
 
 #endif
