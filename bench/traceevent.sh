@@ -10,6 +10,8 @@
 #   speedscope nettrace stacks -f speedscope  vs dotnet-trace convert --format Speedscope
 #   fields     bench_ours fields, nettrace events --json  vs BenchTraceEvent fields
 #              (every PayloadValue(i) of every event)
+#   profiles   bench_ours profiles    vs BenchTraceEvent profiles (allocation
+#              ticks, exceptions, contention merged per stack with TraceLog)
 # and checks that both sides counted the same events, samples and frames.
 #
 # Files: large traces of tests/workloads/BenchLoad recorded on demand by
@@ -149,12 +151,14 @@ for f in "${files[@]}"; do
     measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tc=$C; tm=$M
     measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"
     st=$T; sc=$C; sm=$M
+    measure "$name.profiles" "$n" "$ours" profiles "$f"; prt=$T; prc=$C; prm=$M
     measure "$name.fields" "$n" "$ours" fields "$f"; ft=$T; fc=$C; fm=$M
     measure "$name.events" "$n" sh -c '"$1" events --json "$2" > /dev/null' - "$nettrace" "$f"; et=$T; ec=$C; em=$M
     if [ -z "$te" ]; then
         printf '  %-10s %-22s %7.3f %7.3f %8.1f\n' read "parser, all callbacks" "$pt" "$pc" "$pm" \
             resolved "trace + frame names" "$tt" "$tc" "$tm" speedscope "nettrace stacks" "$st" "$sc" "$sm" \
-            fields "every field value" "$ft" "$fc" "$fm" events "nettrace events --json" "$et" "$ec" "$em"
+            fields "every field value" "$ft" "$fc" "$fm" events "nettrace events --json" "$et" "$ec" "$em" \
+            profiles "nt_profile (events)" "$prt" "$prc" "$prm"
         continue
     fi
     measure "$name.read" "$n" "$te" read "$f"
@@ -182,6 +186,9 @@ for f in "${files[@]}"; do
     row events "nettrace events --json" "$et" "$ec" "$em" "AllEvents+PayloadValue" "$T" "$C" "$M" -
     echo "  read:     $(same "$(cat "$out/$name.parse.txt")" "$(cat "$out/$name.read.txt")")"
     echo "  fields:   $(same "$(cut -d' ' -f1,2 "$out/$name.fields.txt")" "$(cut -d' ' -f1,2 "$out/$name.tefields.txt")") (values: ours $(cut -d' ' -f4 "$out/$name.fields.txt"), TraceEvent $(cut -d' ' -f4 "$out/$name.tefields.txt"): the two count differently, see README)"
+    measure "$name.te-profiles" "$n" "$te" profiles "$f"
+    row profiles "nt_profile (events)" "$prt" "$prc" "$prm" "TraceLog + typed events" "$T" "$C" "$M" 20
+    echo "  profiles: $(same "$(cat "$out/$name.profiles.txt")" "$(cat "$out/$name.te-profiles.txt")")"
     echo "  resolved: $(same "$(cat "$out/$name.trace.txt")" "$(cat "$out/$name.tracelog.txt")")"
 done
 

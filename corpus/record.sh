@@ -5,11 +5,14 @@
 #
 #   corpus/record.sh                 record every trace
 #   corpus/record.sh spin-threads    record one (spin-threads, call-tree,
-#                                    spin-threads-dotnet-trace, event-fields)
+#                                    spin-threads-dotnet-trace, event-fields,
+#                                    profile-alloc, profile-exceptions,
+#                                    profile-contention, profile-gc)
 #
 # Environment: DURATION_MS (default 2000) is the workload's run time;
 # DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
-# for spin-threads-dotnet-trace.  Recordings differ run to run (timing, ids,
+# for spin-threads-dotnet-trace; NETTRACE (default: nettrace in the top directory, the tool of this
+# current build tree) records the profile-* traces.  Recordings differ run to run (timing, ids,
 # addresses): update corpus/README.md and regenerate tests/expected with
 # tools/oracle/run.sh after re-recording.
 set -euo pipefail
@@ -87,13 +90,43 @@ record_collect() {
     check_size "$out"
 }
 
+# record_profile NAME MODE PROFILES: ProfileLoad MODE under our own
+# `nettrace collect --profile PROFILES` (IPC; rundown when the session is
+# stopped).  The workload waits for a go file, so the session sees its whole
+# round, and for a quit file, so the runtime is alive for the rundown.
+record_profile() {
+    local out="$here/$1.nettrace" dir log pid cpid tool=${NETTRACE:-$top/nettrace}
+    build ProfileLoad
+    dir=$(mktemp -d)
+    log="$dir/log"
+    rm -f "$out"
+    dotnet "$workloads/ProfileLoad/bin/Release/net10.0/ProfileLoad.dll" "$2" --go "$dir/go" --quit "$dir/quit" >"$log" &
+    pid=$!
+    for _ in $(seq 1 300); do grep -q '^ready' "$log" && break; sleep 0.1; done
+    "$tool" collect -q -p "$pid" -o "$out" --providers Workloads-Profiles:0:5 --profile "$3" &
+    cpid=$!
+    # The stream's first bytes mean the session is running.
+    for _ in $(seq 1 300); do [ -s "$out" ] && break; sleep 0.05; done
+    sleep 0.3
+    touch "$dir/go"
+    for _ in $(seq 1 600); do grep -q '^done' "$log" && break; sleep 0.1; done
+    sleep 0.3
+    kill -INT "$cpid"
+    wait "$cpid"
+    touch "$dir/quit"
+    wait "$pid"
+    rm -rf "$dir"
+    check_size "$out"
+}
+
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 
 # GC 0x1, Loader 0x8, JIT 0x10, Contention 0x4000, Exception 0x8000,
 # Threading 0x10000; TplEventSource Tasks 0x2 + TaskTransfer 0x1.
 fields_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1C019:5,System.Threading.Tasks.TplEventSource:0x3:5,Workloads-EventFields:0:5'
 
-for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields; do
+for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields profile-alloc profile-exceptions \
+    profile-contention profile-gc; do
     want "$@" || continue
     case $TARGET in
         spin-threads) record_env spin-threads SpinThreads Workloads-SpinThreads:0:5 ;;
@@ -101,6 +134,10 @@ for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields; do
         spin-threads-dotnet-trace)
             record_dotnet_trace spin-threads-dotnet-trace SpinThreads Workloads-SpinThreads:0:5 ;;
         event-fields) record_collect event-fields EventFields "$fields_providers" ;;
+        profile-alloc) record_profile profile-alloc alloc cpu,alloc ;;
+        profile-exceptions) record_profile profile-exceptions throw cpu,exceptions ;;
+        profile-contention) record_profile profile-contention contention cpu,contention ;;
+        profile-gc) record_profile profile-gc gc cpu,gc ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

@@ -13,7 +13,8 @@ tests_conformance_edges_LDADD = libnettrace_core.la
 TESTS += tests/conformance.sh
 EXTRA_DIST += tests/conformance.sh tests/conformance/README.md tests/conformance/compare.py \
 	tests/conformance/Conformance.csproj tests/conformance/Program.cs \
-	tests/conformance/Fields.cs tests/conformance/compare_fields.py
+	tests/conformance/Fields.cs tests/conformance/compare_fields.py \
+	tests/conformance/Profiles.cs tests/conformance/compare_profiles.py
 
 .PHONY: conformance
 conformance: nettrace$(EXEEXT) tests/conformance_edges$(EXEEXT)

@@ -66,4 +66,8 @@ if [ -d "$shared" ]; then
 else
     echo "conformance: $shared is absent (set NETTRACE_SHARED_CORPUS): comparing corpus/ only"
 fi
-exec python3 "$src/tests/conformance/compare.py" --nettrace "$nt" --conformance "$dll" "$@"
+rc=0
+python3 "$src/tests/conformance/compare.py" --nettrace "$nt" --conformance "$dll" "$@" || rc=$?
+# The event profiles and the GC timeline (tests/conformance/compare_profiles.py).
+python3 "$src/tests/conformance/compare_profiles.py" --nettrace "$nt" --conformance "$dll" "$@" || rc=$?
+exit $rc

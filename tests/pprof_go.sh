@@ -28,4 +28,23 @@ if grep -qi "warning\|not available" "$tmp/top.txt"; then fail "go tool pprof wa
 go tool pprof -raw "$tmp/p.pb.gz" 2>/dev/null | grep -q 'SpinThreads.dll' || fail "no mapping names the program's module file"
 # the wall-time sample type is there too and adds up to more than the samples' count
 go tool pprof -sample_index=1 -top -nodecount=1 "$tmp/p.pb.gz" 2>&1 | grep -q "Type: wall" || fail "no wall-time sample type"
+
+# Each event profile's export carries Go's sample types, and the workload's
+# own sites are on top (corpus/profile-*.nettrace, see corpus/README.md).
+check_profile() { # KIND TRACE SAMPLE_INDEX UNIT_PATTERN TOTAL_PATTERN TOP_METHOD
+    "$nt" stacks --profile "$1" -f pprof -o "$tmp/$1.pb.gz" "$top_srcdir/corpus/$2.nettrace" || fail "stacks --profile $1 exited $?"
+    go tool pprof -sample_index="$3" -top -nodecount=4 "$tmp/$1.pb.gz" > "$tmp/$1.txt" 2>&1 || { cat "$tmp/$1.txt"; fail "go tool pprof failed on $1"; }
+    cat "$tmp/$1.txt"
+    grep -q "^Type: $3\$" "$tmp/$1.txt" || fail "$1: no sample type $3"
+    grep -Eq "Total samples = $5" "$tmp/$1.txt" || fail "$1: total is not $5"
+    grep -q "$6" "$tmp/$1.txt" || fail "$1: $6 is not among the top rows"
+    # the mappings as for the CPU profile: no warning, the workload's module file named
+    if grep -qi "warning\|not available" "$tmp/$1.txt"; then fail "$1: go tool pprof warns"; fi
+    go tool pprof -raw "$tmp/$1.pb.gz" 2>/dev/null | grep -q 'ProfileLoad.dll' || fail "$1: no mapping names ProfileLoad.dll"
+}
+check_profile alloc profile-alloc alloc_space MB '9[0-9]\.[0-9]+MB' 'Allocs.AllocNodes'
+check_profile alloc profile-alloc alloc_objects count '840\b' 'Allocs.AllocNodes'
+check_profile exceptions profile-exceptions exceptions count '600\b' 'EH.DispatchEx'
+check_profile contention profile-contention delay ns '8[0-9][0-9]\.[0-9]+ms' 'Monitor.Enter_Slowpath'
+check_profile contention profile-contention contentions count '20\b' 'Monitor.Enter_Slowpath'
 echo ok

@@ -238,3 +238,16 @@ TESTS += tests/man_flags.sh
 EXTRA_DIST += tests/man_flags.sh
 TESTS += tests/man_api.sh
 EXTRA_DIST += tests/man_api.sh
+# ---- event profiles (allocations, exceptions, contention, GC) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_profile
+TESTS += tests/test_profile
+endif
+tests_test_profile_SOURCES = tests/test_profile.c
+tests_test_profile_CPPFLAGS = $(T_CPP)
+tests_test_profile_CFLAGS = $(T_CC)
+tests_test_profile_LDADD = $(T_LIBS)
+tests_test_profile_LDFLAGS = $(T_LINK)
+# The live event profiles against a real .NET process (skips without dotnet).
+TESTS += tests/profile_live.sh
+EXTRA_DIST += tests/profile_live.sh

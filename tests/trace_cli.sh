@@ -153,6 +153,19 @@ assert d["activeProfileIndex"] == 0 and d["name"] == "spin-threads.nettrace", d[
 PY
     n_prof=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["profiles"]))' "$TMP/s.json")
     [ "$n_prof" -eq 3 ] && ok "one profile per thread" || fail "$n_prof profiles"
+    # an event profile the same way: valid, in bytes, the busiest thread first, weights = the events' bytes
+    ALLOC="$top_srcdir/corpus/profile-alloc.nettrace"
+    alloc_bytes=$("$NT" samples --profile alloc "$ALLOC" | awk '{s += $3} END {print s}')
+    "$NT" stacks --profile alloc --by-label -f speedscope -o "$TMP/sa.json" "$ALLOC" &&
+        python3 "$top_srcdir/tests/speedscope_check.py" "$TMP/sa.json" "$alloc_bytes" &&
+        python3 - "$TMP/sa.json" <<'PY' && ok "speedscope --profile alloc: valid, bytes, busiest first" \
+        || fail "speedscope --profile alloc"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ends = [p["endValue"] for p in d["profiles"]]
+assert all(p["unit"] == "bytes" for p in d["profiles"]), "units"
+assert len(ends) > 1 and ends == sorted(ends, reverse=True), ends
+PY
 else
     echo "SKIP (part): python3 absent, speedscope output not checked"
 fi

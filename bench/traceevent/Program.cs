@@ -17,6 +17,7 @@
 //                                   and each frame's method name read (our
 //                                   resolved trace); prints "samples N frames N"
 using System;
+using System.Collections.Generic;
 using System.IO;
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Etlx;
@@ -36,9 +37,11 @@ namespace BenchTraceEvent
                 return Read(args[1]);
             if (args.Length == 2 && args[0] == "tracelog")
                 return Resolve(args[1]);
+            if (args.Length == 2 && args[0] == "profiles")
+                return Profiles(args[1]);
             if (args.Length == 2 && args[0] == "fields")
                 return Fields(args[1]);
-            Console.Error.WriteLine("usage: BenchTraceEvent read|fields|tracelog FILE");
+            Console.Error.WriteLine("usage: BenchTraceEvent read|fields|tracelog|profiles FILE");
             return 2;
         }
 
@@ -98,6 +101,74 @@ namespace BenchTraceEvent
                 source.Process();
             }
             Console.WriteLine($"events {events}");
+            GC.KeepAlive(s_sink);
+            return 0;
+        }
+
+        // The event profiles as a TraceEvent user would aggregate them: TraceLog
+        // for the stacks, the typed CLR events merged per (type, heap, stack) /
+        // (exception type, stack) / (start stack), contention paired per
+        // thread; the frame names of every distinct stack read once.
+        private static int Profiles(string path)
+        {
+            string etlx = Path.Combine(Path.GetTempPath(), $"bench-traceevent-{Environment.ProcessId}.etlx");
+            long allocEvents = 0, allocBytes = 0, exceptions = 0, waits = 0, waitNs = 0;
+            var alloc = new Dictionary<(string, int, int, int), long>();
+            var exc = new Dictionary<(string, int, int), long>();
+            var cont = new Dictionary<(int, int), long>();
+            var open = new Dictionary<int, (long qpc, int stack)>();
+            try
+            {
+                TraceLog.CreateFromEventPipeDataFile(path, etlx);
+                using (var log = new TraceLog(etlx))
+                {
+                    long freq = (long)(typeof(TraceLog).GetField("_QPCFreq", System.Reflection.BindingFlags.Instance |
+                        System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Public)?.GetValue(log) ?? 1000000000L);
+                    foreach (TraceEvent ev in log.Events)
+                    {
+                        switch (ev)
+                        {
+                            case GCAllocationTickTraceData a:
+                                long bytes = ev.Version >= 2 ? a.AllocationAmount64 : a.AllocationAmount;
+                                var ka = (ev.Version >= 2 ? a.TypeName : "", (int)a.AllocationKind, ev.ThreadID, (int)ev.CallStackIndex());
+                                alloc[ka] = alloc.GetValueOrDefault(ka) + bytes;
+                                allocEvents++;
+                                allocBytes += bytes;
+                                break;
+                            case ExceptionTraceData x:
+                                var kx = (x.ExceptionType, ev.ThreadID, (int)ev.CallStackIndex());
+                                exc[kx] = exc.GetValueOrDefault(kx) + 1;
+                                exceptions++;
+                                break;
+                            case ContentionStartTraceData:
+                                open[ev.ThreadID] = (ev.TimeStampQPC, (int)ev.CallStackIndex());
+                                break;
+                            case ContentionStopTraceData:
+                                if (open.Remove(ev.ThreadID, out var st))
+                                {
+                                    long ns = (long)((Int128)ev.TimeStampQPC * 1000000000 / freq - (Int128)st.qpc * 1000000000 / freq);
+                                    var kc = (ev.ThreadID, st.stack);
+                                    cont[kc] = cont.GetValueOrDefault(kc) + ns;
+                                    waits++;
+                                    waitNs += ns;
+                                }
+                                break;
+                        }
+                    }
+                    var stacks = new HashSet<int>();
+                    foreach (var k in alloc.Keys) stacks.Add(k.Item4);
+                    foreach (var k in exc.Keys) stacks.Add(k.Item3);
+                    foreach (var k in cont.Keys) stacks.Add(k.Item2);
+                    foreach (int si in stacks)
+                        for (TraceCallStack s = si < 0 ? null : log.CallStacks[(CallStackIndex)si]; s != null; s = s.Caller)
+                            s_sink += s.CodeAddress.FullMethodName.Length + s.CodeAddress.ModuleName.Length;
+                }
+            }
+            finally
+            {
+                File.Delete(etlx);
+            }
+            Console.WriteLine($"alloc {allocEvents} {allocBytes} exceptions {exceptions} contention {waits} {waitNs}");
             GC.KeepAlive(s_sink);
             return 0;
         }

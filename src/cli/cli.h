@@ -20,11 +20,26 @@ int cli_exit_code(nt_status s);
  * Shows a progress bar on a terminal when the read takes a while. */
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
 
+/* The output of an export: path ("-" or NULL: standard output) opened for
+ * writing (false with the reason on stderr), with the progress bar's
+ * "writing" phase; cli_write_file, an nt_sink_fn over it (user: the
+ * cli_output); and the end, which flushes, closes (not standard output),
+ * reports a failed write or status s, and returns rc or CLI_EXIT_ERROR. */
+typedef struct cli_output {
+    FILE *f;
+    const char *path;
+    uint64_t written;
+} cli_output;
+bool cli_output_open(cli_output *o, const char *path);
+int cli_write_file(void *user, const void *data, size_t len);
+int cli_output_close(cli_output *o, nt_status s, int rc);
+
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_samples(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_stacks(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_top_live(int argc, char **argv);
 int cmd_ps(int argc, char **argv);

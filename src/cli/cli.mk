@@ -9,12 +9,15 @@ nettrace_SOURCES = \
 	src/cli/select.c src/cli/select.h \
 	src/cli/trace_load.c src/cli/trace_load.h \
 	src/cli/session_opts.c src/cli/session_opts.h \
+	src/cli/profile_presets.c src/cli/profile_presets.h \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h \
 	src/cli/cmd_events.c src/cli/event_format.c src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h \
 	src/cli/event_stacks.c src/cli/event_stacks.h \
 	src/cli/cmd_samples.c \
 	src/cli/cmd_top.c src/cli/top_print.c src/cli/top_print.h \
 	src/cli/cmd_stacks.c \
+	src/cli/cmd_profile.c src/cli/profile_cli.h \
+	src/cli/cmd_gc.c \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \
 	src/cli/cmd_ps.c \

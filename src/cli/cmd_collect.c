@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/collect.h"
 #include "cli/opts.h"
+#include "cli/profile_presets.h"
 #include "cli/session_opts.h"
 
 #include <errno.h>
@@ -43,6 +44,8 @@ static void collect_usage(FILE *f)
           "      --providers LIST   Name[:keywords[:level[:args]]],... (default: the sample\n"
           "                           profiler and the runtime's loader+JIT keywords,\n"
           "                           verbose)\n"
+          "      --profile NAME[,NAME]  turn on what each named profile needs (the table\n"
+          "                           below)\n"
           "      --buffer-mb N      the runtime's session buffer, 1..65535 MB (default 256)\n"
           "      --no-rundown       no rundown at the stop (code compiled before the\n"
           "                           session stays unnamed)\n"
@@ -54,6 +57,9 @@ static void collect_usage(FILE *f)
           "  -q, --quiet            no progress messages and no counter\n"
           "  -h, --help             this help\n",
           f);
+    fputs("  --profile turns on what each named profile needs (added to --providers; one\n"
+          "  provider named twice gets both keyword sets and the higher level):\n", f);
+    cli_profile_table_print(f);
 }
 
 /* Whether NAME names the process: its comm, its program's file name or its entry assembly. */
@@ -149,6 +155,7 @@ int cmd_collect(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "duration", required_argument, NULL, 'd' },
         { "providers", required_argument, NULL, 'P' },
+        { "profile", required_argument, NULL, 'F' },
         { "buffer-mb", required_argument, NULL, 'b' },
         { "no-rundown", no_argument, NULL, 'R' },
         { "max-bytes", required_argument, NULL, 'm' },
@@ -160,7 +167,7 @@ int cmd_collect(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int32_t pid = 0;
-    const char *name = NULL;
+    const char *name = NULL, *profile = NULL;
     int64_t connect_ns = 10 * NS_PER_S, wait_ns = 0;
     cli_providers providers = { .count = 0 };
     nt_session_config cfg;
@@ -206,9 +213,8 @@ int cmd_collect(int argc, char **argv)
                 fprintf(stderr, "nettrace collect: --providers: %s\n", err);
                 goto out;
             }
-            cfg.providers = providers.list;
-            cfg.provider_count = providers.count;
             break;
+        case 'F': profile = optarg; break;
         case 'b':
             if (!cli_u64_option("collect", "--buffer-mb", optarg, 1, 65535, &v))
                 goto out;
@@ -232,6 +238,14 @@ int cmd_collect(int argc, char **argv)
         fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]\n");
         collect_usage(stderr);
         goto out;
+    }
+    if (profile && !cli_profile_providers(profile, &providers, err, sizeof err)) {
+        fprintf(stderr, "nettrace collect: --profile: %s\n", err);
+        goto out;
+    }
+    if (providers.count) {
+        cfg.providers = providers.list;
+        cfg.provider_count = providers.count;
     }
     cli_interrupts_install();
     if (name && (rc = pid_by_name(name, &pid)) != CLI_EXIT_OK)

@@ -113,9 +113,8 @@ static int on_event(void *user, const nt_event *ev)
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
 {
     events_run *r = user;
-    (void)sp;
     if (r->with_stacks) /* everything waits for the rundown */
-        return 0;
+        return r->stacks.bcb.sequence_point(r->stacks.b, sp);
     return ev_lines_flush(&r->lines, r->out) ? 0 : (r->failed = true);
 }
 

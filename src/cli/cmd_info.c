@@ -9,7 +9,6 @@
 #include "cli/event_types.h"
 #include "common/map.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -194,23 +193,11 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_parser *
 
 int cmd_info(int argc, char **argv)
 {
-    static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
-                                           { "help", no_argument, NULL, 'h' },
-                                           { NULL, 0, NULL, 0 } };
-    bool json = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
-        }
-    }
-    const char *path = cli_file_operand(argc, argv, usage);
-    if (!path)
-        return CLI_EXIT_USAGE;
-
+    bool json;
+    const char *path;
+    int rc = cli_json_file_args(argc, argv, usage, &json, &path);
+    if (rc >= 0)
+        return rc;
     info_state st = { 0 };
     nt_mem_init(&st.mem, NULL);
     cli_event_types_init(&st.types);
@@ -226,7 +213,6 @@ int cmd_info(int argc, char **argv)
     }
     char err[512];
     nt_status s = cli_feed_path(p, path, err, sizeof err);
-    int rc;
     if (s == NT_ERR_IO || st.oom) {
         fprintf(stderr, "nettrace info: %s\n", st.oom ? "out of memory" : err);
         rc = CLI_EXIT_ERROR;

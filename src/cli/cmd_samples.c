@@ -3,9 +3,8 @@
  * frames root first joined by ';', each "<assembly>!<type>.<method>" or
  * "0x<hex ip>", "-" for an empty stack.  Tools and tests compare traces with
  * this format: keep it exactly. */
+#include "cli/profile_cli.h"
 #include "cli/progress.h"
-#include "cli/select.h"
-#include "cli/trace_load.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -29,6 +28,14 @@ static void usage(FILE *f)
           "\n"
           "      --relative     timestamps in ns since the trace's start (its sync time)\n"
           "                       instead of the trace clock\n" CLI_SIGNATURES_HELP CLI_FILTER_HELP
+          "      --profile P    cpu or wall (the default: the thread samples as above),\n"
+          "                       or an event profile, one line per event in time\n"
+          "                       order (of the filters, --thread only):\n"
+          "                         <timestamp_ns> <thread_id> <value> <label> <frames>\n"
+          "                       alloc: value bytes, label <soh|loh|poh|other>:<type>;\n"
+          "                       exceptions: value 1, label <type>; contention: value\n"
+          "                       the wait in ns, label managed|native (:open when no\n"
+          "                       stop came); labels escaped as names are\n"
           "  -h, --help         this help\n",
           f);
 }
@@ -37,18 +44,24 @@ int cmd_samples(int argc, char **argv)
 {
     static const struct option opts[] = { { "relative", no_argument, NULL, 'r' },
                                            { "signatures", no_argument, NULL, 'S' },
+                                           { "profile", required_argument, NULL, 'P' },
                                            CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     cli_filter filter = { 0 };
     bool relative = false;
     unsigned name_flags = 0;
+    nt_profile_kind profile = NT_PROFILE_CPU;
     int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'r': relative = true; break;
         case 'S': name_flags = NT_NAME_SIGNATURE; break;
+        case 'P':
+            if (!cli_profile_parse("samples", optarg, &profile))
+                return CLI_EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             r = cli_filter_option(&filter, "samples", c, optarg);
@@ -63,6 +76,12 @@ int cmd_samples(int argc, char **argv)
     if (optind != argc - 1) {
         usage(stderr);
         return CLI_EXIT_USAGE;
+    }
+    if (profile != NT_PROFILE_CPU && profile != NT_PROFILE_WALL) {
+        cli_profile_select ps = { .kind = profile, .name_flags = name_flags, .relative = relative };
+        if (!cli_profile_filter(&filter, "samples", &ps.has_thread, &ps.thread_id))
+            return CLI_EXIT_USAGE;
+        return cli_profile_samples(argv[optind], &ps);
     }
     nt_trace *t;
     int rc = cli_trace_load(argv[optind], false, &t);

@@ -1,8 +1,7 @@
 /* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
  * resolved stacks for flame graphs and profile viewers. */
-#include "cli/progress.h"
+#include "cli/profile_cli.h"
 #include "cli/select.h"
-#include "cli/trace_load.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,22 +28,17 @@ static void usage(FILE *f)
           "                       counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
+          "      --profile P    cpu (default), wall (= --weight time), or an event\n"
+          "                     profile: alloc (bytes; pprof alloc_space/bytes and\n"
+          "                     alloc_objects/count), exceptions (count), contention\n"
+          "                     (wait ns; pprof delay/nanoseconds, contentions/count)\n"
+          "      --by-count     event profiles: weigh by events, not bytes / wait\n"
+          "      --by-label     event profiles: the type (and heap) or lock kind as the\n"
+          "                     root frame (folded, speedscope)\n"
           CLI_SIGNATURES_HELP CLI_FILTER_HELP
+          "                     (event profiles take --thread only)\n"
           "  -h, --help         this help\n",
           f);
-}
-
-typedef struct out_file {
-    FILE *f;
-    uint64_t written;
-} out_file;
-
-static int write_file(void *user, const void *data, size_t len)
-{
-    out_file *o = user;
-    o->written += len;
-    cli_progress_update(o->written, 0, 1);
-    return fwrite(data, 1, len, o->f) == len ? 0 : -1;
 }
 
 int cmd_stacks(int argc, char **argv)
@@ -53,12 +47,17 @@ int cmd_stacks(int argc, char **argv)
                                            { "output", required_argument, NULL, 'o' },
                                            { "weight", required_argument, NULL, 'w' },
                                            { "signatures", no_argument, NULL, 'S' },
+                                           { "profile", required_argument, NULL, 'P' },
+                                           { "by-count", no_argument, NULL, 'c' },
+                                           { "by-label", no_argument, NULL, 'l' },
                                            CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     const char *format = "folded", *output = NULL;
     nt_export_options eo = { 0 };
     cli_filter filter = { 0 };
+    nt_profile_export_options po = { 0 };
+    nt_profile_kind kind = NT_PROFILE_CPU;
     bool weight_given = false;
     int c, r;
     optind = 1;
@@ -77,6 +76,14 @@ int cmd_stacks(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             break;
+        case 'P':
+            if (!cli_profile_parse("stacks", optarg, &kind))
+                return CLI_EXIT_USAGE;
+            if (kind == NT_PROFILE_WALL)
+                eo.weight = NT_WEIGHT_TIME, weight_given = true;
+            break;
+        case 'c': po.by_count = true; break;
+        case 'l': po.with_label = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             r = cli_filter_option(&filter, "stacks", c, optarg);
@@ -87,6 +94,19 @@ int cmd_stacks(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
         }
+    }
+    if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
+        if (optind != argc - 1) {
+            usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+        if (!cli_profile_filter(&filter, "stacks", &po.has_thread, &po.thread_id))
+            return CLI_EXIT_USAGE;
+        const char *base = strrchr(argv[optind], '/');
+        po.kind = kind;
+        po.signatures = eo.signatures;
+        po.name = base ? base + 1 : argv[optind];
+        return cli_profile_stacks(argv[optind], format, output, &po);
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
@@ -128,28 +148,12 @@ int cmd_stacks(int argc, char **argv)
         nt_trace_free(t);
         return CLI_EXIT_ERROR;
     }
-    FILE *out = stdout;
-    if (output && strcmp(output, "-") != 0) {
-        out = fopen(output, "wb");
-        if (!out) {
-            fprintf(stderr, "nettrace: %s: %s\n", output, strerror(errno));
-            nt_trace_free(t);
-            return CLI_EXIT_ERROR;
-        }
+    cli_output out;
+    if (!cli_output_open(&out, output)) {
+        nt_trace_free(t);
+        return CLI_EXIT_ERROR;
     }
-    cli_progress_phase("writing");
-    out_file of = { out, 0 };
-    nt_status s = export(t, &eo, write_file, &of);
-    cli_progress_clear();
-    if (fflush(out) != 0)
-        s = NT_ERR_IO;
-    if (out != stdout && fclose(out) != 0)
-        s = NT_ERR_IO;
-    if (s != NT_OK) {
-        fprintf(stderr, "nettrace: writing %s failed: %s\n", output ? output : "standard output",
-                nt_status_describe(s));
-        rc = CLI_EXIT_ERROR;
-    }
+    rc = cli_output_close(&out, export(t, &eo, cli_write_file, &out), rc);
     nt_trace_free(t);
     return rc;
 }

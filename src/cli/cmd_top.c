@@ -3,9 +3,8 @@
  * named as in 'nettrace samples'; a frame no method record covers is shown by
  * its address, and the header says how many frames resolved. */
 #include "cli/opts.h"
+#include "cli/profile_cli.h"
 #include "cli/progress.h"
-#include "cli/select.h"
-#include "cli/trace_load.h"
 #include "cli/top_print.h"
 
 #include <getopt.h>
@@ -31,6 +30,11 @@ static void usage(FILE *f)
           "      --json         one JSON object: the header's counts and, per table,\n"
           "                       its samples and methods with their counts\n"
           CLI_SIGNATURES_HELP
+          "      --profile P    cpu or wall (default: the thread samples, counted), or\n"
+          "                       alloc (bytes), exceptions (throws), contention (wait\n"
+          "                       ns): weight by label (type and heap, lock kind) and\n"
+          "                       site (leaf frame), largest first (not with --json,\n"
+          "                       --inclusive or --managed-only)\n"
           "  -h, --help         this help\n"
           "Names are printed with control characters and invalid UTF-8 as \\xHH.\n",
           f);
@@ -45,6 +49,7 @@ int cmd_top(int argc, char **argv)
                                            { "thread", required_argument, NULL, CLI_FILTER_THREAD },
                                            { "json", no_argument, NULL, 'j' },
                                            { "signatures", no_argument, NULL, 'S' },
+                                           { "profile", required_argument, NULL, 'P' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     /* 'nettrace top -p PID' is the live form (cmd_top_live, the session component). */
@@ -55,6 +60,7 @@ int cmd_top(int argc, char **argv)
     uint64_t top = 20;
     bool by_incl = false, by_thread = false, json = false, signatures = false;
     cli_filter filter = { 0 };
+    nt_profile_kind kind = NT_PROFILE_CPU;
     int c, r;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hn:", opts, NULL)) != -1) {
@@ -67,6 +73,10 @@ int cmd_top(int argc, char **argv)
         case 'b': by_thread = true; break;
         case 'j': json = true; break;
         case 'S': signatures = true; break;
+        case 'P':
+            if (!cli_profile_parse("top", optarg, &kind))
+                return CLI_EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             r = cli_filter_option(&filter, "top", c, optarg);
@@ -83,6 +93,17 @@ int cmd_top(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *path = argv[optind];
+    if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
+        cli_profile_select ps = { .kind = kind, .name_flags = signatures ? NT_NAME_SIGNATURE : 0 };
+        if (json || by_incl) {
+            fprintf(stderr, "nettrace top: --json and --inclusive are for the thread samples, not --profile %s\n",
+                    nt_profile_kind_name(kind));
+            return CLI_EXIT_USAGE;
+        }
+        if (!cli_profile_filter(&filter, "top", &ps.has_thread, &ps.thread_id))
+            return CLI_EXIT_USAGE;
+        return cli_profile_top(path, &ps, top ? (size_t)top : SIZE_MAX, by_thread);
+    }
     nt_trace *t;
     int rc = cli_trace_load(path, true, &t);
     if (!t)

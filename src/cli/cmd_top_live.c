@@ -7,9 +7,15 @@
  * session is started and stopped at once: its rundown (MethodDCEnd records of
  * every compiled method) arrives within the first interval and names the
  * older methods; methods compiled later are named by the sampling session's
- * own JIT events.  Both streams feed one nt_trace_window from one poll loop. */
+ * own JIT events.  Both streams feed one nt_trace_window from one poll loop.
+ *
+ * --profile alloc|exceptions|contention: the session turns on that profile's
+ * providers (the collect table), the window is a profile window, and each
+ * refresh prints 'nettrace top --profile' of the window's events. */
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/profile_cli.h"
+#include "cli/profile_presets.h"
 #include "cli/session_opts.h"
 #include "cli/top_print.h"
 
@@ -46,6 +52,12 @@ static void top_usage(FILE *f)
           "      --by-thread      one table per thread\n"
           "      --managed-only   only samples taken in managed code\n"
           "      --thread ID      only this thread\n"
+          "      --profile P      cpu (default), or alloc, exceptions, contention: the\n"
+          "                         allocation sites, throw sites or lock waits of the\n"
+          "                         last interval by type (lock kind) and site, per\n"
+          "                         thread with --by-thread, as 'nettrace top --profile'\n"
+          "                         prints a file's; the session turns on that\n"
+          "                         profile's providers (see 'nettrace collect --help')\n"
           "      --buffer-mb N    the runtime's session buffer, 1..65535 MB (default 256)\n"
           "      --no-rundown-first  do not start with a short rundown session (code\n"
           "                         compiled before attaching then stays unnamed until\n"
@@ -54,11 +66,14 @@ static void top_usage(FILE *f)
           f);
 }
 
-static bool open_stream(live_stream *ls, nt_trace_window *win, const nt_endpoint *ep, const nt_session_config *base,
-                        const char *what)
+static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
+                        const nt_session_config *base, const char *what)
 {
     nt_callbacks cb;
-    nt_trace_window_callbacks(&cb);
+    if (events)
+        nt_profile_window_callbacks(&cb);
+    else
+        nt_trace_window_callbacks(&cb);
     ls->parser = nt_parser_new(&cb, win, NULL, NULL);
     nt_session_config cfg = *base;
     cfg.sink = nt_sink_parser;
@@ -95,6 +110,43 @@ static void pump(live_stream *ls)
         ls->status = nt_session_pump(ls->session, &ls->ended);
 }
 
+static void title(bool tty, int32_t pid, double interval_s)
+{
+    if (tty)
+        fputs("\033[H\033[J", stdout);
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[32];
+    strftime(when, sizeof when, "%H:%M:%S", localtime_r(&now, &tm));
+    printf("nettrace top  pid %" PRId32 "  %s  last %.1f s\n", pid, when, interval_s);
+}
+
+/* One refresh of an event profile: the window's profile as 'nettrace top --profile' prints a file's. */
+static int render_profile(nt_trace_window *win, nt_profile_kind kind, const nt_top_options *to, double interval_s,
+                          bool tty, int32_t pid, bool *warned)
+{
+    nt_profile *p;
+    nt_status st = nt_profile_window_take(win, &p);
+    if (!p) {
+        fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
+        return cli_exit_code(st);
+    }
+    title(tty, pid, interval_s);
+    cli_profile_select ps = { .kind = kind, .has_thread = to->has_thread, .thread_id = to->thread_id };
+    bool ok = cli_profile_top_print(stdout, p, &ps, to->rows ? to->rows : SIZE_MAX, to->by_thread);
+    if (!tty)
+        puts("");
+    fflush(stdout);
+    nt_profile_free(p);
+    if (!ok)
+        return cli_exit_code(NT_ERR_NOMEM);
+    if (st == NT_ERR_LIMIT && !*warned) {
+        fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
+        *warned = true;
+    }
+    return st == NT_OK || st == NT_ERR_LIMIT ? CLI_EXIT_OK : cli_exit_code(st);
+}
+
 /* One refresh: the window's trace as 'nettrace top' prints a file's. */
 static int render(nt_trace_window *win, const nt_top_options *to, double interval_s, bool tty, int32_t pid,
                   bool *warned)
@@ -111,13 +163,7 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
         fprintf(stderr, "nettrace top: out of memory\n");
         return cli_exit_code(NT_ERR_NOMEM);
     }
-    if (tty)
-        fputs("\033[H\033[J", stdout);
-    time_t now = time(NULL);
-    struct tm tm;
-    char when[32];
-    strftime(when, sizeof when, "%H:%M:%S", localtime_r(&now, &tm));
-    printf("nettrace top  pid %" PRId32 "  %s  last %.1f s\n", pid, when, interval_s);
+    title(tty, pid, interval_s);
     cli_top_print_header(stdout, t, NULL);
     fputc('\n', stdout);
     cli_top_print(stdout, top, to->by_thread);
@@ -150,6 +196,7 @@ int cmd_top_live(int argc, char **argv)
         { "thread", required_argument, NULL, 'T' },
         { "buffer-mb", required_argument, NULL, 'b' },
         { "no-rundown-first", no_argument, NULL, 'R' },
+        { "profile", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -158,6 +205,7 @@ int cmd_top_live(int argc, char **argv)
     long buffer_mb = 0;
     nt_top_options to = { .rows = 20 }; /* as 'nettrace top FILE' */
     bool rundown_first = true;
+    nt_profile_kind kind = NT_PROFILE_CPU;
     int c;
     uint64_t v;
     optind = 1;
@@ -201,6 +249,14 @@ int cmd_top_live(int argc, char **argv)
         case 'B': to.by_thread = true; break;
         case 'm': to.managed_only = true; break;
         case 'R': rundown_first = false; break;
+        case 'P':
+            if (!cli_profile_parse("top", optarg, &kind))
+                return CLI_EXIT_USAGE;
+            if (kind == NT_PROFILE_WALL) {
+                fprintf(stderr, "nettrace top: the live view counts samples (cpu); wall is for files\n");
+                return CLI_EXIT_USAGE;
+            }
+            break;
         case 'h': top_usage(stdout); return CLI_EXIT_OK;
         default: top_usage(stderr); return CLI_EXIT_USAGE;
         }
@@ -216,7 +272,8 @@ int cmd_top_live(int argc, char **argv)
                 nt_endpoint_reason_name(ep.reason));
         return cli_exit_code(st);
     }
-    nt_trace_window *win = nt_trace_window_new(NULL, NULL);
+    bool events = kind != NT_PROFILE_CPU;
+    nt_trace_window *win = events ? nt_profile_window_new(NULL, NULL) : nt_trace_window_new(NULL, NULL);
     if (!win) {
         fprintf(stderr, "nettrace top: out of memory\n");
         return CLI_EXIT_ERROR;
@@ -229,7 +286,18 @@ int cmd_top_live(int argc, char **argv)
     nt_session_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.buffer_mb = (uint32_t)buffer_mb;
-    if (!open_stream(&main_s, win, &ep, &cfg, "sampling")) {
+    cli_providers providers = { .count = 0 };
+    if (events) {
+        char err[256];
+        if (!cli_profile_providers(nt_profile_kind_name(kind), &providers, err, sizeof err)) {
+            fprintf(stderr, "nettrace top: %s\n", err);
+            rc = CLI_EXIT_USAGE;
+            goto out;
+        }
+        cfg.providers = providers.list;
+        cfg.provider_count = providers.count;
+    }
+    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling")) {
         rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
         goto out;
     }
@@ -242,7 +310,7 @@ int cmd_top_live(int argc, char **argv)
         rcfg.provider_count = 1;
         rcfg.buffer_mb = 16;
         rcfg.no_stackwalk = false;
-        if (open_stream(&rundown_s, win, &ep, &rcfg, "rundown"))
+        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown"))
             nt_session_request_stop(rundown_s.session);
         else
             close_stream(&rundown_s); /* names then come at the end only */
@@ -271,7 +339,8 @@ int cmd_top_live(int argc, char **argv)
         }
         int64_t now = nt_now_ns();
         if (now >= next) {
-            rc = render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
+            rc = events ? render_profile(win, kind, &to, (double)(now - last) / 1e9, tty, pid, &warned)
+                        : render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
             if (rc != CLI_EXIT_OK)
                 break;
             last = now;

@@ -52,3 +52,39 @@ nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t err
         snprintf(errbuf, errsize, "%s", nt_parser_message(p));
     return s;
 }
+
+bool cli_output_open(cli_output *o, const char *path)
+{
+    *o = (cli_output){ stdout, path, 0 };
+    if (path && strcmp(path, "-") != 0) {
+        o->f = fopen(path, "wb");
+        if (!o->f) {
+            fprintf(stderr, "nettrace: %s: %s\n", path, strerror(errno));
+            return false;
+        }
+    }
+    cli_progress_phase("writing");
+    return true;
+}
+
+int cli_write_file(void *user, const void *data, size_t len)
+{
+    cli_output *o = user;
+    o->written += len;
+    cli_progress_update(o->written, 0, 1);
+    return fwrite(data, 1, len, o->f) == len ? 0 : -1;
+}
+
+int cli_output_close(cli_output *o, nt_status s, int rc)
+{
+    cli_progress_clear();
+    if (fflush(o->f) != 0)
+        s = NT_ERR_IO;
+    if (o->f != stdout && fclose(o->f) != 0)
+        s = NT_ERR_IO;
+    if (s == NT_OK)
+        return rc;
+    fprintf(stderr, "nettrace: writing %s failed: %s\n", o->path ? o->path : "standard output",
+            nt_status_describe(s));
+    return CLI_EXIT_ERROR;
+}

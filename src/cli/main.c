@@ -19,6 +19,7 @@ static const command COMMANDS[] = {
     { "samples", cmd_samples, "every thread sample with resolved frames, in time order" },
     { "top", cmd_top, "hot methods by exclusive and inclusive samples" },
     { "stacks", cmd_stacks, "export stacks: folded, speedscope or pprof" },
+    { "gc", cmd_gc, "the GC timeline: pauses, generations, heap sizes, summary" },
     { "collect", cmd_collect, "attach to a running .NET process and write a trace" },
     { "live-top", cmd_top_live, "the same as top -p PID: live hot methods over the last interval" },
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },

@@ -2,6 +2,8 @@
 #include "cli/opts.h"
 #include "cli/time_opt.h"
 
+#include "cli/cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -44,4 +46,23 @@ const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *))
         return argv[optind];
     usage(stderr);
     return NULL;
+}
+
+int cli_json_file_args(int argc, char **argv, void (*usage)(FILE *), bool *json, const char **path)
+{
+    static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+                                           { "help", no_argument, NULL, 'h' },
+                                           { NULL, 0, NULL, 0 } };
+    *json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': *json = true; break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    *path = cli_file_operand(argc, argv, usage);
+    return *path ? -1 : CLI_EXIT_USAGE;
 }

@@ -22,4 +22,9 @@ bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int6
  * NULL after printing the command's usage on standard error (a usage error). */
 const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *));
 
+/* The arguments of a command that takes [--json] FILE (info, gc): -1 when
+ * they are good (*json, *path set), else the exit code (--help: usage on
+ * standard output; a usage error: on standard error). */
+int cli_json_file_args(int argc, char **argv, void (*usage)(FILE *), bool *json, const char **path);
+
 #endif

@@ -17,6 +17,49 @@ static bool rereadable(const char *path)
     return strcmp(path, "-") != 0 || (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) == 0);
 }
 
+/* What a load ends with, said on stderr: a truncated or damaged stream is
+ * used up to the fault (err: the parser's message as cli_feed_path words it).
+ * Returns the exit code. */
+static int report(const char *path, const char *err, nt_status s, size_t kept, const char *what)
+{
+    if (s == NT_ERR_TRUNCATED)
+        fprintf(stderr,
+                "nettrace: %s: %s; using the %zu %s read before the cut "
+                "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
+                path, err, kept, what);
+    else if (s != NT_OK)
+        fprintf(stderr, "nettrace: %s: %s; using the %zu %s read before the fault\n", path, err, kept, what);
+    return cli_exit_code(s);
+}
+
+/* Feed path through a parser with cb / user (err: its message, errsize bytes);
+ * false (exit code in *rc, the parser freed) when there is nothing to build from. */
+static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser **pp, nt_status *s, int *rc,
+                 char *err, size_t errsize)
+{
+    nt_parser *p = nt_parser_new(cb, user, NULL, NULL);
+    *pp = p;
+    if (!p) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        *rc = CLI_EXIT_ERROR;
+        return false;
+    }
+    /* The trace builder (also inside a profile builder) converts only the names it keeps. */
+    nt_parser_set_lazy_names(p, true);
+    *s = cli_feed_path(p, path, err, errsize);
+    if (*s == NT_ERR_IO || !nt_parser_trace_info(p)) {
+        if (*s == NT_ERR_IO)
+            fprintf(stderr, "nettrace: %s\n", err);
+        else
+            fprintf(stderr, "nettrace: %s: %s\n", path, err);
+        *rc = cli_exit_code(*s == NT_OK ? NT_ERR_NO_EVENTS : *s);
+        nt_parser_free(p);
+        *pp = NULL;
+        return false;
+    }
+    return true;
+}
+
 static int load(const char *path, bool count, nt_trace **out)
 {
     *out = NULL;
@@ -29,23 +72,13 @@ static int load(const char *path, bool count, nt_trace **out)
         nt_trace_builder_count_samples(b);
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
-    nt_parser *p = nt_parser_new(&cb, b, NULL, NULL);
-    if (!p) {
-        nt_trace_builder_free(b);
-        fprintf(stderr, "nettrace: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
-    nt_parser_set_lazy_names(p, true); /* the builder converts only the names it keeps */
+    nt_parser *p;
+    nt_status s;
+    int rc;
     char err[512];
-    nt_status s = cli_feed_path(p, path, err, sizeof err);
-    if (s == NT_ERR_IO || !nt_parser_trace_info(p)) {
-        if (s == NT_ERR_IO)
-            fprintf(stderr, "nettrace: %s\n", err);
-        else
-            fprintf(stderr, "nettrace: %s: %s\n", path, err);
+    if (!feed(path, &cb, b, &p, &s, &rc, err, sizeof err)) {
         nt_trace_builder_free(b);
-        nt_parser_free(p);
-        return cli_exit_code(s == NT_OK ? NT_ERR_NO_EVENTS : s);
+        return rc;
     }
     nt_trace *t = NULL;
     cli_progress_phase("resolving frames");
@@ -63,14 +96,7 @@ static int load(const char *path, bool count, nt_trace **out)
     }
     nt_trace_stats ts;
     nt_trace_stats_get(t, &ts);
-    if (s == NT_ERR_TRUNCATED)
-        fprintf(stderr,
-                "nettrace: %s: %s; using the %zu samples read before the cut "
-                "(rundown at the end of the stream is missing: JIT frames may be unresolved)\n",
-                path, err, (size_t)ts.samples);
-    else if (s != NT_OK)
-        fprintf(stderr, "nettrace: %s: %s; using the %zu samples read before the fault\n", path, err,
-                (size_t)ts.samples);
+    rc = report(path, err, s, (size_t)ts.samples, "samples");
     if (ts.events_dropped)
         fprintf(stderr,
                 "nettrace: warning: the runtime dropped %" PRIu64 " event%s while tracing: samples and method\n"
@@ -78,7 +104,42 @@ static int load(const char *path, bool count, nt_trace **out)
                 ts.events_dropped, ts.events_dropped == 1 ? "" : "s");
     nt_parser_free(p);
     *out = t;
-    return cli_exit_code(s);
+    return rc;
+}
+
+int cli_profile_load(const char *path, bool keep_events, nt_profile **out)
+{
+    *out = NULL;
+    /* The commands on event profiles and GCs never read the samples. */
+    nt_profile_options po = { .keep_events = keep_events, .events_only = true };
+    nt_profile_builder *b = nt_profile_builder_new(&po, NULL);
+    if (!b) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    nt_callbacks cb;
+    nt_profile_builder_callbacks(&cb);
+    nt_parser *p;
+    nt_status s;
+    int rc;
+    char err[512];
+    if (!feed(path, &cb, b, &p, &s, &rc, err, sizeof err)) {
+        nt_profile_builder_free(b);
+        return rc;
+    }
+    nt_profile *pr = NULL;
+    cli_progress_phase("resolving frames");
+    nt_status fs = nt_profile_builder_finish(b, p, s, &pr);
+    cli_progress_clear();
+    if (fs != NT_OK) {
+        fprintf(stderr, "nettrace: %s: %s\n", path, nt_status_describe(fs));
+        nt_parser_free(p);
+        return cli_exit_code(fs);
+    }
+    rc = report(path, err, s, nt_profile_record_count(pr), "profile records");
+    nt_parser_free(p);
+    *out = pr;
+    return rc;
 }
 
 int cli_trace_load(const char *path, bool count, nt_trace **out)

@@ -3,7 +3,7 @@
 #define NT_CLI_TRACE_LOAD_H
 
 #include "cli/cli.h"
-#include "nettrace_trace.h"
+#include "nettrace_profile.h"
 
 /* Read path ("-" = standard input) into a trace, with the progress bar.
  * Prints what went wrong to stderr (a truncated or damaged stream is said so,
@@ -12,6 +12,10 @@
  * count: the command needs counts per stack only (top, folded, pprof), so
  * samples are counted as they are read instead of kept. */
 int cli_trace_load(const char *path, bool count, nt_trace **out);
+
+/* The same for a profile (allocation, exception, contention and GC events;
+ * no thread samples); keep_events: one record per event. */
+int cli_profile_load(const char *path, bool keep_events, nt_profile **out);
 
 /* Warn on stderr when the trace has samples but no JIT or rundown method
  * events (nothing can be named) or no rundown (older code stays unnamed). */

@@ -15,34 +15,45 @@ typedef struct folded_ctx {
     const tr_names *nm;
 } folded_ctx;
 
-/* Two stacks (indices) root first by name id. */
-static int cmp_stacks(const void *pa, const void *pb, void *ctx)
+int tr_stacks_cmp(const nt_trace *t, const tr_names *nm, uint32_t a, uint32_t b)
 {
-    const folded_ctx *c = ctx;
-    const tr_rstack *x = &c->t->stacks[*(const uint32_t *)pa], *y = &c->t->stacks[*(const uint32_t *)pb];
+    const tr_rstack *x = &t->stacks[a], *y = &t->stacks[b];
     uint32_t i = x->count, j = y->count;
     while (i && j) {
-        uint32_t p = c->nm->of_frame[x->off + --i], q = c->nm->of_frame[y->off + --j];
+        uint32_t p = nm->of_frame[x->off + --i], q = nm->of_frame[y->off + --j];
         if (p != q)
             return p < q ? -1 : 1;
     }
     return i ? 1 : j ? -1 : 0;
 }
 
-static void write_stack(tr_out *o, const nt_trace *t, uint32_t k, unsigned flags)
+/* Two stacks (indices) root first by name id. */
+static int cmp_stacks(const void *pa, const void *pb, void *ctx)
+{
+    const folded_ctx *c = ctx;
+    return tr_stacks_cmp(c->t, c->nm, *(const uint32_t *)pa, *(const uint32_t *)pb);
+}
+
+void tr_folded_frame(tr_out *o, const char *name)
+{
+    /* A name from the trace may hold the format's separator or controls: keep one frame one
+     * field, one stack one line, and no control byte (common/text_escape.h). */
+    char esc[4096];
+    size_t n = nt_text_escape(esc, sizeof esc, name, ";");
+    tr_out_bytes(o, esc, n < sizeof esc ? n : sizeof esc - 1);
+}
+
+void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k, unsigned flags)
 {
     const tr_rstack *r = &t->stacks[k];
     if (!r->count) {
         tr_out_bytes(o, "-", 1);
         return;
     }
-    char buf[1024], esc[4 * sizeof buf];
+    char buf[1024];
     for (uint32_t f = r->count; f-- > 0;) {
         nt_frame_name_ex(&t->frames[r->off + f], flags, buf, sizeof buf);
-        /* A name from the trace may hold the format's separator or controls: keep one frame one
-         * field, one stack one line, and no control byte (common/text_escape.h). */
-        size_t n = nt_text_escape(esc, sizeof esc, buf, ";");
-        tr_out_bytes(o, esc, n < sizeof esc ? n : sizeof esc - 1);
+        tr_folded_frame(o, buf);
         if (f)
             tr_out_bytes(o, ";", 1);
     }
@@ -100,7 +111,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_s
             int64_t total = sw[order[i]];
             while (i + 1 < n && cmp_stacks(&order[i], &order[i + 1], &c) == 0)
                 total = tr_add_weight(total, sw[order[++i]]);
-            write_stack(&o, t, order[i], nm.flags);
+            tr_folded_stack(&o, t, order[i], nm.flags);
             tr_out_bytes(&o, " ", 1);
             tr_out_i64(&o, total);
             tr_out_bytes(&o, "\n", 1);

@@ -57,4 +57,14 @@ nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_option
 /* Releases what is still held (an exporter may free the walk early). */
 void tr_export_close(tr_export *x);
 
+/* export_folded.c: compare two resolved stacks root first by name index;
+ * write stack k root first as folded frames ("-" when empty; flags: the
+ * names' nt_frame_name_ex flags); write one frame name escaped for the
+ * format (common/text_escape.h, ';' a separator). */
+int tr_stacks_cmp(const nt_trace *t, const tr_names *nm, uint32_t a, uint32_t b);
+void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k, unsigned flags);
+void tr_folded_frame(tr_out *o, const char *name);
+/* export_speedscope.c: a frame's display name (nt_frame_name_ex flags) as a JSON string. */
+void tr_frame_name_json(tr_out *o, const nt_frame *f, unsigned flags);
+
 #endif

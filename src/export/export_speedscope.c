@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void frame_name_json(tr_out *o, const nt_frame *f, unsigned flags)
+void tr_frame_name_json(tr_out *o, const nt_frame *f, unsigned flags)
 {
     /* A name longer than the buffer (none is, in practice) is shown cut. */
     char buf[1024];
@@ -46,7 +46,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
     tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
     for (size_t i = 0; i < nm->n; i++) {
         tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        frame_name_json(&o, nm->rep[i], nm->flags);
+        tr_frame_name_json(&o, nm->rep[i], nm->flags);
         tr_out_bytes(&o, "}", 1);
     }
     tr_out_str(&o, "]},\n\"profiles\":[");

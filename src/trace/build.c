@@ -372,6 +372,33 @@ static int on_sample(void *user, const nt_sample *s)
     return 0;
 }
 
+/* Stack ids are scoped by the parser's nt_stack.interval: nothing to count
+ * here.  Kept so that callers chaining every builder callback (the profile
+ * builder, the window, bindings) go on working. */
+static int on_sequence_point(void *user, const nt_sequence_point *sp)
+{
+    (void)user;
+    (void)sp;
+    return 0;
+}
+
+uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack)
+{
+    if (b->failed)
+        return UINT32_MAX;
+    uint32_t n = stack ? stack->count : 0;
+    uint32_t st = intern_stack(b, n ? stack->ips : NULL, n);
+    if (st == UINT32_MAX)
+        tr_fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n)
+{
+    b->extra = extra;
+    b->nextra = n;
+}
+
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
     *cb = (nt_callbacks){
@@ -380,6 +407,7 @@ void nt_trace_builder_callbacks(nt_callbacks *cb)
         .method = tr_on_method,
         .module = tr_on_module,
         .assembly = tr_on_assembly,
+        .sequence_point = on_sequence_point,
     };
 }
 static int cmp_ticks(const void *a, const void *b, void *ctx)

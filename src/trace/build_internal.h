@@ -122,6 +122,11 @@ struct nt_trace_builder {
     uint64_t lines[TR_LINE_BITS / 64];
     uint64_t dropped;       /* DCEnd records dropped so */
 
+    /* Stack references of other events (the profiles' records, profile.c),
+     * resolved like samples at their own time; not counted as samples. */
+    tr_sample *extra;
+    size_t nextra;
+
     /* The distinct addresses looked up, and for each entry of ips the index
      * of its address there: finish() sorts them once, and a frame then finds
      * its candidates without a search. */

@@ -206,8 +206,8 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
         rs[i] = (tr_resolve){ UINT32_MAX, 0, 0, 0, 0 };
     uint64_t total = 0, resolved = 0;
     tr_sample *s_next = NULL; /* walks a chunk */
-    for (size_t i = 0; i < t->nsamples; i++) {
-        tr_sample *s = (i & (TR_SCHUNK - 1)) ? s_next : TR_SAMPLE(t, i);
+    for (size_t i = 0; i < t->nsamples + b->nextra; i++) {
+        tr_sample *s = i >= t->nsamples ? &b->extra[i - t->nsamples] : (i & (TR_SCHUNK - 1)) ? s_next : TR_SAMPLE(t, i);
         s_next = s + 1;
         tr_resolve *r = &rs[s->stack];
         uint32_t rid = UINT32_MAX;
@@ -310,6 +310,8 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             }
         }
         s->stack = rid;
+        if (i >= t->nsamples)
+            continue; /* another event's stack (tr_builder_resolve_also): not a sample */
         total += t->stacks[rid].count * tr_count(t, i);
         resolved += t->stacks[rid].resolved * tr_count(t, i);
     }

@@ -11,3 +11,10 @@ libnettrace_core_la_SOURCES += \
 	src/trace/trace.c \
 	src/trace/trace_io.c \
 	src/trace/window.c
+# The event profiles (allocations, exceptions, contention, GC timeline) beside the trace.
+libnettrace_core_la_SOURCES += \
+	src/trace/profile_internal.h \
+	src/trace/profile_fields.c \
+	src/trace/profile.c \
+	src/trace/profile_gc.c \
+	src/trace/profile_io.c

@@ -121,6 +121,14 @@ struct nt_trace {
     bool inexact;              /* the counts could not follow time exactly: build it again sample by sample */
 };
 
+/* trace.c, for other analyses built beside the trace (profile.c): intern an
+ * event's stack like a sample's (UINT32_MAX, and the builder failed, when
+ * memory is short), and have finish() resolve extra[0 .. n) like samples --
+ * each entry's stack, an interned index, becomes a resolved stack index
+ * valid at its ticks.  extra must live until finish() returns. */
+uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
+void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
+
 /* The number of samples sample i stands for. */
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
@@ -160,6 +168,24 @@ bool tr_symbols_steady(const nt_trace_method *methods, const uint32_t *cand, uin
 /* True when the pick among these candidates cannot depend on time. */
 bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n);
 void tr_symbols_free(nt_mem *m, tr_symbols *sy);
+
+/* trace_io.c: what the one-call entry points of traces and profiles
+ * (profile_io.c) share.  msg may be NULL. */
+void tr_set_msg(char *msg, size_t size, const char *text);
+/* The file at path opened for reading, -1 with the reason in msg. */
+int tr_open_read(const char *path, char *msg, size_t msg_size);
+/* What an entry point reads: a buffer (fd < 0) or a file descriptor. */
+typedef struct tr_input {
+    const void *data;
+    size_t len;
+    int fd;
+} tr_input;
+/* Read the input to its end into p and finish it (opt: the deadline and
+ * progress of an fd's read); the reason for a failed read or timeout in msg. */
+nt_status tr_feed_input(nt_parser *p, const tr_input *in, const nt_trace_options *opt, char *msg, size_t msg_size);
+/* After the read ended with s: the parser's message (or "") in msg; false
+ * when there is no header to build from. */
+bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size);
 
 /* export_common.c: sample selection and weights shared by the exporters. */
 typedef struct tr_selection {

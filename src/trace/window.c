@@ -4,8 +4,11 @@
  * at the end of the window, after its samples, as a file's rundown comes
  * after its samples.  So a window resolves exactly as the file trace of its
  * samples and every record would (build.c, records.c, resolve.c): one
- * resolver for the file and the live view. */
+ * resolver for the file and the live view.  A profile window
+ * (nt_profile_window_new) does the same with a profile builder, so each
+ * window is also the file profile of its events. */
 #include "trace/trace_internal.h"
+#include "nettrace_profile.h"
 
 #include <string.h>
 
@@ -30,6 +33,8 @@ struct nt_trace_window {
     nt_trace_window_config cfg;
     nt_callbacks bcb;          /* the builder's callbacks */
     nt_trace_builder *b;       /* this window's samples; NULL after a failed start */
+    nt_profile_builder *pb;    /* instead of b in a profile window: its samples and events */
+    bool profile;
     nt_trace_info info;
     bool have_info;
     bool builder_stopped;      /* the builder refused a sample (memory or a table limit) */
@@ -40,18 +45,25 @@ struct nt_trace_window {
     size_t arena_len, arena_cap;
 };
 
+/* The window's builder (trace or profile), NULL after a failed start. */
+static void *builder(const nt_trace_window *w) { return w->profile ? (void *)w->pb : (void *)w->b; }
+
 static bool start_window(nt_trace_window *w)
 {
-    w->b = nt_trace_builder_new(&w->alloc);
+    static const nt_profile_options events_only = { .events_only = true };
+    if (w->profile)
+        w->pb = nt_profile_builder_new(&events_only, &w->alloc);
+    else
+        w->b = nt_trace_builder_new(&w->alloc);
     w->builder_stopped = false;
-    if (!w->b)
+    if (!builder(w))
         return false;
     if (w->have_info)
-        w->bcb.trace(w->b, &w->info);
+        w->bcb.trace(builder(w), &w->info);
     return true;
 }
 
-nt_trace_window *nt_trace_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc)
+static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc, bool profile)
 {
     nt_trace_window *w = NT_MEM_NEW(nt_trace_window, alloc);
     if (!w)
@@ -61,13 +73,27 @@ nt_trace_window *nt_trace_window_new(const nt_trace_window_config *cfg, const nt
         w->cfg = *cfg;
     if (!w->cfg.max_records)
         w->cfg.max_records = DEFAULT_MAX_RECORDS;
-    nt_trace_builder_callbacks(&w->bcb);
+    w->profile = profile;
+    if (profile)
+        nt_profile_builder_callbacks(&w->bcb);
+    else
+        nt_trace_builder_callbacks(&w->bcb);
     if (!start_window(w)) {
         nt_mem mem = w->mem;
         nt_mem_free(&mem, w, sizeof *w);
         return NULL;
     }
     return w;
+}
+
+nt_trace_window *nt_trace_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc)
+{
+    return window_new(cfg, alloc, false);
+}
+
+nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc)
+{
+    return window_new(cfg, alloc, true);
 }
 
 /* A record's string copied into the arena (converted when the parser gave
@@ -174,7 +200,7 @@ static int on_trace(void *user, const nt_trace_info *info)
     nt_trace_window *w = user;
     w->info = *info;
     w->have_info = true;
-    return w->b ? w->bcb.trace(w->b, info) : 0;
+    return builder(w) ? w->bcb.trace(builder(w), info) : 0;
 }
 
 /* A stream that does not end must not be stopped by one window's trouble:
@@ -182,9 +208,24 @@ static int on_trace(void *user, const nt_trace_info *info)
 static int on_sample(void *user, const nt_sample *s)
 {
     nt_trace_window *w = user;
-    if (w->b && !w->builder_stopped && w->bcb.sample(w->b, s) != 0)
+    if (builder(w) && !w->builder_stopped && w->bcb.sample(builder(w), s) != 0)
         w->builder_stopped = true;
     return 0;
+}
+
+/* Events matter to a profile window only (the trace builder takes none). */
+static int on_event(void *user, const nt_event *ev)
+{
+    nt_trace_window *w = user;
+    if (w->bcb.event && builder(w) && !w->builder_stopped && w->bcb.event(builder(w), ev) != 0)
+        w->builder_stopped = true;
+    return 0;
+}
+
+static int on_sequence_point(void *user, const nt_sequence_point *sp)
+{
+    nt_trace_window *w = user;
+    return builder(w) ? w->bcb.sequence_point(builder(w), sp) : 0;
 }
 
 void nt_trace_window_callbacks(nt_callbacks *cb)
@@ -195,7 +236,16 @@ void nt_trace_window_callbacks(nt_callbacks *cb)
         .method = on_method,
         .module = on_module,
         .assembly = on_assembly,
+        .sequence_point = on_sequence_point,
     };
+}
+
+/* A trace window sets no event callback (the parser delivers samples faster
+ * without one); a profile window needs the events. */
+void nt_profile_window_callbacks(nt_callbacks *cb)
+{
+    nt_trace_window_callbacks(cb);
+    cb->event = on_event;
 }
 
 /* Every remembered record into the window's builder, in arrival order. */
@@ -209,20 +259,33 @@ static void replay(nt_trace_window *w)
             r.u.m.declaring_type = string_at(w, r.u.m.declaring_type);
             r.u.m.name = string_at(w, r.u.m.name);
             r.u.m.signature = string_at(w, r.u.m.signature);
-            rc = w->bcb.method(w->b, &r.u.m);
+            rc = w->bcb.method(builder(w), &r.u.m);
             break;
         case WIN_MODULE:
             r.u.mo.il_path = string_at(w, r.u.mo.il_path);
             r.u.mo.native_path = string_at(w, r.u.mo.native_path);
-            rc = w->bcb.module(w->b, &r.u.mo);
+            rc = w->bcb.module(builder(w), &r.u.mo);
             break;
         case WIN_ASSEMBLY:
             r.u.a.name = string_at(w, r.u.a.name);
-            rc = w->bcb.assembly(w->b, &r.u.a);
+            rc = w->bcb.assembly(builder(w), &r.u.a);
             break;
         }
         w->builder_stopped = rc != 0;
     }
+}
+
+/* After a take: what the window noted, and the next window's builder. */
+static nt_status window_end(nt_trace_window *w, nt_status st)
+{
+    if (st == NT_OK && w->nomem)
+        st = NT_ERR_NOMEM;
+    else if (st == NT_OK && w->over_limit)
+        st = NT_ERR_LIMIT;
+    w->nomem = false;
+    if (!start_window(w) && st == NT_OK)
+        st = NT_ERR_NOMEM;
+    return st;
 }
 
 nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out)
@@ -233,6 +296,8 @@ nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out)
     if (!w)
         return NT_ERR_INVALID_ARG;
     nt_status st = NT_ERR_NOMEM;
+    if (w->profile)
+        return NT_ERR_INVALID_ARG; /* nt_profile_window_take */
     if (w->b) {
         replay(w);
         /* A builder that stopped says why through NT_ERR_STOPPED (memory, or a table limit). */
@@ -244,14 +309,28 @@ nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out)
             st = ts.status;
         }
     }
-    if (st == NT_OK && w->nomem)
-        st = NT_ERR_NOMEM;
-    else if (st == NT_OK && w->over_limit)
-        st = NT_ERR_LIMIT;
-    w->nomem = false;
-    if (!start_window(w) && st == NT_OK)
-        st = NT_ERR_NOMEM;
-    return st;
+    return window_end(w, st);
+}
+
+nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out)
+{
+    if (!out)
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!w || !w->profile)
+        return NT_ERR_INVALID_ARG;
+    nt_status st = NT_ERR_NOMEM;
+    if (w->pb) {
+        replay(w);
+        st = nt_profile_builder_finish(w->pb, NULL, w->builder_stopped ? NT_ERR_STOPPED : NT_OK, out);
+        w->pb = NULL;
+        if (st == NT_OK) {
+            nt_trace_stats ts;
+            nt_trace_stats_get(nt_profile_trace(*out), &ts);
+            st = ts.status;
+        }
+    }
+    return window_end(w, st);
 }
 
 void nt_trace_window_free(nt_trace_window *w)
@@ -259,6 +338,7 @@ void nt_trace_window_free(nt_trace_window *w)
     if (!w)
         return;
     nt_trace_builder_free(w->b);
+    nt_profile_builder_free(w->pb);
     nt_mem_free(&w->mem, w->recs, w->recs_cap * sizeof *w->recs);
     nt_mem_free(&w->mem, w->arena, w->arena_cap);
     nt_mem m = w->mem;

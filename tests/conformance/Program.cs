@@ -53,13 +53,16 @@ namespace NetTraceConformance
                     return Records.Print(args[1]);
                 if (args.Length == 2 && args[0] == "events")
                     return Fields.Print(args[1]);
+                int rc = Profiles.Run(args);
+                if (rc >= 0)
+                    return rc;
             }
             catch (Exception e)
             {
                 Console.Error.WriteLine($"conformance: {args[1]}: {e.GetType().Name}: {e.Message}");
                 return 1;
             }
-            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE | events FILE");
+            Console.Error.WriteLine("usage: Conformance info FILE | samples FILE [--ips OUT] | records FILE | events FILE | profiles FILE OUTDIR");
             return 2;
         }
 

@@ -1,0 +1,255 @@
+/* --profile alloc|exceptions|contention for samples, top and stacks: the
+ * event profiles of a trace file (cpu and wall are the commands' own sample
+ * paths).  The per-event dump, one line per event in time order:
+ *   <timestamp_ns> <thread_id> <value> <label> <frames>
+ * value: bytes (alloc), 1 (exceptions), wait ns (contention); label: alloc
+ * <heap>:<type> (heap soh, loh, poh, other), exceptions <type>, contention
+ * managed|native, with ":open" for a start that had no stop; a label is
+ * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
+ * is '?'; frames as `nettrace samples`. */
+#include "cli/profile_cli.h"
+#include "common/sort.h"
+#include "common/text_escape.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k)
+{
+    if (nt_profile_kind_parse(arg, k))
+        return true;
+    fprintf(stderr, "nettrace %s: --profile is cpu, wall, alloc, exceptions or contention\n", cmd);
+    return false;
+}
+
+/* The dump's label field into buf (escaped, cut to size). */
+static void label_field(const nt_profile_record *r, char *buf, size_t size)
+{
+    const char *l = *r->label ? r->label : "?";
+    char raw[1024];
+    if (r->kind == NT_PROFILE_ALLOC)
+        snprintf(raw, sizeof raw, "%s:%s", nt_alloc_heap_name((nt_alloc_heap)r->heap), l);
+    else if (r->kind == NT_PROFILE_CONTENTION)
+        snprintf(raw, sizeof raw, "%s%s", r->heap == 1 ? "native" : "managed", r->open ? ":open" : "");
+    else
+        snprintf(raw, sizeof raw, "%s", l);
+    nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
+}
+
+bool cli_profile_filter(const cli_filter *f, const char *cmd, bool *has_thread, uint64_t *thread)
+{
+    if (f->managed_only || f->from.set || f->to.set) {
+        fprintf(stderr, "nettrace %s: --managed-only, --from and --to select thread samples; an event profile "
+                        "takes --thread only\n", cmd);
+        return false;
+    }
+    *has_thread = f->has_thread;
+    *thread = f->thread_id;
+    return true;
+}
+
+static int by_time(const void *a, const void *b, void *ctx)
+{
+    int64_t tx = nt_profile_record_at(ctx, *(const size_t *)a).timestamp;
+    int64_t ty = nt_profile_record_at(ctx, *(const size_t *)b).timestamp;
+    return (tx > ty) - (tx < ty);
+}
+
+static int load(const char *path, bool keep, nt_profile **p)
+{
+    return cli_profile_load(path, keep, p);
+}
+
+int cli_profile_samples(const char *path, const cli_profile_select *ps)
+{
+    nt_profile *p;
+    int rc = load(path, true, &p);
+    if (!p)
+        return rc;
+    const nt_trace *t = nt_profile_trace(p);
+    size_t n = nt_profile_record_count(p), m = 0;
+    size_t *order = malloc((n ? 2 * n : 1) * sizeof *order);
+    char **lines = calloc(nt_trace_stack_count(t) + 1, sizeof *lines);
+    if (!order || !lines) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        rc = CLI_EXIT_ERROR;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        nt_profile_record r = nt_profile_record_at(p, i);
+        if (r.kind == ps->kind && (!ps->has_thread || r.thread_id == ps->thread_id))
+            order[m++] = i;
+    }
+    int64_t origin = ps->relative ? cli_trace_start_ns(nt_trace_header(t)) : 0;
+    nt_merge_sort(order, order + m, m, sizeof *order, by_time, p); /* stable: ties in stream order */
+    for (size_t j = 0; j < m; j++) {
+        nt_profile_record r = nt_profile_record_at(p, order[j]);
+        if (!lines[r.stack_index]) {
+            nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
+            if (!(lines[r.stack_index] = cli_stack_line(&st, ps->name_flags))) {
+                fprintf(stderr, "nettrace: out of memory\n");
+                rc = CLI_EXIT_ERROR;
+                break;
+            }
+        }
+        char label[4096];
+        label_field(&r, label, sizeof label);
+        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", r.time_ns - origin, r.thread_id, r.value, label,
+               lines[r.stack_index]);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nettrace: writing standard output failed\n");
+        rc = CLI_EXIT_ERROR;
+    }
+out:
+    for (size_t i = 0; lines && i <= nt_trace_stack_count(t); i++)
+        free(lines[i]);
+    free(lines);
+    free(order);
+    nt_profile_free(p);
+    return rc;
+}
+
+/* top: weight per (label, leaf frame[, thread]), largest first. */
+typedef struct top_row {
+    char *key;       /* "label\tleaf" */
+    uint64_t thread;
+    int64_t value, count;
+} top_row;
+
+static int row_by_key(const void *a, const void *b)
+{
+    const top_row *x = a, *y = b;
+    int d = strcmp(x->key, y->key);
+    return d ? d : x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static int row_by_value(const void *a, const void *b)
+{
+    const top_row *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value > y->value ? -1 : 1;
+    return row_by_key(a, b);
+}
+
+static const char *value_unit(nt_profile_kind k)
+{
+    return k == NT_PROFILE_ALLOC ? "bytes" : k == NT_PROFILE_CONTENTION ? "wait_ns" : "throws";
+}
+
+int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, bool by_thread)
+{
+    nt_profile *p;
+    int rc = load(path, false, &p);
+    if (!p)
+        return rc;
+    if (!cli_profile_top_print(stdout, p, ps, top, by_thread))
+        rc = CLI_EXIT_ERROR;
+    nt_profile_free(p);
+    return rc;
+}
+
+bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_select *ps, size_t top, bool by_thread)
+{
+    nt_profile_kind kind = ps->kind;
+    const nt_trace *t = nt_profile_trace(p);
+    bool ok = true;
+    size_t n = nt_profile_record_count(p), m = 0;
+    top_row *rows = calloc(n ? n : 1, sizeof *rows);
+    int64_t total = 0, events = 0;
+    if (!rows) {
+        fprintf(stderr, "nettrace: out of memory\n");
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        nt_profile_record r = nt_profile_record_at(p, i);
+        if (r.kind != kind || (ps->has_thread && r.thread_id != ps->thread_id))
+            continue;
+        nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
+        char label[4096];
+        label_field(&r, label, sizeof label);
+        char *leaf = st.frame_count ? cli_frame_text(&st.frames[0], ps->name_flags, "") : strdup("-");
+        size_t len = strlen(label) + (leaf ? strlen(leaf) : 0) + 2;
+        if (!leaf || !(rows[m].key = malloc(len))) {
+            free(leaf);
+            fprintf(stderr, "nettrace: out of memory\n");
+            ok = false;
+            break;
+        }
+        snprintf(rows[m].key, len, "%s\t%s", label, leaf);
+        free(leaf);
+        rows[m].thread = by_thread ? r.thread_id : 0;
+        rows[m].value = r.value;
+        rows[m].count = r.count;
+        total += r.value;
+        events += r.count;
+        m++;
+    }
+    qsort(rows, m, sizeof *rows, row_by_key);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && row_by_key(&rows[k - 1], &rows[i]) == 0) {
+            rows[k - 1].value += rows[i].value;
+            rows[k - 1].count += rows[i].count;
+            free(rows[i].key);
+            continue;
+        }
+        rows[k++] = rows[i];
+    }
+    qsort(rows, k, sizeof *rows, row_by_value);
+    nt_profile_totals tot;
+    nt_profile_totals_get(p, kind, &tot);
+    fprintf(o, "%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
+    if (kind == NT_PROFILE_CONTENTION)
+        fprintf(o, " (%" PRIu64 " open, %" PRIu64 " stops without a start)", tot.open, tot.unpaired_stops);
+    fprintf(o, "\n%14s %8s %6s  %s%s\n", value_unit(kind), "events", "%", by_thread ? "thread  " : "", "label  site (leaf frame)");
+    for (size_t i = 0; i < k && i < top; i++) {
+        char *tab = strchr(rows[i].key, '\t');
+        *tab = 0;
+        fprintf(o, "%14" PRId64 " %8" PRId64 " %5.1f%%  ", rows[i].value, rows[i].count,
+               total ? 100.0 * (double)rows[i].value / (double)total : 0.0);
+        if (by_thread)
+            fprintf(o, "%" PRIu64 "  ", rows[i].thread);
+        fprintf(o, "%s  %s\n", rows[i].key, tab + 1);
+    }
+    for (size_t i = 0; i < k; i++)
+        free(rows[i].key);
+    free(rows);
+    return ok;
+}
+
+
+int cli_profile_stacks(const char *path, const char *format, const char *output,
+                       const nt_profile_export_options *eo)
+{
+    nt_status (*export)(const nt_profile *, const nt_profile_export_options *, nt_sink_fn, void *);
+    if (strcmp(format, "folded") == 0)
+        export = nt_profile_export_folded;
+    else if (strcmp(format, "speedscope") == 0)
+        export = nt_profile_export_speedscope;
+    else if (strcmp(format, "pprof") == 0)
+        export = nt_profile_export_pprof;
+    else {
+        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof)\n", format);
+        return CLI_EXIT_USAGE;
+    }
+    if (export == nt_profile_export_pprof && (!output || strcmp(output, "-") == 0) && isatty(1)) {
+        fprintf(stderr, "nettrace stacks: pprof output is binary: use -o FILE or redirect standard output\n");
+        return CLI_EXIT_USAGE;
+    }
+    nt_profile *p;
+    int rc = load(path, false, &p);
+    if (!p)
+        return rc;
+    cli_output out;
+    if (!cli_output_open(&out, output)) {
+        nt_profile_free(p);
+        return CLI_EXIT_ERROR;
+    }
+    rc = cli_output_close(&out, export(p, eo, cli_write_file, &out), rc);
+    nt_profile_free(p);
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* What each profile asks the runtime for.  Method names come from JIT
+ * (0x10) and Loader (0x8) events at Verbose level, which every profile with
+ * stacks needs; the rundown at the end names code compiled earlier. */
+#include "cli/profile_presets.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RUNTIME "Microsoft-Windows-DotNETRuntime"
+#define SAMPLER "Microsoft-DotNETCore-SampleProfiler"
+#define KW_GC 0x1ull
+#define KW_NAMES 0x18ull /* Loader 0x8 + JIT 0x10 */
+#define KW_CONTENTION 0x4000ull
+#define KW_EXCEPTION 0x8000ull
+
+typedef struct preset {
+    const char *profile;
+    const char *provider;
+    uint64_t keywords;
+    uint32_t level;
+    const char *events; /* for the table */
+} preset;
+
+/* A profile may need several providers: one row each. */
+static const preset PRESETS[] = {
+    { "cpu", SAMPLER, 0, 5, "thread samples every 1 ms" },
+    { "cpu", RUNTIME, KW_NAMES, 5, "method and module names" },
+    { "wall", SAMPLER, 0, 5, "thread samples every 1 ms" },
+    { "wall", RUNTIME, KW_NAMES, 5, "method and module names" },
+    { "alloc", RUNTIME, KW_GC | KW_NAMES, 5, "GCAllocationTick (Verbose) every ~100 KB, with stacks" },
+    { "exceptions", RUNTIME, KW_EXCEPTION | KW_NAMES, 5, "ExceptionThrown_V1, with stacks" },
+    { "contention", RUNTIME, KW_CONTENTION | KW_NAMES, 5, "ContentionStart / ContentionStop, with stacks" },
+    { "gc", RUNTIME, KW_GC, 4, "GCStart/End, SuspendEE/RestartEE, GCHeapStats (no allocation ticks)" },
+};
+
+void cli_profile_table_print(FILE *f)
+{
+    for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++)
+        fprintf(f, "  %-10s %s:0x%llx:%u  %s\n", PRESETS[i].profile, PRESETS[i].provider,
+                (unsigned long long)PRESETS[i].keywords, PRESETS[i].level, PRESETS[i].events);
+}
+
+static bool add(cli_providers *out, const preset *p, char *err, size_t errsize)
+{
+    for (size_t i = 0; i < out->count; i++) {
+        nt_provider *q = &out->list[i];
+        if (strcmp(q->name, p->provider) != 0)
+            continue;
+        q->keywords |= p->keywords;
+        uint32_t have = q->level ? q->level : 5; /* 0 means Verbose (nt_provider) */
+        q->level = have > p->level ? have : p->level;
+        return true;
+    }
+    if (out->count == CLI_MAX_PROVIDERS) {
+        snprintf(err, errsize, "more than %d providers", CLI_MAX_PROVIDERS);
+        return false;
+    }
+    out->list[out->count++] = (nt_provider){ p->provider, p->keywords, p->level, NULL };
+    return true;
+}
+
+bool cli_profile_providers(const char *names, cli_providers *out, char *err, size_t errsize)
+{
+    const char *s = names;
+    bool any = false;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        bool found = false;
+        for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++) {
+            if (strlen(PRESETS[i].profile) != n || strncmp(PRESETS[i].profile, s, n) != 0)
+                continue;
+            found = true;
+            if (!add(out, &PRESETS[i], err, errsize))
+                return false;
+        }
+        if (!found) {
+            snprintf(err, errsize, "unknown profile '%.*s' (cpu, wall, alloc, exceptions, contention, gc)", (int)n, s);
+            return false;
+        }
+        any = true;
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    if (!any) {
+        snprintf(err, errsize, "no profile named");
+        return false;
+    }
+    return true;
+}

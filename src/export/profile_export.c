@@ -1,0 +1,267 @@
+/* Folded stacks and speedscope for the event profiles (allocations,
+ * exceptions, contention): the records of one kind, weighed by their value
+ * (bytes, events, wait ns) or their event count, with the frames, names and
+ * separators of the CPU exporters (export_folded.c, export_speedscope.c). */
+#include "export/profile_export.h"
+#include "common/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool tr_prof_selected(const nt_profile *p, const nt_profile_export_options *o, size_t i)
+{
+    const pr_rec *r = &p->recs[i];
+    return r->kind == (uint8_t)o->kind && (!o->has_thread || r->thread_id == o->thread_id);
+}
+
+int64_t tr_prof_weight(const nt_profile *p, const nt_profile_export_options *o, size_t i)
+{
+    return o->by_count ? p->recs[i].count : p->recs[i].value;
+}
+
+size_t tr_prof_label(const nt_profile *p, size_t i, char *buf, size_t size)
+{
+    const pr_rec *r = &p->recs[i];
+    const char *l = *r->label ? r->label : "?";
+    int n;
+    if (r->kind == NT_PROFILE_ALLOC)
+        n = snprintf(buf, size, "%s (%s)", l, nt_alloc_heap_name((nt_alloc_heap)r->heap));
+    else if (r->kind == NT_PROFILE_CONTENTION)
+        n = snprintf(buf, size, "%s%s", r->heap == 1 ? "native lock" : "managed lock", r->open ? " (open)" : "");
+    else
+        n = snprintf(buf, size, "%s", l);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+typedef struct prof_ctx {
+    const nt_profile *p;
+    const tr_names *nm;
+    bool with_label;
+} prof_ctx;
+
+/* Records ordered by label (when shown), then by stack names root first. */
+static int cmp_recs(const prof_ctx *c, uint32_t a, uint32_t b)
+{
+    if (c->with_label) {
+        char x[512], y[512];
+        tr_prof_label(c->p, a, x, sizeof x);
+        tr_prof_label(c->p, b, y, sizeof y);
+        int d = strcmp(x, y);
+        if (d)
+            return d < 0 ? -1 : 1;
+    }
+    return tr_stacks_cmp(c->p->trace, c->nm, c->p->res[a].stack, c->p->res[b].stack);
+}
+
+static int cmp_rec_ids(const void *a, const void *b, void *ctx)
+{
+    return cmp_recs(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, nt_mem *m,
+                       tr_names *nm)
+{
+    if (!p || !o || !w)
+        return NT_ERR_INVALID_ARG;
+    if (o->kind != NT_PROFILE_ALLOC && o->kind != NT_PROFILE_EXCEPTIONS && o->kind != NT_PROFILE_CONTENTION)
+        return NT_ERR_INVALID_ARG;
+    nt_mem_init(m, &p->trace->mem.a);
+    return tr_names_build(m, p->trace, o->signatures ? NT_NAME_SIGNATURE : 0, nm);
+}
+
+nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                   void *user)
+{
+    nt_mem m;
+    tr_names nm;
+    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
+    if (st == NT_ERR_INVALID_ARG)
+        return st;
+    const nt_trace *t = p->trace;
+    size_t n = 0, cap = p->nrecs ? 2 * p->nrecs : 1;
+    uint32_t *order = st == NT_OK ? nt_mem_alloc(&m, cap * sizeof *order) : NULL;
+    if (st == NT_OK && !order)
+        st = NT_ERR_NOMEM;
+    if (st == NT_OK) {
+        for (size_t i = 0; i < p->nrecs; i++)
+            if (tr_prof_selected(p, opt, i))
+                order[n++] = (uint32_t)i;
+        prof_ctx c = { p, &nm, opt->with_label };
+        nt_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
+        tr_out o;
+        tr_out_init(&o, w, user);
+        char label[512];
+        for (size_t i = 0; i < n && !o.failed; i++) {
+            int64_t total = tr_prof_weight(p, opt, order[i]);
+            while (i + 1 < n && cmp_recs(&c, order[i], order[i + 1]) == 0)
+                total = tr_add_weight(total, tr_prof_weight(p, opt, order[++i]));
+            if (opt->with_label) {
+                tr_prof_label(p, order[i], label, sizeof label);
+                tr_folded_frame(&o, label);
+                if (t->stacks[p->res[order[i]].stack].count)
+                    tr_out_bytes(&o, ";", 1);
+            }
+            if (!opt->with_label || t->stacks[p->res[order[i]].stack].count)
+                tr_folded_stack(&o, t, p->res[order[i]].stack, nm.flags);
+            tr_out_bytes(&o, " ", 1);
+            tr_out_i64(&o, total);
+            tr_out_bytes(&o, "\n", 1);
+        }
+        st = tr_out_flush(&o);
+    }
+    nt_mem_free(&m, order, cap * sizeof *order);
+    tr_names_free(&m, &nm);
+    return st;
+}
+
+/* A thread's profile: its first selected record and its total weight. */
+typedef struct tr_prof_thread {
+    uint64_t thread_id;
+    size_t first;
+    int64_t total;
+} tr_prof_thread;
+
+/* By total weight, descending; equal totals by thread id. */
+static int cmp_busiest(const void *a, const void *b)
+{
+    const tr_prof_thread *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
+}
+
+nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                       void *user)
+{
+    nt_mem m;
+    tr_names nm;
+    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
+    if (st == NT_ERR_INVALID_ARG)
+        return st;
+    const nt_trace *t = p->trace;
+    nt_map threads = { 0 };   /* thread id -> its index in order */
+    nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
+    uint32_t *label_of = NULL; /* record -> label frame index */
+    size_t nlabels = 0;
+    if (st == NT_OK && opt->with_label && !(label_of = nt_mem_alloc(&m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
+        st = NT_ERR_NOMEM;
+    tr_out o;
+    tr_out_init(&o, w, user);
+    tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
+    for (size_t i = 0; st == NT_OK && i < nm.n; i++) {
+        tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
+        tr_frame_name_json(&o, nm.rep[i], nm.flags);
+        tr_out_bytes(&o, "}", 1);
+    }
+    /* Labels are extra frames after the names, one per distinct text. */
+    char label[512];
+    for (size_t i = 0; st == NT_OK && label_of && i < p->nrecs; i++) {
+        if (!tr_prof_selected(p, opt, i))
+            continue;
+        size_t len = tr_prof_label(p, i, label, sizeof label);
+        uint64_t h = 1469598103934665603ull;
+        for (size_t k = 0; k < len; k++)
+            h = (h ^ (unsigned char)label[k]) * 1099511628211ull;
+        uint32_t f = UINT32_MAX;
+        for (;; h++) { /* probe past hash collisions with other texts */
+            uint32_t r = tr_index(&labels, h);
+            if (r == UINT32_MAX)
+                break;
+            char other[512];
+            tr_prof_label(p, r, other, sizeof other);
+            if (strcmp(other, label) == 0) {
+                f = label_of[r];
+                break;
+            }
+        }
+        if (f == UINT32_MAX) {
+            if (!nt_map_set(&m, &labels, h, (uint32_t)i)) {
+                st = NT_ERR_NOMEM;
+                break;
+            }
+            f = (uint32_t)(nm.n + nlabels++);
+            tr_out_str(&o, f ? ",\n{\"name\":" : "\n{\"name\":");
+            tr_out_json(&o, label);
+            tr_out_bytes(&o, "}", 1);
+        }
+        label_of[i] = f;
+    }
+    tr_out_str(&o, "]},\n\"profiles\":[");
+    static const char *const units[] = { "none", "none", "bytes", "none", "nanoseconds" };
+    /* One profile per thread, the busiest first (speedscope opens the first, as for the CPU profile). */
+    tr_prof_thread *order = NULL;
+    size_t nthreads = 0;
+    if (st == NT_OK && !(order = nt_mem_alloc(&m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
+        st = NT_ERR_NOMEM;
+    for (size_t i = 0; st == NT_OK && i < p->nrecs; i++) {
+        if (!tr_prof_selected(p, opt, i))
+            continue;
+        uint32_t k = tr_index(&threads, p->recs[i].thread_id);
+        if (k == UINT32_MAX) {
+            k = (uint32_t)nthreads++;
+            if (!nt_map_set(&m, &threads, p->recs[i].thread_id, k)) {
+                st = NT_ERR_NOMEM;
+                break;
+            }
+            order[k] = (tr_prof_thread){ p->recs[i].thread_id, i, 0 };
+        }
+        order[k].total = tr_add_weight(order[k].total, tr_prof_weight(p, opt, i));
+    }
+    if (st == NT_OK && nthreads)
+        qsort(order, nthreads, sizeof *order, cmp_busiest);
+    for (size_t th = 0; st == NT_OK && th < nthreads && !o.failed; th++) {
+        uint64_t tid = order[th].thread_id;
+        size_t first = order[th].first;
+        tr_out_str(&o, th ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");
+        tr_out_u64(&o, tid);
+        tr_out_str(&o, "\",\"unit\":\"");
+        tr_out_str(&o, opt->by_count ? "none" : units[opt->kind]);
+        tr_out_str(&o, "\",\"startValue\":0,\"endValue\":");
+        tr_out_i64(&o, order[th].total);
+        tr_out_str(&o, ",\n\"samples\":[");
+        bool any = false;
+        for (size_t i = first; i < p->nrecs; i++) {
+            if (!tr_prof_selected(p, opt, i) || p->recs[i].thread_id != tid)
+                continue;
+            const tr_rstack *r = &t->stacks[p->res[i].stack];
+            tr_out_str(&o, any ? ",[" : "[");
+            any = true;
+            if (label_of) {
+                tr_out_u64(&o, label_of[i]);
+                if (r->count)
+                    tr_out_bytes(&o, ",", 1);
+            }
+            for (uint32_t k = r->count; k-- > 0;) {
+                tr_out_u64(&o, nm.of_frame[r->off + k]);
+                if (k)
+                    tr_out_bytes(&o, ",", 1);
+            }
+            tr_out_bytes(&o, "]", 1);
+        }
+        tr_out_str(&o, "],\n\"weights\":[");
+        any = false;
+        for (size_t i = first; i < p->nrecs; i++) {
+            if (!tr_prof_selected(p, opt, i) || p->recs[i].thread_id != tid)
+                continue;
+            if (any)
+                tr_out_bytes(&o, ",", 1);
+            any = true;
+            tr_out_i64(&o, tr_prof_weight(p, opt, i));
+        }
+        tr_out_str(&o, "]}");
+    }
+    nt_mem_free(&m, order, (p->nrecs ? p->nrecs : 1) * sizeof *order);
+    tr_out_str(&o, "],\n\"name\":");
+    tr_out_json(&o, opt->name ? opt->name : "nettrace");
+    tr_out_str(&o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
+    tr_out_str(&o, NT_VERSION_STRING);
+    tr_out_str(&o, "\"}\n");
+    nt_status fs = tr_out_flush(&o);
+    if (st == NT_OK)
+        st = fs;
+    nt_mem_free(&m, label_of, (p->nrecs ? p->nrecs : 1) * sizeof *label_of);
+    nt_map_free(&m, &labels);
+    nt_map_free(&m, &threads);
+    tr_names_free(&m, &nm);
+    return st;
+}

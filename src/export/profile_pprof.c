@@ -1,0 +1,115 @@
+/* pprof for the event profiles, with the sample types Go's own profiles use
+ * so that go tool pprof and Pyroscope-style viewers show them alike:
+ *   alloc       alloc_objects/count, alloc_space/bytes   (labels type, heap)
+ *   exceptions  exceptions/count                         (label type)
+ *   contention  contentions/count, delay/nanoseconds     (label lock; open waits: state=open)
+ * every sample with the numeric label thread_id.  Records with the same
+ * stack, thread and label are already merged by the profile. */
+#include "export/export_pb.h"
+#include "export/profile_export.h"
+
+#include <string.h>
+
+enum { S_EMPTY, S_ALLOC_OBJECTS, S_COUNT, S_ALLOC_SPACE, S_BYTES, S_EXCEPTIONS, S_CONTENTIONS, S_DELAY, S_NS,
+       S_THREAD, S_TYPE, S_HEAP, S_SOH, S_LOH, S_POH, S_OTHER, S_LOCK, S_MANAGED, S_NATIVE, S_STATE, S_OPEN,
+       S_FIRST_NAME };
+static const char *const FIXED[] = { "", "alloc_objects", "count", "alloc_space", "bytes", "exceptions",
+                                     "contentions", "delay", "nanoseconds", "thread_id", "type", "heap", "soh",
+                                     "loh", "poh", "other", "lock", "managed", "native", "state", "open" };
+
+nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                  void *user)
+{
+    nt_mem m;
+    tr_names nm;
+    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
+    if (st == NT_ERR_INVALID_ARG)
+        return st;
+    const nt_trace *t = p->trace;
+    nt_map types = { 0 }; /* label pointer (interned) -> string index */
+    int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
+    for (size_t i = 0; i < p->nrecs; i++) {
+        if (!tr_prof_selected(p, opt, i))
+            continue;
+        int64_t ns = nt_ticks_to_ns(p->res[i].ticks, t->info.qpc_frequency);
+        first_ns = ns < first_ns ? ns : first_ns;
+        last_ns = ns > last_ns ? ns : last_ns;
+    }
+    tr_out o;
+    tr_out_init(&o, w, user);
+    tr_gzip g;
+    if (st == NT_OK)
+        st = tr_gzip_begin(&g, &o);
+    if (st != NT_OK) {
+        tr_names_free(&m, &nm);
+        return st;
+    }
+    for (size_t i = 0; i < sizeof FIXED / sizeof FIXED[0]; i++)
+        pb_emit_string(&g, FIXED[i], strlen(FIXED[i]));
+    switch (opt->kind) {
+    case NT_PROFILE_ALLOC:
+        pb_emit_value_type(&g, 1, S_ALLOC_OBJECTS, S_COUNT);
+        pb_emit_value_type(&g, 1, S_ALLOC_SPACE, S_BYTES);
+        pb_emit_value_type(&g, 11, S_ALLOC_SPACE, S_BYTES);
+        break;
+    case NT_PROFILE_EXCEPTIONS:
+        pb_emit_value_type(&g, 1, S_EXCEPTIONS, S_COUNT);
+        pb_emit_value_type(&g, 11, S_EXCEPTIONS, S_COUNT);
+        break;
+    default:
+        pb_emit_value_type(&g, 1, S_CONTENTIONS, S_COUNT);
+        pb_emit_value_type(&g, 1, S_DELAY, S_NS);
+        pb_emit_value_type(&g, 11, S_CONTENTIONS, S_COUNT);
+        break;
+    }
+    pb_emit_times(&g, t, first_ns, last_ns, 1);
+    /* The type names follow the frame names and mapping files in the string table. */
+    uint32_t next_string;
+    st = pb_emit_names(&g, &m, t, &nm, S_FIRST_NAME, &next_string);
+    for (size_t i = 0; st == NT_OK && i < p->nrecs && !g.failed && !o.failed; i++) {
+        if (!tr_prof_selected(p, opt, i))
+            continue;
+        const pr_rec *r = &p->recs[i];
+        uint32_t type = UINT32_MAX;
+        if (opt->kind != NT_PROFILE_CONTENTION) {
+            type = tr_index(&types, (uint64_t)(uintptr_t)r->label);
+            if (type == UINT32_MAX) {
+                if (!nt_map_set(&m, &types, (uint64_t)(uintptr_t)r->label, next_string)) {
+                    st = NT_ERR_NOMEM;
+                    break;
+                }
+                type = next_string++;
+                pb_emit_string(&g, r->label, strlen(r->label));
+            }
+        }
+        int64_t vals[2];
+        size_t nvals = 0;
+        pb_label labels[3];
+        size_t nlab = 0;
+        labels[nlab++] = (pb_label){ S_THREAD, true, r->thread_id };
+        if (opt->kind == NT_PROFILE_ALLOC) {
+            vals[nvals++] = r->count;
+            vals[nvals++] = r->value;
+            labels[nlab++] = (pb_label){ S_TYPE, false, type };
+            labels[nlab++] = (pb_label){ S_HEAP, false, r->heap < 3 ? (uint64_t)S_SOH + r->heap : S_OTHER };
+        } else if (opt->kind == NT_PROFILE_EXCEPTIONS) {
+            vals[nvals++] = r->count;
+            labels[nlab++] = (pb_label){ S_TYPE, false, type };
+        } else {
+            vals[nvals++] = r->count;
+            vals[nvals++] = r->value;
+            labels[nlab++] = (pb_label){ S_LOCK, false, r->heap == 1 ? S_NATIVE : S_MANAGED };
+            if (r->open)
+                labels[nlab++] = (pb_label){ S_STATE, false, S_OPEN };
+        }
+        const tr_rstack *rs = &t->stacks[p->res[i].stack];
+        pb_emit_sample(&g, nm.of_frame + rs->off, rs->count, vals, nvals, labels, nlab);
+    }
+    nt_status gs = tr_gzip_end(&g);
+    nt_status fs = tr_out_flush(&o);
+    if (st == NT_OK)
+        st = fs != NT_OK ? fs : gs;
+    nt_map_free(&m, &types);
+    tr_names_free(&m, &nm);
+    return st;
+}

@@ -1,0 +1,488 @@
+/* The event profiles: allocation ticks, exceptions and lock contention, each
+ * event's stack interned by the trace builder it runs beside and resolved by
+ * it like a sample's (tr_builder_intern, tr_builder_resolve_also), so the
+ * profiles name frames exactly as `nettrace samples` does.
+ *
+ * Events on the same interned stack, thread, label and heap merge into one
+ * record (a hash table over the records), so memory follows distinct stacks,
+ * not events.  A record resolves at the time of its first event; since code
+ * can only resolve differently over time once some code was unloaded, the
+ * merge key also holds an epoch that every unload (and every load after the
+ * first unload) advances. */
+#include "trace/profile_internal.h"
+
+#include <string.h>
+
+/* Runtime event ids (Microsoft-Windows-DotNETRuntime). */
+#define EV_ALLOC_TICK 10
+#define EV_EXCEPTION 80
+#define EV_CONTENTION_START 81
+#define EV_CONTENTION_STOP 91
+
+/* A contention start waiting for its stop, per thread. */
+typedef struct pr_open {
+    uint64_t thread_id;
+    int64_t ticks;
+    uint32_t istack, epoch;
+    uint8_t flags;
+    bool live;
+} pr_open;
+
+struct nt_profile_builder {
+    nt_trace_builder *tb;
+    nt_callbacks tcb;       /* the trace builder's callbacks, called first */
+    nt_profile *p;
+    bool keep_events, events_only, failed;
+    nt_status fail_status;
+    uint32_t epoch;
+    bool seen_unload;
+    uint32_t *table;        /* merge table: record index + 1, 0 = empty */
+    uint64_t *hashes;       /* per record, for regrowing the table */
+    size_t table_cap, hashes_cap;
+    pr_open *opens;
+    size_t nopens, opens_cap;
+    nt_map open_index;      /* thread id -> index in opens */
+    pr_gc_state gc;
+    int64_t last_ticks;
+};
+
+static const char *const KIND_NAMES[] = { "cpu", "wall", "alloc", "exceptions", "contention" };
+
+const char *nt_profile_kind_name(nt_profile_kind k)
+{
+    return (unsigned)k < NT_PROFILE_KIND_COUNT_ ? KIND_NAMES[k] : NULL;
+}
+
+bool nt_profile_kind_parse(const char *s, nt_profile_kind *out)
+{
+    for (unsigned k = 0; s && k < NT_PROFILE_KIND_COUNT_; k++)
+        if (strcmp(s, KIND_NAMES[k]) == 0) {
+            *out = (nt_profile_kind)k;
+            return true;
+        }
+    return false;
+}
+
+const char *nt_alloc_heap_name(nt_alloc_heap h)
+{
+    static const char *const names[] = { "soh", "loh", "poh", "other" };
+    return names[(unsigned)h < 3 ? h : 3];
+}
+
+static int fail(nt_profile_builder *b, nt_status s)
+{
+    b->failed = true;
+    b->fail_status = s;
+    return 1;
+}
+
+nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const nt_allocator *alloc)
+{
+    nt_mem m;
+    nt_mem_init(&m, alloc);
+    nt_profile *p = nt_mem_alloc(&m, sizeof *p);
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->mem = m;
+    nt_profile_builder *b = nt_mem_alloc(&p->mem, sizeof *b);
+    nt_trace_builder *tb = nt_trace_builder_new(alloc);
+    if (!b || !tb) {
+        nt_trace_builder_free(tb);
+        nt_mem_free(&p->mem, b, sizeof *b);
+        m = p->mem;
+        nt_mem_free(&m, p, sizeof *p);
+        return NULL;
+    }
+    memset(b, 0, sizeof *b);
+    b->p = p;
+    b->tb = tb;
+    nt_trace_builder_callbacks(&b->tcb);
+    b->keep_events = opt && opt->keep_events;
+    b->events_only = opt && opt->events_only;
+    b->last_ticks = INT64_MIN;
+    p->first_ticks = INT64_MAX;
+    p->last_ticks = INT64_MIN;
+    return b;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t rec_hash(const pr_rec *r, uint32_t istack)
+{
+    uint64_t h = mix(0x243F6A8885A308D3ull, (uint64_t)r->kind << 16 | (uint64_t)r->heap << 8 | r->open);
+    h = mix(h, istack);
+    h = mix(h, r->thread_id);
+    h = mix(h, (uint64_t)(uintptr_t)r->label); /* interned: equal labels share a pointer */
+    return mix(h, r->epoch);
+}
+
+static bool same_key(const nt_profile *p, size_t i, const pr_rec *r, uint32_t istack)
+{
+    const pr_rec *q = &p->recs[i];
+    return p->res[i].stack == istack && q->kind == r->kind && q->heap == r->heap && q->open == r->open &&
+           q->thread_id == r->thread_id && q->label == r->label && q->epoch == r->epoch;
+}
+
+static bool table_grow(nt_profile_builder *b)
+{
+    nt_mem *m = &b->p->mem;
+    size_t ncap = b->table_cap ? b->table_cap * 2 : 256;
+    uint32_t *t = nt_mem_alloc(m, ncap * sizeof *t);
+    if (!t)
+        return false;
+    memset(t, 0, ncap * sizeof *t);
+    for (size_t i = 0; i < b->p->nrecs; i++) {
+        size_t j = (size_t)b->hashes[i] & (ncap - 1);
+        while (t[j])
+            j = (j + 1) & (ncap - 1);
+        t[j] = (uint32_t)i + 1;
+    }
+    nt_mem_free(m, b->table, b->table_cap * sizeof *b->table);
+    b->table = t;
+    b->table_cap = ncap;
+    return true;
+}
+
+/* Add weight to the record with r's key, or a new record. */
+static int add_record(nt_profile_builder *b, const pr_rec *r, uint32_t istack, int64_t ticks)
+{
+    nt_profile *p = b->p;
+    nt_mem *m = &p->mem;
+    uint64_t h = rec_hash(r, istack);
+    size_t j = 0;
+    if (!b->keep_events) {
+        if ((p->nrecs + 1) * 2 > b->table_cap && !table_grow(b))
+            return fail(b, NT_ERR_NOMEM);
+        j = (size_t)h & (b->table_cap - 1);
+        for (; b->table[j]; j = (j + 1) & (b->table_cap - 1)) {
+            size_t i = b->table[j] - 1;
+            if (b->hashes[i] == h && same_key(p, i, r, istack)) {
+                pr_rec *q = &p->recs[i];
+                q->value = q->value > INT64_MAX - r->value ? INT64_MAX : q->value + r->value;
+                q->count += r->count;
+                return 0;
+            }
+        }
+    }
+    if (p->nrecs >= UINT32_MAX - 1 ||
+        !nt_mem_reserve(m, (void **)&p->recs, &p->recs_cap, p->nrecs + 1, sizeof *p->recs) ||
+        !nt_mem_reserve(m, (void **)&p->res, &p->res_cap, p->nrecs + 1, sizeof *p->res) ||
+        (!b->keep_events && !nt_mem_reserve(m, (void **)&b->hashes, &b->hashes_cap, p->nrecs + 1, sizeof *b->hashes)))
+        return fail(b, NT_ERR_NOMEM);
+    p->recs[p->nrecs] = *r;
+    p->res[p->nrecs] = (tr_sample){ ticks, istack, 0 };
+    if (!b->keep_events) {
+        b->hashes[p->nrecs] = h;
+        b->table[j] = (uint32_t)p->nrecs + 1;
+    }
+    p->nrecs++;
+    p->totals[r->kind].records++;
+    return 0;
+}
+
+static uint32_t intern(nt_profile_builder *b, const nt_event *ev, nt_profile_kind k)
+{
+    if (!ev->stack)
+        b->p->totals[k].without_stack++;
+    uint32_t st = tr_builder_intern(b->tb, ev->stack);
+    if (st == UINT32_MAX)
+        fail(b, NT_ERR_NOMEM);
+    return st;
+}
+
+static int64_t ticks_ns(const nt_profile *p, int64_t ticks) { return nt_ticks_to_ns(ticks, p->frequency); }
+
+static int on_alloc(nt_profile_builder *b, const nt_event *ev)
+{
+    nt_profile *p = b->p;
+    pr_want w[] = { { "AllocationAmount", false, { 0 } }, { "AllocationKind", false, { 0 } },
+                    { "AllocationAmount64", false, { 0 } }, { "TypeName", false, { 0 } } };
+    pr_fields(ev, w, 4);
+    int64_t bytes = w[2].have ? pr_int(&w[2]) : pr_int(&w[0]);
+    int64_t kind = pr_int(&w[1]);
+    const char *type = w[3].have && w[3].v.kind == NT_VALUE_STRING ? w[3].v.v.str.ptr : "";
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes < 0 ? 0 : bytes, 1, b->epoch,
+                 NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0 };
+    if (!r.label)
+        return fail(b, NT_ERR_NOMEM);
+    uint32_t st = intern(b, ev, NT_PROFILE_ALLOC);
+    if (st == UINT32_MAX)
+        return 1;
+    p->totals[NT_PROFILE_ALLOC].events++;
+    p->totals[NT_PROFILE_ALLOC].value += r.value;
+    pr_gc_allocated(&b->gc, r.value);
+    return add_record(b, &r, st, ev->timestamp);
+}
+
+static int on_exception(nt_profile_builder *b, const nt_event *ev)
+{
+    nt_profile *p = b->p;
+    pr_want w[] = { { "ExceptionType", false, { 0 } } };
+    pr_fields(ev, w, 1);
+    const char *type = w[0].have && w[0].v.kind == NT_VALUE_STRING ? w[0].v.v.str.ptr : "";
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), 1, 1, b->epoch, NT_PROFILE_EXCEPTIONS, 0, 0 };
+    if (!r.label)
+        return fail(b, NT_ERR_NOMEM);
+    uint32_t st = intern(b, ev, NT_PROFILE_EXCEPTIONS);
+    if (st == UINT32_MAX)
+        return 1;
+    p->totals[NT_PROFILE_EXCEPTIONS].events++;
+    p->totals[NT_PROFILE_EXCEPTIONS].value++;
+    return add_record(b, &r, st, ev->timestamp);
+}
+
+/* A contention wait becomes a record: closed by its stop at end_ticks, or
+ * open (no stop: its weight runs to end_ticks, the next start on the thread
+ * or the stream's last event). */
+static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool open)
+{
+    nt_profile *p = b->p;
+    int64_t wait = ticks_ns(p, end_ticks) - ticks_ns(p, o->ticks);
+    pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open };
+    o->live = false;
+    nt_profile_totals *tot = &p->totals[NT_PROFILE_CONTENTION];
+    tot->events++;
+    tot->open += open;
+    if (!open) /* an open wait's length is only a lower bound */
+        tot->value = tot->value > INT64_MAX - r.value ? INT64_MAX : tot->value + r.value;
+    return add_record(b, &r, o->istack, o->ticks);
+}
+
+static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
+{
+    nt_profile *p = b->p;
+    uint32_t i = tr_index(&b->open_index, ev->thread_id);
+    pr_open *o = i == UINT32_MAX ? NULL : &b->opens[i];
+    if (!start) {
+        if (!o || !o->live) {
+            p->totals[NT_PROFILE_CONTENTION].unpaired_stops++;
+            return 0;
+        }
+        return close_wait(b, o, ev->timestamp, false);
+    }
+    if (o && o->live && close_wait(b, o, ev->timestamp, true))
+        return 1;
+    if (!o) {
+        if (b->nopens >= UINT32_MAX - 1 ||
+            !nt_mem_reserve(&p->mem, (void **)&b->opens, &b->opens_cap, b->nopens + 1, sizeof *b->opens) ||
+            !nt_map_set(&p->mem, &b->open_index, ev->thread_id, (uint32_t)b->nopens))
+            return fail(b, NT_ERR_NOMEM);
+        o = &b->opens[b->nopens++];
+    }
+    pr_want w[] = { { "ContentionFlags", false, { 0 } } };
+    pr_fields(ev, w, 1);
+    uint32_t st = intern(b, ev, NT_PROFILE_CONTENTION);
+    if (st == UINT32_MAX)
+        return 1;
+    *o = (pr_open){ ev->thread_id, ev->timestamp, st, b->epoch, (uint8_t)(pr_int(&w[0]) & 0xff), true };
+    return 0;
+}
+
+static int on_event(void *user, const nt_event *ev)
+{
+    nt_profile_builder *b = user;
+    if (b->failed)
+        return 1;
+    if (b->tcb.event && b->tcb.event(b->tb, ev))
+        return 1;
+    if (ev->timestamp > b->last_ticks)
+        b->last_ticks = ev->timestamp;
+    if (ev->timestamp < b->p->first_ticks)
+        b->p->first_ticks = ev->timestamp;
+    const nt_event_desc *d = ev->desc;
+    /* The id first: most events are not these, and only these pay for the
+     * provider's name. */
+    if (!d || d->event_id > EV_CONTENTION_STOP)
+        return 0;
+    uint32_t id = d->event_id;
+    if (id != EV_ALLOC_TICK && id != EV_EXCEPTION && id != EV_CONTENTION_START && id != EV_CONTENTION_STOP &&
+        (id < 1 || id > 9))
+        return 0;
+    if (strcmp(d->provider, NT_PROVIDER_RUNTIME) != 0)
+        return 0;
+    switch (id) {
+    case EV_ALLOC_TICK: return on_alloc(b, ev);
+    case EV_EXCEPTION: return on_exception(b, ev);
+    case EV_CONTENTION_START: return on_contention(b, ev, true);
+    case EV_CONTENTION_STOP: return on_contention(b, ev, false);
+    default: return pr_gc_event(b->p, &b->gc, ev, ticks_ns(b->p, ev->timestamp)) ? 0 : fail(b, NT_ERR_NOMEM);
+    }
+}
+
+static int on_trace(void *user, const nt_trace_info *info)
+{
+    nt_profile_builder *b = user;
+    b->p->frequency = info->qpc_frequency;
+    return b->tcb.trace(b->tb, info);
+}
+
+static int on_sample(void *user, const nt_sample *s)
+{
+    nt_profile_builder *b = user;
+    if (s->timestamp > b->last_ticks)
+        b->last_ticks = s->timestamp;
+    if (s->timestamp < b->p->first_ticks)
+        b->p->first_ticks = s->timestamp;
+    return b->events_only ? 0 : b->tcb.sample(b->tb, s);
+}
+
+static int on_method(void *user, const nt_method *m)
+{
+    nt_profile_builder *b = user;
+    /* After an unload, the same addresses may hold other code: events from
+     * here on must not merge with earlier ones on the same stack. */
+    if (m->which == NT_METHOD_UNLOAD) {
+        b->seen_unload = true;
+        b->epoch++;
+    } else if (m->which == NT_METHOD_LOAD && b->seen_unload) {
+        b->epoch++;
+    }
+    return b->tcb.method(b->tb, m);
+}
+
+static int on_module(void *user, const nt_module *mo)
+{
+    nt_profile_builder *b = user;
+    return b->tcb.module(b->tb, mo);
+}
+
+static int on_assembly(void *user, const nt_assembly *a)
+{
+    nt_profile_builder *b = user;
+    return b->tcb.assembly(b->tb, a);
+}
+
+static int on_sequence_point(void *user, const nt_sequence_point *sp)
+{
+    nt_profile_builder *b = user;
+    return b->tcb.sequence_point(b->tb, sp);
+}
+
+void nt_profile_builder_callbacks(nt_callbacks *cb)
+{
+    memset(cb, 0, sizeof *cb);
+    cb->trace = on_trace;
+    cb->event = on_event;
+    cb->sample = on_sample;
+    cb->method = on_method;
+    cb->module = on_module;
+    cb->assembly = on_assembly;
+    cb->sequence_point = on_sequence_point;
+}
+
+static void builder_release(nt_profile_builder *b)
+{
+    nt_mem *m = &b->p->mem;
+    nt_mem_free(m, b->table, b->table_cap * sizeof *b->table);
+    nt_mem_free(m, b->hashes, b->hashes_cap * sizeof *b->hashes);
+    nt_mem_free(m, b->opens, b->opens_cap * sizeof *b->opens);
+    nt_map_free(m, &b->open_index);
+    pr_gc_release(b->p, &b->gc);
+    b->table = NULL;
+    b->hashes = NULL;
+    b->opens = NULL;
+    b->table_cap = b->hashes_cap = b->opens_cap = b->nopens = 0;
+}
+
+nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *parser, nt_status stream_status,
+                                    nt_profile **out)
+{
+    *out = NULL;
+    if (!b)
+        return NT_ERR_INVALID_ARG;
+    nt_profile *p = b->p;
+    if (b->failed && stream_status == NT_ERR_STOPPED)
+        stream_status = b->fail_status;
+    /* Waits still open at the end are reported as such. */
+    for (size_t i = 0; !b->failed && i < b->nopens; i++)
+        if (b->opens[i].live)
+            close_wait(b, &b->opens[i], b->last_ticks, true);
+    if (b->failed && b->fail_status == NT_ERR_NOMEM) {
+        nt_profile_builder_free(b);
+        return NT_ERR_NOMEM;
+    }
+    p->last_ticks = b->last_ticks;
+    if (!pr_gc_finish(p, &b->gc)) {
+        nt_profile_builder_free(b);
+        return NT_ERR_NOMEM;
+    }
+    builder_release(b);
+    tr_strings_seal(&p->mem, &p->strings);
+    tr_builder_resolve_also(b->tb, p->res, p->nrecs);
+    nt_trace_builder *tb = b->tb;
+    nt_mem_free(&p->mem, b, sizeof *b);
+    nt_status st = nt_trace_builder_finish(tb, parser, stream_status, &p->trace);
+    if (st != NT_OK) {
+        nt_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return NT_OK;
+}
+
+void nt_profile_builder_free(nt_profile_builder *b)
+{
+    if (!b)
+        return;
+    nt_profile *p = b->p;
+    builder_release(b);
+    nt_trace_builder_free(b->tb);
+    nt_mem_free(&p->mem, b, sizeof *b);
+    nt_profile_free(p);
+}
+
+void nt_profile_free(nt_profile *p)
+{
+    if (!p)
+        return;
+    nt_mem *m = &p->mem;
+    nt_trace_free(p->trace);
+    tr_strings_free(m, &p->strings);
+    nt_mem_free(m, p->res, p->res_cap * sizeof *p->res);
+    nt_mem_free(m, p->recs, p->recs_cap * sizeof *p->recs);
+    nt_mem_free(m, p->gcs, p->gcs_cap * sizeof *p->gcs);
+    nt_mem mm = p->mem;
+    nt_mem_free(&mm, p, sizeof *p);
+}
+
+const nt_trace *nt_profile_trace(const nt_profile *p) { return p->trace; }
+
+void nt_profile_span(const nt_profile *p, int64_t *first_ns, int64_t *last_ns)
+{
+    bool any = p->first_ticks <= p->last_ticks;
+    *first_ns = any ? ticks_ns(p, p->first_ticks) : 0;
+    *last_ns = any ? ticks_ns(p, p->last_ticks) : 0;
+}
+size_t nt_profile_record_count(const nt_profile *p) { return p->nrecs; }
+
+nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i)
+{
+    const pr_rec *r = &p->recs[i];
+    nt_profile_record o;
+    o.kind = (nt_profile_kind)r->kind;
+    o.stack_index = p->res[i].stack;
+    o.thread_id = r->thread_id;
+    o.label = r->label;
+    o.heap = r->heap;
+    o.open = r->open;
+    o.value = r->value;
+    o.count = r->count;
+    o.timestamp = p->res[i].ticks;
+    o.time_ns = ticks_ns(p, o.timestamp);
+    return o;
+}
+
+void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    if ((unsigned)k < NT_PROFILE_KIND_COUNT_)
+        *out = p->totals[k];
+}
+
+size_t nt_profile_gc_count(const nt_profile *p) { return p->ngcs; }
+const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i) { return &p->gcs[i]; }

@@ -1,0 +1,209 @@
+/* The GC timeline: one nt_gc per GCStart, completed by its GCEnd, the
+ * GCHeapStats that follows, and the execution-engine suspension around it.
+ * The runtime also suspends for other reasons (the sample profiler does, for
+ * every sample), so only a suspension whose SuspendEEBegin reason is GC (1)
+ * or GC prep (6) is the GC's pause: from that SuspendEEBegin to the
+ * RestartEEEnd that ends it, as PerfView's GCStats measures it.  The events
+ * are matched per thread: the suspending thread starts the GC, ends it,
+ * writes its GCHeapStats and restarts the runtime, while other threads'
+ * events (samples' suspensions, a background GC's) interleave in the stream
+ * in an order that depends on buffering. */
+#include "trace/profile_internal.h"
+#include "common/sort.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define EV_GC_START 1
+#define EV_GC_END 2
+#define EV_RESTART_EE_END 3
+#define EV_GC_HEAP_STATS 4
+#define EV_SUSPEND_EE_END 8
+#define EV_SUSPEND_EE_BEGIN 9
+#define SUSPEND_FOR_GC 1
+#define SUSPEND_FOR_GC_PREP 6
+
+const char *nt_gc_reason_name(uint32_t reason)
+{
+    static const char *const names[] = { "AllocSmall",         "Induced",       "LowMemory",
+                                         "Empty",              "AllocLarge",    "OutOfSpaceSOH",
+                                         "OutOfSpaceLOH",      "InducedNotForced", "Internal",
+                                         "InducedLowMemory",   "InducedCompacting", "LowMemoryHost",
+                                         "PMFullGC",           "LowMemoryHostBlocking" };
+    return reason < sizeof names / sizeof names[0] ? names[reason] : "Other";
+}
+
+const char *nt_gc_type_name(uint32_t type)
+{
+    static const char *const names[] = { "blocking", "background", "foreground" };
+    return type < 3 ? names[type] : "other";
+}
+
+void pr_gc_allocated(pr_gc_state *st, int64_t bytes)
+{
+    st->allocated_since = st->allocated_since > INT64_MAX - bytes ? INT64_MAX : st->allocated_since + bytes;
+}
+
+/* The latest GC with this number (GCEnd names its GC by Count). */
+static nt_gc *find(nt_profile *p, int64_t number)
+{
+    for (size_t i = p->ngcs; i-- > 0 && p->ngcs - i <= 64;)
+        if (p->gcs[i].number == (uint32_t)number)
+            return &p->gcs[i];
+    return NULL;
+}
+
+/* The thread's suspension record, added when new; NULL when memory is short. */
+static pr_suspension *suspension(nt_profile *p, pr_gc_state *st, uint64_t thread, bool add)
+{
+    uint32_t i = tr_index(&st->susp_index, thread);
+    if (i != UINT32_MAX)
+        return &st->susp[i];
+    if (!add || st->nsusp >= UINT32_MAX - 2 ||
+        !nt_mem_reserve(&p->mem, (void **)&st->susp, &st->susp_cap, st->nsusp + 1, sizeof *st->susp) ||
+        !nt_map_set(&p->mem, &st->susp_index, thread, (uint32_t)st->nsusp))
+        return NULL;
+    pr_suspension *s = &st->susp[st->nsusp++];
+    *s = (pr_suspension){ thread, false, -1, -1 };
+    return s;
+}
+
+static bool gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
+{
+    pr_want w[] = { { "Count", false, { 0 } }, { "Depth", false, { 0 } }, { "Reason", false, { 0 } },
+                    { "Type", false, { 0 } } };
+    pr_fields(ev, w, 4);
+    if (!nt_mem_reserve(&p->mem, (void **)&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs))
+        return false;
+    const pr_suspension *su = suspension(p, st, ev->thread_id, false);
+    nt_gc *g = &p->gcs[p->ngcs++];
+    memset(g, 0, sizeof *g);
+    g->number = (uint32_t)pr_int(&w[0]);
+    g->generation = (uint32_t)pr_int(&w[1]);
+    g->reason = (uint32_t)pr_int(&w[2]);
+    g->type = (uint32_t)pr_int(&w[3]);
+    g->thread_id = ev->thread_id;
+    g->start_ns = ns;
+    g->end_ns = g->restart_end_ns = g->suspension_ns = g->pause_ns = -1;
+    bool in = su && su->for_gc;
+    g->suspend_begin_ns = in ? su->begin_ns : -1;
+    g->suspend_end_ns = in ? su->end_ns : -1;
+    if (g->suspend_begin_ns >= 0 && g->suspend_end_ns >= 0)
+        g->suspension_ns = g->suspend_end_ns - g->suspend_begin_ns;
+    g->heap_after = g->promoted = -1;
+    for (int k = 0; k < 5; k++)
+        g->gen_size[k] = -1;
+    g->heap_before = st->heap_known ? st->last_heap_after + st->allocated_since : -1;
+    st->allocated_since = 0;
+    return true;
+}
+
+/* GCHeapStats follows the GCEnd of its GC on the same thread. */
+static void heap_stats(nt_profile *p, pr_gc_state *st, const nt_event *ev)
+{
+    nt_gc *g = NULL;
+    for (size_t i = p->ngcs; i-- > 0 && p->ngcs - i <= 64 && !g;)
+        if (p->gcs[i].thread_id == ev->thread_id && p->gcs[i].end_ns >= 0)
+            g = &p->gcs[i];
+    if (!g || g->heap_after >= 0)
+        return;
+    pr_want w[] = { { "GenerationSize0", false, { 0 } },  { "GenerationSize1", false, { 0 } },
+                    { "GenerationSize2", false, { 0 } },  { "GenerationSize3", false, { 0 } },
+                    { "GenerationSize4", false, { 0 } },  { "TotalPromotedSize0", false, { 0 } },
+                    { "TotalPromotedSize1", false, { 0 } }, { "TotalPromotedSize2", false, { 0 } },
+                    { "TotalPromotedSize3", false, { 0 } }, { "TotalPromotedSize4", false, { 0 } } };
+    pr_fields(ev, w, 10);
+    int64_t heap = 0, promoted = 0;
+    for (int k = 0; k < 5; k++) {
+        g->gen_size[k] = w[k].have ? pr_int(&w[k]) : -1;
+        heap += w[k].have ? pr_int(&w[k]) : 0;
+        promoted += w[5 + k].have ? pr_int(&w[5 + k]) : 0;
+    }
+    g->heap_after = heap;
+    g->promoted = promoted;
+    st->last_heap_after = heap;
+    st->heap_known = true;
+}
+
+bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
+{
+    switch (ev->desc->event_id) {
+    case EV_SUSPEND_EE_BEGIN: {
+        pr_want w[] = { { "Reason", false, { 0 } } };
+        pr_fields(ev, w, 1);
+        int64_t r = pr_int(&w[0]);
+        pr_suspension *su = suspension(p, st, ev->thread_id, true);
+        if (!su)
+            return false;
+        su->for_gc = r == SUSPEND_FOR_GC || r == SUSPEND_FOR_GC_PREP;
+        su->begin_ns = ns;
+        su->end_ns = -1;
+        return true;
+    }
+    case EV_SUSPEND_EE_END: {
+        pr_suspension *su = suspension(p, st, ev->thread_id, false);
+        if (su && su->for_gc)
+            su->end_ns = ns;
+        return true;
+    }
+    case EV_GC_START: return gc_start(p, st, ev, ns);
+    case EV_GC_END: {
+        pr_want w[] = { { "Count", false, { 0 } } };
+        pr_fields(ev, w, 1);
+        nt_gc *g = find(p, pr_int(&w[0]));
+        if (g && g->end_ns < 0) {
+            g->end_ns = ns;
+            if (g->pause_ns < 0 && g->suspend_begin_ns < 0)
+                g->pause_ns = ns - g->start_ns; /* no suspension seen: the GC's own length */
+        }
+        return true;
+    }
+    case EV_GC_HEAP_STATS: heap_stats(p, st, ev); return true;
+    case EV_RESTART_EE_END: {
+        pr_suspension *su = suspension(p, st, ev->thread_id, false);
+        if (!su || !su->for_gc)
+            return true;
+        /* The GCs this thread started during the suspension. */
+        for (size_t i = p->ngcs; i-- > 0 && p->ngcs - i <= 64;) {
+            nt_gc *g = &p->gcs[i];
+            if (g->thread_id != ev->thread_id || g->suspend_begin_ns != su->begin_ns || g->restart_end_ns >= 0)
+                continue;
+            g->restart_end_ns = ns;
+            g->pause_ns = ns - g->suspend_begin_ns;
+        }
+        su->for_gc = false;
+        return true;
+    }
+    default: return true;
+    }
+}
+
+void pr_gc_release(nt_profile *p, pr_gc_state *st)
+{
+    nt_mem_free(&p->mem, st->susp, st->susp_cap * sizeof *st->susp);
+    nt_map_free(&p->mem, &st->susp_index);
+    st->susp = NULL;
+    st->nsusp = st->susp_cap = 0;
+}
+
+static int by_start(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    int64_t x = ((const nt_gc *)a)->start_ns, y = ((const nt_gc *)b)->start_ns;
+    return (x > y) - (x < y);
+}
+
+bool pr_gc_finish(nt_profile *p, pr_gc_state *st)
+{
+    pr_gc_release(p, st);
+    /* By start time; ties keep stream order. */
+    size_t n = p->ngcs;
+    if (n < 2)
+        return true;
+    nt_gc *tmp = nt_mem_alloc(&p->mem, n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    nt_merge_sort(p->gcs, tmp, n, sizeof *tmp, by_start, NULL);
+    nt_mem_free(&p->mem, tmp, n * sizeof *tmp);
+    return true;
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# The live event profiles against a real .NET process with a known workload:
+# `nettrace top -p PID --profile alloc|exceptions|contention` on
+# tests/workloads/ProfileLoad running its rounds in a loop.  Each refresh must
+# show the workload's own sites with the shares its rounds fix: allocation
+# bytes about 48 / 20 / 20 / 10 % (Node, byte[] small, large, pinned), throws
+# 3 : 2 : 1 by type, lock waits of about 40 ms each.  Skips with a message
+# when dotnet is not on PATH.  The test starts and kills its processes.
+set -u
+if ! command -v dotnet >/dev/null 2>&1; then
+    echo "SKIP: dotnet is not on PATH: the live profiles need a real .NET process"
+    exit 77
+fi
+nt="$top_builddir/nettrace"
+work="$top_builddir/tests/profile-load-build"
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+mkdir -p "$work"
+if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release --nologo -v quiet -nodeReuse:false \
+        -p:UseSharedCompilation=false --artifacts-path "$work" \
+        "$top_srcdir/tests/workloads/ProfileLoad/ProfileLoad.csproj" >"$work/build.log" 2>&1; then
+    cat "$work/build.log"
+    fail "building ProfileLoad failed"
+fi
+dll="$work/bin/ProfileLoad/release/ProfileLoad.dll"
+[ -f "$dll" ] || fail "$dll was not built"
+
+# run MODE PROFILE: the workload in a loop, three refreshes of the live view.
+run() {
+    dotnet "$dll" "$1" --rounds 0 >"$tmp/load.log" 2>&1 &
+    pid=$!
+    i=0
+    while ! grep -q '^ready' "$tmp/load.log"; do
+        i=$((i + 1))
+        [ $i -gt 300 ] && fail "ProfileLoad $1 did not start"
+        sleep 0.1
+    done
+    # The runtime's diagnostics socket may appear a little after Main runs on a loaded machine.
+    i=0
+    while ! ls "${TMPDIR:-/tmp}"/dotnet-diagnostic-"$pid"-* >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && fail "ProfileLoad $1 has no diagnostics socket after 10 s"
+        sleep 0.1
+    done
+    rc=0
+    timeout 60 "$nt" top -p "$pid" --profile "$2" --interval 1.5 --duration 4.8 -n 10 >"$tmp/$2.txt" 2>"$tmp/$2.err" || rc=$?
+    [ $rc -eq 0 ] || { cat "$tmp/$2.err"; fail "nettrace top -p --profile $2 exited $rc"; }
+    kill "$pid"
+    wait "$pid" 2>/dev/null
+    pid=
+    cat "$tmp/$2.txt"
+    [ "$(grep -c '^nettrace top  pid' "$tmp/$2.txt")" -ge 2 ] || fail "$2: fewer than two refreshes"
+}
+
+# share LABEL SITE_REGEX FILE: the summed share (percent) of the last
+# refresh's rows with this label and a site matching the regex (tiering may
+# inline a callee into its caller between refreshes, changing the leaf).
+share() {
+    awk -v l="$1" -v s="$2" '/^nettrace top  pid/ { v = ""; n = 0 } $4 == l && $5 ~ s { x = $3; sub("%", "", x); v = v + x; n++ } END { print n ? v : "" }' "$3"
+}
+
+# within VALUE LOW HIGH
+within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v >= lo && v <= hi) }'; }
+
+run alloc alloc
+f="$tmp/alloc.txt"
+v=$(share soh:Workloads.ProfileLoad.Node Allocs.AllocNodes "$f"); within "$v" 43 53 || fail "Node share $v%, expected ~48%"
+v=$(share "soh:System.Byte[]" Allocs.AllocBuffers "$f"); within "$v" 16 25 || fail "small byte[] share $v%, expected ~20%"
+v=$(share "loh:System.Byte[]" Allocs.AllocLarge "$f"); within "$v" 16 25 || fail "large byte[] share $v%, expected ~20%"
+v=$(share "poh:System.Byte[]" "Allocs.AllocPinned|GC.AllocateArray" "$f"); within "$v" 7 13 || fail "pinned byte[] share $v%, expected ~10%"
+
+run throw exceptions
+f="$tmp/exceptions.txt"
+# Rounds may be cut by the window's edges: a few throws either way.
+v=$(share System.InvalidOperationException EH.DispatchEx "$f"); within "$v" 47 53 || fail "InvalidOperationException share $v%, expected 50%"
+v=$(share System.ArgumentException EH.DispatchEx "$f"); within "$v" 30 37 || fail "ArgumentException share $v%, expected 33.3%"
+v=$(share Workloads.ProfileLoad.WorkloadException EH.DispatchEx "$f"); within "$v" 14 20 || fail "WorkloadException share $v%, expected 16.7%"
+
+run contention contention
+f="$tmp/contention.txt"
+# The last refresh: closed waits of ~40 ms each, on Monitor.Enter.
+row=$(awk '/^nettrace top  pid/ { r = "" } $4 == "managed" && index($5, "Monitor.Enter") { r = $1 " " $2 } END { print r }' "$f")
+[ -n "$row" ] || fail "no managed lock waits on Monitor.Enter"
+set -- $row
+mean=$(( $1 / $2 ))
+within "$mean" 35000000 60000000 || fail "mean wait $mean ns over $2 waits, expected about 40 ms"
+echo ok
