@@ -233,11 +233,17 @@ typedef struct nt_event_desc {
     const struct nt_schema *schema; /**< private: the table layout fields decode with (NULL: metadata fields) */
 } nt_event_desc;
 
-/** A stack: IPs innermost first, widened to 64 bits for every pointer size. */
+/**
+ * A stack: IPs innermost first, widened to 64 bits for every pointer size.
+ * Stack ids are scoped by sequence points (the ids restart after each one):
+ * (interval, id) names one stack for the whole stream, so a consumer that
+ * keeps stacks by id across sequence points keys them by both.
+ */
 typedef struct nt_stack {
     uint32_t id;
     uint32_t count;
     const uint64_t *ips;
+    uint32_t interval;  /**< sequence points read before this stack's interval: 0, then +1 at each (wraps at 2^32) */
 } nt_stack;
 
 /** One event: header fields and raw payload. */
@@ -451,6 +457,13 @@ NT_API uint64_t nt_parser_error_offset(const nt_parser *p);
 NT_API const char *nt_parser_message(const nt_parser *p);
 /** The trace header, or NULL before it was read. */
 NT_API const nt_trace_info *nt_parser_trace_info(const nt_parser *p);
+/**
+ * The format version the stream's header declares, as soon as it is read,
+ * also when the parser refuses that version: 3 for a NetPerf stream (whose
+ * Trace object version 3 is read before the refusal), 4 for NetTrace V4/V5,
+ * 6 (or the higher major refused) for V6.  0 before it is known.
+ */
+NT_API uint32_t nt_parser_format_version(const nt_parser *p);
 /** Release the parser (NULL is fine). */
 NT_API void nt_parser_free(nt_parser *p);
 

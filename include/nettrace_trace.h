@@ -181,8 +181,10 @@ NT_API nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_tra
  * The builder: for callers that drive a parser themselves (a live session,
  * their own callbacks chained in).  Fill cb with the builder's callbacks and
  * pass it with user = the builder to nt_parser_new; call the callbacks in the
- * parser's order.  finish() resolves the frames and hands over the trace; the
- * builder is freed by finish() whatever it returns.
+ * parser's order.  The builder scopes stack ids by nt_stack.interval; its
+ * sequence_point callback does nothing and is kept for callers that chain
+ * every callback.  finish() resolves the frames and hands over the trace; the builder is freed
+ * by finish() whatever it returns.
  */
 typedef struct nt_trace_builder nt_trace_builder;
 

@@ -52,6 +52,22 @@ rc=$?
 [ $rc -eq 11 ] || fail "junk exited $rc, not 11"
 grep -q '"status": "not_nettrace"' "$tmp/junk.json" || fail "junk status"
 
+# a NetPerf stream (its head written here: the length-prefixed FastSerialization
+# header, then the Trace object's type with version 3): refused (exit 12) with
+# the version its header says
+printf '\024\000\000\000!FastSerialization.1\004\004\001\003\000\000\000\000\000\000\000\005\000\000\000Trace\006' \
+    > "$tmp/head.netperf"
+"$nt" info --json "$tmp/head.netperf" > "$tmp/netperf.json"
+rc=$?
+[ $rc -eq 12 ] || fail "NetPerf exited $rc, not 12"
+python3 - "$tmp/netperf.json" <<'PY' || exit 1
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["status"] == "unsupported_version" and j["format_version"] == 3, (j["status"], j["format_version"])
+assert j["pointer_size"] is None and "format version 3" in j["message"], j["message"]
+PY
+"$nt" info "$tmp/head.netperf" 2>/dev/null | grep -q '^format: *version 3, not read' || fail "NetPerf text: no format line"
+
 # a missing file is an I/O error (1), a bad option a usage error (2)
 "$nt" info "$tmp/nope" 2>/dev/null; [ $? -eq 1 ] || fail "missing file"
 "$nt" info --bogus "$trace" 2>/dev/null; [ $? -eq 2 ] || fail "bad option"

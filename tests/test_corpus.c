@@ -78,6 +78,20 @@ static int grab_info(void *u, const nt_trace_info *t)
     return 0;
 }
 
+/* The NetPerf file is refused, with the version its header says (3). */
+LTest(corpus, netperf_version)
+{
+    uint8_t *data;
+    size_t len;
+    load("perfview__eventpipe-dotnetcore2.1-linux-x64-tracelogging.netperf", &data, &len);
+    nt_parser *p = nt_parser_new(NULL, NULL, NULL, NULL);
+    cr_assert(p);
+    cr_expect_eq(nt_parser_feed(p, data, len), NT_ERR_UNSUPPORTED_VERSION);
+    cr_expect_eq(nt_parser_format_version(p), 3);
+    nt_parser_free(p);
+    free(data);
+}
+
 LTest(corpus, objver4_header)
 {
     uint8_t *data;

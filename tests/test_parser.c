@@ -57,6 +57,7 @@ typedef struct seen {
     nt_sample s[4];
     uint64_t ips[4][4];
     int depth[4]; /* -1: no stack */
+    uint32_t interval[4];
     int sps;
     int events;
     int metadata;
@@ -70,6 +71,7 @@ static int on_sample(void *u, const nt_sample *s)
         for (uint32_t i = 0; s->stack && i < s->stack->count && i < 4; i++)
             x->ips[x->samples][i] = s->stack->ips[i];
         x->depth[x->samples] = s->stack ? (int)s->stack->count : -1; /* the pointer dies with the callback */
+        x->interval[x->samples] = s->stack ? s->stack->interval : UINT32_MAX;
     }
     x->samples++;
     return 0;
@@ -200,6 +202,40 @@ LTest(parser, v6_and_netperf_are_unsupported)
     tb_u32(&b, 20);
     tb_bytes(&b, "!FastSerialization.1", 20);
     cr_expect_eq(nt_parse_buffer(b.d, b.n, NULL, NULL, NULL, NULL, 0), NT_ERR_UNSUPPORTED_VERSION);
+    tb_free(&b);
+}
+
+/* A NetPerf stream is refused, but the version its header says is read first
+ * and reported (info prints it); cut before it, it is refused all the same. */
+LTest(parser, netperf_reports_its_version)
+{
+    tb b = { 0 };
+    tb_u32(&b, 20);
+    tb_bytes(&b, "!FastSerialization.1", 20);
+    tb_bytes(&b, "\x04\x04\x01", 3); /* BeginObject, type: BeginObject NullReference */
+    tb_u32(&b, 3);                    /* Trace object version */
+    tb_u32(&b, 0);
+    tb_u32(&b, 5);
+    tb_bytes(&b, "Trace\x06", 6);
+    for (size_t cut = 0; cut <= b.n; cut++) {
+        nt_parser *p = nt_parser_new(NULL, NULL, NULL, NULL);
+        cr_assert(p);
+        nt_status s = nt_parser_feed(p, b.d, cut);
+        if (s == NT_OK)
+            s = nt_parser_finish(p);
+        bool past_version = cut >= 4 + 20 + 3 + 4;
+        if (cut < 8)
+            cr_expect_eq(s, NT_ERR_NOT_NETTRACE, "cut %zu: %s", cut, nt_status_name(s));
+        else
+            cr_expect_eq(s, NT_ERR_UNSUPPORTED_VERSION, "cut %zu: %s", cut, nt_status_name(s));
+        cr_expect_eq(nt_parser_format_version(p), past_version ? 3u : 0u, "cut %zu", cut);
+        cr_expect_null(nt_parser_trace_info(p));
+        if (past_version) {
+            cr_expect(strstr(nt_parser_message(p), "format version 3") != NULL, "%s", nt_parser_message(p));
+            cr_expect_eq(nt_parser_error_offset(p), 27);
+        }
+        nt_parser_free(p);
+    }
     tb_free(&b);
 }
 
@@ -493,6 +529,10 @@ LTest(parser, empty_stack_and_reset_at_sequence_points)
     cr_expect_eq(x.ips[1][1], 0xA2);
     cr_expect_eq(x.ips[2][0], 0xC1, "stack ids restart after a sequence point");
     cr_expect_eq(x.depth[3], -1, "a stale id resolves to nothing");
+    /* the parser says which interval an id belongs to: (interval, id) is unique */
+    cr_expect_eq(x.interval[0], 0);
+    cr_expect_eq(x.interval[1], 0);
+    cr_expect_eq(x.interval[2], 1, "the stack after the first sequence point is of interval 1");
     tb_free(&b);
 }
 

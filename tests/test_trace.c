@@ -72,6 +72,32 @@ LTest(trace, rejit_gives_one_method_several_code_versions)
     tb_free(&p.b);
 }
 
+/* Stack id 1 in two sequence-point intervals with the same depth, first and
+ * last IP: only the interval the parser gives each stack tells them apart. */
+LTest(trace, stack_ids_are_scoped_by_the_parsers_interval)
+{
+    pb p;
+    pb_begin(&p, 8, 1000000000);
+    const uint64_t one[] = { 0x1000, 0x2000, 0x3000 }, two[] = { 0x1000, 0x2222, 0x3000 };
+    const uint64_t *ips1[] = { one }, *ips2[] = { two };
+    const uint32_t d[] = { 3 };
+    pb_stacks(&p, 1, 1, ips1, d);
+    pb_sample(&p, 7, 1, 100, NT_SAMPLE_MANAGED);
+    pb_sp(&p, 200);
+    pb_stacks(&p, 1, 1, ips2, d);
+    pb_sample(&p, 7, 1, 300, NT_SAMPLE_MANAGED);
+    pb_end(&p);
+    nt_trace *t = build(&p, NT_OK);
+    cr_assert_eq(nt_trace_sample_count(t), 2);
+    nt_trace_sample a = nt_trace_sample_at(t, 0), b = nt_trace_sample_at(t, 1);
+    cr_expect_neq(a.stack_index, b.stack_index, "one id in two intervals is two stacks");
+    cr_assert_eq(b.frame_count, 3);
+    cr_expect_eq(b.frames[1].ip, 0x2222);
+    cr_expect_eq(a.frames[1].ip, 0x2000);
+    nt_trace_free(t);
+    tb_free(&p.b);
+}
+
 LTest(trace, rundown_after_samples_and_return_address_at_method_end)
 {
     pb p;

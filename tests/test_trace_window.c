@@ -30,7 +30,7 @@ static void feed_sample(nt_trace_window *w, int64_t ticks, uint64_t tid, uint32_
                         uint32_t n)
 {
     static uint32_t id; /* a new stack id each time: ids are only stable within an interval */
-    nt_stack st = { ++id, n, ips };
+    nt_stack st = { .id = ++id, .count = n, .ips = ips }; /* interval 0: one interval, no sequence point */
     nt_sample s;
     memset(&s, 0, sizeof s);
     s.timestamp = ticks;

@@ -24,7 +24,7 @@ int main(void)
     F(nt_trace_info, qpc_frequency); F(nt_trace_info, pointer_size); F(nt_trace_info, process_id);
     F(nt_trace_info, processor_count); F(nt_trace_info, sampling_interval_ns);
     S(nt_stack);
-    F(nt_stack, id); F(nt_stack, count); F(nt_stack, ips);
+    F(nt_stack, id); F(nt_stack, count); F(nt_stack, ips); F(nt_stack, interval);
     S(nt_event);
     F(nt_event, desc); F(nt_event, metadata_id); F(nt_event, sequence_number); F(nt_event, thread_id);
     F(nt_event, capture_thread_id); F(nt_event, processor_number); F(nt_event, stack_id); F(nt_event, stack);

@@ -89,11 +89,9 @@ static int pid_by_name(const char *name, int32_t *pid)
 {
     nt_process_entry *list;
     size_t n;
-    nt_status st = nt_process_list(&list, &n, NULL);
-    if (st != NT_OK) {
-        fprintf(stderr, "nettrace collect: cannot list processes: %s\n", nt_status_describe(st));
-        return cli_exit_code(st);
-    }
+    int rc = cli_process_list("collect", &list, &n);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     size_t found = 0;
     char pids[256] = "";
     for (size_t i = 0; i < n; i++) {

@@ -119,6 +119,14 @@ static bool lossy_fields(const nt_event_desc *d, uint32_t format)
     return false;
 }
 
+/* After the output's metadata was flushed: every description is defined again on use. */
+static void forget_metadata(conv *c)
+{
+    nt_map_free(&c->mem, &c->base);
+    nt_map_free(&c->mem, &c->variants);
+    c->nmetas = 0;
+}
+
 /* V6: a reader holds at most NT_DEFAULT_MAX_METADATA records at once, and so
  * does the writer.  Past that, a sequence point flushing the metadata lets the
  * output go on: what is used after it is defined again. */
@@ -135,9 +143,7 @@ static int make_room(conv *c)
     }
     if (nt_writer_sequence_point(c->w, c->last_timestamp, NT_SP_FLUSH_METADATA) != NT_OK)
         return fail_writer(c);
-    nt_map_free(&c->mem, &c->base);
-    nt_map_free(&c->mem, &c->variants);
-    c->nmetas = 0;
+    forget_metadata(c);
     c->metadata_flushes++;
     return 0;
 }
@@ -273,12 +279,8 @@ static int on_sp(void *user, const nt_sequence_point *sp)
     uint32_t flags = c->format == 6 ? sp->flags & (NT_SP_FLUSH_THREADS | NT_SP_FLUSH_METADATA) : 0;
     if (nt_writer_sequence_point_threads(c->w, sp->timestamp, flags, sp->threads, sp->thread_count) != NT_OK)
         return fail_writer(c);
-    if (flags & NT_SP_FLUSH_METADATA) {
-        /* the output forgot its metadata too: everything is defined again */
-        nt_map_free(&c->mem, &c->base);
-        nt_map_free(&c->mem, &c->variants);
-        c->nmetas = 0;
-    }
+    if (flags & NT_SP_FLUSH_METADATA) /* the output forgets its metadata too */
+        forget_metadata(c);
     return 0;
 }
 

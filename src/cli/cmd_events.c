@@ -3,6 +3,7 @@
  * (every event before one is older than it) and written sorted by
  * timestamp, ties in stream order, so memory holds one interval's lines. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/event_format.h"
 #include "cli/event_lines.h"
 #include "cli/event_stacks.h"
@@ -158,11 +159,9 @@ int cmd_events(int argc, char **argv)
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
-        usage(stderr);
+    const char *path = cli_file_operand(argc, argv, usage);
+    if (!path)
         return CLI_EXIT_USAGE;
-    }
-    const char *path = argv[optind];
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     r.out = stdout;

@@ -101,7 +101,12 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
         else
             fputs(",\n  \"end_ns\": null,\n  \"duration_ns\": null", o);
     } else {
-        fputs(",\n  \"format_version\": null,\n  \"pointer_size\": null,\n  \"process_id\": null,\n"
+        uint32_t refused = nt_parser_format_version(p); /* a version the parser did not read (NetPerf) */
+        if (refused)
+            fprintf(o, ",\n  \"format_version\": %u", refused);
+        else
+            fputs(",\n  \"format_version\": null", o);
+        fputs(",\n  \"pointer_size\": null,\n  \"process_id\": null,\n"
               "  \"processor_count\": null,\n  \"qpc_frequency\": null,\n  \"sync_qpc\": null,\n"
               "  \"sync_time_utc\": null,\n  \"sampling_interval_ns\": null,\n  \"start_ns\": null,\n"
               "  \"end_ns\": null,\n  \"duration_ns\": null",
@@ -132,9 +137,10 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
         fputs(",\n  \"truncated_at\": null\n}\n", o);
 }
 
-static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_info *ti, const nt_parser_stats *ps,
+static void print_text(FILE *o, const char *path, nt_status s, const nt_parser *p, const nt_parser_stats *ps,
                        info_state *st, const char *message)
 {
+    const nt_trace_info *ti = nt_parser_trace_info(p);
     fprintf(o, "file:              %s\n", path);
     fprintf(o, "status:            %s\n", s == NT_OK ? "ok" : message);
     if (ti) {
@@ -160,6 +166,8 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_trace_in
             fprintf(o, "end:               +%s, the last event (trace clock %" PRId64 " ns)\n", d, sp.end_ns);
             fprintf(o, "duration:          %s\n", d);
         }
+    } else if (nt_parser_format_version(p)) {
+        fprintf(o, "format:            version %u, not read\n", nt_parser_format_version(p));
     }
     fprintf(o, "bytes:             %" PRIu64 " in %" PRIu64 " blocks\n", ps->bytes, ps->blocks);
     fprintf(o, "events:            %" PRIu64 " (%" PRIu64 " dropped)\n", ps->events, ps->events_dropped);
@@ -215,7 +223,7 @@ int cmd_info(int argc, char **argv)
         if (json)
             print_json(stdout, s, nt_parser_trace_info(p), &ps, &st, p, err);
         else
-            print_text(stdout, path, s, nt_parser_trace_info(p), &ps, &st, err);
+            print_text(stdout, path, s, p, &ps, &st, err);
         if (s != NT_OK && !json)
             fprintf(stderr, "nettrace: %s: %s\n", path, err);
         rc = cli_exit_code(s);

@@ -2,6 +2,7 @@
  * diagnostics endpoint), each with what its runtime says about itself:
  * command line, runtime version, OS and architecture. */
 #include "cli/cli.h"
+#include "cli/session_opts.h"
 #include "common/json.h"
 #include "common/text_escape.h"
 
@@ -92,11 +93,9 @@ int cmd_ps(int argc, char **argv)
     }
     nt_process_entry *list;
     size_t n;
-    nt_status st = nt_process_list(&list, &n, NULL);
-    if (st != NT_OK) {
-        fprintf(stderr, "nettrace ps: cannot list processes: %s\n", nt_status_describe(st));
-        return cli_exit_code(st);
-    }
+    int rc = cli_process_list("ps", &list, &n);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     nt_process_info *pi = malloc(sizeof *pi);
     if (!pi) {
         nt_process_list_free(list, NULL);

@@ -7,6 +7,7 @@
 bool ev_lines_init(ev_lines *l)
 {
     *l = (ev_lines){ 0 };
+    nt_mem_init(&l->mem_v, NULL);
     l->mem = open_memstream(&l->buf, &l->buf_len);
     /* One thread writes it: no locking per character (a third of the time). */
     if (l->mem)
@@ -16,14 +17,8 @@ bool ev_lines_init(ev_lines *l)
 
 FILE *ev_lines_begin(ev_lines *l, int64_t timestamp)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 1024;
-        ev_line *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (!nt_mem_reserve(&l->mem_v, (void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+        return NULL;
     l->start = ftell(l->mem);
     if (l->start < 0)
         return NULL;
@@ -94,6 +89,6 @@ void ev_lines_free(ev_lines *l)
     if (l->mem)
         fclose(l->mem);
     free(l->buf);
-    free(l->v);
+    nt_mem_free(&l->mem_v, l->v, l->cap * sizeof *l->v);
     *l = (ev_lines){ 0 };
 }

@@ -2,6 +2,8 @@
 #ifndef NT_CLI_EVENT_LINES_H
 #define NT_CLI_EVENT_LINES_H
 
+#include "common/alloc.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +20,9 @@ typedef struct ev_lines {
     FILE *mem;         /* open_memstream over buf */
     char *buf;
     size_t buf_len;
-    ev_line *v;
+    ev_line *v;        /* allocated through mem_v */
     size_t n, cap;
+    nt_mem mem_v;
     uint64_t seq;
     long start;        /* where the line being written began */
 } ev_lines;

@@ -1,5 +1,6 @@
 /* info's event-type table (event_types.h). */
 #include "cli/event_types.h"
+#include "common/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +14,8 @@ void cli_event_types_init(cli_event_types *et)
 bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, const char *name,
                             uint32_t event_id, uint32_t version)
 {
-    if (et->n == et->cap) {
-        size_t ncap = et->cap ? et->cap * 2 : 64;
-        cli_event_type *n = realloc(et->types, ncap * sizeof *n);
-        if (!n)
-            return false;
-        et->types = n;
-        et->cap = ncap;
-    }
+    if (!nt_mem_reserve(&et->mem, (void **)&et->types, &et->cap, et->n + 1, sizeof *et->types))
+        return false;
     char *prov = strdup(provider);
     char *nm = strdup(name ? name : "");
     uint64_t *v = prov && nm ? nt_map_put(&et->mem, &et->of_meta, metadata_id, NULL) : NULL;
@@ -56,30 +51,11 @@ static int cmp_type(const cli_event_type *x, const cli_event_type *y)
     return 0;
 }
 
-/* Bottom-up merge sort: qsort has no context argument for the comparison count. */
-static void sort_types(cli_event_types *et, cli_event_type *tmp)
+/* The one stable sort's comparison, counted (the tests bound the cost with it). */
+static int cmp_counted(const void *a, const void *b, void *ctx)
 {
-    cli_event_type *src = et->types, *dst = tmp;
-    size_t n = et->n;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) {
-                et->compares++;
-                dst[k++] = cmp_type(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-            }
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        cli_event_type *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != et->types)
-        memcpy(et->types, src, n * sizeof *src);
+    ((cli_event_types *)ctx)->compares++;
+    return cmp_type(a, b);
 }
 
 void cli_event_types_finish(cli_event_types *et)
@@ -88,7 +64,7 @@ void cli_event_types_finish(cli_event_types *et)
         return;
     cli_event_type *tmp = malloc(et->n * sizeof *tmp);
     if (tmp) /* short of memory the list stays in stream order, merged below only where adjacent */
-        sort_types(et, tmp);
+        nt_merge_sort(et->types, tmp, et->n, sizeof *tmp, cmp_counted, et);
     free(tmp);
     size_t out = 0;
     for (size_t i = 0; i < et->n; i++) {
@@ -119,7 +95,7 @@ void cli_event_types_free(cli_event_types *et)
         free(et->types[i].provider);
         free(et->types[i].name);
     }
-    free(et->types);
+    nt_mem_free(&et->mem, et->types, et->cap * sizeof *et->types);
     nt_map_free(&et->mem, &et->of_meta);
     cli_event_types_init(et);
 }

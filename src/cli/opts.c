@@ -40,6 +40,14 @@ bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int6
     return false;
 }
 
+const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *))
+{
+    if (optind == argc - 1)
+        return argv[optind];
+    usage(stderr);
+    return NULL;
+}
+
 int cli_json_file_args(int argc, char **argv, void (*usage)(FILE *), bool *json, const char **path)
 {
     static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
@@ -55,10 +63,6 @@ int cli_json_file_args(int argc, char **argv, void (*usage)(FILE *), bool *json,
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return CLI_EXIT_USAGE;
-    }
-    *path = argv[optind];
-    return -1;
+    *path = cli_file_operand(argc, argv, usage);
+    return *path ? -1 : CLI_EXIT_USAGE;
 }

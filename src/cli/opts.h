@@ -18,6 +18,10 @@ bool cli_u64_option(const char *cmd, const char *opt, const char *arg, uint64_t 
 bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int64_t default_unit_ns,
                          int64_t max_ns, int64_t *out);
 
+/* The one FILE operand a command takes after its options (argv[optind]), or
+ * NULL after printing the command's usage on standard error (a usage error). */
+const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *));
+
 /* The arguments of a command that takes [--json] FILE (info, gc): -1 when
  * they are good (*json, *path set), else the exit code (--help: usage on
  * standard output; a usage error: on standard error). */

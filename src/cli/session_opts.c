@@ -1,5 +1,6 @@
 /* Provider specs and Ctrl-C handling for the commands that attach. */
 #include "cli/session_opts.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n)
+{
+    nt_status st = nt_process_list(list, n, NULL);
+    if (st == NT_OK)
+        return CLI_EXIT_OK;
+    fprintf(stderr, "nettrace %s: cannot list processes: %s\n", cmd, nt_status_describe(st));
+    return cli_exit_code(st);
+}
 
 bool cli_parse_pid(const char *s, int32_t *pid)
 {

@@ -20,6 +20,10 @@ typedef struct cli_providers {
 bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t errsize);
 void cli_providers_free(cli_providers *p);
 
+/* The .NET processes (nt_process_list).  Otherwise prints "nettrace CMD:
+ * cannot list processes: ..." and returns the exit code; CLI_EXIT_OK on success. */
+int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n);
+
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);
 

@@ -1,6 +1,7 @@
 #include "common/alloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void *default_realloc(void *ctx, void *ptr, size_t size)
 {
@@ -76,4 +77,16 @@ bool nt_mem_reserve(nt_mem *m, void **ptr, size_t *cap, size_t need, size_t elem
         return false;
     *cap = ncap;
     return true;
+}
+
+void *nt_mem_new_object(const nt_allocator *a, size_t size, size_t mem_at)
+{
+    nt_mem mem;
+    nt_mem_init(&mem, a);
+    unsigned char *obj = nt_mem_alloc(&mem, size);
+    if (!obj)
+        return NULL;
+    memset(obj, 0, size);
+    memcpy(obj + mem_at, &mem, sizeof mem);
+    return obj;
 }

@@ -5,6 +5,8 @@
 
 #include "nettrace.h"
 
+#include <stddef.h>
+
 typedef struct nt_mem {
     nt_allocator a;
     size_t used;   /* bytes currently held through this nt_mem */
@@ -23,5 +25,13 @@ void nt_mem_free(nt_mem *m, void *ptr, size_t size);
  * bound here beyond size_t overflow, so callers check their limits before
  * calling.  False, with *ptr and *cap untouched, when memory is short. */
 bool nt_mem_reserve(nt_mem *m, void **ptr, size_t *cap, size_t need, size_t elem);
+
+/* A new zeroed object of `size` bytes allocated through a fresh nt_mem over
+ * `a` (NULL: malloc), which is then stored in the object at byte `mem_at`, so
+ * the object's own bytes count in its running total.  NULL when memory is
+ * short.  NT_MEM_NEW(type, a) does this for a type whose member `mem` is its
+ * nt_mem. */
+void *nt_mem_new_object(const nt_allocator *a, size_t size, size_t mem_at);
+#define NT_MEM_NEW(type, a) ((type *)nt_mem_new_object((a), sizeof(type), offsetof(type, mem)))
 
 #endif

@@ -12,4 +12,4 @@ libnettrace_core_la_SOURCES += \
 	src/common/utf8.c src/common/utf8.h \
 	src/common/json.c src/common/json.h \
 	src/common/text_escape.c src/common/text_escape.h \
-	src/common/status.c
+	src/common/limits.h src/common/status.c src/common/status.h

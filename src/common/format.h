@@ -20,6 +20,7 @@
 /* FastSerialization object tags, V4/V5 (section 3.2). */
 enum {
     NT_TAG_NULL_REFERENCE = 0x01,       /* also the end of the stream where an object would start */
+    NT_TAG_BEGIN_OBJECT = 0x04,         /* NetPerf (V3) streams' objects start with it (never read further) */
     NT_TAG_BEGIN_PRIVATE_OBJECT = 0x05, /* an object (and its type) starts */
     NT_TAG_END_OBJECT = 0x06            /* ends a type header and every object */
 };

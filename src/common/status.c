@@ -1,39 +1,63 @@
 /* Version, status names, limits defaults and clock conversion. */
-#include "nettrace.h"
+#include "common/limits.h"
+#include "common/status.h"
+
+#include <stdio.h>
 
 const char *nt_version(void) { return NT_VERSION_STRING; }
 
-const char *nt_status_name(nt_status s)
+/* A status's short name or its sentence, both from the one status table. */
+static const char *status_text(nt_status s, bool sentence)
 {
     switch (s) {
-#define NT_STATUS_NAME_(sym, num, name, desc) case sym: return name;
-        NT_STATUS_MAP(NT_STATUS_NAME_)
-#undef NT_STATUS_NAME_
+#define NT_STATUS_TEXT_(sym, num, name, desc) case sym: return sentence ? desc : name;
+        NT_STATUS_MAP(NT_STATUS_TEXT_)
+#undef NT_STATUS_TEXT_
     }
-    return "unknown";
+    return sentence ? "unknown status" : "unknown";
 }
 
-const char *nt_status_describe(nt_status s)
+const char *nt_status_name(nt_status s) { return status_text(s, false); }
+
+const char *nt_status_describe(nt_status s) { return status_text(s, true); }
+
+/* Each limit with its default, once, for both functions below. */
+#define NT_LIMITS_MAP_(X)                                                                                    \
+    X(max_block_bytes, NT_DEFAULT_MAX_BLOCK_BYTES)                                                          \
+    X(max_metadata, NT_DEFAULT_MAX_METADATA)                                                                \
+    X(max_metadata_bytes, NT_DEFAULT_MAX_METADATA_BYTES)                                                    \
+    X(max_fields, NT_DEFAULT_MAX_FIELDS)                                                                    \
+    X(max_stacks, NT_DEFAULT_MAX_STACKS)                                                                    \
+    X(max_stack_frames, NT_DEFAULT_MAX_STACK_FRAMES)                                                        \
+    X(max_threads, NT_DEFAULT_MAX_THREADS)                                                                  \
+    X(max_array_elements, NT_DEFAULT_MAX_ARRAY_ELEMENTS)                                                    \
+    X(max_field_depth, NT_DEFAULT_MAX_FIELD_DEPTH)
+
+size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap)
 {
-    switch (s) {
-#define NT_STATUS_DESC_(sym, num, name, desc) case sym: return desc;
-        NT_STATUS_MAP(NT_STATUS_DESC_)
-#undef NT_STATUS_DESC_
-    }
-    return "unknown status";
+    char what[NT_FAILURE_WHAT_MAX];
+    vsnprintf(what, what_max < sizeof what ? what_max : sizeof what, fmt, ap);
+    int n = snprintf(msg, size, "%s: %s", nt_status_name(s), what);
+    if (n < 0)
+        return 0;
+    return (size_t)n < size ? (size_t)n : size - 1;
 }
 
 void nt_limits_default(nt_limits *lim)
 {
-    lim->max_block_bytes = NT_DEFAULT_MAX_BLOCK_BYTES;
-    lim->max_metadata = NT_DEFAULT_MAX_METADATA;
-    lim->max_metadata_bytes = NT_DEFAULT_MAX_METADATA_BYTES;
-    lim->max_fields = NT_DEFAULT_MAX_FIELDS;
-    lim->max_stacks = NT_DEFAULT_MAX_STACKS;
-    lim->max_stack_frames = NT_DEFAULT_MAX_STACK_FRAMES;
-    lim->max_threads = NT_DEFAULT_MAX_THREADS;
-    lim->max_array_elements = NT_DEFAULT_MAX_ARRAY_ELEMENTS;
-    lim->max_field_depth = NT_DEFAULT_MAX_FIELD_DEPTH;
+#define NT_LIMIT_DEFAULT_(field, value) lim->field = value;
+    NT_LIMITS_MAP_(NT_LIMIT_DEFAULT_)
+#undef NT_LIMIT_DEFAULT_
+}
+
+void nt_limits_resolve(nt_limits *out, const nt_limits *given)
+{
+    nt_limits_default(out);
+    if (!given)
+        return;
+#define NT_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;
+    NT_LIMITS_MAP_(NT_LIMIT_TAKE_)
+#undef NT_LIMIT_TAKE_
 }
 
 int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency)

@@ -2,6 +2,7 @@
  * steps both format versions share around the trace header, sequence points
  * and event blocks. */
 #include "common/format.h"
+#include "common/status.h"
 #include "parse/context.h"
 #include "parse/event_header.h"
 
@@ -14,13 +15,11 @@ nt_status nt_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, .
         return p->status;
     p->status = s;
     p->err_offset = offset;
-    char what[200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    size_t n = nt_failure_text(p->msg, sizeof p->msg, 200, s, fmt, ap);
     va_end(ap);
-    snprintf(p->msg, sizeof p->msg, "%s: %s at byte %llu", nt_status_name(s), what,
-             (unsigned long long)offset);
+    snprintf(p->msg + n, sizeof p->msg - n, " at byte %llu", (unsigned long long)offset);
     return s;
 }
 

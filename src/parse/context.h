@@ -55,6 +55,7 @@ struct nt_parser {
     uint32_t block_size;    /* BlockSize of the block being framed */
     uint64_t trailing;      /* bytes after the end-of-stream tag (ignored) */
     bool have_trace;
+    bool netperf;           /* the stream began as NetPerf (refused at its Trace object) */
     bool ended;             /* end-of-stream tag seen */
 
     nt_trace_info info;

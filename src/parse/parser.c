@@ -7,6 +7,7 @@
  * when complete, so the callbacks do not depend on how the input is chunked.
  */
 #include "common/format.h"
+#include "common/limits.h"
 #include "parse/blocks.h"
 
 #include <stdio.h>
@@ -16,6 +17,8 @@ enum {
     ST_MAGIC,        /* 8: "Nettrace" */
     ST_AFTER_MAGIC,  /* 4: 20 (FastSerialization header length) or 0 (V6) */
     ST_FS_HEADER,    /* 20: "!FastSerialization.1" */
+    ST_NETPERF_HEAD, /* 16 + 1 + 6: the rest of a NetPerf stream's "!FastSerialization.1", the Trace
+                      * object's BeginObject, BeginObject NullReference version (read, then refused) */
     ST_V6_VERSION,   /* 8: major, minor */
     ST_OBJ_TAG,      /* 1: BeginPrivateObject or NullReference (end of stream) */
     ST_TYPE_HEADER,  /* 14: BeginPrivateObject NullReference version minReader nameLen */
@@ -37,30 +40,13 @@ enum {
 nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *lim,
                          const nt_allocator *alloc)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_parser *p = nt_mem_alloc(&mem, sizeof *p);
+    nt_parser *p = NT_MEM_NEW(nt_parser, alloc);
     if (!p)
         return NULL;
-    memset(p, 0, sizeof *p);
-    p->mem = mem;
     if (cb)
         p->cb = *cb;
     p->user = user;
-    nt_limits_default(&p->lim);
-    if (lim) {
-#define TAKE_(f) if (lim->f) p->lim.f = lim->f
-        TAKE_(max_block_bytes);
-        TAKE_(max_metadata);
-        TAKE_(max_metadata_bytes);
-        TAKE_(max_fields);
-        TAKE_(max_stacks);
-        TAKE_(max_stack_frames);
-        TAKE_(max_threads);
-        TAKE_(max_array_elements);
-        TAKE_(max_field_depth);
-#undef TAKE_
-    }
+    nt_limits_resolve(&p->lim, lim);
     nt_metadata_init(&p->meta, &p->mem);
     nt_stacks_init(&p->stacks, &p->mem);
     nt_threads_init(&p->threads, p);
@@ -110,6 +96,16 @@ static void set_state(nt_parser *p, int state, size_t need)
     p->need = need;
 }
 
+/* A block's body decoded (status s) or skipped (NT_OK): on success the framing
+ * goes on with the unit that follows a block in this format version. */
+static nt_status after_block(nt_parser *p, nt_status s, int next, size_t need)
+{
+    if (s)
+        return s;
+    set_state(p, next, need);
+    return NT_OK;
+}
+
 static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
 {
     nt_trace_info *t = &p->info;
@@ -140,9 +136,13 @@ static nt_status step(nt_parser *p, const uint8_t *u)
             set_state(p, ST_AFTER_MAGIC, 4);
             return NT_OK;
         }
-        if (nt_le32(u) == 20 && memcmp(u + 4, "!Fas", 4) == 0)
-            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0,
-                           "NetPerf (format V3) stream; only NetTrace V4/V5 and V6 are read");
+        /* NetPerf: the FastSerialization header with no magic.  Framed as far
+         * as its Trace object's version, which is then refused (and reported). */
+        if (nt_le32(u) == 20 && memcmp(u + 4, NT_FMT_FS_HEADER, 4) == 0) {
+            p->netperf = true;
+            set_state(p, ST_NETPERF_HEAD, NT_FMT_FS_HEADER_LEN - 4 + 1 + 6);
+            return NT_OK;
+        }
         return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
     case ST_AFTER_MAGIC: {
         uint32_t v = nt_le32(u);
@@ -163,6 +163,16 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         p->info.format_major = 4;
         set_state(p, ST_OBJ_TAG, 1);
         return NT_OK;
+    case ST_NETPERF_HEAD: {
+        const uint8_t *obj = u + NT_FMT_FS_HEADER_LEN - 4;
+        if (memcmp(u, &NT_FMT_FS_HEADER[4], NT_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != NT_TAG_BEGIN_OBJECT ||
+            obj[1] != NT_TAG_BEGIN_OBJECT || obj[2] != NT_TAG_NULL_REFERENCE)
+            return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
+        p->info.format_major = nt_le32(obj + 3); /* NetPerf's format version is its Trace object's version */
+        return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + (uint64_t)(obj + 3 - u),
+                       "NetPerf stream of format version %u; only NetTrace V4/V5 and V6 are read",
+                       p->info.format_major);
+    }
     case ST_V6_VERSION: {
         uint32_t major = nt_le32(u), minor = nt_le32(u + 4);
         p->info.format_major = major;
@@ -190,16 +200,10 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         }
         return NT_OK;
     }
-    case ST_V6_BLOCK_BODY: {
-        nt_status s = nt_v6_decode_block(p, u, p->need);
-        if (s)
-            return s;
-        set_state(p, ST_V6_BLOCK_HEADER, 4);
-        return NT_OK;
-    }
+    case ST_V6_BLOCK_BODY:
+        return after_block(p, nt_v6_decode_block(p, u, p->need), ST_V6_BLOCK_HEADER, 4);
     case ST_V6_BLOCK_SKIP:
-        set_state(p, ST_V6_BLOCK_HEADER, 4);
-        return NT_OK;
+        return after_block(p, NT_OK, ST_V6_BLOCK_HEADER, 4);
     case ST_OBJ_TAG:
         if (u[0] == NT_TAG_NULL_REFERENCE) { /* where an object would start: end of stream */
             if (!p->have_trace)
@@ -279,16 +283,10 @@ static nt_status step(nt_parser *p, const uint8_t *u)
             set_state(p, ST_BLOCK_BODY, p->block_size);
         }
         return NT_OK;
-    case ST_BLOCK_BODY: {
-        nt_status s = nt_v4_decode_block(p, u, p->need);
-        if (s)
-            return s;
-        set_state(p, ST_END_OBJECT, 1);
-        return NT_OK;
-    }
+    case ST_BLOCK_BODY:
+        return after_block(p, nt_v4_decode_block(p, u, p->need), ST_END_OBJECT, 1);
     case ST_BLOCK_SKIP:
-        set_state(p, ST_END_OBJECT, 1);
-        return NT_OK;
+        return after_block(p, NT_OK, ST_END_OBJECT, 1);
     case ST_END_OBJECT:
         if (u[0] != NT_TAG_END_OBJECT)
             return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "block does not end with EndObject (found 0x%02x)",
@@ -340,22 +338,6 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         }
         if (!len)
             break;
-        if (p->state == ST_BLOCK_SKIP || p->state == ST_BLOCK_PAD || p->state == ST_V6_BLOCK_SKIP) {
-            if (p->have == 0)
-                p->unit_off = p->offset;
-            size_t take = p->need - p->have < len ? p->need - p->have : len;
-            p->have += take;
-            p->offset += take;
-            d += take;
-            len -= take;
-            if (p->have == p->need) {
-                p->have = 0;
-                nt_status s = step(p, NULL);
-                if (s)
-                    return s;
-            }
-            continue;
-        }
         if (p->have == 0 && len >= p->need) { /* the whole unit is here: decode in place */
             size_t n = p->need;
             p->unit_off = p->offset;
@@ -370,13 +352,16 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         if (p->have == 0)
             p->unit_off = p->offset;
         size_t take = p->need - p->have < len ? p->need - p->have : len;
-        uint8_t *buf = p->small;
-        if (p->need > NT_SMALL_UNIT) {
-            if (!gather_reserve(p, p->have + take))
-                return nt_fail(p, NT_ERR_NOMEM, p->offset, "cannot buffer a block of %zu bytes", p->need);
-            buf = p->big;
+        uint8_t *buf = NULL; /* a unit that is skipped (padding, an unknown block) is counted, not kept */
+        if (p->state != ST_BLOCK_SKIP && p->state != ST_BLOCK_PAD && p->state != ST_V6_BLOCK_SKIP) {
+            buf = p->small;
+            if (p->need > NT_SMALL_UNIT) {
+                if (!gather_reserve(p, p->have + take))
+                    return nt_fail(p, NT_ERR_NOMEM, p->offset, "cannot buffer a block of %zu bytes", p->need);
+                buf = p->big;
+            }
+            memcpy(buf + p->have, d, take);
         }
-        memcpy(buf + p->have, d, take);
         p->have += take;
         p->offset += take;
         d += take;
@@ -407,6 +392,8 @@ nt_status nt_parser_finish(nt_parser *p)
             return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "empty input");
         if (p->state == ST_MAGIC)
             return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "input shorter than the magic");
+        if (p->netperf) /* cut before its version: refused all the same */
+            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0, "NetPerf stream; only NetTrace V4/V5 and V6 are read");
         return nt_fail(p, NT_ERR_TRUNCATED, p->unit_off, "the stream ends inside its header");
     }
     /* Ended at an object boundary with no events at all: a header and nothing else. */
@@ -434,6 +421,11 @@ const char *nt_parser_message(const nt_parser *p)
 const nt_trace_info *nt_parser_trace_info(const nt_parser *p)
 {
     return p && p->have_trace ? &p->info : NULL;
+}
+
+uint32_t nt_parser_format_version(const nt_parser *p)
+{
+    return p ? p->info.format_major : 0;
 }
 
 void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out)

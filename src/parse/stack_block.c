@@ -60,7 +60,7 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         if (!nt_mem_reserve(&p->mem, (void **)&t->ent, &t->ent_cap, t->n + gap, sizeof *t->ent))
             return nt_fail(p, NT_ERR_NOMEM, content_off, "cannot grow the stack table");
         for (uint64_t k = 0; k < gap; k++)
-            t->ent[t->n++] = (nt_stack){ 0, NT_STACK_MISSING, NULL };
+            t->ent[t->n++] = (nt_stack){ 0, NT_STACK_MISSING, NULL, 0 };
     }
     const uint32_t ptr = p->info.pointer_size;
     /* Room for the whole block at once (each stack needs at least its 4-byte
@@ -97,7 +97,7 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         copy_ips(dst, c.p, frames, ptr);
         c.p += bytes;
         nt_stack *s = &t->ent[t->n++];
-        *s = (nt_stack){ first + i, frames, frames ? dst : NULL };
+        *s = (nt_stack){ first + i, frames, frames ? dst : NULL, t->interval };
         t->ips_len += frames;
         p->stats.stacks++;
         if (p->cb.stack) {

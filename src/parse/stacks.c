@@ -13,6 +13,7 @@ void nt_stacks_init(nt_stack_table *t, nt_mem *mem)
  * that a single burst does not pin its memory for the rest of the stream. */
 void nt_stacks_clear(nt_stack_table *t)
 {
+    t->interval++;
     t->n = 0;
     t->base = 0;
     t->ips_len = 0;

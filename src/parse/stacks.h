@@ -1,5 +1,6 @@
 /* Stacks of the current sequence-point interval: id -> IPs (widened to 64
- * bits).  Ids are dense from the interval's first id; a gap is filled with
+ * bits); the interval's number goes with every stack handed out.  Ids are
+ * dense from the interval's first id; a gap is filled with
  * "missing" entries that count against max_stacks, so a hostile first id
  * costs nothing and a hostile gap hits the limit instead of memory. */
 #ifndef NT_STACKS_H
@@ -17,6 +18,7 @@ typedef struct nt_stack_table {
     uint32_t n;               /* entries in use */
     nt_stack *ent;            /* ready to hand out: count NT_STACK_MISSING for an id inside a gap;
                                ips point into `ips` (rebased when it moves) or are NULL when empty */
+    uint32_t interval;        /* sequence points so far: the ids' scope (nt_stack.interval) */
     size_t ent_cap;
     uint64_t *ips;
     size_t ips_len, ips_cap;

@@ -33,13 +33,9 @@ nt_status nt_port_open(const char *path, nt_port **out, const nt_allocator *allo
     if (strlen(path) >= sizeof sa.sun_path)
         return NT_ERR_INVALID_ARG;
     memcpy(sa.sun_path, path, strlen(path) + 1);
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_port *p = nt_mem_alloc(&mem, sizeof *p);
+    nt_port *p = NT_MEM_NEW(nt_port, alloc);
     if (!p)
         return NT_ERR_NOMEM;
-    memset(p, 0, sizeof *p);
-    p->mem = mem;
     memcpy(p->path, sa.sun_path, sizeof p->path);
     p->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     p->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -53,6 +49,7 @@ nt_status nt_port_open(const char *path, nt_port **out, const nt_allocator *allo
             close(p->cancel_fd);
         if (bound)
             unlink(p->path);
+        nt_mem mem = p->mem;
         nt_mem_free(&mem, p, sizeof *p);
         errno = e;
         return NT_ERR_IO;

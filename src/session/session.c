@@ -105,13 +105,9 @@ nt_session *nt_session_new(const nt_session_config *cfg, const nt_allocator *all
 {
     if (!cfg || !cfg->sink)
         return NULL;
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_session *s = nt_mem_alloc(&mem, sizeof *s);
+    nt_session *s = NT_MEM_NEW(nt_session, alloc);
     if (!s)
         return NULL;
-    memset(s, 0, sizeof *s);
-    s->mem = mem;
     s->cfg = *cfg;
     s->wake_fd = s->cancel_fd = s->epoll_fd = s->conn = s->stop_conn = -1;
     atomic_init(&s->abort, false);

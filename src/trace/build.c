@@ -16,16 +16,12 @@
 
 nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
 {
-    nt_mem m;
-    nt_mem_init(&m, alloc);
-    nt_trace *t = nt_mem_alloc(&m, sizeof *t);
+    nt_trace *t = NT_MEM_NEW(nt_trace, alloc);
     if (!t)
         return NULL;
-    memset(t, 0, sizeof *t);
-    t->mem = m;
     nt_trace_builder *b = nt_mem_alloc(&t->mem, sizeof *b);
     if (!b) {
-        m = t->mem;
+        nt_mem m = t->mem;
         nt_mem_free(&m, t, sizeof *t);
         return NULL;
     }
@@ -34,7 +30,6 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
     nt_trace_builder_set_limits(b, NULL);
     b->sorted = true;
     b->last_ticks = INT64_MIN;
-    b->gen = 1;
     for (size_t i = 0; i < TR_TCACHE; i++)
         b->tcache[i].index = UINT32_MAX;
     for (size_t i = 0; i < TR_ACACHE; i++)
@@ -181,7 +176,7 @@ static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s,
 {
     uint32_t st = intern_stack(b, n ? s->stack->ips : NULL, n);
     if (st != UINT32_MAX && n)
-        *c = (tr_idcache){ b->gen, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
+        *c = (tr_idcache){ s->stack->interval, s->stack_id, st, n, s->stack->ips[0], s->stack->ips[n - 1] };
     if (st == UINT32_MAX && !b->failed)
         tr_fail(b, NT_ERR_NOMEM);
     return st;
@@ -353,7 +348,7 @@ static int on_sample(void *user, const nt_sample *s)
         b->t->samples_unknown_stack++;
     uint32_t st;
     tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
-    if (n && c->gen == b->gen && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
+    if (n && c->interval == s->stack->interval && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
         c->last == s->stack->ips[n - 1])
         st = c->istack;
     else if ((st = stack_slow(b, s, n, c)) == UINT32_MAX)
@@ -377,11 +372,13 @@ static int on_sample(void *user, const nt_sample *s)
     return 0;
 }
 
+/* Stack ids are scoped by the parser's nt_stack.interval: nothing to count
+ * here.  Kept so that callers chaining every builder callback (the profile
+ * builder, the window, bindings) go on working. */
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
 {
+    (void)user;
     (void)sp;
-    nt_trace_builder *b = user;
-    b->gen++; /* the parser's stack ids restart */
     return 0;
 }
 
@@ -404,13 +401,14 @@ void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n)
 
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
-    memset(cb, 0, sizeof *cb);
-    cb->trace = on_trace;
-    cb->sample = on_sample;
-    cb->method = tr_on_method;
-    cb->module = tr_on_module;
-    cb->assembly = tr_on_assembly;
-    cb->sequence_point = on_sequence_point;
+    *cb = (nt_callbacks){
+        .trace = on_trace,
+        .sample = on_sample,
+        .method = tr_on_method,
+        .module = tr_on_module,
+        .assembly = tr_on_assembly,
+        .sequence_point = on_sequence_point,
+    };
 }
 static int cmp_ticks(const void *a, const void *b, void *ctx)
 {

@@ -15,11 +15,12 @@ typedef struct tr_istack {
     uint32_t off, count;
 } tr_istack;
 
-/* Parser stack id -> interned stack, for the current sequence-point interval
- * (ids restart after each one).  Direct-mapped: a miss only costs a hash. */
+/* Parser stack (interval, id) -> interned stack: ids restart after each
+ * sequence point, and the parser numbers the intervals (nt_stack.interval).
+ * Direct-mapped: a miss only costs a hash. */
 #define TR_IDCACHE 256u
 typedef struct tr_idcache {
-    uint32_t gen, id, istack, count;
+    uint32_t interval, id, istack, count;
     uint64_t first, last;   /* cheap guard against a redefined id */
 } tr_idcache;
 
@@ -93,7 +94,6 @@ struct nt_trace_builder {
     size_t itable_cap;
 
     tr_idcache idcache[TR_IDCACHE];
-    uint32_t gen;           /* bumped at every sequence point */
     nt_map thread_index;    /* thread id -> index */
     tr_thread_slot tcache[TR_TCACHE];
     tr_sample *sfill, *send; /* the free part of the last sample chunk */

@@ -72,6 +72,16 @@ static size_t lower_bound(const uint64_t *a, size_t n, uint64_t addr)
     return (size_t)(base - a) + (*base < addr);
 }
 
+/* The sampled addresses (sorted, u of them) inside method r: indexes [*k0, returned). */
+static size_t method_span(const uint64_t *addrs, size_t u, const nt_trace_method *r, size_t *k0)
+{
+    uint64_t end = extent_end(r);
+    size_t k = *k0 = lower_bound(addrs, u, r->start_address);
+    while (k < u && addrs[k] < end)
+        k++;
+    return k;
+}
+
 bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc)
 {
     uint64_t *a = *addrs;
@@ -124,10 +134,7 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
     for (size_t i = 0; i < n; i++) {
         if (!methods[i].size)
             continue;
-        uint64_t end = extent_end(&methods[i]);
-        size_t k0 = lower_bound(addrs, u, methods[i].start_address), k = k0;
-        while (k < u && addrs[k] < end)
-            k++;
+        size_t k0, k = method_span(addrs, u, &methods[i], &k0);
         if (k > k0)
             hits[i / 64] |= 1ull << (i % 64);
         total += k - k0;
@@ -137,10 +144,7 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
     for (size_t i = 0; i < n; i++) {
         if (!(hits[i / 64] >> (i % 64) & 1))
             continue;
-        uint64_t end = extent_end(&methods[i]);
-        size_t k0 = lower_bound(addrs, u, methods[i].start_address), k1 = k0;
-        while (k1 < u && addrs[k1] < end)
-            k1++;
+        size_t k0, k1 = method_span(addrs, u, &methods[i], &k0);
         if (clip && k1 - k0 > TR_MAX_SPAN) {
             sy->dropped_overlaps++;
             continue;
@@ -178,10 +182,7 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
     for (size_t i = 0; i < n; i++) {
         if (!(hits[i / 64] >> (i % 64) & 1))
             continue;
-        uint64_t end = extent_end(&methods[i]);
-        size_t k0 = lower_bound(addrs, u, methods[i].start_address), k1 = k0;
-        while (k1 < u && addrs[k1] < end)
-            k1++;
+        size_t k0, k1 = method_span(addrs, u, &methods[i], &k0);
         if (clip && k1 - k0 > TR_MAX_SPAN)
             continue;
         for (size_t k = k0; k < k1; k++) {

@@ -65,14 +65,10 @@ static bool start_window(nt_trace_window *w)
 
 static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc, bool profile)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_trace_window *w = nt_mem_alloc(&mem, sizeof *w);
+    nt_trace_window *w = NT_MEM_NEW(nt_trace_window, alloc);
     if (!w)
         return NULL;
-    memset(w, 0, sizeof *w);
-    w->mem = mem;
-    w->alloc = mem.a;
+    w->alloc = w->mem.a;
     if (cfg)
         w->cfg = *cfg;
     if (!w->cfg.max_records)
@@ -83,6 +79,7 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
     else
         nt_trace_builder_callbacks(&w->bcb);
     if (!start_window(w)) {
+        nt_mem mem = w->mem;
         nt_mem_free(&mem, w, sizeof *w);
         return NULL;
     }
@@ -233,13 +230,14 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
 
 void nt_trace_window_callbacks(nt_callbacks *cb)
 {
-    memset(cb, 0, sizeof *cb);
-    cb->trace = on_trace;
-    cb->sample = on_sample;
-    cb->sequence_point = on_sequence_point;
-    cb->method = on_method;
-    cb->module = on_module;
-    cb->assembly = on_assembly;
+    *cb = (nt_callbacks){
+        .trace = on_trace,
+        .sample = on_sample,
+        .method = on_method,
+        .module = on_module,
+        .assembly = on_assembly,
+        .sequence_point = on_sequence_point,
+    };
 }
 
 /* A trace window sets no event callback (the parser delivers samples faster

@@ -45,13 +45,9 @@ nt_writer *nt_writer_new(const nt_writer_options *opt, nt_sink_fn write, void *u
         return NULL;
     if (o.block_bytes > MAX_BLOCK_CONTENT - 64)
         o.block_bytes = MAX_BLOCK_CONTENT - 64;
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_writer *w = nt_mem_alloc(&mem, sizeof *w);
+    nt_writer *w = NT_MEM_NEW(nt_writer, alloc);
     if (!w)
         return NULL;
-    memset(w, 0, sizeof *w);
-    w->mem = mem;
     w->opt = o;
     w->write = write;
     w->user = user;

@@ -2,6 +2,7 @@
  * every later call returns it.  The bottom of the writer: every other unit
  * reports through here and nothing here calls back up. */
 #include "write/writer_internal.h"
+#include "common/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,12 +12,10 @@ nt_status nt_wfail(nt_writer *w, nt_status s, const char *fmt, ...)
     if (w->status != NT_OK)
         return w->status;
     w->status = s;
-    char what[160];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    nt_failure_text(w->msg, sizeof w->msg, 160, s, fmt, ap);
     va_end(ap);
-    snprintf(w->msg, sizeof w->msg, "%s: %s", nt_status_name(s), what);
     return s;
 }
 

@@ -33,7 +33,7 @@ class nt_trace_info(Structure):
 
 
 class nt_stack(Structure):
-    _fields_ = [("id", c_uint32), ("count", c_uint32), ("ips", POINTER(c_uint64))]
+    _fields_ = [("id", c_uint32), ("count", c_uint32), ("ips", POINTER(c_uint64)), ("interval", c_uint32)]
 
 
 class nt_event(Structure):

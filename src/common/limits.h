@@ -1,0 +1,11 @@
+/* The parser's limits as a caller gives them: zero in any field selects its
+ * default (nt_limits_default), the one rule for every nt_limits. */
+#ifndef NT_LIMITS_H
+#define NT_LIMITS_H
+
+#include "nettrace.h"
+
+/* *out = the defaults, with each non-zero field of `given` (may be NULL) taken. */
+void nt_limits_resolve(nt_limits *out, const nt_limits *given);
+
+#endif
