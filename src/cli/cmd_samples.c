@@ -52,7 +52,7 @@ int cmd_samples(int argc, char **argv)
     bool relative = false;
     unsigned name_flags = 0;
     nt_profile_kind profile = NT_PROFILE_CPU;
-    int c, r;
+    int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -64,13 +64,8 @@ int cmd_samples(int argc, char **argv)
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
-            r = cli_filter_option(&filter, "samples", c, optarg);
-            if (r < 0)
+            if (!cli_filter_option_or_usage(&filter, "samples", c, optarg, usage))
                 return CLI_EXIT_USAGE;
-            if (r == 0) {
-                usage(stderr);
-                return CLI_EXIT_USAGE;
-            }
         }
     }
     if (optind != argc - 1) {

@@ -59,7 +59,7 @@ int cmd_stacks(int argc, char **argv)
     nt_profile_export_options po = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
     bool weight_given = false;
-    int c, r;
+    int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
         switch (c) {
@@ -86,13 +86,8 @@ int cmd_stacks(int argc, char **argv)
         case 'l': po.with_label = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
-            r = cli_filter_option(&filter, "stacks", c, optarg);
-            if (r < 0)
+            if (!cli_filter_option_or_usage(&filter, "stacks", c, optarg, usage))
                 return CLI_EXIT_USAGE;
-            if (r == 0) {
-                usage(stderr);
-                return CLI_EXIT_USAGE;
-            }
         }
     }
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {

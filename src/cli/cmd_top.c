@@ -61,7 +61,7 @@ int cmd_top(int argc, char **argv)
     bool by_incl = false, by_thread = false, json = false, signatures = false;
     cli_filter filter = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
-    int c, r;
+    int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hn:", opts, NULL)) != -1) {
         switch (c) {
@@ -79,13 +79,8 @@ int cmd_top(int argc, char **argv)
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
-            r = cli_filter_option(&filter, "top", c, optarg);
-            if (r < 0)
+            if (!cli_filter_option_or_usage(&filter, "top", c, optarg, usage))
                 return CLI_EXIT_USAGE;
-            if (r == 0) {
-                usage(stderr);
-                return CLI_EXIT_USAGE;
-            }
         }
     }
     if (optind != argc - 1) {

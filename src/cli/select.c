@@ -21,6 +21,14 @@ int cli_filter_option(cli_filter *f, const char *cmd, int c, const char *arg)
     }
 }
 
+bool cli_filter_option_or_usage(cli_filter *f, const char *cmd, int c, const char *arg, void (*usage)(FILE *))
+{
+    int r = cli_filter_option(f, cmd, c, arg);
+    if (r == 0)
+        usage(stderr);
+    return r > 0;
+}
+
 bool cli_filter_active(const cli_filter *f)
 {
     return f->managed_only || f->has_thread || f->from.set || f->to.set;

@@ -8,6 +8,7 @@
 #include "nettrace_trace.h"
 
 #include <getopt.h>
+#include <stdio.h>
 
 typedef struct cli_filter {
     bool managed_only, has_thread;
@@ -30,6 +31,11 @@ enum { CLI_FILTER_MANAGED = 0x1000, CLI_FILTER_THREAD, CLI_FILTER_FROM, CLI_FILT
 /* 1: c was a filter option and its value is good; 0: not a filter option;
  * -1: a bad value (the usage error is printed). */
 int cli_filter_option(cli_filter *f, const char *cmd, int c, const char *arg);
+
+/* The default case of a command's getopt loop: true when c was a filter
+ * option with a good value; false when the command must exit with a usage
+ * error (printed, with usage(stderr) when c is no option of the command). */
+bool cli_filter_option_or_usage(cli_filter *f, const char *cmd, int c, const char *arg, void (*usage)(FILE *));
 
 bool cli_filter_active(const cli_filter *f);
 

@@ -20,7 +20,6 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
     nt_status st = tr_export_open(&x, t, opt, w);
     if (st != NT_OK)
         return st;
-    const tr_selection *sel = &x.sel;
     const tr_names *nm = &x.nm;
     tr_walk *wk = &x.wk;
     nt_mem *m = &x.m;
@@ -73,7 +72,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
         pb_emit_value_type(&g, 1, S_SAMPLES, S_COUNT);
         pb_emit_value_type(&g, 1, S_WALL, S_NS);
         pb_emit_value_type(&g, 11, S_WALL, S_NS); /* period_type: wall nanoseconds */
-        pb_emit_times(&g, t, first_ns, last_ns, sel->default_ns);
+        pb_emit_times(&g, t, first_ns, last_ns, x.sel.default_ns);
         uint32_t next_string;
         st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
         for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
