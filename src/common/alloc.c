@@ -90,3 +90,12 @@ void *nt_mem_new_object(const nt_allocator *a, size_t size, size_t mem_at)
     memcpy(obj + mem_at, &mem, sizeof mem);
     return obj;
 }
+
+void nt_mem_delete_object(void *obj, size_t size, size_t mem_at)
+{
+    if (!obj)
+        return;
+    nt_mem mem;
+    memcpy(&mem, (unsigned char *)obj + mem_at, sizeof mem);
+    nt_mem_free(&mem, obj, size);
+}

@@ -34,4 +34,9 @@ bool nt_mem_reserve(nt_mem *m, void **ptr, size_t *cap, size_t need, size_t elem
 void *nt_mem_new_object(const nt_allocator *a, size_t size, size_t mem_at);
 #define NT_MEM_NEW(type, a) ((type *)nt_mem_new_object((a), sizeof(type), offsetof(type, mem)))
 
+/* Frees an object made by nt_mem_new_object: its nt_mem is copied out first,
+ * since it lives in the bytes being freed.  NULL does nothing. */
+void nt_mem_delete_object(void *obj, size_t size, size_t mem_at);
+#define NT_MEM_DELETE(type, obj) nt_mem_delete_object((obj), sizeof(type), offsetof(type, mem))
+
 #endif

@@ -69,8 +69,7 @@ void nt_parser_free(nt_parser *p)
     nt_mem_free(&p->mem, p->sp_threads, p->sp_threads_cap * sizeof *p->sp_threads);
     nt_mem_free(&p->mem, p->str, p->str_cap);
     nt_field_ctx_free(&p->fctx);
-    nt_mem m = p->mem;
-    nt_mem_free(&m, p, sizeof *p);
+    NT_MEM_DELETE(nt_parser, p);
 }
 
 static nt_block_type block_type_of(const char *name, size_t len)

@@ -129,6 +129,5 @@ void nt_port_close(nt_port *p)
     close(p->listen_fd);
     close(p->cancel_fd);
     unlink(p->path);
-    nt_mem m = p->mem;
-    nt_mem_free(&m, p, sizeof *p);
+    NT_MEM_DELETE(nt_port, p);
 }

@@ -97,8 +97,7 @@ static void release(nt_session *s)
     nt_mem_free(&s->mem, s->strings, s->strings_size);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
-    nt_mem m = s->mem;
-    nt_mem_free(&m, s, sizeof *s);
+    NT_MEM_DELETE(nt_session, s);
 }
 
 nt_session *nt_session_new(const nt_session_config *cfg, const nt_allocator *alloc)

@@ -21,8 +21,7 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
         return NULL;
     nt_trace_builder *b = nt_mem_alloc(&t->mem, sizeof *b);
     if (!b) {
-        nt_mem m = t->mem;
-        nt_mem_free(&m, t, sizeof *t);
+        NT_MEM_DELETE(nt_trace, t);
         return NULL;
     }
     memset(b, 0, sizeof *b);

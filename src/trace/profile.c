@@ -78,20 +78,15 @@ static int fail(nt_profile_builder *b, nt_status s)
 
 nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const nt_allocator *alloc)
 {
-    nt_mem m;
-    nt_mem_init(&m, alloc);
-    nt_profile *p = nt_mem_alloc(&m, sizeof *p);
+    nt_profile *p = NT_MEM_NEW(nt_profile, alloc);
     if (!p)
         return NULL;
-    memset(p, 0, sizeof *p);
-    p->mem = m;
     nt_profile_builder *b = nt_mem_alloc(&p->mem, sizeof *b);
     nt_trace_builder *tb = nt_trace_builder_new(alloc);
     if (!b || !tb) {
         nt_trace_builder_free(tb);
         nt_mem_free(&p->mem, b, sizeof *b);
-        m = p->mem;
-        nt_mem_free(&m, p, sizeof *p);
+        NT_MEM_DELETE(nt_profile, p);
         return NULL;
     }
     memset(b, 0, sizeof *b);
@@ -446,8 +441,7 @@ void nt_profile_free(nt_profile *p)
     nt_mem_free(m, p->res, p->res_cap * sizeof *p->res);
     nt_mem_free(m, p->recs, p->recs_cap * sizeof *p->recs);
     nt_mem_free(m, p->gcs, p->gcs_cap * sizeof *p->gcs);
-    nt_mem mm = p->mem;
-    nt_mem_free(&mm, p, sizeof *p);
+    NT_MEM_DELETE(nt_profile, p);
 }
 
 const nt_trace *nt_profile_trace(const nt_profile *p) { return p->trace; }

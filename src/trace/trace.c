@@ -29,8 +29,7 @@ void nt_trace_free(nt_trace *t)
     nt_mem_free(m, t->frames, t->frames_cap * sizeof *t->frames);
     nt_mem_free(m, t->stacks, t->stacks_cap * sizeof *t->stacks);
     nt_mem_free(m, t->agg, t->agg_cap * sizeof *t->agg);
-    nt_mem mm = t->mem;
-    nt_mem_free(&mm, t, sizeof *t);
+    NT_MEM_DELETE(nt_trace, t);
 }
 /* ---- accessors ---- */
 

@@ -341,6 +341,5 @@ void nt_trace_window_free(nt_trace_window *w)
     nt_profile_builder_free(w->pb);
     nt_mem_free(&w->mem, w->recs, w->recs_cap * sizeof *w->recs);
     nt_mem_free(&w->mem, w->arena, w->arena_cap);
-    nt_mem m = w->mem;
-    nt_mem_free(&m, w, sizeof *w);
+    NT_MEM_DELETE(nt_trace_window, w);
 }

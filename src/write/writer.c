@@ -85,8 +85,7 @@ void nt_writer_free(nt_writer *w)
     nt_mem_free(&w->mem, w->ips, w->ips_cap * sizeof *w->ips);
     nt_mem_free(&w->mem, w->thr, w->thr_cap * sizeof *w->thr);
     nt_mem_free(&w->mem, w->typed, w->typed_cap * sizeof *w->typed);
-    nt_mem m = w->mem;
-    nt_mem_free(&m, w, sizeof *w);
+    NT_MEM_DELETE(nt_writer, w);
 }
 
 nt_status nt_writer_flush(nt_writer *w)
