@@ -169,37 +169,26 @@ static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, siz
         !nt_cur_u32(&c, &r.d.event_id) || !nt_utf16z_scan(&c, &r.event_name.s, &r.event_name.len) ||
         !nt_cur_u64(&c, &r.d.keywords) || !nt_cur_u32(&c, &r.d.version) || !nt_cur_u32(&c, &r.d.level))
         return nt_fail(p, NT_ERR_MALFORMED, payload_off, "metadata record truncated");
-    nt_status s = nt_metadata_check_new(p, id, payload_off);
+    /* Field descriptions (none when fewer than 4 bytes are left), then the V5 tags. */
+    nt_status s = nt_metadata_fields(p, &r, id, &c, nt_cur_left(&c) >= 4 ? parse_v1_fields : NULL, payload_off);
     if (s)
         return s;
-    r.d.metadata_id = id;
-
-    /* Field descriptions: parse what we can; an unparsable list only loses
-     * its names (as TraceEvent does).  Then the V5 tags. */
-    nt_fields_reset(&p->fields);
-    if (nt_cur_left(&c) >= 4) {
-        if (!parse_v1_fields(p, &c, 0)) {
-            if ((s = nt_fields_failed(p, id, payload_off)) != NT_OK)
+    while (nt_cur_left(&c) >= 5) {
+        uint32_t tag_size = 0;
+        uint8_t kind = 0;
+        nt_cur_u32(&c, &tag_size);
+        nt_cur_u8(&c, &kind);
+        if (tag_size > nt_cur_left(&c))
+            break;
+        nt_cursor t = nt_cursor_make(c.p, tag_size);
+        if (kind == NT_META_TAG_OPCODE && tag_size >= 1) {
+            r.d.opcode = c.p[0];
+        } else if (kind == NT_META_TAG_V2PARAMS) {
+            nt_fields_reset(&p->fields); /* V2Params replaces the (empty) V1 list */
+            if (!parse_v2_fields(p, &t, 0) && (s = nt_fields_failed(p, id, payload_off)) != NT_OK)
                 return s;
-            c.p = c.end;
         }
-        while (nt_cur_left(&c) >= 5) {
-            uint32_t tag_size = 0;
-            uint8_t kind = 0;
-            nt_cur_u32(&c, &tag_size);
-            nt_cur_u8(&c, &kind);
-            if (tag_size > nt_cur_left(&c))
-                break;
-            nt_cursor t = nt_cursor_make(c.p, tag_size);
-            if (kind == NT_META_TAG_OPCODE && tag_size >= 1) {
-                r.d.opcode = c.p[0];
-            } else if (kind == NT_META_TAG_V2PARAMS) {
-                nt_fields_reset(&p->fields); /* V2Params replaces the (empty) V1 list */
-                if (!parse_v2_fields(p, &t, 0) && (s = nt_fields_failed(p, id, payload_off)) != NT_OK)
-                    return s;
-            }
-            c.p += tag_size;
-        }
+        c.p += tag_size;
     }
     return nt_metadata_commit(p, &r, payload_off);
 }

@@ -255,17 +255,9 @@ static nt_status parse_row(nt_parser *p, const uint8_t *row, size_t size, uint64
     if (!nt_cur_varu32(&c, &id) || !cur_str(&c, &r.provider.s, &r.provider.len) ||
         !nt_cur_varu32(&c, &r.d.event_id) || !cur_str(&c, &r.event_name.s, &r.event_name.len))
         return nt_fail(p, NT_ERR_MALFORMED, off, "metadata row truncated");
-    nt_status s = nt_metadata_check_new(p, id, off);
+    nt_status s = nt_metadata_fields(p, &r, id, &c, parse_fields, off);
     if (s)
         return s;
-    r.d.metadata_id = id;
-    nt_fields_reset(&p->fields);
-    /* An unparsable field list only loses the fields, as for V4/V5. */
-    if (!parse_fields(p, &c, 0)) {
-        if ((s = nt_fields_failed(p, id, off)) != NT_OK)
-            return s;
-        c.p = c.end;
-    }
     uint16_t opt_size;
     if (nt_cur_u16(&c, &opt_size) && opt_size <= nt_cur_left(&c)) {
         nt_cursor o = nt_cursor_make(c.p, opt_size);

@@ -38,7 +38,9 @@ nt_status nt_fields_failed(nt_parser *p, uint32_t id, uint64_t off)
     return NT_OK;
 }
 
-nt_status nt_metadata_check_new(nt_parser *p, uint32_t id, uint64_t off)
+/* The checks every new metadata id passes: in range, not yet defined, room
+ * under max_metadata. */
+static nt_status check_new_id(nt_parser *p, uint32_t id, uint64_t off)
 {
     if (id == 0 || id > INT32_MAX)
         return nt_fail(p, NT_ERR_MALFORMED, off, "metadata id %u is reserved or out of range", id);
@@ -46,6 +48,22 @@ nt_status nt_metadata_check_new(nt_parser *p, uint32_t id, uint64_t off)
         return nt_fail(p, NT_ERR_MALFORMED, off, "metadata id %u defined twice", id);
     if (p->meta.count >= p->lim.max_metadata)
         return nt_fail(p, NT_ERR_LIMIT, off, "more than max_metadata (%u) metadata records", p->lim.max_metadata);
+    return NT_OK;
+}
+
+nt_status nt_metadata_fields(nt_parser *p, nt_raw_desc *r, uint32_t id, nt_cursor *c, nt_fields_parse_fn parse,
+                             uint64_t off)
+{
+    nt_status s = check_new_id(p, id, off);
+    if (s)
+        return s;
+    r->d.metadata_id = id;
+    nt_fields_reset(&p->fields);
+    if (parse && !parse(p, c, 0)) {
+        if ((s = nt_fields_failed(p, id, off)) != NT_OK)
+            return s;
+        c->p = c->end;
+    }
     return NT_OK;
 }
 

@@ -8,6 +8,7 @@
 #define NT_PARSE_FIELDS_H
 
 #include "common/alloc.h"
+#include "common/cursor.h"
 
 /* Nested objects deeper than this make a field list unparsable. */
 #define NT_MAX_FIELD_DEPTH 8
@@ -53,9 +54,16 @@ nt_raw_field *nt_fields_push(nt_parser *p, nt_name_span name, uint32_t type, uin
  * of memory, else NT_OK (the list is dropped, as TraceEvent does). */
 nt_status nt_fields_failed(nt_parser *p, uint32_t id, uint64_t off);
 
-/* The checks every new metadata id passes: in range, not yet defined, room
- * under max_metadata. */
-nt_status nt_metadata_check_new(nt_parser *p, uint32_t id, uint64_t off);
+/* A decoder's field-list reader (V4/V5 V1 list, V2Params, V6 list). */
+typedef bool (*nt_fields_parse_fn)(nt_parser *p, nt_cursor *c, uint32_t depth);
+
+/* What every metadata record does after its fixed part: checks id (in range,
+ * not yet defined, room under max_metadata), sets it in r and reads the field
+ * list from c with parse (NULL: the record has none).  An unparsable list
+ * only loses the fields, as TraceEvent does, and c then stands at its end.
+ * The error that ends the record, else NT_OK. */
+nt_status nt_metadata_fields(nt_parser *p, nt_raw_desc *r, uint32_t id, nt_cursor *c, nt_fields_parse_fn parse,
+                             uint64_t off);
 
 /* Store r (its names and the fields in the scratch), classify it and call the
  * metadata callback. */
