@@ -58,35 +58,34 @@ static int cmp_rec_ids(const void *a, const void *b, void *ctx)
     return cmp_recs(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
-nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, nt_mem *m,
-                       tr_names *nm)
+nt_status tr_prof_export(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, void *user,
+                         tr_prof_body body)
 {
     if (!p || !o || !w)
         return NT_ERR_INVALID_ARG;
     if (o->kind != NT_PROFILE_ALLOC && o->kind != NT_PROFILE_EXCEPTIONS && o->kind != NT_PROFILE_CONTENTION)
         return NT_ERR_INVALID_ARG;
-    nt_mem_init(m, &p->trace->mem.a);
-    return tr_names_build(m, p->trace, o->signatures ? NT_NAME_SIGNATURE : 0, nm);
-}
-
-nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
-                                   void *user)
-{
     nt_mem m;
     tr_names nm;
-    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
-    if (st == NT_ERR_INVALID_ARG)
-        return st;
+    nt_mem_init(&m, &p->trace->mem.a);
+    nt_status st = tr_names_build(&m, p->trace, o->signatures ? NT_NAME_SIGNATURE : 0, &nm);
+    st = body(p, o, &m, &nm, st, w, user);
+    tr_names_free(&m, &nm);
+    return st;
+}
+static nt_status folded_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+                             const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
+{
     const nt_trace *t = p->trace;
     size_t n = 0, cap = p->nrecs ? 2 * p->nrecs : 1;
-    uint32_t *order = st == NT_OK ? nt_mem_alloc(&m, cap * sizeof *order) : NULL;
+    uint32_t *order = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *order) : NULL;
     if (st == NT_OK && !order)
         st = NT_ERR_NOMEM;
     if (st == NT_OK) {
         for (size_t i = 0; i < p->nrecs; i++)
             if (tr_prof_selected(p, opt, i))
                 order[n++] = (uint32_t)i;
-        prof_ctx c = { p, &nm, opt->with_label };
+        prof_ctx c = { p, nm, opt->with_label };
         nt_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
         tr_out o;
         tr_out_init(&o, w, user);
@@ -102,16 +101,21 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
                     tr_out_bytes(&o, ";", 1);
             }
             if (!opt->with_label || t->stacks[p->res[order[i]].stack].count)
-                tr_folded_stack(&o, t, p->res[order[i]].stack, nm.flags);
+                tr_folded_stack(&o, t, p->res[order[i]].stack, nm->flags);
             tr_out_bytes(&o, " ", 1);
             tr_out_i64(&o, total);
             tr_out_bytes(&o, "\n", 1);
         }
         st = tr_out_flush(&o);
     }
-    nt_mem_free(&m, order, cap * sizeof *order);
-    tr_names_free(&m, &nm);
+    nt_mem_free(m, order, cap * sizeof *order);
     return st;
+}
+
+nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                   void *user)
+{
+    return tr_prof_export(p, opt, w, user, folded_body);
 }
 
 /* A thread's profile: its first selected record and its total weight. */
@@ -130,27 +134,22 @@ static int cmp_busiest(const void *a, const void *b)
     return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
 }
 
-nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
-                                       void *user)
+static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+                                 const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
-    nt_mem m;
-    tr_names nm;
-    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
-    if (st == NT_ERR_INVALID_ARG)
-        return st;
     const nt_trace *t = p->trace;
     nt_map threads = { 0 };   /* thread id -> its index in order */
     nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
-    if (st == NT_OK && opt->with_label && !(label_of = nt_mem_alloc(&m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
+    if (st == NT_OK && opt->with_label && !(label_of = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
         st = NT_ERR_NOMEM;
     tr_out o;
     tr_out_init(&o, w, user);
     tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
-    for (size_t i = 0; st == NT_OK && i < nm.n; i++) {
+    for (size_t i = 0; st == NT_OK && i < nm->n; i++) {
         tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        tr_frame_name_json(&o, nm.rep[i], nm.flags);
+        tr_frame_name_json(&o, nm->rep[i], nm->flags);
         tr_out_bytes(&o, "}", 1);
     }
     /* Labels are extra frames after the names, one per distinct text. */
@@ -175,11 +174,11 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
             }
         }
         if (f == UINT32_MAX) {
-            if (!nt_map_set(&m, &labels, h, (uint32_t)i)) {
+            if (!nt_map_set(m, &labels, h, (uint32_t)i)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
-            f = (uint32_t)(nm.n + nlabels++);
+            f = (uint32_t)(nm->n + nlabels++);
             tr_out_str(&o, f ? ",\n{\"name\":" : "\n{\"name\":");
             tr_out_json(&o, label);
             tr_out_bytes(&o, "}", 1);
@@ -191,7 +190,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
     /* One profile per thread, the busiest first (speedscope opens the first, as for the CPU profile). */
     tr_prof_thread *order = NULL;
     size_t nthreads = 0;
-    if (st == NT_OK && !(order = nt_mem_alloc(&m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
+    if (st == NT_OK && !(order = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
         st = NT_ERR_NOMEM;
     for (size_t i = 0; st == NT_OK && i < p->nrecs; i++) {
         if (!tr_prof_selected(p, opt, i))
@@ -199,7 +198,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
         uint32_t k = tr_index(&threads, p->recs[i].thread_id);
         if (k == UINT32_MAX) {
             k = (uint32_t)nthreads++;
-            if (!nt_map_set(&m, &threads, p->recs[i].thread_id, k)) {
+            if (!nt_map_set(m, &threads, p->recs[i].thread_id, k)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
@@ -232,7 +231,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
                     tr_out_bytes(&o, ",", 1);
             }
             for (uint32_t k = r->count; k-- > 0;) {
-                tr_out_u64(&o, nm.of_frame[r->off + k]);
+                tr_out_u64(&o, nm->of_frame[r->off + k]);
                 if (k)
                     tr_out_bytes(&o, ",", 1);
             }
@@ -250,7 +249,7 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
         }
         tr_out_str(&o, "]}");
     }
-    nt_mem_free(&m, order, (p->nrecs ? p->nrecs : 1) * sizeof *order);
+    nt_mem_free(m, order, (p->nrecs ? p->nrecs : 1) * sizeof *order);
     tr_out_str(&o, "],\n\"name\":");
     tr_out_json(&o, opt->name ? opt->name : "nettrace");
     tr_out_str(&o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
@@ -259,9 +258,14 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
     nt_status fs = tr_out_flush(&o);
     if (st == NT_OK)
         st = fs;
-    nt_mem_free(&m, label_of, (p->nrecs ? p->nrecs : 1) * sizeof *label_of);
-    nt_map_free(&m, &labels);
-    nt_map_free(&m, &threads);
-    tr_names_free(&m, &nm);
+    nt_mem_free(m, label_of, (p->nrecs ? p->nrecs : 1) * sizeof *label_of);
+    nt_map_free(m, &labels);
+    nt_map_free(m, &threads);
     return st;
+}
+
+nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                       void *user)
+{
+    return tr_prof_export(p, opt, w, user, speedscope_body);
 }

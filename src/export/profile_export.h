@@ -8,10 +8,16 @@
 
 #include <stdio.h>
 
-/* Checks the arguments (NT_ERR_INVALID_ARG), then the allocator m (the
- * trace's) and the frame names; on another failure nm holds nothing. */
-nt_status tr_prof_open(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, nt_mem *m,
-                       tr_names *nm);
+/* One exporter's writing: p's records of opt->kind through w, with the frame
+ * names nm allocated from m (the trace's allocator).  st is NT_OK, or the
+ * failure to build the names (nm then holds nothing), which the body returns. */
+typedef nt_status (*tr_prof_body)(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+                                  const tr_names *nm, nt_status st, nt_sink_fn w, void *user);
+
+/* Checks the arguments (NT_ERR_INVALID_ARG), builds the frame names, runs
+ * body and frees the names: the frame of every profile exporter. */
+nt_status tr_prof_export(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, void *user,
+                         tr_prof_body body);
 /* Whether record i is of the export's kind (and thread). */
 bool tr_prof_selected(const nt_profile *p, const nt_profile_export_options *o, size_t i);
 /* Record i's weight: its value, or its event count with by_count. */

@@ -17,14 +17,9 @@ static const char *const FIXED[] = { "", "alloc_objects", "count", "alloc_space"
                                      "contentions", "delay", "nanoseconds", "thread_id", "type", "heap", "soh",
                                      "loh", "poh", "other", "lock", "managed", "native", "state", "open" };
 
-nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
-                                  void *user)
+static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+                            const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
-    nt_mem m;
-    tr_names nm;
-    nt_status st = tr_prof_open(p, opt, w, &m, &nm);
-    if (st == NT_ERR_INVALID_ARG)
-        return st;
     const nt_trace *t = p->trace;
     nt_map types = { 0 }; /* label pointer (interned) -> string index */
     int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
@@ -40,10 +35,8 @@ nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_o
     tr_gzip g;
     if (st == NT_OK)
         st = tr_gzip_begin(&g, &o);
-    if (st != NT_OK) {
-        tr_names_free(&m, &nm);
+    if (st != NT_OK)
         return st;
-    }
     for (size_t i = 0; i < sizeof FIXED / sizeof FIXED[0]; i++)
         pb_emit_string(&g, FIXED[i], strlen(FIXED[i]));
     switch (opt->kind) {
@@ -65,7 +58,7 @@ nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_o
     pb_emit_times(&g, t, first_ns, last_ns, 1);
     /* The type names follow the frame names and mapping files in the string table. */
     uint32_t next_string;
-    st = pb_emit_names(&g, &m, t, &nm, S_FIRST_NAME, &next_string);
+    st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
     for (size_t i = 0; st == NT_OK && i < p->nrecs && !g.failed && !o.failed; i++) {
         if (!tr_prof_selected(p, opt, i))
             continue;
@@ -74,7 +67,7 @@ nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_o
         if (opt->kind != NT_PROFILE_CONTENTION) {
             type = tr_index(&types, (uint64_t)(uintptr_t)r->label);
             if (type == UINT32_MAX) {
-                if (!nt_map_set(&m, &types, (uint64_t)(uintptr_t)r->label, next_string)) {
+                if (!nt_map_set(m, &types, (uint64_t)(uintptr_t)r->label, next_string)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -103,13 +96,18 @@ nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_o
                 labels[nlab++] = (pb_label){ S_STATE, false, S_OPEN };
         }
         const tr_rstack *rs = &t->stacks[p->res[i].stack];
-        pb_emit_sample(&g, nm.of_frame + rs->off, rs->count, vals, nvals, labels, nlab);
+        pb_emit_sample(&g, nm->of_frame + rs->off, rs->count, vals, nvals, labels, nlab);
     }
     nt_status gs = tr_gzip_end(&g);
     nt_status fs = tr_out_flush(&o);
     if (st == NT_OK)
         st = fs != NT_OK ? fs : gs;
-    nt_map_free(&m, &types);
-    tr_names_free(&m, &nm);
+    nt_map_free(m, &types);
     return st;
+}
+
+nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                  void *user)
+{
+    return tr_prof_export(p, opt, w, user, pprof_body);
 }
