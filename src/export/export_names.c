@@ -234,3 +234,11 @@ void tr_export_close(tr_export *x)
     tr_walk_free(&x->wk);
     tr_names_free(&x->m, &x->nm);
 }
+
+int tr_cmp_busiest(const void *a, const void *b)
+{
+    const tr_thread_total *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}

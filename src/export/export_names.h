@@ -57,6 +57,17 @@ nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_option
 /* Releases what is still held (an exporter may free the walk early). */
 void tr_export_close(tr_export *x);
 
+/* A thread's share of a speedscope export, where the busiest thread comes
+ * first (speedscope opens the first profile): its id (the CPU profile: its
+ * thread index), its total weight and (the event profiles) its first record. */
+typedef struct tr_thread_total {
+    uint64_t thread;
+    int64_t total;
+    size_t first;
+} tr_thread_total;
+/* qsort order of tr_thread_total: total descending, equal totals by thread. */
+int tr_cmp_busiest(const void *a, const void *b);
+
 /* export_folded.c: compare two resolved stacks root first by name index;
  * write stack k root first as folded frames ("-" when empty; flags: the
  * names' nt_frame_name_ex flags); write one frame name escaped for the

@@ -15,20 +15,6 @@ void tr_frame_name_json(tr_out *o, const nt_frame *f, unsigned flags)
     tr_out_json(o, buf);
 }
 
-typedef struct tr_thread_total {
-    uint32_t thread;
-    int64_t total;
-} tr_thread_total;
-
-/* By total weight, descending; equal totals in thread order. */
-static int cmp_busiest(const void *a, const void *b)
-{
-    const tr_thread_total *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return (x->thread > y->thread) - (x->thread < y->thread);
-}
-
 nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
     tr_export x;
@@ -69,13 +55,13 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
             count++;
         }
         if (count)
-            order[nprof++] = (tr_thread_total){ th, total };
+            order[nprof++] = (tr_thread_total){ .thread = th, .total = total };
     }
     if (nprof)
-        qsort(order, nprof, sizeof *order, cmp_busiest);
+        qsort(order, nprof, sizeof *order, tr_cmp_busiest);
     size_t profiles = 0;
     for (size_t p = 0; p < nprof && !o.failed; p++) {
-        uint32_t th = order[p].thread;
+        uint32_t th = (uint32_t)order[p].thread;
         int64_t total = order[p].total, wt;
         tr_walk_it it;
         tr_out_str(&o, profiles++ ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");

@@ -118,22 +118,6 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
     return tr_prof_export(p, opt, w, user, folded_body);
 }
 
-/* A thread's profile: its first selected record and its total weight. */
-typedef struct tr_prof_thread {
-    uint64_t thread_id;
-    size_t first;
-    int64_t total;
-} tr_prof_thread;
-
-/* By total weight, descending; equal totals by thread id. */
-static int cmp_busiest(const void *a, const void *b)
-{
-    const tr_prof_thread *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
-}
-
 static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
                                  const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
@@ -188,7 +172,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
     tr_out_str(&o, "]},\n\"profiles\":[");
     static const char *const units[] = { "none", "none", "bytes", "none", "nanoseconds" };
     /* One profile per thread, the busiest first (speedscope opens the first, as for the CPU profile). */
-    tr_prof_thread *order = NULL;
+    tr_thread_total *order = NULL;
     size_t nthreads = 0;
     if (st == NT_OK && !(order = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
         st = NT_ERR_NOMEM;
@@ -202,14 +186,14 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
                 st = NT_ERR_NOMEM;
                 break;
             }
-            order[k] = (tr_prof_thread){ p->recs[i].thread_id, i, 0 };
+            order[k] = (tr_thread_total){ .thread = p->recs[i].thread_id, .first = i };
         }
         order[k].total = tr_add_weight(order[k].total, tr_prof_weight(p, opt, i));
     }
     if (st == NT_OK && nthreads)
-        qsort(order, nthreads, sizeof *order, cmp_busiest);
+        qsort(order, nthreads, sizeof *order, tr_cmp_busiest);
     for (size_t th = 0; st == NT_OK && th < nthreads && !o.failed; th++) {
-        uint64_t tid = order[th].thread_id;
+        uint64_t tid = order[th].thread;
         size_t first = order[th].first;
         tr_out_str(&o, th ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");
         tr_out_u64(&o, tid);
