@@ -77,5 +77,14 @@ void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k, unsigned flags);
 void tr_folded_frame(tr_out *o, const char *name);
 /* export_speedscope.c: a frame's display name (nt_frame_name_ex flags) as a JSON string. */
 void tr_frame_name_json(tr_out *o, const nt_frame *f, unsigned flags);
+/* export_speedscope.c, the pieces of a speedscope document that the CPU and
+ * the event profiles share: its start with the first n names of nm as the
+ * shared frames; a thread's sampled profile up to its samples ("unit" one of
+ * speedscope's units, first: no comma before it); one sample's frame indices
+ * root first; the end after the profiles, with the document's name. */
+void tr_speedscope_open(tr_out *o, const tr_names *nm, size_t n);
+void tr_speedscope_profile(tr_out *o, bool first, uint64_t thread_id, const char *unit, int64_t total);
+void tr_speedscope_stack(tr_out *o, const tr_rstack *r, const uint32_t *of_frame);
+void tr_speedscope_close(tr_out *o, const char *name);
 
 #endif

@@ -15,6 +15,45 @@ void tr_frame_name_json(tr_out *o, const nt_frame *f, unsigned flags)
     tr_out_json(o, buf);
 }
 
+void tr_speedscope_open(tr_out *o, const tr_names *nm, size_t n)
+{
+    tr_out_str(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
+    for (size_t i = 0; i < n; i++) {
+        tr_out_str(o, i ? ",\n{\"name\":" : "\n{\"name\":");
+        tr_frame_name_json(o, nm->rep[i], nm->flags);
+        tr_out_bytes(o, "}", 1);
+    }
+}
+
+void tr_speedscope_profile(tr_out *o, bool first, uint64_t thread_id, const char *unit, int64_t total)
+{
+    tr_out_str(o, first ? "\n{\"type\":\"sampled\",\"name\":\"Thread " : ",\n{\"type\":\"sampled\",\"name\":\"Thread ");
+    tr_out_u64(o, thread_id);
+    tr_out_str(o, "\",\"unit\":\"");
+    tr_out_str(o, unit);
+    tr_out_str(o, "\",\"startValue\":0,\"endValue\":");
+    tr_out_i64(o, total);
+    tr_out_str(o, ",\n\"samples\":[");
+}
+
+void tr_speedscope_stack(tr_out *o, const tr_rstack *r, const uint32_t *of_frame)
+{
+    for (uint32_t k = r->count; k-- > 0;) {
+        tr_out_u64(o, of_frame[r->off + k]);
+        if (k)
+            tr_out_bytes(o, ",", 1);
+    }
+}
+
+void tr_speedscope_close(tr_out *o, const char *name)
+{
+    tr_out_str(o, "],\n\"name\":");
+    tr_out_json(o, name ? name : "nettrace");
+    tr_out_str(o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
+    tr_out_str(o, NT_VERSION_STRING);
+    tr_out_str(o, "\"}\n");
+}
+
 nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
 {
     tr_export x;
@@ -29,12 +68,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
     bool by_time = sel->opt.weight == NT_WEIGHT_TIME;
     tr_out o;
     tr_out_init(&o, w, user);
-    tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
-    for (size_t i = 0; i < nm->n; i++) {
-        tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        tr_frame_name_json(&o, nm->rep[i], nm->flags);
-        tr_out_bytes(&o, "}", 1);
-    }
+    tr_speedscope_open(&o, nm, nm->n);
     tr_out_str(&o, "]},\n\"profiles\":[");
     /* Busiest thread first: speedscope opens the first profile (activeProfileIndex 0). */
     tr_thread_total *order = nt_mem_alloc(&x.m, (t->nthreads ? t->nthreads : 1) * sizeof *order);
@@ -59,28 +93,18 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
     }
     if (nprof)
         qsort(order, nprof, sizeof *order, tr_cmp_busiest);
-    size_t profiles = 0;
     for (size_t p = 0; p < nprof && !o.failed; p++) {
         uint32_t th = (uint32_t)order[p].thread;
         int64_t total = order[p].total, wt;
         tr_walk_it it;
-        tr_out_str(&o, profiles++ ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");
-        tr_out_u64(&o, t->threads[th]);
-        tr_out_str(&o, by_time ? "\",\"unit\":\"nanoseconds\"" : "\",\"unit\":\"none\"");
-        tr_out_str(&o, ",\"startValue\":0,\"endValue\":");
-        tr_out_i64(&o, total);
-        tr_out_str(&o, ",\n\"samples\":[");
+        tr_speedscope_profile(&o, p == 0, t->threads[th], by_time ? "nanoseconds" : "none", total);
         bool any = false;
         tr_walk_begin(wk, th, &it);
         for (size_t i; (i = tr_walk_next(wk, &it, false, &wt)) != SIZE_MAX;) {
             const tr_rstack *r = &t->stacks[TR_SAMPLE(t, i)->stack];
             tr_out_str(&o, any ? ",[" : "[");
             any = true;
-            for (uint32_t k = r->count; k-- > 0;) {
-                tr_out_u64(&o, nm->of_frame[r->off + k]);
-                if (k)
-                    tr_out_bytes(&o, ",", 1);
-            }
+            tr_speedscope_stack(&o, r, nm->of_frame);
             tr_out_bytes(&o, "]", 1);
         }
         tr_out_str(&o, "],\n\"weights\":[");
@@ -95,11 +119,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         tr_out_str(&o, "]}");
     }
     nt_mem_free(&x.m, order, (t->nthreads ? t->nthreads : 1) * sizeof *order);
-    tr_out_str(&o, "],\n\"name\":");
-    tr_out_json(&o, sel->opt.name ? sel->opt.name : "nettrace");
-    tr_out_str(&o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
-    tr_out_str(&o, NT_VERSION_STRING);
-    tr_out_str(&o, "\"}\n");
+    tr_speedscope_close(&o, sel->opt.name);
     st = tr_out_flush(&o);
     tr_export_close(&x);
     return st;

@@ -130,12 +130,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
         st = NT_ERR_NOMEM;
     tr_out o;
     tr_out_init(&o, w, user);
-    tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
-    for (size_t i = 0; st == NT_OK && i < nm->n; i++) {
-        tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        tr_frame_name_json(&o, nm->rep[i], nm->flags);
-        tr_out_bytes(&o, "}", 1);
-    }
+    tr_speedscope_open(&o, nm, st == NT_OK ? nm->n : 0);
     /* Labels are extra frames after the names, one per distinct text. */
     char label[512];
     for (size_t i = 0; st == NT_OK && label_of && i < p->nrecs; i++) {
@@ -195,13 +190,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
     for (size_t th = 0; st == NT_OK && th < nthreads && !o.failed; th++) {
         uint64_t tid = order[th].thread;
         size_t first = order[th].first;
-        tr_out_str(&o, th ? ",\n{\"type\":\"sampled\",\"name\":\"Thread " : "\n{\"type\":\"sampled\",\"name\":\"Thread ");
-        tr_out_u64(&o, tid);
-        tr_out_str(&o, "\",\"unit\":\"");
-        tr_out_str(&o, opt->by_count ? "none" : units[opt->kind]);
-        tr_out_str(&o, "\",\"startValue\":0,\"endValue\":");
-        tr_out_i64(&o, order[th].total);
-        tr_out_str(&o, ",\n\"samples\":[");
+        tr_speedscope_profile(&o, th == 0, tid, opt->by_count ? "none" : units[opt->kind], order[th].total);
         bool any = false;
         for (size_t i = first; i < p->nrecs; i++) {
             if (!tr_prof_selected(p, opt, i) || p->recs[i].thread_id != tid)
@@ -214,11 +203,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
                 if (r->count)
                     tr_out_bytes(&o, ",", 1);
             }
-            for (uint32_t k = r->count; k-- > 0;) {
-                tr_out_u64(&o, nm->of_frame[r->off + k]);
-                if (k)
-                    tr_out_bytes(&o, ",", 1);
-            }
+            tr_speedscope_stack(&o, r, nm->of_frame);
             tr_out_bytes(&o, "]", 1);
         }
         tr_out_str(&o, "],\n\"weights\":[");
@@ -234,11 +219,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
         tr_out_str(&o, "]}");
     }
     nt_mem_free(m, order, (p->nrecs ? p->nrecs : 1) * sizeof *order);
-    tr_out_str(&o, "],\n\"name\":");
-    tr_out_json(&o, opt->name ? opt->name : "nettrace");
-    tr_out_str(&o, ",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
-    tr_out_str(&o, NT_VERSION_STRING);
-    tr_out_str(&o, "\"}\n");
+    tr_speedscope_close(&o, opt->name);
     nt_status fs = tr_out_flush(&o);
     if (st == NT_OK)
         st = fs;
