@@ -11,7 +11,7 @@ tests_conformance_edges_SOURCES = tests/conformance/edges.c
 tests_conformance_edges_CPPFLAGS = $(AM_CPPFLAGS)
 tests_conformance_edges_LDADD = libnettrace_core.la
 TESTS += tests/conformance.sh
-EXTRA_DIST += tests/conformance.sh tests/conformance/README.md tests/conformance/compare.py \
+EXTRA_DIST += tests/conformance.sh tests/conformance/README.md tests/conformance/compare.py tests/traceevent-shared/Parsers.cs \
 	tests/conformance/Conformance.csproj tests/conformance/Program.cs \
 	tests/conformance/Fields.cs tests/conformance/compare_fields.py \
 	tests/conformance/Profiles.cs tests/conformance/compare_profiles.py

@@ -50,12 +50,7 @@ namespace BenchTraceEvent
             long events = 0, values = 0;
             using (var source = new EventPipeEventSource(path))
             {
-                source.Clr.All += _ => { };
-                new ClrRundownTraceEventParser(source).All += _ => { };
-                new ClrPrivateTraceEventParser(source).All += _ => { };
-                new SampleProfilerTraceEventParser(source).All += _ => { };
-                new EventPipeTraceEventParser(source).All += _ => { };
-                source.Dynamic.All += _ => { };
+                NetTraceShared.Parsers.RegisterTyped(source);
                 source.AllEvents += e =>
                 {
                     events++;

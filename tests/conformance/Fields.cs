@@ -34,12 +34,7 @@ namespace NetTraceConformance
             var o = Program.Stdout();
             using (var source = new EventPipeEventSource(path))
             {
-                source.Clr.All += _ => { };
-                new ClrRundownTraceEventParser(source).All += _ => { };
-                new ClrPrivateTraceEventParser(source).All += _ => { };
-                new SampleProfilerTraceEventParser(source).All += _ => { };
-                new EventPipeTraceEventParser(source).All += _ => { };
-                source.Dynamic.All += _ => { };
+                NetTraceShared.Parsers.RegisterTyped(source);
                 long freq = 0;
                 var sb = new StringBuilder();
                 source.AllEvents += data =>

@@ -123,9 +123,7 @@ namespace NetTraceConformance
                 // generic parsers: the CLR parser renames some events (runtime
                 // 39 GCDynamicEvent becomes GC/CommittedUsage, id 65524).
                 source = new EventPipeEventSource(path);
-                source.Dynamic.All += _ => { };
-                new SampleProfilerTraceEventParser(source).All += _ => { };
-                new EventPipeTraceEventParser(source).All += _ => { };
+                NetTraceShared.Parsers.RegisterGeneric(source);
                 source.AllEvents += data =>
                 {
                     events++;

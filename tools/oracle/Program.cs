@@ -128,9 +128,7 @@ namespace NetTraceOracle
                 // renames some events (GCDynamicEvent, runtime id 39, becomes
                 // "GC/CommittedUsage" with a synthetic ID 65524).
                 source = new EventPipeEventSource(path);
-                source.Dynamic.All += _ => { };
-                new SampleProfilerTraceEventParser(source).All += _ => { };
-                new EventPipeTraceEventParser(source).All += _ => { };
+                NetTraceShared.Parsers.RegisterGeneric(source);
                 source.AllEvents += data =>
                 {
                     events++;
