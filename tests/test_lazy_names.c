@@ -121,7 +121,6 @@ LTest(lazy_names, same_strings_no_conversion_shared_corpus)
 {
     const char *dir = ts_shared_corpus();
     if (!dir) {
-        cr_log_warn("skipped: ../shared/corpus is absent");
         cr_skip_test("../shared/corpus is absent");
     }
     compare_on(ts_path(dir, "perfview__HeartRateMonitor.10068.nettrace"));
