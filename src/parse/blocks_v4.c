@@ -33,14 +33,7 @@ __attribute__((always_inline)) static inline nt_status read_header(nt_parser *p,
                                                                    uint64_t blob_off, const char *what)
 {
     uint32_t event_size = 0;
-    nt_header_result r;
-    if (compressed) {
-        r = nt_read_compressed_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL);
-    } else {
-        nt_cursor u = *c; /* out of line: keep the caller's cursor private */
-        r = nt_read_uncompressed_header(&u, ev, &ev->thread_id, &ev->capture_thread_id, NULL, &event_size);
-        *c = u;
-    }
+    nt_header_result r = nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, &event_size);
     return r == NT_HEADER_OK ? NT_OK : nt_header_fail(p, r, blob_off, ev, what, event_size);
 }
 

@@ -551,14 +551,8 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, u, off);
         uint32_t event_size = 0;
-        nt_header_result r;
-        if (compressed) {
-            r = nt_read_compressed_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list);
-        } else {
-            nt_cursor x = c; /* out of line: keep c's address private */
-            r = nt_read_uncompressed_header(&x, &ev, &h.thread_index, &h.capture_index, &h.label_list, &event_size);
-            c = x;
-        }
+        nt_header_result r =
+            nt_read_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list, compressed, &event_size);
         if (r != NT_HEADER_OK)
             return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
         ev.offset = blob_off;

@@ -109,7 +109,7 @@ nt_status nt_trace_check_pointer_size(nt_parser *p, uint64_t off);
 nt_status nt_trace_commit(nt_parser *p);
 
 /* A sequence point of `count` threads: nt_sp_reserve makes room in
- * p->sp_threads (the decoder then fills each with nt_threads_at_sp), and
+ * p->sp_threads (the decoder then fills each with nt_sp_set_thread), and
  * nt_sp_deliver counts it, calls the callback and ends the stack interval. */
 nt_status nt_sp_reserve(nt_parser *p, uint32_t count, uint64_t off);
 nt_status nt_sp_deliver(nt_parser *p, int64_t timestamp, uint32_t flags, uint32_t count);

@@ -135,6 +135,21 @@ __attribute__((always_inline)) static inline nt_header_result nt_read_compressed
 nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread,
                                              uint32_t *label_list, uint32_t *event_size);
 
+/* Either header form; `compressed` is fixed per block, so each caller's loop
+ * specialised on it keeps one branch.  *event_size is the uncompressed
+ * header's EventSize (for nt_header_fail). */
+__attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
+                                                                              uint64_t *capture_thread, uint32_t *label_list,
+                                                                              bool compressed, uint32_t *event_size)
+{
+    if (compressed)
+        return nt_read_compressed_header(c, ev, thread, capture_thread, label_list);
+    nt_cursor u = *c; /* out of line: keep the caller's cursor private */
+    nt_header_result r = nt_read_uncompressed_header(&u, ev, thread, capture_thread, label_list, event_size);
+    *c = u;
+    return r;
+}
+
 /* The error for a failed header (NT_ERR_MALFORMED at the event's offset);
  * block names the block kind for the overrun message, event_size is the
  * uncompressed header's EventSize. */

@@ -11,7 +11,6 @@
 
 #define NT_STACK_MISSING UINT32_MAX
 
-
 typedef struct nt_stack_table {
     nt_mem *mem;
     uint32_t base;            /* id of ent[0] */
