@@ -27,7 +27,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
     size_t nagg = 0, agg_cap = 0, keys_cap = 0;
-    int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
+    int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
     for (uint32_t th = 0; st == NT_OK && th < t->nthreads; th++) {
         if (!tr_walk_thread_selected(wk, th))
             continue;
@@ -52,14 +52,16 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
             }
             vals[2 * a] += (int64_t)tr_count(t, i);
             vals[2 * a + 1] = tr_add_weight(vals[2 * a + 1], wall);
-            int64_t ns = nt_ticks_to_ns(s->ticks, t->info.qpc_frequency);
-            int64_t ns_last = t->agg ? nt_ticks_to_ns(t->agg[i].last_ticks, t->info.qpc_frequency) : ns;
-            if (ns < first_ns)
-                first_ns = ns;
-            if (ns_last > last_ns)
-                last_ns = ns_last;
+            int64_t ticks_last = t->agg ? t->agg[i].last_ticks : s->ticks;
+            if (s->ticks < first_ticks)
+                first_ticks = s->ticks;
+            if (ticks_last > last_ticks)
+                last_ticks = ticks_last;
         }
     }
+    /* Converted once: ticks to ns never decreases, so the span's ends are the ends' conversions. */
+    int64_t first_ns = nagg ? nt_ticks_to_ns(first_ticks, t->info.qpc_frequency) : INT64_MAX;
+    int64_t last_ns = nagg ? nt_ticks_to_ns(last_ticks, t->info.qpc_frequency) : INT64_MIN;
     tr_walk_free(wk); /* not needed for writing: its memory is better spent on the output */
     tr_out o;
     tr_out_init(&o, w, user);

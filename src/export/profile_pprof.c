@@ -22,14 +22,19 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
 {
     const nt_trace *t = p->trace;
     nt_map types = { 0 }; /* label pointer (interned) -> string index */
-    int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
+    int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
+    bool any = false;
     for (size_t i = 0; i < p->nrecs; i++) {
         if (!tr_prof_selected(p, opt, i))
             continue;
-        int64_t ns = nt_ticks_to_ns(p->res[i].ticks, t->info.qpc_frequency);
-        first_ns = ns < first_ns ? ns : first_ns;
-        last_ns = ns > last_ns ? ns : last_ns;
+        int64_t ticks = p->res[i].ticks;
+        first_ticks = ticks < first_ticks ? ticks : first_ticks;
+        last_ticks = ticks > last_ticks ? ticks : last_ticks;
+        any = true;
     }
+    /* Converted once: ticks to ns never decreases. */
+    int64_t first_ns = any ? nt_ticks_to_ns(first_ticks, t->info.qpc_frequency) : INT64_MAX;
+    int64_t last_ns = any ? nt_ticks_to_ns(last_ticks, t->info.qpc_frequency) : INT64_MIN;
     tr_out o;
     tr_out_init(&o, w, user);
     tr_gzip g;

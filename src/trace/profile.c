@@ -43,7 +43,6 @@ struct nt_profile_builder {
     size_t nopens, opens_cap;
     nt_map open_index;      /* thread id -> index in opens */
     pr_gc_state gc;
-    int64_t last_ticks;
 };
 
 static const char *const KIND_NAMES[] = { "cpu", "wall", "alloc", "exceptions", "contention" };
@@ -95,7 +94,6 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
     b->events_only = opt && opt->events_only;
-    b->last_ticks = INT64_MIN;
     p->first_ticks = INT64_MAX;
     p->last_ticks = INT64_MIN;
     return b;
@@ -278,17 +276,22 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     return 0;
 }
 
+/* The span of the events and samples read, kept on the profile as they arrive. */
+static void widen_span(nt_profile *p, int64_t ticks)
+{
+    if (ticks > p->last_ticks)
+        p->last_ticks = ticks;
+    if (ticks < p->first_ticks)
+        p->first_ticks = ticks;
+}
+
 static int on_event(void *user, const nt_event *ev)
 {
     nt_profile_builder *b = user;
     if (b->failed)
         return 1;
-    if (b->tcb.event && b->tcb.event(b->tb, ev))
-        return 1;
-    if (ev->timestamp > b->last_ticks)
-        b->last_ticks = ev->timestamp;
-    if (ev->timestamp < b->p->first_ticks)
-        b->p->first_ticks = ev->timestamp;
+    /* The trace builder takes no events (nt_trace_builder_callbacks): nothing to pass on. */
+    widen_span(b->p, ev->timestamp);
     const nt_event_desc *d = ev->desc;
     /* The id first: most events are not these, and only these pay for the
      * provider's name. */
@@ -319,10 +322,7 @@ static int on_trace(void *user, const nt_trace_info *info)
 static int on_sample(void *user, const nt_sample *s)
 {
     nt_profile_builder *b = user;
-    if (s->timestamp > b->last_ticks)
-        b->last_ticks = s->timestamp;
-    if (s->timestamp < b->p->first_ticks)
-        b->p->first_ticks = s->timestamp;
+    widen_span(b->p, s->timestamp);
     return b->events_only ? 0 : b->tcb.sample(b->tb, s);
 }
 
@@ -396,12 +396,11 @@ nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *pars
     /* Waits still open at the end are reported as such. */
     for (size_t i = 0; !b->failed && i < b->nopens; i++)
         if (b->opens[i].live)
-            close_wait(b, &b->opens[i], b->last_ticks, true);
+            close_wait(b, &b->opens[i], p->last_ticks, true);
     if (b->failed && b->fail_status == NT_ERR_NOMEM) {
         nt_profile_builder_free(b);
         return NT_ERR_NOMEM;
     }
-    p->last_ticks = b->last_ticks;
     if (!pr_gc_finish(p, &b->gc)) {
         nt_profile_builder_free(b);
         return NT_ERR_NOMEM;

@@ -38,9 +38,7 @@ static nt_status end(nt_profile_builder *b, nt_parser *p, nt_status s, nt_profil
         tr_set_msg(msg, msg_size, "out of memory while resolving the trace");
         return fs;
     }
-    nt_trace_stats ts;
-    nt_trace_stats_get(nt_profile_trace(*out), &ts);
-    return ts.status;
+    return nt_profile_trace(*out)->status;
 }
 
 static nt_status from_input(const tr_input *in, const nt_profile_options *opt, nt_profile **out, char *msg,

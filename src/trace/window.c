@@ -303,11 +303,8 @@ nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out)
         /* A builder that stopped says why through NT_ERR_STOPPED (memory, or a table limit). */
         st = nt_trace_builder_finish(w->b, NULL, w->builder_stopped ? NT_ERR_STOPPED : NT_OK, out);
         w->b = NULL;
-        if (st == NT_OK) {
-            nt_trace_stats ts;
-            nt_trace_stats_get(*out, &ts);
-            st = ts.status;
-        }
+        if (st == NT_OK)
+            st = (*out)->status;
     }
     return window_end(w, st);
 }
@@ -324,11 +321,8 @@ nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out)
         replay(w);
         st = nt_profile_builder_finish(w->pb, NULL, w->builder_stopped ? NT_ERR_STOPPED : NT_OK, out);
         w->pb = NULL;
-        if (st == NT_OK) {
-            nt_trace_stats ts;
-            nt_trace_stats_get(nt_profile_trace(*out), &ts);
-            st = ts.status;
-        }
+        if (st == NT_OK)
+            st = nt_profile_trace(*out)->status;
     }
     return window_end(w, st);
 }
