@@ -10,6 +10,7 @@
  * merge key also holds an epoch that every unload (and every load after the
  * first unload) advances. */
 #include "trace/profile_internal.h"
+#include "common/hash.h"
 
 #include <string.h>
 
@@ -38,6 +39,7 @@ struct nt_profile_builder {
     bool seen_unload;
     uint32_t *table;        /* merge table: record index + 1, 0 = empty */
     uint64_t *hashes;       /* per record, for regrowing the table */
+    nt_hash_key key;        /* the record table's secret: which records share a slot cannot be chosen */
     size_t table_cap, hashes_cap;
     pr_open *opens;
     size_t nopens, opens_cap;
@@ -91,6 +93,7 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     memset(b, 0, sizeof *b);
     b->p = p;
     b->tb = tb;
+    nt_hash_key_init(&b->key, b);
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
     b->events_only = opt && opt->events_only;
@@ -105,13 +108,16 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h ^ (h >> 29);
 }
 
-static uint64_t rec_hash(const pr_rec *r, uint32_t istack)
+/* The fields are input (thread ids, stacks, labels), so the chain starts
+ * from the builder's secret key and SipHash finishes it, as the trace
+ * builder's stack hash does: a file cannot put its records in one chain. */
+static uint64_t rec_hash(const nt_profile_builder *b, const pr_rec *r, uint32_t istack)
 {
-    uint64_t h = mix(0x243F6A8885A308D3ull, (uint64_t)r->kind << 16 | (uint64_t)r->heap << 8 | r->open);
+    uint64_t h = mix(b->key.v0, (uint64_t)r->kind << 16 | (uint64_t)r->heap << 8 | r->open);
     h = mix(h, istack);
     h = mix(h, r->thread_id);
     h = mix(h, (uint64_t)(uintptr_t)r->label); /* interned: equal labels share a pointer */
-    return mix(h, r->epoch);
+    return nt_hash_u64(&b->key, mix(h, r->epoch));
 }
 
 static bool same_key(const nt_profile *p, size_t i, const pr_rec *r, uint32_t istack)
@@ -146,7 +152,7 @@ static int add_record(nt_profile_builder *b, const pr_rec *r, uint32_t istack, i
 {
     nt_profile *p = b->p;
     nt_mem *m = &p->mem;
-    uint64_t h = rec_hash(r, istack);
+    uint64_t h = rec_hash(b, r, istack);
     size_t j = 0;
     if (!b->keep_events) {
         if ((p->nrecs + 1) * 2 > b->table_cap && !table_grow(b))
