@@ -64,6 +64,8 @@ int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency)
 {
     if (frequency <= 0)
         return 0;
+    if (frequency == 1000000000) /* a nanosecond clock (Linux, macOS): the ticks are the time */
+        return ticks;
     /* Common clocks (1 GHz on Linux and macOS, 10 MHz on Windows) divide 1e9:
      * one multiplication instead of a 128-bit division per sample. */
     if (1000000000 % frequency == 0) {

@@ -141,8 +141,7 @@ static inline int64_t tr_default_ns(const nt_trace_info *info)
 /* The time from a sample to the next one: the difference of their printed times, saturating. */
 static inline int64_t tr_gap_ns(int64_t freq, int64_t a, int64_t b)
 {
-    /* On a nanosecond clock the ticks are those times. */
-    int64_t x = freq == 1000000000 ? a : nt_ticks_to_ns(a, freq), y = freq == 1000000000 ? b : nt_ticks_to_ns(b, freq);
+    int64_t x = nt_ticks_to_ns(a, freq), y = nt_ticks_to_ns(b, freq);
     uint64_t d = y > x ? (uint64_t)y - (uint64_t)x : 0;
     return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
 }
