@@ -115,27 +115,10 @@ static void v4_metadata(tb *b, uint32_t n, uint32_t undefined_refs, bool adversa
 }
 
 /* V6 stream pieces, written by hand (the writer numbers thread indexes itself). */
-static void v6_block(tb *b, uint32_t kind, const tb *body)
-{
-    tb_u32(b, (uint32_t)body->n | kind << NT_V6_BLOCK_KIND_SHIFT);
-    tb_bytes(b, body->d, body->n);
-}
-
 static void v6_threads(tb *b, uint32_t n, bool adversarial)
 {
-    tb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
-    tb_u32(b, 0);
-    tb_u32(b, 6);
-    tb_u32(b, 0);
+    tb_v6_header(b);
     tb body = { 0 };
-    for (int i = 0; i < 8; i++)
-        tb_u16(&body, 1);
-    tb_u64(&body, 0);
-    tb_u64(&body, 1000000000);
-    tb_u32(&body, 8);
-    tb_u32(&body, 0);
-    v6_block(b, NT_V6_TRACE, &body);
-    body.n = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t index = adversarial ? colliding_thread_key(i + 1) : i + 1;
         tb row = { 0 };
@@ -146,7 +129,7 @@ static void v6_threads(tb *b, uint32_t n, bool adversarial)
         tb_bytes(&body, row.d, row.n);
         tb_free(&row);
     }
-    v6_block(b, NT_V6_THREAD, &body);
+    tb_v6_block(b, NT_V6_THREAD, &body);
     body.n = 0;
     tb_u64(&body, 1);
     tb_u32(&body, 0);
@@ -155,7 +138,7 @@ static void v6_threads(tb *b, uint32_t n, bool adversarial)
         tb_varu(&body, adversarial ? colliding_thread_key(i + 1) : i + 1);
         tb_varu(&body, 0);
     }
-    v6_block(b, NT_V6_SEQUENCE_POINT, &body);
+    tb_v6_block(b, NT_V6_SEQUENCE_POINT, &body);
     tb_free(&body);
     tb_u32(b, 0); /* EndOfStream */
 }

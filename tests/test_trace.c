@@ -179,10 +179,7 @@ LTest(trace, code_address_reused_after_unload)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x3010 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x3010);
     names(&p, 10);
     pb_method(&p, MD_LOAD, 100, 0xA1, MOD, 0x3000, 0x40, "Dyn", "X");
     pb_sample(&p, 7, 1, 200, NT_SAMPLE_MANAGED);
@@ -213,10 +210,7 @@ LTest(trace, rundown_code_is_not_older_than_an_unload_at_its_address)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x3010 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x3010);
     pb_method(&p, MD_LOAD, 100, 0xA1, MOD, 0x3000, 0x40, "Dyn", "X");
     pb_sample(&p, 7, 1, 50, NT_SAMPLE_MANAGED);  /* before X: nothing known lived here */
     pb_sample(&p, 7, 1, 200, NT_SAMPLE_MANAGED);
@@ -238,10 +232,7 @@ LTest(trace, samples_out_of_order_across_threads_are_sorted_stably)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x10 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x10);
     pb_sample(&p, 1, 1, 300, NT_SAMPLE_MANAGED);
     pb_sample(&p, 1, 1, 400, NT_SAMPLE_EXTERNAL);
     pb_sample(&p, 2, 1, 100, NT_SAMPLE_MANAGED);   /* older: a new block */
@@ -270,10 +261,7 @@ LTest(trace, jit_event_after_a_sample_in_its_code_still_names_it)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x4004 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x4004);
     pb_sample(&p, 7, 1, 90, NT_SAMPLE_MANAGED);
     pb_method(&p, MD_LOAD, 100, 0xD, MOD, 0x4000, 0x10, "NS", "Raced");
     pb_end(&p);
@@ -317,10 +305,7 @@ LTest(trace, truncated_stream_keeps_every_sample_read)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x2010 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x2010);
     for (int i = 0; i < 10; i++)
         pb_sample(&p, 7, 1, 100 + i, NT_SAMPLE_MANAGED);
     pb_flush(&p);
@@ -520,10 +505,7 @@ LTest(trace, many_code_versions_at_one_address_stay_bounded)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x5010 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x5010);
     /* 300 load/unload cycles of different methods at one address, a sample in each. */
     char name[32];
     for (int i = 0; i < 300; i++) {
@@ -607,10 +589,7 @@ LTest(trace, exporters_with_many_threads)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x2010 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x2010);
     for (int round = 0; round < 2; round++)
         for (uint64_t th = 0; th < 70; th++)
             pb_sample(&p, 100 + th, 1, 1000 * (round + 1) + (int64_t)th, NT_SAMPLE_MANAGED);
@@ -644,10 +623,7 @@ LTest(trace, fd_read_honours_the_deadline)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x2010 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x2010);
     pb_sample(&p, 7, 1, 100, NT_SAMPLE_MANAGED);
     pb_flush(&p);
     int fds[2];

@@ -191,10 +191,7 @@ LTest(trace_count, samples_out_of_order_around_an_unload_fall_back)
 {
     pb p;
     pb_begin(&p, 8, 1000000000);
-    const uint64_t s1[] = { 0x5010 };
-    const uint64_t *ips[] = { s1 };
-    const uint32_t d[] = { 1 };
-    pb_stacks(&p, 1, 1, ips, d);
+    pb_one_frame_stack(&p, 0x5010);
     pb_assembly(&p, 1, ASM, "App");
     pb_module(&p, 1, MOD, ASM, "/app/App.dll");
     char name[32];

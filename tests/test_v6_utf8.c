@@ -11,12 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void v6_block(tb *b, uint32_t kind, const tb *body)
-{
-    tb_u32(b, (uint32_t)body->n | kind << NT_V6_BLOCK_KIND_SHIFT);
-    tb_bytes(b, body->d, body->n);
-}
-
 static void v6_str(tb *b, const char *s)
 {
     tb_varu(b, strlen(s));
@@ -26,18 +20,7 @@ static void v6_str(tb *b, const char *s)
 /* Header, Trace block, one Metadata block with one row, EndOfStream. */
 static void v6_with_metadata(tb *b, const char *provider, const char *name)
 {
-    tb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
-    tb_u32(b, 0);
-    tb_u32(b, 6);
-    tb_u32(b, 0);
-    tb body = { 0 };
-    for (int i = 0; i < 8; i++)
-        tb_u16(&body, 1);
-    tb_u64(&body, 0);
-    tb_u64(&body, 1000000000);
-    tb_u32(&body, 8);
-    tb_u32(&body, 0);
-    v6_block(b, NT_V6_TRACE, &body);
+    tb_v6_header(b);
     tb row = { 0 };
     tb_varu(&row, 1);
     v6_str(&row, provider);
@@ -45,11 +28,11 @@ static void v6_with_metadata(tb *b, const char *provider, const char *name)
     v6_str(&row, name);
     tb_u16(&row, 0); /* no fields */
     tb_u16(&row, 0); /* no optional metadata */
-    body.n = 0;
+    tb body = { 0 };
     tb_u16(&body, 0); /* header size */
     tb_u16(&body, (uint16_t)row.n);
     tb_bytes(&body, row.d, row.n);
-    v6_block(b, NT_V6_METADATA, &body);
+    tb_v6_block(b, NT_V6_METADATA, &body);
     tb_free(&row);
     tb_free(&body);
     tb_u32(b, 0);

@@ -201,7 +201,6 @@ int cmd_info(int argc, char **argv)
     info_state st = { 0 };
     nt_mem_init(&st.mem, NULL);
     cli_event_types_init(&st.types);
-    nt_mem_init(&st.mem, NULL);
     nt_callbacks cb = { 0 };
     cb.metadata = on_metadata;
     cb.event = on_event;

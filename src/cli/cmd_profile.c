@@ -58,15 +58,10 @@ static int by_time(const void *a, const void *b, void *ctx)
     return (tx > ty) - (tx < ty);
 }
 
-static int load(const char *path, bool keep, nt_profile **p)
-{
-    return cli_profile_load(path, keep, p);
-}
-
 int cli_profile_samples(const char *path, const cli_profile_select *ps)
 {
     nt_profile *p;
-    int rc = load(path, true, &p);
+    int rc = cli_profile_load(path, true, &p);
     if (!p)
         return rc;
     const nt_trace *t = nt_profile_trace(p);
@@ -143,7 +138,7 @@ static const char *value_unit(nt_profile_kind k)
 int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, bool by_thread)
 {
     nt_profile *p;
-    int rc = load(path, false, &p);
+    int rc = cli_profile_load(path, false, &p);
     if (!p)
         return rc;
     if (!cli_profile_top_print(stdout, p, ps, top, by_thread))
@@ -241,7 +236,7 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
         return CLI_EXIT_USAGE;
     }
     nt_profile *p;
-    int rc = load(path, false, &p);
+    int rc = cli_profile_load(path, false, &p);
     if (!p)
         return rc;
     cli_output out;

@@ -3,6 +3,7 @@
  * frames root first joined by ';', each "<assembly>!<type>.<method>" or
  * "0x<hex ip>", "-" for an empty stack.  Tools and tests compare traces with
  * this format: keep it exactly. */
+#include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "cli/progress.h"
 
@@ -68,18 +69,17 @@ int cmd_samples(int argc, char **argv)
                 return CLI_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
-        usage(stderr);
+    const char *path = cli_file_operand(argc, argv, usage);
+    if (!path)
         return CLI_EXIT_USAGE;
-    }
     if (profile != NT_PROFILE_CPU && profile != NT_PROFILE_WALL) {
         cli_profile_select ps = { .kind = profile, .name_flags = name_flags, .relative = relative };
         if (!cli_profile_filter(&filter, "samples", &ps.has_thread, &ps.thread_id))
             return CLI_EXIT_USAGE;
-        return cli_profile_samples(argv[optind], &ps);
+        return cli_profile_samples(path, &ps);
     }
     nt_trace *t;
-    int rc = cli_trace_load(argv[optind], false, &t);
+    int rc = cli_trace_load(path, false, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);

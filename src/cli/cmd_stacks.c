@@ -1,5 +1,6 @@
 /* nettrace stacks FILE --format folded|speedscope|pprof [-o OUT]: export the
  * resolved stacks for flame graphs and profile viewers. */
+#include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "cli/select.h"
 
@@ -91,17 +92,16 @@ int cmd_stacks(int argc, char **argv)
         }
     }
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
-        if (optind != argc - 1) {
-            usage(stderr);
+        const char *path = cli_file_operand(argc, argv, usage);
+        if (!path)
             return CLI_EXIT_USAGE;
-        }
         if (!cli_profile_filter(&filter, "stacks", &po.has_thread, &po.thread_id))
             return CLI_EXIT_USAGE;
-        const char *base = strrchr(argv[optind], '/');
+        const char *base = strrchr(path, '/');
         po.kind = kind;
         po.signatures = eo.signatures;
-        po.name = base ? base + 1 : argv[optind];
-        return cli_profile_stacks(argv[optind], format, output, &po);
+        po.name = base ? base + 1 : path;
+        return cli_profile_stacks(path, format, output, &po);
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
@@ -118,11 +118,9 @@ int cmd_stacks(int argc, char **argv)
         fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof)\n", format);
         return CLI_EXIT_USAGE;
     }
-    if (optind != argc - 1) {
-        usage(stderr);
+    const char *path = cli_file_operand(argc, argv, usage);
+    if (!path)
         return CLI_EXIT_USAGE;
-    }
-    const char *path = argv[optind];
     if (export == nt_export_pprof && (!output || strcmp(output, "-") == 0) && isatty(1)) {
         fprintf(stderr, "nettrace stacks: pprof output is binary: use -o FILE or redirect standard output\n");
         return CLI_EXIT_USAGE;

@@ -83,11 +83,9 @@ int cmd_top(int argc, char **argv)
                 return CLI_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
-        usage(stderr);
+    const char *path = cli_file_operand(argc, argv, usage);
+    if (!path)
         return CLI_EXIT_USAGE;
-    }
-    const char *path = argv[optind];
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
         cli_profile_select ps = { .kind = kind, .name_flags = signatures ? NT_NAME_SIGNATURE : 0 };
         if (json || by_incl) {

@@ -202,3 +202,26 @@ void tb_sp_block(tb *b, int64_t ts, uint32_t nthreads, const uint64_t *tids, con
     }
     tb_block_end(b, pos);
 }
+
+void tb_v6_block(tb *b, uint32_t kind, const tb *body)
+{
+    tb_u32(b, (uint32_t)body->n | kind << NT_V6_BLOCK_KIND_SHIFT);
+    tb_bytes(b, body->d, body->n);
+}
+
+void tb_v6_header(tb *b)
+{
+    tb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
+    tb_u32(b, 0);
+    tb_u32(b, 6);
+    tb_u32(b, 0);
+    tb body = { 0 };
+    for (int i = 0; i < 8; i++)
+        tb_u16(&body, 1);
+    tb_u64(&body, 0);
+    tb_u64(&body, 1000000000);
+    tb_u32(&body, 8);
+    tb_u32(&body, 0);
+    tb_v6_block(b, NT_V6_TRACE, &body);
+    tb_free(&body);
+}

@@ -58,4 +58,10 @@ void tb_stack_block(tb *b, uint32_t first_id, uint32_t count, const uint64_t *co
                     const uint32_t *depths, uint32_t pointer_size);
 void tb_sp_block(tb *b, int64_t ts, uint32_t nthreads, const uint64_t *tids, const uint32_t *seqs);
 
+/* V6 framing (format 6): a block is a u32 of BlockSize | kind << 24, then
+ * the body; tb_v6_header writes the magic, the V6 stream header and a Trace
+ * block (1 GHz clock, 8-byte pointers). */
+void tb_v6_block(tb *b, uint32_t kind, const tb *body);
+void tb_v6_header(tb *b);
+
 #endif

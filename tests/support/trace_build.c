@@ -30,6 +30,13 @@ void pb_stacks(pb *p, uint32_t first_id, uint32_t count, const uint64_t *const *
     tb_stack_block(&p->b, first_id, count, ips, depths, p->ptr);
 }
 
+void pb_one_frame_stack(pb *p, uint64_t ip)
+{
+    const uint64_t *ips[] = { &ip };
+    const uint32_t depth = 1;
+    pb_stacks(p, 1, 1, ips, &depth);
+}
+
 static void event(pb *p, uint32_t md, uint64_t thread, uint32_t stack_id, int64_t ts, const tb *payload)
 {
     /* Timestamps are delta-coded within a block: an older event starts a new block. */

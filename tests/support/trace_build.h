@@ -24,6 +24,8 @@ typedef struct pb {
 void pb_begin(pb *p, uint32_t pointer_size, int64_t freq);
 /* One stack block defining ids first.. for the given stacks. */
 void pb_stacks(pb *p, uint32_t first_id, uint32_t count, const uint64_t *const *ips, const uint32_t *depths);
+/* One stack block defining stack id 1 as the single frame ip. */
+void pb_one_frame_stack(pb *p, uint64_t ip);
 void pb_sample(pb *p, uint64_t thread, uint32_t stack_id, int64_t ts, uint32_t type);
 void pb_method(pb *p, uint32_t md, int64_t ts, uint64_t method_id, uint64_t module_id, uint64_t start,
                uint32_t size, const char *ns, const char *name);
