@@ -51,31 +51,62 @@ static inline uint32_t next_cp(const uint8_t **pp, const uint8_t *end)
 
 #define ASCII4_MASK 0xFF80FF80FF80FF80ull /* four units, each below 0x80 */
 
+#if defined(__SSE2__)
+/* Whether the eight units of v are all below 0x80. */
+static inline bool ascii8(__m128i v)
+{
+    return _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16((short)0xFF80)), _mm_setzero_si128())) ==
+           0xFFFF;
+}
+#endif
+
 size_t nt_utf16_to_utf8(const uint8_t *src, size_t units, char *dst)
 {
     char *o = dst;
     const uint8_t *p = src, *end = src + 2 * units;
-    for (;;) {
-        /* ASCII runs a block at a time (most names and signatures are
-         * ASCII): each unit below 0x80 is one byte, so the output never
-         * outgrows the bound and nothing is read past the span. */
 #if defined(__SSE2__)
-        const __m128i wide = _mm_set1_epi16((short)0xFF80), z = _mm_setzero_si128();
-        while (end - p >= 32) {
-            __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)(p + 16));
-            if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(_mm_or_si128(a, b), wide), z)) != 0xFFFF)
-                break;
+    /* ASCII (most names and signatures) a block at a time: each unit below
+     * 0x80 is one byte, so the output never outgrows the bound and nothing
+     * is read outside the span.  While everything so far was ASCII, output
+     * byte k is unit k: the last sixteen units are then converted as one
+     * block overlapping the ones done, instead of a unit at a time. */
+    while (end - p >= 64) {
+        const __m128i *q = (const __m128i *)p;
+        __m128i a = _mm_loadu_si128(q), b = _mm_loadu_si128(q + 1), c = _mm_loadu_si128(q + 2),
+                d = _mm_loadu_si128(q + 3);
+        if (!ascii8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))))
+            break;
+        _mm_storeu_si128((__m128i *)o, _mm_packus_epi16(a, b));
+        _mm_storeu_si128((__m128i *)(o + 16), _mm_packus_epi16(c, d));
+        o += 32;
+        p += 64;
+    }
+    if (end - p >= 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)p + 1);
+        if (ascii8(_mm_or_si128(a, b))) {
             _mm_storeu_si128((__m128i *)o, _mm_packus_epi16(a, b));
             o += 16;
             p += 32;
         }
-        if (end - p >= 16) {
+    }
+    if (p != end && end - p < 32 && units >= 16) { /* the rest within the last 16, all before ASCII */
+        __m128i a = _mm_loadu_si128((const __m128i *)(end - 32)), b = _mm_loadu_si128((const __m128i *)(end - 16));
+        if (ascii8(_mm_or_si128(a, b))) {
+            _mm_storeu_si128((__m128i *)(dst + units - 16), _mm_packus_epi16(a, b));
+            dst[units] = '\0';
+            return units;
+        }
+    }
+#endif
+    for (;;) {
+#if defined(__SSE2__)
+        while (end - p >= 16) {
             __m128i a = _mm_loadu_si128((const __m128i *)p);
-            if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(a, wide), z)) == 0xFFFF) {
-                _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(a, a));
-                o += 8;
-                p += 16;
-            }
+            if (!ascii8(a))
+                break;
+            _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(a, a));
+            o += 8;
+            p += 16;
         }
 #endif
         while (end - p >= 8) {

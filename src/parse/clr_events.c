@@ -51,7 +51,10 @@ static inline bool want_utf8(const nt_parser *p, bool has_callback) { return has
  * (surrogate pairs never straddle a terminator).  out[i] points to the
  * i-th: at its unit offset when everything was ASCII, else found by
  * walking the NULs.  [start, end) holds the strings and their terminators. */
-static nt_status convert_strs(nt_parser *p, const nt_event *ev, const uint8_t *start, const uint8_t *end,
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* count is a constant: the arrays fold away */
+#endif
+static inline nt_status convert_strs(nt_parser *p, const nt_event *ev, const uint8_t *start, const uint8_t *end,
                               unsigned count, const nt_str16 *const span[], const char **const out[])
 {
     size_t units = (size_t)(end - start) / 2;
@@ -61,7 +64,7 @@ static nt_status convert_strs(nt_parser *p, const nt_event *ev, const uint8_t *s
     bool ascii = nt_utf16_to_utf8(start, units, dst) == units;
     const char *s = dst;
     for (unsigned i = 0; i < count; i++) {
-        *out[i] = ascii ? dst + (span[i]->units - start) / 2 : s;
+        *out[i] = ascii ? dst + (size_t)(span[i]->units - start) / 2 : s;
         if (!ascii)
             s += strlen(s) + 1;
     }
