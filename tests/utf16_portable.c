@@ -22,7 +22,7 @@ size_t ts_portable_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
     nt_utf16_nuls z = nt_utf16_nuls_begin(p, units);
     const uint8_t *u;
     size_t n = 0;
-    while (n < max && nt_utf16_nuls_next(&z, p, &u))
+    while (n < max && nt_utf16_nuls_next(&z, p, &u, false))
         at[n++] = (size_t)(u - p) / 2;
     return n;
 }

@@ -8,6 +8,13 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+/* x86-64 with gcc or clang: a 256-bit step for hosts that have AVX2,
+ * chosen at run time (nt_utf16_have_avx2) by code built for it with a
+ * target attribute; every x86-64 host has the SSE2 step. */
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
+#define NT_UTF16_AVX2 1
+#include <immintrin.h>
+#endif
 
 /* Index of the lowest set bit of m (m != 0). */
 static inline unsigned nt_utf16_ctz(unsigned m)
@@ -42,6 +49,28 @@ static inline uint32_t nt_utf16_nul_mask16(const uint8_t *q)
     return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
 }
 #endif
+
+#if defined(NT_UTF16_AVX2)
+/* The same for 32 units, in one 256-bit step (the packs work per 128-bit
+ * lane: the quarters are put back in order before the mask). */
+__attribute__((target("avx2"))) static inline uint32_t nt_utf16_nul_mask32_avx2(const uint8_t *q)
+{
+    const __m256i z = _mm256_setzero_si256();
+    __m256i a = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)q), z);
+    __m256i b = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(q + 32)), z);
+    return (uint32_t)_mm256_movemask_epi8(_mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xD8));
+}
+#endif
+
+/* Whether this host runs the AVX2 step (its CPU and OS both support it). */
+static inline bool nt_utf16_have_avx2(void)
+{
+#if defined(NT_UTF16_AVX2)
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
 
 /* A walk over the zero units of a span, in order: the terminators of the
  * strings stored one after another there.  Names are short (a rundown
@@ -88,17 +117,26 @@ static inline void nt_utf16_nuls_tail(nt_utf16_nuls *z, const uint8_t *start)
 }
 
 /* The next zero unit into *at (its address); false when the span has no
- * more.  start is the span's first byte. */
+ * more.  start is the span's first byte.  wide (a constant where inlined):
+ * the AVX2 step, only in code built for AVX2 and run where
+ * nt_utf16_have_avx2() said so. */
 #if defined(__GNUC__)
 __attribute__((always_inline)) /* once per string, inlined: a call cost more than the scan */
 #endif
-static inline bool nt_utf16_nuls_next(nt_utf16_nuls *z, const uint8_t *start, const uint8_t **at)
+static inline bool nt_utf16_nuls_next(nt_utf16_nuls *z, const uint8_t *start, const uint8_t **at, bool wide)
 {
     while (z->mask == 0) {
         if (z->next != z->full) {
-#if defined(__SSE2__)
+#if defined(NT_UTF16_AVX2)
+            if (wide)
+                z->mask = nt_utf16_nul_mask32_avx2(z->next);
+            else
+                z->mask = nt_utf16_nul_mask16(z->next) | nt_utf16_nul_mask16(z->next + 32) << 16;
+#elif defined(__SSE2__)
+            (void)wide;
             z->mask = nt_utf16_nul_mask16(z->next) | nt_utf16_nul_mask16(z->next + 32) << 16;
 #else
+            (void)wide;
             z->mask = nt_utf16_nul_bits(z->next, 32);
 #endif
             z->base = z->next;
@@ -120,7 +158,7 @@ static inline bool nt_utf16z_scan(nt_cursor *c, const uint8_t **start, size_t *u
 {
     nt_utf16_nuls z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2);
     const uint8_t *end;
-    if (!nt_utf16_nuls_next(&z, c->p, &end))
+    if (!nt_utf16_nuls_next(&z, c->p, &end, false))
         return false;
     *start = c->p;
     *units = (size_t)(end - c->p) / 2;

@@ -27,10 +27,10 @@ static inline void str_reader_start(str_reader *r, const nt_cursor *c)
 #if defined(__GNUC__)
 __attribute__((always_inline)) /* up to three per record: the call cost more than the scan */
 #endif
-static inline bool read_str(str_reader *r, nt_str16 *span)
+static inline bool read_str(str_reader *r, nt_str16 *span, bool wide)
 {
     const uint8_t *end;
-    if (!nt_utf16_nuls_next(&r->z, r->start, &end))
+    if (!nt_utf16_nuls_next(&r->z, r->start, &end, wide))
         return false;
     span->units = r->at;
     span->count = (uint32_t)((size_t)(end - r->at) / 2);
@@ -82,7 +82,10 @@ static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *wha
  * size, token, flags; three strings; [u16 ClrInstanceID if V1+]; [u64
  * ReJITID if V2].  The fixed prefix is read with one bounds check: rundown
  * is mostly method records. */
-static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_record_event which, bool wide)
 {
     p->stats.methods++;
     if (ev->payload_size < 36)
@@ -92,7 +95,7 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event
     nt_cursor c = nt_cursor_make(f + 36, ev->payload_size - 36);
     str_reader r;
     str_reader_start(&r, &c);
-    if (!read_str(&r, &m.declaring_type16) || !read_str(&r, &m.name16) || !read_str(&r, &m.signature16))
+    if (!read_str(&r, &m.declaring_type16, wide) || !read_str(&r, &m.name16, wide) || !read_str(&r, &m.signature16, wide))
         return short_payload(p, ev, "method");
     str_reader_done(&r, &c);
     m.version = ev->desc->version;
@@ -123,6 +126,31 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event
     return NT_CALL(p, method, &m);
 }
 
+/* Rundown is mostly method records: their strings are scanned with the
+ * AVX2 step where the host has it (p->avx2), by the same decoder built for
+ * AVX2. */
+#if defined(NT_UTF16_AVX2)
+__attribute__((target("avx2"))) static nt_status decode_method_avx2(nt_parser *p, const nt_event *ev,
+                                                                     nt_record_event which)
+{
+    return decode_method_body(p, ev, which, true);
+}
+#endif
+
+static nt_status decode_method_generic(nt_parser *p, const nt_event *ev, nt_record_event which)
+{
+    return decode_method_body(p, ev, which, false);
+}
+
+static inline nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
+{
+#if defined(NT_UTF16_AVX2)
+    if (p->avx2)
+        return decode_method_avx2(p, ev, which);
+#endif
+    return decode_method_generic(p, ev, which);
+}
+
 static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event which, bool domain)
 {
     p->stats.modules++;
@@ -138,7 +166,7 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
         return short_payload(p, ev, "module");
     str_reader r;
     str_reader_start(&r, &c);
-    if (!read_str(&r, &m.il_path16) || !read_str(&r, &m.native_path16))
+    if (!read_str(&r, &m.il_path16, false) || !read_str(&r, &m.native_path16, false))
         return short_payload(p, ev, "module");
     str_reader_done(&r, &c);
     if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
@@ -167,7 +195,7 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
         return short_payload(p, ev, "assembly");
     str_reader r;
     str_reader_start(&r, &c);
-    if (!read_str(&r, &a.name16))
+    if (!read_str(&r, &a.name16, false))
         return short_payload(p, ev, "assembly");
     str_reader_done(&r, &c);
     if (a.version >= 1 && !nt_cur_u16(&c, &a.clr_instance_id))
