@@ -1,6 +1,5 @@
 /* Diagnostics IPC framing and deadline-bound socket I/O. */
 #include "session/ipc.h"
-#include "common/clock.h"
 #include "common/le_store.h"
 #include "common/utf8.h"
 
@@ -15,19 +14,6 @@
 #include <unistd.h>
 
 static const uint8_t IPC_MAGIC[14] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0 };
-
-/* The public face of the library's one clock (common/clock.h). */
-int64_t nt_now_ns(void) { return nt_clock_ns(); }
-
-int64_t nt_deadline_after_ms(int64_t ms)
-{
-    if (ms < 0)
-        return NT_DEADLINE_NONE;
-    int64_t now = nt_now_ns();
-    if (ms > (NT_DEADLINE_NONE - now) / 1000000)
-        return NT_DEADLINE_NONE;
-    return now + ms * 1000000;
-}
 
 int ipc_poll_timeout(int64_t deadline_ns)
 {
