@@ -58,25 +58,10 @@ static size_t ref_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
     return n;
 }
 
-static size_t simd_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
-{
-    nt_utf16_nuls z = nt_utf16_nuls_begin(p, units);
-    const uint8_t *u;
-    size_t n = 0;
-    while (n < max && nt_utf16_nuls_next(&z, p, &u, false))
-        at[n++] = (size_t)(u - p) / 2;
-    return n;
-}
-
 #if defined(NT_UTF16_AVX2)
 __attribute__((target("avx2"))) static size_t avx2_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
 {
-    nt_utf16_nuls z = nt_utf16_nuls_begin(p, units);
-    const uint8_t *u;
-    size_t n = 0;
-    while (n < max && nt_utf16_nuls_next(&z, p, &u, true))
-        at[n++] = (size_t)(u - p) / 2;
-    return n;
+    return ts_walk_nuls(p, units, at, max, true);
 }
 #endif
 
@@ -87,7 +72,7 @@ static void check_nuls(const uint8_t *p, size_t units, const char *what, size_t 
 {
     size_t want[MAX_NULS], got[MAX_NULS], port[MAX_NULS], wide[MAX_NULS];
     size_t nw = ref_nuls(p, units, want, MAX_NULS);
-    size_t ng = simd_nuls(p, units, got, MAX_NULS);
+    size_t ng = ts_walk_nuls(p, units, got, MAX_NULS, false);
     size_t np = ts_portable_nuls(p, units, port, MAX_NULS);
     size_t nx = nw;
 #if defined(NT_UTF16_AVX2)

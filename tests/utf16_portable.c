@@ -2,11 +2,10 @@
  * compiled with -U__SSE2__ (tests/tests.mk), so that test_utf16 runs the
  * portable paths beside the SSE2 ones, on the same inputs, on any host.  The
  * conversion's source is compiled here a second time under other names. */
-#include "utf16_portable.h"
-
 #define nt_utf16_to_utf8 ts_portable_utf16_to_utf8
 #define nt_str16_utf8 ts_portable_str16_utf8
 #include "../src/common/utf16.c"
+#include "utf16_portable.h"
 
 bool ts_portable_has_sse2(void)
 {
@@ -19,12 +18,7 @@ bool ts_portable_has_sse2(void)
 
 size_t ts_portable_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
 {
-    nt_utf16_nuls z = nt_utf16_nuls_begin(p, units);
-    const uint8_t *u;
-    size_t n = 0;
-    while (n < max && nt_utf16_nuls_next(&z, p, &u, false))
-        at[n++] = (size_t)(u - p) / 2;
-    return n;
+    return ts_walk_nuls(p, units, at, max, false);
 }
 
 size_t ts_portable_to_utf8(const uint8_t *src, size_t units, char *dst)
