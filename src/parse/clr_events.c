@@ -210,13 +210,20 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
     return NT_CALL(p, assembly, &a);
 }
 
+/* The four method kinds are in nt_record_event's order. */
+_Static_assert(NT_KIND_METHOD_UNLOAD_VERBOSE - NT_KIND_METHOD_LOAD_VERBOSE == NT_RECORD_UNLOAD &&
+                   NT_KIND_METHOD_DC_START_VERBOSE - NT_KIND_METHOD_LOAD_VERBOSE == NT_RECORD_DC_START &&
+                   NT_KIND_METHOD_DC_END_VERBOSE - NT_KIND_METHOD_LOAD_VERBOSE == NT_RECORD_DC_END &&
+                   NT_RECORD_LOAD == 0,
+               "method kinds follow nt_record_event");
+
 nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev)
 {
+    /* method records first, with one test: rundown is mostly them */
+    unsigned method = (unsigned)ev->desc->kind - NT_KIND_METHOD_LOAD_VERBOSE;
+    if (method <= NT_RECORD_DC_END)
+        return decode_method(p, ev, (nt_record_event)method);
     switch (ev->desc->kind) {
-    case NT_KIND_METHOD_LOAD_VERBOSE: return decode_method(p, ev, NT_RECORD_LOAD);
-    case NT_KIND_METHOD_UNLOAD_VERBOSE: return decode_method(p, ev, NT_RECORD_UNLOAD);
-    case NT_KIND_METHOD_DC_START_VERBOSE: return decode_method(p, ev, NT_RECORD_DC_START);
-    case NT_KIND_METHOD_DC_END_VERBOSE: return decode_method(p, ev, NT_RECORD_DC_END);
     case NT_KIND_MODULE_LOAD: return decode_module(p, ev, NT_RECORD_LOAD, false);
     case NT_KIND_MODULE_UNLOAD: return decode_module(p, ev, NT_RECORD_UNLOAD, false);
     case NT_KIND_DOMAIN_MODULE_LOAD: return decode_module(p, ev, NT_RECORD_LOAD, true);
