@@ -15,22 +15,27 @@
 typedef struct str_reader {
     nt_utf16_nuls z;          /* the terminators from the first string on */
     const uint8_t *start, *at; /* the first string's first byte, the next one's */
+    bool wide;                /* the AVX2 step (a constant once inlined) */
 } str_reader;
 
-/* The strings start at c. */
-static inline void str_reader_start(str_reader *r, const nt_cursor *c)
+/* The strings start at c.  wide: the AVX2 step (nt_utf16_nul_mask32). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void str_reader_start(str_reader *r, const nt_cursor *c, bool wide)
 {
-    r->z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2);
+    r->z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2, wide);
+    r->wide = wide;
     r->start = r->at = c->p;
 }
 
 #if defined(__GNUC__)
 __attribute__((always_inline)) /* up to three per record: the call cost more than the scan */
 #endif
-static inline bool read_str(str_reader *r, nt_str16 *span, bool wide)
+static inline bool read_str(str_reader *r, nt_str16 *span)
 {
     const uint8_t *end;
-    if (!nt_utf16_nuls_next(&r->z, r->start, &end, wide))
+    if (!nt_utf16_nuls_next(&r->z, &end, r->wide))
         return false;
     span->units = r->at;
     span->count = (uint32_t)((size_t)(end - r->at) / 2);
@@ -94,8 +99,8 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
     nt_method m;
     nt_cursor c = nt_cursor_make(f + 36, ev->payload_size - 36);
     str_reader r;
-    str_reader_start(&r, &c);
-    if (!read_str(&r, &m.declaring_type16, wide) || !read_str(&r, &m.name16, wide) || !read_str(&r, &m.signature16, wide))
+    str_reader_start(&r, &c, wide);
+    if (!read_str(&r, &m.declaring_type16) || !read_str(&r, &m.name16) || !read_str(&r, &m.signature16))
         return short_payload(p, ev, "method");
     str_reader_done(&r, &c);
     m.version = ev->desc->version;
@@ -137,6 +142,9 @@ __attribute__((target("avx2"))) static nt_status decode_method_avx2(nt_parser *p
 }
 #endif
 
+#if defined(__GNUC__)
+__attribute__((noinline)) /* inlined, its frame would be set up before the AVX2 test */
+#endif
 static nt_status decode_method_generic(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     return decode_method_body(p, ev, which, false);
@@ -165,8 +173,8 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
         !nt_cur_u32(&c, &reserved))
         return short_payload(p, ev, "module");
     str_reader r;
-    str_reader_start(&r, &c);
-    if (!read_str(&r, &m.il_path16, false) || !read_str(&r, &m.native_path16, false))
+    str_reader_start(&r, &c, false);
+    if (!read_str(&r, &m.il_path16) || !read_str(&r, &m.native_path16))
         return short_payload(p, ev, "module");
     str_reader_done(&r, &c);
     if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
@@ -194,8 +202,8 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
         (a.version >= 1 && !nt_cur_u64(&c, &a.binding_id)) || !nt_cur_u32(&c, &a.flags))
         return short_payload(p, ev, "assembly");
     str_reader r;
-    str_reader_start(&r, &c);
-    if (!read_str(&r, &a.name16, false))
+    str_reader_start(&r, &c, false);
+    if (!read_str(&r, &a.name16))
         return short_payload(p, ev, "assembly");
     str_reader_done(&r, &c);
     if (a.version >= 1 && !nt_cur_u16(&c, &a.clr_instance_id))
