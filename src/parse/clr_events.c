@@ -50,31 +50,40 @@ static inline void str_reader_done(const str_reader *r, nt_cursor *c) { c->p = r
  * the consumer did not ask for lazy names. */
 static inline bool want_utf8(const nt_parser *p, bool has_callback) { return has_callback && !p->lazy_names; }
 
-/* Converts the `count` strings read, in one call: they and their
- * terminators are contiguous, and a zero unit converts to a NUL byte, so
- * the output is the strings, each NUL-terminated, one after another
- * (surrogate pairs never straddle a terminator).  out[i] points to the
- * i-th: at its unit offset when everything was ASCII, else found by
- * walking the NULs.  [start, end) holds the strings and their terminators. */
-#if defined(__GNUC__)
-__attribute__((always_inline)) /* count is a constant: the arrays fold away */
-#endif
-static inline nt_status convert_strs(nt_parser *p, const nt_event *ev, const uint8_t *start, const uint8_t *end,
-                              unsigned count, const nt_str16 *const span[], const char **const out[])
+/* The strings read, converted in one call: they and their terminators are
+ * contiguous, and a zero unit converts to a NUL byte, so the output is the
+ * strings, each NUL-terminated, one after another (surrogate pairs never
+ * straddle a terminator).  utf8_of then finds each: at its unit offset when
+ * everything was ASCII, else by walking the NULs.  [start, end): the strings
+ * and their terminators. */
+typedef struct utf8_strs {
+    const char *dst;     /* the first string */
+    const char *next;    /* the next one, when walking */
+    const uint8_t *from; /* the first string's UTF-16 */
+    bool ascii;
+} utf8_strs;
+
+static nt_status convert_strs(nt_parser *p, const nt_event *ev, const uint8_t *start, const uint8_t *end,
+                              unsigned count, utf8_strs *u)
 {
     size_t units = (size_t)(end - start) / 2;
-    if (!nt_scratch_reserve(p, nt_utf8_bound(units)))
+    if (nt_utf8_bound(units) > p->str_cap && !nt_scratch_reserve(p, nt_utf8_bound(units)))
         return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode record strings");
-    char *dst = p->str;
-    bool ascii = nt_utf16_to_utf8(start, units, dst) == units;
-    const char *s = dst;
-    for (unsigned i = 0; i < count; i++) {
-        *out[i] = ascii ? dst + (size_t)(span[i]->units - start) / 2 : s;
-        if (!ascii)
-            s += strlen(s) + 1;
-    }
+    u->ascii = nt_utf16_to_utf8(start, units, p->str) == units;
+    u->dst = u->next = p->str;
+    u->from = start;
     p->names_converted += count;
     return NT_OK;
+}
+
+/* The UTF-8 of the next string converted (span: its UTF-16). */
+static inline const char *utf8_of(utf8_strs *u, nt_str16 span)
+{
+    if (u->ascii)
+        return u->dst + (size_t)(span.units - u->from) / 2;
+    const char *s = u->next;
+    u->next += strlen(s) + 1;
+    return s;
 }
 
 static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *what)
@@ -114,10 +123,13 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
         return NT_OK; /* validated: nobody reads the rest */
     m.declaring_type = m.name = m.signature = NULL;
     if (want_utf8(p, true)) {
-        nt_status s = convert_strs(p, ev, r.start, r.at, 3, (const nt_str16 *const[]){ &m.declaring_type16, &m.name16, &m.signature16 },
-                                    (const char **const[]){ &m.declaring_type, &m.name, &m.signature });
+        utf8_strs u;
+        nt_status s = convert_strs(p, ev, r.start, r.at, 3, &u);
         if (s)
             return s;
+        m.declaring_type = utf8_of(&u, m.declaring_type16);
+        m.name = utf8_of(&u, m.name16);
+        m.signature = utf8_of(&u, m.signature16);
     }
     m.which = which;
     m.method_id = nt_le64(f);
@@ -180,10 +192,12 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
     if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
         return short_payload(p, ev, "module");
     if (want_utf8(p, p->cb.module != NULL)) {
-        nt_status s = convert_strs(p, ev, r.start, r.at, 2, (const nt_str16 *const[]){ &m.il_path16, &m.native_path16 },
-                                    (const char **const[]){ &m.il_path, &m.native_path });
+        utf8_strs u;
+        nt_status s = convert_strs(p, ev, r.start, r.at, 2, &u);
         if (s)
             return s;
+        m.il_path = utf8_of(&u, m.il_path16);
+        m.native_path = utf8_of(&u, m.native_path16);
     }
     m.timestamp = ev->timestamp;
     m.event = ev;
@@ -209,9 +223,11 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
     if (a.version >= 1 && !nt_cur_u16(&c, &a.clr_instance_id))
         return short_payload(p, ev, "assembly");
     if (want_utf8(p, p->cb.assembly != NULL)) {
-        nt_status s = convert_strs(p, ev, r.start, r.at, 1, (const nt_str16 *const[]){ &a.name16 }, (const char **const[]){ &a.name });
+        utf8_strs u;
+        nt_status s = convert_strs(p, ev, r.start, r.at, 1, &u);
         if (s)
             return s;
+        a.name = utf8_of(&u, a.name16);
     }
     a.timestamp = ev->timestamp;
     a.event = ev;
