@@ -13,10 +13,10 @@
  * code built for it): up to max indexes into at; returns how many. */
 static inline size_t ts_walk_nuls(const uint8_t *p, size_t units, size_t *at, size_t max, bool wide)
 {
-    nt_utf16_nuls z = nt_utf16_nuls_begin(p, units, wide);
+    nt_utf16_nuls z = nt_utf16_nuls_begin(p, units);
     const uint8_t *u;
     size_t n = 0;
-    while (n < max && nt_utf16_nuls_next(&z, &u, wide))
+    while (n < max && nt_utf16_nuls_next(&z, p, &u, wide))
         at[n++] = (size_t)(u - p) / 2;
     return n;
 }

@@ -24,7 +24,7 @@ __attribute__((always_inline))
 #endif
 static inline void str_reader_start(str_reader *r, const nt_cursor *c, bool wide)
 {
-    r->z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2, wide);
+    r->z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2);
     r->wide = wide;
     r->start = r->at = c->p;
 }
@@ -35,7 +35,7 @@ __attribute__((always_inline)) /* up to three per record: the call cost more tha
 static inline bool read_str(str_reader *r, nt_str16 *span)
 {
     const uint8_t *end;
-    if (!nt_utf16_nuls_next(&r->z, &end, r->wide))
+    if (!nt_utf16_nuls_next(&r->z, r->start, &end, r->wide))
         return false;
     span->units = r->at;
     span->count = (uint32_t)((size_t)(end - r->at) / 2);
@@ -123,7 +123,7 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
         return NT_OK; /* validated: nobody reads the rest */
     m.declaring_type = m.name = m.signature = NULL;
     if (want_utf8(p, true)) {
-        utf8_strs u;
+        utf8_strs u = { 0 };
         nt_status s = convert_strs(p, ev, r.start, r.at, 3, &u);
         if (s)
             return s;
@@ -145,10 +145,11 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
 
 /* Rundown is mostly method records: their strings are scanned with the
  * AVX2 step where the host has it (p->avx2), by the same decoder built for
- * AVX2. */
+ * AVX2 (flatten: gcc left the AVX2 step of the walk's last window as a call
+ * otherwise). */
 #if defined(NT_UTF16_AVX2)
-__attribute__((target("avx2"))) static nt_status decode_method_avx2(nt_parser *p, const nt_event *ev,
-                                                                     nt_record_event which)
+__attribute__((target("avx2"), flatten)) static nt_status decode_method_avx2(nt_parser *p, const nt_event *ev,
+                                                                              nt_record_event which)
 {
     return decode_method_body(p, ev, which, true);
 }
@@ -192,7 +193,7 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
     if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
         return short_payload(p, ev, "module");
     if (want_utf8(p, p->cb.module != NULL)) {
-        utf8_strs u;
+        utf8_strs u = { 0 };
         nt_status s = convert_strs(p, ev, r.start, r.at, 2, &u);
         if (s)
             return s;
@@ -223,7 +224,7 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
     if (a.version >= 1 && !nt_cur_u16(&c, &a.clr_instance_id))
         return short_payload(p, ev, "assembly");
     if (want_utf8(p, p->cb.assembly != NULL)) {
-        utf8_strs u;
+        utf8_strs u = { 0 };
         nt_status s = convert_strs(p, ev, r.start, r.at, 1, &u);
         if (s)
             return s;
