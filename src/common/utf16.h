@@ -62,10 +62,12 @@ __attribute__((target("avx2"))) static inline uint32_t nt_utf16_nul_mask32_avx2(
 }
 #endif
 
-/* Whether this host runs the AVX2 step (its CPU and OS both support it). */
+/* Whether this host runs the AVX2 step (its CPU and OS both support it).
+ * The init makes the answer right even when asked from a constructor. */
 static inline bool nt_utf16_have_avx2(void)
 {
 #if defined(NT_UTF16_AVX2)
+    __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
 #else
     return false;

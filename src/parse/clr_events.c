@@ -122,7 +122,7 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
     if (!p->cb.method)
         return NT_OK; /* validated: nobody reads the rest */
     m.declaring_type = m.name = m.signature = NULL;
-    if (want_utf8(p, true)) {
+    if (want_utf8(p, true)) { /* the callback is set */
         utf8_strs u = { 0 };
         nt_status s = convert_strs(p, ev, r.start, r.at, 3, &u);
         if (s)
