@@ -22,8 +22,13 @@
  *                           sample's CallStack for CodeAddress.FullMethodName
  *                           and ModuleName does: strings made once per method,
  *                           read per frame); prints "samples N frames N"
+ *   bench_ours trace-warm FILE RUNS   the trace job RUNS times in this one
+ *                           process; prints per run
+ *                           "run I wall S cpu S samples N frames N" (wall:
+ *                           CLOCK_MONOTONIC, cpu: getrusage user + system),
+ *                           as BenchTraceEvent tracelog-warm does for TraceLog
  *
- * Both feed the parser FILE mapped (mmap), 1 MiB at a time, each MiB
+ * Every job feeds the parser FILE mapped (mmap), 1 MiB at a time, each MiB
  * dropped from the mapping once parsed so that about 1 MiB of the file is
  * resident at once: the parser's own cost, without a copy.  BENCH_READ=1 in
  * the environment reads with read() in 1 MiB chunks into a cache-line-aligned
@@ -37,7 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHUNK (1u << 20)
@@ -147,8 +154,9 @@ static int do_fields(const char *path)
 }
 
 /* nt_trace_from_file's work, through the builder so the file is read the
- * same way as for do_parse. */
-static int do_trace(const char *path)
+ * same way as for do_parse, then every sample's frames walked; the counts go
+ * to *samples and *frames.  Returns 0, or 1 with a message. */
+static int trace_once(const char *path, size_t *samples, uint64_t *frames)
 {
     nt_trace_builder *b = nt_trace_builder_new(NULL);
     nt_callbacks cb;
@@ -169,7 +177,7 @@ static int do_trace(const char *path)
         return 1;
     }
     nt_parser_free(p);
-    uint64_t frames = 0;
+    *frames = 0;
     size_t n = nt_trace_sample_count(t);
     for (size_t i = 0; i < n; i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
@@ -178,11 +186,61 @@ static int do_trace(const char *path)
             /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
             bench_sink += (uint8_t)f->method->name[0] + (uint8_t)f->method->declaring_type[0] +
                       (uint8_t)f->method->assembly[0];
-            frames++;
+            ++*frames;
         }
     }
-    printf("samples %zu frames %llu\n", n, (unsigned long long)frames);
+    *samples = n;
     nt_trace_free(t);
+    return 0;
+}
+
+static int do_trace(const char *path)
+{
+    size_t samples;
+    uint64_t frames;
+    if (trace_once(path, &samples, &frames) != 0)
+        return 1;
+    printf("samples %zu frames %llu\n", samples, (unsigned long long)frames);
+    return 0;
+}
+
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* User + system time of this process (all threads), as bench_run reads a
+ * child's and TraceEvent's side reads its own (getrusage). */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The resolved job RUNS times in this process (the page cache, the
+ * allocator and the code warm after the first), one line per run with its
+ * wall and CPU time, the format BenchTraceEvent tracelog-warm prints. */
+static int do_trace_warm(const char *path, const char *runs_arg)
+{
+    int runs = atoi(runs_arg);
+    if (runs < 1) {
+        fprintf(stderr, "bench_ours: trace-warm: RUNS must be a positive number, not '%s'\n", runs_arg);
+        return 2;
+    }
+    for (int r = 1; r <= runs; r++) {
+        size_t samples;
+        uint64_t frames;
+        double t0 = mono_seconds(), c0 = cpu_seconds();
+        if (trace_once(path, &samples, &frames) != 0)
+            return 1;
+        double t1 = mono_seconds(), c1 = cpu_seconds();
+        printf("run %d wall %.6f cpu %.6f samples %zu frames %llu\n", r, t1 - t0, c1 - c0, samples,
+               (unsigned long long)frames);
+    }
     return 0;
 }
 
@@ -240,8 +298,11 @@ int main(int argc, char **argv)
         return do_parse(argv[2], false, true);
     if (argc == 3 && strcmp(argv[1], "trace") == 0)
         return do_trace(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "trace-warm") == 0)
+        return do_trace_warm(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "fields") == 0)
         return do_fields(argv[2]);
-    fprintf(stderr, "usage: bench_ours parse|parse-lazy|parse-bare|fields|trace|profiles FILE\n");
+    fprintf(stderr, "usage: bench_ours parse|parse-lazy|parse-bare|fields|trace|profiles FILE\n"
+                    "       bench_ours trace-warm FILE RUNS\n");
     return 2;
 }
