@@ -26,7 +26,9 @@
  *                           process; prints per run
  *                           "run I wall S cpu S samples N frames N" (wall:
  *                           CLOCK_MONOTONIC, cpu: getrusage user + system),
- *                           as BenchTraceEvent tracelog-warm does for TraceLog
+ *                           as BenchTraceEvent tracelog-warm does for TraceLog,
+ *                           then "parse S resolve S walk S": the CPU time of
+ *                           each phase (see trace_once)
  *
  * Every job feeds the parser FILE mapped (mmap), 1 MiB at a time, each MiB
  * dropped from the mapping once parsed so that about 1 MiB of the file is
@@ -153,57 +155,6 @@ static int do_fields(const char *path)
     return 0;
 }
 
-/* nt_trace_from_file's work, through the builder so the file is read the
- * same way as for do_parse, then every sample's frames walked; the counts go
- * to *samples and *frames.  Returns 0, or 1 with a message. */
-static int trace_once(const char *path, size_t *samples, uint64_t *frames)
-{
-    nt_trace_builder *b = nt_trace_builder_new(NULL);
-    nt_callbacks cb;
-    nt_trace_builder_callbacks(&cb);
-    nt_parser *p = b ? nt_parser_new(&cb, b, NULL, NULL) : NULL;
-    if (!p) {
-        fprintf(stderr, "bench_ours: out of memory\n");
-        nt_trace_builder_free(b);
-        return 1;
-    }
-    nt_status st = feed_file(p, path);
-    nt_trace *t = NULL;
-    nt_status fs = nt_trace_builder_finish(b, p, st, &t);
-    if (st != NT_OK || fs != NT_OK) {
-        fprintf(stderr, "bench_ours: %s: %s\n", path, st != NT_OK ? nt_parser_message(p) : nt_status_name(fs));
-        nt_parser_free(p);
-        nt_trace_free(t);
-        return 1;
-    }
-    nt_parser_free(p);
-    *frames = 0;
-    size_t n = nt_trace_sample_count(t);
-    for (size_t i = 0; i < n; i++) {
-        nt_trace_sample s = nt_trace_sample_at(t, i);
-        for (uint32_t k = 0; k < s.frame_count; k++) {
-            const nt_frame *f = &s.frames[k];
-            /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
-            bench_sink += (uint8_t)f->method->name[0] + (uint8_t)f->method->declaring_type[0] +
-                      (uint8_t)f->method->assembly[0];
-            ++*frames;
-        }
-    }
-    *samples = n;
-    nt_trace_free(t);
-    return 0;
-}
-
-static int do_trace(const char *path)
-{
-    size_t samples;
-    uint64_t frames;
-    if (trace_once(path, &samples, &frames) != 0)
-        return 1;
-    printf("samples %zu frames %llu\n", samples, (unsigned long long)frames);
-    return 0;
-}
-
 static double mono_seconds(void)
 {
     struct timespec ts;
@@ -221,6 +172,77 @@ static double cpu_seconds(void)
            (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* The CPU seconds of trace_once's three phases. */
+typedef struct phase_cpu {
+    double parse;   /* the file parsed, stacks interned, records kept aside */
+    double resolve; /* nt_trace_builder_finish: sort, resolve, write the frames */
+    double walk;    /* every sample's frames walked, the trace freed */
+} phase_cpu;
+
+/* nt_trace_from_file's work, through the builder so the file is read the
+ * same way as for do_parse, then every sample's frames walked; the counts go
+ * to *samples and *frames, each phase's CPU time to *ph.  Returns 0, or 1
+ * with a message. */
+static int trace_once(const char *path, size_t *samples, uint64_t *frames, phase_cpu *ph)
+{
+    double c0 = cpu_seconds();
+    nt_trace_builder *b = nt_trace_builder_new(NULL);
+    nt_callbacks cb;
+    nt_trace_builder_callbacks(&cb);
+    nt_parser *p = b ? nt_parser_new(&cb, b, NULL, NULL) : NULL;
+    if (!p) {
+        fprintf(stderr, "bench_ours: out of memory\n");
+        nt_trace_builder_free(b);
+        return 1;
+    }
+    nt_parser_set_lazy_names(p, true); /* as nt_trace_from_file: the builder converts only the names it keeps */
+    nt_status st = feed_file(p, path);
+    double c1 = cpu_seconds();
+    nt_trace *t = NULL;
+    nt_status fs = nt_trace_builder_finish(b, p, st, &t);
+    if (st != NT_OK || fs != NT_OK) {
+        fprintf(stderr, "bench_ours: %s: %s\n", path, st != NT_OK ? nt_parser_message(p) : nt_status_name(fs));
+        nt_parser_free(p);
+        nt_trace_free(t);
+        return 1;
+    }
+    nt_parser_free(p);
+    double c2 = cpu_seconds();
+    /* Summed in locals, added to the volatile sink once per sample (a load
+     * and a store of the sink per frame cost 5% of the 100 MB job's
+     * instructions; TraceEvent's side sums the same way). */
+    uint64_t nframes = 0;
+    size_t n = nt_trace_sample_count(t);
+    for (size_t i = 0; i < n; i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        uint64_t sum = 0;
+        for (uint32_t k = 0; k < s.frame_count; k++) {
+            const nt_trace_method *m = s.frames[k].method;
+            /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
+            sum += (uint8_t)m->name[0] + (uint8_t)m->declaring_type[0] + (uint8_t)m->assembly[0];
+        }
+        bench_sink += sum;
+        nframes += s.frame_count;
+    }
+    *samples = n;
+    *frames = nframes;
+    nt_trace_free(t);
+    double c3 = cpu_seconds();
+    *ph = (phase_cpu){ c1 - c0, c2 - c1, c3 - c2 };
+    return 0;
+}
+
+static int do_trace(const char *path)
+{
+    size_t samples;
+    uint64_t frames;
+    phase_cpu ph;
+    if (trace_once(path, &samples, &frames, &ph) != 0)
+        return 1;
+    printf("samples %zu frames %llu\n", samples, (unsigned long long)frames);
+    return 0;
+}
+
 /* The resolved job RUNS times in this process (the page cache, the
  * allocator and the code warm after the first), one line per run with its
  * wall and CPU time, the format BenchTraceEvent tracelog-warm prints. */
@@ -234,12 +256,13 @@ static int do_trace_warm(const char *path, const char *runs_arg)
     for (int r = 1; r <= runs; r++) {
         size_t samples;
         uint64_t frames;
+        phase_cpu ph;
         double t0 = mono_seconds(), c0 = cpu_seconds();
-        if (trace_once(path, &samples, &frames) != 0)
+        if (trace_once(path, &samples, &frames, &ph) != 0)
             return 1;
         double t1 = mono_seconds(), c1 = cpu_seconds();
-        printf("run %d wall %.6f cpu %.6f samples %zu frames %llu\n", r, t1 - t0, c1 - c0, samples,
-               (unsigned long long)frames);
+        printf("run %d wall %.6f cpu %.6f samples %zu frames %llu parse %.6f resolve %.6f walk %.6f\n", r, t1 - t0,
+               c1 - c0, samples, (unsigned long long)frames, ph.parse, ph.resolve, ph.walk);
     }
     return 0;
 }
@@ -260,6 +283,7 @@ static int do_profiles(const char *path)
         nt_profile_builder_free(b);
         return 1;
     }
+    nt_parser_set_lazy_names(p, true); /* as nt_profile_from_file */
     nt_status st = feed_file(p, path);
     nt_profile *pr = NULL;
     nt_status fs = nt_profile_builder_finish(b, p, st, &pr);
