@@ -34,6 +34,7 @@
 #   BENCH_WARM_RUNS   runs of the resolved job in one process (default 10, at least 2)
 #   BENCH_WARM_RUNS_LARGE  the same for files over 500 MiB (default 3)
 #   BENCH_WARM_ROUNDS processes of each side for the warm job, alternating (default 2)
+#   BENCH_WARM_ONLY   1 runs only the warm resolved job (no cold jobs, no dotnet-trace)
 #   BENCH_TRACEEVENT  0 skips the TraceEvent side (ours only)
 #   BENCH_TE_HEAP_GIB GC heap cap for TraceLog on files over 500 MiB (default 12)
 #   BENCH_CONVERT_LARGE  1 also runs dotnet-trace convert on files over
@@ -53,6 +54,7 @@ runs_large=${BENCH_RUNS_LARGE:-1}
 warm_runs=${BENCH_WARM_RUNS:-10}
 warm_runs_large=${BENCH_WARM_RUNS_LARGE:-3}
 warm_rounds=${BENCH_WARM_ROUNDS:-2}
+warm_only=${BENCH_WARM_ONLY:-0}
 with_te=${BENCH_TRACEEVENT:-1}
 heap_gib=${BENCH_TE_HEAP_GIB:-12}
 convert_large=${BENCH_CONVERT_LARGE:-0}
@@ -76,7 +78,9 @@ if [ "$with_te" != 0 ]; then
         { cat "$out/build.log" >&2; exit 1; }
     te="$work/dotnet/bin/BenchTraceEvent/release/BenchTraceEvent"
     dtrace="$work/tools/dotnet-trace"
-    if [ ! -x "$dtrace" ] || ! "$dtrace" --version | grep -q "^$dotnet_trace_version"; then
+    if [ "$warm_only" = 1 ]; then
+        dtrace=
+    elif [ ! -x "$dtrace" ] || ! "$dtrace" --version | grep -q "^$dotnet_trace_version"; then
         rm -rf "$work/tools"
         if ! dotnet tool install dotnet-trace --version "$dotnet_trace_version" --tool-path "$work/tools" >/dev/null 2>&1; then
             echo "bench/traceevent.sh: dotnet-trace $dotnet_trace_version could not be installed (no registry access?): the speedscope comparison is skipped"
@@ -209,6 +213,9 @@ warm() {
         summary+=("| $name | $mib | resolved warm, $k of $what | $a s, $b s CPU | $c s, $d s CPU | **$(ratio "$c" "$a")x** | **$(ratio "$d" "$b")x** | $(ratio "$tm_" "$om")x (process peaks) | $([ "$goal" = - ] && echo - || echo "$(warm_verdict "$(ratio "$d" "$b")" "$goal") (${goal}x CPU)") |")
     done
     echo "  warm:     $(same "$(warm_counts "$out/$name.trace-warm.txt")" "$(warm_counts "$out/$name.tracelog-warm.txt")")"
+    local ph=""
+    for k in parse resolve walk; do ph+=" $k $(warm_stats "$out/$name.trace-warm.txt" $k | cut -d' ' -f2) s"; done
+    echo "  warm, our phases (median CPU of runs 2..$wn):$ph"
 }
 warm_verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r != "-" && r >= g) ? "PASS" : "MISS" }'; }
 
@@ -229,6 +236,13 @@ for f in "${files[@]}"; do
     printf '  %-10s %-22s %7s %7s %8s   %-22s %8s %8s %8s   %7s %7s %7s\n' "job" "ours" "wall s" "cpu s" "peak MiB" \
         "TraceEvent" "wall s" "cpu s" "peak MiB" "wall" "cpu" "memory"
 
+    te_tracelog=("$te")
+    [ "$size" -gt $((500 * 1024 * 1024)) ] &&
+        te_tracelog=(env DOTNET_GCHeapHardLimit="$(printf '0x%x' $((heap_gib << 30)))" "$te")
+    if [ "$warm_only" = 1 ]; then
+        if [ -n "$te" ]; then warm "$size" "${te_tracelog[@]}"; else warm "$size"; fi
+        continue
+    fi
     measure "$name.parse" "$n" "$ours" parse "$f"; pt=$T; pc=$C; pm=$M
     measure "$name.trace" "$n" "$ours" trace "$f"; tt=$T; tc=$C; tm=$M
     measure "$name.stacks" "$n" "$nettrace" stacks -f speedscope -o "$out/$name.ours.speedscope.json" "$f"
@@ -248,9 +262,6 @@ for f in "${files[@]}"; do
     row read "parser, all callbacks" "$pt" "$pc" "$pm" "EventPipeEventSource" "$T" "$C" "$M" 20
     # TraceLog holds about 12 times the file in memory: on a large file, cap
     # its GC heap so a shared machine is not driven out of memory.
-    te_tracelog=("$te")
-    [ "$size" -gt $((500 * 1024 * 1024)) ] &&
-        te_tracelog=(env DOTNET_GCHeapHardLimit="$(printf '0x%x' $((heap_gib << 30)))" "$te")
     measure "$name.tracelog" "$n" "${te_tracelog[@]}" tracelog "$f"
     row resolved "trace + frame names" "$tt" "$tc" "$tm" "TraceLog + CallStack" "$T" "$C" "$M" 50
     warm "$size" "${te_tracelog[@]}"
