@@ -172,9 +172,10 @@ row() {
 # warm SIZE [TE_COMMAND...]: the resolved job warm on $f, ours and (with a
 # command) TraceEvent's processes alternating; prints and adds to the summary
 # the best and median of runs 2..N.  Targets (issue 12): 20x on
-# HeartRateMonitor, 100x on the 100 MB trace, judged on the CPU ratio (a
-# process the other jobs of a shared machine hold back loses wall time, not
-# CPU time).
+# HeartRateMonitor, 100x on the 100 MB trace, judged on the ratio of the
+# best CPU times: a process the other jobs of a shared machine hold back
+# loses wall time more than CPU time, and TraceLog's CPU time rises more
+# under load than ours (its GC and JIT threads), which flatters the medians.
 warm() {
     local size=$1 wn=$warm_runs r goal=- om tm_ k ow_best ow_med oc_best oc_med tw_best tw_med tc_best tc_med
     shift
@@ -203,14 +204,14 @@ warm() {
     printf '  %-10s %-22s %7s %7s %8s   %-22s %8s %8s %8s   %6sx %6sx %6sx  %s\n' \
         "warm best" "trace, in one process" "$ow_best" "$oc_best" "$om" "TraceLog, in one proc." \
         "$tw_best" "$tc_best" "$tm_" "$(ratio "$tw_best" "$ow_best")" "$(ratio "$tc_best" "$oc_best")" \
-        "$(ratio "$tm_" "$om")" "" \
+        "$(ratio "$tm_" "$om")" \
+        "$([ "$goal" = - ] || echo "$(warm_verdict "$(ratio "$tc_best" "$oc_best")" "$goal") (goal ${goal}x, best CPU)")" \
         "warm med." "" "$ow_med" "$oc_med" "" "" "$tw_med" "$tc_med" "" \
-        "$(ratio "$tw_med" "$ow_med")" "$(ratio "$tc_med" "$oc_med")" - \
-        "$([ "$goal" = - ] || echo "$(warm_verdict "$(ratio "$tc_med" "$oc_med")" "$goal") (goal ${goal}x, median CPU)")"
+        "$(ratio "$tw_med" "$ow_med")" "$(ratio "$tc_med" "$oc_med")" - ""
     for k in best median; do
         local a b c d
         if [ $k = best ]; then a=$ow_best b=$oc_best c=$tw_best d=$tc_best; else a=$ow_med b=$oc_med c=$tw_med d=$tc_med; fi
-        summary+=("| $name | $mib | resolved warm, $k of $what | $a s, $b s CPU | $c s, $d s CPU | **$(ratio "$c" "$a")x** | **$(ratio "$d" "$b")x** | $(ratio "$tm_" "$om")x (process peaks) | $([ "$goal" = - ] && echo - || echo "$(warm_verdict "$(ratio "$d" "$b")" "$goal") (${goal}x CPU)") |")
+        summary+=("| $name | $mib | resolved warm, $k of $what | $a s, $b s CPU | $c s, $d s CPU | **$(ratio "$c" "$a")x** | **$(ratio "$d" "$b")x** | $(ratio "$tm_" "$om")x (process peaks) | $([ "$goal" = - ] || [ $k = median ] && echo - || echo "$(warm_verdict "$(ratio "$d" "$b")" "$goal") (${goal}x, best CPU)") |")
     done
     echo "  warm:     $(same "$(warm_counts "$out/$name.trace-warm.txt")" "$(warm_counts "$out/$name.tracelog-warm.txt")")"
     local ph=""
