@@ -62,13 +62,14 @@ __attribute__((target("avx2"))) static inline uint32_t nt_utf16_nul_mask32_avx2(
 }
 #endif
 
-/* Whether this host runs the AVX2 step (its CPU and OS both support it).
- * The init makes the answer right even when asked from a constructor. */
+/* Whether this host runs the AVX2 step (its CPU and OS both support it),
+ * and BMI1 beside it for the code around the step.  The init makes the
+ * answer right even when asked from a constructor. */
 static inline bool nt_utf16_have_avx2(void)
 {
 #if defined(NT_UTF16_AVX2)
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
 #else
     return false;
 #endif

@@ -145,10 +145,10 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
 
 /* Rundown is mostly method records: their strings are scanned with the
  * AVX2 step where the host has it (p->avx2), by the same decoder built for
- * AVX2 (flatten: gcc left the AVX2 step of the walk's last window as a call
- * otherwise). */
+ * AVX2 and BMI1 (tzcnt, blsr: every AVX2 host has them; flatten: gcc left
+ * the AVX2 step of the walk's last window as a call otherwise). */
 #if defined(NT_UTF16_AVX2)
-__attribute__((target("avx2"), flatten)) static nt_status decode_method_avx2(nt_parser *p, const nt_event *ev,
+__attribute__((target("avx2,bmi"), flatten)) static nt_status decode_method_avx2(nt_parser *p, const nt_event *ev,
                                                                               nt_record_event which)
 {
     return decode_method_body(p, ev, which, true);
