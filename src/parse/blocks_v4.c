@@ -11,8 +11,13 @@
 
 /* ---- events ------------------------------------------------------------- */
 
-/* Drop detection on the event's capture thread; runs of events share it. */
-static inline nt_status track_sequence(nt_parser *p, const nt_event *ev, uint64_t off)
+/* Drop detection on the event's capture thread, at the first event of a
+ * run (*run NULL): the thread found, which the run's later events share.
+ * Within a run (no NT_HDR_CAPTURE bit) the header counts the sequence number
+ * up by one per event, so those events cannot show a gap: the loop only
+ * records their numbers. */
+__attribute__((always_inline)) static inline nt_status run_start(nt_parser *p, const nt_event *ev, uint64_t off,
+                                                                  nt_thread_entry **run)
 {
     nt_thread_entry *t = p->threads.last;
     if (!t || t->key != ev->capture_thread_id) {
@@ -22,6 +27,7 @@ static inline nt_status track_sequence(nt_parser *p, const nt_event *ev, uint64_
         p->threads.last = t;
     }
     nt_seq_event(t, ev->sequence_number, true, &p->stats.events_dropped);
+    *run = t;
     return NT_OK;
 }
 
@@ -30,10 +36,11 @@ static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, siz
 /* One event's header, of the block's form (a constant in each caller's copy);
  * on failure the parser's error at the event's offset. */
 __attribute__((always_inline)) static inline nt_status read_header(nt_parser *p, nt_cursor *c, nt_event *ev, bool compressed,
-                                                                   uint64_t blob_off, const char *what)
+                                                                   uint8_t *flags, uint64_t blob_off, const char *what)
 {
     uint32_t event_size = 0;
-    nt_header_result r = nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, &event_size);
+    nt_header_result r =
+        nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, flags, &event_size);
     return r == NT_HEADER_OK ? NT_OK : nt_header_fail(p, r, blob_off, ev, what, event_size);
 }
 
@@ -46,23 +53,38 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     nt_event ev;
     memset(&ev, 0, sizeof ev);
     ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
+    /* Ids are looked up only when the header changes them: before the first
+     * event they are 0 (no stack; metadata id 0 is never defined, but look). */
+    ev.desc = nt_metadata_find(&p->meta, 0);
+    nt_event_kind kind = nt_desc_kind(ev.desc);
+    unsigned unknown = ev.desc ? 0 : NT_UNKNOWN_METADATA;
+    nt_thread_entry *run = NULL; /* the capture thread of the current run (run_start) */
     nt_status s;
-    nt_event_kind kind = NT_KIND_OTHER; /* of ev.desc */
     /* An event's stream offset is its address plus this (one add per event). */
     const uint64_t to_off = content_off - (uint64_t)(uintptr_t)content;
     while (c.p < c.end) {
         uint64_t blob_off = (uint64_t)(uintptr_t)c.p + to_off;
-        if ((s = read_header(p, &c, &ev, compressed, blob_off, "event block")) != NT_OK)
+        uint8_t f;
+        if ((s = read_header(p, &c, &ev, compressed, &f, blob_off, "event block")) != NT_OK)
             return s;
         ev.offset = blob_off;
-        if (ev.metadata_id != 0 && (s = track_sequence(p, &ev, blob_off)) != NT_OK)
-            return s;
-        /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
-        if (!ev.desc || ev.desc->metadata_id != ev.metadata_id) {
+        if (f & NT_HDR_CAPTURE)
+            run = NULL;
+        if (ev.metadata_id != 0) { /* metadata events carry no sequence number */
+            if (run)
+                run->last_seq = ev.sequence_number;
+            else if ((s = run_start(p, &ev, blob_off, &run)) != NT_OK)
+                return s;
+        }
+        if (f & NT_HDR_STACK_ID)
+            unknown = (unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, &ev);
+        /* Runs of events share their metadata (samples): skip the lookup then. */
+        if ((f & NT_HDR_METADATA_ID) && (!ev.desc || ev.desc->metadata_id != ev.metadata_id)) {
             ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
             kind = nt_desc_kind(ev.desc);
+            unknown = (unknown & ~NT_UNKNOWN_METADATA) | (ev.desc ? 0 : NT_UNKNOWN_METADATA);
         }
-        if ((s = nt_event_deliver(p, &ev, kind)) != NT_OK)
+        if ((s = nt_event_deliver(p, &ev, kind, unknown)) != NT_OK)
             return s;
     }
     return NT_OK;
@@ -91,7 +113,8 @@ static nt_status decode_metadata_block(nt_parser *p, const uint8_t *content, siz
     memset(&ev, 0, sizeof ev);
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
-        if ((s = read_header(p, &c, &ev, compressed, blob_off, "metadata block")) != NT_OK)
+        uint8_t f;
+        if ((s = read_header(p, &c, &ev, compressed, &f, blob_off, "metadata block")) != NT_OK)
             return s;
         s = parse_metadata_record(p, ev.payload, ev.payload_size, NT_OFF(&c, content, content_off) - ev.payload_size);
         if (s)

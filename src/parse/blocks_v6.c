@@ -530,7 +530,8 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const n
         }
     }
     ev->desc = desc;
-    return nt_event_deliver(p, ev, nt_desc_kind(desc));
+    unsigned unknown = nt_event_find_stack(p, ev) | (desc ? 0 : NT_UNKNOWN_METADATA);
+    return nt_event_deliver(p, ev, nt_desc_kind(desc), unknown);
 }
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
@@ -551,8 +552,9 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, u, off);
         uint32_t event_size = 0;
+        uint8_t f;
         nt_header_result r =
-            nt_read_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list, compressed, &event_size);
+            nt_read_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list, compressed, &f, &event_size);
         if (r != NT_HEADER_OK)
             return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
         ev.offset = blob_off;

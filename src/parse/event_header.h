@@ -31,6 +31,13 @@ typedef enum nt_header_result {
     NT_HEADER_PAYLOAD_SIZE   /* the payload runs past EventSize */
 } nt_header_result;
 
+/* The compressed header's flag bits: each says its field changed. */
+#define NT_HDR_METADATA_ID 0x01u
+#define NT_HDR_CAPTURE 0x02u    /* sequence delta, capture thread, processor */
+#define NT_HDR_THREAD 0x04u
+#define NT_HDR_STACK_ID 0x08u
+#define NT_HDR_ALL 0xffu        /* what an uncompressed header reports: every field given */
+
 /* The most bytes a compressed header can take: the flags, five 32-bit and
  * three 64-bit varints and (V4) two activity ids.  With this many left in
  * the block no field can run past it, so the header is read without a
@@ -60,9 +67,10 @@ __attribute__((always_inline)) static inline bool nt_header_middle(nt_cursor *c,
 
 __attribute__((always_inline)) static inline nt_header_result
 nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread, uint32_t *label_list,
-                             bool roomy)
+                             uint8_t *flags, bool roomy)
 {
     uint8_t f = *c->p++;
+    *flags = f;
     bool ok = true;
     if (f & 0x01)
         ok = NT_HDR_VARU32(c, &ev->metadata_id);
@@ -118,14 +126,16 @@ nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint6
 #undef NT_HDR_VARU64
 #undef NT_HDR_MIDDLE
 
-/* Decodes one compressed header and places ev->payload at its payload.  On
- * failure the cursor is unusable; the caller reports the event's offset. */
+/* Decodes one compressed header and places ev->payload at its payload;
+ * *flags is its flags byte (NT_HDR_*: which fields changed).  On failure the
+ * cursor is unusable; the caller reports the event's offset. */
 __attribute__((always_inline)) static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
-                                                         uint64_t *capture_thread, uint32_t *label_list)
+                                                         uint64_t *capture_thread, uint32_t *label_list,
+                                                         uint8_t *flags)
 {
     if (nt_cur_left(c) >= NT_COMPRESSED_HEADER_MAX)
-        return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, true);
-    return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, false);
+        return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, true);
+    return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, false);
 }
 
 /* The uncompressed header: the same fields at fixed widths, each event
@@ -136,14 +146,18 @@ nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_
                                              uint32_t *label_list, uint32_t *event_size);
 
 /* Either header form; `compressed` is fixed per block, so each caller's loop
- * specialised on it keeps one branch.  *event_size is the uncompressed
+ * specialised on it keeps one branch.  *flags says which fields changed
+ * (NT_HDR_ALL for the uncompressed form): the caller looks up what an id
+ * names only when the id changed.  *event_size is the uncompressed
  * header's EventSize (for nt_header_fail). */
 __attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
                                                                               uint64_t *capture_thread, uint32_t *label_list,
-                                                                              bool compressed, uint32_t *event_size)
+                                                                              bool compressed, uint8_t *flags,
+                                                                              uint32_t *event_size)
 {
     if (compressed)
-        return nt_read_compressed_header(c, ev, thread, capture_thread, label_list);
+        return nt_read_compressed_header(c, ev, thread, capture_thread, label_list, flags);
+    *flags = NT_HDR_ALL;
     nt_cursor u = *c; /* out of line: keep the caller's cursor private */
     nt_header_result r = nt_read_uncompressed_header(&u, ev, thread, capture_thread, label_list, event_size);
     *c = u;
