@@ -33,20 +33,62 @@ __attribute__((always_inline)) static inline nt_status run_start(nt_parser *p, c
 
 static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off);
 
-/* One event's header, of the block's form (a constant in each caller's copy);
- * on failure the parser's error at the event's offset. */
+/* One event's header, of the block's form (a constant in each caller's copy,
+ * as is roomy: see nt_read_header); on failure the parser's error at the
+ * event's offset. */
 __attribute__((always_inline)) static inline nt_status read_header(nt_parser *p, nt_cursor *c, nt_event *ev, bool compressed,
-                                                                   uint8_t *flags, uint64_t blob_off, const char *what)
+                                                                   bool roomy, uint8_t *flags, uint64_t blob_off,
+                                                                   const char *what)
 {
     uint32_t event_size = 0;
     nt_header_result r =
-        nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, flags, &event_size);
+        nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, roomy, flags, &event_size);
     return r == NT_HEADER_OK ? NT_OK : nt_header_fail(p, r, blob_off, ev, what, event_size);
+}
+
+/* What the events of a block carry from one to the next besides the event
+ * itself (whose fields the header only updates). */
+typedef struct v4_run {
+    nt_event_kind kind;   /* nt_desc_kind(ev.desc) */
+    unsigned unknown;     /* NT_UNKNOWN_* of ev.desc and ev.stack */
+    nt_thread_entry *run; /* the capture thread of the current run (run_start) */
+    uint64_t to_off;      /* an event's stream offset is its address plus this */
+} v4_run;
+
+/* One event of an event block: its header, drops, lookups and callbacks. */
+__attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v4_run *r,
+                                                                 bool compressed, bool roomy)
+{
+    uint64_t blob_off = (uint64_t)(uintptr_t)c->p + r->to_off;
+    uint8_t f;
+    nt_status s;
+    if ((s = read_header(p, c, ev, compressed, roomy, &f, blob_off, "event block")) != NT_OK)
+        return s;
+    ev->offset = blob_off;
+    if (f & NT_HDR_CAPTURE)
+        r->run = NULL;
+    if (ev->metadata_id != 0) { /* metadata events carry no sequence number */
+        if (r->run)
+            r->run->last_seq = ev->sequence_number;
+        else if ((s = run_start(p, ev, blob_off, &r->run)) != NT_OK)
+            return s;
+    }
+    if (f & NT_HDR_STACK_ID)
+        r->unknown = (r->unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
+    /* Runs of events share their metadata (samples): skip the lookup then. */
+    if ((f & NT_HDR_METADATA_ID) && (!ev->desc || ev->desc->metadata_id != ev->metadata_id)) {
+        ev->desc = nt_metadata_find(&p->meta, ev->metadata_id);
+        r->kind = nt_desc_kind(ev->desc);
+        r->unknown = (r->unknown & ~NT_UNKNOWN_METADATA) | (ev->desc ? 0 : NT_UNKNOWN_METADATA);
+    }
+    return nt_event_deliver(p, ev, r->kind, r->unknown);
 }
 
 /* The events of an event block, specialised on the header form: the loop
  * every event runs, so nothing in it is tested per event that is fixed per
- * block. */
+ * block.  Compressed headers: while the block has room for the longest
+ * header, a loop reads them without a bounds check per field (and without
+ * testing the room per event); the last few events take the checked loop. */
 __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *content,
                                                                   uint64_t content_off, bool compressed)
 {
@@ -56,37 +98,18 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     /* Ids are looked up only when the header changes them: before the first
      * event they are 0 (no stack; metadata id 0 is never defined, but look). */
     ev.desc = nt_metadata_find(&p->meta, 0);
-    nt_event_kind kind = nt_desc_kind(ev.desc);
-    unsigned unknown = ev.desc ? 0 : NT_UNKNOWN_METADATA;
-    nt_thread_entry *run = NULL; /* the capture thread of the current run (run_start) */
+    v4_run r = { nt_desc_kind(ev.desc), ev.desc ? 0 : NT_UNKNOWN_METADATA, NULL,
+                 content_off - (uint64_t)(uintptr_t)content };
     nt_status s;
-    /* An event's stream offset is its address plus this (one add per event). */
-    const uint64_t to_off = content_off - (uint64_t)(uintptr_t)content;
-    while (c.p < c.end) {
-        uint64_t blob_off = (uint64_t)(uintptr_t)c.p + to_off;
-        uint8_t f;
-        if ((s = read_header(p, &c, &ev, compressed, &f, blob_off, "event block")) != NT_OK)
-            return s;
-        ev.offset = blob_off;
-        if (f & NT_HDR_CAPTURE)
-            run = NULL;
-        if (ev.metadata_id != 0) { /* metadata events carry no sequence number */
-            if (run)
-                run->last_seq = ev.sequence_number;
-            else if ((s = run_start(p, &ev, blob_off, &run)) != NT_OK)
+    if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {
+        const uint8_t *roomy_end = c.end - NT_COMPRESSED_HEADER_MAX;
+        while (c.p < roomy_end)
+            if ((s = one_event(p, &c, &ev, &r, true, true)) != NT_OK)
                 return s;
-        }
-        if (f & NT_HDR_STACK_ID)
-            unknown = (unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, &ev);
-        /* Runs of events share their metadata (samples): skip the lookup then. */
-        if ((f & NT_HDR_METADATA_ID) && (!ev.desc || ev.desc->metadata_id != ev.metadata_id)) {
-            ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
-            kind = nt_desc_kind(ev.desc);
-            unknown = (unknown & ~NT_UNKNOWN_METADATA) | (ev.desc ? 0 : NT_UNKNOWN_METADATA);
-        }
-        if ((s = nt_event_deliver(p, &ev, kind, unknown)) != NT_OK)
-            return s;
     }
+    while (c.p < c.end)
+        if ((s = one_event(p, &c, &ev, &r, compressed, false)) != NT_OK)
+            return s;
     return NT_OK;
 }
 
@@ -114,7 +137,7 @@ static nt_status decode_metadata_block(nt_parser *p, const uint8_t *content, siz
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
         uint8_t f;
-        if ((s = read_header(p, &c, &ev, compressed, &f, blob_off, "metadata block")) != NT_OK)
+        if ((s = read_header(p, &c, &ev, compressed, false, &f, blob_off, "metadata block")) != NT_OK)
             return s;
         s = parse_metadata_record(p, ev.payload, ev.payload_size, NT_OFF(&c, content, content_off) - ev.payload_size);
         if (s)

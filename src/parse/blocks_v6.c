@@ -554,7 +554,7 @@ static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_
         uint32_t event_size = 0;
         uint8_t f;
         nt_header_result r =
-            nt_read_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list, compressed, &f, &event_size);
+            nt_read_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list, compressed, false, &f, &event_size);
         if (r != NT_HEADER_OK)
             return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
         ev.offset = blob_off;

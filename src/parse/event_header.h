@@ -44,8 +44,8 @@ typedef enum nt_header_result {
  * bounds check per field (nearly every event but a block's last few). */
 #define NT_COMPRESSED_HEADER_MAX (1 + 5 * 5 + 3 * 10 + 2 * 16)
 
-/* One body, specialised twice by nt_read_compressed_header (roomy is a
- * constant in each copy). */
+/* One body, specialised twice (roomy is a constant in each copy: see
+ * nt_read_header). */
 #define NT_HDR_VARU32(c, v) (roomy ? nt_cur_varu32_roomy(c, v) : nt_cur_varu32(c, v))
 #define NT_HDR_VARU64(c, v) (roomy ? nt_cur_varu64_roomy(c, v) : nt_cur_varu64(c, v))
 
@@ -65,6 +65,9 @@ __attribute__((always_inline)) static inline bool nt_header_middle(nt_cursor *c,
 }
 #define NT_HDR_MIDDLE(c, ev, thread, f, ok) nt_header_middle(c, ev, thread, f, ok, roomy)
 
+/* Decodes one compressed header and places ev->payload at its payload;
+ * *flags is its flags byte (NT_HDR_*: which fields changed).  On failure the
+ * cursor is unusable; the caller reports the event's offset. */
 __attribute__((always_inline)) static inline nt_header_result
 nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread, uint32_t *label_list,
                              uint8_t *flags, bool roomy)
@@ -126,18 +129,6 @@ nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint6
 #undef NT_HDR_VARU64
 #undef NT_HDR_MIDDLE
 
-/* Decodes one compressed header and places ev->payload at its payload;
- * *flags is its flags byte (NT_HDR_*: which fields changed).  On failure the
- * cursor is unusable; the caller reports the event's offset. */
-__attribute__((always_inline)) static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
-                                                         uint64_t *capture_thread, uint32_t *label_list,
-                                                         uint8_t *flags)
-{
-    if (nt_cur_left(c) >= NT_COMPRESSED_HEADER_MAX)
-        return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, true);
-    return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, false);
-}
-
 /* The uncompressed header: the same fields at fixed widths, each event
  * padded to EventSize.  V4/V5 (label_list NULL) carries the two activity
  * ids, V6 a label-list index in their place.  *event_size is EventSize.
@@ -146,17 +137,20 @@ nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_
                                              uint32_t *label_list, uint32_t *event_size);
 
 /* Either header form; `compressed` is fixed per block, so each caller's loop
- * specialised on it keeps one branch.  *flags says which fields changed
+ * specialised on it keeps one branch.  `roomy`: the caller knows that
+ * NT_COMPRESSED_HEADER_MAX bytes are left, so no field is bounds-checked
+ * (else every field is: a loop reads its block's last few events so).  *flags says which fields changed
  * (NT_HDR_ALL for the uncompressed form): the caller looks up what an id
  * names only when the id changed.  *event_size is the uncompressed
  * header's EventSize (for nt_header_fail). */
 __attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
                                                                               uint64_t *capture_thread, uint32_t *label_list,
-                                                                              bool compressed, uint8_t *flags,
+                                                                              bool compressed, bool roomy, uint8_t *flags,
                                                                               uint32_t *event_size)
 {
     if (compressed)
-        return nt_read_compressed_header(c, ev, thread, capture_thread, label_list, flags);
+        return roomy ? nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, true)
+                     : nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, false);
     *flags = NT_HDR_ALL;
     nt_cursor u = *c; /* out of line: keep the caller's cursor private */
     nt_header_result r = nt_read_uncompressed_header(&u, ev, thread, capture_thread, label_list, event_size);
