@@ -36,6 +36,7 @@ typedef enum nt_header_result {
 #define NT_HDR_CAPTURE 0x02u    /* sequence delta, capture thread, processor */
 #define NT_HDR_THREAD 0x04u
 #define NT_HDR_STACK_ID 0x08u
+#define NT_HDR_LABEL_LIST 0x10u /* V6 (V4: the activity id) */
 #define NT_HDR_ALL 0xffu        /* what an uncompressed header reports: every field given */
 
 /* The most bytes a compressed header can take: the flags, five 32-bit and
