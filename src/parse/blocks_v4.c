@@ -59,18 +59,18 @@ typedef struct v4_run {
 __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v4_run *r,
                                                                  bool compressed, bool roomy)
 {
-    uint64_t blob_off = (uint64_t)(uintptr_t)c->p + r->to_off;
+    /* Stored first: the header's failure reports it from there. */
+    ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
     uint8_t f;
     nt_status s;
-    if ((s = read_header(p, c, ev, compressed, roomy, &f, blob_off, "event block")) != NT_OK)
+    if ((s = read_header(p, c, ev, compressed, roomy, &f, ev->offset, "event block")) != NT_OK)
         return s;
-    ev->offset = blob_off;
     if (f & NT_HDR_CAPTURE)
         r->run = NULL;
     if (ev->metadata_id != 0) { /* metadata events carry no sequence number */
         if (r->run)
             r->run->last_seq = ev->sequence_number;
-        else if ((s = run_start(p, ev, blob_off, &r->run)) != NT_OK)
+        else if ((s = run_start(p, ev, ev->offset, &r->run)) != NT_OK)
             return s;
     }
     if (f & NT_HDR_STACK_ID)

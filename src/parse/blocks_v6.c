@@ -514,17 +514,17 @@ static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *
 __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v6_run *r,
                                                                  nt_event_desc *over, bool compressed, bool roomy)
 {
-    uint64_t off = (uint64_t)(uintptr_t)c->p + r->to_off;
+    /* Stored first (and read back where needed): nothing else keeps it. */
+    ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
     uint32_t event_size = 0;
     uint8_t f;
     nt_header_result hr = nt_read_header(c, ev, &r->thread_index, &r->capture_index, &r->label_list, compressed, roomy,
                                          &f, &event_size);
     if (hr != NT_HEADER_OK)
-        return nt_header_fail(p, hr, off, ev, "event block", event_size);
-    ev->offset = off;
+        return nt_header_fail(p, hr, ev->offset, ev, "event block", event_size);
     nt_status s = NT_OK;
     if ((f & NT_HDR_THREAD) || !r->thread) {
-        if (!(r->thread = thread_ref(p, r->thread_index, off, &s)))
+        if (!(r->thread = thread_ref(p, r->thread_index, ev->offset, &s)))
             return s;
         ev->thread_id = r->thread->os_tid;
     }
@@ -532,7 +532,7 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
      * within a run the header counts the sequence up by one per event, so
      * only a run's first event can show a gap. */
     if ((f & NT_HDR_CAPTURE) || !r->capture) {
-        if (!(r->capture = thread_ref(p, r->capture_index, off, &s)))
+        if (!(r->capture = thread_ref(p, r->capture_index, ev->offset, &s)))
             return s;
         ev->capture_thread_id = r->capture->os_tid;
         nt_seq_event(r->capture, ev->sequence_number, false, &p->stats.events_dropped);
@@ -541,7 +541,7 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
     }
     if (f & NT_HDR_STACK_ID)
         r->unknown = (r->unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
-    if ((f & (NT_HDR_METADATA_ID | NT_HDR_LABEL_LIST)) && (s = describe(p, ev, r, over, off)) != NT_OK)
+    if ((f & (NT_HDR_METADATA_ID | NT_HDR_LABEL_LIST)) && (s = describe(p, ev, r, over, ev->offset)) != NT_OK)
         return s;
     return nt_event_deliver(p, ev, r->kind, r->unknown);
 }
