@@ -94,12 +94,17 @@ static bool parse_u32(const uint8_t *s, size_t len, uint32_t *out)
 
 /* ---- thread indexes ------------------------------------------------------------------ */
 
-static nt_thread_entry *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
+static nt_status unknown_thread(nt_parser *p, uint64_t index, uint64_t off)
+{
+    return nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown thread index %llu", (unsigned long long)index);
+}
+
+/* Inline: events look their threads up whenever they change. */
+static inline nt_thread_entry *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
 {
     nt_thread_entry *t = nt_threads_find(&p->threads, index);
     if (!t)
-        *err = nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown thread index %llu",
-                       (unsigned long long)index);
+        *err = unknown_thread(p, index, off);
     return t;
 }
 

@@ -16,7 +16,7 @@ void nt_threads_free(nt_thread_table *t, nt_mem *mem)
     t->e = NULL;
     t->cap = t->fill = t->live = 0;
     t->last = NULL;
-    memset(t->direct, 0, sizeof t->direct);
+    memset(t->recent, 0, sizeof t->recent);
 }
 
 void nt_threads_clear(nt_thread_table *t)
@@ -25,7 +25,7 @@ void nt_threads_clear(nt_thread_table *t)
         memset(t->e, 0, t->cap * sizeof *t->e);
     t->fill = t->live = 0;
     t->last = NULL;
-    memset(t->direct, 0, sizeof t->direct);
+    memset(t->recent, 0, sizeof t->recent);
 }
 
 static size_t slot_of(const nt_thread_table *t, uint64_t key, size_t cap)
@@ -43,8 +43,7 @@ nt_thread_entry *nt_threads_find_hashed(nt_thread_table *t, uint64_t key)
         if (e->state == NT_THREAD_EMPTY)
             return NULL;
         if (e->state == NT_THREAD_LIVE && e->key == key) {
-            if (key < NT_THREAD_DIRECT)
-                t->direct[key] = e;
+            t->recent[NT_THREAD_SLOT(key)] = e;
             return e;
         }
         t->probes++;
@@ -76,7 +75,7 @@ static bool rehash(nt_parser *p, nt_thread_table *t)
     t->cap = ncap;
     t->fill = t->live;
     t->last = NULL;
-    memset(t->direct, 0, sizeof t->direct); /* the entries moved */
+    memset(t->recent, 0, sizeof t->recent); /* the entries moved */
     return true;
 }
 
