@@ -75,8 +75,8 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
     }
     if (f & NT_HDR_STACK_ID)
         r->unknown = (r->unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
-    /* Runs of events share their metadata (samples): skip the lookup then. */
-    if ((f & NT_HDR_METADATA_ID) && (!ev->desc || ev->desc->metadata_id != ev->metadata_id)) {
+    /* Writers set the bit when the id differs from the previous event's. */
+    if (f & NT_HDR_METADATA_ID) {
         ev->desc = nt_metadata_find(&p->meta, ev->metadata_id);
         r->kind = nt_desc_kind(ev->desc);
         r->unknown = (r->unknown & ~NT_UNKNOWN_METADATA) | (ev->desc ? 0 : NT_UNKNOWN_METADATA);
