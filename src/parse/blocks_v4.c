@@ -57,7 +57,7 @@ typedef struct v4_run {
 
 /* One event of an event block: its header, drops, lookups and callbacks. */
 __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v4_run *r,
-                                                                 bool compressed, bool roomy)
+                                                                 nt_sample *sample, bool compressed, bool roomy)
 {
     /* Stored first: the header's failure reports it from there. */
     ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
@@ -81,7 +81,7 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
         r->kind = nt_desc_kind(ev->desc);
         r->unknown = (r->unknown & ~NT_UNKNOWN_METADATA) | (ev->desc ? 0 : NT_UNKNOWN_METADATA);
     }
-    return nt_event_deliver(p, ev, r->kind, r->unknown);
+    return nt_event_deliver(p, ev, r->kind, r->unknown, sample);
 }
 
 /* The events of an event block, specialised on the header form: the loop
@@ -100,15 +100,16 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     ev.desc = nt_metadata_find(&p->meta, 0);
     v4_run r = { nt_desc_kind(ev.desc), ev.desc ? 0 : NT_UNKNOWN_METADATA, NULL,
                  content_off - (uint64_t)(uintptr_t)content };
+    nt_sample sample = { .event = &ev }; /* the sample callback's argument, kept beside ev */
     nt_status s;
     if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {
         const uint8_t *roomy_end = c.end - NT_COMPRESSED_HEADER_MAX;
         while (c.p < roomy_end)
-            if ((s = one_event(p, &c, &ev, &r, true, true)) != NT_OK)
+            if ((s = one_event(p, &c, &ev, &r, &sample, true, true)) != NT_OK)
                 return s;
     }
     while (c.p < c.end)
-        if ((s = one_event(p, &c, &ev, &r, compressed, false)) != NT_OK)
+        if ((s = one_event(p, &c, &ev, &r, &sample, compressed, false)) != NT_OK)
             return s;
     return NT_OK;
 }

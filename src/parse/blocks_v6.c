@@ -517,7 +517,8 @@ static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *
 
 /* One event: its header, threads, drop detection, lookups and callbacks. */
 __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v6_run *r,
-                                                                 nt_event_desc *over, bool compressed, bool roomy)
+                                                                 nt_event_desc *over, nt_sample *sample, bool compressed,
+                                                                 bool roomy)
 {
     /* Stored first (and read back where needed): nothing else keeps it. */
     ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
@@ -548,7 +549,7 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
         r->unknown = (r->unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
     if ((f & (NT_HDR_METADATA_ID | NT_HDR_LABEL_LIST)) && (s = describe(p, ev, r, over, ev->offset)) != NT_OK)
         return s;
-    return nt_event_deliver(p, ev, r->kind, r->unknown);
+    return nt_event_deliver(p, ev, r->kind, r->unknown, sample);
 }
 
 /* The events of an event block, specialised on the header form (as in V4:
@@ -564,6 +565,7 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     v6_run r;
     memset(&r, 0, sizeof r);
     r.to_off = off - (uint64_t)(uintptr_t)u;
+    nt_sample sample = { .event = &ev }; /* the sample callback's argument, kept beside ev */
     /* The ids before the first event are 0: no stack, no label list, and
      * metadata id 0 is never defined, but look. */
     nt_status s = describe(p, &ev, &r, &over, off);
@@ -572,11 +574,11 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {
         const uint8_t *roomy_end = c.end - NT_COMPRESSED_HEADER_MAX;
         while (c.p < roomy_end)
-            if ((s = one_event(p, &c, &ev, &r, &over, true, true)) != NT_OK)
+            if ((s = one_event(p, &c, &ev, &r, &over, &sample, true, true)) != NT_OK)
                 return s;
     }
     while (c.p < c.end)
-        if ((s = one_event(p, &c, &ev, &r, &over, compressed, false)) != NT_OK)
+        if ((s = one_event(p, &c, &ev, &r, &over, &sample, compressed, false)) != NT_OK)
             return s;
     return NT_OK;
 }

@@ -14,20 +14,18 @@ nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev);
 /* SampleProfiler ThreadSample.  The payload is a u32 sample type; an empty
  * payload (early runtimes) carries no type and is reported as
  * NT_SAMPLE_ERROR. */
-static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev)
+static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev, nt_sample *s)
 {
     p->stats.samples++;
     if (!p->cb.sample)
         return NT_OK;
-    nt_sample s;
-    s.type = ev->payload_size >= 4 ? nt_le32(ev->payload) : NT_SAMPLE_ERROR;
-    s.timestamp = ev->timestamp;
-    s.time_ns = nt_parser_ticks_to_ns(p, ev->timestamp);
-    s.thread_id = ev->thread_id;
-    s.stack_id = ev->stack_id;
-    s.stack = ev->stack;
-    s.event = ev;
-    return NT_CALL(p, sample, &s);
+    s->type = ev->payload_size >= 4 ? nt_le32(ev->payload) : NT_SAMPLE_ERROR;
+    s->timestamp = ev->timestamp;
+    s->time_ns = nt_parser_ticks_to_ns(p, ev->timestamp);
+    s->thread_id = ev->thread_id;
+    s->stack_id = ev->stack_id;
+    s->stack = ev->stack;
+    return NT_CALL(p, sample, s);
 }
 
 /* The kind nt_event_deliver dispatches on: a loop that keeps it beside
@@ -55,9 +53,10 @@ static inline unsigned nt_event_find_stack(nt_parser *p, nt_event *ev)
 }
 
 /* ev->desc and ev->stack are set; kind is nt_desc_kind(ev->desc), unknown
- * the NT_UNKNOWN_* of the two. */
+ * the NT_UNKNOWN_* of the two.  sample->event is ev (set once per block:
+ * the loop keeps the struct beside ev). */
 __attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, nt_event_kind kind,
-                                                                        unsigned unknown)
+                                                                        unsigned unknown, nt_sample *sample)
 {
     if (__builtin_expect(unknown != 0, 0)) {
         p->stats.unknown_metadata_refs += (unknown & NT_UNKNOWN_METADATA) != 0;
@@ -68,7 +67,7 @@ __attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parse
     if (s)
         return s;
     if (kind != NT_KIND_OTHER)
-        return kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev) : nt_dispatch_typed(p, ev);
+        return kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev, sample) : nt_dispatch_typed(p, ev);
     return NT_OK;
 }
 
