@@ -37,12 +37,12 @@ static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, siz
  * as is roomy: see nt_read_header); on failure the parser's error at the
  * event's offset. */
 __attribute__((always_inline)) static inline nt_status read_header(nt_parser *p, nt_cursor *c, nt_event *ev, bool compressed,
-                                                                   bool roomy, uint8_t *flags, uint64_t blob_off,
-                                                                   const char *what)
+                                                                   bool roomy, int known, uint8_t *flags,
+                                                                   uint64_t blob_off, const char *what)
 {
     uint32_t event_size = 0;
-    nt_header_result r =
-        nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, roomy, flags, &event_size);
+    nt_header_result r = nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, roomy, known,
+                                        flags, &event_size);
     return r == NT_HEADER_OK ? NT_OK : nt_header_fail(p, r, blob_off, ev, what, event_size);
 }
 
@@ -55,15 +55,17 @@ typedef struct v4_run {
     uint64_t to_off;      /* an event's stream offset is its address plus this */
 } v4_run;
 
-/* One event of an event block: its header, drops, lookups and callbacks. */
+/* One event of an event block: its header, drops, lookups and callbacks
+ * (known: see nt_read_compressed_header_in). */
 __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v4_run *r,
-                                                                 nt_sample *sample, bool compressed, bool roomy)
+                                                                 nt_sample *sample, bool compressed, bool roomy,
+                                                                 int known)
 {
     /* Stored first: the header's failure reports it from there. */
     ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
     uint8_t f;
     nt_status s;
-    if ((s = read_header(p, c, ev, compressed, roomy, &f, ev->offset, "event block")) != NT_OK)
+    if ((s = read_header(p, c, ev, compressed, roomy, known, &f, ev->offset, "event block")) != NT_OK)
         return s;
     if (f & NT_HDR_CAPTURE)
         r->run = NULL;
@@ -104,12 +106,20 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     nt_status s;
     if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {
         const uint8_t *roomy_end = c.end - NT_COMPRESSED_HEADER_MAX;
-        while (c.p < roomy_end)
-            if ((s = one_event(p, &c, &ev, &r, &sample, true, true)) != NT_OK)
+        while (c.p < roomy_end) {
+            /* Samples of threads taking turns (thread, stack and time
+             * changed) are most events of sample-heavy traces: a copy of
+             * the event's code for that flags byte tests no flag. */
+            if (*c.p == NT_HDR_THREAD_SAMPLE)
+                s = one_event(p, &c, &ev, &r, &sample, true, true, NT_HDR_THREAD_SAMPLE);
+            else
+                s = one_event(p, &c, &ev, &r, &sample, true, true, -1);
+            if (s)
                 return s;
+        }
     }
     while (c.p < c.end)
-        if ((s = one_event(p, &c, &ev, &r, &sample, compressed, false)) != NT_OK)
+        if ((s = one_event(p, &c, &ev, &r, &sample, compressed, false, -1)) != NT_OK)
             return s;
     return NT_OK;
 }
@@ -138,7 +148,7 @@ static nt_status decode_metadata_block(nt_parser *p, const uint8_t *content, siz
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
         uint8_t f;
-        if ((s = read_header(p, &c, &ev, compressed, false, &f, blob_off, "metadata block")) != NT_OK)
+        if ((s = read_header(p, &c, &ev, compressed, false, -1, &f, blob_off, "metadata block")) != NT_OK)
             return s;
         s = parse_metadata_record(p, ev.payload, ev.payload_size, NT_OFF(&c, content, content_off) - ev.payload_size);
         if (s)

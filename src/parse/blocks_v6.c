@@ -525,7 +525,7 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
     uint32_t event_size = 0;
     uint8_t f;
     nt_header_result hr = nt_read_header(c, ev, &r->thread_index, &r->capture_index, &r->label_list, compressed, roomy,
-                                         &f, &event_size);
+                                         -1, &f, &event_size);
     if (hr != NT_HEADER_OK)
         return nt_header_fail(p, hr, ev->offset, ev, "event block", event_size);
     nt_status s = NT_OK;

@@ -37,7 +37,8 @@ typedef enum nt_header_result {
 #define NT_HDR_THREAD 0x04u
 #define NT_HDR_STACK_ID 0x08u
 #define NT_HDR_LABEL_LIST 0x10u /* V6 (V4: the activity id) */
-#define NT_HDR_ALL 0xffu        /* what an uncompressed header reports: every field given */
+#define NT_HDR_ALL 0xffu
+#define NT_HDR_THREAD_SAMPLE (NT_HDR_THREAD | NT_HDR_STACK_ID) /* the usual flags of a sample */        /* what an uncompressed header reports: every field given */
 
 /* The most bytes a compressed header can take: the flags, five 32-bit and
  * three 64-bit varints and (V4) two activity ids.  With this many left in
@@ -67,13 +68,16 @@ __attribute__((always_inline)) static inline bool nt_header_middle(nt_cursor *c,
 #define NT_HDR_MIDDLE(c, ev, thread, f, ok) nt_header_middle(c, ev, thread, f, ok, roomy)
 
 /* Decodes one compressed header and places ev->payload at its payload;
- * *flags is its flags byte (NT_HDR_*: which fields changed).  On failure the
- * cursor is unusable; the caller reports the event's offset. */
+ * *flags is its flags byte (NT_HDR_*: which fields changed); `known` is
+ * that byte when the caller has tested it (a constant in a copy of the
+ * caller specialised on it: no flag is tested then), else -1.  On failure
+ * the cursor is unusable; the caller reports the event's offset. */
 __attribute__((always_inline)) static inline nt_header_result
 nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread, uint32_t *label_list,
-                             uint8_t *flags, bool roomy)
+                             uint8_t *flags, bool roomy, int known)
 {
-    uint8_t f = *c->p++;
+    uint8_t f = known >= 0 ? (uint8_t)known : *c->p;
+    c->p++;
     *flags = f;
     bool ok = true;
     if (f & 0x01)
@@ -140,18 +144,19 @@ nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_
 /* Either header form; `compressed` is fixed per block, so each caller's loop
  * specialised on it keeps one branch.  `roomy`: the caller knows that
  * NT_COMPRESSED_HEADER_MAX bytes are left, so no field is bounds-checked
- * (else every field is: a loop reads its block's last few events so).  *flags says which fields changed
+ * (else every field is: a loop reads its block's last few events so);
+ * `known` as for nt_read_compressed_header_in (compressed form only).  *flags says which fields changed
  * (NT_HDR_ALL for the uncompressed form): the caller looks up what an id
  * names only when the id changed.  *event_size is the uncompressed
  * header's EventSize (for nt_header_fail). */
 __attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
                                                                               uint64_t *capture_thread, uint32_t *label_list,
-                                                                              bool compressed, bool roomy, uint8_t *flags,
-                                                                              uint32_t *event_size)
+                                                                              bool compressed, bool roomy, int known,
+                                                                              uint8_t *flags, uint32_t *event_size)
 {
     if (compressed)
-        return roomy ? nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, true)
-                     : nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, false);
+        return roomy ? nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, true, known)
+                     : nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, false, known);
     *flags = NT_HDR_ALL;
     nt_cursor u = *c; /* out of line: keep the caller's cursor private */
     nt_header_result r = nt_read_uncompressed_header(&u, ev, thread, capture_thread, label_list, event_size);
