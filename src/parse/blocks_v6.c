@@ -518,14 +518,14 @@ static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *
 /* One event: its header, threads, drop detection, lookups and callbacks. */
 __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v6_run *r,
                                                                  nt_event_desc *over, nt_sample *sample, bool compressed,
-                                                                 bool roomy)
+                                                                 bool roomy, int known)
 {
     /* Stored first (and read back where needed): nothing else keeps it. */
     ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
     uint32_t event_size = 0;
     uint8_t f;
     nt_header_result hr = nt_read_header(c, ev, &r->thread_index, &r->capture_index, &r->label_list, compressed, roomy,
-                                         -1, &f, &event_size);
+                                         known, &f, &event_size);
     if (hr != NT_HEADER_OK)
         return nt_header_fail(p, hr, ev->offset, ev, "event block", event_size);
     nt_status s = NT_OK;
@@ -573,12 +573,18 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
         return s;
     if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {
         const uint8_t *roomy_end = c.end - NT_COMPRESSED_HEADER_MAX;
-        while (c.p < roomy_end)
-            if ((s = one_event(p, &c, &ev, &r, &over, &sample, true, true)) != NT_OK)
+        while (c.p < roomy_end) {
+            /* As in V4: samples of threads taking turns get a copy of their own. */
+            if (*c.p == NT_HDR_THREAD_SAMPLE)
+                s = one_event(p, &c, &ev, &r, &over, &sample, true, true, NT_HDR_THREAD_SAMPLE);
+            else
+                s = one_event(p, &c, &ev, &r, &over, &sample, true, true, -1);
+            if (s)
                 return s;
+        }
     }
     while (c.p < c.end)
-        if ((s = one_event(p, &c, &ev, &r, &over, &sample, compressed, false)) != NT_OK)
+        if ((s = one_event(p, &c, &ev, &r, &over, &sample, compressed, false, -1)) != NT_OK)
             return s;
     return NT_OK;
 }
