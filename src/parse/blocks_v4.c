@@ -49,8 +49,7 @@ __attribute__((always_inline)) static inline nt_status read_header(nt_parser *p,
 /* What the events of a block carry from one to the next besides the event
  * itself (whose fields the header only updates). */
 typedef struct v4_run {
-    nt_event_kind kind;   /* nt_desc_kind(ev.desc) */
-    unsigned unknown;     /* NT_UNKNOWN_* of ev.desc and ev.stack */
+    unsigned what;        /* nt_desc_what(ev.desc) | NT_UNKNOWN_STACK of ev.stack */
     nt_thread_entry *run; /* the capture thread of the current run (run_start) */
     uint64_t to_off;      /* an event's stream offset is its address plus this */
 } v4_run;
@@ -76,14 +75,13 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
             return s;
     }
     if (f & NT_HDR_STACK_ID)
-        r->unknown = (r->unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
+        r->what = (r->what & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
     /* Writers set the bit when the id differs from the previous event's. */
     if (f & NT_HDR_METADATA_ID) {
         ev->desc = nt_metadata_find(&p->meta, ev->metadata_id);
-        r->kind = nt_desc_kind(ev->desc);
-        r->unknown = (r->unknown & ~NT_UNKNOWN_METADATA) | (ev->desc ? 0 : NT_UNKNOWN_METADATA);
+        r->what = (r->what & NT_UNKNOWN_STACK) | nt_desc_what(ev->desc);
     }
-    return nt_event_deliver(p, ev, r->kind, r->unknown, sample);
+    return nt_event_deliver(p, ev, r->what, sample);
 }
 
 /* The events of an event block, specialised on the header form: the loop
@@ -100,8 +98,7 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     /* Ids are looked up only when the header changes them: before the first
      * event they are 0 (no stack; metadata id 0 is never defined, but look). */
     ev.desc = nt_metadata_find(&p->meta, 0);
-    v4_run r = { nt_desc_kind(ev.desc), ev.desc ? 0 : NT_UNKNOWN_METADATA, NULL,
-                 content_off - (uint64_t)(uintptr_t)content };
+    v4_run r = { nt_desc_what(ev.desc), NULL, content_off - (uint64_t)(uintptr_t)content };
     nt_sample sample = { .event = &ev }; /* the sample callback's argument, kept beside ev */
     nt_status s;
     if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {

@@ -471,8 +471,7 @@ typedef struct v6_run {
     uint64_t thread_index, capture_index;
     nt_thread_entry *thread, *capture; /* the entries of the two indexes */
     const nt_event_desc *base;         /* the metadata of the metadata id */
-    nt_event_kind kind;                /* nt_desc_kind(ev.desc) */
-    unsigned unknown;                  /* NT_UNKNOWN_* of ev.desc and ev.stack */
+    unsigned what;                     /* nt_desc_what(ev.desc) | NT_UNKNOWN_STACK of ev.stack */
     uint64_t to_off;                   /* an event's stream offset is its address plus this */
 } v6_run;
 
@@ -510,8 +509,7 @@ static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *
         }
     }
     ev->desc = desc;
-    r->kind = nt_desc_kind(desc);
-    r->unknown = (r->unknown & ~NT_UNKNOWN_METADATA) | (desc ? 0 : NT_UNKNOWN_METADATA);
+    r->what = (r->what & NT_UNKNOWN_STACK) | nt_desc_what(desc);
     return NT_OK;
 }
 
@@ -546,10 +544,10 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
         r->capture->last_seq = ev->sequence_number;
     }
     if (f & NT_HDR_STACK_ID)
-        r->unknown = (r->unknown & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
+        r->what = (r->what & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
     if ((f & (NT_HDR_METADATA_ID | NT_HDR_LABEL_LIST)) && (s = describe(p, ev, r, over, ev->offset)) != NT_OK)
         return s;
-    return nt_event_deliver(p, ev, r->kind, r->unknown, sample);
+    return nt_event_deliver(p, ev, r->what, sample);
 }
 
 /* The events of an event block, specialised on the header form (as in V4:

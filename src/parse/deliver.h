@@ -28,16 +28,17 @@ static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev, nt_sa
     return NT_CALL(p, sample, s);
 }
 
-/* The kind nt_event_deliver dispatches on: a loop that keeps it beside
- * ev->desc reads it from a register instead of through desc after the
- * event callback. */
-static inline nt_event_kind nt_desc_kind(const nt_event_desc *d) { return d ? d->kind : NT_KIND_OTHER; }
+/* What nt_event_deliver does after the event callback, in one word the
+ * loops keep beside ev.desc and ev.stack (updated only when the header
+ * changes an id): the event's kind, and above every kind a bit for each id
+ * its interval does not hold (counted per event in the stats). */
+#define NT_UNKNOWN_METADATA 0x100u
+#define NT_UNKNOWN_STACK 0x200u
+#define NT_KIND_MASK 0xffu
+_Static_assert(NT_KIND_COUNT_ <= NT_KIND_MASK, "event kinds fit below the unknown bits");
 
-/* What an event refers to that its interval does not hold, counted per
- * event in the stats: the loops keep the mask beside ev.desc and ev.stack
- * and update it only when the header changes an id. */
-#define NT_UNKNOWN_METADATA 0x1u
-#define NT_UNKNOWN_STACK 0x2u
+/* The kind of a descriptor, or NT_UNKNOWN_METADATA for an undefined one. */
+static inline unsigned nt_desc_what(const nt_event_desc *d) { return d ? (unsigned)d->kind : NT_UNKNOWN_METADATA; }
 
 /* The stack of ev->stack_id into ev->stack; NT_UNKNOWN_STACK when the id is
  * set but the interval does not hold it.  Stack blocks come between event
@@ -52,23 +53,37 @@ static inline unsigned nt_event_find_stack(nt_parser *p, nt_event *ev)
     return ev->stack ? 0 : NT_UNKNOWN_STACK;
 }
 
-/* ev->desc and ev->stack are set; kind is nt_desc_kind(ev->desc), unknown
- * the NT_UNKNOWN_* of the two.  sample->event is ev (set once per block:
- * the loop keeps the struct beside ev). */
-__attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, nt_event_kind kind,
-                                                                        unsigned unknown, nt_sample *sample)
+/* The uncommon ends of nt_event_deliver: unknown ids counted, a stop
+ * passed on. */
+static __attribute__((noinline)) nt_status nt_deliver_rest(nt_parser *p, const nt_event *ev, unsigned what, nt_status s,
+                                                           nt_sample *sample)
 {
-    if (__builtin_expect(unknown != 0, 0)) {
-        p->stats.unknown_metadata_refs += (unknown & NT_UNKNOWN_METADATA) != 0;
-        p->stats.unknown_stack_refs += (unknown & NT_UNKNOWN_STACK) != 0;
-    }
+    p->stats.unknown_metadata_refs += (what & NT_UNKNOWN_METADATA) != 0;
+    p->stats.unknown_stack_refs += (what & NT_UNKNOWN_STACK) != 0;
+    unsigned kind = what & NT_KIND_MASK;
+    if (s || kind == NT_KIND_OTHER)
+        return s;
+    return kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev, sample) : nt_dispatch_typed(p, ev);
+}
+
+/* ev->desc and ev->stack are set, what is their word (above);
+ * sample->event is ev (set once per block: the loop keeps the struct
+ * beside ev).  The unknown ids are counted once the event callback has
+ * returned, so that an ordinary event tests one word after it. */
+__attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, unsigned what,
+                                                                        nt_sample *sample)
+{
     p->stats.events++;
     nt_status s = NT_CALL(p, event, ev);
-    if (s)
-        return s;
-    if (kind != NT_KIND_OTHER)
-        return kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev, sample) : nt_dispatch_typed(p, ev);
-    return NT_OK;
+    if (__builtin_expect(s == NT_OK, 1)) {
+        if (what == NT_KIND_OTHER)
+            return NT_OK;
+        if (what == NT_KIND_THREAD_SAMPLE)
+            return nt_decode_sample(p, ev, sample);
+        if (what <= NT_KIND_MASK)
+            return nt_dispatch_typed(p, ev);
+    }
+    return nt_deliver_rest(p, ev, what, s, sample);
 }
 
 #endif
