@@ -55,8 +55,8 @@ static inline unsigned nt_event_find_stack(nt_parser *p, nt_event *ev)
 
 /* The uncommon ends of nt_event_deliver: unknown ids counted, a stop
  * passed on. */
-static __attribute__((noinline)) nt_status nt_deliver_rest(nt_parser *p, const nt_event *ev, unsigned what, nt_status s,
-                                                           nt_sample *sample)
+static __attribute__((noinline, unused)) nt_status nt_deliver_rest(nt_parser *p, const nt_event *ev, unsigned what,
+                                                                   nt_status s, nt_sample *sample)
 {
     p->stats.unknown_metadata_refs += (what & NT_UNKNOWN_METADATA) != 0;
     p->stats.unknown_stack_refs += (what & NT_UNKNOWN_STACK) != 0;
