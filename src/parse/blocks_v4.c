@@ -86,39 +86,22 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
 
 /* The events of an event block, specialised on the header form: the loop
  * every event runs, so nothing in it is tested per event that is fixed per
- * block.  Compressed headers: while the block has room for the longest
- * header, a loop reads them without a bounds check per field (and without
- * testing the room per event); the last few events take the checked loop. */
+ * block (NT_EVENT_LOOPS). */
 __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *content,
                                                                   uint64_t content_off, bool compressed)
 {
     nt_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
+    nt_block_event_init(p, &ev);
     /* Ids are looked up only when the header changes them: before the first
      * event they are 0 (no stack; metadata id 0 is never defined, but look). */
     ev.desc = nt_metadata_find(&p->meta, 0);
     v4_run r = { nt_desc_what(ev.desc), NULL, content_off - (uint64_t)(uintptr_t)content };
     nt_sample sample = { .event = &ev }; /* the sample callback's argument, kept beside ev */
-    nt_status s;
-    if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {
-        const uint8_t *roomy_end = c.end - NT_COMPRESSED_HEADER_MAX;
-        while (c.p < roomy_end) {
-            /* Samples of threads taking turns (thread, stack and time
-             * changed) are most events of sample-heavy traces: a copy of
-             * the event's code for that flags byte tests no flag. */
-            if (*c.p == NT_HDR_THREAD_SAMPLE)
-                s = one_event(p, &c, &ev, &r, &sample, true, true, NT_HDR_THREAD_SAMPLE);
-            else
-                s = one_event(p, &c, &ev, &r, &sample, true, true, -1);
-            if (s)
-                return s;
-        }
-    }
-    while (c.p < c.end)
-        if ((s = one_event(p, &c, &ev, &r, &sample, compressed, false, -1)) != NT_OK)
-            return s;
-    return NT_OK;
+    nt_status s = NT_OK;
+#define ONE(cm, roomy, known) one_event(p, &c, &ev, &r, &sample, cm, roomy, known)
+    NT_EVENT_LOOPS(c, compressed, s, ONE);
+#undef ONE
+    return s;
 }
 
 static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)

@@ -551,14 +551,12 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
 }
 
 /* The events of an event block, specialised on the header form (as in V4:
- * compressed headers are read without bounds checks while the block has
- * room for the longest, its last few events by a checked loop). */
+ * NT_EVENT_LOOPS). */
 __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *u,
                                                                   uint64_t off, bool compressed)
 {
     nt_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
+    nt_block_event_init(p, &ev);
     nt_event_desc over; /* ev.desc when a label list overrides its metadata */
     v6_run r;
     memset(&r, 0, sizeof r);
@@ -569,22 +567,10 @@ __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, 
     nt_status s = describe(p, &ev, &r, &over, off);
     if (s)
         return s;
-    if (compressed && nt_cur_left(&c) > NT_COMPRESSED_HEADER_MAX) {
-        const uint8_t *roomy_end = c.end - NT_COMPRESSED_HEADER_MAX;
-        while (c.p < roomy_end) {
-            /* As in V4: samples of threads taking turns get a copy of their own. */
-            if (*c.p == NT_HDR_THREAD_SAMPLE)
-                s = one_event(p, &c, &ev, &r, &over, &sample, true, true, NT_HDR_THREAD_SAMPLE);
-            else
-                s = one_event(p, &c, &ev, &r, &over, &sample, true, true, -1);
-            if (s)
-                return s;
-        }
-    }
-    while (c.p < c.end)
-        if ((s = one_event(p, &c, &ev, &r, &over, &sample, compressed, false, -1)) != NT_OK)
-            return s;
-    return NT_OK;
+#define ONE(cm, roomy, known) one_event(p, &c, &ev, &r, &over, &sample, cm, roomy, known)
+    NT_EVENT_LOOPS(c, compressed, s, ONE);
+#undef ONE
+    return s;
 }
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)

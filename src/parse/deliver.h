@@ -7,6 +7,8 @@
 
 #include "parse/context.h"
 
+#include <string.h>
+
 /* Typed payload decoders (clr_events.c) for every kind but
  * NT_KIND_THREAD_SAMPLE and NT_KIND_OTHER; ev->desc is non-NULL. */
 nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev);
@@ -26,6 +28,14 @@ static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev, nt_sa
     s->stack_id = ev->stack_id;
     s->stack = ev->stack;
     return NT_CALL(p, sample, s);
+}
+
+/* An event block's event before its first header: every field 0 (what
+ * compressed headers count from), the field decoding context set once. */
+static inline void nt_block_event_init(nt_parser *p, nt_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->field_ctx = &p->fctx;
 }
 
 /* What nt_event_deliver does after the event callback, in one word the

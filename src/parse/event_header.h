@@ -164,6 +164,28 @@ __attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_
     return r;
 }
 
+/* The loops over an event block's events, shared by V4/V5 and V6: while
+ * the block has room for the longest compressed header, its headers are
+ * read without bounds checks (and the room is not tested per event), the
+ * events whose flags byte is NT_HDR_THREAD_SAMPLE (most events of
+ * sample-heavy traces) by a copy of the caller's code specialised on that
+ * byte, which tests no flag; the block's last few events, and every
+ * uncompressed one, by the checked code.  ONE(compressed, roomy, known) is
+ * the caller's code for one event (see nt_read_compressed_header_in for
+ * `known`), an nt_status that s receives; the loops stop at the first
+ * failure. */
+#define NT_EVENT_LOOPS(c, compressed, s, ONE)                                                      \
+    do {                                                                                           \
+        if ((compressed) && nt_cur_left(&(c)) > NT_COMPRESSED_HEADER_MAX) {                         \
+            const uint8_t *roomy_end_ = (c).end - NT_COMPRESSED_HEADER_MAX;                        \
+            while ((s) == NT_OK && (c).p < roomy_end_)                                             \
+                (s) = *(c).p == NT_HDR_THREAD_SAMPLE ? ONE(true, true, NT_HDR_THREAD_SAMPLE)       \
+                                                     : ONE(true, true, -1);                        \
+        }                                                                                          \
+        while ((s) == NT_OK && (c).p < (c).end)                                                    \
+            (s) = ONE(compressed, false, -1);                                                      \
+    } while (0)
+
 /* The error for a failed header (NT_ERR_MALFORMED at the event's offset);
  * block names the block kind for the overrun message, event_size is the
  * uncompressed header's EventSize. */
