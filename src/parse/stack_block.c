@@ -41,10 +41,12 @@ static void rebase(nt_stack_table *t)
 
 /* The stacks of a block whose tables are reserved, specialised on the
  * pointer size (a constant in each copy: the IPs' size divides by a shift,
- * and their copy is inlined). */
+ * and their copy is inlined) and on `limits`: false when the block cannot
+ * reach max_stacks or max_stack_frames whatever it holds, so that no stack
+ * tests them. */
 __attribute__((always_inline)) static inline nt_status read_stacks(nt_parser *p, nt_cursor *cur, const uint8_t *content,
                                                                    uint64_t content_off, uint32_t first, uint32_t count,
-                                                                   const uint32_t ptr)
+                                                                   const uint32_t ptr, const bool limits)
 {
     nt_stack_table *t = &p->stacks;
     nt_cursor c = *cur; /* a copy whose address never escapes */
@@ -58,10 +60,10 @@ __attribute__((always_inline)) static inline nt_status read_stacks(nt_parser *p,
             return nt_fail(p, NT_ERR_MALFORMED, content_off + (uint64_t)(at - content),
                            "stack of %u bytes is not a whole number of %u-byte IPs", bytes, ptr);
         uint32_t frames = bytes >> shift;
-        if (t->n >= p->lim.max_stacks)
+        if (limits && t->n >= p->lim.max_stacks)
             return nt_fail(p, NT_ERR_LIMIT, content_off + (uint64_t)(at - content),
                            "more than max_stacks (%u) stacks in one interval", p->lim.max_stacks);
-        if (frames > p->lim.max_stack_frames - t->ips_len)
+        if (limits && frames > p->lim.max_stack_frames - t->ips_len)
             return nt_fail(p, NT_ERR_LIMIT, content_off + (uint64_t)(at - content),
                            "more than max_stack_frames (%u) IPs in one interval", p->lim.max_stack_frames);
         uint64_t *dst = t->ips ? t->ips + t->ips_len : NULL; /* empty stacks before any IP: no table yet */
@@ -122,8 +124,12 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         return nt_fail(p, NT_ERR_NOMEM, content_off, "cannot grow the stack table");
     if ((uintptr_t)t->ips != ips_was)
         rebase(t);
-    nt_status st = ptr == 8 ? read_stacks(p, &c, content, content_off, first, count, 8)
-                            : read_stacks(p, &c, content, content_off, first, count, 4);
+    /* Each stack takes at least its 4-byte size and each IP ptr bytes. */
+    bool within = (uint64_t)t->n + count <= p->lim.max_stacks &&
+                  (uint64_t)t->ips_len + nt_cur_left(&c) / ptr <= p->lim.max_stack_frames;
+    nt_status st = ptr != 8 ? read_stacks(p, &c, content, content_off, first, count, 4, true)
+                   : within ? read_stacks(p, &c, content, content_off, first, count, 8, false)
+                            : read_stacks(p, &c, content, content_off, first, count, 8, true);
     if (st)
         return st;
     if (c.p != c.end)
