@@ -37,8 +37,8 @@ typedef enum nt_header_result {
 #define NT_HDR_THREAD 0x04u
 #define NT_HDR_STACK_ID 0x08u
 #define NT_HDR_LABEL_LIST 0x10u /* V6 (V4: the activity id) */
-#define NT_HDR_ALL 0xffu
-#define NT_HDR_THREAD_SAMPLE (NT_HDR_THREAD | NT_HDR_STACK_ID) /* the usual flags of a sample */        /* what an uncompressed header reports: every field given */
+#define NT_HDR_ALL 0xffu        /* what an uncompressed header reports: every field given */
+#define NT_HDR_THREAD_SAMPLE (NT_HDR_THREAD | NT_HDR_STACK_ID) /* a sample of another thread than the last */
 
 /* The most bytes a compressed header can take: the flags, five 32-bit and
  * three 64-bit varints and (V4) two activity ids.  With this many left in
@@ -145,10 +145,10 @@ nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_
  * specialised on it keeps one branch.  `roomy`: the caller knows that
  * NT_COMPRESSED_HEADER_MAX bytes are left, so no field is bounds-checked
  * (else every field is: a loop reads its block's last few events so);
- * `known` as for nt_read_compressed_header_in (compressed form only).  *flags says which fields changed
- * (NT_HDR_ALL for the uncompressed form): the caller looks up what an id
- * names only when the id changed.  *event_size is the uncompressed
- * header's EventSize (for nt_header_fail). */
+ * `known` as for nt_read_compressed_header_in (compressed form only).
+ * *flags says which fields changed (NT_HDR_ALL for the uncompressed form):
+ * the caller looks up what an id names only when the id changed.
+ * *event_size is the uncompressed header's EventSize (for nt_header_fail). */
 __attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
                                                                               uint64_t *capture_thread, uint32_t *label_list,
                                                                               bool compressed, bool roomy, int known,
