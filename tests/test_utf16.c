@@ -1,12 +1,10 @@
 /* UTF-16 names: the terminator walk (src/common/utf16.h) and the
- * conversion (utf16.c), SSE2, AVX2 (where the host has it) and portable
- * paths against a plain reference,
+ * conversion (utf16.c), SSE2 and portable paths against a plain reference,
  * over spans placed against unmapped pages so that a read past either end
  * faults; then method, module and assembly records whose strings end at
  * every position of a scan step, are cut anywhere, or hold zero bytes at odd
- * offsets, parsed with names eager, lazy and with no callback, with and
- * without the AVX2 step: the same strings, the same verdict, the same
- * message and error offset. */
+ * offsets, parsed with names eager, lazy and with no callback: the same
+ * strings, the same verdict, the same message and error offset. */
 #include "common/utf16.h"
 #include "nettrace.h"
 #include "parse/context.h"
@@ -58,37 +56,21 @@ static size_t ref_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
     return n;
 }
 
-#if defined(NT_UTF16_AVX2)
-__attribute__((target("avx2"))) static size_t avx2_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
-{
-    return ts_walk_nuls(p, units, at, max, true);
-}
-#endif
-
 #define MAX_NULS 256
 
 /* The walk, both builds, against the reference on the span at p. */
 static void check_nuls(const uint8_t *p, size_t units, const char *what, size_t a, size_t b)
 {
-    size_t want[MAX_NULS], got[MAX_NULS], port[MAX_NULS], wide[MAX_NULS];
+    size_t want[MAX_NULS], got[MAX_NULS], port[MAX_NULS];
     size_t nw = ref_nuls(p, units, want, MAX_NULS);
-    size_t ng = ts_walk_nuls(p, units, got, MAX_NULS, false);
+    size_t ng = ts_walk_nuls(p, units, got, MAX_NULS);
     size_t np = ts_portable_nuls(p, units, port, MAX_NULS);
-    size_t nx = nw;
-#if defined(NT_UTF16_AVX2)
-    if (nt_utf16_have_avx2())
-        nx = avx2_nuls(p, units, wide, MAX_NULS);
-    else
-#endif
-        memcpy(wide, want, nw * sizeof *want);
     cr_assert_eq(ng, nw, "%s (%zu units, %zu, %zu): %zu zero units found, want %zu", what, units, a, b, ng, nw);
     cr_assert_eq(np, nw, "%s (%zu units, %zu, %zu): portable found %zu, want %zu", what, units, a, b, np, nw);
-    cr_assert_eq(nx, nw, "%s (%zu units, %zu, %zu): AVX2 found %zu, want %zu", what, units, a, b, nx, nw);
     for (size_t i = 0; i < nw; i++) {
         cr_assert_eq(got[i], want[i], "%s (%zu units, %zu, %zu): zero %zu at %zu, want %zu", what, units, a, b, i,
                      got[i], want[i]);
         cr_assert_eq(port[i], want[i], "%s (%zu units): portable zero %zu at %zu", what, units, i, port[i]);
-        cr_assert_eq(wide[i], want[i], "%s (%zu units): AVX2 zero %zu at %zu", what, units, i, wide[i]);
     }
 }
 
@@ -100,8 +82,6 @@ static void put_unit(uint8_t *p, size_t i, uint16_t u)
 
 LTest(utf16, paths_compared)
 {
-    if (!nt_utf16_have_avx2())
-        cr_log_warn("this host has no AVX2: its step is not run here (SSE2 and portable are)");
     if (ts_portable_has_sse2())
         cr_log_warn("utf16_portable.c was built with SSE2: the comparison covers one path only");
     cr_expect(!ts_portable_has_sse2(), "tests.mk builds utf16_portable.c with -U__SSE2__");
@@ -307,7 +287,7 @@ typedef struct outcome {
     got_method got;
 } outcome;
 
-enum { EAGER, LAZY, BARE, LAZY_NARROW }; /* LAZY_NARROW: lazy without the AVX2 step */
+enum { EAGER, LAZY, BARE };
 
 /* One event of (provider, id, version) with `payload`, parsed in `mode`;
  * *event_at is the event's offset in the stream. */
@@ -332,9 +312,7 @@ static outcome parse_one(uint32_t event_id, uint32_t version, const uint8_t *pay
     cb.assembly = on_assembly;
     nt_parser *p = nt_parser_new(mode == BARE ? NULL : &cb, &o.got, NULL, NULL);
     cr_assert_not_null(p);
-    nt_parser_set_lazy_names(p, mode == LAZY || mode == LAZY_NARROW);
-    if (mode == LAZY_NARROW)
-        p->avx2 = false;
+    nt_parser_set_lazy_names(p, mode == LAZY);
     o.status = nt_parser_feed(p, b.d, b.n);
     if (o.status == NT_OK)
         o.status = nt_parser_finish(p);
@@ -352,15 +330,6 @@ static outcome parse_three(uint32_t event_id, uint32_t version, const uint8_t *p
     outcome e = parse_one(event_id, version, payload, size, EAGER, event_at);
     outcome l = parse_one(event_id, version, payload, size, LAZY, event_at);
     outcome n = parse_one(event_id, version, payload, size, BARE, event_at);
-    outcome w = parse_one(event_id, version, payload, size, LAZY_NARROW, event_at);
-    cr_assert_eq(w.status, l.status, "without AVX2 %d, with %d (%zu bytes)", w.status, l.status, size);
-    cr_assert_str_eq(w.message, l.message);
-    cr_assert_eq(w.error_offset, l.error_offset);
-    cr_assert_eq(w.got.calls, l.got.calls);
-    for (int i = 0; i < 3; i++) {
-        cr_assert_str_eq(w.got.text[i], l.got.text[i], "string %d without AVX2", i);
-        cr_assert_eq(w.got.count[i], l.got.count[i], "string %d without AVX2", i);
-    }
     cr_assert_eq(l.status, e.status, "lazy %d, eager %d (%zu bytes)", l.status, e.status, size);
     cr_assert_eq(n.status, e.status, "no callback %d, eager %d (%zu bytes)", n.status, e.status, size);
     cr_assert_str_eq(l.message, e.message);

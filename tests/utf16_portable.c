@@ -18,7 +18,7 @@ bool ts_portable_has_sse2(void)
 
 size_t ts_portable_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
 {
-    return ts_walk_nuls(p, units, at, max, false);
+    return ts_walk_nuls(p, units, at, max);
 }
 
 size_t ts_portable_to_utf8(const uint8_t *src, size_t units, char *dst)

@@ -9,14 +9,14 @@
 #include <stdint.h>
 
 /* The zero units of the `units` units at p, in order, as the nt_utf16_nuls
- * walk of the including file's build finds them (wide: the AVX2 step, from
- * code built for it): up to max indexes into at; returns how many. */
-static inline size_t ts_walk_nuls(const uint8_t *p, size_t units, size_t *at, size_t max, bool wide)
+ * walk of the including file's build finds them: up to max indexes into at;
+ * returns how many. */
+static inline size_t ts_walk_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
 {
     nt_utf16_nuls z = nt_utf16_nuls_begin(p, units);
     const uint8_t *u;
     size_t n = 0;
-    while (n < max && nt_utf16_nuls_next(&z, p, &u, wide))
+    while (n < max && nt_utf16_nuls_next(&z, p, &u))
         at[n++] = (size_t)(u - p) / 2;
     return n;
 }

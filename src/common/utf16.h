@@ -8,13 +8,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-/* x86-64 with gcc or clang: a 256-bit step for hosts that have AVX2,
- * chosen at run time (nt_utf16_have_avx2) by code built for it with a
- * target attribute; every x86-64 host has the SSE2 step. */
-#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
-#define NT_UTF16_AVX2 1
-#include <immintrin.h>
-#endif
 
 /* Index of the lowest set bit of m (m != 0). */
 static inline unsigned nt_utf16_ctz(unsigned m)
@@ -50,44 +43,15 @@ static inline uint32_t nt_utf16_nul_mask16(const uint8_t *q)
 }
 #endif
 
-#if defined(NT_UTF16_AVX2)
-/* The same for 32 units, in one 256-bit step (the packs work per 128-bit
- * lane: the quarters are put back in order before the mask). */
-__attribute__((target("avx2"))) static inline uint32_t nt_utf16_nul_mask32_avx2(const uint8_t *q)
-{
-    const __m256i z = _mm256_setzero_si256();
-    __m256i a = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)q), z);
-    __m256i b = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(q + 32)), z);
-    return (uint32_t)_mm256_movemask_epi8(_mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xD8));
-}
-#endif
-
-/* Whether this host runs the AVX2 step (its CPU and OS both support it),
- * and BMI1 beside it for the code around the step.  The init makes the
- * answer right even when asked from a constructor. */
-static inline bool nt_utf16_have_avx2(void)
-{
-#if defined(NT_UTF16_AVX2)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
-#else
-    return false;
-#endif
-}
-
 /* A bit per unit of the 32 units at q, set where the unit is zero: the
- * step of the walk below.  wide (a constant where inlined): the AVX2 step,
- * only in code built for AVX2 and run where nt_utf16_have_avx2() said so. */
+ * step of the walk below.  (An AVX2 step, chosen at run time, cut
+ * HeartRateMonitor's parse by 28 instructions per event but not its time:
+ * dropped.) */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline uint32_t nt_utf16_nul_mask32(const uint8_t *q, bool wide)
+static inline uint32_t nt_utf16_nul_mask32(const uint8_t *q)
 {
-#if defined(NT_UTF16_AVX2)
-    if (wide)
-        return nt_utf16_nul_mask32_avx2(q);
-#endif
-    (void)wide;
 #if defined(__SSE2__)
     return nt_utf16_nul_mask16(q) | nt_utf16_nul_mask16(q + 32) << 16;
 #else
@@ -122,12 +86,12 @@ static inline nt_utf16_nuls nt_utf16_nuls_begin(const uint8_t *p, size_t units)
 
 /* Scans the rest of the span (past z->full: fewer than 32 units).  Out of
  * line of the step loop: reached once per record. */
-static inline void nt_utf16_nuls_tail(nt_utf16_nuls *z, const uint8_t *start, bool wide)
+static inline void nt_utf16_nuls_tail(nt_utf16_nuls *z, const uint8_t *start)
 {
     unsigned left = (unsigned)((size_t)(z->end - z->full) / 2);
     if (z->full != start) {
         /* the span's last 32 units, shifted past those already scanned */
-        z->mask = nt_utf16_nul_mask32(z->end - 64, wide) >> (32 - left);
+        z->mask = nt_utf16_nul_mask32(z->end - 64) >> (32 - left);
     } else {
 #if defined(__SSE2__)
         if (left >= 16) /* sixteen units, then the last sixteen shifted past the overlap */
@@ -141,21 +105,19 @@ static inline void nt_utf16_nuls_tail(nt_utf16_nuls *z, const uint8_t *start, bo
 }
 
 /* The next zero unit into *at (its address); false when the span has no
- * more.  start is the span's first byte.  wide (a constant where inlined):
- * the AVX2 step, only in code built for AVX2 and run where
- * nt_utf16_have_avx2() said so. */
+ * more.  start is the span's first byte. */
 #if defined(__GNUC__)
 __attribute__((always_inline)) /* once per string, inlined: a call cost more than the scan */
 #endif
-static inline bool nt_utf16_nuls_next(nt_utf16_nuls *z, const uint8_t *start, const uint8_t **at, bool wide)
+static inline bool nt_utf16_nuls_next(nt_utf16_nuls *z, const uint8_t *start, const uint8_t **at)
 {
     while (z->mask == 0) {
         if (z->next != z->full) {
-            z->mask = nt_utf16_nul_mask32(z->next, wide);
+            z->mask = nt_utf16_nul_mask32(z->next);
             z->base = z->next;
             z->next += 64;
         } else if (z->next != z->end) {
-            nt_utf16_nuls_tail(z, start, wide);
+            nt_utf16_nuls_tail(z, start);
         } else {
             return false;
         }
@@ -171,7 +133,7 @@ static inline bool nt_utf16z_scan(nt_cursor *c, const uint8_t **start, size_t *u
 {
     nt_utf16_nuls z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2);
     const uint8_t *end;
-    if (!nt_utf16_nuls_next(&z, c->p, &end, false))
+    if (!nt_utf16_nuls_next(&z, c->p, &end))
         return false;
     *start = c->p;
     *units = (size_t)(end - c->p) / 2;

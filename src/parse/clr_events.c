@@ -15,17 +15,15 @@
 typedef struct str_reader {
     nt_utf16_nuls z;          /* the terminators from the first string on */
     const uint8_t *start, *at; /* the first string's first byte, the next one's */
-    bool wide;                /* the AVX2 step (a constant once inlined) */
 } str_reader;
 
-/* The strings start at c.  wide: the AVX2 step (nt_utf16_nul_mask32). */
+/* The strings start at c. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void str_reader_start(str_reader *r, const nt_cursor *c, bool wide)
+static inline void str_reader_start(str_reader *r, const nt_cursor *c)
 {
     r->z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2);
-    r->wide = wide;
     r->start = r->at = c->p;
 }
 
@@ -35,7 +33,7 @@ __attribute__((always_inline)) /* up to three per record: the call cost more tha
 static inline bool read_str(str_reader *r, nt_str16 *span)
 {
     const uint8_t *end;
-    if (!nt_utf16_nuls_next(&r->z, r->start, &end, r->wide))
+    if (!nt_utf16_nuls_next(&r->z, r->start, &end))
         return false;
     span->units = r->at;
     span->count = (uint32_t)((size_t)(end - r->at) / 2);
@@ -96,10 +94,7 @@ static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *wha
  * size, token, flags; three strings; [u16 ClrInstanceID if V1+]; [u64
  * ReJITID if V2].  The fixed prefix is read with one bounds check: rundown
  * is mostly method records. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_record_event which, bool wide)
+static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     p->stats.methods++;
     if (ev->payload_size < 36)
@@ -108,7 +103,7 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
     nt_method m;
     nt_cursor c = nt_cursor_make(f + 36, ev->payload_size - 36);
     str_reader r;
-    str_reader_start(&r, &c, wide);
+    str_reader_start(&r, &c);
     if (!read_str(&r, &m.declaring_type16) || !read_str(&r, &m.name16) || !read_str(&r, &m.signature16))
         return short_payload(p, ev, "method");
     str_reader_done(&r, &c);
@@ -143,35 +138,6 @@ static inline nt_status decode_method_body(nt_parser *p, const nt_event *ev, nt_
     return NT_CALL(p, method, &m);
 }
 
-/* Rundown is mostly method records: their strings are scanned with the
- * AVX2 step where the host has it (p->avx2), by the same decoder built for
- * AVX2 and BMI1 (tzcnt, blsr: every AVX2 host has them; flatten: gcc left
- * the AVX2 step of the walk's last window as a call otherwise). */
-#if defined(NT_UTF16_AVX2)
-__attribute__((target("avx2,bmi"), flatten)) static nt_status decode_method_avx2(nt_parser *p, const nt_event *ev,
-                                                                              nt_record_event which)
-{
-    return decode_method_body(p, ev, which, true);
-}
-#endif
-
-#if defined(__GNUC__)
-__attribute__((noinline)) /* inlined, its frame would be set up before the AVX2 test */
-#endif
-static nt_status decode_method_generic(nt_parser *p, const nt_event *ev, nt_record_event which)
-{
-    return decode_method_body(p, ev, which, false);
-}
-
-static inline nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
-{
-#if defined(NT_UTF16_AVX2)
-    if (p->avx2)
-        return decode_method_avx2(p, ev, which);
-#endif
-    return decode_method_generic(p, ev, which);
-}
-
 static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event which, bool domain)
 {
     p->stats.modules++;
@@ -186,7 +152,7 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
         !nt_cur_u32(&c, &reserved))
         return short_payload(p, ev, "module");
     str_reader r;
-    str_reader_start(&r, &c, false);
+    str_reader_start(&r, &c);
     if (!read_str(&r, &m.il_path16) || !read_str(&r, &m.native_path16))
         return short_payload(p, ev, "module");
     str_reader_done(&r, &c);
@@ -217,7 +183,7 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
         (a.version >= 1 && !nt_cur_u64(&c, &a.binding_id)) || !nt_cur_u32(&c, &a.flags))
         return short_payload(p, ev, "assembly");
     str_reader r;
-    str_reader_start(&r, &c, false);
+    str_reader_start(&r, &c);
     if (!read_str(&r, &a.name16))
         return short_payload(p, ev, "assembly");
     str_reader_done(&r, &c);

@@ -76,7 +76,6 @@ struct nt_parser {
     char *str;
     size_t str_cap;
     bool lazy_names;        /* records carry names as nt_str16 only (nt_parser_set_lazy_names) */
-    bool avx2;              /* record strings scanned with the AVX2 step (nt_utf16_have_avx2) */
     uint64_t names_converted; /* record strings converted to UTF-8 (tests: none with lazy names) */
 
     nt_parser_stats stats;

@@ -54,7 +54,6 @@ nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *li
     nt_field_ctx_init(&p->fctx, &p->mem, &p->info, &p->lim);
     p->state = ST_MAGIC;
     p->need = 8;
-    p->avx2 = nt_utf16_have_avx2();
     return p;
 }
 
