@@ -227,6 +227,49 @@ LTest(utf16, conversion_fast_paths_match_the_reference)
     guarded_free(&g);
 }
 
+/* An ASCII span with one wide unit (or a surrogate pair, or a zero unit)
+ * at every position, for every length to five 32-unit blocks: the ASCII
+ * blocks stop at every place, and the block of the last sixteen units,
+ * converted over ones already written, is tried with the wide unit just
+ * inside it, just outside it and in the units it overlaps. */
+LTest(utf16, one_wide_unit_at_every_position_of_an_ascii_span)
+{
+    static const uint16_t wide[][2] = { { 0xE9, 0 }, { 0x4E2D, 0 }, { 0xD83D, 0xDE00 }, { 0xD83D, 0 },
+                                        { 0x80, 0 }, { 0, 0 } };
+    enum { MAXU = 160 };
+    guarded g = guarded_new();
+    char want[3 * MAXU + 1], got[3 * MAXU + 1 + 8], port[3 * MAXU + 1 + 8];
+    for (int at_end = 0; at_end < 2; at_end++)
+        for (size_t units = 1; units <= MAXU; units++) {
+            uint8_t *s = guarded_span(&g, 2 * units, at_end);
+            for (size_t k = 0; k < units; k++)
+                for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++) {
+                    for (size_t i = 0; i < units; i++)
+                        put_unit(s, i, (uint16_t)('A' + i % 26));
+                    put_unit(s, k, wide[w][0]);
+                    if (wide[w][1] && k + 1 < units)
+                        put_unit(s, k + 1, wide[w][1]);
+                    memset(got, 0x5A, sizeof got);
+                    memset(port, 0x5A, sizeof port);
+                    size_t wn = ref_utf8(s, units, want);
+                    size_t gn = nt_utf16_to_utf8(s, units, got);
+                    size_t pn = ts_portable_to_utf8(s, units, port);
+                    cr_assert_eq(gn, wn, "%zu units, unit %04x at %zu: length %zu, want %zu", units, wide[w][0], k,
+                                 gn, wn);
+                    cr_assert_eq(pn, wn, "%zu units, unit %04x at %zu: portable length %zu", units, wide[w][0], k,
+                                 pn);
+                    cr_assert(memcmp(got, want, wn + 1) == 0, "%zu units, unit %04x at %zu: text differs", units,
+                              wide[w][0], k);
+                    cr_assert(memcmp(port, want, wn + 1) == 0, "%zu units, unit %04x at %zu: portable differs",
+                              units, wide[w][0], k);
+                    for (size_t i = nt_utf8_bound(units); i < sizeof got; i++)
+                        cr_assert_eq(got[i], 0x5A, "%zu units, unit %04x at %zu: byte %zu past the bound written",
+                                     units, wide[w][0], k, i);
+                }
+        }
+    guarded_free(&g);
+}
+
 /* ---- records: eager, lazy and no callback agree ------------------------- */
 
 typedef struct got_method {
