@@ -28,7 +28,8 @@
  * resident at once: the parser's own cost, without a copy.  BENCH_READ=1 in
  * the environment reads with read() in 1 MiB chunks into a cache-line-aligned
  * buffer instead, the way nt_trace_from_file does (about 2 ms more per
- * 100 MB on the benchmark machine; see bench/README.md). */
+ * 100 MB on the benchmark machine; see bench/README.md).  BENCH_MEMORY=1
+ * prints the trace's own memory figures (nt_trace_stats) on standard error. */
 #include "touch_callbacks.h"
 #include "nettrace_profile.h"
 
@@ -146,6 +147,18 @@ static int do_fields(const char *path)
     return 0;
 }
 
+/* With BENCH_MEMORY set: the trace's own memory figures on standard error
+ * (standard output is compared with TraceEvent's). */
+static void report_memory(const nt_trace *t)
+{
+    if (!getenv("BENCH_MEMORY"))
+        return;
+    nt_trace_stats st;
+    nt_trace_stats_get(t, &st);
+    fprintf(stderr, "trace memory %zu peak %zu stacks %llu frames %zu\n", st.memory, st.memory_peak,
+            (unsigned long long)st.stacks, nt_trace_frame_count(t));
+}
+
 /* nt_trace_from_file's work, through the builder so the file is read the
  * same way as for do_parse. */
 static int do_trace(const char *path)
@@ -174,7 +187,7 @@ static int do_trace(const char *path)
     for (size_t i = 0; i < n; i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
         for (uint32_t k = 0; k < s.frame_count; k++) {
-            const nt_frame *f = &s.frames[k];
+            const nt_frame *f = nt_trace_frame_at(t, s.frame_ids[k]);
             /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
             bench_sink += (uint8_t)f->method->name[0] + (uint8_t)f->method->declaring_type[0] +
                       (uint8_t)f->method->assembly[0];
@@ -182,6 +195,7 @@ static int do_trace(const char *path)
         }
     }
     printf("samples %zu frames %llu\n", n, (unsigned long long)frames);
+    report_memory(t);
     nt_trace_free(t);
     return 0;
 }
@@ -216,8 +230,9 @@ static int do_profiles(const char *path)
     for (size_t i = 0; i < nt_profile_record_count(pr); i++) {
         nt_trace_stack s = nt_trace_stack_at(t, nt_profile_record_at(pr, i).stack_index);
         for (uint32_t k = 0; k < s.frame_count; k++)
-            bench_sink += (uint8_t)s.frames[k].method->name[0] + (uint8_t)s.frames[k].method->assembly[0];
+            bench_sink += (uint8_t)nt_trace_frame_at(t, s.frame_ids[k])->method->name[0] + (uint8_t)nt_trace_frame_at(t, s.frame_ids[k])->method->assembly[0];
     }
+    report_memory(t);
     nt_profile_totals a, e, c;
     nt_profile_totals_get(pr, NT_PROFILE_ALLOC, &a);
     nt_profile_totals_get(pr, NT_PROFILE_EXCEPTIONS, &e);

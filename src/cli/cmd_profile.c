@@ -83,8 +83,7 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
     for (size_t j = 0; j < m; j++) {
         nt_profile_record r = nt_profile_record_at(p, order[j]);
         if (!lines[r.stack_index]) {
-            nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
-            if (!(lines[r.stack_index] = cli_stack_line(&st, ps->name_flags))) {
+            if (!(lines[r.stack_index] = cli_stack_line(t, r.stack_index, ps->name_flags))) {
                 fprintf(stderr, "nettrace: out of memory\n");
                 rc = CLI_EXIT_ERROR;
                 break;
@@ -166,7 +165,7 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
         nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
         char label[4096];
         label_field(&r, label, sizeof label);
-        char *leaf = st.frame_count ? cli_frame_text(&st.frames[0], ps->name_flags, "") : strdup("-");
+        char *leaf = st.frame_count ? cli_frame_text(nt_trace_frame_at(t, st.frame_ids[0]), ps->name_flags, "") : strdup("-");
         size_t len = strlen(label) + (leaf ? strlen(leaf) : 0) + 2;
         if (!leaf || !(rows[m].key = malloc(len))) {
             free(leaf);

@@ -107,8 +107,7 @@ int cmd_samples(int argc, char **argv)
             continue;
         any = true;
         if (!lines[s.stack_index]) {
-            nt_trace_stack st = nt_trace_stack_at(t, s.stack_index);
-            lines[s.stack_index] = cli_stack_line(&st, name_flags);
+            lines[s.stack_index] = cli_stack_line(t, s.stack_index, name_flags);
             if (!lines[s.stack_index]) {
                 fprintf(stderr, "nettrace: out of memory\n");
                 rc = CLI_EXIT_ERROR;

@@ -175,8 +175,10 @@ char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps)
     return out;
 }
 
-char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
+char *cli_stack_line(const nt_trace *t, uint32_t stack_index, unsigned flags)
 {
+    nt_trace_stack st = nt_trace_stack_at(t, stack_index);
+    const nt_trace_stack *s = &st;
     if (!s->frame_count)
         return strdup("-");
     /* Names are made into `name` and escaped straight into the line: no allocation per frame. */
@@ -184,7 +186,7 @@ char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
     size_t name_cap = sizeof small, len = 0, cap = 256;
     char *line = malloc(cap);
     for (uint32_t k = s->frame_count; line && k-- > 0;) {
-        size_t n = nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
+        size_t n = nt_frame_name_ex(nt_trace_frame_at(t, s->frame_ids[k]), flags, name, name_cap);
         if (n >= name_cap) {
             char *big = malloc(n + 1);
             if (!big)
@@ -193,7 +195,7 @@ char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
                 free(name);
             name = big;
             name_cap = n + 1;
-            nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
+            nt_frame_name_ex(nt_trace_frame_at(t, s->frame_ids[k]), flags, name, name_cap);
         }
         size_t e = nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
         if (len + e + 2 > cap) {

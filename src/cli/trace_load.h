@@ -32,8 +32,8 @@ void cli_warn_unnamed(const nt_trace *t);
  * separators).  Heap string, NULL when memory is short. */
 char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps);
 
-/* The frames of a stack root first, joined by ';', each as cli_frame_text;
+/* The frames of t's resolved stack stack_index root first, joined by ';', each as cli_frame_text;
  * "-" for an empty stack.  Heap string, NULL when memory is short. */
-char *cli_stack_line(const nt_trace_stack *s, unsigned flags);
+char *cli_stack_line(const nt_trace *t, uint32_t stack_index, unsigned flags);
 
 #endif

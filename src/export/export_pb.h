@@ -55,9 +55,9 @@ typedef struct pb_label {
     uint64_t value;
 } pb_label;
 
-/* One Sample: location ids names[0 .. depth) + 1 (leaf first), the values,
- * the labels. */
-void pb_emit_sample(tr_gzip *g, const uint32_t *names, uint32_t depth, const int64_t *vals, size_t nvals,
-                    const pb_label *labels, size_t nlabels);
+/* One Sample: the stack's frame ids ids[0 .. depth) (leaf first) as
+ * location ids, their name indices of_frame[id] + 1; the values, the labels. */
+void pb_emit_sample(tr_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
+                    size_t nvals, const pb_label *labels, size_t nlabels);
 
 #endif

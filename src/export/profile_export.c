@@ -203,7 +203,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
                 if (r->count)
                     tr_out_bytes(&o, ",", 1);
             }
-            tr_speedscope_stack(&o, r, nm->of_frame);
+            tr_speedscope_stack(&o, t, p->res[i].stack, nm->of_frame);
             tr_out_bytes(&o, "]", 1);
         }
         tr_out_str(&o, "],\n\"weights\":[");

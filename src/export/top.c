@@ -84,13 +84,14 @@ static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table 
             empty += c;
             continue;
         }
-        const uint32_t *ids = w->nm.of_frame + r->off;
-        w->rows[ids[0]].excl += c;
+        const uint32_t *ids = t->ids + r->off, *name = w->nm.of_frame;
+        w->rows[name[ids[0]]].excl += c;
         /* Inclusive: once per sample even when recursion repeats a name. */
         for (uint32_t f = 0; f < r->count; f++) {
-            if (w->seen[ids[f]] != k + 1) {
-                w->seen[ids[f]] = (uint32_t)k + 1;
-                w->rows[ids[f]].incl += c;
+            uint32_t id = name[ids[f]];
+            if (w->seen[id] != k + 1) {
+                w->seen[id] = (uint32_t)k + 1;
+                w->rows[id].incl += c;
             }
         }
     }

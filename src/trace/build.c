@@ -528,6 +528,7 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     builder_release(b);
     nt_mem_free(&t->mem, b, sizeof *b);
     shrink(&t->mem, (void **)&t->frames, &t->frames_cap, t->nframes, sizeof *t->frames);
+    shrink(&t->mem, (void **)&t->ids, &t->ids_cap, t->nids, sizeof *t->ids);
     *out = t;
     return NT_OK;
 fail:

@@ -4,8 +4,6 @@
  * sample, sharing one frames array among the samples that resolve alike. */
 #include "trace/build_internal.h"
 
-#include <sys/mman.h>
-
 #include <stdio.h>
 #include <string.h>
 
@@ -76,56 +74,48 @@ static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n
     return (uint32_t)t->nstacks++;
 }
 
-/* The frames array is the trace's largest allocation (40 bytes a frame of
- * every distinct resolved stack: 76 MB for the 100 MB benchmark trace),
- * written in full right away and kept: ask for huge pages (where the system
- * leaves THP to madvise) and fault its pages in one call instead of one trap
- * per 4 KiB page.  On the 100 MB benchmark trace (bench/README.md) this took
- * the build from 141 to 113 ms (most of the kernel's time went to page
- * faults).  Only hints: failure changes nothing. */
-static void prefault(void *p, size_t n)
-{
-    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-    if (n < ((size_t)4 << 20) || e <= a)
-        return;
-#if defined(MADV_HUGEPAGE)
-    (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#endif
-#if defined(MADV_POPULATE_WRITE)
-    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-#endif
-}
-
-/* The frames of every resolved stack.  A frame's ip comes back from its
- * address id (the raw ips were freed once interning was over): the looked-up
- * address is the ip, minus one after the first frame. */
+/* The distinct frames and every resolved stack's frame ids.  A frame's ip
+ * comes back from its address id (the raw ips were freed once interning was
+ * over): the looked-up address is the ip, minus one after the first frame. */
 static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t *rank, const uint64_t *addrs)
 {
     nt_trace *t = b->t;
-    if (!p->n)
-        return true;
-    t->frames = nt_mem_alloc(&t->mem, p->n * sizeof *t->frames);
-    if (!t->frames)
-        return false;
-    prefault(t->frames, p->n * sizeof *t->frames);
+    nt_mem *m = &t->mem;
     /* Frames point into t->methods, final by now (shrunk before resolve()),
      * or to the trace's empty record: never NULL, so a consumer can read
      * f->method->name without a check, as it could read "" before. */
     memset(&t->unresolved, 0, sizeof t->unresolved);
     t->unresolved.name = t->unresolved.declaring_type = t->unresolved.signature = t->unresolved.assembly = "";
-    t->frames_cap = t->nframes = p->n;
-    for (size_t r = 0; r < t->nstacks; r++) {
+    if (!p->n)
+        return true;
+    t->ids = nt_mem_alloc(m, p->n * sizeof *t->ids);
+    if (!t->ids)
+        return false;
+    t->ids_cap = t->nids = p->n;
+    nt_map fid = { 0 }; /* (address id, innermost or not, pick) -> frame id */
+    bool ok = true;
+    for (size_t r = 0; ok && r < t->nstacks; r++) {
         const tr_rstack *rs = &t->stacks[r];
         const uint32_t *ids = rs->count ? b->ipu + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
         for (uint32_t k = 0; k < rs->count; k++) {
-            nt_frame *f = &t->frames[rs->off + k];
             uint32_t pk = p->pick[rs->off + k];
-            f->ip = addrs[rank[ids[k]]] + (k ? 1 : 0);
-            f->method_index = pk;
-            f->method = pk == NT_TRACE_NO_METHOD ? &t->unresolved : &t->methods[pk];
+            uint64_t key = (uint64_t)ids[k] << 32 | (k ? 1u << 31 : 0) | (pk & 0x7FFFFFFFu);
+            bool added;
+            uint64_t *slot = nt_map_put(m, &fid, key, &added);
+            if (!slot || (added && !GROW(m, t->frames, t->nframes, t->frames_cap))) {
+                ok = false;
+                break;
+            }
+            if (added) {
+                *slot = t->nframes;
+                t->frames[t->nframes++] = (nt_frame){ addrs[rank[ids[k]]] + (k ? 1 : 0),
+                                                      pk == NT_TRACE_NO_METHOD ? &t->unresolved : &t->methods[pk], pk };
+            }
+            t->ids[rs->off + k] = (uint32_t)*slot;
         }
     }
-    return true;
+    nt_map_free(m, &fid);
+    return ok;
 }
 
 nt_status tr_resolve_frames(nt_trace_builder *b)
