@@ -137,9 +137,10 @@ typedef struct nt_trace_stats {
  */
 typedef struct nt_trace_limits {
     uint64_t max_samples;   /**< samples held, 16 bytes each (default 1,073,741,824) */
-    uint64_t max_frames;    /**< IPs of distinct stacks, and frames of resolved stacks, each (default
-                                 67,108,864; a frame takes about 75 bytes while the trace is built, 28
-                                 once built) */
+    uint64_t max_frames;    /**< frame ids held: the IPs of the distinct stacks read, and the frames of
+                                 resolved stacks that need their own ids (default 67,108,864; 4 bytes
+                                 each -- a stack no frame of which resolves differently over time is
+                                 its interned ids -- plus 24 bytes per distinct frame) */
     uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
                                  when code is unloaded and its memory reused (default 1,024) */
 } nt_trace_limits;

@@ -159,6 +159,8 @@ static inline int64_t tr_gap_ns(int64_t freq, int64_t a, int64_t b)
 /* Sort the addresses that will be looked up and drop duplicates (*alloc
  * entries allocated through m; the allocation may shrink). */
 bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc);
+/* The first index of the n sorted addrs whose address is >= addr. */
+size_t tr_addrs_lower_bound(const uint64_t *addrs, size_t n, uint64_t addr);
 /* True when [start, start + size) holds one of the prepared addresses. */
 bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t size);
 /* Takes prepared addrs (addrs_alloc entries allocated through m, naddrs
