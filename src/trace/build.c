@@ -119,13 +119,14 @@ static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
         id = as->addr == ip && as->id != UINT32_MAX ? as->id : tr_index(&b->addr_ids, ip);
     }
     if (id == UINT32_MAX) {
-        size_t words = b->nuaddr / 64 + 1, old = b->leaf_cap;
+        size_t old = b->leaf_cap;
         if (b->nuaddr >= UINT32_MAX - 1 ||
-            !nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
-            !nt_mem_reserve(m, (void **)&b->leaf, &b->leaf_cap, words, sizeof *b->leaf) ||
-            !nt_map_set(m, leaf ? &b->leaf_ids : &b->addr_ids, ip, (uint32_t)b->nuaddr))
+            !nt_mem_reserve(m, (void **)&b->leaf, &b->leaf_cap, b->nuaddr / 64 + 1, sizeof *b->leaf))
             return UINT32_MAX;
         memset(b->leaf + old, 0, (b->leaf_cap - old) * sizeof *b->leaf);
+        if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
+            !nt_map_set(m, leaf ? &b->leaf_ids : &b->addr_ids, ip, (uint32_t)b->nuaddr))
+            return UINT32_MAX;
         uint32_t lh = line_hash((ip - (leaf ? 0 : 1)) >> TR_LINE_SHIFT);
         b->lines[lh / 64] |= 1ull << (lh % 64);
         id = (uint32_t)b->nuaddr;
