@@ -98,6 +98,13 @@ void tr_addrs_release(nt_trace_builder *b)
     b->uaddr_cap = b->leaf_cap = b->nuaddr = 0;
 }
 
+/* The address resolution looks address id id up at: an innermost ip as is,
+ * a return address minus one. */
+static uint64_t lookup_addr(const nt_trace_builder *b, size_t id)
+{
+    return b->uaddr[id] - (b->leaf[id / 64] >> (id % 64) & 1 ? 0 : 1);
+}
+
 /* The frame table, one frame per address id with its ip as recorded, and
  * the looked-up addresses (innermost as is, return addresses minus one)
  * sorted and deduplicated in q with each id's rank among them; the address
@@ -115,16 +122,13 @@ static bool addrs_to_frames(nt_trace_builder *b, uint64_t **q, size_t *nu, size_
     t->frames_cap = t->frames ? *nq : 0;
     bool ok = *q && *rank && t->frames;
     for (size_t id = 0; ok && id < u; id++) {
-        bool leaf = b->leaf[id / 64] >> (id % 64) & 1;
-        (*q)[id] = b->uaddr[id] - (leaf ? 0 : 1);
+        (*q)[id] = lookup_addr(b, id);
         t->frames[id] = (nt_frame){ b->uaddr[id], NULL, TR_PICK_UNSET };
     }
     t->nframes = ok ? u : 0;
     ok = ok && tr_addrs_prepare(m, q, nu, nq);
-    for (size_t id = 0; ok && id < u; id++) {
-        bool leaf = b->leaf[id / 64] >> (id % 64) & 1;
-        (*rank)[id] = (uint32_t)tr_addrs_lower_bound(*q, *nu, b->uaddr[id] - (leaf ? 0 : 1));
-    }
+    for (size_t id = 0; ok && id < u; id++)
+        (*rank)[id] = (uint32_t)tr_addrs_lower_bound(*q, *nu, lookup_addr(b, id));
     tr_addrs_release(b);
     return ok;
 }
