@@ -116,11 +116,28 @@ typedef struct nt_profile_totals {
     uint64_t without_stack;   /**< events whose stack was absent or not defined (kept with an empty stack) */
 } nt_profile_totals;
 
+/** One end of a time window: trace-clock ns, or ns after the trace's start (its header's sync time, the
+ *  moment the session began), which is known only once the header is read. */
+typedef struct nt_time_bound {
+    bool set;                 /**< false: this end is open */
+    bool absolute;            /**< ns is on the trace clock; else ns after the trace's start */
+    int64_t ns;
+} nt_time_bound;
+
+/** The trace-clock ns of b in the trace that info heads (saturating); 0 when b is not set. */
+NT_API int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info);
+
 typedef struct nt_profile_options {
     const nt_trace_options *trace; /**< parser limits, allocator, deadline, progress (NULL = defaults) */
     bool keep_events;              /**< one record per event, in stream order (memory grows with events) */
     bool events_only;              /**< keep no thread samples (the trace then has none): for the event
                                         profiles and the GC timeline alone, memory follows their stacks */
+    /** Only events at or after from and before to count, each event on its own time (a merged record
+     *  holds only the events inside): an allocation tick or a throw by its time, a contention wait by
+     *  its start (a wait that starts inside counts whole, even when it stops after to; one that starts
+     *  before from does not, and its stop is not an unpaired one).  Totals follow the window; the GC
+     *  timeline, the span and the thread samples do not. */
+    nt_time_bound from, to;
 } nt_profile_options;
 
 typedef struct nt_profile nt_profile;

@@ -39,15 +39,17 @@ static void label_field(const nt_profile_record *r, char *buf, size_t size)
     nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
 }
 
-bool cli_profile_filter(const cli_filter *f, const char *cmd, bool *has_thread, uint64_t *thread)
+bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select *ps)
 {
-    if (f->managed_only || f->from.set || f->to.set) {
-        fprintf(stderr, "nettrace %s: --managed-only, --from and --to select thread samples; an event profile "
-                        "takes --thread only\n", cmd);
+    if (f->managed_only) {
+        fprintf(stderr, "nettrace %s: --managed-only selects thread samples; an event profile takes --thread, "
+                        "--from and --to\n", cmd);
         return false;
     }
-    *has_thread = f->has_thread;
-    *thread = f->thread_id;
+    ps->has_thread = f->has_thread;
+    ps->thread_id = f->thread_id;
+    ps->from = f->from;
+    ps->to = f->to;
     return true;
 }
 
@@ -61,7 +63,7 @@ static int by_time(const void *a, const void *b, void *ctx)
 int cli_profile_samples(const char *path, const cli_profile_select *ps)
 {
     nt_profile *p;
-    int rc = cli_profile_load(path, true, &p);
+    int rc = cli_profile_load(path, true, &ps->from, &ps->to, &p);
     if (!p)
         return rc;
     const nt_trace *t = nt_profile_trace(p);
@@ -138,7 +140,7 @@ static const char *value_unit(nt_profile_kind k)
 int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, bool by_thread)
 {
     nt_profile *p;
-    int rc = cli_profile_load(path, false, &p);
+    int rc = cli_profile_load(path, false, &ps->from, &ps->to, &p);
     if (!p)
         return rc;
     if (!cli_profile_top_print(stdout, p, ps, top, by_thread))
@@ -217,9 +219,12 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
 }
 
 
-int cli_profile_stacks(const char *path, const char *format, const char *output,
-                       const nt_profile_export_options *eo)
+int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_profile_select *ps,
+                       nt_profile_export_options *eo)
 {
+    eo->kind = ps->kind;
+    eo->has_thread = ps->has_thread;
+    eo->thread_id = ps->thread_id;
     nt_status (*export)(const nt_profile *, const nt_profile_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_profile_export_folded;
@@ -236,7 +241,7 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
         return CLI_EXIT_USAGE;
     }
     nt_profile *p;
-    int rc = cli_profile_load(path, false, &p);
+    int rc = cli_profile_load(path, false, &ps->from, &ps->to, &p);
     if (!p)
         return rc;
     cli_output out;

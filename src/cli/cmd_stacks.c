@@ -95,13 +95,13 @@ int cmd_stacks(int argc, char **argv)
         const char *path = cli_file_operand(argc, argv, usage);
         if (!path)
             return CLI_EXIT_USAGE;
-        if (!cli_profile_filter(&filter, "stacks", &po.has_thread, &po.thread_id))
+        cli_profile_select ps = { .kind = kind };
+        if (!cli_profile_filter(&filter, "stacks", &ps))
             return CLI_EXIT_USAGE;
         const char *base = strrchr(path, '/');
-        po.kind = kind;
         po.signatures = eo.signatures;
         po.name = base ? base + 1 : path;
-        return cli_profile_stacks(path, format, output, &po);
+        return cli_profile_stacks(path, format, output, &ps, &po);
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)

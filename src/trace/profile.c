@@ -27,6 +27,7 @@ typedef struct pr_open {
     uint32_t istack, epoch;
     uint8_t flags;
     bool live;
+    bool counted;           /* it started inside the time window: its wait is a record */
 } pr_open;
 
 struct nt_profile_builder {
@@ -45,6 +46,8 @@ struct nt_profile_builder {
     size_t nopens, opens_cap;
     nt_map open_index;      /* thread id -> index in opens */
     pr_gc_state gc;
+    nt_time_bound from, to; /* the window as given; resolved when the header says where the trace starts */
+    int64_t from_ns, to_ns;
 };
 
 static const char *const KIND_NAMES[] = { "cpu", "wall", "alloc", "exceptions", "contention" };
@@ -97,6 +100,10 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
     b->events_only = opt && opt->events_only;
+    if (opt) {
+        b->from = opt->from;
+        b->to = opt->to;
+    }
     p->first_ticks = INT64_MAX;
     p->last_ticks = INT64_MIN;
     return b;
@@ -196,6 +203,26 @@ static uint32_t intern(nt_profile_builder *b, const nt_event *ev, nt_profile_kin
 
 static int64_t ticks_ns(const nt_profile *p, int64_t ticks) { return nt_ticks_to_ns(ticks, p->frequency); }
 
+int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info)
+{
+    if (!b || !b->set)
+        return 0;
+    if (b->absolute || !info)
+        return b->ns;
+    int64_t start = nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
+    return b->ns > INT64_MAX - start ? INT64_MAX : start + b->ns;
+}
+
+/* Whether an event at ticks counts: the window applies per event, so a
+ * merged record holds only events inside it. */
+static bool in_window(const nt_profile_builder *b, int64_t ticks)
+{
+    if (!b->from.set && !b->to.set)
+        return true;
+    int64_t ns = ticks_ns(b->p, ticks);
+    return !(b->from.set && ns < b->from_ns) && !(b->to.set && ns >= b->to_ns);
+}
+
 static int on_alloc(nt_profile_builder *b, const nt_event *ev)
 {
     nt_profile *p = b->p;
@@ -203,9 +230,14 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
                     { "AllocationAmount64", false, { 0 } }, { "TypeName", false, { 0 } } };
     pr_fields(ev, w, 4);
     int64_t bytes = w[2].have ? pr_int(&w[2]) : pr_int(&w[0]);
+    if (bytes < 0)
+        bytes = 0;
+    pr_gc_allocated(&b->gc, bytes); /* the GC timeline is not windowed */
+    if (!in_window(b, ev->timestamp))
+        return 0;
     int64_t kind = pr_int(&w[1]);
     const char *type = w[3].have && w[3].v.kind == NT_VALUE_STRING ? w[3].v.v.str.ptr : "";
-    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes < 0 ? 0 : bytes, 1, b->epoch,
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes, 1, b->epoch,
                  NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0 };
     if (!r.label)
         return fail(b, NT_ERR_NOMEM);
@@ -214,13 +246,14 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
         return 1;
     p->totals[NT_PROFILE_ALLOC].events++;
     p->totals[NT_PROFILE_ALLOC].value += r.value;
-    pr_gc_allocated(&b->gc, r.value);
     return add_record(b, &r, st, ev->timestamp);
 }
 
 static int on_exception(nt_profile_builder *b, const nt_event *ev)
 {
     nt_profile *p = b->p;
+    if (!in_window(b, ev->timestamp))
+        return 0;
     pr_want w[] = { { "ExceptionType", false, { 0 } } };
     pr_fields(ev, w, 1);
     const char *type = w[0].have && w[0].v.kind == NT_VALUE_STRING ? w[0].v.v.str.ptr : "";
@@ -241,9 +274,11 @@ static int on_exception(nt_profile_builder *b, const nt_event *ev)
 static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool open)
 {
     nt_profile *p = b->p;
+    o->live = false;
+    if (!o->counted) /* it started outside the window */
+        return 0;
     int64_t wait = ticks_ns(p, end_ticks) - ticks_ns(p, o->ticks);
     pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open };
-    o->live = false;
     nt_profile_totals *tot = &p->totals[NT_PROFILE_CONTENTION];
     tot->events++;
     tot->open += open;
@@ -259,7 +294,7 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     pr_open *o = i == UINT32_MAX ? NULL : &b->opens[i];
     if (!start) {
         if (!o || !o->live) {
-            p->totals[NT_PROFILE_CONTENTION].unpaired_stops++;
+            p->totals[NT_PROFILE_CONTENTION].unpaired_stops += in_window(b, ev->timestamp);
             return 0;
         }
         return close_wait(b, o, ev->timestamp, false);
@@ -273,12 +308,17 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
             return fail(b, NT_ERR_NOMEM);
         o = &b->opens[b->nopens++];
     }
+    if (!in_window(b, ev->timestamp)) {
+        /* Kept only so that its stop pairs with it rather than counting as unpaired. */
+        *o = (pr_open){ ev->thread_id, ev->timestamp, 0, b->epoch, 0, true, false };
+        return 0;
+    }
     pr_want w[] = { { "ContentionFlags", false, { 0 } } };
     pr_fields(ev, w, 1);
     uint32_t st = intern(b, ev, NT_PROFILE_CONTENTION);
     if (st == UINT32_MAX)
         return 1;
-    *o = (pr_open){ ev->thread_id, ev->timestamp, st, b->epoch, (uint8_t)(pr_int(&w[0]) & 0xff), true };
+    *o = (pr_open){ ev->thread_id, ev->timestamp, st, b->epoch, (uint8_t)(pr_int(&w[0]) & 0xff), true, true };
     return 0;
 }
 
@@ -322,6 +362,8 @@ static int on_trace(void *user, const nt_trace_info *info)
 {
     nt_profile_builder *b = user;
     b->p->frequency = info->qpc_frequency;
+    b->from_ns = nt_time_bound_resolve(&b->from, info);
+    b->to_ns = nt_time_bound_resolve(&b->to, info);
     return b->tcb.trace(b->tb, info);
 }
 
