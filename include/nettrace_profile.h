@@ -13,7 +13,10 @@
  *               the allocated type (TypeName, V2+; "" before) and the heap
  *               (AllocationKind: small, large, pinned object heap)
  *   exceptions  ExceptionThrown (V1; V0 has no stack-worthy fields but is
- *               counted too): count, labelled by the exception type
+ *               counted too): count, labelled by the exception type, and
+ *               with nt_profile_options.exception_messages by its message
+ *               too (ExceptionMessage; off by default, so records of one
+ *               type merge whatever their messages)
  *   contention  ContentionStart / ContentionStop paired per thread: wait in
  *               ns (stop time - start time) and count, on the start's stack;
  *               a start without a stop is kept as an open wait (its weight
@@ -72,6 +75,7 @@ typedef struct nt_profile_record {
     uint32_t stack_index;     /**< resolved stack: nt_trace_stack_at(nt_profile_trace(p), stack_index) */
     uint64_t thread_id;
     const char *label;        /**< allocated type / exception type / "" for contention; valid with the profile */
+    const char *message;      /**< exceptions with exception_messages: the ExceptionMessage; else "" */
     uint32_t heap;            /**< alloc: nt_alloc_heap; contention: ContentionFlags (0 managed, 1 native) */
     bool open;                /**< contention: a start with no stop in the stream */
     int64_t value;            /**< bytes (alloc), events (exceptions), wait ns (contention) */
@@ -138,6 +142,8 @@ typedef struct nt_profile_options {
      *  before from does not, and its stop is not an unpaired one).  Totals follow the window; the GC
      *  timeline, the span and the thread samples do not. */
     nt_time_bound from, to;
+    bool exception_messages;       /**< exceptions: the message is part of a record's key (nt_profile_record
+                                        .message), so throws merge by type and message */
 } nt_profile_options;
 
 typedef struct nt_profile nt_profile;
@@ -206,7 +212,7 @@ NT_API nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_
 NT_API nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt,
                                               nt_sink_fn w, void *user);
 /** pprof with the kind's sample types: alloc_space/bytes + alloc_objects/count, exceptions/count,
- *  contentions/count + delay/nanoseconds; labels thread_id, and type / heap where they apply. */
+ *  contentions/count + delay/nanoseconds; labels thread_id, and type / heap / message where they apply. */
 NT_API nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                          void *user);
 

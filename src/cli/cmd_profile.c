@@ -4,7 +4,8 @@
  *   <timestamp_ns> <thread_id> <value> <label> <frames>
  * value: bytes (alloc), 1 (exceptions), wait ns (contention); label: alloc
  * <heap>:<type> (heap soh, loh, poh, other), exceptions <type>, contention
- * managed|native, with ":open" for a start that had no stop; a label is
+ * managed|native, with ":open" for a start that had no stop; with
+ * --messages an exception's label is <type>:<message> when it has one; a label is
  * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
@@ -34,9 +35,20 @@ static void label_field(const nt_profile_record *r, char *buf, size_t size)
         snprintf(raw, sizeof raw, "%s:%s", nt_alloc_heap_name((nt_alloc_heap)r->heap), l);
     else if (r->kind == NT_PROFILE_CONTENTION)
         snprintf(raw, sizeof raw, "%s%s", r->heap == 1 ? "native" : "managed", r->open ? ":open" : "");
+    else if (*r->message)
+        snprintf(raw, sizeof raw, "%s:%s", l, r->message);
     else
         snprintf(raw, sizeof raw, "%s", l);
     nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
+}
+
+bool cli_profile_messages_fit(const char *cmd, nt_profile_kind k, bool messages)
+{
+    if (messages && k != NT_PROFILE_EXCEPTIONS) {
+        fprintf(stderr, "nettrace %s: --messages labels exceptions: it needs --profile exceptions\n", cmd);
+        return false;
+    }
+    return true;
 }
 
 bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select *ps)
@@ -53,6 +65,14 @@ bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select
     return true;
 }
 
+/* How a command's selection builds its profile. */
+static nt_profile_options load_options(const cli_profile_select *ps, bool keep_events)
+{
+    nt_profile_options po = { .keep_events = keep_events, .from = ps->from, .to = ps->to,
+                              .exception_messages = ps->messages };
+    return po;
+}
+
 static int by_time(const void *a, const void *b, void *ctx)
 {
     int64_t tx = nt_profile_record_at(ctx, *(const size_t *)a).timestamp;
@@ -63,7 +83,8 @@ static int by_time(const void *a, const void *b, void *ctx)
 int cli_profile_samples(const char *path, const cli_profile_select *ps)
 {
     nt_profile *p;
-    int rc = cli_profile_load(path, true, &ps->from, &ps->to, &p);
+    nt_profile_options po = load_options(ps, true);
+    int rc = cli_profile_load(path, &po, &p);
     if (!p)
         return rc;
     const nt_trace *t = nt_profile_trace(p);
@@ -140,7 +161,8 @@ static const char *value_unit(nt_profile_kind k)
 int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, bool by_thread)
 {
     nt_profile *p;
-    int rc = cli_profile_load(path, false, &ps->from, &ps->to, &p);
+    nt_profile_options po = load_options(ps, false);
+    int rc = cli_profile_load(path, &po, &p);
     if (!p)
         return rc;
     if (!cli_profile_top_print(stdout, p, ps, top, by_thread))
@@ -241,7 +263,8 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
         return CLI_EXIT_USAGE;
     }
     nt_profile *p;
-    int rc = cli_profile_load(path, false, &ps->from, &ps->to, &p);
+    nt_profile_options po = load_options(ps, false);
+    int rc = cli_profile_load(path, &po, &p);
     if (!p)
         return rc;
     cli_output out;

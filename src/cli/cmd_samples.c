@@ -43,6 +43,7 @@ static void usage(FILE *f)
           "                       exceptions: value 1, label <type>; contention: value\n"
           "                       the wait in ns, label managed|native (:open when no\n"
           "                       stop came); labels escaped as names are\n"
+          CLI_MESSAGES_HELP
           "  -h, --help         this help\n",
           f);
 }
@@ -52,12 +53,14 @@ int cmd_samples(int argc, char **argv)
     static const struct option opts[] = { { "relative", no_argument, NULL, 'r' },
                                            { "signatures", no_argument, NULL, 'S' },
                                            { "profile", required_argument, NULL, 'P' },
+                                           { "messages", no_argument, NULL, 'M' },
                                            CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     cli_filter filter = { 0 };
     bool relative = false;
     unsigned name_flags = 0;
+    bool messages = false;
     nt_profile_kind profile = NT_PROFILE_CPU;
     int c;
     optind = 1;
@@ -65,6 +68,7 @@ int cmd_samples(int argc, char **argv)
         switch (c) {
         case 'r': relative = true; break;
         case 'S': name_flags = NT_NAME_SIGNATURE; break;
+        case 'M': messages = true; break;
         case 'P':
             if (!cli_profile_parse("samples", optarg, &profile))
                 return CLI_EXIT_USAGE;
@@ -79,13 +83,16 @@ int cmd_samples(int argc, char **argv)
     if (!path)
         return CLI_EXIT_USAGE;
     bool wall = profile == NT_PROFILE_WALL;
+    if (!cli_profile_messages_fit("samples", profile, messages))
+        return CLI_EXIT_USAGE;
     if (wall && filter.managed_only) {
         fprintf(stderr, "nettrace samples: --profile wall weighs managed and external samples alike: "
                         "no --managed-only\n");
         return CLI_EXIT_USAGE;
     }
     if (profile != NT_PROFILE_CPU && !wall) {
-        cli_profile_select ps = { .kind = profile, .name_flags = name_flags, .relative = relative };
+        cli_profile_select ps = { .kind = profile, .name_flags = name_flags, .relative = relative,
+                                  .messages = messages };
         if (!cli_profile_filter(&filter, "samples", &ps))
             return CLI_EXIT_USAGE;
         return cli_profile_samples(path, &ps);

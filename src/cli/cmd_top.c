@@ -37,6 +37,7 @@ static void usage(FILE *f)
           "                       first (not with --json, --inclusive or --managed-only;\n"
           "                       --from/--to count each event by its time, a wait by\n"
           "                       its start)\n"
+          CLI_MESSAGES_HELP
           "  -h, --help         this help\n"
           "Names are printed with control characters and invalid UTF-8 as \\xHH.\n",
           f);
@@ -51,6 +52,7 @@ int cmd_top(int argc, char **argv)
                                            { "json", no_argument, NULL, 'j' },
                                            { "signatures", no_argument, NULL, 'S' },
                                            { "profile", required_argument, NULL, 'P' },
+                                           { "messages", no_argument, NULL, 'M' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     /* 'nettrace top -p PID' is the live form (cmd_top_live, the session component). */
@@ -59,7 +61,7 @@ int cmd_top(int argc, char **argv)
             (strncmp(argv[i], "-p", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9'))
             return cmd_top_live(argc, argv);
     uint64_t top = 20;
-    bool by_incl = false, by_thread = false, json = false, signatures = false;
+    bool by_incl = false, by_thread = false, json = false, signatures = false, messages = false;
     cli_filter filter = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
     int c;
@@ -74,6 +76,7 @@ int cmd_top(int argc, char **argv)
         case 'b': by_thread = true; break;
         case 'j': json = true; break;
         case 'S': signatures = true; break;
+        case 'M': messages = true; break;
         case 'P':
             if (!cli_profile_parse("top", optarg, &kind))
                 return CLI_EXIT_USAGE;
@@ -87,8 +90,11 @@ int cmd_top(int argc, char **argv)
     const char *path = cli_file_operand(argc, argv, usage);
     if (!path)
         return CLI_EXIT_USAGE;
+    if (!cli_profile_messages_fit("top", kind, messages))
+        return CLI_EXIT_USAGE;
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
-        cli_profile_select ps = { .kind = kind, .name_flags = signatures ? NT_NAME_SIGNATURE : 0 };
+        cli_profile_select ps = { .kind = kind, .name_flags = signatures ? NT_NAME_SIGNATURE : 0,
+                                  .messages = messages };
         if (json || by_incl) {
             fprintf(stderr, "nettrace top: --json and --inclusive are for the thread samples, not --profile %s\n",
                     nt_profile_kind_name(kind));

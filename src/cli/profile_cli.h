@@ -16,10 +16,19 @@ typedef struct cli_profile_select {
     bool has_thread;       /* only thread_id */
     uint64_t thread_id;
     cli_time from, to;     /* only events in [from, to) (the builder applies it per event) */
+    bool messages;         /* exceptions: the message is part of the label (--messages) */
 } cli_profile_select;
 /* The sample filter f for an event profile: its thread and time window into
  * ps (usage error on stderr, false, for --managed-only, which selects samples only). */
 bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select *ps);
+
+/* Whether --messages (given or not) fits profile k (usage error on stderr, false, when not). */
+bool cli_profile_messages_fit(const char *cmd, nt_profile_kind k, bool messages);
+/* The help line of --messages (samples, top, stacks). */
+#define CLI_MESSAGES_HELP                                                                 \
+    "      --messages     --profile exceptions: label each throw with its message\n"   \
+    "                       too (ExceptionMessage), so throws merge by type and\n"     \
+    "                       message (default: by type)\n"
 
 /* samples --profile K: one line per event in time order (see cmd_profile.c). */
 int cli_profile_samples(const char *path, const cli_profile_select *ps);

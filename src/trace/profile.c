@@ -34,7 +34,7 @@ struct nt_profile_builder {
     nt_trace_builder *tb;
     nt_callbacks tcb;       /* the trace builder's callbacks, called first */
     nt_profile *p;
-    bool keep_events, events_only, failed;
+    bool keep_events, events_only, exception_messages, failed;
     nt_status fail_status;
     uint32_t epoch;
     bool seen_unload;
@@ -100,6 +100,7 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
     b->events_only = opt && opt->events_only;
+    b->exception_messages = opt && opt->exception_messages;
     if (opt) {
         b->from = opt->from;
         b->to = opt->to;
@@ -124,6 +125,7 @@ static uint64_t rec_hash(const nt_profile_builder *b, const pr_rec *r, uint32_t 
     h = mix(h, istack);
     h = mix(h, r->thread_id);
     h = mix(h, (uint64_t)(uintptr_t)r->label); /* interned: equal labels share a pointer */
+    h = mix(h, (uint64_t)(uintptr_t)r->message);
     return nt_hash_u64(&b->key, mix(h, r->epoch));
 }
 
@@ -131,7 +133,7 @@ static bool same_key(const nt_profile *p, size_t i, const pr_rec *r, uint32_t is
 {
     const pr_rec *q = &p->recs[i];
     return p->res[i].stack == istack && q->kind == r->kind && q->heap == r->heap && q->open == r->open &&
-           q->thread_id == r->thread_id && q->label == r->label && q->epoch == r->epoch;
+           q->thread_id == r->thread_id && q->label == r->label && q->message == r->message && q->epoch == r->epoch;
 }
 
 static bool table_grow(nt_profile_builder *b)
@@ -238,7 +240,7 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
     int64_t kind = pr_int(&w[1]);
     const char *type = w[3].have && w[3].v.kind == NT_VALUE_STRING ? w[3].v.v.str.ptr : "";
     pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes, 1, b->epoch,
-                 NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0 };
+                 NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0, NULL };
     if (!r.label)
         return fail(b, NT_ERR_NOMEM);
     uint32_t st = intern(b, ev, NT_PROFILE_ALLOC);
@@ -254,11 +256,13 @@ static int on_exception(nt_profile_builder *b, const nt_event *ev)
     nt_profile *p = b->p;
     if (!in_window(b, ev->timestamp))
         return 0;
-    pr_want w[] = { { "ExceptionType", false, { 0 } } };
-    pr_fields(ev, w, 1);
+    pr_want w[] = { { "ExceptionType", false, { 0 } }, { "ExceptionMessage", false, { 0 } } };
+    pr_fields(ev, w, b->exception_messages ? 2 : 1);
     const char *type = w[0].have && w[0].v.kind == NT_VALUE_STRING ? w[0].v.v.str.ptr : "";
-    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), 1, 1, b->epoch, NT_PROFILE_EXCEPTIONS, 0, 0 };
-    if (!r.label)
+    const char *message = w[1].have && w[1].v.kind == NT_VALUE_STRING ? w[1].v.v.str.ptr : "";
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), 1, 1, b->epoch, NT_PROFILE_EXCEPTIONS, 0, 0,
+                 b->exception_messages ? tr_intern(&p->mem, &p->strings, message) : NULL };
+    if (!r.label || (b->exception_messages && !r.message))
         return fail(b, NT_ERR_NOMEM);
     uint32_t st = intern(b, ev, NT_PROFILE_EXCEPTIONS);
     if (st == UINT32_MAX)
@@ -278,7 +282,7 @@ static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool
     if (!o->counted) /* it started outside the window */
         return 0;
     int64_t wait = ticks_ns(p, end_ticks) - ticks_ns(p, o->ticks);
-    pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open };
+    pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open, NULL };
     nt_profile_totals *tot = &p->totals[NT_PROFILE_CONTENTION];
     tot->events++;
     tot->open += open;
@@ -509,6 +513,7 @@ nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i)
     o.stack_index = p->res[i].stack;
     o.thread_id = r->thread_id;
     o.label = r->label;
+    o.message = r->message ? r->message : "";
     o.heap = r->heap;
     o.open = r->open;
     o.value = r->value;
