@@ -171,6 +171,10 @@ NT_API size_t nt_profile_record_count(const nt_profile *p);
 /** Record i: grouped by kind (alloc, exceptions, contention), in stream order of first event within one. */
 NT_API nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i);
 NT_API void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_totals *out);
+/** The most bytes the profile held while it was built and since: its records, merge table, labels and GC
+ *  timeline at their peak plus its trace's peak (nt_trace_stats.memory_peak), an upper bound.  Without
+ *  keep_events it follows the distinct records and stacks, not the number of events. */
+NT_API size_t nt_profile_memory_peak(const nt_profile *p);
 NT_API size_t nt_profile_gc_count(const nt_profile *p);
 /** GC i, in order of start time (stream order for ties). */
 NT_API const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i);

@@ -531,4 +531,11 @@ void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_to
 }
 
 size_t nt_profile_gc_count(const nt_profile *p) { return p->ngcs; }
+
+size_t nt_profile_memory_peak(const nt_profile *p)
+{
+    nt_trace_stats ts;
+    nt_trace_stats_get(p->trace, &ts);
+    return p->mem.peak + ts.memory_peak;
+}
 const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i) { return &p->gcs[i]; }
