@@ -89,6 +89,8 @@ tests_test_trace_corpus_LDFLAGS = $(T_LINK)
 
 # The commands end to end on corpus/ traces (skips when they are absent).
 TESTS += tests/trace_cli.sh
+TESTS += tests/cli_profiles.sh
+EXTRA_DIST += tests/cli_profiles.sh
 EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.proto
 
 # ---- session ----
