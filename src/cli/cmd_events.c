@@ -140,9 +140,7 @@ int cmd_events(int argc, char **argv)
         case 'p': r.filter.provider = optarg; break;
         case 'e': r.filter.event = optarg; break;
         case 't': {
-            char *end;
-            r.filter.thread = strtoull(optarg, &end, 0);
-            if (end == optarg || *end) {
+            if (!cli_parse_u64(optarg, UINT64_MAX, &r.filter.thread)) {
                 fprintf(stderr, "nettrace events: --thread wants a thread id, not '%s'\n", optarg);
                 return CLI_EXIT_USAGE;
             }

@@ -1,4 +1,5 @@
 #include "cli/event_format.h"
+#include "cli/opts.h"
 #include "common/json.h"
 
 #include <inttypes.h>
@@ -37,9 +38,8 @@ bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns)
     if (f->event) {
         if (!d)
             return false;
-        char *end;
-        unsigned long id = strtoul(f->event, &end, 10);
-        if (end != f->event && !*end)
+        uint64_t id;
+        if (cli_parse_u64(f->event, UINT64_MAX, &id))
             return d->event_id == id;
         return name_matches(f->event, nt_event_name(ev));
     }

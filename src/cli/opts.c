@@ -10,14 +10,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (s[0] < '0' || s[0] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
 bool cli_u64_option(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,
                     uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    /* strtoull takes "-3" and wraps it: only digits may start the value. */
-    unsigned long long v = arg[0] >= '0' && arg[0] <= '9' ? strtoull(arg, &end, 0) : 0;
-    if (arg[0] < '0' || arg[0] > '9' || errno || *end || v < min || v > max) {
+    uint64_t v;
+    if (!cli_parse_u64(arg, max, &v) || v < min) {
         fprintf(stderr, "nettrace %s: %s wants a number from %" PRIu64 " to %" PRIu64 ", not '%s'\n", cmd, opt,
                 min, max, arg);
         return false;

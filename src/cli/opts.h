@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A decimal (or 0x hex) integer of at most max, digits only: strtoull alone
+ * takes "-3" (wrapping it), leading blanks and "+7".  False otherwise. */
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
 /* A decimal (or 0x hex) integer in [min, max].  On failure prints
  * "nettrace CMD: OPT wants a number from MIN to MAX, not 'ARG'" and returns false. */
 bool cli_u64_option(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max,

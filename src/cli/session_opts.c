@@ -1,6 +1,7 @@
 /* Provider specs and Ctrl-C handling for the commands that attach. */
 #include "cli/session_opts.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,19 +62,14 @@ bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t
             return false;
         }
         if (fields[1] && *fields[1]) {
-            char *end;
-            errno = 0;
-            p->keywords = strtoull(fields[1], &end, 0);
-            if (errno || *end) {
+            if (!cli_parse_u64(fields[1], UINT64_MAX, &p->keywords)) {
                 snprintf(err, errsize, "provider %s: bad keywords '%s'", p->name, fields[1]);
                 return false;
             }
         }
         if (fields[2] && *fields[2]) {
-            char *end;
-            errno = 0;
-            unsigned long lv = strtoul(fields[2], &end, 0);
-            if (errno || *end || lv > 255) {
+            uint64_t lv;
+            if (!cli_parse_u64(fields[2], 255, &lv)) {
                 snprintf(err, errsize, "provider %s: bad level '%s'", p->name, fields[2]);
                 return false;
             }

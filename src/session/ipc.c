@@ -1,6 +1,6 @@
 /* Diagnostics IPC framing and deadline-bound socket I/O. */
 #include "session/ipc.h"
-#include "common/clock.h"
+#include "common/le_store.h"
 #include "common/utf8.h"
 
 #include <errno.h>
@@ -14,19 +14,6 @@
 #include <unistd.h>
 
 static const uint8_t IPC_MAGIC[14] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0 };
-
-/* The public face of the library's one clock (common/clock.h). */
-int64_t nt_now_ns(void) { return nt_clock_ns(); }
-
-int64_t nt_deadline_after_ms(int64_t ms)
-{
-    if (ms < 0)
-        return NT_DEADLINE_NONE;
-    int64_t now = nt_now_ns();
-    if (ms > (NT_DEADLINE_NONE - now) / 1000000)
-        return NT_DEADLINE_NONE;
-    return now + ms * 1000000;
-}
 
 int ipc_poll_timeout(int64_t deadline_ns)
 {
@@ -55,19 +42,22 @@ void ipc_put_u8(ipc_buf *b, uint8_t v) { put(b, &v, 1); }
 
 void ipc_put_u32(ipc_buf *b, uint32_t v)
 {
-    uint8_t p[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+    uint8_t p[4];
+    nt_store_le32(p, v);
     put(b, p, 4);
 }
 
 void ipc_put_u64(ipc_buf *b, uint64_t v)
 {
-    ipc_put_u32(b, (uint32_t)v);
-    ipc_put_u32(b, (uint32_t)(v >> 32));
+    uint8_t p[8];
+    nt_store_le64(p, v);
+    put(b, p, 8);
 }
 
-static void put_unit(ipc_buf *b, uint32_t u)
+static void put_unit(ipc_buf *b, uint16_t u)
 {
-    uint8_t p[2] = { (uint8_t)u, (uint8_t)(u >> 8) };
+    uint8_t p[2];
+    nt_store_le16(p, u);
     put(b, p, 2);
 }
 
@@ -277,20 +267,24 @@ nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int 
     }
 }
 
-nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns, int cancel_fd)
+/* One loop for both directions: a partial transfer continues, a signal
+ * retries, a full (send) or empty (receive) socket waits for readiness until
+ * the deadline.  A receive that meets the peer's close is a truncated reply. */
+static nt_status transfer(int fd, uint8_t *p, size_t len, bool sending, int64_t deadline_ns, int cancel_fd)
 {
-    const uint8_t *p = data;
     while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        ssize_t n = sending ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
         if (n > 0) {
             p += n;
             len -= (size_t)n;
             continue;
         }
+        if (n == 0 && !sending)
+            return NT_ERR_TRUNCATED;
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            nt_status st = ipc_wait(fd, POLLOUT, deadline_ns, cancel_fd);
+            nt_status st = ipc_wait(fd, sending ? POLLOUT : POLLIN, deadline_ns, cancel_fd);
             if (st != NT_OK)
                 return st;
             continue;
@@ -300,29 +294,15 @@ nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns
     return NT_OK;
 }
 
+nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns, int cancel_fd)
+{
+    /* send() does not write through the pointer; the cast only lets one loop serve both directions. */
+    return transfer(fd, (uint8_t *)(uintptr_t)data, len, true, deadline_ns, cancel_fd);
+}
+
 nt_status ipc_recv_exact(int fd, void *data, size_t len, int64_t deadline_ns, int cancel_fd)
 {
-    uint8_t *p = data;
-    while (len > 0) {
-        ssize_t n = recv(fd, p, len, 0);
-        if (n > 0) {
-            p += n;
-            len -= (size_t)n;
-            continue;
-        }
-        if (n == 0)
-            return NT_ERR_TRUNCATED;
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            nt_status st = ipc_wait(fd, POLLIN, deadline_ns, cancel_fd);
-            if (st != NT_OK)
-                return st;
-            continue;
-        }
-        return NT_ERR_IO;
-    }
-    return NT_OK;
+    return transfer(fd, data, len, false, deadline_ns, cancel_fd);
 }
 
 nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap, size_t *len, uint32_t *hresult,

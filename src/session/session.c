@@ -19,27 +19,6 @@ static const nt_provider DEFAULT_PROVIDERS[] = {
     { NT_PROVIDER_RUNTIME, NT_KEYWORD_LOADER | NT_KEYWORD_JIT, 5, NULL },
 };
 
-int nt_sink_fd(void *user, const void *data, size_t len)
-{
-    int fd = *(const int *)user;
-    const uint8_t *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-int nt_sink_parser(void *user, const void *data, size_t len)
-{
-    return nt_parser_feed(user, data, len) == NT_OK ? 0 : 1;
-}
-
 static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
 
 /* Copy the providers and their strings into one block each. */

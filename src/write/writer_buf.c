@@ -2,6 +2,7 @@
  * encoders.  A failed append marks the buffer failed and drops the bytes, so
  * encoders append freely and check once. */
 #include "write/writer_internal.h"
+#include "common/le_store.h"
 #include "common/utf8.h"
 
 #include <string.h>
@@ -39,23 +40,22 @@ void wb_u8(wbuf *b, uint8_t v) { wb_bytes(b, &v, 1); }
 
 void wb_u16(wbuf *b, uint16_t v)
 {
-    uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+    uint8_t x[2];
+    nt_store_le16(x, v);
     wb_bytes(b, x, 2);
 }
 
 void wb_u32(wbuf *b, uint32_t v)
 {
     uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
+    nt_store_le32(x, v);
     wb_bytes(b, x, 4);
 }
 
 void wb_u64(wbuf *b, uint64_t v)
 {
     uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
+    nt_store_le64(x, v);
     wb_bytes(b, x, 8);
 }
 
@@ -75,16 +75,14 @@ void wb_put16(wbuf *b, size_t at, uint16_t v)
 {
     if (b->failed || at + 2 > b->n)
         return;
-    b->d[at] = (uint8_t)v;
-    b->d[at + 1] = (uint8_t)(v >> 8);
+    nt_store_le16(b->d + at, v);
 }
 
 void wb_put32(wbuf *b, size_t at, uint32_t v)
 {
     if (b->failed || at + 4 > b->n)
         return;
-    for (int i = 0; i < 4; i++)
-        b->d[at + i] = (uint8_t)(v >> (8 * i));
+    nt_store_le32(b->d + at, v);
 }
 
 void wb_free(wbuf *b)
