@@ -143,30 +143,24 @@ static void check_window(const nt_profile *p)
     cr_expect_eq(alloc_records, 1);
 }
 
-LTest(profile_select, window_relative_to_the_trace_start)
+/* The window [from, to) checked on the written trace; the profile is returned for more checks. */
+static nt_profile *windowed(const nt_membuf *out, nt_time_bound from, nt_time_bound to)
 {
-    nt_membuf out = { 0 };
-    write_window_trace(&out);
-    nt_profile_options po = { .from = { true, false, 150 }, .to = { true, false, 350 } };
-    nt_profile *p = build(&out, &po);
+    nt_profile_options po = { .from = from, .to = to };
+    nt_profile *p = build(out, &po);
     check_window(p);
-    nt_profile_free(p);
-    nt_membuf_free(&out);
+    return p;
 }
 
-LTest(profile_select, window_on_the_trace_clock_and_mixed)
+LTest(profile_select, window_relative_absolute_and_mixed)
 {
     nt_membuf out = { 0 };
     write_window_trace(&out);
-    nt_profile_options po = { .from = { true, true, 1150 }, .to = { true, true, 1350 } };
-    nt_profile *p = build(&out, &po);
-    check_window(p);
-    nt_profile_free(p);
-    po.from = (nt_time_bound){ true, true, 1150 };
-    po.to = (nt_time_bound){ true, false, 350 };
-    p = build(&out, &po);
-    check_window(p);
-    /* The window does not cut the GC timeline, the span or the samples. */
+    /* 150 and 350 ns after the start at 1000, on the trace clock, and one end of each. */
+    nt_profile_free(windowed(&out, (nt_time_bound){ true, false, 150 }, (nt_time_bound){ true, false, 350 }));
+    nt_profile_free(windowed(&out, (nt_time_bound){ true, true, 1150 }, (nt_time_bound){ true, true, 1350 }));
+    nt_profile *p = windowed(&out, (nt_time_bound){ true, true, 1150 }, (nt_time_bound){ true, false, 350 });
+    /* The window does not cut the span or the samples. */
     int64_t first, last;
     nt_profile_span(p, &first, &last);
     cr_expect_leq(first, 1100, "the first event read (a method load at 1), not the window's");
