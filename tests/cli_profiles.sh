@@ -86,6 +86,16 @@ folded_total=$("$NT" stacks --profile wall "$SPIN" | awk '{s += $NF} END {printf
 top_total=$("$NT" top --profile wall --json "$SPIN" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["weight"] == "wall_ns"; print(d["tables"][0]["samples"])')
 [ "$wall_total" = "$folded_total" ] && [ "$wall_total" = "$top_total" ] && ok "wall totals agree: $wall_total ns" \
     || fail "wall totals: samples $wall_total, stacks $folded_total, top $top_total"
+"$NT" stacks --profile wall -f speedscope -o "$TMP/w.json" "$SPIN" && python3 - "$TMP/w.json" "$wall_total" <<'PY' \
+    && ok "speedscope --profile wall: nanoseconds, the wall total" || fail "speedscope --profile wall"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(p["unit"] == "nanoseconds" for p in d["profiles"]), "units"
+total = sum(sum(p["weights"]) for p in d["profiles"])
+assert total == int(sys.argv[2]), (total, sys.argv[2])
+PY
+"$NT" stacks --profile wall --weight samples "$SPIN" >/dev/null 2>&1; [ $? -eq 2 ] \
+    && ok "--profile wall --weight samples: usage error" || fail "--profile wall with --weight samples"
 cpu_total=$("$NT" top --json "$SPIN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tables"][0]["samples"])')
 [ "$cpu_total" -lt "$top_total" ] && ok "cpu counts samples ($cpu_total), wall ns" || fail "cpu $cpu_total vs wall $top_total"
 "$NT" top --profile wall "$SPIN" | grep -q "exclusive_ns" && ok "top --profile wall columns in ns" || fail "top wall header"

@@ -82,8 +82,6 @@ int cmd_stacks(int argc, char **argv)
         case 'P':
             if (!cli_profile_parse("stacks", optarg, &kind))
                 return CLI_EXIT_USAGE;
-            if (kind == NT_PROFILE_WALL)
-                eo.weight = NT_WEIGHT_TIME, weight_given = true;
             break;
         case 'c': po.by_count = true; break;
         case 'l': po.with_label = true; break;
@@ -96,6 +94,14 @@ int cmd_stacks(int argc, char **argv)
     }
     if (!cli_profile_messages_fit("stacks", kind, messages))
         return CLI_EXIT_USAGE;
+    if (kind == NT_PROFILE_WALL) {
+        if (weight_given && eo.weight != NT_WEIGHT_TIME) {
+            fprintf(stderr, "nettrace stacks: --profile wall weighs by time: not --weight samples\n");
+            return CLI_EXIT_USAGE;
+        }
+        eo.weight = NT_WEIGHT_TIME;
+        weight_given = true;
+    }
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
         const char *path = cli_file_operand(argc, argv, usage);
         if (!path)
