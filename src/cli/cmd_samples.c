@@ -34,7 +34,7 @@ static void usage(FILE *f)
           "                       instead of the trace clock\n" CLI_SIGNATURES_HELP CLI_FILTER_HELP
           "      --profile P    cpu (the default: the thread samples as above), or a\n"
           "                       profile, one line per sample or event in time order\n"
-          "                       (of the filters, --thread, --from and --to):\n"
+          "                       (an event profile takes --thread, --from and --to):\n"
           "                         <timestamp_ns> <thread_id> <value> <label> <frames>\n"
           "                       wall: value the ns to the thread's next sample (its\n"
           "                       last: the sampling interval), label managed|external|\n"
@@ -85,11 +85,6 @@ int cmd_samples(int argc, char **argv)
     bool wall = profile == NT_PROFILE_WALL;
     if (!cli_profile_messages_fit("samples", profile, messages))
         return CLI_EXIT_USAGE;
-    if (wall && filter.managed_only) {
-        fprintf(stderr, "nettrace samples: --profile wall weighs managed and external samples alike: "
-                        "no --managed-only\n");
-        return CLI_EXIT_USAGE;
-    }
     if (profile != NT_PROFILE_CPU && !wall) {
         cli_profile_select ps = { .kind = profile, .name_flags = name_flags, .relative = relative,
                                   .messages = messages };
