@@ -60,6 +60,10 @@ awk -v f="$cf" '$1 >= f' "$TMP/call" > "$TMP/cwant"
 "$NT" samples --profile contention --relative --from "${cf}ns" "$CONT" > "$TMP/cgot"
 cmp -s "$TMP/cwant" "$TMP/cgot" && [ -s "$TMP/cgot" ] && ok "contention window by the waits' starts, whole waits" \
     || fail "contention window"
+# a window with none of the profile's events says where they are
+"$NT" samples --profile alloc --from 10m "$ALLOC" 2>"$TMP/err" >"$TMP/none"
+[ ! -s "$TMP/none" ] && grep -q "select no alloc events; the trace's events lie between" "$TMP/err" \
+    && ok "an empty window is explained" || fail "empty window: $(cat "$TMP/err")"
 # usage errors
 "$NT" samples --profile alloc --managed-only "$ALLOC" >/dev/null 2>&1; [ $? -eq 2 ] \
     && ok "--managed-only on an event profile: usage error" || fail "--managed-only with --profile alloc"

@@ -65,12 +65,29 @@ bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select
     return true;
 }
 
-/* How a command's selection builds its profile. */
-static nt_profile_options load_options(const cli_profile_select *ps, bool keep_events)
+/* The profile of path as the selection ps builds it (its window applied per
+ * event by the builder); when a window leaves none of the kind's events, says
+ * on stderr where the trace's events lie.  The exit code; *out NULL when
+ * there is no profile. */
+static int load(const char *path, const cli_profile_select *ps, bool keep_events, const char *cmd, nt_profile **out)
 {
     nt_profile_options po = { .keep_events = keep_events, .from = ps->from, .to = ps->to,
                               .exception_messages = ps->messages };
-    return po;
+    int rc = cli_profile_load(path, &po, out);
+    nt_profile_totals tot;
+    if (!*out || (!ps->from.set && !ps->to.set))
+        return rc;
+    nt_profile_totals_get(*out, ps->kind, &tot);
+    if (tot.events)
+        return rc;
+    int64_t start = cli_trace_start_ns(nt_trace_header(nt_profile_trace(*out))), first, last;
+    nt_profile_span(*out, &first, &last);
+    char a[32], b[32];
+    cli_format_duration(a, sizeof a, first - start);
+    cli_format_duration(b, sizeof b, last - start);
+    fprintf(stderr, "nettrace %s: --from/--to select no %s events; the trace's events lie between +%s and +%s "
+                    "after its start\n", cmd, nt_profile_kind_name(ps->kind), a, b);
+    return rc;
 }
 
 static int by_time(const void *a, const void *b, void *ctx)
@@ -83,8 +100,7 @@ static int by_time(const void *a, const void *b, void *ctx)
 int cli_profile_samples(const char *path, const cli_profile_select *ps)
 {
     nt_profile *p;
-    nt_profile_options po = load_options(ps, true);
-    int rc = cli_profile_load(path, &po, &p);
+    int rc = load(path, ps, true, "samples", &p);
     if (!p)
         return rc;
     const nt_trace *t = nt_profile_trace(p);
@@ -161,8 +177,7 @@ static const char *value_unit(nt_profile_kind k)
 int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, bool by_thread)
 {
     nt_profile *p;
-    nt_profile_options po = load_options(ps, false);
-    int rc = cli_profile_load(path, &po, &p);
+    int rc = load(path, ps, false, "top", &p);
     if (!p)
         return rc;
     if (!cli_profile_top_print(stdout, p, ps, top, by_thread))
@@ -263,8 +278,7 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
         return CLI_EXIT_USAGE;
     }
     nt_profile *p;
-    nt_profile_options po = load_options(ps, false);
-    int rc = cli_profile_load(path, &po, &p);
+    int rc = load(path, ps, false, "stacks", &p);
     if (!p)
         return rc;
     cli_output out;
