@@ -22,8 +22,17 @@
  *                           sample's CallStack for CodeAddress.FullMethodName
  *                           and ModuleName does: strings made once per method,
  *                           read per frame); prints "samples N frames N"
+ *   bench_ours trace-warm FILE RUNS   the trace job RUNS times in this one
+ *                           process; prints per run
+ *                           "run I wall S cpu S samples N frames N" (wall:
+ *                           CLOCK_MONOTONIC, cpu: getrusage user + system),
+ *                           as BenchTraceEvent tracelog-warm does for TraceLog,
+ *                           then "parse S resolve S walk S": the CPU time of
+ *                           each phase (see trace_once), and "bare S": the CPU
+ *                           time of parse-bare with lazy names, run after
+ *                           each run (not in its times), the job's floor
  *
- * Both feed the parser FILE mapped (mmap), 1 MiB at a time, each MiB
+ * Every job feeds the parser FILE mapped (mmap), 1 MiB at a time, each MiB
  * dropped from the mapping once parsed so that about 1 MiB of the file is
  * resident at once: the parser's own cost, without a copy.  BENCH_READ=1 in
  * the environment reads with read() in 1 MiB chunks into a cache-line-aligned
@@ -37,7 +46,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHUNK (1u << 20)
@@ -88,7 +99,10 @@ static nt_status feed_file(nt_parser *p, const char *path)
     return s == NT_OK ? nt_parser_finish(p) : s;
 }
 
-static int do_parse(const char *path, bool lazy_names, bool bare)
+/* The parser over FILE, every callback touching its arguments or (bare)
+ * none; the events counted in bench_events.  Returns 0, or 1 with a
+ * message. */
+static int parse_once(const char *path, bool lazy_names, bool bare)
 {
     nt_parser *p = nt_parser_new(bare ? NULL : &bench_touch_all, NULL, NULL, NULL);
     if (!p) {
@@ -107,6 +121,13 @@ static int do_parse(const char *path, bool lazy_names, bool bare)
         fprintf(stderr, "bench_ours: %s: %s\n", path, nt_status_name(st));
         return 1;
     }
+    return 0;
+}
+
+static int do_parse(const char *path, bool lazy_names, bool bare)
+{
+    if (parse_once(path, lazy_names, bare) != 0)
+        return 1;
     printf("events %llu\n", (unsigned long long)bench_events);
     return 0;
 }
@@ -146,10 +167,37 @@ static int do_fields(const char *path)
     return 0;
 }
 
-/* nt_trace_from_file's work, through the builder so the file is read the
- * same way as for do_parse. */
-static int do_trace(const char *path)
+static double mono_seconds(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* User + system time of this process (all threads), as bench_run reads a
+ * child's and TraceEvent's side reads its own (getrusage). */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The CPU seconds of trace_once's three phases. */
+typedef struct phase_cpu {
+    double parse;   /* the file parsed, stacks interned, records kept aside */
+    double resolve; /* nt_trace_builder_finish: sort, resolve, write the frames */
+    double walk;    /* every sample's frames walked, the trace freed */
+} phase_cpu;
+
+/* nt_trace_from_file's work, through the builder so the file is read the
+ * same way as for do_parse, then every sample's frames walked; the counts go
+ * to *samples and *frames, each phase's CPU time to *ph.  Returns 0, or 1
+ * with a message. */
+static int trace_once(const char *path, size_t *samples, uint64_t *frames, phase_cpu *ph)
+{
+    double c0 = cpu_seconds();
     nt_trace_builder *b = nt_trace_builder_new(NULL);
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
@@ -159,7 +207,9 @@ static int do_trace(const char *path)
         nt_trace_builder_free(b);
         return 1;
     }
+    nt_parser_set_lazy_names(p, true); /* as nt_trace_from_file: the builder converts only the names it keeps */
     nt_status st = feed_file(p, path);
+    double c1 = cpu_seconds();
     nt_trace *t = NULL;
     nt_status fs = nt_trace_builder_finish(b, p, st, &t);
     if (st != NT_OK || fs != NT_OK) {
@@ -169,20 +219,68 @@ static int do_trace(const char *path)
         return 1;
     }
     nt_parser_free(p);
-    uint64_t frames = 0;
+    double c2 = cpu_seconds();
+    /* Summed in locals, added to the volatile sink once per sample (a load
+     * and a store of the sink per frame cost 5% of the 100 MB job's
+     * instructions; TraceEvent's side sums the same way). */
+    uint64_t nframes = 0;
     size_t n = nt_trace_sample_count(t);
     for (size_t i = 0; i < n; i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
+        uint64_t sum = 0;
         for (uint32_t k = 0; k < s.frame_count; k++) {
-            const nt_frame *f = &s.frames[k];
+            const nt_trace_method *m = s.frames[k].method;
             /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
-            bench_sink += (uint8_t)f->method->name[0] + (uint8_t)f->method->declaring_type[0] +
-                      (uint8_t)f->method->assembly[0];
-            frames++;
+            sum += (uint8_t)m->name[0] + (uint8_t)m->declaring_type[0] + (uint8_t)m->assembly[0];
         }
+        bench_sink += sum;
+        nframes += s.frame_count;
     }
-    printf("samples %zu frames %llu\n", n, (unsigned long long)frames);
+    *samples = n;
+    *frames = nframes;
     nt_trace_free(t);
+    double c3 = cpu_seconds();
+    *ph = (phase_cpu){ c1 - c0, c2 - c1, c3 - c2 };
+    return 0;
+}
+
+static int do_trace(const char *path)
+{
+    size_t samples;
+    uint64_t frames;
+    phase_cpu ph;
+    if (trace_once(path, &samples, &frames, &ph) != 0)
+        return 1;
+    printf("samples %zu frames %llu\n", samples, (unsigned long long)frames);
+    return 0;
+}
+
+/* The resolved job RUNS times in this process (the page cache, the
+ * allocator and the code warm after the first), one line per run with its
+ * wall and CPU time, the format BenchTraceEvent tracelog-warm prints. */
+static int do_trace_warm(const char *path, const char *runs_arg)
+{
+    int runs = atoi(runs_arg);
+    if (runs < 1) {
+        fprintf(stderr, "bench_ours: trace-warm: RUNS must be a positive number, not '%s'\n", runs_arg);
+        return 2;
+    }
+    for (int r = 1; r <= runs; r++) {
+        size_t samples;
+        uint64_t frames;
+        phase_cpu ph;
+        double t0 = mono_seconds(), c0 = cpu_seconds();
+        if (trace_once(path, &samples, &frames, &ph) != 0)
+            return 1;
+        double t1 = mono_seconds(), c1 = cpu_seconds();
+        /* The floor the job stands on, outside its times: the parser alone,
+         * no callbacks, names lazy, fed the same way. */
+        if (parse_once(path, true, true) != 0)
+            return 1;
+        double c2 = cpu_seconds();
+        printf("run %d wall %.6f cpu %.6f samples %zu frames %llu parse %.6f resolve %.6f walk %.6f bare %.6f\n", r,
+               t1 - t0, c1 - c0, samples, (unsigned long long)frames, ph.parse, ph.resolve, ph.walk, c2 - c1);
+    }
     return 0;
 }
 
@@ -202,6 +300,7 @@ static int do_profiles(const char *path)
         nt_profile_builder_free(b);
         return 1;
     }
+    nt_parser_set_lazy_names(p, true); /* as nt_profile_from_file */
     nt_status st = feed_file(p, path);
     nt_profile *pr = NULL;
     nt_status fs = nt_profile_builder_finish(b, p, st, &pr);
@@ -240,8 +339,11 @@ int main(int argc, char **argv)
         return do_parse(argv[2], false, true);
     if (argc == 3 && strcmp(argv[1], "trace") == 0)
         return do_trace(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "trace-warm") == 0)
+        return do_trace_warm(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "fields") == 0)
         return do_fields(argv[2]);
-    fprintf(stderr, "usage: bench_ours parse|parse-lazy|parse-bare|fields|trace|profiles FILE\n");
+    fprintf(stderr, "usage: bench_ours parse|parse-lazy|parse-bare|fields|trace|profiles FILE\n"
+                    "       bench_ours trace-warm FILE RUNS\n");
     return 2;
 }
