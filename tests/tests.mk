@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
-TESTS += tests/test_parser tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
+check_PROGRAMS += tests/test_parser tests/test_event_runs tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
+TESTS += tests/test_parser tests/test_event_runs tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -26,6 +26,12 @@ tests_test_feed_fd_CPPFLAGS = $(T_CPP)
 tests_test_feed_fd_CFLAGS = $(T_CC)
 tests_test_feed_fd_LDADD = $(T_LIBS)
 tests_test_feed_fd_LDFLAGS = $(T_LINK)
+
+tests_test_event_runs_SOURCES = tests/test_event_runs.c tests/support/streams.c tests/support/streams.h
+tests_test_event_runs_CPPFLAGS = $(T_CPP)
+tests_test_event_runs_CFLAGS = $(T_CC)
+tests_test_event_runs_LDADD = $(T_LIBS)
+tests_test_event_runs_LDFLAGS = $(T_LINK)
 
 tests_test_time_ns_SOURCES = tests/test_time_ns.c tests/support/streams.c tests/support/streams.h
 tests_test_time_ns_CPPFLAGS = $(T_CPP)

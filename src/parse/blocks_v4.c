@@ -11,8 +11,13 @@
 
 /* ---- events ------------------------------------------------------------- */
 
-/* Drop detection on the event's capture thread; runs of events share it. */
-static inline nt_status track_sequence(nt_parser *p, const nt_event *ev, uint64_t off)
+/* Drop detection on the event's capture thread, at the first event of a
+ * run (*run NULL): the thread found, which the run's later events share.
+ * Within a run (no NT_HDR_CAPTURE bit) the header counts the sequence number
+ * up by one per event, so those events cannot show a gap: the loop only
+ * records their numbers. */
+__attribute__((always_inline)) static inline nt_status run_start(nt_parser *p, const nt_event *ev, uint64_t off,
+                                                                  nt_thread_entry **run)
 {
     nt_thread_entry *t = p->threads.last;
     if (!t || t->key != ev->capture_thread_id) {
@@ -22,50 +27,81 @@ static inline nt_status track_sequence(nt_parser *p, const nt_event *ev, uint64_
         p->threads.last = t;
     }
     nt_seq_event(t, ev->sequence_number, true, &p->stats.events_dropped);
+    *run = t;
     return NT_OK;
 }
 
 static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off);
 
-/* One event's header, of the block's form (a constant in each caller's copy);
- * on failure the parser's error at the event's offset. */
+/* One event's header, of the block's form (a constant in each caller's copy,
+ * as is roomy: see nt_read_header); on failure the parser's error at the
+ * event's offset. */
 __attribute__((always_inline)) static inline nt_status read_header(nt_parser *p, nt_cursor *c, nt_event *ev, bool compressed,
+                                                                   bool roomy, int known, uint8_t *flags,
                                                                    uint64_t blob_off, const char *what)
 {
     uint32_t event_size = 0;
-    nt_header_result r = nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, &event_size);
+    nt_header_result r = nt_read_header(c, ev, &ev->thread_id, &ev->capture_thread_id, NULL, compressed, roomy, known,
+                                        flags, &event_size);
     return r == NT_HEADER_OK ? NT_OK : nt_header_fail(p, r, blob_off, ev, what, event_size);
+}
+
+/* What the events of a block carry from one to the next besides the event
+ * itself (whose fields the header only updates). */
+typedef struct v4_run {
+    unsigned what;        /* nt_desc_what(ev.desc) | NT_UNKNOWN_STACK of ev.stack */
+    nt_thread_entry *run; /* the capture thread of the current run (run_start) */
+    uint64_t to_off;      /* an event's stream offset is its address plus this */
+} v4_run;
+
+/* One event of an event block: its header, drops, lookups and callbacks
+ * (known: see nt_read_compressed_header_in). */
+__attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v4_run *r,
+                                                                 nt_sample *sample, bool compressed, bool roomy,
+                                                                 int known)
+{
+    /* Stored first: the header's failure reports it from there. */
+    ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
+    uint8_t f;
+    nt_status s;
+    if ((s = read_header(p, c, ev, compressed, roomy, known, &f, ev->offset, "event block")) != NT_OK)
+        return s;
+    if (f & NT_HDR_CAPTURE)
+        r->run = NULL;
+    if (ev->metadata_id != 0) { /* metadata events carry no sequence number */
+        if (r->run)
+            r->run->last_seq = ev->sequence_number;
+        else if ((s = run_start(p, ev, ev->offset, &r->run)) != NT_OK)
+            return s;
+    }
+    if (f & NT_HDR_STACK_ID)
+        r->what = (r->what & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
+    /* Writers set the bit when the id differs from the previous event's. */
+    if (f & NT_HDR_METADATA_ID) {
+        ev->desc = nt_metadata_find(&p->meta, ev->metadata_id);
+        r->what = (r->what & NT_UNKNOWN_STACK) | nt_desc_what(ev->desc);
+    }
+    return nt_event_deliver(p, ev, r->what, sample);
 }
 
 /* The events of an event block, specialised on the header form: the loop
  * every event runs, so nothing in it is tested per event that is fixed per
- * block. */
+ * block (NT_EVENT_LOOPS). */
 __attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *content,
                                                                   uint64_t content_off, bool compressed)
 {
     nt_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
-    nt_status s;
-    nt_event_kind kind = NT_KIND_OTHER; /* of ev.desc */
-    /* An event's stream offset is its address plus this (one add per event). */
-    const uint64_t to_off = content_off - (uint64_t)(uintptr_t)content;
-    while (c.p < c.end) {
-        uint64_t blob_off = (uint64_t)(uintptr_t)c.p + to_off;
-        if ((s = read_header(p, &c, &ev, compressed, blob_off, "event block")) != NT_OK)
-            return s;
-        ev.offset = blob_off;
-        if (ev.metadata_id != 0 && (s = track_sequence(p, &ev, blob_off)) != NT_OK)
-            return s;
-        /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
-        if (!ev.desc || ev.desc->metadata_id != ev.metadata_id) {
-            ev.desc = nt_metadata_find(&p->meta, ev.metadata_id);
-            kind = nt_desc_kind(ev.desc);
-        }
-        if ((s = nt_event_deliver(p, &ev, kind)) != NT_OK)
-            return s;
-    }
-    return NT_OK;
+    nt_block_event_init(p, &ev);
+    /* Ids are looked up only when the header changes them: before the first
+     * event they are 0 (no stack; metadata id 0 is never defined, but look). */
+    ev.desc = nt_metadata_find(&p->meta, 0);
+    v4_run r = { nt_desc_what(ev.desc), NULL, content_off - (uint64_t)(uintptr_t)content };
+    nt_sample sample = { .event = &ev }; /* the sample callback's argument, kept beside ev */
+    nt_status s = NT_OK;
+#define ONE(cm, roomy, known) one_event(p, &c, &ev, &r, &sample, cm, roomy, known)
+    NT_EVENT_LOOPS(c, compressed, s, ONE);
+#undef ONE
+    return s;
 }
 
 static nt_status decode_event_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)
@@ -91,7 +127,8 @@ static nt_status decode_metadata_block(nt_parser *p, const uint8_t *content, siz
     memset(&ev, 0, sizeof ev);
     while (c.p < c.end) {
         uint64_t blob_off = NT_OFF(&c, content, content_off);
-        if ((s = read_header(p, &c, &ev, compressed, blob_off, "metadata block")) != NT_OK)
+        uint8_t f;
+        if ((s = read_header(p, &c, &ev, compressed, false, -1, &f, blob_off, "metadata block")) != NT_OK)
             return s;
         s = parse_metadata_record(p, ev.payload, ev.payload_size, NT_OFF(&c, content, content_off) - ev.payload_size);
         if (s)

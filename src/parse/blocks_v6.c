@@ -94,12 +94,17 @@ static bool parse_u32(const uint8_t *s, size_t len, uint32_t *out)
 
 /* ---- thread indexes ------------------------------------------------------------------ */
 
-static nt_thread_entry *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
+static nt_status unknown_thread(nt_parser *p, uint64_t index, uint64_t off)
+{
+    return nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown thread index %llu", (unsigned long long)index);
+}
+
+/* Inline: events look their threads up whenever they change. */
+static inline nt_thread_entry *thread_ref(nt_parser *p, uint64_t index, uint64_t off, nt_status *err)
 {
     nt_thread_entry *t = nt_threads_find(&p->threads, index);
     if (!t)
-        *err = nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown thread index %llu",
-                       (unsigned long long)index);
+        *err = unknown_thread(p, index, off);
     return t;
 }
 
@@ -456,60 +461,34 @@ static nt_status decode_sp(nt_parser *p, const uint8_t *u, size_t n, uint64_t of
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-typedef struct v6_header {
+/* What the events of a block carry from one to the next besides the event
+ * itself.  The header's flags say which ids changed; what they name is
+ * looked up only then (or at the block's first event: a NULL entry).  Only
+ * Thread, RemoveThread, SequencePoint, Metadata and LabelList blocks change
+ * the tables, so what an event block found holds for the whole block. */
+typedef struct v6_run {
     uint32_t label_list;
     uint64_t thread_index, capture_index;
-} v6_header;
+    nt_thread_entry *thread, *capture; /* the entries of the two indexes */
+    const nt_event_desc *base;         /* the metadata of the metadata id */
+    unsigned what;                     /* nt_desc_what(ev.desc) | NT_UNKNOWN_STACK of ev.stack */
+    uint64_t to_off;                   /* an event's stream offset is its address plus this */
+} v6_run;
 
-/* The entries an event block's events found last, one for each role: a
- * sample's thread and its capture thread differ, so one shared entry would
- * miss twice per event.  Only Thread, RemoveThread and SequencePoint blocks
- * change the table, so the entries hold for the whole event block. */
-typedef struct v6_last_threads {
-    nt_thread_entry *thread, *capture;
-} v6_last_threads;
-
-/* A thread index an event refers to; runs of events share theirs. */
-static inline nt_thread_entry *event_thread(nt_parser *p, nt_thread_entry **last, uint64_t index, uint64_t off,
-                                            nt_status *err)
-{
-    nt_thread_entry *t = *last;
-    if (t && t->key == index)
-        return t;
-    t = thread_ref(p, index, off, err);
-    *last = t;
-    return t;
-}
-
-/* The event's threads, drop detection, its metadata with the label list's
- * overrides; base is the metadata of the block's previous event. */
-static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const nt_event_desc **base,
-                         v6_last_threads *last, uint64_t off)
+/* The event's metadata with its label list's overrides (over holds the
+ * overridden copy), and its activity ids: after a change of either id. */
+static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *over, uint64_t off)
 {
     nt_v6 *v = p->v6;
-    nt_status err = NT_OK;
-    nt_thread_entry *t = event_thread(p, &last->thread, h->thread_index, off, &err);
-    if (!t)
-        return err;
-    ev->thread_id = t->os_tid;
-    nt_thread_entry *ct = event_thread(p, &last->capture, h->capture_index, off, &err);
-    if (!ct)
-        return err;
-    ev->capture_thread_id = ct->os_tid;
-    /* Drop detection per capture thread index; indexes are never recycled. */
-    nt_seq_event(ct, ev->sequence_number, false, &p->stats.events_dropped);
-
-    /* Consecutive events mostly share their metadata (samples): skip the lookup then. */
-    if (!*base || (*base)->metadata_id != ev->metadata_id)
-        *base = nt_metadata_find(&p->meta, ev->metadata_id);
-    const nt_event_desc *desc = *base;
-    nt_event_desc over;
+    if (!r->base || r->base->metadata_id != ev->metadata_id)
+        r->base = nt_metadata_find(&p->meta, ev->metadata_id);
+    const nt_event_desc *desc = r->base;
     memset(ev->activity_id, 0, 16);
     memset(ev->related_activity_id, 0, 16);
-    if (h->label_list) {
-        uint32_t k = h->label_list - v->ll_base;
+    if (r->label_list) {
+        uint32_t k = r->label_list - v->ll_base;
         if (k >= v->ll_n || (v->ll[k].have & LL_MISSING))
-            return nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown label list %u", h->label_list);
+            return nt_fail(p, NT_ERR_MALFORMED, off, "reference to unknown label list %u", r->label_list);
         const v6_labels *l = &v->ll[k];
         if (l->have & LL_ACT)
             memcpy(ev->activity_id, l->act, 16);
@@ -517,49 +496,91 @@ static nt_status deliver(nt_parser *p, nt_event *ev, const v6_header *h, const n
             memcpy(ev->related_activity_id, l->rel, 16);
         /* Overrides apply before the payload template is chosen. */
         if (desc && (l->have & (LL_OPCODE | LL_KEYWORDS | LL_LEVEL | LL_VERSION))) {
-            over = *desc;
+            *over = *desc;
             if (l->have & LL_OPCODE)
-                over.opcode = l->opcode;
+                over->opcode = l->opcode;
             if (l->have & LL_KEYWORDS)
-                over.keywords = l->keywords;
+                over->keywords = l->keywords;
             if (l->have & LL_LEVEL)
-                over.level = l->level;
+                over->level = l->level;
             if (l->have & LL_VERSION)
-                over.version = l->version;
-            desc = &over;
+                over->version = l->version;
+            desc = over;
         }
     }
     ev->desc = desc;
-    return nt_event_deliver(p, ev, nt_desc_kind(desc));
+    r->what = (r->what & NT_UNKNOWN_STACK) | nt_desc_what(desc);
+    return NT_OK;
+}
+
+/* One event: its header, threads, drop detection, lookups and callbacks. */
+__attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v6_run *r,
+                                                                 nt_event_desc *over, nt_sample *sample, bool compressed,
+                                                                 bool roomy, int known)
+{
+    /* Stored first (and read back where needed): nothing else keeps it. */
+    ev->offset = (uint64_t)(uintptr_t)c->p + r->to_off;
+    uint32_t event_size = 0;
+    uint8_t f;
+    nt_header_result hr = nt_read_header(c, ev, &r->thread_index, &r->capture_index, &r->label_list, compressed, roomy,
+                                         known, &f, &event_size);
+    if (hr != NT_HEADER_OK)
+        return nt_header_fail(p, hr, ev->offset, ev, "event block", event_size);
+    nt_status s = NT_OK;
+    if ((f & NT_HDR_THREAD) || !r->thread) {
+        if (!(r->thread = thread_ref(p, r->thread_index, ev->offset, &s)))
+            return s;
+        ev->thread_id = r->thread->os_tid;
+    }
+    /* Drop detection per capture thread index (indexes are never recycled):
+     * within a run the header counts the sequence up by one per event, so
+     * only a run's first event can show a gap. */
+    if ((f & NT_HDR_CAPTURE) || !r->capture) {
+        if (!(r->capture = thread_ref(p, r->capture_index, ev->offset, &s)))
+            return s;
+        ev->capture_thread_id = r->capture->os_tid;
+        nt_seq_event(r->capture, ev->sequence_number, false, &p->stats.events_dropped);
+    } else {
+        r->capture->last_seq = ev->sequence_number;
+    }
+    if (f & NT_HDR_STACK_ID)
+        r->what = (r->what & ~NT_UNKNOWN_STACK) | nt_event_find_stack(p, ev);
+    if ((f & (NT_HDR_METADATA_ID | NT_HDR_LABEL_LIST)) && (s = describe(p, ev, r, over, ev->offset)) != NT_OK)
+        return s;
+    return nt_event_deliver(p, ev, r->what, sample);
+}
+
+/* The events of an event block, specialised on the header form (as in V4:
+ * NT_EVENT_LOOPS). */
+__attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *u,
+                                                                  uint64_t off, bool compressed)
+{
+    nt_event ev;
+    nt_block_event_init(p, &ev);
+    nt_event_desc over; /* ev.desc when a label list overrides its metadata */
+    v6_run r;
+    memset(&r, 0, sizeof r);
+    r.to_off = off - (uint64_t)(uintptr_t)u;
+    nt_sample sample = { .event = &ev }; /* the sample callback's argument, kept beside ev */
+    /* The ids before the first event are 0: no stack, no label list, and
+     * metadata id 0 is never defined, but look. */
+    nt_status s = describe(p, &ev, &r, &over, off);
+    if (s)
+        return s;
+#define ONE(cm, roomy, known) one_event(p, &c, &ev, &r, &over, &sample, cm, roomy, known)
+    NT_EVENT_LOOPS(c, compressed, s, ONE);
+#undef ONE
+    return s;
 }
 
 static nt_status decode_events(nt_parser *p, const uint8_t *u, size_t n, uint64_t off)
 {
-    nt_cursor start;
+    nt_cursor c;
     bool compressed;
-    nt_status s = nt_event_block_begin(p, &start, u, n, off, "event block", &compressed);
+    nt_status s = nt_event_block_begin(p, &c, u, n, off, "event block", &compressed);
     if (s)
         return s;
-    nt_cursor c = start; /* a copy whose address never escapes: it stays in registers */
-    nt_event ev;
-    v6_header h;
-    memset(&ev, 0, sizeof ev);
-    ev.field_ctx = &p->fctx; /* once per block: the events' field decoding context */
-    memset(&h, 0, sizeof h);
-    const nt_event_desc *base = NULL;
-    v6_last_threads last = { NULL, NULL };
-    while (c.p < c.end) {
-        uint64_t blob_off = NT_OFF(&c, u, off);
-        uint32_t event_size = 0;
-        nt_header_result r =
-            nt_read_header(&c, &ev, &h.thread_index, &h.capture_index, &h.label_list, compressed, &event_size);
-        if (r != NT_HEADER_OK)
-            return nt_header_fail(p, r, blob_off, &ev, "event block", event_size);
-        ev.offset = blob_off;
-        if ((s = deliver(p, &ev, &h, &base, &last, blob_off)) != NT_OK)
-            return s;
-    }
-    return NT_OK;
+    return compressed ? event_loop(p, c, u, off, true) : event_loop(p, c, u, off, false);
 }
 
 /* ---- dispatch ------------------------------------------------------------------------------ */

@@ -92,26 +92,23 @@ nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const n
 /* The divisions of nt_parser_ticks_to_ns happen here, once, not per sample. */
 static void set_clock(nt_parser *p, int64_t frequency)
 {
-    p->ns_per_tick = frequency > 0 && 1000000000 % frequency == 0 ? 1000000000 / frequency : 0;
-    p->tick_max = p->ns_per_tick ? INT64_MAX / p->ns_per_tick : 0;
-    p->tick_min = p->ns_per_tick ? INT64_MIN / p->ns_per_tick : 0;
-    p->ns_mul = 0;
+    p->ns_fast_end = 0;
+    if (frequency <= 0)
+        return;
+    uint64_t f = (uint64_t)frequency;
+    p->ns_q = 1000000000u / f;
+    p->ns_r = 1000000000u % f;
+    p->ns_m = 0;
 #if defined(__SIZEOF_INT128__)
-    if (frequency > 0 && !p->ns_per_tick) {
-        /* m = floor(2^s 1e9 / f) with the largest s <= 63 that keeps m in 64
-         * bits.  m <= 2^s 1e9 / f, so t m / 2^s is low by less than t / 2^s
-         * + 1: at most one below the exact value while t < 2^s. */
-        __extension__ typedef unsigned __int128 u128;
-        unsigned s = 63;
-        while (s > 0 && ((u128)1000000000u << s) / (uint64_t)frequency > UINT64_MAX)
-            s--;
-        p->ns_mul = (uint64_t)(((u128)1000000000u << s) / (uint64_t)frequency);
-        p->ns_shift = s;
-        /* ... and while the result fits in int64 (beyond, the general path saturates) */
-        u128 fits = (u128)INT64_MAX * (uint64_t)frequency / 1000000000u;
-        u128 lim = ((u128)1 << s) - 1;
-        p->mul_tick_max = (int64_t)(fits < lim ? fits : lim);
-    }
+    __extension__ typedef unsigned __int128 u128;
+    p->ns_m = (uint64_t)(((u128)p->ns_r << 64) / f); /* r < f: fits */
+    /* The fast route while the result fits in int64 (beyond, the general
+     * conversion saturates); t <= INT64_MAX also keeps t m below 2^127. */
+    u128 fits = (u128)INT64_MAX * f / 1000000000u;
+    p->ns_fast_end = (uint64_t)(fits < INT64_MAX ? fits : INT64_MAX) + 1;
+#else
+    if (p->ns_r == 0) /* whole-ns periods only: t q */
+        p->ns_fast_end = (uint64_t)(INT64_MAX / (int64_t)p->ns_q) + 1;
 #endif
 }
 

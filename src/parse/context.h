@@ -59,12 +59,10 @@ struct nt_parser {
     bool ended;             /* end-of-stream tag seen */
 
     nt_trace_info info;
-    /* ticks -> ns (nt_parser_ticks_to_ns), set up once the frequency is known */
-    int64_t ns_per_tick;    /* 1e9 / qpc_frequency when that divides exactly, else 0 */
-    int64_t tick_min, tick_max; /* ticks whose product with ns_per_tick fits in 64 bits */
-    uint64_t ns_mul;        /* otherwise floor(2^ns_shift * 1e9 / frequency), 0 when unused */
-    unsigned ns_shift;
-    int64_t mul_tick_max;   /* ticks in [0, mul_tick_max] take the multiply-shift route */
+    /* ticks -> ns (nt_parser_ticks_to_ns), set up once the frequency is known:
+     * 1e9 = ns_q f + ns_r; ns_m = floor(2^64 ns_r / f), 0 when ns_r is */
+    uint64_t ns_fast_end;   /* ticks in [0, ns_fast_end) take the fast route (0: none) */
+    uint64_t ns_q, ns_r, ns_m;
 
     /* tables */
     nt_metadata_table meta;
@@ -129,27 +127,29 @@ static inline void nt_sp_set_thread(nt_parser *p, uint32_t i, nt_thread_entry *t
 nt_status nt_event_block_begin(nt_parser *p, nt_cursor *c, const uint8_t *content, size_t size, uint64_t off,
                                const char *what, bool *compressed);
 
-/* Ticks to ns on the per-sample path, exactly nt_ticks_to_ns: one
- * multiplication for the clocks whose period is whole ns (1 GHz, 10 MHz);
- * for the others (a 3.1 MHz QPC) a multiplication by a fixed-point inverse,
- * which is low by at most one, and two 64-bit multiplications to correct it —
- * instead of a 128-bit division per sample.  Out of range: the general
- * conversion. */
+/* Ticks to ns on the per-sample path, exactly nt_ticks_to_ns: with
+ * 1e9 = q f + r, t 1e9 / f = t q + t r / f.  The second term's estimate
+ * t m / 2^64 (m = floor(2^64 r / f), so low by less than one) is corrected
+ * by its remainder t r - est f, which lies in [0, 2f): its low 64 bits are
+ * all of it.  For the clocks whose period is whole ns (1 GHz, 10 MHz) r is
+ * 0 and one multiplication is all; for the others (a 3.1 MHz QPC) three
+ * more, instead of a 128-bit division per sample.  One unsigned comparison
+ * sends negative ticks and results beyond int64 to the general conversion. */
 static inline int64_t nt_parser_ticks_to_ns(const nt_parser *p, int64_t ticks)
 {
-    if (p->ns_per_tick && ticks <= p->tick_max && ticks >= p->tick_min)
-        return ticks * p->ns_per_tick;
+    uint64_t t = (uint64_t)ticks;
+    if (t < p->ns_fast_end) {
+        uint64_t ns = t * p->ns_q;
 #if defined(__SIZEOF_INT128__)
-    if (p->ns_mul && ticks >= 0 && ticks <= p->mul_tick_max) {
-        __extension__ typedef unsigned __int128 u128;
-        uint64_t est = (uint64_t)(((u128)(uint64_t)ticks * p->ns_mul) >> (p->ns_shift & 63)); /* s <= 63 */
-        /* The remainder t 1e9 - est f lies in [0, 2f): its low 64 bits are
-         * all of it, so two plain multiplications decide the correction. */
-        uint64_t f = (uint64_t)p->info.qpc_frequency;
-        uint64_t rem = (uint64_t)ticks * 1000000000u - est * f;
-        return (int64_t)(est + (rem >= f));
-    }
+        if (p->ns_m) {
+            __extension__ typedef unsigned __int128 u128;
+            uint64_t f = (uint64_t)p->info.qpc_frequency;
+            uint64_t est = (uint64_t)(((u128)t * p->ns_m) >> 64);
+            ns += est + (t * p->ns_r - est * f >= f);
+        }
 #endif
+        return (int64_t)ns;
+    }
     return nt_ticks_to_ns(ticks, p->info.qpc_frequency);
 }
 

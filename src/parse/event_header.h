@@ -31,14 +31,23 @@ typedef enum nt_header_result {
     NT_HEADER_PAYLOAD_SIZE   /* the payload runs past EventSize */
 } nt_header_result;
 
+/* The compressed header's flag bits: each says its field changed. */
+#define NT_HDR_METADATA_ID 0x01u
+#define NT_HDR_CAPTURE 0x02u    /* sequence delta, capture thread, processor */
+#define NT_HDR_THREAD 0x04u
+#define NT_HDR_STACK_ID 0x08u
+#define NT_HDR_LABEL_LIST 0x10u /* V6 (V4: the activity id) */
+#define NT_HDR_ALL 0xffu        /* what an uncompressed header reports: every field given */
+#define NT_HDR_THREAD_SAMPLE (NT_HDR_THREAD | NT_HDR_STACK_ID) /* a sample of another thread than the last */
+
 /* The most bytes a compressed header can take: the flags, five 32-bit and
  * three 64-bit varints and (V4) two activity ids.  With this many left in
  * the block no field can run past it, so the header is read without a
  * bounds check per field (nearly every event but a block's last few). */
 #define NT_COMPRESSED_HEADER_MAX (1 + 5 * 5 + 3 * 10 + 2 * 16)
 
-/* One body, specialised twice by nt_read_compressed_header (roomy is a
- * constant in each copy). */
+/* One body, specialised twice (roomy is a constant in each copy: see
+ * nt_read_header). */
 #define NT_HDR_VARU32(c, v) (roomy ? nt_cur_varu32_roomy(c, v) : nt_cur_varu32(c, v))
 #define NT_HDR_VARU64(c, v) (roomy ? nt_cur_varu64_roomy(c, v) : nt_cur_varu64(c, v))
 
@@ -58,11 +67,18 @@ __attribute__((always_inline)) static inline bool nt_header_middle(nt_cursor *c,
 }
 #define NT_HDR_MIDDLE(c, ev, thread, f, ok) nt_header_middle(c, ev, thread, f, ok, roomy)
 
+/* Decodes one compressed header and places ev->payload at its payload;
+ * *flags is its flags byte (NT_HDR_*: which fields changed); `known` is
+ * that byte when the caller has tested it (a constant in a copy of the
+ * caller specialised on it: no flag is tested then), else -1.  On failure
+ * the cursor is unusable; the caller reports the event's offset. */
 __attribute__((always_inline)) static inline nt_header_result
 nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread, uint32_t *label_list,
-                             bool roomy)
+                             uint8_t *flags, bool roomy, int known)
 {
-    uint8_t f = *c->p++;
+    uint8_t f = known >= 0 ? (uint8_t)known : *c->p;
+    c->p++;
+    *flags = f;
     bool ok = true;
     if (f & 0x01)
         ok = NT_HDR_VARU32(c, &ev->metadata_id);
@@ -118,16 +134,6 @@ nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint6
 #undef NT_HDR_VARU64
 #undef NT_HDR_MIDDLE
 
-/* Decodes one compressed header and places ev->payload at its payload.  On
- * failure the cursor is unusable; the caller reports the event's offset. */
-__attribute__((always_inline)) static inline nt_header_result nt_read_compressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
-                                                         uint64_t *capture_thread, uint32_t *label_list)
-{
-    if (nt_cur_left(c) >= NT_COMPRESSED_HEADER_MAX)
-        return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, true);
-    return nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, false);
-}
-
 /* The uncompressed header: the same fields at fixed widths, each event
  * padded to EventSize.  V4/V5 (label_list NULL) carries the two activity
  * ids, V6 a label-list index in their place.  *event_size is EventSize.
@@ -136,19 +142,49 @@ nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_
                                              uint32_t *label_list, uint32_t *event_size);
 
 /* Either header form; `compressed` is fixed per block, so each caller's loop
- * specialised on it keeps one branch.  *event_size is the uncompressed
- * header's EventSize (for nt_header_fail). */
+ * specialised on it keeps one branch.  `roomy`: the caller knows that
+ * NT_COMPRESSED_HEADER_MAX bytes are left, so no field is bounds-checked
+ * (else every field is: a loop reads its block's last few events so);
+ * `known` as for nt_read_compressed_header_in (compressed form only).
+ * *flags says which fields changed (NT_HDR_ALL for the uncompressed form):
+ * the caller looks up what an id names only when the id changed.
+ * *event_size is the uncompressed header's EventSize (for nt_header_fail). */
 __attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
                                                                               uint64_t *capture_thread, uint32_t *label_list,
-                                                                              bool compressed, uint32_t *event_size)
+                                                                              bool compressed, bool roomy, int known,
+                                                                              uint8_t *flags, uint32_t *event_size)
 {
     if (compressed)
-        return nt_read_compressed_header(c, ev, thread, capture_thread, label_list);
+        return roomy ? nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, true, known)
+                     : nt_read_compressed_header_in(c, ev, thread, capture_thread, label_list, flags, false, known);
+    *flags = NT_HDR_ALL;
     nt_cursor u = *c; /* out of line: keep the caller's cursor private */
     nt_header_result r = nt_read_uncompressed_header(&u, ev, thread, capture_thread, label_list, event_size);
     *c = u;
     return r;
 }
+
+/* The loops over an event block's events, shared by V4/V5 and V6: while
+ * the block has room for the longest compressed header, its headers are
+ * read without bounds checks (and the room is not tested per event), the
+ * events whose flags byte is NT_HDR_THREAD_SAMPLE (most events of
+ * sample-heavy traces) by a copy of the caller's code specialised on that
+ * byte, which tests no flag; the block's last few events, and every
+ * uncompressed one, by the checked code.  ONE(compressed, roomy, known) is
+ * the caller's code for one event (see nt_read_compressed_header_in for
+ * `known`), an nt_status that s receives; the loops stop at the first
+ * failure. */
+#define NT_EVENT_LOOPS(c, compressed, s, ONE)                                                      \
+    do {                                                                                           \
+        if ((compressed) && nt_cur_left(&(c)) > NT_COMPRESSED_HEADER_MAX) {                         \
+            const uint8_t *roomy_end_ = (c).end - NT_COMPRESSED_HEADER_MAX;                        \
+            while ((s) == NT_OK && (c).p < roomy_end_)                                             \
+                (s) = *(c).p == NT_HDR_THREAD_SAMPLE ? ONE(true, true, NT_HDR_THREAD_SAMPLE)       \
+                                                     : ONE(true, true, -1);                        \
+        }                                                                                          \
+        while ((s) == NT_OK && (c).p < (c).end)                                                    \
+            (s) = ONE(compressed, false, -1);                                                      \
+    } while (0)
 
 /* The error for a failed header (NT_ERR_MALFORMED at the event's offset);
  * block names the block kind for the overrun message, event_size is the

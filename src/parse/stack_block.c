@@ -5,8 +5,10 @@
 
 #include <string.h>
 
-/* Widen (or copy) `frames` IPs of `ptr` bytes each. */
-static void copy_ips(uint64_t *dst, const uint8_t *src, uint32_t frames, uint32_t ptr)
+/* Widen (or copy) `frames` IPs of `ptr` bytes each (a constant in each
+ * caller's copy). */
+__attribute__((always_inline)) static inline void copy_ips(uint64_t *dst, const uint8_t *src, uint32_t frames,
+                                                           uint32_t ptr)
 {
     if (ptr == 8) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -35,6 +37,50 @@ static void rebase(nt_stack_table *t)
         s->ips = s->count ? t->ips + at : NULL;
         at += s->count;
     }
+}
+
+/* The stacks of a block whose tables are reserved, specialised on the
+ * pointer size (a constant in each copy: the IPs' size divides by a shift,
+ * and their copy is inlined) and on `limits`: false when the block cannot
+ * reach max_stacks or max_stack_frames whatever it holds, so that no stack
+ * tests them. */
+__attribute__((always_inline)) static inline nt_status read_stacks(nt_parser *p, nt_cursor *cur, const uint8_t *content,
+                                                                   uint64_t content_off, uint32_t first, uint32_t count,
+                                                                   const uint32_t ptr, const bool limits)
+{
+    nt_stack_table *t = &p->stacks;
+    nt_cursor c = *cur; /* a copy whose address never escapes */
+    const unsigned shift = ptr == 8 ? 3 : 2;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *at = c.p; /* the stack's offset, computed only for its errors */
+        uint32_t bytes;
+        if (!nt_cur_u32(&c, &bytes) || bytes > nt_cur_left(&c))
+            return nt_fail(p, NT_ERR_MALFORMED, content_off + (uint64_t)(at - content), "stack %u truncated", first + i);
+        if (bytes & (ptr - 1))
+            return nt_fail(p, NT_ERR_MALFORMED, content_off + (uint64_t)(at - content),
+                           "stack of %u bytes is not a whole number of %u-byte IPs", bytes, ptr);
+        uint32_t frames = bytes >> shift;
+        if (limits && t->n >= p->lim.max_stacks)
+            return nt_fail(p, NT_ERR_LIMIT, content_off + (uint64_t)(at - content),
+                           "more than max_stacks (%u) stacks in one interval", p->lim.max_stacks);
+        if (limits && frames > p->lim.max_stack_frames - t->ips_len)
+            return nt_fail(p, NT_ERR_LIMIT, content_off + (uint64_t)(at - content),
+                           "more than max_stack_frames (%u) IPs in one interval", p->lim.max_stack_frames);
+        uint64_t *dst = t->ips ? t->ips + t->ips_len : NULL; /* empty stacks before any IP: no table yet */
+        copy_ips(dst, c.p, frames, ptr);
+        c.p += bytes;
+        nt_stack *s = &t->ent[t->n++];
+        *s = (nt_stack){ first + i, frames, frames ? dst : NULL, t->interval };
+        t->ips_len += frames;
+        p->stats.stacks++;
+        if (p->cb.stack) {
+            nt_status st = NT_CALL(p, stack, s);
+            if (st)
+                return st;
+        }
+    }
+    *cur = c;
+    return NT_OK;
 }
 
 nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off)
@@ -78,34 +124,14 @@ nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t siz
         return nt_fail(p, NT_ERR_NOMEM, content_off, "cannot grow the stack table");
     if ((uintptr_t)t->ips != ips_was)
         rebase(t);
-    for (uint32_t i = 0; i < count; i++) {
-        uint64_t soff = NT_OFF(&c, content, content_off);
-        uint32_t bytes;
-        if (!nt_cur_u32(&c, &bytes) || bytes > nt_cur_left(&c))
-            return nt_fail(p, NT_ERR_MALFORMED, soff, "stack %u truncated", first + i);
-        if (bytes % ptr)
-            return nt_fail(p, NT_ERR_MALFORMED, soff, "stack of %u bytes is not a whole number of %u-byte IPs",
-                           bytes, ptr);
-        uint32_t frames = bytes / ptr;
-        if (t->n >= p->lim.max_stacks)
-            return nt_fail(p, NT_ERR_LIMIT, soff, "more than max_stacks (%u) stacks in one interval",
-                           p->lim.max_stacks);
-        if (frames > p->lim.max_stack_frames - t->ips_len)
-            return nt_fail(p, NT_ERR_LIMIT, soff, "more than max_stack_frames (%u) IPs in one interval",
-                           p->lim.max_stack_frames);
-        uint64_t *dst = t->ips ? t->ips + t->ips_len : NULL; /* empty stacks before any IP: no table yet */
-        copy_ips(dst, c.p, frames, ptr);
-        c.p += bytes;
-        nt_stack *s = &t->ent[t->n++];
-        *s = (nt_stack){ first + i, frames, frames ? dst : NULL, t->interval };
-        t->ips_len += frames;
-        p->stats.stacks++;
-        if (p->cb.stack) {
-            nt_status st = NT_CALL(p, stack, s);
-            if (st)
-                return st;
-        }
-    }
+    /* Each stack takes at least its 4-byte size and each IP ptr bytes. */
+    bool within = (uint64_t)t->n + count <= p->lim.max_stacks &&
+                  (uint64_t)t->ips_len + nt_cur_left(&c) / ptr <= p->lim.max_stack_frames;
+    nt_status st = ptr != 8 ? read_stacks(p, &c, content, content_off, first, count, 4, true)
+                   : within ? read_stacks(p, &c, content, content_off, first, count, 8, false)
+                            : read_stacks(p, &c, content, content_off, first, count, 8, true);
+    if (st)
+        return st;
     if (c.p != c.end)
         return nt_fail(p, NT_ERR_MALFORMED, NT_OFF(&c, content, content_off), "%zu stray bytes after the stacks",
                        nt_cur_left(&c));

@@ -16,6 +16,7 @@ void nt_threads_free(nt_thread_table *t, nt_mem *mem)
     t->e = NULL;
     t->cap = t->fill = t->live = 0;
     t->last = NULL;
+    memset(t->recent, 0, sizeof t->recent);
 }
 
 void nt_threads_clear(nt_thread_table *t)
@@ -24,6 +25,7 @@ void nt_threads_clear(nt_thread_table *t)
         memset(t->e, 0, t->cap * sizeof *t->e);
     t->fill = t->live = 0;
     t->last = NULL;
+    memset(t->recent, 0, sizeof t->recent);
 }
 
 static size_t slot_of(const nt_thread_table *t, uint64_t key, size_t cap)
@@ -31,7 +33,7 @@ static size_t slot_of(const nt_thread_table *t, uint64_t key, size_t cap)
     return (size_t)nt_hash_u64(&t->key, key) & (cap - 1);
 }
 
-nt_thread_entry *nt_threads_find(nt_thread_table *t, uint64_t key)
+nt_thread_entry *nt_threads_find_hashed(nt_thread_table *t, uint64_t key)
 {
     if (!t->cap)
         return NULL;
@@ -40,8 +42,10 @@ nt_thread_entry *nt_threads_find(nt_thread_table *t, uint64_t key)
         nt_thread_entry *e = &t->e[i];
         if (e->state == NT_THREAD_EMPTY)
             return NULL;
-        if (e->state == NT_THREAD_LIVE && e->key == key)
+        if (e->state == NT_THREAD_LIVE && e->key == key) {
+            t->recent[NT_THREAD_SLOT(key)] = e;
             return e;
+        }
         t->probes++;
     }
 }
@@ -71,6 +75,7 @@ static bool rehash(nt_parser *p, nt_thread_table *t)
     t->cap = ncap;
     t->fill = t->live;
     t->last = NULL;
+    memset(t->recent, 0, sizeof t->recent); /* the entries moved */
     return true;
 }
 

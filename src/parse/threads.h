@@ -24,8 +24,16 @@ typedef struct nt_thread_entry {
 
 enum { NT_THREAD_EMPTY = 0, NT_THREAD_LIVE = 1, NT_THREAD_REMOVED = 2 /* a tombstone */ };
 
+/* Entries found lately, in a direct-mapped array by the key's low bits: an
+ * event block alternating between a few threads looks each up again at
+ * every switch, and a hit costs no keyed hash.  V6 indexes below 64 each
+ * have their slot. */
+#define NT_THREAD_RECENT 64
+#define NT_THREAD_SLOT(key) ((size_t)(key) & (NT_THREAD_RECENT - 1))
+
 typedef struct nt_thread_table {
     nt_thread_entry *e;       /* open addressing, power-of-two capacity */
+    nt_thread_entry *recent[NT_THREAD_RECENT]; /* live entries only (NULL: none) */
     size_t cap, fill, live;   /* fill counts tombstones */
     nt_thread_entry *last;    /* V4/V5: the capture thread found last (runs of events share it) */
     nt_hash_key key;
@@ -37,7 +45,12 @@ void nt_threads_free(nt_thread_table *t, nt_mem *mem);
 void nt_threads_clear(nt_thread_table *t); /* V6 thread flush */
 
 /* The live entry of key, or NULL. */
-nt_thread_entry *nt_threads_find(nt_thread_table *t, uint64_t key);
+nt_thread_entry *nt_threads_find_hashed(nt_thread_table *t, uint64_t key);
+static inline nt_thread_entry *nt_threads_find(nt_thread_table *t, uint64_t key)
+{
+    nt_thread_entry *e = t->recent[NT_THREAD_SLOT(key)];
+    return e && e->key == key ? e : nt_threads_find_hashed(t, key);
+}
 
 /* A new live entry for key (which must not be live): NT_ERR_LIMIT past
  * max_threads live entries, NT_ERR_NOMEM; the error is recorded at off. */
@@ -50,6 +63,8 @@ static inline void nt_threads_remove(nt_thread_table *t, nt_thread_entry *e)
 {
     e->state = NT_THREAD_REMOVED;
     t->live--;
+    if (t->recent[NT_THREAD_SLOT(e->key)] == e)
+        t->recent[NT_THREAD_SLOT(e->key)] = NULL;
     if (t->last == e)
         t->last = NULL;
 }
