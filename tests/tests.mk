@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_event_runs tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
-TESTS += tests/test_parser tests/test_event_runs tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8
+check_PROGRAMS += tests/test_parser tests/test_event_runs tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16
+TESTS += tests/test_parser tests/test_event_runs tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -56,6 +56,19 @@ tests_test_lazy_names_CPPFLAGS = $(T_CPP)
 tests_test_lazy_names_CFLAGS = $(T_CC)
 tests_test_lazy_names_LDADD = $(T_LIBS)
 tests_test_lazy_names_LDFLAGS = $(T_LINK)
+
+# The UTF-16 helpers built a second time without SSE2, for test_utf16 to
+# compare both paths on any host.
+noinst_LTLIBRARIES += tests/libutf16portable.la
+tests_libutf16portable_la_SOURCES = tests/utf16_portable.c tests/utf16_portable.h
+tests_libutf16portable_la_CPPFLAGS = $(AM_CPPFLAGS) -U__SSE2__
+tests_libutf16portable_la_CFLAGS = $(AM_CFLAGS)
+
+tests_test_utf16_SOURCES = tests/test_utf16.c tests/support/streams.c tests/support/streams.h
+tests_test_utf16_CPPFLAGS = $(T_CPP)
+tests_test_utf16_CFLAGS = $(T_CC)
+tests_test_utf16_LDADD = tests/libutf16portable.la $(T_LIBS)
+tests_test_utf16_LDFLAGS = $(T_LINK)
 
 tests_test_v6_utf8_SOURCES = tests/test_v6_utf8.c tests/support/streams.c tests/support/streams.h
 tests_test_v6_utf8_CPPFLAGS = $(T_CPP)

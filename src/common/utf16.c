@@ -49,81 +49,89 @@ static inline uint32_t next_cp(const uint8_t **pp, const uint8_t *end)
     return u;
 }
 
+#define ASCII4_MASK 0xFF80FF80FF80FF80ull /* four units, each below 0x80 */
+
+#if defined(__SSE2__)
+/* Whether the eight units of v are all below 0x80. */
+static inline bool ascii8(__m128i v)
+{
+    return _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16((short)0xFF80)), _mm_setzero_si128())) ==
+           0xFFFF;
+}
+#endif
+
 size_t nt_utf16_to_utf8(const uint8_t *src, size_t units, char *dst)
 {
     char *o = dst;
     const uint8_t *p = src, *end = src + 2 * units;
-    while (p < end)
-        o = put_utf8(o, next_cp(&p, end));
-    *o = '\0';
-    return (size_t)(o - dst);
-}
-
-#define ASCII4_MASK 0xFF80FF80FF80FF80ull /* four units, each below 0x80 */
-#define LANE_HI 0x0080008000800080ull
-#define LANE_7F 0x007F007F007F007Full
-
-bool nt_utf16z_to_utf8(nt_cursor *c, char *dst, size_t *len)
-{
-    const uint8_t *p = c->p, *end = c->p + (nt_cur_left(c) & ~(size_t)1);
-    char *o = dst;
+#if defined(__SSE2__)
+    /* ASCII (most names and signatures) a block at a time: each unit below
+     * 0x80 is one byte, so the output never outgrows the bound and nothing
+     * is read outside the span.  While everything so far was ASCII, output
+     * byte k is unit k: the last sixteen units are then converted as one
+     * block overlapping the ones done, instead of a unit at a time. */
+    while (end - p >= 64) {
+        const __m128i *q = (const __m128i *)p;
+        __m128i a = _mm_loadu_si128(q), b = _mm_loadu_si128(q + 1), c = _mm_loadu_si128(q + 2),
+                d = _mm_loadu_si128(q + 3);
+        if (!ascii8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))))
+            break;
+        _mm_storeu_si128((__m128i *)o, _mm_packus_epi16(a, b));
+        _mm_storeu_si128((__m128i *)(o + 16), _mm_packus_epi16(c, d));
+        o += 32;
+        p += 64;
+    }
+    if (end - p >= 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)p), b = _mm_loadu_si128((const __m128i *)p + 1);
+        if (ascii8(_mm_or_si128(a, b))) {
+            _mm_storeu_si128((__m128i *)o, _mm_packus_epi16(a, b));
+            o += 16;
+            p += 32;
+        }
+    }
+    if (p != end && end - p < 32 && units >= 16) { /* the rest within the last 16, all before ASCII */
+        __m128i a = _mm_loadu_si128((const __m128i *)(end - 32)), b = _mm_loadu_si128((const __m128i *)(end - 16));
+        if (ascii8(_mm_or_si128(a, b))) {
+            _mm_storeu_si128((__m128i *)(dst + units - 16), _mm_packus_epi16(a, b));
+            dst[units] = '\0';
+            return units;
+        }
+    }
+#endif
     for (;;) {
 #if defined(__SSE2__)
-        /* Eight ASCII units at a time: most names and signatures are ASCII.
-         * The terminator usually sits in the last window: when everything
-         * before it is ASCII, finish there instead of unit by unit. */
         while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)p);
-            __m128i z = _mm_setzero_si128();
-            __m128i non_ascii = _mm_and_si128(v, _mm_set1_epi16((short)0xFF80));
-            unsigned ascii = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(non_ascii, z)); /* 2 bits per unit */
-            unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(v, z));
-            if (ascii == 0xFFFF && nul == 0) {
-                _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(v, v));
-                o += 8;
-                p += 16;
-                continue;
-            }
-            unsigned first_nul = nul ? (unsigned)__builtin_ctz(nul) / 2 : 8;
-            unsigned first_wide = ascii != 0xFFFF ? (unsigned)__builtin_ctz(~ascii & 0xFFFF) / 2 : 8;
-            if (first_nul < 8 && first_nul <= first_wide) {
-                /* writes 8 bytes, keeps first_nul: the scratch has NT_UTF8_SLACK bytes to spare */
-                _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(v, v));
-                o += first_nul;
-                *o = '\0';
-                *len = (size_t)(o - dst);
-                c->p = p + 2 * first_nul + 2;
-                return true;
-            }
-            break; /* a non-ASCII unit first: take the careful path */
+            __m128i a = _mm_loadu_si128((const __m128i *)p);
+            if (!ascii8(a))
+                break;
+            _mm_storel_epi64((__m128i *)o, _mm_packus_epi16(a, a));
+            o += 8;
+            p += 16;
         }
 #endif
-        /* Four ASCII units at a time. */
         while (end - p >= 8) {
             uint64_t v;
             memcpy(&v, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
             v = __builtin_bswap64(v);
 #endif
-            /* all four units ASCII and non-zero (adding 0x7F sets bit 7 of a lane iff it is non-zero) */
-            if ((v & ASCII4_MASK) || ((v + LANE_7F) & LANE_HI) != LANE_HI)
+            if (v & ASCII4_MASK)
                 break;
             uint32_t w = (uint32_t)((v & 0xFF) | ((v >> 8) & 0xFF00) | ((v >> 16) & 0xFF0000) |
                                     ((v >> 24) & 0xFF000000));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            w = __builtin_bswap32(w); /* the first unit's byte first in memory */
+#endif
             memcpy(o, &w, 4);
             o += 4;
             p += 8;
         }
-        if (end - p < 2)
-            return false; /* no terminator */
-        if (p[0] == 0 && p[1] == 0) {
-            *o = '\0';
-            *len = (size_t)(o - dst);
-            c->p = p + 2;
-            return true;
-        }
+        if (p >= end)
+            break;
         o = put_utf8(o, next_cp(&p, end));
     }
+    *o = '\0';
+    return (size_t)(o - dst);
 }
 
 size_t nt_str16_utf8(nt_str16 s, char *buf, size_t size)

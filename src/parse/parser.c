@@ -8,6 +8,7 @@
  */
 #include "common/format.h"
 #include "common/limits.h"
+#include "common/utf16.h"
 #include "parse/blocks.h"
 
 #include <stdio.h>
