@@ -265,8 +265,15 @@ NT_API nt_status nt_export_folded(const nt_trace *t, const nt_export_options *op
 /** Speedscope JSON: one sampled profile per thread. */
 NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w,
                                       void *user);
-/** pprof: gzipped profile.proto with sample counts and wall time (ns). */
+/** pprof: gzipped profile.proto with sample counts and wall time (ns); with NT_WEIGHT_TIME the wall time
+ *  is also the profile's default sample type (the wall profile). */
 NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
+
+/** The wall profile's weights: out[i] (nt_trace_sample_count(t) entries) = sample i's weight by time, as
+ *  NT_WEIGHT_TIME weighs it -- ns to the same thread's next sample (managed and external alike), the
+ *  trace's sampling interval for a thread's last; a counted sample's is the sum over the samples it
+ *  stands for.  NT_ERR_NOMEM when the thread index it may need cannot be made. */
+NT_API nt_status nt_trace_wall_ns(const nt_trace *t, int64_t *out);
 
 /**
  * A frame's display name: "<assembly simple name>!<type>.<method>" ("?" for an
@@ -296,6 +303,9 @@ typedef struct nt_top_options {
     bool has_thread;          /**< only thread_id */
     uint64_t thread_id;
     bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
+    nt_weight weight;         /**< NT_WEIGHT_TIME: rows and totals in ns (nt_trace_wall_ns), not samples */
+    bool has_from, has_to;
+    int64_t from_ns, to_ns;   /**< sample time window [from, to) in trace-clock ns (not on a counted trace) */
 } nt_top_options;
 
 /** A method by display name (nt_frame_name: code versions of one method share a row). */

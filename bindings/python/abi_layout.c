@@ -80,7 +80,8 @@ int main(void)
     S(nt_top_options);
     F(nt_top_options, rows); F(nt_top_options, by_inclusive); F(nt_top_options, by_thread);
     F(nt_top_options, managed_only); F(nt_top_options, has_thread); F(nt_top_options, thread_id);
-    F(nt_top_options, signatures);
+    F(nt_top_options, signatures); F(nt_top_options, weight); F(nt_top_options, has_from);
+    F(nt_top_options, has_to); F(nt_top_options, from_ns); F(nt_top_options, to_ns);
     S(nt_top_row);
     F(nt_top_row, name); F(nt_top_row, exclusive); F(nt_top_row, inclusive);
     S(nt_top_table);

@@ -107,11 +107,13 @@ static int load(const char *path, bool count, nt_trace **out)
     return rc;
 }
 
-int cli_profile_load(const char *path, bool keep_events, nt_profile **out)
+int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile **out)
 {
     *out = NULL;
-    /* The commands on event profiles and GCs never read the samples. */
-    nt_profile_options po = { .keep_events = keep_events, .events_only = true };
+    nt_profile_options po = { 0 };
+    if (opt)
+        po = *opt;
+    po.events_only = true; /* the commands on event profiles and GCs never read the samples */
     nt_profile_builder *b = nt_profile_builder_new(&po, NULL);
     if (!b) {
         fprintf(stderr, "nettrace: out of memory\n");

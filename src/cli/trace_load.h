@@ -14,8 +14,9 @@
 int cli_trace_load(const char *path, bool count, nt_trace **out);
 
 /* The same for a profile (allocation, exception, contention and GC events;
- * no thread samples); keep_events: one record per event. */
-int cli_profile_load(const char *path, bool keep_events, nt_profile **out);
+ * no thread samples) built with po (keep_events, the window, exception
+ * messages; NULL: the defaults). */
+int cli_profile_load(const char *path, const nt_profile_options *po, nt_profile **out);
 
 /* Warn on stderr when the trace has samples but no JIT or rundown method
  * events (nothing can be named) or no rundown (older code stays unnamed). */

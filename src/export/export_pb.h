@@ -5,7 +5,7 @@
  * location ids are streamed (stacks may be deep).
  *
  * Profile: 1 sample_type, 2 sample, 3 mapping, 4 location, 5 function, 6 string_table,
- *          9 time_nanos, 10 duration_nanos, 11 period_type, 12 period
+ *          9 time_nanos, 10 duration_nanos, 11 period_type, 12 period, 14 default_sample_type
  * ValueType: 1 type, 2 unit (string indices)
  * Sample: 1 location_id (packed, leaf first), 2 value (packed), 3 label
  * Label: 1 key, 2 str, 3 num

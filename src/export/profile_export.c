@@ -28,6 +28,8 @@ size_t tr_prof_label(const nt_profile *p, size_t i, char *buf, size_t size)
         n = snprintf(buf, size, "%s (%s)", l, nt_alloc_heap_name((nt_alloc_heap)r->heap));
     else if (r->kind == NT_PROFILE_CONTENTION)
         n = snprintf(buf, size, "%s%s", r->heap == 1 ? "native lock" : "managed lock", r->open ? " (open)" : "");
+    else if (r->message && *r->message)
+        n = snprintf(buf, size, "%s: %s", l, r->message);
     else
         n = snprintf(buf, size, "%s", l);
     return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;

@@ -132,7 +132,8 @@ class nt_export_options(Structure):
 
 class nt_top_options(Structure):
     _fields_ = [("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
-                ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool)]
+                ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool), ("weight", c_int),
+                ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64)]
 
 
 class nt_top_row(Structure):
