@@ -37,7 +37,8 @@
  * resident at once: the parser's own cost, without a copy.  BENCH_READ=1 in
  * the environment reads with read() in 1 MiB chunks into a cache-line-aligned
  * buffer instead, the way nt_trace_from_file does (about 2 ms more per
- * 100 MB on the benchmark machine; see bench/README.md). */
+ * 100 MB on the benchmark machine; see bench/README.md).  BENCH_MEMORY=1
+ * prints the trace's own memory figures (nt_trace_stats) on standard error. */
 #include "touch_callbacks.h"
 #include "nettrace_profile.h"
 
@@ -167,6 +168,18 @@ static int do_fields(const char *path)
     return 0;
 }
 
+/* With BENCH_MEMORY set: the trace's own memory figures on standard error
+ * (standard output is compared with TraceEvent's). */
+static void report_memory(const nt_trace *t)
+{
+    if (!getenv("BENCH_MEMORY"))
+        return;
+    nt_trace_stats st;
+    nt_trace_stats_get(t, &st);
+    fprintf(stderr, "trace memory %zu peak %zu stacks %llu frames %zu\n", st.memory, st.memory_peak,
+            (unsigned long long)st.stacks, nt_trace_frame_count(t));
+}
+
 static double mono_seconds(void)
 {
     struct timespec ts;
@@ -229,7 +242,7 @@ static int trace_once(const char *path, size_t *samples, uint64_t *frames, phase
         nt_trace_sample s = nt_trace_sample_at(t, i);
         uint64_t sum = 0;
         for (uint32_t k = 0; k < s.frame_count; k++) {
-            const nt_trace_method *m = s.frames[k].method;
+            const nt_trace_method *m = nt_trace_frame_at(t, s.frame_ids[k])->method;
             /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
             sum += (uint8_t)m->name[0] + (uint8_t)m->declaring_type[0] + (uint8_t)m->assembly[0];
         }
@@ -238,6 +251,7 @@ static int trace_once(const char *path, size_t *samples, uint64_t *frames, phase
     }
     *samples = n;
     *frames = nframes;
+    report_memory(t);
     nt_trace_free(t);
     double c3 = cpu_seconds();
     *ph = (phase_cpu){ c1 - c0, c2 - c1, c3 - c2 };
@@ -314,9 +328,12 @@ static int do_profiles(const char *path)
     const nt_trace *t = nt_profile_trace(pr);
     for (size_t i = 0; i < nt_profile_record_count(pr); i++) {
         nt_trace_stack s = nt_trace_stack_at(t, nt_profile_record_at(pr, i).stack_index);
-        for (uint32_t k = 0; k < s.frame_count; k++)
-            bench_sink += (uint8_t)s.frames[k].method->name[0] + (uint8_t)s.frames[k].method->assembly[0];
+        for (uint32_t k = 0; k < s.frame_count; k++) {
+            const nt_trace_method *m = nt_trace_frame_at(t, s.frame_ids[k])->method;
+            bench_sink += (uint8_t)m->name[0] + (uint8_t)m->assembly[0];
+        }
     }
+    report_memory(t);
     nt_profile_totals a, e, c;
     nt_profile_totals_get(pr, NT_PROFILE_ALLOC, &a);
     nt_profile_totals_get(pr, NT_PROFILE_EXCEPTIONS, &e);

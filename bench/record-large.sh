@@ -30,9 +30,10 @@ threads=${BENCH_THREADS:-24}
 target=$((size_mb * 1024 * 1024))
 
 # Sample profiler (every thread, 1 ms); runtime keywords GC 0x1 + Loader 0x8 +
-# JIT 0x10 + Contention 0x4000 at Verbose (MethodLoadVerbose, GC start/end,
-# allocation ticks, lock contention): a profiler's usual choice.
-providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x4019:5'
+# JIT 0x10 + Contention 0x4000 + Exception 0x8000 at Verbose (MethodLoadVerbose,
+# GC start/end, allocation ticks, lock contention, exceptions thrown): a
+# profiler's usual choice, and every event profile of `--profile`.
+providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0xC019:5'
 
 mkdir -p "$work"
 dotnet build -c Release --nologo -v quiet --artifacts-path "$work/dotnet" \

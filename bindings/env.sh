@@ -5,7 +5,11 @@
 nt_bind_libdir="$top_builddir/bindings/.libs"
 export NETTRACE_LIBRARY="$nt_bind_libdir/libnettrace.so"
 export CGO_ENABLED=1
-export CGO_CFLAGS="-g -O2 -I$top_srcdir/include"
+# The go tool's cache does not hash headers outside the package: the public
+# headers' checksum in the flags makes a changed struct layout rebuild the
+# cgo code (a cached build against the old layout read garbage options).
+nt_bind_headers_sum=$(cat "$top_srcdir"/include/*.h | cksum | cut -d' ' -f1)
+export CGO_CFLAGS="-g -O2 -I$top_srcdir/include -DNT_HEADERS_SUM=$nt_bind_headers_sum"
 export CGO_LDFLAGS="-L$nt_bind_libdir -Wl,-rpath,$nt_bind_libdir"
 # The go tool's caches in the build tree: CI runs as root without a usable
 # home cache; no module is ever downloaded (the package needs none).

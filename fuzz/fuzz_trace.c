@@ -48,19 +48,22 @@ static void touch(const char *s)
     sink_hole += strlen(s);
 }
 
-static void touch_frames(const nt_trace *t, const nt_frame *f, uint32_t n)
+static void touch_frames(const nt_trace *t, const uint32_t *ids, uint32_t n)
 {
     char name[64];
     for (uint32_t i = 0; i < n; i++) {
-        if (!f[i].method)
+        if (ids[i] >= nt_trace_frame_count(t))
+            fz_fail("frame id %u of %zu", ids[i], nt_trace_frame_count(t));
+        const nt_frame *f = nt_trace_frame_at(t, ids[i]);
+        if (!f->method)
             fz_fail("a frame without a method record");
-        if (f[i].method_index != NT_TRACE_NO_METHOD &&
-            (f[i].method_index >= nt_trace_method_count(t) || f[i].method != nt_trace_method_at(t, f[i].method_index)))
-            fz_fail("frame method %u is not the trace's record", f[i].method_index);
-        touch(f[i].method->name);
-        touch(f[i].method->declaring_type);
-        touch(f[i].method->assembly);
-        size_t need = nt_frame_name(&f[i], name, sizeof name);
+        if (f->method_index != NT_TRACE_NO_METHOD &&
+            (f->method_index >= nt_trace_method_count(t) || f->method != nt_trace_method_at(t, f->method_index)))
+            fz_fail("frame method %u is not the trace's record", f->method_index);
+        touch(f->method->name);
+        touch(f->method->declaring_type);
+        touch(f->method->assembly);
+        size_t need = nt_frame_name(f, name, sizeof name);
         if (need < sizeof name && strlen(name) != need)
             fz_fail("nt_frame_name length %zu, wrote %zu", need, strlen(name));
     }
@@ -81,13 +84,13 @@ static void walk(const nt_trace *t)
         prev = s.time_ns;
         if (s.stack_index >= nk)
             fz_fail("sample %zu: stack index %u of %zu", i, s.stack_index, nk);
-        if (s.frame_count && !s.frames)
+        if (s.frame_count && !s.frame_ids)
             fz_fail("sample %zu: %u frames, NULL array", i, s.frame_count);
-        touch_frames(t, s.frames, s.frame_count);
+        touch_frames(t, s.frame_ids, s.frame_count);
     }
     for (size_t i = 0; i < nk; i++) {
         nt_trace_stack k = nt_trace_stack_at(t, i);
-        touch_frames(t, k.frames, k.frame_count);
+        touch_frames(t, k.frame_ids, k.frame_count);
     }
     for (size_t i = 0; i < nt_trace_method_count(t); i++) {
         const nt_trace_method *m = nt_trace_method_at(t, i);

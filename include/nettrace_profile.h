@@ -13,7 +13,10 @@
  *               the allocated type (TypeName, V2+; "" before) and the heap
  *               (AllocationKind: small, large, pinned object heap)
  *   exceptions  ExceptionThrown (V1; V0 has no stack-worthy fields but is
- *               counted too): count, labelled by the exception type
+ *               counted too): count, labelled by the exception type, and
+ *               with nt_profile_options.exception_messages by its message
+ *               too (ExceptionMessage; off by default, so records of one
+ *               type merge whatever their messages)
  *   contention  ContentionStart / ContentionStop paired per thread: wait in
  *               ns (stop time - start time) and count, on the start's stack;
  *               a start without a stop is kept as an open wait (its weight
@@ -72,6 +75,7 @@ typedef struct nt_profile_record {
     uint32_t stack_index;     /**< resolved stack: nt_trace_stack_at(nt_profile_trace(p), stack_index) */
     uint64_t thread_id;
     const char *label;        /**< allocated type / exception type / "" for contention; valid with the profile */
+    const char *message;      /**< exceptions with exception_messages: the ExceptionMessage; else "" */
     uint32_t heap;            /**< alloc: nt_alloc_heap; contention: ContentionFlags (0 managed, 1 native) */
     bool open;                /**< contention: a start with no stop in the stream */
     int64_t value;            /**< bytes (alloc), events (exceptions), wait ns (contention) */
@@ -116,11 +120,30 @@ typedef struct nt_profile_totals {
     uint64_t without_stack;   /**< events whose stack was absent or not defined (kept with an empty stack) */
 } nt_profile_totals;
 
+/** One end of a time window: trace-clock ns, or ns after the trace's start (its header's sync time, the
+ *  moment the session began), which is known only once the header is read. */
+typedef struct nt_time_bound {
+    bool set;                 /**< false: this end is open */
+    bool absolute;            /**< ns is on the trace clock; else ns after the trace's start */
+    int64_t ns;
+} nt_time_bound;
+
+/** The trace-clock ns of b in the trace that info heads (saturating); 0 when b is not set. */
+NT_API int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info);
+
 typedef struct nt_profile_options {
     const nt_trace_options *trace; /**< parser limits, allocator, deadline, progress (NULL = defaults) */
     bool keep_events;              /**< one record per event, in stream order (memory grows with events) */
     bool events_only;              /**< keep no thread samples (the trace then has none): for the event
                                         profiles and the GC timeline alone, memory follows their stacks */
+    /** Only events at or after from and before to count, each event on its own time (a merged record
+     *  holds only the events inside): an allocation tick or a throw by its time, a contention wait by
+     *  its start (a wait that starts inside counts whole, even when it stops after to; one that starts
+     *  before from does not, and its stop is not an unpaired one).  Totals follow the window; the GC
+     *  timeline, the span and the thread samples do not. */
+    nt_time_bound from, to;
+    bool exception_messages;       /**< exceptions: the message is part of a record's key (nt_profile_record
+                                        .message), so throws merge by type and message */
 } nt_profile_options;
 
 typedef struct nt_profile nt_profile;
@@ -148,6 +171,10 @@ NT_API size_t nt_profile_record_count(const nt_profile *p);
 /** Record i: grouped by kind (alloc, exceptions, contention), in stream order of first event within one. */
 NT_API nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i);
 NT_API void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_totals *out);
+/** The most bytes the profile held while it was built and since: its records, merge table, labels and GC
+ *  timeline at their peak plus its trace's peak (nt_trace_stats.memory_peak), an upper bound.  Without
+ *  keep_events it follows the distinct records and stacks, not the number of events. */
+NT_API size_t nt_profile_memory_peak(const nt_profile *p);
 NT_API size_t nt_profile_gc_count(const nt_profile *p);
 /** GC i, in order of start time (stream order for ties). */
 NT_API const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i);
@@ -189,7 +216,7 @@ NT_API nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_
 NT_API nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt,
                                               nt_sink_fn w, void *user);
 /** pprof with the kind's sample types: alloc_space/bytes + alloc_objects/count, exceptions/count,
- *  contentions/count + delay/nanoseconds; labels thread_id, and type / heap where they apply. */
+ *  contentions/count + delay/nanoseconds; labels thread_id, and type / heap / message where they apply. */
 NT_API nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                          void *user);
 

@@ -46,8 +46,9 @@ typedef struct nt_trace nt_trace;
 
 typedef struct nt_trace_method nt_trace_method;
 
-/** A frame of a sampled stack: 24 bytes, because a trace holds millions of
- *  them; its names are those of the method record it points to. */
+/** A distinct frame of the trace: an address as recorded and the method record it resolved to.  Stacks
+ *  hold frame ids (nt_trace_frame_at), so a frame is stored once however many stacks it is on; its names
+ *  are those of the method record it points to. */
 typedef struct nt_frame {
     uint64_t ip;              /**< instruction address as recorded (return address for frames >= 1) */
     const nt_trace_method *method; /**< the record the address resolved to (name, declaring_type, assembly,
@@ -56,7 +57,7 @@ typedef struct nt_frame {
     uint32_t method_index;    /**< index for nt_trace_method_at, or NT_TRACE_NO_METHOD when unresolved */
 } nt_frame;
 
-/** A thread sample.  Samples on the same stack share one frames array (same stack_index). */
+/** A thread sample.  Samples on the same stack share one frame id array (same stack_index). */
 typedef struct nt_trace_sample {
     int64_t timestamp;        /**< ticks of the trace clock */
     int64_t time_ns;          /**< floor(timestamp * 1e9 / frequency), exact */
@@ -64,7 +65,7 @@ typedef struct nt_trace_sample {
     uint32_t type;            /**< nt_sample_type (values above 254 read as 255) */
     uint32_t stack_index;     /**< index for nt_trace_stack_at */
     uint32_t frame_count;
-    const nt_frame *frames;   /**< innermost first; NULL when frame_count is 0 */
+    const uint32_t *frame_ids; /**< ids for nt_trace_frame_at, innermost first; NULL when frame_count is 0 */
     uint64_t count;           /**< samples this one stands for: 1, or with nt_trace_options.aggregate the
                                    samples of one stack, thread and type counted together (timestamp is
                                    then the first one's) */
@@ -92,7 +93,7 @@ struct nt_trace_method {
 /** A distinct resolved stack. */
 typedef struct nt_trace_stack {
     uint32_t frame_count;
-    const nt_frame *frames;   /**< innermost first */
+    const uint32_t *frame_ids; /**< ids for nt_trace_frame_at, innermost first; NULL when frame_count is 0 */
 } nt_trace_stack;
 
 /** A module record's link to its assembly. */
@@ -136,9 +137,10 @@ typedef struct nt_trace_stats {
  */
 typedef struct nt_trace_limits {
     uint64_t max_samples;   /**< samples held, 16 bytes each (default 1,073,741,824) */
-    uint64_t max_frames;    /**< IPs of distinct stacks, and frames of resolved stacks, each (default
-                                 67,108,864; a frame takes about 75 bytes while the trace is built, 28
-                                 once built) */
+    uint64_t max_frames;    /**< frame ids held: the IPs of the distinct stacks read, and the frames of
+                                 resolved stacks that need their own ids (default 67,108,864; 4 bytes
+                                 each -- a stack no frame of which resolves differently over time is
+                                 its interned ids -- plus 24 bytes per distinct frame) */
     uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
                                  when code is unloaded and its memory reused (default 1,024) */
 } nt_trace_limits;
@@ -209,6 +211,12 @@ NT_API size_t nt_trace_sample_count(const nt_trace *t);
 NT_API nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i);
 NT_API size_t nt_trace_stack_count(const nt_trace *t);
 NT_API nt_trace_stack nt_trace_stack_at(const nt_trace *t, size_t i);
+/** The distinct frames: one per (ip as recorded, method record it resolved to) that a stack holds, ids
+ *  0 .. count-1 (an ip sampled both innermost and as a return address, looked up at ip and ip - 1, may
+ *  have one of each).  A frame id is a stable key for caches and a pprof location. */
+NT_API size_t nt_trace_frame_count(const nt_trace *t);
+/** Frame id (from nt_trace_sample.frame_ids or nt_trace_stack.frame_ids); id must be < nt_trace_frame_count. */
+NT_API const nt_frame *nt_trace_frame_at(const nt_trace *t, uint32_t id);
 NT_API size_t nt_trace_method_count(const nt_trace *t);
 NT_API const nt_trace_method *nt_trace_method_at(const nt_trace *t, size_t i);
 NT_API size_t nt_trace_module_count(const nt_trace *t);
@@ -257,8 +265,15 @@ NT_API nt_status nt_export_folded(const nt_trace *t, const nt_export_options *op
 /** Speedscope JSON: one sampled profile per thread. */
 NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w,
                                       void *user);
-/** pprof: gzipped profile.proto with sample counts and wall time (ns). */
+/** pprof: gzipped profile.proto with sample counts and wall time (ns); with NT_WEIGHT_TIME the wall time
+ *  is also the profile's default sample type (the wall profile). */
 NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
+
+/** The wall profile's weights: out[i] (nt_trace_sample_count(t) entries) = sample i's weight by time, as
+ *  NT_WEIGHT_TIME weighs it -- ns to the same thread's next sample (managed and external alike), the
+ *  trace's sampling interval for a thread's last; a counted sample's is the sum over the samples it
+ *  stands for.  NT_ERR_NOMEM when the thread index it may need cannot be made. */
+NT_API nt_status nt_trace_wall_ns(const nt_trace *t, int64_t *out);
 
 /**
  * A frame's display name: "<assembly simple name>!<type>.<method>" ("?" for an
@@ -288,6 +303,9 @@ typedef struct nt_top_options {
     bool has_thread;          /**< only thread_id */
     uint64_t thread_id;
     bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
+    nt_weight weight;         /**< NT_WEIGHT_TIME: rows and totals in ns (nt_trace_wall_ns), not samples */
+    bool has_from, has_to;
+    int64_t from_ns, to_ns;   /**< sample time window [from, to) in trace-clock ns (not on a counted trace) */
 } nt_top_options;
 
 /** A method by display name (nt_frame_name: code versions of one method share a row). */

@@ -28,6 +28,15 @@ if grep -qi "warning\|not available" "$tmp/top.txt"; then fail "go tool pprof wa
 go tool pprof -raw "$tmp/p.pb.gz" 2>/dev/null | grep -q 'SpinThreads.dll' || fail "no mapping names the program's module file"
 # the wall-time sample type is there too and adds up to more than the samples' count
 go tool pprof -sample_index=1 -top -nodecount=1 "$tmp/p.pb.gz" 2>&1 | grep -q "Type: wall" || fail "no wall-time sample type"
+# --profile wall: the wall time is the profile's default sample type (the CPU
+# profile names none), and its values are the wall weights of the samples
+go tool pprof -raw "$tmp/p.pb.gz" 2>/dev/null | grep -q '\[dflt\]' && fail "the cpu profile names a default sample type"
+"$nt" stacks --profile wall -f pprof -o "$tmp/w.pb.gz" "$trace" || fail "stacks --profile wall -f pprof exited $?"
+go tool pprof -raw "$tmp/w.pb.gz" 2>/dev/null | grep -q '^samples/count wall/nanoseconds\[dflt\]' || fail "wall is not the default sample type"
+go tool pprof -top -nodecount=1 "$tmp/w.pb.gz" 2>&1 | grep -q "^Type: wall" || fail "go tool pprof does not open the wall profile on wall"
+raw_wall=$(go tool pprof -raw "$tmp/w.pb.gz" 2>/dev/null | awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0} on && $2 ~ /^[0-9]+:$/ {sub(":", "", $2); s += $2} END {printf "%.0f", s}')
+want_wall=$("$nt" samples --profile wall "$trace" | awk '{s += $3} END {printf "%.0f", s}')
+[ "$raw_wall" = "$want_wall" ] || fail "pprof wall total $raw_wall, samples --profile wall says $want_wall"
 
 # Each event profile's export carries Go's sample types, and the workload's
 # own sites are on top (corpus/profile-*.nettrace, see corpus/README.md).

@@ -1,10 +1,11 @@
 #!/bin/sh
 # The live event profiles against a real .NET process with a known workload:
-# `nettrace top -p PID --profile alloc|exceptions|contention` on
+# `nettrace top -p PID --profile alloc|exceptions|contention|wall` on
 # tests/workloads/ProfileLoad running its rounds in a loop.  Each refresh must
 # show the workload's own sites with the shares its rounds fix: allocation
 # bytes about 48 / 20 / 20 / 10 % (Node, byte[] small, large, pinned), throws
-# 3 : 2 : 1 by type, lock waits of about 40 ms each.  Skips with a message
+# 3 : 2 : 1 by type, lock waits of about 40 ms each; and by wall time the
+# waiter, blocked on the lock all the time, weighs about the whole interval.  Skips with a message
 # when dotnet is not on PATH.  The test starts and kills its processes.
 set -u
 if ! command -v dotnet >/dev/null 2>&1; then
@@ -91,4 +92,12 @@ row=$(awk '/^nettrace top  pid/ { r = "" } $4 == "managed" && index($5, "Monitor
 set -- $row
 mean=$(( $1 / $2 ))
 within "$mean" 35000000 60000000 || fail "mean wait $mean ns over $2 waits, expected about 40 ms"
+
+run contention wall
+f="$tmp/wall.txt"
+grep -q 'exclusive_ns' "$f" || fail "wall: the columns are not in ns"
+# The last refresh: the waiter spends its whole 1.5 s interval in Monitor.Enter_Slowpath
+# (as cpu it would be about 1500 samples, whatever the interval's length in time).
+v=$(awk '/^nettrace top  pid/ { v = "" } index($5, "Monitor.Enter_Slowpath") { v = $1 } END { print v }' "$f")
+within "$v" 1000000000 2000000000 || fail "wall: the waiter weighs $v ns in a 1.5 s interval"
 echo ok

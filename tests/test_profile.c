@@ -102,7 +102,7 @@ LTest(profile, alloc_known_mix)
             continue;
         nt_trace_stack st = nt_trace_stack_at(nt_profile_trace(p), r.stack_index);
         cr_assert_gt(st.frame_count, 0);
-        cr_expect_str_eq(st.frames[0].method->name, "AllocNodes");
+        cr_expect_str_eq(nt_trace_frame_at(nt_profile_trace(p), st.frame_ids[0])->method->name, "AllocNodes");
     }
     nt_profile_totals t;
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &t);
@@ -157,7 +157,7 @@ LTest(profile, contention_known_waits)
         nt_trace_stack st = nt_trace_stack_at(nt_profile_trace(p), r.stack_index);
         bool found = false;
         for (uint32_t k = 0; k < st.frame_count; k++)
-            found = found || strcmp(st.frames[k].method->name, "WaitForGate") == 0;
+            found = found || strcmp(nt_trace_frame_at(nt_profile_trace(p), st.frame_ids[k])->method->name, "WaitForGate") == 0;
         cr_expect(found, "a contention stack without WaitForGate");
     }
     nt_profile_free(p);
@@ -290,8 +290,8 @@ LTest(profile, written_edges)
         /* Every event's frames are the sample's: the same records, names and ip - 1 rule. */
         cr_assert_eq(st.frame_count, smp.frame_count);
         for (uint32_t k = 0; k < st.frame_count; k++)
-            cr_expect_eq(st.frames[k].method_index, smp.frames[k].method_index);
-        cr_expect_str_eq(st.frames[0].method->name, "Hot");
+            cr_expect_eq(nt_trace_frame_at(t, st.frame_ids[k])->method_index, nt_trace_frame_at(t, smp.frame_ids[k])->method_index);
+        cr_expect_str_eq(nt_trace_frame_at(t, st.frame_ids[0])->method->name, "Hot");
         if (r.kind == NT_PROFILE_CONTENTION && r.open) {
             saw_open = true;
             cr_expect_eq(r.thread_id, 7);

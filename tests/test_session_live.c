@@ -693,8 +693,8 @@ Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
         nt_trace_sample s = nt_trace_sample_at(t, i);
         bool ours = false, main = false;
         for (uint32_t k = 0; k < s.frame_count; k++) {
-            ours |= strcmp(s.frames[k].method->declaring_type, "StartupTarget.Program") == 0;
-            main |= frame_is(&s.frames[k], "Main");
+            ours |= strcmp(nt_trace_frame_at(t, s.frame_ids[k])->method->declaring_type, "StartupTarget.Program") == 0;
+            main |= frame_is(nt_trace_frame_at(t, s.frame_ids[k]), "Main");
         }
         if (ours && first == SIZE_MAX) {
             first = i;

@@ -33,7 +33,7 @@ static const char *fname(const nt_trace *t, size_t i, uint32_t k)
     char *b = buf[slot++ & 7];
     nt_trace_sample s = nt_trace_sample_at(t, i);
     cr_assert_lt(k, s.frame_count, "sample %zu has %u frames", i, s.frame_count);
-    nt_frame_name(&s.frames[k], b, 256);
+    nt_frame_name(nt_trace_frame_at(t, s.frame_ids[k]), b, 256);
     return b;
 }
 
@@ -65,8 +65,8 @@ LTest(trace, rejit_gives_one_method_several_code_versions)
     cr_assert_eq(nt_trace_sample_count(t), 3);
     for (size_t i = 0; i < 3; i++)
         cr_assert_str_eq(fname(t, i, 0), "App!NS.C.Hot");
-    cr_assert_neq(nt_trace_sample_at(t, 0).frames[0].method_index, nt_trace_sample_at(t, 1).frames[0].method_index);
-    cr_assert_str_eq(nt_trace_sample_at(t, 0).frames[0].method->assembly,
+    cr_assert_neq(nt_trace_frame_at(t, nt_trace_sample_at(t, 0).frame_ids[0])->method_index, nt_trace_frame_at(t, nt_trace_sample_at(t, 1).frame_ids[0])->method_index);
+    cr_assert_str_eq(nt_trace_frame_at(t, nt_trace_sample_at(t, 0).frame_ids[0])->method->assembly,
                      "App, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null");
     nt_trace_free(t);
     tb_free(&p.b);
@@ -92,8 +92,8 @@ LTest(trace, stack_ids_are_scoped_by_the_parsers_interval)
     nt_trace_sample a = nt_trace_sample_at(t, 0), b = nt_trace_sample_at(t, 1);
     cr_expect_neq(a.stack_index, b.stack_index, "one id in two intervals is two stacks");
     cr_assert_eq(b.frame_count, 3);
-    cr_expect_eq(b.frames[1].ip, 0x2222);
-    cr_expect_eq(a.frames[1].ip, 0x2000);
+    cr_expect_eq(nt_trace_frame_at(t, b.frame_ids[1])->ip, 0x2222);
+    cr_expect_eq(nt_trace_frame_at(t, a.frame_ids[1])->ip, 0x2000);
     nt_trace_free(t);
     tb_free(&p.b);
 }
@@ -198,7 +198,7 @@ LTest(trace, code_address_reused_after_unload)
     cr_assert_str_eq(fname(t, 2, 0), "0x3010", "nothing lived there between unload and reload");
     cr_assert_str_eq(fname(t, 3, 0), "App!Dyn.Y");
     nt_trace_sample a = nt_trace_sample_at(t, 0), b = nt_trace_sample_at(t, 1), c = nt_trace_sample_at(t, 3);
-    cr_assert_eq(a.frames, b.frames, "samples resolving alike share one frames array");
+    cr_assert_eq(a.frame_ids, b.frame_ids, "samples resolving alike share one frame id array");
     cr_assert_eq(a.stack_index, b.stack_index);
     cr_assert_neq(a.stack_index, c.stack_index);
     cr_assert_eq(nt_trace_stack_count(t), 3);
@@ -251,7 +251,7 @@ LTest(trace, samples_out_of_order_across_threads_are_sorted_stably)
     }
     cr_assert_eq(nt_trace_sample_at(t, 3).type, 7);
     cr_assert_eq(nt_trace_sample_at(t, 3).frame_count, 0);
-    cr_assert_null(nt_trace_sample_at(t, 3).frames);
+    cr_assert_null(nt_trace_sample_at(t, 3).frame_ids);
     cr_assert_eq(nt_trace_thread_count(t), 3);
     nt_trace_free(t);
     tb_free(&p.b);
@@ -291,12 +291,12 @@ LTest(trace, timestamps_convert_exactly_and_32_bit_stacks_widen)
     cr_assert_eq(s.timestamp, ticks);
     cr_assert_eq(nt_trace_pointer_size(t), 4);
     cr_assert_eq(nt_trace_frequency(t), freq);
-    cr_assert_eq(s.frames[0].ip, 0xFFFFFFF0u);
+    cr_assert_eq(nt_trace_frame_at(t, s.frame_ids[0])->ip, 0xFFFFFFF0u);
     cr_assert_str_eq(fname(t, 0, 1), "0x80000000");
-    cr_assert_eq(s.frames[1].method_index, NT_TRACE_NO_METHOD);
-    cr_assert_not_null(s.frames[1].method, "unresolved frames point to an empty record, never NULL");
-    cr_assert_str_eq(s.frames[1].method->name, "");
-    cr_assert_str_eq(s.frames[1].method->assembly, "");
+    cr_assert_eq(nt_trace_frame_at(t, s.frame_ids[1])->method_index, NT_TRACE_NO_METHOD);
+    cr_assert_not_null(nt_trace_frame_at(t, s.frame_ids[1])->method, "unresolved frames point to an empty record, never NULL");
+    cr_assert_str_eq(nt_trace_frame_at(t, s.frame_ids[1])->method->name, "");
+    cr_assert_str_eq(nt_trace_frame_at(t, s.frame_ids[1])->method->assembly, "");
     nt_trace_free(t);
     tb_free(&p.b);
 }
@@ -571,8 +571,8 @@ LTest(trace, damaged_streams_build_and_export)
             for (size_t i = 0; i < nt_trace_sample_count(t); i++) {
                 nt_trace_sample s = nt_trace_sample_at(t, i);
                 for (uint32_t k = 0; k < s.frame_count; k++)
-                    cr_assert(s.frames[k].method_index == NT_TRACE_NO_METHOD ||
-                              s.frames[k].method_index < nt_trace_method_count(t));
+                    cr_assert(nt_trace_frame_at(t, s.frame_ids[k])->method_index == NT_TRACE_NO_METHOD ||
+                              nt_trace_frame_at(t, s.frame_ids[k])->method_index < nt_trace_method_count(t));
                 if (i)
                     cr_assert_geq(s.timestamp, nt_trace_sample_at(t, i - 1).timestamp);
             }

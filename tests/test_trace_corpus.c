@@ -92,20 +92,20 @@ static void compare_top(const char *expected, const char *file)
         frames += s.frame_count;
         with_stack += s.frame_count > 0;
         for (uint32_t k = 0; k < s.frame_count; k++) {
-            if (s.frames[k].method_index == NT_TRACE_NO_METHOD) {
-                cr_assert(s.frames[k].method && !*s.frames[k].method->name && !*s.frames[k].method->assembly,
+            if (nt_trace_frame_at(t, s.frame_ids[k])->method_index == NT_TRACE_NO_METHOD) {
+                cr_assert(nt_trace_frame_at(t, s.frame_ids[k])->method && !*nt_trace_frame_at(t, s.frame_ids[k])->method->name && !*nt_trace_frame_at(t, s.frame_ids[k])->method->assembly,
                           "an unresolved frame points to the empty record");
                 unresolved++;
                 continue;
             }
             char key[512];
-            method_key(t, &s.frames[k], key, sizeof key);
+            method_key(t, nt_trace_frame_at(t, s.frame_ids[k]), key, sizeof key);
             bool again = false; /* inclusive counts once per sample */
             for (uint32_t j = 0; j < k && !again; j++) {
-                if (s.frames[j].method_index == NT_TRACE_NO_METHOD)
+                if (nt_trace_frame_at(t, s.frame_ids[j])->method_index == NT_TRACE_NO_METHOD)
                     continue;
                 char other[512];
-                method_key(t, &s.frames[j], other, sizeof other);
+                method_key(t, nt_trace_frame_at(t, s.frame_ids[j]), other, sizeof other);
                 again = strcmp(other, key) == 0;
             }
             count *e = find_count(c, n, key);
@@ -233,7 +233,7 @@ LTest(trace_corpus, dotnetdiag_single_thread_stacks_match_golden)
         char text[1024];
         size_t pos = 0;
         for (uint32_t k = s.frame_count; k-- > 0;) {
-            pos += nt_frame_name(&s.frames[k], text + pos, sizeof text - pos);
+            pos += nt_frame_name(nt_trace_frame_at(t, s.frame_ids[k]), text + pos, sizeof text - pos);
             if (k)
                 text[pos++] = ';';
         }
@@ -250,9 +250,9 @@ LTest(trace_corpus, dotnetdiag_single_thread_stacks_match_golden)
     /* Main -> Fast/Slow -> Work(int32): Work is the hottest leaf. */
     nt_trace_sample s = nt_trace_sample_at(t, 0);
     cr_assert_eq(s.frame_count, 3);
-    cr_assert_str_eq(s.frames[2].method->name, "Main");
-    cr_assert_str_eq(s.frames[0].method->name, "Work");
-    cr_assert_str_eq(s.frames[0].method->declaring_type, "Example.Program");
+    cr_assert_str_eq(nt_trace_frame_at(t, s.frame_ids[2])->method->name, "Main");
+    cr_assert_str_eq(nt_trace_frame_at(t, s.frame_ids[0])->method->name, "Work");
+    cr_assert_str_eq(nt_trace_frame_at(t, s.frame_ids[0])->method->declaring_type, "Example.Program");
     nt_trace_free(t);
 }
 

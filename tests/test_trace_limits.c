@@ -82,6 +82,94 @@ LTest(trace_limits, one_stack_resolving_a_new_way_every_sample_is_capped)
     tb_free(&p.b);
 }
 
+/* Resolved stacks that need their own frame ids (a variant resolving an
+ * address to another record) count against max_frames: the amplifier's
+ * first sample resolves to the interned array itself, each later one to a
+ * copy of DEPTH ids with one new frame. */
+LTest(trace_limits, variants_beyond_max_frames_end_the_resolution)
+{
+    pb p;
+    amplifier(&p, 3000);
+    nt_trace_limits lim = { .max_frames = DEPTH * 11 };
+    char msg[256];
+    nt_trace *t = build_with(&p, &lim, NT_ERR_LIMIT, msg, sizeof msg);
+    cr_assert(strstr(msg, "max_frames") && strstr(msg, "resolution stopped"), "%s", msg);
+    cr_assert_eq(nt_trace_sample_count(t), 11, "the interned array and 10 copies fit in 11 stacks' ids");
+    cr_assert_eq(nt_trace_stack_count(t), 11);
+    /* One frame per distinct (address, record): DEPTH, and one more for each later variant. */
+    cr_assert_eq(nt_trace_frame_count(t), DEPTH + 10);
+    for (size_t i = 1; i < nt_trace_sample_count(t); i++) {
+        nt_trace_sample a = nt_trace_sample_at(t, i - 1), b = nt_trace_sample_at(t, i);
+        uint32_t k = (uint32_t)(i % DEPTH), differ = 0;
+        for (uint32_t j = 0; j < DEPTH; j++)
+            differ += a.frame_ids[j] != b.frame_ids[j];
+        cr_assert_eq(differ, 1, "sample %zu differs from the one before in frame %u only", i, k);
+        cr_assert_neq(a.frame_ids[k], b.frame_ids[k]);
+        cr_assert_str_eq(nt_trace_frame_at(t, b.frame_ids[k])->method->name, "N");
+        cr_assert_eq(nt_trace_frame_at(t, b.frame_ids[k])->ip, nt_trace_frame_at(t, a.frame_ids[k])->ip);
+    }
+    nt_trace_free(t);
+    tb_free(&p.b);
+}
+
+/* Deep stacks, each one distinct, over few addresses whose records never
+ * change (BenchLoad's allocation ticks): the trace keeps one frame per
+ * address and each stack as its interned address ids, 4 bytes a frame, with
+ * no second copy -- the memory follows the distinct stacks at a small
+ * constant (24 bytes a frame for the resolved frames alone, before). */
+LTest(trace_limits, distinct_timeless_stacks_cost_four_bytes_a_frame)
+{
+    enum { N = 16000, D = 50, CHUNK = 500 };
+    pb p;
+    pb_begin(&p, 8, 1000000000);
+    pb_assembly(&p, 1, ASM, "App");
+    pb_module(&p, 1, MOD, ASM, "/app/App.dll");
+    for (uint32_t k = 0; k < D; k++)
+        pb_method(&p, MD_LOAD, 2, k + 1, MOD, BASE + (uint64_t)k * 0x1000, 0x1000, "App.T", "M");
+    static uint64_t ips[CHUNK][D];
+    const uint64_t *st[CHUNK];
+    uint32_t d[CHUNK];
+    for (uint32_t c = 0; c < N / CHUNK; c++) {
+        for (uint32_t j = 0; j < CHUNK; j++) {
+            uint32_t i = c * CHUNK + j;
+            /* Frame k's address says bit k % 14 of i: stacks below 2^14 all differ. */
+            for (uint32_t k = 0; k < D; k++)
+                ips[j][k] = BASE + (uint64_t)k * 0x1000 + 0x10 + ((i >> (k % 14)) & 1) * 0x100;
+            st[j] = ips[j];
+            d[j] = D;
+        }
+        pb_stacks(&p, c * CHUNK + 1, CHUNK, st, d);
+        for (uint32_t j = 0; j < CHUNK; j++)
+            pb_sample(&p, 7, c * CHUNK + j + 1, 10 + c * CHUNK + j, NT_SAMPLE_MANAGED);
+        pb_sp(&p, 10 + (c + 1) * CHUNK);
+    }
+    pb_end(&p);
+    char msg[256];
+    nt_trace *t = build_with(&p, NULL, NT_OK, msg, sizeof msg);
+    nt_trace_stats sts;
+    nt_trace_stats_get(t, &sts);
+    cr_log_info("%llu stacks, %zu frames, %zu ids; memory %zu, peak %zu", (unsigned long long)sts.stacks,
+                nt_trace_frame_count(t), t->nids, sts.memory, sts.memory_peak);
+    cr_assert_eq(sts.stacks, N);
+    cr_assert_eq(sts.resolved_frames, (uint64_t)N * D);
+    cr_assert_eq(nt_trace_frame_count(t), 2 * D, "one frame per distinct address");
+    cr_assert_eq(t->nids, (size_t)N * D, "every stack is its interned address ids: no second copy");
+    /* 0.8 M frames: 3.2 MB of ids, samples 16 bytes each (0.26 MB); 40 bytes a frame before. */
+    cr_assert_lt(sts.memory, (size_t)4 << 20, "memory %zu", sts.memory);
+    cr_assert_lt(sts.memory_peak, (size_t)6 << 20, "peak %zu", sts.memory_peak);
+    for (size_t i = 0; i < nt_trace_sample_count(t); i += 997) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        cr_assert_eq(s.frame_count, D);
+        for (uint32_t k = 0; k < D; k++) {
+            const nt_frame *f = nt_trace_frame_at(t, s.frame_ids[k]);
+            cr_assert_eq(f->ip, BASE + (uint64_t)k * 0x1000 + 0x10 + ((i >> (k % 14)) & 1) * 0x100);
+            cr_assert_eq(f->method_index, k);
+        }
+    }
+    nt_trace_free(t);
+    tb_free(&p.b);
+}
+
 LTest(trace_limits, samples_beyond_max_samples_end_the_build)
 {
     pb p;

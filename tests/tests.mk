@@ -114,6 +114,8 @@ tests_test_trace_corpus_LDFLAGS = $(T_LINK)
 
 # The commands end to end on corpus/ traces (skips when they are absent).
 TESTS += tests/trace_cli.sh
+TESTS += tests/cli_profiles.sh
+EXTRA_DIST += tests/cli_profiles.sh
 EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.proto
 
 # ---- session ----
@@ -281,6 +283,15 @@ tests_test_profile_CPPFLAGS = $(T_CPP)
 tests_test_profile_CFLAGS = $(T_CC)
 tests_test_profile_LDADD = $(T_LIBS)
 tests_test_profile_LDFLAGS = $(T_LINK)
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_profile_select
+TESTS += tests/test_profile_select
+endif
+tests_test_profile_select_SOURCES = tests/test_profile_select.c
+tests_test_profile_select_CPPFLAGS = $(T_CPP)
+tests_test_profile_select_CFLAGS = $(T_CC)
+tests_test_profile_select_LDADD = $(T_LIBS)
+tests_test_profile_select_LDFLAGS = $(T_LINK)
 # The live event profiles against a real .NET process (skips without dotnet).
 TESTS += tests/profile_live.sh
 EXTRA_DIST += tests/profile_live.sh

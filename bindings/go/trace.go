@@ -112,7 +112,8 @@ func Parse(r io.Reader) (*Trace, error) {
 }
 
 // newTrace copies the library's trace into Go values: every method record's
-// strings once, every distinct stack's frames once (samples share them).
+// strings once, every distinct frame once (stacks hold the library's frame
+// ids), every distinct stack's frames once (samples share them).
 func newTrace(ct *C.nt_trace) *Trace {
 	t := &Trace{
 		TimestampFrequency: uint64(C.nt_trace_frequency(ct)),
@@ -143,20 +144,25 @@ func newTrace(ct *C.nt_trace) *Trace {
 		m := C.nt_trace_module_at(ct, C.size_t(i))
 		t.Modules[uint64(m.module_id)] = uint64(m.assembly_id)
 	}
+	byID := make([]Frame, int(C.nt_trace_frame_count(ct)))
+	for id := range byID {
+		f := C.nt_trace_frame_at(ct, C.uint32_t(id))
+		byID[id].IP = uint64(f.ip)
+		if idx := f.method_index; idx != C.NT_TRACE_NO_METHOD {
+			m := &t.Methods[idx]
+			byID[id].Method, byID[id].Type, byID[id].Assembly = m.Name, m.Namespace, m.Assembly
+		}
+	}
 	stacks := make([][]Frame, int(C.nt_trace_stack_count(ct)))
 	for i := range stacks {
 		st := C.nt_trace_stack_at(ct, C.size_t(i))
 		if st.frame_count == 0 {
 			continue
 		}
-		cf := unsafe.Slice(st.frames, int(st.frame_count))
-		frames := make([]Frame, len(cf))
-		for j := range cf {
-			frames[j].IP = uint64(cf[j].ip)
-			if idx := cf[j].method_index; idx != C.NT_TRACE_NO_METHOD {
-				m := &t.Methods[idx]
-				frames[j].Method, frames[j].Type, frames[j].Assembly = m.Name, m.Namespace, m.Assembly
-			}
+		ids := unsafe.Slice(st.frame_ids, int(st.frame_count))
+		frames := make([]Frame, len(ids))
+		for j, id := range ids {
+			frames[j] = byID[id]
 		}
 		stacks[i] = frames
 	}

@@ -65,9 +65,9 @@ int main(void)
     S(nt_trace_sample);
     F(nt_trace_sample, timestamp); F(nt_trace_sample, time_ns); F(nt_trace_sample, thread_id);
     F(nt_trace_sample, type); F(nt_trace_sample, stack_index); F(nt_trace_sample, frame_count);
-    F(nt_trace_sample, frames); F(nt_trace_sample, count);
+    F(nt_trace_sample, frame_ids); F(nt_trace_sample, count);
     S(nt_trace_stack);
-    F(nt_trace_stack, frame_count); F(nt_trace_stack, frames);
+    F(nt_trace_stack, frame_count); F(nt_trace_stack, frame_ids);
     S(nt_trace_module);
     F(nt_trace_module, module_id); F(nt_trace_module, assembly_id); F(nt_trace_module, il_path);
     S(nt_trace_assembly);
@@ -80,7 +80,8 @@ int main(void)
     S(nt_top_options);
     F(nt_top_options, rows); F(nt_top_options, by_inclusive); F(nt_top_options, by_thread);
     F(nt_top_options, managed_only); F(nt_top_options, has_thread); F(nt_top_options, thread_id);
-    F(nt_top_options, signatures);
+    F(nt_top_options, signatures); F(nt_top_options, weight); F(nt_top_options, has_from);
+    F(nt_top_options, has_to); F(nt_top_options, from_ns); F(nt_top_options, to_ns);
     S(nt_top_row);
     F(nt_top_row, name); F(nt_top_row, exclusive); F(nt_top_row, inclusive);
     S(nt_top_table);

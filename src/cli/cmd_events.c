@@ -62,11 +62,10 @@ static int on_trace(void *user, const nt_trace_info *info)
 {
     events_run *r = user;
     r->frequency = info->qpc_frequency;
-    int64_t start = cli_trace_start_ns(info);
     r->filter.has_from = r->from.set;
     r->filter.has_to = r->to.set;
-    r->filter.from_ns = r->from.set ? cli_time_resolve(&r->from, start) : 0;
-    r->filter.to_ns = r->to.set ? cli_time_resolve(&r->to, start) : 0;
+    r->filter.from_ns = nt_time_bound_resolve(&r->from, info);
+    r->filter.to_ns = nt_time_bound_resolve(&r->to, info);
     return r->with_stacks ? r->stacks.bcb.trace(r->stacks.b, info) : 0;
 }
 

@@ -63,7 +63,7 @@ int cmd_gc(int argc, char **argv)
     if (rc >= 0)
         return rc;
     nt_profile *p;
-    rc = cli_profile_load(path, false, &p);
+    rc = cli_profile_load(path, NULL, &p);
     if (!p)
         return rc;
     size_t n = nt_profile_gc_count(p);

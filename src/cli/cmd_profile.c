@@ -4,7 +4,8 @@
  *   <timestamp_ns> <thread_id> <value> <label> <frames>
  * value: bytes (alloc), 1 (exceptions), wait ns (contention); label: alloc
  * <heap>:<type> (heap soh, loh, poh, other), exceptions <type>, contention
- * managed|native, with ":open" for a start that had no stop; a label is
+ * managed|native, with ":open" for a start that had no stop; with
+ * --messages an exception's label is <type>:<message> when it has one; a label is
  * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
@@ -34,21 +35,59 @@ static void label_field(const nt_profile_record *r, char *buf, size_t size)
         snprintf(raw, sizeof raw, "%s:%s", nt_alloc_heap_name((nt_alloc_heap)r->heap), l);
     else if (r->kind == NT_PROFILE_CONTENTION)
         snprintf(raw, sizeof raw, "%s%s", r->heap == 1 ? "native" : "managed", r->open ? ":open" : "");
+    else if (*r->message)
+        snprintf(raw, sizeof raw, "%s:%s", l, r->message);
     else
         snprintf(raw, sizeof raw, "%s", l);
     nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
 }
 
-bool cli_profile_filter(const cli_filter *f, const char *cmd, bool *has_thread, uint64_t *thread)
+bool cli_profile_messages_fit(const char *cmd, nt_profile_kind k, bool messages)
 {
-    if (f->managed_only || f->from.set || f->to.set) {
-        fprintf(stderr, "nettrace %s: --managed-only, --from and --to select thread samples; an event profile "
-                        "takes --thread only\n", cmd);
+    if (messages && k != NT_PROFILE_EXCEPTIONS) {
+        fprintf(stderr, "nettrace %s: --messages labels exceptions: it needs --profile exceptions\n", cmd);
         return false;
     }
-    *has_thread = f->has_thread;
-    *thread = f->thread_id;
     return true;
+}
+
+bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select *ps)
+{
+    if (f->managed_only) {
+        fprintf(stderr, "nettrace %s: --managed-only selects thread samples; an event profile takes --thread, "
+                        "--from and --to\n", cmd);
+        return false;
+    }
+    ps->has_thread = f->has_thread;
+    ps->thread_id = f->thread_id;
+    ps->from = f->from;
+    ps->to = f->to;
+    return true;
+}
+
+/* The profile of path as the selection ps builds it (its window applied per
+ * event by the builder); when a window leaves none of the kind's events, says
+ * on stderr where the trace's events lie.  The exit code; *out NULL when
+ * there is no profile. */
+static int load(const char *path, const cli_profile_select *ps, bool keep_events, const char *cmd, nt_profile **out)
+{
+    nt_profile_options po = { .keep_events = keep_events, .from = ps->from, .to = ps->to,
+                              .exception_messages = ps->messages };
+    int rc = cli_profile_load(path, &po, out);
+    nt_profile_totals tot;
+    if (!*out || (!ps->from.set && !ps->to.set))
+        return rc;
+    nt_profile_totals_get(*out, ps->kind, &tot);
+    if (tot.events)
+        return rc;
+    int64_t start = cli_trace_start_ns(nt_trace_header(nt_profile_trace(*out))), first, last;
+    nt_profile_span(*out, &first, &last);
+    char a[32], b[32];
+    cli_format_duration(a, sizeof a, first - start);
+    cli_format_duration(b, sizeof b, last - start);
+    fprintf(stderr, "nettrace %s: --from/--to select no %s events; the trace's events lie between +%s and +%s "
+                    "after its start\n", cmd, nt_profile_kind_name(ps->kind), a, b);
+    return rc;
 }
 
 static int by_time(const void *a, const void *b, void *ctx)
@@ -61,7 +100,7 @@ static int by_time(const void *a, const void *b, void *ctx)
 int cli_profile_samples(const char *path, const cli_profile_select *ps)
 {
     nt_profile *p;
-    int rc = cli_profile_load(path, true, &p);
+    int rc = load(path, ps, true, "samples", &p);
     if (!p)
         return rc;
     const nt_trace *t = nt_profile_trace(p);
@@ -83,8 +122,7 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
     for (size_t j = 0; j < m; j++) {
         nt_profile_record r = nt_profile_record_at(p, order[j]);
         if (!lines[r.stack_index]) {
-            nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
-            if (!(lines[r.stack_index] = cli_stack_line(&st, ps->name_flags))) {
+            if (!(lines[r.stack_index] = cli_stack_line(t, r.stack_index, ps->name_flags))) {
                 fprintf(stderr, "nettrace: out of memory\n");
                 rc = CLI_EXIT_ERROR;
                 break;
@@ -138,7 +176,7 @@ static const char *value_unit(nt_profile_kind k)
 int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, bool by_thread)
 {
     nt_profile *p;
-    int rc = cli_profile_load(path, false, &p);
+    int rc = load(path, ps, false, "top", &p);
     if (!p)
         return rc;
     if (!cli_profile_top_print(stdout, p, ps, top, by_thread))
@@ -166,7 +204,7 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
         nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
         char label[4096];
         label_field(&r, label, sizeof label);
-        char *leaf = st.frame_count ? cli_frame_text(&st.frames[0], ps->name_flags, "") : strdup("-");
+        char *leaf = st.frame_count ? cli_frame_text(nt_trace_frame_at(t, st.frame_ids[0]), ps->name_flags, "") : strdup("-");
         size_t len = strlen(label) + (leaf ? strlen(leaf) : 0) + 2;
         if (!leaf || !(rows[m].key = malloc(len))) {
             free(leaf);
@@ -217,9 +255,12 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
 }
 
 
-int cli_profile_stacks(const char *path, const char *format, const char *output,
-                       const nt_profile_export_options *eo)
+int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_profile_select *ps,
+                       nt_profile_export_options *eo)
 {
+    eo->kind = ps->kind;
+    eo->has_thread = ps->has_thread;
+    eo->thread_id = ps->thread_id;
     nt_status (*export)(const nt_profile *, const nt_profile_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_profile_export_folded;
@@ -236,7 +277,7 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
         return CLI_EXIT_USAGE;
     }
     nt_profile *p;
-    int rc = cli_profile_load(path, false, &p);
+    int rc = load(path, ps, false, "stacks", &p);
     if (!p)
         return rc;
     cli_output out;

@@ -2,7 +2,10 @@
  *   <timestamp_ns> <thread_id> <M|E|?> <frames>
  * frames root first joined by ';', each "<assembly>!<type>.<method>" or
  * "0x<hex ip>", "-" for an empty stack.  Tools and tests compare traces with
- * this format: keep it exactly. */
+ * this format: keep it exactly.  --profile wall dumps the same samples in
+ * the event profiles' layout (cmd_profile.c), the value being the sample's
+ * wall weight:
+ *   <timestamp_ns> <thread_id> <wall_ns> <managed|external|other> <frames> */
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "cli/progress.h"
@@ -29,14 +32,18 @@ static void usage(FILE *f)
           "\n"
           "      --relative     timestamps in ns since the trace's start (its sync time)\n"
           "                       instead of the trace clock\n" CLI_SIGNATURES_HELP CLI_FILTER_HELP
-          "      --profile P    cpu or wall (the default: the thread samples as above),\n"
-          "                       or an event profile, one line per event in time\n"
-          "                       order (of the filters, --thread only):\n"
+          "      --profile P    cpu (the default: the thread samples as above), or a\n"
+          "                       profile, one line per sample or event in time order\n"
+          "                       (an event profile takes --thread, --from and --to):\n"
           "                         <timestamp_ns> <thread_id> <value> <label> <frames>\n"
-          "                       alloc: value bytes, label <soh|loh|poh|other>:<type>;\n"
+          "                       wall: value the ns to the thread's next sample (its\n"
+          "                       last: the sampling interval), label managed|external|\n"
+          "                       other; alloc: value bytes, label\n"
+          "                       <soh|loh|poh|other>:<type>;\n"
           "                       exceptions: value 1, label <type>; contention: value\n"
           "                       the wait in ns, label managed|native (:open when no\n"
           "                       stop came); labels escaped as names are\n"
+          CLI_MESSAGES_HELP
           "  -h, --help         this help\n",
           f);
 }
@@ -46,12 +53,14 @@ int cmd_samples(int argc, char **argv)
     static const struct option opts[] = { { "relative", no_argument, NULL, 'r' },
                                            { "signatures", no_argument, NULL, 'S' },
                                            { "profile", required_argument, NULL, 'P' },
+                                           { "messages", no_argument, NULL, 'M' },
                                            CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     cli_filter filter = { 0 };
     bool relative = false;
     unsigned name_flags = 0;
+    bool messages = false;
     nt_profile_kind profile = NT_PROFILE_CPU;
     int c;
     optind = 1;
@@ -59,6 +68,7 @@ int cmd_samples(int argc, char **argv)
         switch (c) {
         case 'r': relative = true; break;
         case 'S': name_flags = NT_NAME_SIGNATURE; break;
+        case 'M': messages = true; break;
         case 'P':
             if (!cli_profile_parse("samples", optarg, &profile))
                 return CLI_EXIT_USAGE;
@@ -72,9 +82,13 @@ int cmd_samples(int argc, char **argv)
     const char *path = cli_file_operand(argc, argv, usage);
     if (!path)
         return CLI_EXIT_USAGE;
-    if (profile != NT_PROFILE_CPU && profile != NT_PROFILE_WALL) {
-        cli_profile_select ps = { .kind = profile, .name_flags = name_flags, .relative = relative };
-        if (!cli_profile_filter(&filter, "samples", &ps.has_thread, &ps.thread_id))
+    bool wall = profile == NT_PROFILE_WALL;
+    if (!cli_profile_messages_fit("samples", profile, messages))
+        return CLI_EXIT_USAGE;
+    if (profile != NT_PROFILE_CPU && !wall) {
+        cli_profile_select ps = { .kind = profile, .name_flags = name_flags, .relative = relative,
+                                  .messages = messages };
+        if (!cli_profile_filter(&filter, "samples", &ps))
             return CLI_EXIT_USAGE;
         return cli_profile_samples(path, &ps);
     }
@@ -88,16 +102,18 @@ int cmd_samples(int argc, char **argv)
     int64_t origin = relative ? cli_trace_start_ns(nt_trace_header(t)) : 0;
     bool filtered = cli_filter_active(&filter), any = false;
     /* One formatted line tail per distinct stack, made when first needed. */
-    size_t ns = nt_trace_stack_count(t);
+    size_t ns = nt_trace_stack_count(t), n = nt_trace_sample_count(t);
     char **lines = calloc(ns ? ns : 1, sizeof *lines);
-    if (!lines) {
+    int64_t *wall_ns = wall ? malloc((n ? n : 1) * sizeof *wall_ns) : NULL;
+    if (!lines || (wall && (!wall_ns || nt_trace_wall_ns(t, wall_ns) != NT_OK))) {
+        free(lines);
+        free(wall_ns);
         nt_trace_free(t);
         fprintf(stderr, "nettrace: out of memory\n");
         return CLI_EXIT_ERROR;
     }
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    size_t n = nt_trace_sample_count(t);
     cli_progress_phase("writing samples");
     for (size_t i = 0; i < n; i++) {
         if ((i & 0xFFFF) == 0)
@@ -107,16 +123,20 @@ int cmd_samples(int argc, char **argv)
             continue;
         any = true;
         if (!lines[s.stack_index]) {
-            nt_trace_stack st = nt_trace_stack_at(t, s.stack_index);
-            lines[s.stack_index] = cli_stack_line(&st, name_flags);
+            lines[s.stack_index] = cli_stack_line(t, s.stack_index, name_flags);
             if (!lines[s.stack_index]) {
                 fprintf(stderr, "nettrace: out of memory\n");
                 rc = CLI_EXIT_ERROR;
                 break;
             }
         }
-        char kind = s.type == NT_SAMPLE_MANAGED ? 'M' : s.type == NT_SAMPLE_EXTERNAL ? 'E' : '?';
-        printf("%" PRId64 " %" PRIu64 " %c %s\n", s.time_ns - origin, s.thread_id, kind, lines[s.stack_index]);
+        bool managed = s.type == NT_SAMPLE_MANAGED, external = s.type == NT_SAMPLE_EXTERNAL;
+        if (wall)
+            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", s.time_ns - origin, s.thread_id, wall_ns[i],
+                   managed ? "managed" : external ? "external" : "other", lines[s.stack_index]);
+        else
+            printf("%" PRId64 " %" PRIu64 " %c %s\n", s.time_ns - origin, s.thread_id,
+                   managed ? 'M' : external ? 'E' : '?', lines[s.stack_index]);
     }
     cli_selected count;
     if (filtered && !any && rc != CLI_EXIT_ERROR)
@@ -128,6 +148,7 @@ int cmd_samples(int argc, char **argv)
     for (size_t i = 0; i < ns; i++)
         free(lines[i]);
     free(lines);
+    free(wall_ns);
     nt_trace_free(t);
     return rc;
 }

@@ -36,8 +36,9 @@ static void usage(FILE *f)
           "      --by-count     event profiles: weigh by events, not bytes / wait\n"
           "      --by-label     event profiles: the type (and heap) or lock kind as the\n"
           "                     root frame (folded, speedscope)\n"
-          CLI_SIGNATURES_HELP CLI_FILTER_HELP
-          "                     (event profiles take --thread only)\n"
+          CLI_MESSAGES_HELP CLI_SIGNATURES_HELP CLI_FILTER_HELP
+          "                     (event profiles: not --managed-only; --from/--to count\n"
+          "                     each event by its time, a contention wait by its start)\n"
           "  -h, --help         this help\n",
           f);
 }
@@ -51,6 +52,7 @@ int cmd_stacks(int argc, char **argv)
                                            { "profile", required_argument, NULL, 'P' },
                                            { "by-count", no_argument, NULL, 'c' },
                                            { "by-label", no_argument, NULL, 'l' },
+                                           { "messages", no_argument, NULL, 'M' },
                                            CLI_FILTER_LONGOPTS,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
@@ -59,7 +61,7 @@ int cmd_stacks(int argc, char **argv)
     cli_filter filter = { 0 };
     nt_profile_export_options po = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
-    bool weight_given = false;
+    bool weight_given = false, messages = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
@@ -80,28 +82,37 @@ int cmd_stacks(int argc, char **argv)
         case 'P':
             if (!cli_profile_parse("stacks", optarg, &kind))
                 return CLI_EXIT_USAGE;
-            if (kind == NT_PROFILE_WALL)
-                eo.weight = NT_WEIGHT_TIME, weight_given = true;
             break;
         case 'c': po.by_count = true; break;
         case 'l': po.with_label = true; break;
+        case 'M': messages = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             if (!cli_filter_option_or_usage(&filter, "stacks", c, optarg, usage))
                 return CLI_EXIT_USAGE;
         }
     }
+    if (!cli_profile_messages_fit("stacks", kind, messages))
+        return CLI_EXIT_USAGE;
+    if (kind == NT_PROFILE_WALL) {
+        if (weight_given && eo.weight != NT_WEIGHT_TIME) {
+            fprintf(stderr, "nettrace stacks: --profile wall weighs by time: not --weight samples\n");
+            return CLI_EXIT_USAGE;
+        }
+        eo.weight = NT_WEIGHT_TIME;
+        weight_given = true;
+    }
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
         const char *path = cli_file_operand(argc, argv, usage);
         if (!path)
             return CLI_EXIT_USAGE;
-        if (!cli_profile_filter(&filter, "stacks", &po.has_thread, &po.thread_id))
+        cli_profile_select ps = { .kind = kind, .messages = messages };
+        if (!cli_profile_filter(&filter, "stacks", &ps))
             return CLI_EXIT_USAGE;
         const char *base = strrchr(path, '/');
-        po.kind = kind;
         po.signatures = eo.signatures;
         po.name = base ? base + 1 : path;
-        return cli_profile_stacks(path, format, output, &po);
+        return cli_profile_stacks(path, format, output, &ps, &po);
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)

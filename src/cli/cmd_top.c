@@ -25,16 +25,19 @@ static void usage(FILE *f)
           "  -n, --top N        rows to print (default 20; 0 = all)\n"
           "      --inclusive    sort by inclusive samples (default: exclusive)\n"
           "      --by-thread    one table per thread\n"
-          "      --managed-only only samples taken in managed code\n"
-          "      --thread ID    only this thread\n"
+          CLI_FILTER_HELP
           "      --json         one JSON object: the header's counts and, per table,\n"
           "                       its samples and methods with their counts\n"
           CLI_SIGNATURES_HELP
-          "      --profile P    cpu or wall (default: the thread samples, counted), or\n"
-          "                       alloc (bytes), exceptions (throws), contention (wait\n"
-          "                       ns): weight by label (type and heap, lock kind) and\n"
-          "                       site (leaf frame), largest first (not with --json,\n"
-          "                       --inclusive or --managed-only)\n"
+          "      --profile P    cpu (default: the thread samples, counted); wall: the\n"
+          "                       same samples weighed by the ns to their thread's next\n"
+          "                       sample (columns in ns); or alloc (bytes), exceptions\n"
+          "                       (throws), contention (wait ns): weight by label (type\n"
+          "                       and heap, lock kind) and site (leaf frame), largest\n"
+          "                       first (not with --json, --inclusive or --managed-only;\n"
+          "                       --from/--to count each event by its time, a wait by\n"
+          "                       its start)\n"
+          CLI_MESSAGES_HELP
           "  -h, --help         this help\n"
           "Names are printed with control characters and invalid UTF-8 as \\xHH.\n",
           f);
@@ -45,11 +48,11 @@ int cmd_top(int argc, char **argv)
     static const struct option opts[] = { { "top", required_argument, NULL, 'n' },
                                            { "inclusive", no_argument, NULL, 'i' },
                                            { "by-thread", no_argument, NULL, 'b' },
-                                           { "managed-only", no_argument, NULL, CLI_FILTER_MANAGED },
-                                           { "thread", required_argument, NULL, CLI_FILTER_THREAD },
+                                           CLI_FILTER_LONGOPTS,
                                            { "json", no_argument, NULL, 'j' },
                                            { "signatures", no_argument, NULL, 'S' },
                                            { "profile", required_argument, NULL, 'P' },
+                                           { "messages", no_argument, NULL, 'M' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     /* 'nettrace top -p PID' is the live form (cmd_top_live, the session component). */
@@ -58,7 +61,7 @@ int cmd_top(int argc, char **argv)
             (strncmp(argv[i], "-p", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9'))
             return cmd_top_live(argc, argv);
     uint64_t top = 20;
-    bool by_incl = false, by_thread = false, json = false, signatures = false;
+    bool by_incl = false, by_thread = false, json = false, signatures = false, messages = false;
     cli_filter filter = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
     int c;
@@ -73,6 +76,7 @@ int cmd_top(int argc, char **argv)
         case 'b': by_thread = true; break;
         case 'j': json = true; break;
         case 'S': signatures = true; break;
+        case 'M': messages = true; break;
         case 'P':
             if (!cli_profile_parse("top", optarg, &kind))
                 return CLI_EXIT_USAGE;
@@ -86,19 +90,23 @@ int cmd_top(int argc, char **argv)
     const char *path = cli_file_operand(argc, argv, usage);
     if (!path)
         return CLI_EXIT_USAGE;
+    if (!cli_profile_messages_fit("top", kind, messages))
+        return CLI_EXIT_USAGE;
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
-        cli_profile_select ps = { .kind = kind, .name_flags = signatures ? NT_NAME_SIGNATURE : 0 };
+        cli_profile_select ps = { .kind = kind, .name_flags = signatures ? NT_NAME_SIGNATURE : 0,
+                                  .messages = messages };
         if (json || by_incl) {
             fprintf(stderr, "nettrace top: --json and --inclusive are for the thread samples, not --profile %s\n",
                     nt_profile_kind_name(kind));
             return CLI_EXIT_USAGE;
         }
-        if (!cli_profile_filter(&filter, "top", &ps.has_thread, &ps.thread_id))
+        if (!cli_profile_filter(&filter, "top", &ps))
             return CLI_EXIT_USAGE;
         return cli_profile_top(path, &ps, top ? (size_t)top : SIZE_MAX, by_thread);
     }
     nt_trace *t;
-    int rc = cli_trace_load(path, true, &t);
+    /* Counts per stack are enough, unless a time window cuts samples. */
+    int rc = cli_trace_load(path, !filter.from.set && !filter.to.set, &t);
     if (!t)
         return rc;
     cli_selected chosen;
@@ -117,7 +125,14 @@ int cmd_top(int argc, char **argv)
 
     nt_top_options to = { .rows = (uint32_t)top, .by_inclusive = by_incl, .by_thread = by_thread,
                           .managed_only = filter.managed_only, .has_thread = filter.has_thread,
-                          .thread_id = filter.thread_id, .signatures = signatures };
+                          .thread_id = filter.thread_id, .signatures = signatures,
+                          .weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES };
+    nt_export_options window = { 0 };
+    cli_filter_export(&filter, t, &window);
+    to.has_from = window.has_from;
+    to.has_to = window.has_to;
+    to.from_ns = window.from_ns;
+    to.to_ns = window.to_ns;
     nt_top *tt;
     cli_progress_phase("counting");
     nt_status bs = nt_top_build(t, &to, &tt);
@@ -127,9 +142,9 @@ int cmd_top(int argc, char **argv)
         rc = CLI_EXIT_ERROR;
     } else {
         if (json)
-            cli_top_print_json(o, path, t, sel, tt);
+            cli_top_print_json(o, path, t, sel, tt, to.weight == NT_WEIGHT_TIME);
         else
-            cli_top_print(o, tt, by_thread);
+            cli_top_print(o, tt, by_thread, to.weight == NT_WEIGHT_TIME);
         nt_top_free(tt);
     }
     nt_trace_free(t);

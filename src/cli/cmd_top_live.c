@@ -52,7 +52,10 @@ static void top_usage(FILE *f)
           "      --by-thread      one table per thread\n"
           "      --managed-only   only samples taken in managed code\n"
           "      --thread ID      only this thread\n"
-          "      --profile P      cpu (default), or alloc, exceptions, contention: the\n"
+          "      --profile P      cpu (default); wall: the samples weighed by the ns to\n"
+          "                         their thread's next sample (a thread's last one in\n"
+          "                         the interval: the sampling interval); or alloc,\n"
+          "                         exceptions, contention: the\n"
           "                         allocation sites, throw sites or lock waits of the\n"
           "                         last interval by type (lock kind) and site, per\n"
           "                         thread with --by-thread, as 'nettrace top --profile'\n"
@@ -166,7 +169,7 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     title(tty, pid, interval_s);
     cli_top_print_header(stdout, t, NULL);
     fputc('\n', stdout);
-    cli_top_print(stdout, top, to->by_thread);
+    cli_top_print(stdout, top, to->by_thread, to->weight == NT_WEIGHT_TIME);
     if (!tty)
         puts("");
     fflush(stdout);
@@ -252,10 +255,7 @@ int cmd_top_live(int argc, char **argv)
         case 'P':
             if (!cli_profile_parse("top", optarg, &kind))
                 return CLI_EXIT_USAGE;
-            if (kind == NT_PROFILE_WALL) {
-                fprintf(stderr, "nettrace top: the live view counts samples (cpu); wall is for files\n");
-                return CLI_EXIT_USAGE;
-            }
+            to.weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
             break;
         case 'h': top_usage(stdout); return CLI_EXIT_OK;
         default: top_usage(stderr); return CLI_EXIT_USAGE;
@@ -272,7 +272,7 @@ int cmd_top_live(int argc, char **argv)
                 nt_endpoint_reason_name(ep.reason));
         return cli_exit_code(st);
     }
-    bool events = kind != NT_PROFILE_CPU;
+    bool events = kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL;
     nt_trace_window *win = events ? nt_profile_window_new(NULL, NULL) : nt_trace_window_new(NULL, NULL);
     if (!win) {
         fprintf(stderr, "nettrace top: out of memory\n");

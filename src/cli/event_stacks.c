@@ -41,8 +41,7 @@ const char *ev_stacks_line(void *ctx, size_t k)
     if (smp.stack_index >= s->nlines)
         return NULL;
     if (!s->lines[smp.stack_index]) {
-        nt_trace_stack st = nt_trace_stack_at(s->t, smp.stack_index);
-        s->lines[smp.stack_index] = cli_stack_line(&st, 0);
+        s->lines[smp.stack_index] = cli_stack_line(s->t, smp.stack_index, 0);
     }
     return s->lines[smp.stack_index];
 }

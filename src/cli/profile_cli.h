@@ -8,17 +8,27 @@
 
 /* Parse a --profile argument for command cmd (error on stderr). */
 bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k);
-/* The sample filter f for an event profile: its thread (usage error on
- * stderr, false, for the options that select samples only). */
-bool cli_profile_filter(const cli_filter *f, const char *cmd, bool *has_thread, uint64_t *thread);
-/* What samples / top --profile print of a profile. */
+/* What samples / top / stacks --profile cover of a profile. */
 typedef struct cli_profile_select {
     nt_profile_kind kind;
     unsigned name_flags;   /* nt_frame_name_ex's (--signatures) */
     bool relative;         /* samples: times since the trace's start */
     bool has_thread;       /* only thread_id */
     uint64_t thread_id;
+    cli_time from, to;     /* only events in [from, to) (the builder applies it per event) */
+    bool messages;         /* exceptions: the message is part of the label (--messages) */
 } cli_profile_select;
+/* The sample filter f for an event profile: its thread and time window into
+ * ps (usage error on stderr, false, for --managed-only, which selects samples only). */
+bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select *ps);
+
+/* Whether --messages (given or not) fits profile k (usage error on stderr, false, when not). */
+bool cli_profile_messages_fit(const char *cmd, nt_profile_kind k, bool messages);
+/* The help line of --messages (samples, top, stacks). */
+#define CLI_MESSAGES_HELP                                                                 \
+    "      --messages     --profile exceptions: label each throw with its message\n"   \
+    "                       too (ExceptionMessage), so throws merge by type and\n"     \
+    "                       message (default: by type)\n"
 
 /* samples --profile K: one line per event in time order (see cmd_profile.c). */
 int cli_profile_samples(const char *path, const cli_profile_select *ps);
@@ -27,7 +37,7 @@ int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, 
 /* The same table for a profile (file or live window) into o; false when memory is short. */
 bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_select *ps, size_t top, bool by_thread);
 /* stacks --profile K: folded, speedscope or pprof of the kind's records. */
-int cli_profile_stacks(const char *path, const char *format, const char *output,
-                       const nt_profile_export_options *eo);
+int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_profile_select *ps,
+                       nt_profile_export_options *eo);
 
 #endif

@@ -36,14 +36,14 @@ bool cli_filter_active(const cli_filter *f)
 
 void cli_filter_export(const cli_filter *f, const nt_trace *t, nt_export_options *eo)
 {
-    int64_t start = cli_trace_start_ns(nt_trace_header(t));
+    const nt_trace_info *ti = nt_trace_header(t);
     eo->managed_only = f->managed_only;
     eo->has_thread = f->has_thread;
     eo->thread_id = f->thread_id;
     eo->has_from = f->from.set;
     eo->has_to = f->to.set;
-    eo->from_ns = f->from.set ? cli_time_resolve(&f->from, start) : 0;
-    eo->to_ns = f->to.set ? cli_time_resolve(&f->to, start) : 0;
+    eo->from_ns = nt_time_bound_resolve(&f->from, ti);
+    eo->to_ns = nt_time_bound_resolve(&f->to, ti);
 }
 
 bool cli_filter_keeps(const nt_export_options *eo, const nt_trace_sample *s)

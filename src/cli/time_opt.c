@@ -90,13 +90,6 @@ bool cli_time_option(const char *cmd, const char *opt, const char *arg, cli_time
     return false;
 }
 
-int64_t cli_time_resolve(const cli_time *t, int64_t start_ns)
-{
-    if (t->absolute)
-        return t->ns;
-    return t->ns > INT64_MAX - start_ns ? INT64_MAX : start_ns + t->ns;
-}
-
 int64_t cli_trace_start_ns(const nt_trace_info *ti)
 {
     return ti ? nt_ticks_to_ns(ti->sync_qpc, ti->qpc_frequency) : 0;

@@ -12,17 +12,16 @@
 #ifndef NT_CLI_TIME_OPT_H
 #define NT_CLI_TIME_OPT_H
 
-#include "nettrace.h"
+#include "nettrace_profile.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct cli_time {
-    bool set;
-    bool absolute;  /* ns is on the trace clock, else relative to the start */
-    int64_t ns;
-} cli_time;
+/* A --from / --to value: the library's window end (absolute: ns is on the
+ * trace clock, else relative to the start), so the library resolves it the
+ * same way where only the builder sees the header (nt_time_bound_resolve). */
+typedef nt_time_bound cli_time;
 
 /* Parse a --from / --to value; false when it is not one of the forms above. */
 bool cli_time_parse(const char *s, cli_time *out);
@@ -35,9 +34,6 @@ bool cli_duration_parse(const char *s, int64_t default_unit_ns, int64_t max_ns, 
 /* The parsing of a --from / --to option for command cmd ("stacks"): on a
  * bad value, prints "nettrace CMD: --OPT: ..." and returns false. */
 bool cli_time_option(const char *cmd, const char *opt, const char *arg, cli_time *out);
-
-/* The trace-clock ns of t in a trace that starts at start_ns (saturating). */
-int64_t cli_time_resolve(const cli_time *t, int64_t start_ns);
 
 /* The trace's start in trace-clock ns (the header's sync time). */
 int64_t cli_trace_start_ns(const nt_trace_info *ti);

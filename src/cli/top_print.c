@@ -23,19 +23,22 @@ static void print_name(FILE *o, const char *name)
 
 static double share(uint64_t part, uint64_t total) { return total ? 100.0 * (double)part / (double)total : 0.0; }
 
-static void print_table(FILE *o, const nt_top_table *tb)
+/* by_time: the wall profile, whose rows hold ns (wider columns, named so). */
+static void print_table(FILE *o, const nt_top_table *tb, bool by_time)
 {
-    fprintf(o, "%10s %7s %10s %7s  %s\n", "exclusive", "share", "inclusive", "share", "method");
+    int wd = by_time ? 14 : 10;
+    fprintf(o, "%*s %7s %*s %7s  %s\n", wd, by_time ? "exclusive_ns" : "exclusive", "share", wd,
+            by_time ? "inclusive_ns" : "inclusive", "share", "method");
     for (size_t i = 0; i < tb->row_count; i++) {
         const nt_top_row *r = &tb->rows[i];
-        fprintf(o, "%10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  ", r->exclusive, share(r->exclusive, tb->samples),
-                r->inclusive, share(r->inclusive, tb->samples));
+        fprintf(o, "%*" PRIu64 " %6.2f%% %*" PRIu64 " %6.2f%%  ", wd, r->exclusive, share(r->exclusive, tb->samples),
+                wd, r->inclusive, share(r->inclusive, tb->samples));
         print_name(o, r->name);
         fputc('\n', o);
     }
     if (tb->empty)
-        fprintf(o, "%10" PRIu64 " %6.2f%% %10s %7s  (samples with an empty stack)\n", tb->empty,
-                share(tb->empty, tb->samples), "", "");
+        fprintf(o, "%*" PRIu64 " %6.2f%% %*s %7s  (samples with an empty stack)\n", wd, tb->empty,
+                share(tb->empty, tb->samples), wd, "", "");
     if (!tb->samples)
         fputs("(no samples)\n", o);
 }
@@ -62,18 +65,19 @@ void cli_top_print_header(FILE *o, const nt_trace *t, const cli_selected *sel)
         fputs("note:     the trace is truncated; counts cover the samples read before the cut\n", o);
 }
 
-void cli_top_print(FILE *o, const nt_top *top, bool by_thread)
+void cli_top_print(FILE *o, const nt_top *top, bool by_thread, bool by_time)
 {
     for (size_t i = 0; i < top->table_count; i++) {
         if (by_thread)
             fprintf(o, "thread %" PRIu64 ":\n", top->tables[i].thread_id);
-        print_table(o, &top->tables[i]);
+        print_table(o, &top->tables[i], by_time);
         if (by_thread)
             fputc('\n', o);
     }
 }
 
-void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_selected *sel, const nt_top *top)
+void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_selected *sel, const nt_top *top,
+                        bool by_time)
 {
     nt_trace_stats ts;
     nt_trace_stats_get(t, &ts);
@@ -87,10 +91,10 @@ void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_
             ",\n  \"samples\": %" PRIu64 ",\n  \"selected_samples\": %" PRIu64 ",\n  \"threads\": %" PRIu64
             ",\n  \"selected_threads\": %" PRIu64 ",\n  \"frames\": %" PRIu64 ",\n  \"resolved_frames\": %" PRIu64
             ",\n  \"method_records\": %" PRIu64 ",\n  \"jit_records\": %" PRIu64 ",\n  \"rundown_records\": %" PRIu64
-            ",\n  \"unload_records\": %" PRIu64 ",\n  \"events_dropped\": %" PRIu64 ",\n  \"tables\": [",
+            ",\n  \"unload_records\": %" PRIu64 ",\n  \"events_dropped\": %" PRIu64 ",\n  %s\"tables\": [",
             ts.samples, sel ? sel->samples : ts.samples, ts.threads, sel ? sel->threads : ts.threads, ts.frames,
             ts.resolved_frames, ts.method_records, ts.jit_records, ts.rundown_records, ts.unload_records,
-            ts.events_dropped);
+            ts.events_dropped, by_time ? "\"weight\": \"wall_ns\",\n  " : "");
     for (size_t i = 0; i < top->table_count; i++) {
         const nt_top_table *tb = &top->tables[i];
         fprintf(o, "%s\n    {\"thread_id\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"empty_stack_samples\": %" PRIu64

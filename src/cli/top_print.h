@@ -12,10 +12,12 @@
  * of them it selected: sel, NULL when unfiltered), how many frames resolved,
  * the method records, and a note when the stream was cut. */
 void cli_top_print_header(FILE *o, const nt_trace *t, const cli_selected *sel);
-/* The same as one JSON object: the header's counts and "tables" with their rows. */
-void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_selected *sel, const nt_top *top);
-/* Every table of top; with by_thread each under a "thread ID:" line.  Names
- * are printed with common/text_escape.h's escaping. */
-void cli_top_print(FILE *o, const nt_top *top, bool by_thread);
+/* The same as one JSON object: the header's counts and "tables" with their
+ * rows (by_time: the wall profile, "weight": "wall_ns", its numbers ns). */
+void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_selected *sel, const nt_top *top,
+                        bool by_time);
+/* Every table of top; with by_thread each under a "thread ID:" line (by_time:
+ * the wall profile, in ns).  Names are printed with common/text_escape.h's escaping. */
+void cli_top_print(FILE *o, const nt_top *top, bool by_thread, bool by_time);
 
 #endif

@@ -107,11 +107,13 @@ static int load(const char *path, bool count, nt_trace **out)
     return rc;
 }
 
-int cli_profile_load(const char *path, bool keep_events, nt_profile **out)
+int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile **out)
 {
     *out = NULL;
-    /* The commands on event profiles and GCs never read the samples. */
-    nt_profile_options po = { .keep_events = keep_events, .events_only = true };
+    nt_profile_options po = { 0 };
+    if (opt)
+        po = *opt;
+    po.events_only = true; /* the commands on event profiles and GCs never read the samples */
     nt_profile_builder *b = nt_profile_builder_new(&po, NULL);
     if (!b) {
         fprintf(stderr, "nettrace: out of memory\n");
@@ -175,8 +177,10 @@ char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps)
     return out;
 }
 
-char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
+char *cli_stack_line(const nt_trace *t, uint32_t stack_index, unsigned flags)
 {
+    nt_trace_stack st = nt_trace_stack_at(t, stack_index);
+    const nt_trace_stack *s = &st;
     if (!s->frame_count)
         return strdup("-");
     /* Names are made into `name` and escaped straight into the line: no allocation per frame. */
@@ -184,7 +188,7 @@ char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
     size_t name_cap = sizeof small, len = 0, cap = 256;
     char *line = malloc(cap);
     for (uint32_t k = s->frame_count; line && k-- > 0;) {
-        size_t n = nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
+        size_t n = nt_frame_name_ex(nt_trace_frame_at(t, s->frame_ids[k]), flags, name, name_cap);
         if (n >= name_cap) {
             char *big = malloc(n + 1);
             if (!big)
@@ -193,7 +197,7 @@ char *cli_stack_line(const nt_trace_stack *s, unsigned flags)
                 free(name);
             name = big;
             name_cap = n + 1;
-            nt_frame_name_ex(&s->frames[k], flags, name, name_cap);
+            nt_frame_name_ex(nt_trace_frame_at(t, s->frame_ids[k]), flags, name, name_cap);
         }
         size_t e = nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
         if (len + e + 2 > cap) {

@@ -14,8 +14,9 @@
 int cli_trace_load(const char *path, bool count, nt_trace **out);
 
 /* The same for a profile (allocation, exception, contention and GC events;
- * no thread samples); keep_events: one record per event. */
-int cli_profile_load(const char *path, bool keep_events, nt_profile **out);
+ * no thread samples) built with po (keep_events, the window, exception
+ * messages; NULL: the defaults). */
+int cli_profile_load(const char *path, const nt_profile_options *po, nt_profile **out);
 
 /* Warn on stderr when the trace has samples but no JIT or rundown method
  * events (nothing can be named) or no rundown (older code stays unnamed). */
@@ -32,8 +33,8 @@ void cli_warn_unnamed(const nt_trace *t);
  * separators).  Heap string, NULL when memory is short. */
 char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps);
 
-/* The frames of a stack root first, joined by ';', each as cli_frame_text;
+/* The frames of t's resolved stack stack_index root first, joined by ';', each as cli_frame_text;
  * "-" for an empty stack.  Heap string, NULL when memory is short. */
-char *cli_stack_line(const nt_trace_stack *s, unsigned flags);
+char *cli_stack_line(const nt_trace *t, uint32_t stack_index, unsigned flags);
 
 #endif

@@ -7,7 +7,8 @@ libnettrace_core_la_SOURCES += \
 	src/export/export_gzip.c src/export/export_gzip.h \
 	src/export/export_pb.c src/export/export_pb.h \
 	src/export/export_pprof.c \
-	src/export/top.c
+	src/export/top.c \
+	src/export/wall.c
 # The event profiles' exporters (allocations, exceptions, contention).
 libnettrace_core_la_SOURCES += \
 	src/export/profile_export.c src/export/profile_export.h \

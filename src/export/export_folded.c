@@ -20,7 +20,7 @@ int tr_stacks_cmp(const nt_trace *t, const tr_names *nm, uint32_t a, uint32_t b)
     const tr_rstack *x = &t->stacks[a], *y = &t->stacks[b];
     uint32_t i = x->count, j = y->count;
     while (i && j) {
-        uint32_t p = nm->of_frame[x->off + --i], q = nm->of_frame[y->off + --j];
+        uint32_t p = nm->of_frame[t->ids[x->off + --i]], q = nm->of_frame[t->ids[y->off + --j]];
         if (p != q)
             return p < q ? -1 : 1;
     }
@@ -52,7 +52,7 @@ void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k, unsigned flags)
     }
     char buf[1024];
     for (uint32_t f = r->count; f-- > 0;) {
-        nt_frame_name_ex(&t->frames[r->off + f], flags, buf, sizeof buf);
+        nt_frame_name_ex(&t->frames[t->ids[r->off + f]], flags, buf, sizeof buf);
         tr_folded_frame(o, buf);
         if (f)
             tr_out_bytes(o, ";", 1);

@@ -32,82 +32,90 @@ static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *b
     return *big;
 }
 
+/* While names are given out: the scratch of tr_names_build. */
+typedef struct names_work {
+    nt_mem *m;
+    const nt_trace *t;
+    tr_names *nm;
+    nt_map by_hash;       /* name hash (probing on) -> name index */
+    uint32_t *by_method;  /* method index -> name index */
+    char a[512], b[512];
+    char *big_a, *big_b;
+    size_t big_a_size, big_b_size;
+} names_work;
+
+/* Frame id i's name index, given out now. */
+static nt_status name_frame(names_work *w, uint32_t i)
+{
+    tr_names *nm = w->nm;
+    const nt_frame *f = &w->t->frames[i];
+    /* Frames of one method record always share a name: look that up first. */
+    if (f->method_index != NT_TRACE_NO_METHOD && w->by_method[f->method_index] != UINT32_MAX) {
+        nm->of_frame[i] = w->by_method[f->method_index];
+        return NT_OK;
+    }
+    size_t la, lb;
+    const char *na = name_of(w->m, f, nm->flags, w->a, sizeof w->a, &w->big_a, &w->big_a_size, &la);
+    if (!na)
+        return NT_ERR_NOMEM;
+    uint64_t h = name_hash(na, la);
+    uint32_t id = UINT32_MAX;
+    /* Probe the hash, then successors, until a free key: collisions stay exact. */
+    for (uint64_t k = h;; k++) {
+        uint32_t cand = tr_index(&w->by_hash, k);
+        if (cand == UINT32_MAX)
+            break;
+        const char *nb = name_of(w->m, nm->rep[cand], nm->flags, w->b, sizeof w->b, &w->big_b, &w->big_b_size, &lb);
+        if (!nb)
+            return NT_ERR_NOMEM;
+        if (la == lb && memcmp(na, nb, la) == 0) {
+            id = cand;
+            break;
+        }
+        h = k + 1;
+    }
+    if (id == UINT32_MAX) {
+        if (!nt_mem_reserve(w->m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
+            !nt_map_set(w->m, &w->by_hash, h, (uint32_t)nm->n))
+            return NT_ERR_NOMEM;
+        id = (uint32_t)nm->n;
+        nm->rep[nm->n++] = f;
+    }
+    nm->of_frame[i] = id;
+    if (f->method_index != NT_TRACE_NO_METHOD)
+        w->by_method[f->method_index] = id;
+    return NT_OK;
+}
+
 nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names *nm)
 {
     memset(nm, 0, sizeof *nm);
     nm->flags = flags;
     size_t nf = t->nframes ? t->nframes : 1;
     nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
-    if (!nm->of_frame)
-        return NT_ERR_NOMEM;
-    nt_map by_hash = { 0 };
+    nm->frames_alloc = nf;
     /* Method indices are dense: a frame's record finds its name id directly. */
     size_t nm_methods = t->nmethods ? t->nmethods : 1;
-    uint32_t *by_method = nt_mem_alloc(m, nm_methods * sizeof *by_method);
-    if (!by_method) {
-        nt_mem_free(m, nm->of_frame, nf * sizeof *nm->of_frame);
-        nm->of_frame = NULL;
-        return NT_ERR_NOMEM;
+    names_work w = { .m = m, .t = t, .nm = nm, .by_method = nt_mem_alloc(m, nm_methods * sizeof *w.by_method) };
+    nt_status st = nm->of_frame && w.by_method ? NT_OK : NT_ERR_NOMEM;
+    if (st == NT_OK) {
+        memset(w.by_method, 0xff, nm_methods * sizeof *w.by_method);
+        memset(nm->of_frame, 0xff, nf * sizeof *nm->of_frame);
     }
-    memset(by_method, 0xff, nm_methods * sizeof *by_method);
-    char a[512], b[512];
-    char *big_a = NULL, *big_b = NULL;
-    size_t big_a_size = 0, big_b_size = 0;
-    nt_status st = NT_OK;
-    for (size_t i = 0; i < t->nframes; i++) {
-        const nt_frame *f = &t->frames[i];
-        /* Frames of one method record always share a name: look that up first. */
-        if (f->method_index != NT_TRACE_NO_METHOD) {
-            uint32_t id = by_method[f->method_index];
-            if (id != UINT32_MAX) {
-                nm->of_frame[i] = id;
-                continue;
-            }
-        }
-        size_t la, lb;
-        const char *na = name_of(m, f, flags, a, sizeof a, &big_a, &big_a_size, &la);
-        if (!na) {
-            st = NT_ERR_NOMEM;
-            break;
-        }
-        uint64_t h = name_hash(na, la);
-        uint32_t id = UINT32_MAX;
-        /* Probe the hash, then successors, until a free key: collisions stay exact. */
-        for (uint64_t k = h;; k++) {
-            uint32_t cand = tr_index(&by_hash, k);
-            if (cand == UINT32_MAX)
-                break;
-            const char *nb = name_of(m, nm->rep[cand], flags, b, sizeof b, &big_b, &big_b_size, &lb);
-            if (!nb) {
-                st = NT_ERR_NOMEM;
-                break;
-            }
-            if (la == lb && memcmp(na, nb, la) == 0) {
-                id = cand;
-                break;
-            }
-            h = k + 1;
-        }
-        if (st != NT_OK)
-            break;
-        if (id == UINT32_MAX) {
-            if (!nt_mem_reserve(m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
-                !nt_map_set(m, &by_hash, h, (uint32_t)nm->n)) {
-                st = NT_ERR_NOMEM;
-                break;
-            }
-            id = (uint32_t)nm->n;
-            nm->rep[nm->n++] = f;
-        }
-        nm->of_frame[i] = id;
-        if (f->method_index != NT_TRACE_NO_METHOD)
-            by_method[f->method_index] = id;
+    /* Names are numbered as the stacks meet them (stack by stack, innermost
+     * frame first): that order is the exporters' output order. */
+    for (size_t r = 0; st == NT_OK && r < t->nstacks; r++) {
+        const uint32_t *ids = tr_stack_ids(t, (uint32_t)r);
+        for (uint32_t k = 0; st == NT_OK && k < t->stacks[r].count; k++)
+            if (nm->of_frame[ids[k]] == UINT32_MAX)
+                st = name_frame(&w, ids[k]);
     }
-    nt_mem_free(m, big_a, big_a_size);
-    nt_mem_free(m, big_b, big_b_size);
-    nt_map_free(m, &by_hash);
-    nt_mem_free(m, by_method, nm_methods * sizeof *by_method);
-    nm->frames_alloc = nf;
+    nt_mem_free(m, w.big_a, w.big_a_size);
+    nt_mem_free(m, w.big_b, w.big_b_size);
+    nt_map_free(m, &w.by_hash);
+    nt_mem_free(m, w.by_method, nm_methods * sizeof *w.by_method);
+    if (st != NT_OK)
+        tr_names_free(m, nm);
     return st;
 }
 

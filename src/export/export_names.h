@@ -5,7 +5,7 @@
 #include "trace/trace_internal.h"
 
 typedef struct tr_names {
-    uint32_t *of_frame;        /* t->frames[i] -> name index */
+    uint32_t *of_frame;        /* frame id -> name index */
     size_t frames_alloc;
     const nt_frame **rep;      /* name index -> a frame with that name */
     size_t n, rep_cap;
@@ -84,7 +84,7 @@ void tr_frame_name_json(tr_out *o, const nt_frame *f, unsigned flags);
  * root first; the end after the profiles, with the document's name. */
 void tr_speedscope_open(tr_out *o, const tr_names *nm, size_t n);
 void tr_speedscope_profile(tr_out *o, bool first, uint64_t thread_id, const char *unit, int64_t total);
-void tr_speedscope_stack(tr_out *o, const tr_rstack *r, const uint32_t *of_frame);
+void tr_speedscope_stack(tr_out *o, const nt_trace *t, uint32_t stack, const uint32_t *of_frame);
 void tr_speedscope_close(tr_out *o, const char *name);
 
 #endif

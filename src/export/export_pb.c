@@ -197,12 +197,12 @@ static size_t varint_len(uint64_t v)
     return n;
 }
 
-void pb_emit_sample(tr_gzip *g, const uint32_t *names, uint32_t depth, const int64_t *vals, size_t nvals,
-                    const pb_label *labels, size_t nlabels)
+void pb_emit_sample(tr_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
+                    size_t nvals, const pb_label *labels, size_t nlabels)
 {
     size_t idlen = 0;
     for (uint32_t k = 0; k < depth; k++)
-        idlen += varint_len(names[k] + 1u);
+        idlen += varint_len(of_frame[ids[k]] + 1u);
     pbuf rest = { .n = 0 }, v = { .n = 0 }, lab = { .n = 0 };
     for (size_t i = 0; i < nvals; i++)
         pb_varint(&v, (uint64_t)vals[i]);
@@ -225,7 +225,7 @@ void pb_emit_sample(tr_gzip *g, const uint32_t *names, uint32_t depth, const int
     unsigned char buf[640];
     size_t n = 0;
     for (uint32_t k = 0; k < depth; k++) {
-        uint64_t x = names[k] + 1u;
+        uint64_t x = of_frame[ids[k]] + 1u;
         while (x >= 0x80) {
             buf[n++] = (unsigned char)(x | 0x80);
             x >>= 7;

@@ -5,7 +5,7 @@
  * location ids are streamed (stacks may be deep).
  *
  * Profile: 1 sample_type, 2 sample, 3 mapping, 4 location, 5 function, 6 string_table,
- *          9 time_nanos, 10 duration_nanos, 11 period_type, 12 period
+ *          9 time_nanos, 10 duration_nanos, 11 period_type, 12 period, 14 default_sample_type
  * ValueType: 1 type, 2 unit (string indices)
  * Sample: 1 location_id (packed, leaf first), 2 value (packed), 3 label
  * Label: 1 key, 2 str, 3 num
@@ -55,9 +55,9 @@ typedef struct pb_label {
     uint64_t value;
 } pb_label;
 
-/* One Sample: location ids names[0 .. depth) + 1 (leaf first), the values,
- * the labels. */
-void pb_emit_sample(tr_gzip *g, const uint32_t *names, uint32_t depth, const int64_t *vals, size_t nvals,
-                    const pb_label *labels, size_t nlabels);
+/* One Sample: the stack's frame ids ids[0 .. depth) (leaf first) as
+ * location ids, their name indices of_frame[id] + 1; the values, the labels. */
+void pb_emit_sample(tr_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
+                    size_t nvals, const pb_label *labels, size_t nlabels);
 
 #endif

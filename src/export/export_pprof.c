@@ -5,7 +5,9 @@
  * order, and it does.
  *
  * Samples are merged per (stack, thread, sample type) with two values: the
- * sample count and the wall time (ns to the thread's next sample). */
+ * sample count and the wall time (ns to the thread's next sample).  Weighed by
+ * time (the wall profile), default_sample_type (Profile field 14) names the
+ * wall time, so viewers open that one. */
 #include "export/export_pb.h"
 
 #include <string.h>
@@ -75,6 +77,11 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
         pb_emit_value_type(&g, 1, S_WALL, S_NS);
         pb_emit_value_type(&g, 11, S_WALL, S_NS); /* period_type: wall nanoseconds */
         pb_emit_times(&g, t, first_ns, last_ns, x.sel.default_ns);
+        if (x.sel.opt.weight == NT_WEIGHT_TIME) {
+            pbuf def = { .n = 0 };
+            pb_uint(&def, 14, S_WALL);
+            tr_gzip_write(&g, def.d, def.n);
+        }
         uint32_t next_string;
         st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
         for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
@@ -85,7 +92,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
                 { S_THREAD, true, t->threads[tt & 0xFFFFFFu] },
                 { S_STATE, false, type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER },
             };
-            pb_emit_sample(&g, nm->of_frame + r->off, r->count, vals + 2 * a, 2, labels, 2);
+            pb_emit_sample(&g, t->ids + r->off, nm->of_frame, r->count, vals + 2 * a, 2, labels, 2);
         }
         nt_status gs = tr_gzip_end(&g), built = st;
         st = tr_out_flush(&o);

@@ -36,10 +36,11 @@ void tr_speedscope_profile(tr_out *o, bool first, uint64_t thread_id, const char
     tr_out_str(o, ",\n\"samples\":[");
 }
 
-void tr_speedscope_stack(tr_out *o, const tr_rstack *r, const uint32_t *of_frame)
+void tr_speedscope_stack(tr_out *o, const nt_trace *t, uint32_t stack, const uint32_t *of_frame)
 {
+    const tr_rstack *r = &t->stacks[stack];
     for (uint32_t k = r->count; k-- > 0;) {
-        tr_out_u64(o, of_frame[r->off + k]);
+        tr_out_u64(o, of_frame[t->ids[r->off + k]]);
         if (k)
             tr_out_bytes(o, ",", 1);
     }
@@ -101,10 +102,9 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, 
         bool any = false;
         tr_walk_begin(wk, th, &it);
         for (size_t i; (i = tr_walk_next(wk, &it, false, &wt)) != SIZE_MAX;) {
-            const tr_rstack *r = &t->stacks[TR_SAMPLE(t, i)->stack];
             tr_out_str(&o, any ? ",[" : "[");
             any = true;
-            tr_speedscope_stack(&o, r, nm->of_frame);
+            tr_speedscope_stack(&o, t, TR_SAMPLE(t, i)->stack, nm->of_frame);
             tr_out_bytes(&o, "]", 1);
         }
         tr_out_str(&o, "],\n\"weights\":[");

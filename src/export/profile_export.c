@@ -28,6 +28,8 @@ size_t tr_prof_label(const nt_profile *p, size_t i, char *buf, size_t size)
         n = snprintf(buf, size, "%s (%s)", l, nt_alloc_heap_name((nt_alloc_heap)r->heap));
     else if (r->kind == NT_PROFILE_CONTENTION)
         n = snprintf(buf, size, "%s%s", r->heap == 1 ? "native lock" : "managed lock", r->open ? " (open)" : "");
+    else if (r->message && *r->message)
+        n = snprintf(buf, size, "%s: %s", l, r->message);
     else
         n = snprintf(buf, size, "%s", l);
     return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
@@ -203,7 +205,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
                 if (r->count)
                     tr_out_bytes(&o, ",", 1);
             }
-            tr_speedscope_stack(&o, r, nm->of_frame);
+            tr_speedscope_stack(&o, t, p->res[i].stack, nm->of_frame);
             tr_out_bytes(&o, "]", 1);
         }
         tr_out_str(&o, "],\n\"weights\":[");

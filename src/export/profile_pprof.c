@@ -1,7 +1,7 @@
 /* pprof for the event profiles, with the sample types Go's own profiles use
  * so that go tool pprof and Pyroscope-style viewers show them alike:
  *   alloc       alloc_objects/count, alloc_space/bytes   (labels type, heap)
- *   exceptions  exceptions/count                         (label type)
+ *   exceptions  exceptions/count                         (label type; message when kept)
  *   contention  contentions/count, delay/nanoseconds     (label lock; open waits: state=open)
  * every sample with the numeric label thread_id.  Records with the same
  * stack, thread and label are already merged by the profile. */
@@ -17,11 +17,26 @@ static const char *const FIXED[] = { "", "alloc_objects", "count", "alloc_space"
                                      "contentions", "delay", "nanoseconds", "thread_id", "type", "heap", "soh",
                                      "loh", "poh", "other", "lock", "managed", "native", "state", "open" };
 
+/* The string index of an interned profile string (a type, a message, the key
+ * "message"), added to the table when first used; UINT32_MAX when memory is
+ * short.  Interned strings are equal exactly when their pointers are. */
+static uint32_t string_index(tr_gzip *g, nt_mem *m, nt_map *seen, uint32_t *next_string, const char *s)
+{
+    uint32_t at = tr_index(seen, (uint64_t)(uintptr_t)s);
+    if (at != UINT32_MAX)
+        return at;
+    if (!nt_map_set(m, seen, (uint64_t)(uintptr_t)s, *next_string))
+        return UINT32_MAX;
+    pb_emit_string(g, s, strlen(s));
+    return (*next_string)++;
+}
+
 static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
                             const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = p->trace;
-    nt_map types = { 0 }; /* label pointer (interned) -> string index */
+    nt_map types = { 0 }; /* label or message pointer (interned) -> string index */
+    static const char message_key[] = "message"; /* its own pointer: no interned string shares it */
     int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
     bool any = false;
     for (size_t i = 0; i < p->nrecs; i++) {
@@ -68,21 +83,22 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
         if (!tr_prof_selected(p, opt, i))
             continue;
         const pr_rec *r = &p->recs[i];
-        uint32_t type = UINT32_MAX;
-        if (opt->kind != NT_PROFILE_CONTENTION) {
-            type = tr_index(&types, (uint64_t)(uintptr_t)r->label);
-            if (type == UINT32_MAX) {
-                if (!nt_map_set(m, &types, (uint64_t)(uintptr_t)r->label, next_string)) {
-                    st = NT_ERR_NOMEM;
-                    break;
-                }
-                type = next_string++;
-                pb_emit_string(&g, r->label, strlen(r->label));
-            }
+        uint32_t type = UINT32_MAX, key = UINT32_MAX, message = UINT32_MAX;
+        bool with_message = r->message && *r->message;
+        if (opt->kind != NT_PROFILE_CONTENTION)
+            type = string_index(&g, m, &types, &next_string, r->label);
+        if (with_message) {
+            key = string_index(&g, m, &types, &next_string, message_key);
+            message = string_index(&g, m, &types, &next_string, r->message);
+        }
+        if ((opt->kind != NT_PROFILE_CONTENTION && type == UINT32_MAX) ||
+            (with_message && (key == UINT32_MAX || message == UINT32_MAX))) {
+            st = NT_ERR_NOMEM;
+            break;
         }
         int64_t vals[2];
         size_t nvals = 0;
-        pb_label labels[3];
+        pb_label labels[4];
         size_t nlab = 0;
         labels[nlab++] = (pb_label){ S_THREAD, true, r->thread_id };
         if (opt->kind == NT_PROFILE_ALLOC) {
@@ -93,6 +109,8 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
         } else if (opt->kind == NT_PROFILE_EXCEPTIONS) {
             vals[nvals++] = r->count;
             labels[nlab++] = (pb_label){ S_TYPE, false, type };
+            if (with_message)
+                labels[nlab++] = (pb_label){ key, false, message };
         } else {
             vals[nvals++] = r->count;
             vals[nvals++] = r->value;
@@ -101,7 +119,7 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
                 labels[nlab++] = (pb_label){ S_STATE, false, S_OPEN };
         }
         const tr_rstack *rs = &t->stacks[p->res[i].stack];
-        pb_emit_sample(&g, nm->of_frame + rs->off, rs->count, vals, nvals, labels, nlab);
+        pb_emit_sample(&g, t->ids + rs->off, nm->of_frame, rs->count, vals, nvals, labels, nlab);
     }
     nt_status gs = tr_gzip_end(&g);
     nt_status fs = tr_out_flush(&o);

@@ -28,7 +28,9 @@ typedef struct top_work {
     const nt_trace *t;
     const nt_top_options *opt;
     tr_names nm;
-    uint64_t *stack_w;     /* selected samples per resolved stack */
+    tr_selection sel;      /* which samples count (the exporters' rule) */
+    int64_t *wall;         /* per sample, its weight by time; NULL: weigh by count */
+    uint64_t *stack_w;     /* selected samples (or their ns) per resolved stack */
     uint32_t *seen;        /* name index -> stack + 1 that last counted it inclusively */
     top_row *rows;
 } top_work;
@@ -45,6 +47,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
         return x->incl > y->incl ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
 }
+
+/* Sums saturate: weights by time come from the file's clock, which may be hostile. */
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 /* Index of name id's text in the names arena, or SIZE_MAX when memory is short. */
 static size_t store_name(top_impl *ti, const nt_frame *f, unsigned flags)
@@ -67,11 +72,11 @@ static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table 
     uint64_t total = 0, empty = 0;
     for (size_t i = 0; i < t->nsamples; i++) {
         const tr_sample *s = TR_SAMPLE(t, i);
-        if ((opt->managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED) || (th != SIZE_MAX && TR_THREAD(s) != th) ||
-            (opt->has_thread && t->threads[TR_THREAD(s)] != opt->thread_id))
+        if ((th != SIZE_MAX && TR_THREAD(s) != th) || !tr_selected(&w->sel, i))
             continue;
-        w->stack_w[s->stack] += tr_count(t, i);
-        total += tr_count(t, i);
+        uint64_t c = w->wall ? (uint64_t)w->wall[i] : tr_count(t, i);
+        w->stack_w[s->stack] = sat_add(w->stack_w[s->stack], c);
+        total = sat_add(total, c);
     }
     for (size_t i = 0; i < w->nm.n; i++)
         w->rows[i] = (top_row){ (uint32_t)i, 0, 0 };
@@ -81,16 +86,17 @@ static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table 
         if (!c)
             continue;
         if (!r->count) {
-            empty += c;
+            empty = sat_add(empty, c);
             continue;
         }
-        const uint32_t *ids = w->nm.of_frame + r->off;
-        w->rows[ids[0]].excl += c;
+        const uint32_t *ids = t->ids + r->off, *name = w->nm.of_frame;
+        w->rows[name[ids[0]]].excl = sat_add(w->rows[name[ids[0]]].excl, c);
         /* Inclusive: once per sample even when recursion repeats a name. */
         for (uint32_t f = 0; f < r->count; f++) {
-            if (w->seen[ids[f]] != k + 1) {
-                w->seen[ids[f]] = (uint32_t)k + 1;
-                w->rows[ids[f]].incl += c;
+            uint32_t id = name[ids[f]];
+            if (w->seen[id] != k + 1) {
+                w->seen[id] = (uint32_t)k + 1;
+                w->rows[id].incl = sat_add(w->rows[id].incl, c);
             }
         }
     }
@@ -147,8 +153,20 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     if (!ti)
         return NT_ERR_NOMEM;
     top_work w = { .t = t, .opt = &opt };
-    size_t ns = t->nstacks ? t->nstacks : 1;
+    nt_export_options so = { .managed_only = opt.managed_only, .has_thread = opt.has_thread,
+                             .thread_id = opt.thread_id, .has_from = opt.has_from, .has_to = opt.has_to,
+                             .from_ns = opt.from_ns, .to_ns = opt.to_ns };
+    if (!tr_selection_fits(t, &so)) {
+        NT_MEM_DELETE(top_impl, ti);
+        return NT_ERR_INVALID_ARG;
+    }
+    tr_selection_init(&w.sel, t, &so);
+    size_t ns = t->nstacks ? t->nstacks : 1, nsamples = t->nsamples ? t->nsamples : 1;
     nt_status st = tr_names_build(&ti->mem, t, opt.signatures ? NT_NAME_SIGNATURE : 0, &w.nm);
+    if (st == NT_OK && opt.weight == NT_WEIGHT_TIME) {
+        w.wall = nt_mem_alloc(&ti->mem, nsamples * sizeof *w.wall);
+        st = w.wall ? nt_trace_wall_ns(t, w.wall) : NT_ERR_NOMEM;
+    }
     size_t nn = w.nm.n ? w.nm.n : 1;
     if (st == NT_OK) {
         w.stack_w = nt_mem_alloc(&ti->mem, ns * sizeof *w.stack_w);
@@ -167,6 +185,7 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
         st = count_table(ti, &w, opt.by_thread ? i : SIZE_MAX, &ti->tables[made]);
         made++;
     }
+    nt_mem_free(&ti->mem, w.wall, nsamples * sizeof *w.wall);
     nt_mem_free(&ti->mem, w.stack_w, ns * sizeof *w.stack_w);
     nt_mem_free(&ti->mem, w.seen, nn * sizeof *w.seen);
     nt_mem_free(&ti->mem, w.rows, nn * sizeof *w.rows);

@@ -4,8 +4,10 @@
  *
  * While the stream is read, samples keep (ticks, thread, type, interned
  * stack): the parser's stack ids restart at every sequence point, so the IP
- * arrays are interned by content.  Records go to records.c; frames are
- * resolved only in finish() (resolve.c), once rundown has arrived. */
+ * arrays are interned by content -- kept as arrays of address ids (4 bytes a
+ * frame) in the trace's id table, the ips once each in the address table.
+ * Records go to records.c; frames are resolved only in finish()
+ * (resolve.c), once rundown has arrived. */
 #include "trace/build_internal.h"
 #include "common/sort.h"
 
@@ -101,53 +103,84 @@ static bool itable_grow(nt_trace_builder *b)
     return true;
 }
 
-/* Index of the interned copy of ips[0..n), adding it if new; UINT32_MAX when memory is short. */
-static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t n)
+/* The address id of ip, innermost (leaf) or a return address, added if new;
+ * UINT32_MAX when memory is short. */
+static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
 {
     nt_mem *m = &b->t->mem;
+    tr_addr_slot *as = NULL;
+    uint32_t id;
+    if (leaf) {
+        id = tr_index(&b->leaf_ids, ip);
+    } else {
+        /* New stacks share most return addresses with earlier ones: a
+         * direct-mapped cache in front of the map (slot from a keyed hash). */
+        as = &b->acache[(ip * 0x9E3779B97F4A7C15ull ^ b->stack_key.v1) >> (64 - TR_ACACHE_BITS)];
+        id = as->addr == ip && as->id != UINT32_MAX ? as->id : tr_index(&b->addr_ids, ip);
+    }
+    if (id == UINT32_MAX) {
+        size_t old = b->leaf_cap;
+        if (b->nuaddr >= UINT32_MAX - 1 ||
+            !nt_mem_reserve(m, (void **)&b->leaf, &b->leaf_cap, b->nuaddr / 64 + 1, sizeof *b->leaf))
+            return UINT32_MAX;
+        memset(b->leaf + old, 0, (b->leaf_cap - old) * sizeof *b->leaf);
+        if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
+            !nt_map_set(m, leaf ? &b->leaf_ids : &b->addr_ids, ip, (uint32_t)b->nuaddr))
+            return UINT32_MAX;
+        uint32_t lh = line_hash((ip - (leaf ? 0 : 1)) >> TR_LINE_SHIFT);
+        b->lines[lh / 64] |= 1ull << (lh % 64);
+        id = (uint32_t)b->nuaddr;
+        b->uaddr[b->nuaddr++] = ip;
+        b->leaf[id / 64] |= (uint64_t)leaf << (id % 64);
+    }
+    if (as)
+        *as = (tr_addr_slot){ ip, id };
+    return id;
+}
+
+/* An interned stack's address ids stand for ips[0..n): the table holds
+ * each id's ip, and the position says innermost or not. */
+static bool same_ips(const nt_trace_builder *b, const uint32_t *ids, const uint64_t *ips, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (b->uaddr[ids[k]] != ips[k])
+            return false;
+    return true;
+}
+
+/* Index of the interned stack ips[0..n), adding it if new (its address ids
+ * only: the ips are in the address table); UINT32_MAX when memory is short. */
+static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t n)
+{
+    nt_trace *t = b->t;
+    nt_mem *m = &t->mem;
     if ((b->nistacks + 1) * 2 > b->itable_cap && !itable_grow(b))
         return UINT32_MAX;
     uint64_t h = hash_ips(&b->stack_key, ips, n);
     size_t j = (size_t)h & (b->itable_cap - 1);
     while (b->itable[j]) {
         const tr_istack *s = &b->istacks[b->itable[j] - 1];
-        b->t->stack_probes++;
-        if (s->hash == h && s->count == n && (n == 0 || memcmp(b->ips + s->off, ips, n * sizeof *ips) == 0))
+        t->stack_probes++;
+        if (s->hash == h && s->count == n && same_ips(b, t->ids + s->off, ips, n))
             return b->itable[j] - 1;
         j = (j + 1) & (b->itable_cap - 1);
     }
-    if (b->nips + n > b->lim.max_frames || b->nips + n > UINT32_MAX || b->nistacks >= UINT32_MAX - 1) {
+    if (t->nids + n > b->lim.max_frames || t->nids + n > UINT32_MAX || b->nistacks >= UINT32_MAX - 1) {
         tr_fail_limit(b, "more than %llu IPs in distinct stacks (nt_trace_limits.max_frames)",
                       (unsigned long long)b->lim.max_frames);
         return UINT32_MAX;
     }
-    if (!nt_mem_reserve(m, (void **)&b->ips, &b->ips_cap, b->nips + n, sizeof *b->ips) ||
+    if (!reserve_slow(m, (void **)&t->ids, &t->ids_cap, t->nids + n, sizeof *t->ids) ||
         !GROW(m, b->istacks, b->nistacks, b->istacks_cap))
         return UINT32_MAX;
-    if (n)
-        memcpy(b->ips + b->nips, ips, n * sizeof *ips);
-    if (!nt_mem_reserve(m, (void **)&b->ipu, &b->ipu_cap, b->nips + n, sizeof *b->ipu))
-        return UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
-        uint64_t a = ips[k] - (k ? 1 : 0);
-        /* New stacks share most frames with earlier ones: a direct-mapped
-         * cache in front of the map (its slot from the keyed map's hash). */
-        tr_addr_slot *as = &b->acache[(a * 0x9E3779B97F4A7C15ull ^ b->stack_key.v1) >> (64 - TR_ACACHE_BITS)];
-        uint32_t id = as->addr == a && as->id != UINT32_MAX ? as->id : tr_index(&b->addr_ids, a);
-        if (id == UINT32_MAX) {
-            if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
-                !nt_map_set(m, &b->addr_ids, a, (uint32_t)b->nuaddr))
-                return UINT32_MAX;
-            uint32_t lh = line_hash(a >> TR_LINE_SHIFT);
-            b->lines[lh / 64] |= 1ull << (lh % 64);
-            id = (uint32_t)b->nuaddr;
-            b->uaddr[b->nuaddr++] = a;
-        }
-        *as = (tr_addr_slot){ a, id };
-        b->ipu[b->nips + k] = id;
+        uint32_t id = addr_id(b, ips[k], k == 0);
+        if (id == UINT32_MAX)
+            return UINT32_MAX;
+        t->ids[t->nids + k] = id;
     }
-    b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)b->nips, n };
-    b->nips += n;
+    b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)t->nids, n };
+    t->nids += n;
     b->itable[j] = (uint32_t)b->nistacks + 1;
     return (uint32_t)b->nistacks++;
 }
@@ -441,17 +474,11 @@ static bool sort_samples(nt_trace *t)
 static void builder_release(nt_trace_builder *b)
 {
     nt_mem *m = &b->t->mem;
-    nt_mem_free(m, b->ips, b->ips_cap * sizeof *b->ips);
     nt_mem_free(m, b->istacks, b->istacks_cap * sizeof *b->istacks);
     nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
     nt_map_free(m, &b->thread_index);
     nt_map_free(m, &b->live);
-    nt_map_free(m, &b->addr_ids);
-    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
-    nt_mem_free(m, b->ipu, b->ipu_cap * sizeof *b->ipu);
-    b->uaddr = NULL;
-    b->ipu = NULL;
-    b->uaddr_cap = b->ipu_cap = b->nuaddr = 0;
+    tr_addrs_release(b);
     tr_cold_release(b);
     for (int k = 0; k < 3; k++) {
         nt_mem_free(m, b->conv[k], b->conv_cap[k]);
@@ -464,7 +491,6 @@ static void builder_release(nt_trace_builder *b)
     b->entries = NULL;
     b->pend = NULL;
     b->entries_cap = b->pend_cap = 0;
-    b->ips = NULL;
     b->istacks = NULL;
     b->itable = NULL;
 }
@@ -528,6 +554,7 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     builder_release(b);
     nt_mem_free(&t->mem, b, sizeof *b);
     shrink(&t->mem, (void **)&t->frames, &t->frames_cap, t->nframes, sizeof *t->frames);
+    shrink(&t->mem, (void **)&t->ids, &t->ids_cap, t->nids, sizeof *t->ids);
     *out = t;
     return NT_OK;
 fail:

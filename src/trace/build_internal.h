@@ -10,6 +10,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* An interned stack: its address ids are t->ids[off .. off + count) (the
+ * raw ip of an id is uaddr[id]), which is also its resolved form when no
+ * frame of it can resolve differently over time. */
 typedef struct tr_istack {
     uint64_t hash;
     uint32_t off, count;
@@ -69,7 +72,7 @@ typedef struct tr_pending {
     int64_t ticks, ns;
 } tr_pending;
 
-/* Address -> index in uaddr, direct-mapped in front of addr_ids. */
+/* Return address -> index in uaddr, direct-mapped in front of addr_ids. */
 #define TR_ACACHE_BITS 13u
 #define TR_ACACHE (1u << TR_ACACHE_BITS)
 typedef struct tr_addr_slot {
@@ -86,8 +89,6 @@ struct nt_trace_builder {
     bool sorted;
     int64_t last_ticks;
 
-    uint64_t *ips;          /* interned IP arrays */
-    size_t nips, ips_cap;
     tr_istack *istacks;
     size_t nistacks, istacks_cap;
     uint32_t *itable;       /* open addressing: istack index + 1, 0 = empty */
@@ -127,14 +128,18 @@ struct nt_trace_builder {
     tr_sample *extra;
     size_t nextra;
 
-    /* The distinct addresses looked up, and for each entry of ips the index
-     * of its address there: finish() sorts them once, and a frame then finds
-     * its candidates without a search. */
+    /* The distinct addresses of the interned stacks, each an address id: its
+     * ip as recorded, and whether it was innermost (looked up as is) or a
+     * return address (looked up at ip - 1; bit clear in leaf).  An id is also
+     * the frame id of the address resolved to its first (for most addresses
+     * its only) method record.  finish() sorts the looked-up addresses once,
+     * and a frame then finds its candidates without a search. */
     uint64_t *uaddr;
     size_t nuaddr, uaddr_cap;
-    uint32_t *ipu;
-    size_t ipu_cap;
-    nt_map addr_ids;        /* address -> index in uaddr */
+    uint64_t *leaf;         /* a bit per address id: innermost */
+    size_t leaf_cap;        /* words */
+    nt_map addr_ids;        /* return address ip -> address id */
+    nt_map leaf_ids;        /* innermost ip -> address id */
     tr_addr_slot acache[TR_ACACHE];
     nt_hash_key stack_key;  /* the interned stacks' table is keyed (hash_ips) */
 
@@ -157,19 +162,25 @@ void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size)
 
 #define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
-/* The kept method records grow by an eighth, not by doubling, so the
- * trace's peak memory stays close to what it keeps (samples are chunked). */
-static inline bool grow_slow(nt_mem *m, void **arr, size_t n, size_t *cap, size_t elem)
+/* The kept method records and the stacks' address ids grow by an eighth,
+ * not by doubling, so the trace's peak memory stays close to what it keeps
+ * (samples are chunked).  Room for need entries. */
+static inline bool reserve_slow(nt_mem *m, void **arr, size_t *cap, size_t need, size_t elem)
 {
-    if (n < *cap)
+    if (need <= *cap)
         return true;
-    size_t ncap = *cap < 4096 ? (*cap ? *cap * 2 : 256) : *cap + *cap / 8;
+    size_t ncap = *cap;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return false;
+        ncap = ncap < 4096 ? (ncap ? ncap * 2 : 256) : ncap + ncap / 8;
+    }
     if (ncap > SIZE_MAX / elem || !nt_mem_resize(m, arr, *cap * elem, ncap * elem))
         return false;
     *cap = ncap;
     return true;
 }
-#define GROW_SLOW(m, arr, n, cap) grow_slow((m), (void **)&(arr), (n), &(cap), sizeof *(arr))
+#define GROW_SLOW(m, arr, n, cap) reserve_slow((m), (void **)&(arr), &(cap), (size_t)(n) + 1, sizeof *(arr))
 
 /* Out of memory or a table limit: the parse is stopped. */
 static inline int tr_fail(nt_trace_builder *b, nt_status s)
@@ -213,7 +224,10 @@ void tr_cold_release(nt_trace_builder *b);
 /* Every kept record's assembly name, through its module. */
 void tr_link_assemblies(nt_trace *t);
 
-/* resolve.c: every sample's frames, by address and time. */
+/* resolve.c: every sample's frames, by address and time: the frame table
+ * (t->frames) and the resolved stacks (t->stacks, their ids in t->ids). */
 nt_status tr_resolve_frames(nt_trace_builder *b);
+/* Frees the address table (done by resolution once it has what it needs). */
+void tr_addrs_release(nt_trace_builder *b);
 
 #endif

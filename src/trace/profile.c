@@ -27,13 +27,14 @@ typedef struct pr_open {
     uint32_t istack, epoch;
     uint8_t flags;
     bool live;
+    bool counted;           /* it started inside the time window: its wait is a record */
 } pr_open;
 
 struct nt_profile_builder {
     nt_trace_builder *tb;
     nt_callbacks tcb;       /* the trace builder's callbacks, called first */
     nt_profile *p;
-    bool keep_events, events_only, failed;
+    bool keep_events, events_only, exception_messages, failed;
     nt_status fail_status;
     uint32_t epoch;
     bool seen_unload;
@@ -45,6 +46,8 @@ struct nt_profile_builder {
     size_t nopens, opens_cap;
     nt_map open_index;      /* thread id -> index in opens */
     pr_gc_state gc;
+    nt_time_bound from, to; /* the window as given; resolved when the header says where the trace starts */
+    int64_t from_ns, to_ns;
 };
 
 static const char *const KIND_NAMES[] = { "cpu", "wall", "alloc", "exceptions", "contention" };
@@ -97,6 +100,11 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
     b->events_only = opt && opt->events_only;
+    b->exception_messages = opt && opt->exception_messages;
+    if (opt) {
+        b->from = opt->from;
+        b->to = opt->to;
+    }
     p->first_ticks = INT64_MAX;
     p->last_ticks = INT64_MIN;
     return b;
@@ -117,6 +125,7 @@ static uint64_t rec_hash(const nt_profile_builder *b, const pr_rec *r, uint32_t 
     h = mix(h, istack);
     h = mix(h, r->thread_id);
     h = mix(h, (uint64_t)(uintptr_t)r->label); /* interned: equal labels share a pointer */
+    h = mix(h, (uint64_t)(uintptr_t)r->message);
     return nt_hash_u64(&b->key, mix(h, r->epoch));
 }
 
@@ -124,7 +133,7 @@ static bool same_key(const nt_profile *p, size_t i, const pr_rec *r, uint32_t is
 {
     const pr_rec *q = &p->recs[i];
     return p->res[i].stack == istack && q->kind == r->kind && q->heap == r->heap && q->open == r->open &&
-           q->thread_id == r->thread_id && q->label == r->label && q->epoch == r->epoch;
+           q->thread_id == r->thread_id && q->label == r->label && q->message == r->message && q->epoch == r->epoch;
 }
 
 static bool table_grow(nt_profile_builder *b)
@@ -196,6 +205,26 @@ static uint32_t intern(nt_profile_builder *b, const nt_event *ev, nt_profile_kin
 
 static int64_t ticks_ns(const nt_profile *p, int64_t ticks) { return nt_ticks_to_ns(ticks, p->frequency); }
 
+int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info)
+{
+    if (!b || !b->set)
+        return 0;
+    if (b->absolute || !info)
+        return b->ns;
+    int64_t start = nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
+    return b->ns > INT64_MAX - start ? INT64_MAX : start + b->ns;
+}
+
+/* Whether an event at ticks counts: the window applies per event, so a
+ * merged record holds only events inside it. */
+static bool in_window(const nt_profile_builder *b, int64_t ticks)
+{
+    if (!b->from.set && !b->to.set)
+        return true;
+    int64_t ns = ticks_ns(b->p, ticks);
+    return !(b->from.set && ns < b->from_ns) && !(b->to.set && ns >= b->to_ns);
+}
+
 static int on_alloc(nt_profile_builder *b, const nt_event *ev)
 {
     nt_profile *p = b->p;
@@ -203,10 +232,15 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
                     { "AllocationAmount64", false, { 0 } }, { "TypeName", false, { 0 } } };
     pr_fields(ev, w, 4);
     int64_t bytes = w[2].have ? pr_int(&w[2]) : pr_int(&w[0]);
+    if (bytes < 0)
+        bytes = 0;
+    pr_gc_allocated(&b->gc, bytes); /* the GC timeline is not windowed */
+    if (!in_window(b, ev->timestamp))
+        return 0;
     int64_t kind = pr_int(&w[1]);
     const char *type = w[3].have && w[3].v.kind == NT_VALUE_STRING ? w[3].v.v.str.ptr : "";
-    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes < 0 ? 0 : bytes, 1, b->epoch,
-                 NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0 };
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes, 1, b->epoch,
+                 NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0, NULL };
     if (!r.label)
         return fail(b, NT_ERR_NOMEM);
     uint32_t st = intern(b, ev, NT_PROFILE_ALLOC);
@@ -214,18 +248,21 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
         return 1;
     p->totals[NT_PROFILE_ALLOC].events++;
     p->totals[NT_PROFILE_ALLOC].value += r.value;
-    pr_gc_allocated(&b->gc, r.value);
     return add_record(b, &r, st, ev->timestamp);
 }
 
 static int on_exception(nt_profile_builder *b, const nt_event *ev)
 {
     nt_profile *p = b->p;
-    pr_want w[] = { { "ExceptionType", false, { 0 } } };
-    pr_fields(ev, w, 1);
+    if (!in_window(b, ev->timestamp))
+        return 0;
+    pr_want w[] = { { "ExceptionType", false, { 0 } }, { "ExceptionMessage", false, { 0 } } };
+    pr_fields(ev, w, b->exception_messages ? 2 : 1);
     const char *type = w[0].have && w[0].v.kind == NT_VALUE_STRING ? w[0].v.v.str.ptr : "";
-    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), 1, 1, b->epoch, NT_PROFILE_EXCEPTIONS, 0, 0 };
-    if (!r.label)
+    const char *message = w[1].have && w[1].v.kind == NT_VALUE_STRING ? w[1].v.v.str.ptr : "";
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), 1, 1, b->epoch, NT_PROFILE_EXCEPTIONS, 0, 0,
+                 b->exception_messages ? tr_intern(&p->mem, &p->strings, message) : NULL };
+    if (!r.label || (b->exception_messages && !r.message))
         return fail(b, NT_ERR_NOMEM);
     uint32_t st = intern(b, ev, NT_PROFILE_EXCEPTIONS);
     if (st == UINT32_MAX)
@@ -241,9 +278,11 @@ static int on_exception(nt_profile_builder *b, const nt_event *ev)
 static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool open)
 {
     nt_profile *p = b->p;
-    int64_t wait = ticks_ns(p, end_ticks) - ticks_ns(p, o->ticks);
-    pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open };
     o->live = false;
+    if (!o->counted) /* it started outside the window */
+        return 0;
+    int64_t wait = ticks_ns(p, end_ticks) - ticks_ns(p, o->ticks);
+    pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open, NULL };
     nt_profile_totals *tot = &p->totals[NT_PROFILE_CONTENTION];
     tot->events++;
     tot->open += open;
@@ -259,7 +298,7 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     pr_open *o = i == UINT32_MAX ? NULL : &b->opens[i];
     if (!start) {
         if (!o || !o->live) {
-            p->totals[NT_PROFILE_CONTENTION].unpaired_stops++;
+            p->totals[NT_PROFILE_CONTENTION].unpaired_stops += in_window(b, ev->timestamp);
             return 0;
         }
         return close_wait(b, o, ev->timestamp, false);
@@ -273,12 +312,17 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
             return fail(b, NT_ERR_NOMEM);
         o = &b->opens[b->nopens++];
     }
+    if (!in_window(b, ev->timestamp)) {
+        /* Kept only so that its stop pairs with it rather than counting as unpaired. */
+        *o = (pr_open){ ev->thread_id, ev->timestamp, 0, b->epoch, 0, true, false };
+        return 0;
+    }
     pr_want w[] = { { "ContentionFlags", false, { 0 } } };
     pr_fields(ev, w, 1);
     uint32_t st = intern(b, ev, NT_PROFILE_CONTENTION);
     if (st == UINT32_MAX)
         return 1;
-    *o = (pr_open){ ev->thread_id, ev->timestamp, st, b->epoch, (uint8_t)(pr_int(&w[0]) & 0xff), true };
+    *o = (pr_open){ ev->thread_id, ev->timestamp, st, b->epoch, (uint8_t)(pr_int(&w[0]) & 0xff), true, true };
     return 0;
 }
 
@@ -322,6 +366,8 @@ static int on_trace(void *user, const nt_trace_info *info)
 {
     nt_profile_builder *b = user;
     b->p->frequency = info->qpc_frequency;
+    b->from_ns = nt_time_bound_resolve(&b->from, info);
+    b->to_ns = nt_time_bound_resolve(&b->to, info);
     return b->tcb.trace(b->tb, info);
 }
 
@@ -467,6 +513,7 @@ nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i)
     o.stack_index = p->res[i].stack;
     o.thread_id = r->thread_id;
     o.label = r->label;
+    o.message = r->message ? r->message : "";
     o.heap = r->heap;
     o.open = r->open;
     o.value = r->value;
@@ -484,4 +531,11 @@ void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_to
 }
 
 size_t nt_profile_gc_count(const nt_profile *p) { return p->ngcs; }
+
+size_t nt_profile_memory_peak(const nt_profile *p)
+{
+    nt_trace_stats ts;
+    nt_trace_stats_get(p->trace, &ts);
+    return p->mem.peak + ts.memory_peak;
+}
 const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i) { return &p->gcs[i]; }

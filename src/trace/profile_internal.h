@@ -15,6 +15,7 @@ typedef struct pr_rec {
     int64_t value, count;
     uint32_t epoch;         /* method unloads (and loads after one) before the first event */
     uint8_t kind, heap, open;
+    const char *message;    /* exceptions with exception_messages: interned; NULL otherwise */
 } pr_rec;
 
 /* A thread's current execution-engine suspension (the thread that suspends

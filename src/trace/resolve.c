@@ -1,10 +1,14 @@
 /* Resolution: every sample's frames named by the method record whose code
  * covered the address at the sample's time.  Once per interned stack when no
  * frame of it can resolve differently over time (the common case), else per
- * sample, sharing one frames array among the samples that resolve alike. */
+ * sample, sharing one frame id array among the samples that resolve alike.
+ *
+ * The trace's frame table starts as one frame per address id, resolved to
+ * the address's first (mostly: only) method record, so a stack that cannot
+ * change with time resolves to its interned array of address ids as it
+ * stands: no copy.  A variant that resolves an address to another record
+ * gets a frame for that pair and its own array. */
 #include "trace/build_internal.h"
-
-#include <sys/mman.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -24,11 +28,12 @@ typedef struct tr_variant {
     uint64_t hash;
 } tr_variant;
 
-/* A variant's picks (frame_picks) equal the changing ones vp at positions pos. */
-static bool same_picks(const uint32_t *frame_picks, const uint32_t *pos, const uint32_t *vp, uint32_t vn)
+/* Resolved stack v's picks equal the changing ones vp at positions pos. */
+static bool same_picks(const nt_trace *t, uint32_t v, const uint32_t *pos, const uint32_t *vp, uint32_t vn)
 {
+    const uint32_t *ids = t->ids + t->stacks[v].off;
     for (uint32_t j = 0; j < vn; j++)
-        if (frame_picks[pos[j]] != vp[j])
+        if (t->frames[ids[pos[j]]].method_index != vp[j])
             return false;
     return true;
 }
@@ -45,116 +50,97 @@ static uint64_t hash_picks(const uint32_t *pick, uint32_t n)
  * TR_COLD, far under these. */
 #define TR_VARIES (UINT32_MAX - 2)          /* the pick depends on time */
 #define TR_VARIES_TIMELESS (UINT32_MAX - 1) /* ... yet tr_symbols_timeless holds */
+#define TR_PICK_UNSET (UINT32_MAX - 3)      /* a frame's record until its address is first resolved */
 
-/* Resolved stacks while resolving: their method picks (frames[off + k]'s
- * method_index, 4 bytes a frame) and the interned stack each came from.  The
- * frames themselves are written once all are known, at their exact size. */
-typedef struct tr_picks {
-    uint32_t *pick;
-    size_t n, cap;
-    uint32_t *src;         /* resolved stack -> interned stack */
-    size_t src_cap;
-} tr_picks;
-
-static uint32_t add_rstack(nt_trace *t, tr_picks *p, uint32_t istack, uint32_t n, const uint32_t *pick)
+/* The frame id of address id a resolved to record pick: a itself for its
+ * first pick, else a frame added for the pair (more: (a, pick) -> id).
+ * UINT32_MAX when memory is short. */
+static uint32_t frame_of(nt_trace *t, nt_map *more, uint32_t a, uint32_t pick)
 {
-    nt_mem *m = &t->mem;
-    if (t->nstacks >= UINT32_MAX - 1 || p->n + n > UINT32_MAX)
+    if (t->frames[a].method_index == TR_PICK_UNSET)
+        t->frames[a].method_index = pick;
+    if (t->frames[a].method_index == pick)
+        return a;
+    bool added;
+    uint64_t *slot = nt_map_put(&t->mem, more, (uint64_t)a << 32 | pick, &added);
+    if (!slot)
         return UINT32_MAX;
-    if (!nt_mem_reserve(m, (void **)&p->pick, &p->cap, p->n + n, sizeof *p->pick) ||
-        !nt_mem_reserve(m, (void **)&p->src, &p->src_cap, t->nstacks + 1, sizeof *p->src) ||
-        !GROW(m, t->stacks, t->nstacks, t->stacks_cap))
+    if (added) {
+        if (t->nframes >= UINT32_MAX - 1 || !GROW_SLOW(&t->mem, t->frames, t->nframes, t->frames_cap))
+            return UINT32_MAX;
+        t->frames[t->nframes] = (nt_frame){ t->frames[a].ip, NULL, pick };
+        *slot = t->nframes++;
+    }
+    return (uint32_t)*slot;
+}
+
+static uint32_t add_rstack(nt_trace *t, uint32_t off, uint32_t n)
+{
+    if (t->nstacks >= UINT32_MAX - 1 || !GROW(&t->mem, t->stacks, t->nstacks, t->stacks_cap))
         return UINT32_MAX;
     uint32_t resolved = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        p->pick[p->n + k] = pick[k];
-        resolved += pick[k] != NT_TRACE_NO_METHOD;
-    }
-    p->src[t->nstacks] = istack;
-    t->stacks[t->nstacks] = (tr_rstack){ (uint32_t)p->n, n, resolved };
-    p->n += n;
+    for (uint32_t k = 0; k < n; k++)
+        resolved += t->frames[t->ids[off + k]].method_index != NT_TRACE_NO_METHOD;
+    t->stacks[t->nstacks] = (tr_rstack){ off, n, resolved };
     return (uint32_t)t->nstacks++;
 }
 
-/* The frames array is the trace's largest allocation (40 bytes a frame of
- * every distinct resolved stack: 76 MB for the 100 MB benchmark trace),
- * written in full right away and kept: ask for huge pages (where the system
- * leaves THP to madvise) and fault its pages in one call instead of one trap
- * per 4 KiB page.  On the 100 MB benchmark trace (bench/README.md) this took
- * the build from 141 to 113 ms (most of the kernel's time went to page
- * faults).  Only hints: failure changes nothing. */
-static void prefault(void *p, size_t n)
+/* The address table, once the frame table holds what resolution needs of it. */
+void tr_addrs_release(nt_trace_builder *b)
 {
-    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-    if (n < ((size_t)4 << 20) || e <= a)
-        return;
-#if defined(MADV_HUGEPAGE)
-    (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#endif
-#if defined(MADV_POPULATE_WRITE)
-    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-#endif
+    nt_mem *m = &b->t->mem;
+    nt_map_free(m, &b->addr_ids);
+    nt_map_free(m, &b->leaf_ids);
+    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    nt_mem_free(m, b->leaf, b->leaf_cap * sizeof *b->leaf);
+    b->uaddr = NULL;
+    b->leaf = NULL;
+    b->uaddr_cap = b->leaf_cap = b->nuaddr = 0;
 }
 
-/* The frames of every resolved stack.  A frame's ip comes back from its
- * address id (the raw ips were freed once interning was over): the looked-up
- * address is the ip, minus one after the first frame. */
-static bool write_frames(nt_trace_builder *b, const tr_picks *p, const uint32_t *rank, const uint64_t *addrs)
+/* The address resolution looks address id id up at: an innermost ip as is,
+ * a return address minus one. */
+static uint64_t lookup_addr(const nt_trace_builder *b, size_t id)
+{
+    return b->uaddr[id] - (b->leaf[id / 64] >> (id % 64) & 1 ? 0 : 1);
+}
+
+/* The frame table, one frame per address id with its ip as recorded, and
+ * the looked-up addresses (innermost as is, return addresses minus one)
+ * sorted and deduplicated in q with each id's rank among them; the address
+ * table is then released.  False when memory is short. */
+static bool addrs_to_frames(nt_trace_builder *b, uint64_t **q, size_t *nu, size_t *nq, uint32_t **rank)
 {
     nt_trace *t = b->t;
-    if (!p->n)
-        return true;
-    t->frames = nt_mem_alloc(&t->mem, p->n * sizeof *t->frames);
-    if (!t->frames)
-        return false;
-    prefault(t->frames, p->n * sizeof *t->frames);
-    /* Frames point into t->methods, final by now (shrunk before resolve()),
-     * or to the trace's empty record: never NULL, so a consumer can read
-     * f->method->name without a check, as it could read "" before. */
-    memset(&t->unresolved, 0, sizeof t->unresolved);
-    t->unresolved.name = t->unresolved.declaring_type = t->unresolved.signature = t->unresolved.assembly = "";
-    t->frames_cap = t->nframes = p->n;
-    for (size_t r = 0; r < t->nstacks; r++) {
-        const tr_rstack *rs = &t->stacks[r];
-        const uint32_t *ids = rs->count ? b->ipu + b->istacks[p->src[r]].off : NULL; /* NULL when every stack is empty */
-        for (uint32_t k = 0; k < rs->count; k++) {
-            nt_frame *f = &t->frames[rs->off + k];
-            uint32_t pk = p->pick[rs->off + k];
-            f->ip = addrs[rank[ids[k]]] + (k ? 1 : 0);
-            f->method_index = pk;
-            f->method = pk == NT_TRACE_NO_METHOD ? &t->unresolved : &t->methods[pk];
-        }
+    nt_mem *m = &t->mem;
+    size_t u = b->nuaddr;
+    *nq = u ? u : 1;
+    *nu = u;
+    *q = nt_mem_alloc(m, *nq * sizeof **q);
+    *rank = nt_mem_alloc(m, *nq * sizeof **rank);
+    t->frames = nt_mem_alloc(m, *nq * sizeof *t->frames);
+    t->frames_cap = t->frames ? *nq : 0;
+    bool ok = *q && *rank && t->frames;
+    for (size_t id = 0; ok && id < u; id++) {
+        (*q)[id] = lookup_addr(b, id);
+        t->frames[id] = (nt_frame){ b->uaddr[id], NULL, TR_PICK_UNSET };
     }
-    return true;
+    t->nframes = ok ? u : 0;
+    ok = ok && tr_addrs_prepare(m, q, nu, nq);
+    for (size_t id = 0; ok && id < u; id++)
+        (*rank)[id] = (uint32_t)tr_addrs_lower_bound(*q, *nu, lookup_addr(b, id));
+    tr_addrs_release(b);
+    return ok;
 }
 
 nt_status tr_resolve_frames(nt_trace_builder *b)
 {
     nt_trace *t = b->t;
     nt_mem *m = &t->mem;
-    /* The distinct addresses looked up (frame 0 as is, return addresses
-     * minus one), sorted, and each one's rank in that order. */
-    size_t u = b->nuaddr, nq = u ? u : 1, nu = u, n_seen = t->nmethods + b->ncold + b->dropped;
-    uint64_t *q = nt_mem_alloc(m, nq * sizeof *q);
-    uint32_t *rank = nt_mem_alloc(m, nq * sizeof *rank);
-    bool ok = q && rank;
-    if (ok && u)
-        memcpy(q, b->uaddr, u * sizeof *q);
-    ok = ok && tr_addrs_prepare(m, &q, &nu, &nq);
-    for (size_t k = 0; ok && k < nu; k++)
-        ok = nt_map_set(m, &b->addr_ids, q[k], (uint32_t)k);
-    for (size_t id = 0; ok && id < u; id++)
-        rank[id] = tr_index(&b->addr_ids, b->uaddr[id]);
-    /* Only the ranks are needed from here on (write_frames gets the ips
-     * back from them). */
-    nt_mem_free(m, b->ips, b->ips_cap * sizeof *b->ips);
-    b->ips = NULL;
-    b->ips_cap = 0;
-    nt_map_free(m, &b->addr_ids);
-    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
-    b->uaddr = NULL;
-    b->uaddr_cap = 0;
-    if (!ok || !tr_keep_cold(b, q, nu)) {
+    size_t u = b->nuaddr, nq, nu, n_seen = t->nmethods + b->ncold + b->dropped;
+    uint64_t *q;
+    uint32_t *rank;
+    if (!addrs_to_frames(b, &q, &nu, &nq, &rank) || !tr_keep_cold(b, q, nu)) {
         nt_mem_free(m, q, nq * sizeof *q);
         nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
         return NT_ERR_NOMEM;
@@ -174,21 +160,21 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
     for (size_t i = 0; i < ni; i++)
         if (b->istacks[i].count > maxd)
             maxd = b->istacks[i].count;
-    /* A stack's picks, and its changing frames' picks at one time (vp). */
-    uint32_t *pick = nt_mem_alloc(m, 2 * (size_t)maxd * sizeof *pick), *vp = pick ? pick + maxd : NULL;
+    /* A stack's changing frames' picks at one time (vp), and their frame ids (vf). */
+    uint32_t *vp = nt_mem_alloc(m, 2 * (size_t)maxd * sizeof *vp), *vf = vp ? vp + maxd : NULL;
     /* Each distinct address's pick when time cannot change it (no record,
      * or one never unloaded: tr_symbols_pick then always returns it), else
      * whether it is timeless: one lookup per address instead of one per
      * frame of every time-dependent sample. */
     uint32_t *fixed = nt_mem_alloc(m, (u ? u : 1) * sizeof *fixed);
-    tr_picks pk = { 0 };
     tr_variant *var = NULL; /* per resolved stack */
     size_t var_cap = 0;
     nt_map vindex = { 0 };  /* (interned stack, picks' hash) -> resolved stack + 1 */
+    nt_map more = { 0 };    /* (address id, pick) -> frame id, for an address's later picks */
     uint32_t *vpos = NULL;  /* per interned stack, the positions of its frames whose pick may change */
     size_t nvpos = 0, vpos_cap = 0;
     size_t cut = SIZE_MAX;  /* the first sample a limit kept from resolving */
-    if (!rs || !pick || !fixed) {
+    if (!rs || !vp || !fixed) {
         st = NT_ERR_NOMEM;
         goto out;
     }
@@ -201,6 +187,8 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             fixed[id] = c[0];
         else
             fixed[id] = tr_symbols_timeless(t->methods, c, nc) ? TR_VARIES_TIMELESS : TR_VARIES;
+        if (fixed[id] < TR_VARIES || fixed[id] == NT_TRACE_NO_METHOD)
+            t->frames[id].method_index = fixed[id];
     }
     for (size_t i = 0; i < ni; i++)
         rs[i] = (tr_resolve){ UINT32_MAX, 0, 0, 0, 0 };
@@ -215,7 +203,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             rid = r->first; /* the common case: a timeless stack already resolved */
         } else {
             const tr_istack *is = &b->istacks[s->stack];
-            const uint32_t *ids = is->count ? b->ipu + is->off : NULL; /* NULL when every stack is empty */
+            const uint32_t *ids = is->count ? t->ids + is->off : NULL; /* NULL when every stack is empty */
             if (r->state == 0) {
                 /* Once per interned stack: the frames whose pick may change
                  * with time, and whether any may. */
@@ -258,15 +246,15 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             uint64_t h = hash_picks(vp, r->vn);
             uint64_t vkey = h ^ ((uint64_t)s->stack + 1) * 0x9E3779B97F4A7C15ull;
             uint32_t v = r->first;
-            if (v != UINT32_MAX && var[v].hash == h && same_picks(pk.pick + t->stacks[v].off, pos, vp, r->vn)) {
+            if (v != UINT32_MAX && var[v].hash == h && same_picks(t, v, pos, vp, r->vn)) {
                 rid = v;
             } else if (r->first != UINT32_MAX) {
                 const uint64_t *iv = nt_map_get(&vindex, vkey);
                 v = iv ? (uint32_t)(*iv - 1) : UINT32_MAX;
-                if (v != UINT32_MAX && var[v].hash == h && same_picks(pk.pick + t->stacks[v].off, pos, vp, r->vn))
+                if (v != UINT32_MAX && var[v].hash == h && same_picks(t, v, pos, vp, r->vn))
                     rid = v;
                 for (v = v != UINT32_MAX && rid == UINT32_MAX ? r->first : UINT32_MAX; v != UINT32_MAX; v = var[v].next)
-                    if (var[v].hash == h && same_picks(pk.pick + t->stacks[v].off, pos, vp, r->vn)) {
+                    if (var[v].hash == h && same_picks(t, v, pos, vp, r->vn)) {
                         rid = v;
                         break;
                     }
@@ -279,18 +267,39 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                     cut = i;
                     break;
                 }
-                if (pk.n + is->count > b->lim.max_frames) {
+                /* The interned array serves when every changing frame takes
+                 * its address's first pick; else the variant gets its own. */
+                bool own = false;
+                for (uint32_t j = 0; j < r->vn; j++) {
+                    uint32_t had = t->frames[ids[pos[j]]].method_index;
+                    own = own || (had != TR_PICK_UNSET && had != vp[j]);
+                }
+                if (own && t->nids + is->count > b->lim.max_frames) {
                     snprintf(t->message, sizeof t->message,
                              "resolution stopped at sample %zu: more than %llu resolved frames (nt_trace_limits.max_frames)",
                              i, (unsigned long long)b->lim.max_frames);
                     cut = i;
                     break;
                 }
-                for (uint32_t k = 0; k < is->count; k++)
-                    pick[k] = fixed[ids[k]];
                 for (uint32_t j = 0; j < r->vn; j++)
-                    pick[pos[j]] = vp[j];
-                rid = add_rstack(t, &pk, s->stack, is->count, pick);
+                    if ((vf[j] = frame_of(t, &more, ids[pos[j]], vp[j])) == UINT32_MAX) {
+                        st = NT_ERR_NOMEM;
+                        goto out;
+                    }
+                uint32_t off = is->off;
+                if (own) {
+                    if (t->nids + is->count > UINT32_MAX ||
+                        !reserve_slow(m, (void **)&t->ids, &t->ids_cap, t->nids + is->count, sizeof *t->ids)) {
+                        st = NT_ERR_NOMEM;
+                        goto out;
+                    }
+                    off = (uint32_t)t->nids;
+                    memcpy(t->ids + off, t->ids + is->off, is->count * sizeof *t->ids);
+                    for (uint32_t j = 0; j < r->vn; j++)
+                        t->ids[off + pos[j]] = vf[j];
+                    t->nids += is->count;
+                }
+                rid = add_rstack(t, off, is->count);
                 if (rid == UINT32_MAX ||
                     !nt_mem_reserve(m, (void **)&var, &var_cap, (size_t)rid + 1, sizeof *var)) {
                     st = NT_ERR_NOMEM;
@@ -299,14 +308,14 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                 var[rid] = (tr_variant){ r->first, h };
                 r->first = rid;
                 r->variants++;
-                uint64_t *slot = nt_map_put(m, &vindex, vkey, NULL);
-                if (!slot) {
+                /* A timeless stack resolves once: only the others look variants up. */
+                uint64_t *slot = r->state == 2 ? nt_map_put(m, &vindex, vkey, NULL) : NULL;
+                if (r->state == 2 && !slot) {
                     st = NT_ERR_NOMEM;
                     goto out;
                 }
-                if (*slot == 0 || var[*slot - 1].hash != h)
+                if (slot && (*slot == 0 || var[*slot - 1].hash != h))
                     *slot = (uint64_t)rid + 1;
-
             }
         }
         s->stack = rid;
@@ -327,29 +336,26 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
         }
         t->status = NT_ERR_LIMIT;
     }
-    /* The frames are the largest allocation: give back the scratch first. */
-    nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
-    nt_mem_free(m, var, var_cap * sizeof *var);
-    nt_map_free(m, &vindex);
-    nt_mem_free(m, vpos, vpos_cap * sizeof *vpos);
-    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
-    nt_mem_free(m, pick, 2 * (size_t)maxd * sizeof *pick);
-    rs = NULL;
-    var = NULL;
-    vpos = NULL;
-    vpos_cap = 0;
-    fixed = pick = NULL;
-    if (!write_frames(b, &pk, rank, sy.addrs))
-        st = NT_ERR_NOMEM;
+    /* Frames point into t->methods, final by now (shrunk before resolve()),
+     * or to the trace's empty record: never NULL, so a consumer can read
+     * f->method->name without a check.  A frame no resolved stack reached
+     * (its stacks came after a limit's cut) is left unresolved. */
+    memset(&t->unresolved, 0, sizeof t->unresolved);
+    t->unresolved.name = t->unresolved.declaring_type = t->unresolved.signature = t->unresolved.assembly = "";
+    for (size_t f = 0; f < t->nframes; f++) {
+        nt_frame *fr = &t->frames[f];
+        if (fr->method_index == TR_PICK_UNSET)
+            fr->method_index = NT_TRACE_NO_METHOD;
+        fr->method = fr->method_index == NT_TRACE_NO_METHOD ? &t->unresolved : &t->methods[fr->method_index];
+    }
 out:
-    nt_mem_free(m, pk.pick, pk.cap * sizeof *pk.pick);
-    nt_mem_free(m, pk.src, pk.src_cap * sizeof *pk.src);
     nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
     nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
     nt_mem_free(m, var, var_cap * sizeof *var);
     nt_map_free(m, &vindex);
+    nt_map_free(m, &more);
     nt_mem_free(m, vpos, vpos_cap * sizeof *vpos);
-    nt_mem_free(m, pick, 2 * (size_t)maxd * sizeof *pick);
+    nt_mem_free(m, vp, 2 * (size_t)maxd * sizeof *vp);
     nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
     tr_symbols_free(m, &sy);
     return st;

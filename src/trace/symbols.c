@@ -59,7 +59,7 @@ static uint64_t extent_end(const nt_trace_method *r)
 
 /* First index whose address is >= addr.  Branch-free: the probes of a
  * lookup in a large table are unpredictable. */
-static size_t lower_bound(const uint64_t *a, size_t n, uint64_t addr)
+size_t tr_addrs_lower_bound(const uint64_t *a, size_t n, uint64_t addr)
 {
     if (!n)
         return 0;
@@ -76,7 +76,7 @@ static size_t lower_bound(const uint64_t *a, size_t n, uint64_t addr)
 static size_t method_span(const uint64_t *addrs, size_t u, const nt_trace_method *r, size_t *k0)
 {
     uint64_t end = extent_end(r);
-    size_t k = *k0 = lower_bound(addrs, u, r->start_address);
+    size_t k = *k0 = tr_addrs_lower_bound(addrs, u, r->start_address);
     while (k < u && addrs[k] < end)
         k++;
     return k;
@@ -106,7 +106,7 @@ bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t si
     if (!size)
         return false;
     uint64_t end = start > UINT64_MAX - size ? UINT64_MAX : start + size;
-    size_t k = lower_bound(addrs, n, start);
+    size_t k = tr_addrs_lower_bound(addrs, n, start);
     return k < n && addrs[k] < end;
 }
 

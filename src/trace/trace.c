@@ -27,6 +27,7 @@ void nt_trace_free(nt_trace *t)
     nt_map_free(m, &t->module_index);
     nt_map_free(m, &t->assembly_index);
     nt_mem_free(m, t->frames, t->frames_cap * sizeof *t->frames);
+    nt_mem_free(m, t->ids, t->ids_cap * sizeof *t->ids);
     nt_mem_free(m, t->stacks, t->stacks_cap * sizeof *t->stacks);
     nt_mem_free(m, t->agg, t->agg_cap * sizeof *t->agg);
     NT_MEM_DELETE(nt_trace, t);
@@ -49,7 +50,7 @@ nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i)
     o.type = TR_TYPE(s);
     o.stack_index = s->stack;
     o.frame_count = r->count;
-    o.frames = r->count ? t->frames + r->off : NULL;
+    o.frame_ids = tr_stack_ids(t, s->stack);
     o.count = tr_count(t, i);
     return o;
 }
@@ -58,9 +59,12 @@ size_t nt_trace_stack_count(const nt_trace *t) { return t->nstacks; }
 
 nt_trace_stack nt_trace_stack_at(const nt_trace *t, size_t i)
 {
-    nt_trace_stack s = { t->stacks[i].count, t->stacks[i].count ? t->frames + t->stacks[i].off : NULL };
+    nt_trace_stack s = { t->stacks[i].count, tr_stack_ids(t, (uint32_t)i) };
     return s;
 }
+
+size_t nt_trace_frame_count(const nt_trace *t) { return t->nframes; }
+const nt_frame *nt_trace_frame_at(const nt_trace *t, uint32_t id) { return &t->frames[id]; }
 
 size_t nt_trace_method_count(const nt_trace *t) { return t->nmethods; }
 const nt_trace_method *nt_trace_method_at(const nt_trace *t, size_t i) { return &t->methods[i]; }

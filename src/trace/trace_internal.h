@@ -59,7 +59,7 @@ typedef struct tr_agg {
     int64_t last_ticks;  /* the last one's ticks */
 } tr_agg;
 
-/* A distinct resolved stack: frames[off .. off+count). */
+/* A distinct resolved stack: its frame ids are ids[off .. off+count). */
 typedef struct tr_rstack {
     uint32_t off, count;
     uint32_t resolved;   /* frames a method record names */
@@ -102,8 +102,10 @@ struct nt_trace {
     size_t nassemblies, assemblies_cap;
     nt_map assembly_index;   /* assembly id -> index */
 
-    nt_frame *frames;
+    nt_frame *frames;        /* the distinct frames: frame id -> (ip, method) */
     size_t nframes, frames_cap;
+    uint32_t *ids;           /* the resolved stacks' frame ids (tr_rstack) */
+    size_t nids, ids_cap;
     nt_trace_method unresolved; /* what unresolved frames point to: every name "" */
     tr_rstack *stacks;
     size_t nstacks, stacks_cap;
@@ -129,6 +131,12 @@ struct nt_trace {
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
 void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
 
+/* The frame ids of resolved stack k, innermost first (NULL when it is empty). */
+static inline const uint32_t *tr_stack_ids(const nt_trace *t, uint32_t k)
+{
+    return t->stacks[k].count ? t->ids + t->stacks[k].off : NULL;
+}
+
 /* The number of samples sample i stands for. */
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
@@ -151,6 +159,8 @@ static inline int64_t tr_gap_ns(int64_t freq, int64_t a, int64_t b)
 /* Sort the addresses that will be looked up and drop duplicates (*alloc
  * entries allocated through m; the allocation may shrink). */
 bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc);
+/* The first index of the n sorted addrs whose address is >= addr. */
+size_t tr_addrs_lower_bound(const uint64_t *addrs, size_t n, uint64_t addr);
 /* True when [start, start + size) holds one of the prepared addresses. */
 bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t size);
 /* Takes prepared addrs (addrs_alloc entries allocated through m, naddrs

@@ -13,7 +13,7 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_in
 def _load():
     # NETTRACE_LIBRARY names the shared object (the build tree's, in tests);
     # otherwise the installed libnettrace.
-    path = os.environ.get("NETTRACE_LIBRARY") or ctypes.util.find_library("nettrace") or "libnettrace.so.1"
+    path = os.environ.get("NETTRACE_LIBRARY") or ctypes.util.find_library("nettrace") or "libnettrace.so.2"
     return ctypes.CDLL(path)
 
 
@@ -108,12 +108,12 @@ NO_METHOD = 0xFFFFFFFF
 
 class nt_trace_sample(Structure):
     _fields_ = [("timestamp", c_int64), ("time_ns", c_int64), ("thread_id", c_uint64), ("type", c_uint32),
-                ("stack_index", c_uint32), ("frame_count", c_uint32), ("frames", POINTER(nt_frame)),
+                ("stack_index", c_uint32), ("frame_count", c_uint32), ("frame_ids", POINTER(c_uint32)),
                 ("count", c_uint64)]
 
 
 class nt_trace_stack(Structure):
-    _fields_ = [("frame_count", c_uint32), ("frames", POINTER(nt_frame))]
+    _fields_ = [("frame_count", c_uint32), ("frame_ids", POINTER(c_uint32))]
 
 
 class nt_trace_module(Structure):
@@ -132,7 +132,8 @@ class nt_export_options(Structure):
 
 class nt_top_options(Structure):
     _fields_ = [("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
-                ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool)]
+                ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool), ("weight", c_int),
+                ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64)]
 
 
 class nt_top_row(Structure):
@@ -194,6 +195,8 @@ _proto("nt_trace_sample_count", c_size_t, c_void_p)
 _proto("nt_trace_sample_at", nt_trace_sample, c_void_p, c_size_t)
 _proto("nt_trace_stack_count", c_size_t, c_void_p)
 _proto("nt_trace_stack_at", nt_trace_stack, c_void_p, c_size_t)
+_proto("nt_trace_frame_count", c_size_t, c_void_p)
+_proto("nt_trace_frame_at", POINTER(nt_frame), c_void_p, c_uint32)
 _proto("nt_trace_method_count", c_size_t, c_void_p)
 _proto("nt_trace_method_at", POINTER(nt_trace_method), c_void_p, c_size_t)
 _proto("nt_trace_module_count", c_size_t, c_void_p)

@@ -86,6 +86,7 @@ class Trace:
         self.sampling_interval_ns, self.sync_time = h.sampling_interval_ns, h.sync_time
         self._names = {}    # method index -> (name, type, assembly)
         self._stacks = {}   # stack index -> frames tuple
+        self._frame_of = {}  # frame id -> Frame
 
     def _handle(self):
         if not self._t:
@@ -102,17 +103,25 @@ class Trace:
             names = self._names[index] = (_lib.text(m.name), _lib.text(m.declaring_type), _lib.text(m.assembly))
         return names
 
+    def _frame(self, frame_id):
+        # Stacks hold the library's frame ids: each distinct frame is made once.
+        fr = self._frame_of.get(frame_id)
+        if fr is None:
+            f = lib.nt_trace_frame_at(self._t, frame_id).contents
+            if f.method_index == _lib.NO_METHOD:
+                fr = Frame("", "", "", f.ip)
+            else:
+                fr = Frame(*self._method_names(f.method_index), f.ip)
+            self._frame_of[frame_id] = fr
+        return fr
+
     def _frames(self, stack_index):
         frames = self._stacks.get(stack_index)
         if frames is None:
             st = lib.nt_trace_stack_at(self._t, stack_index)
             out = []
             for j in range(st.frame_count):
-                f = st.frames[j]
-                if f.method_index == _lib.NO_METHOD:
-                    out.append(Frame("", "", "", f.ip))
-                else:
-                    out.append(Frame(*self._method_names(f.method_index), f.ip))
+                out.append(self._frame(st.frame_ids[j]))
             frames = self._stacks[stack_index] = tuple(out)
         return frames
 

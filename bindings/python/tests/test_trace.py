@@ -45,6 +45,11 @@ class TraceTest(unittest.TestCase):
             self.assertEqual(len(leaves), 2)
             self.assertNotEqual(leaves["SpinAlpha"], leaves["SpinBeta"])
             self.assertIn(leaves["SpinAlpha"], t.threads)
+            # Stacks hold the library's frame ids: one Frame object per distinct
+            # frame, however many stacks hold it.
+            made = {id(f): f for st in by_stack for f in st}
+            self.assertLessEqual(len(made), nettrace._lib.lib.nt_trace_frame_count(t._handle()))
+            self.assertLess(len(made), sum(len(st) for st in by_stack))
 
     def test_exports_match_the_tool(self):
         path = corpus("spin-threads.nettrace")

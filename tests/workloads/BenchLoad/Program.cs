@@ -131,7 +131,7 @@ namespace Workloads.BenchLoad
                 case 0: r.Acc += SortNumbers(k); break;
                 case 1: r.Acc += HashBytes(k); break;
                 case 2: r.Acc += Lookup(k); break;
-                case 3: r.Acc += Format(k); break;
+                case 3: r.Acc += (k & 15) == 3 ? Throw(k) : Format(k); break;
                 case 4: r.Acc += Query(k); break;
                 case 5: r.Acc += Spin(k); break;
                 default: r.Acc += Generated.Call(k); break;
@@ -192,6 +192,26 @@ namespace Workloads.BenchLoad
             for (int i = 0; i < 300; i++)
                 sb.Append("item ").Append(k + i).Append(' ').Append((k * 0.37 + i).ToString("F3")).Append('\n');
             return sb.ToString().GetHashCode();
+        }
+
+        // Exceptions for the exception profile: three types, thrown and caught
+        // on the request's deep stack (about one call in 112).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static long Throw(int k)
+        {
+            try
+            {
+                switch ((k >> 4) % 3)
+                {
+                    case 0: throw new InvalidOperationException("bench " + k);
+                    case 1: throw new ArgumentException("bench", nameof(k));
+                    default: throw new FormatException("bench");
+                }
+            }
+            catch (Exception e)
+            {
+                return e.Message.Length;
+            }
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
