@@ -486,6 +486,44 @@ LTest(trace, exporters_report_a_failing_sink)
     tb_free(&p.b);
 }
 
+/* Samples whose stacks are all empty, in two intervals: before any stack
+ * holds an IP the builder has no id storage, so an empty stack met again
+ * (a hash hit) and every exporter must not offset its NULL (UBSan's
+ * "applying zero offset to null pointer", found by fuzz_trace). */
+LTest(trace, empty_stacks_alone_intern_once_and_export)
+{
+    pb p;
+    pb_begin(&p, 8, 1000000000);
+    const uint64_t none[1] = { 0 };
+    const uint64_t *ips[] = { none, none };
+    const uint32_t d[] = { 0, 0 };
+    pb_stacks(&p, 1, 2, ips, d);
+    pb_sample(&p, 7, 1, 100, NT_SAMPLE_MANAGED);
+    pb_sample(&p, 8, 2, 200, NT_SAMPLE_EXTERNAL);
+    pb_sp(&p, 300);
+    pb_stacks(&p, 1, 1, ips, d);
+    pb_sample(&p, 7, 1, 400, NT_SAMPLE_MANAGED);
+    pb_end(&p);
+    nt_trace *t = build(&p, NT_OK);
+    cr_assert_eq(nt_trace_sample_count(t), 3);
+    for (size_t i = 0; i < 3; i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        cr_expect_eq(s.frame_count, 0, "sample %zu", i);
+        cr_expect_null(s.frame_ids, "sample %zu: an empty stack has no ids", i);
+    }
+    cr_expect_eq(nt_trace_stack_count(t), 1, "one distinct (empty) stack, %zu found", nt_trace_stack_count(t));
+    nt_status (*const fns[])(const nt_trace *, const nt_export_options *, nt_sink_fn, void *) = {
+        nt_export_folded, nt_export_speedscope, nt_export_pprof
+    };
+    for (int i = 0; i < 3; i++) {
+        sinkbuf ok = { .n = 0 };
+        cr_assert_eq(fns[i](t, NULL, to_buf, &ok), NT_OK, "exporter %d", i);
+        cr_assert_gt(ok.n, 0, "exporter %d wrote nothing", i);
+    }
+    nt_trace_free(t);
+    tb_free(&p.b);
+}
+
 LTest(trace, speedscope_lists_frames_once_and_stacks_root_first)
 {
     pb p;

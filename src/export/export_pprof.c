@@ -92,7 +92,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
                 { S_THREAD, true, t->threads[tt & 0xFFFFFFu] },
                 { S_STATE, false, type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER },
             };
-            pb_emit_sample(&g, t->ids + r->off, nm->of_frame, r->count, vals + 2 * a, 2, labels, 2);
+            pb_emit_sample(&g, tr_ids(t, r->off, r->count), nm->of_frame, r->count, vals + 2 * a, 2, labels, 2);
         }
         nt_status gs = tr_gzip_end(&g), built = st;
         st = tr_out_flush(&o);

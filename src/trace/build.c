@@ -161,7 +161,7 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
     while (b->itable[j]) {
         const tr_istack *s = &b->istacks[b->itable[j] - 1];
         t->stack_probes++;
-        if (s->hash == h && s->count == n && same_ips(b, t->ids + s->off, ips, n))
+        if (s->hash == h && s->count == n && same_ips(b, tr_ids(t, s->off, n), ips, n))
             return b->itable[j] - 1;
         j = (j + 1) & (b->itable_cap - 1);
     }

@@ -31,7 +31,7 @@ typedef struct tr_variant {
 /* Resolved stack v's picks equal the changing ones vp at positions pos. */
 static bool same_picks(const nt_trace *t, uint32_t v, const uint32_t *pos, const uint32_t *vp, uint32_t vn)
 {
-    const uint32_t *ids = t->ids + t->stacks[v].off;
+    const uint32_t *ids = tr_ids(t, t->stacks[v].off, t->stacks[v].count);
     for (uint32_t j = 0; j < vn; j++)
         if (t->frames[ids[pos[j]]].method_index != vp[j])
             return false;
@@ -203,7 +203,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             rid = r->first; /* the common case: a timeless stack already resolved */
         } else {
             const tr_istack *is = &b->istacks[s->stack];
-            const uint32_t *ids = is->count ? t->ids + is->off : NULL; /* NULL when every stack is empty */
+            const uint32_t *ids = tr_ids(t, is->off, is->count);
             if (r->state == 0) {
                 /* Once per interned stack: the frames whose pick may change
                  * with time, and whether any may. */

@@ -139,6 +139,11 @@ static inline const uint32_t *tr_stack_ids(const nt_trace *t, uint32_t k)
 
 /* The number of samples sample i stands for. */
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
+
+/* The frame ids of a stack of count ids at off into t->ids.  An empty
+ * stack's are NULL: the id storage does not exist until a stack holds one,
+ * and NULL + 0 is undefined. */
+static inline uint32_t *tr_ids(const nt_trace *t, size_t off, uint32_t count) { return count ? t->ids + off : NULL; }
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
 static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 /* The weight of one sample by time when the thread's next sample is none (the sampling interval). */
