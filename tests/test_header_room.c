@@ -263,30 +263,39 @@ static void chunkings_agree(const tb *b, const outcome *whole, const char *what)
     }
 }
 
-LTest(header_room, v4_longest_header_on_both_sides_of_the_threshold)
+typedef void stream_fn(tb *b, uint32_t payload, unsigned trail, int brk, size_t cut, uint64_t *long_off);
+
+/* The long header followed by payload bytes and trail events: every
+ * combination up to the given counts parses to the same values, in any
+ * chunking. */
+static void expect_threshold_crossed(stream_fn *stream, bool v6, uint32_t max_payload, unsigned max_trail)
 {
-    for (uint32_t payload = 0; payload <= 4; payload++)
-        for (unsigned trail = 0; trail <= 3; trail++) {
+    for (uint32_t payload = 0; payload <= max_payload; payload++)
+        for (unsigned trail = 0; trail <= max_trail; trail++) {
             tb b;
             uint64_t off;
-            v4_stream(&b, payload, trail, BREAK_NONE, 0, &off);
+            stream(&b, payload, trail, BREAK_NONE, 0, &off);
             char what[96];
-            snprintf(what, sizeof what, "V4, %u bytes left after the header start",
-                     V4_LONG + payload + 3 * trail);
+            snprintf(what, sizeof what, "%s, %u bytes left after the header start", v6 ? "V6" : "V4",
+                     (v6 ? V6_LONG : V4_LONG) + payload + 3 * trail);
             outcome o = parse(&b, 0);
             cr_assert_eq(o.status, NT_OK, "%s: %s", what, o.msg);
-            check_events(&o.s, false, payload, trail, off, what);
+            check_events(&o.s, v6, payload, trail, off, what);
             chunkings_agree(&b, &o, what);
             tb_free(&b);
         }
 }
 
-LTest(header_room, v4_cut_or_overlong_header_fails_at_the_event)
+/* The long header cut at every byte, or with a varint too long for its
+ * width read by the unchecked loop (bytes to spare after it) and by the
+ * checked one (the last event, exactly its length): each fails at the
+ * event's offset, the events before it delivered. */
+static void expect_bad_headers_fail_at_the_event(stream_fn *stream, size_t long_len)
 {
-    for (size_t cut = 1; cut < V4_LONG; cut++) {
+    for (size_t cut = 1; cut < long_len; cut++) {
         tb b;
         uint64_t off;
-        v4_stream(&b, 0, 0, BREAK_NONE, cut, &off);
+        stream(&b, 0, 0, BREAK_NONE, cut, &off);
         outcome o = parse(&b, 0);
         cr_assert_eq(o.status, NT_ERR_MALFORMED, "cut %zu: status %d (%s)", cut, o.status, o.msg);
         cr_assert_eq(o.err_offset, off, "cut %zu: error at %llu, the event is at %llu (%s)", cut,
@@ -295,13 +304,11 @@ LTest(header_room, v4_cut_or_overlong_header_fails_at_the_event)
         chunkings_agree(&b, &o, "cut");
         tb_free(&b);
     }
-    /* Too long for its width, read by the unchecked loop (bytes to spare)
-     * and by the checked one (the last event, exactly its length). */
     for (int brk = BREAK_U64; brk <= BREAK_U32; brk++)
         for (unsigned trail = 0; trail <= 40; trail += 40) {
             tb b;
             uint64_t off;
-            v4_stream(&b, 0, trail, brk, 0, &off);
+            stream(&b, 0, trail, brk, 0, &off);
             outcome o = parse(&b, 0);
             cr_assert_eq(o.status, NT_ERR_MALFORMED, "break %d, trail %u: status %d", brk, trail, o.status);
             cr_assert_eq(o.err_offset, off, "break %d, trail %u: error at %llu, event at %llu", brk, trail,
@@ -310,6 +317,16 @@ LTest(header_room, v4_cut_or_overlong_header_fails_at_the_event)
             cr_assert_eq(o.s.n, 1 + LEAD);
             tb_free(&b);
         }
+}
+
+LTest(header_room, v4_longest_header_on_both_sides_of_the_threshold)
+{
+    expect_threshold_crossed(v4_stream, false, 4, 3); /* 88 .. 101 bytes left */
+}
+
+LTest(header_room, v4_cut_or_overlong_header_fails_at_the_event)
+{
+    expect_bad_headers_fail_at_the_event(v4_stream, V4_LONG);
 }
 
 /* ---- V6 ------------------------------------------------------------------- */
@@ -376,48 +393,10 @@ static void v6_stream(tb *b, uint32_t payload, unsigned trail, int brk, size_t c
 
 LTest(header_room, v6_longest_header_on_both_sides_of_the_threshold)
 {
-    /* 61 + payload + 3 trail bytes left: 61 .. 102, across 88 */
-    for (uint32_t payload = 0; payload <= 35; payload++)
-        for (unsigned trail = 0; trail <= 2; trail++) {
-            tb b;
-            uint64_t off;
-            v6_stream(&b, payload, trail, BREAK_NONE, 0, &off);
-            char what[96];
-            snprintf(what, sizeof what, "V6, %u bytes left after the header start",
-                     V6_LONG + payload + 3 * trail);
-            outcome o = parse(&b, 0);
-            cr_assert_eq(o.status, NT_OK, "%s: %s", what, o.msg);
-            check_events(&o.s, true, payload, trail, off, what);
-            chunkings_agree(&b, &o, what);
-            tb_free(&b);
-        }
+    expect_threshold_crossed(v6_stream, true, 35, 2); /* 61 .. 102 bytes left, across 88 */
 }
 
 LTest(header_room, v6_cut_or_overlong_header_fails_at_the_event)
 {
-    for (size_t cut = 1; cut < V6_LONG; cut++) {
-        tb b;
-        uint64_t off;
-        v6_stream(&b, 0, 0, BREAK_NONE, cut, &off);
-        outcome o = parse(&b, 0);
-        cr_assert_eq(o.status, NT_ERR_MALFORMED, "cut %zu: status %d (%s)", cut, o.status, o.msg);
-        cr_assert_eq(o.err_offset, off, "cut %zu: error at %llu, the event is at %llu (%s)", cut,
-                     (unsigned long long)o.err_offset, (unsigned long long)off, o.msg);
-        cr_assert_eq(o.s.n, 1 + LEAD, "cut %zu: the events before it are delivered", cut);
-        chunkings_agree(&b, &o, "cut");
-        tb_free(&b);
-    }
-    for (int brk = BREAK_U64; brk <= BREAK_U32; brk++)
-        for (unsigned trail = 0; trail <= 40; trail += 40) {
-            tb b;
-            uint64_t off;
-            v6_stream(&b, 0, trail, brk, 0, &off);
-            outcome o = parse(&b, 0);
-            cr_assert_eq(o.status, NT_ERR_MALFORMED, "break %d, trail %u: status %d", brk, trail, o.status);
-            cr_assert_eq(o.err_offset, off, "break %d, trail %u: error at %llu, event at %llu", brk, trail,
-                         (unsigned long long)o.err_offset, (unsigned long long)off);
-            cr_assert(strstr(o.msg, "compressed event header"), "break %d: %s", brk, o.msg);
-            cr_assert_eq(o.s.n, 1 + LEAD);
-            tb_free(&b);
-        }
+    expect_bad_headers_fail_at_the_event(v6_stream, V6_LONG);
 }
