@@ -205,16 +205,6 @@ static uint32_t intern(nt_profile_builder *b, const nt_event *ev, nt_profile_kin
 
 static int64_t ticks_ns(const nt_profile *p, int64_t ticks) { return nt_ticks_to_ns(ticks, p->frequency); }
 
-int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info)
-{
-    if (!b || !b->set)
-        return 0;
-    if (b->absolute || !info)
-        return b->ns;
-    int64_t start = nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
-    return b->ns > INT64_MAX - start ? INT64_MAX : start + b->ns;
-}
-
 /* Whether an event at ticks counts: the window applies per event, so a
  * merged record holds only events inside it. */
 static bool in_window(const nt_profile_builder *b, int64_t ticks)
