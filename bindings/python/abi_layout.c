@@ -4,6 +4,7 @@
  * compares them with the ctypes layout, so a header change the module has
  * not followed fails make check instead of corrupting memory. */
 #include "nettrace.h"
+#include "nettrace_profile.h"
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
 
@@ -77,6 +78,8 @@ int main(void)
     F(nt_export_options, has_from); F(nt_export_options, has_to); F(nt_export_options, from_ns);
     F(nt_export_options, to_ns); F(nt_export_options, weight); F(nt_export_options, name);
     F(nt_export_options, signatures);
+    S(nt_time_bound);
+    F(nt_time_bound, set); F(nt_time_bound, absolute); F(nt_time_bound, ns);
     S(nt_top_options);
     F(nt_top_options, rows); F(nt_top_options, by_inclusive); F(nt_top_options, by_thread);
     F(nt_top_options, managed_only); F(nt_top_options, has_thread); F(nt_top_options, thread_id);

@@ -136,6 +136,10 @@ class nt_top_options(Structure):
                 ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64)]
 
 
+class nt_time_bound(Structure):
+    _fields_ = [("set", c_bool), ("absolute", c_bool), ("ns", c_int64)]
+
+
 class nt_top_row(Structure):
     _fields_ = [("name", c_char_p), ("exclusive", c_uint64), ("inclusive", c_uint64)]
 
@@ -211,6 +215,9 @@ for _name in ("nt_export_folded", "nt_export_speedscope", "nt_export_pprof"):
     _proto(_name, c_int, c_void_p, POINTER(nt_export_options), WRITE_FN, c_void_p)
 _proto("nt_top_build", c_int, c_void_p, POINTER(nt_top_options), POINTER(POINTER(nt_top)))
 _proto("nt_top_free", None, POINTER(nt_top))
+_proto("nt_trace_wall_ns", c_int, c_void_p, POINTER(c_int64))
+_proto("nt_time_bound_parse", c_bool, c_char_p, POINTER(nt_time_bound))
+_proto("nt_time_bound_resolve", c_int64, POINTER(nt_time_bound), POINTER(nt_trace_info))
 _proto("nt_deadline_after_ms", c_int64, c_int64)
 _proto("nt_session_new", c_void_p, POINTER(nt_session_config), c_void_p)
 _proto("nt_session_start", c_int, c_void_p, c_int32, c_int64)
