@@ -90,8 +90,9 @@ class Trace:
     keep_trace, or collect()).  Header fields are attributes; error is the
     exception of a partial read, else None."""
 
-    def __init__(self, handle):
+    def __init__(self, handle, owner=None):
         self._t = handle
+        self._owner = owner  # a Profile that frees the trace with itself; None: this object frees it
         self.error = None
         info = lib.nt_trace_header(handle)
         # A window taken before the stream's header arrived has none.
@@ -290,7 +291,8 @@ class Trace:
     def close(self):
         """Release the library's trace (samples() and the exports need it)."""
         if self._t:
-            lib.nt_trace_free(self._t)
+            if self._owner is None:
+                lib.nt_trace_free(self._t)
             self._t = None
 
     def __enter__(self):
