@@ -105,8 +105,8 @@ func (t *Trace) WritePprof(w io.Writer, o *ExportOptions) error {
 // versions of one method share a row).
 type TopEntry struct {
 	Name      string
-	Exclusive uint64 // samples with the method on top of the stack
-	Inclusive uint64 // samples with the method anywhere on the stack (once per sample)
+	Exclusive uint64 // samples with the method on top of the stack (ns with TopOptions.ByTime)
+	Inclusive uint64 // samples with the method anywhere on the stack (once per sample; ns with ByTime)
 }
 
 // TopOptions select the samples Top counts and the order of its rows.  The
@@ -115,6 +115,11 @@ type TopOptions struct {
 	ByInclusive bool    // sort by inclusive samples
 	ManagedOnly bool    // only samples taken in managed code
 	ThreadID    *uint64 // only this thread
+	FromNS      *int64  // only samples at or after this trace-clock time (ns; Trace.TimeNS reads "2s", "@<ns>")
+	ToNS        *int64  // only samples before this trace-clock time (ns)
+	// ByTime weighs each sample by the ns to the same thread's next sample
+	// (Trace.WallNS) instead of counting it: 'nettrace top --profile wall'.
+	ByTime bool
 }
 
 // Top returns the n hottest methods over every sample (n <= 0: all), by
@@ -138,6 +143,15 @@ func (t *Trace) TopWith(n int, o TopOptions) ([]TopEntry, error) {
 	co.managed_only = C.bool(o.ManagedOnly)
 	if o.ThreadID != nil {
 		co.has_thread, co.thread_id = true, C.uint64_t(*o.ThreadID)
+	}
+	if o.FromNS != nil {
+		co.has_from, co.from_ns = true, C.int64_t(*o.FromNS)
+	}
+	if o.ToNS != nil {
+		co.has_to, co.to_ns = true, C.int64_t(*o.ToNS)
+	}
+	if o.ByTime {
+		co.weight = C.NT_WEIGHT_TIME
 	}
 	var top *C.nt_top
 	if st := C.nt_top_build(t.c, &co, &top); st != C.NT_OK {
