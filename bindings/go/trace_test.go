@@ -37,6 +37,7 @@ import (
 //	Beyond: windows of a live stream                    TestParserWindows, TestLiveWindows
 //	Beyond: exports and top                             TestExportsMatchTheTool, TestTop,
 //	                                                    TestTopWallAndWindowMatchTheTool
+//	Beyond: event profiles (window, messages)           TestProfileMessagesAndWindow
 
 func TestParseSamplesInTimeOrder(t *testing.T) {
 	for _, path := range corpusFiles(t) {
