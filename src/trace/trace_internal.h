@@ -189,12 +189,19 @@ typedef struct tr_input {
     size_t len;
     int fd;
 } tr_input;
-/* Read the input to its end into p and finish it (opt: the deadline and
- * progress of an fd's read); the reason for a failed read or timeout in msg. */
-nt_status tr_feed_input(nt_parser *p, const tr_input *in, const nt_trace_options *opt, char *msg, size_t msg_size);
-/* After the read ended with s: the parser's message (or "") in msg; false
- * when there is no header to build from. */
-bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size);
+/* What tr_build_input needs of a builder (a trace's or a profile's): its
+ * callbacks, free, and finish, which hands over what was built through out
+ * (nt_trace ** or nt_profile **) and the trace inside it through built. */
+typedef struct tr_build_kind {
+    void (*callbacks)(nt_callbacks *cb);
+    void (*free)(void *b);
+    nt_status (*finish)(void *b, nt_parser *p, nt_status s, void *out, const nt_trace **built);
+} tr_build_kind;
+/* The one-call read: in through a lazy-names parser into b (NULL: creation
+ * failed, reported as out of memory), then finished; whatever was built is
+ * handed over once the header was read, and msg says why it is incomplete. */
+nt_status tr_build_input(const tr_build_kind *k, void *b, const tr_input *in, const nt_trace_options *opt,
+                         void *out, char *msg, size_t msg_size);
 
 /* export_common.c: sample selection and weights shared by the exporters. */
 typedef struct tr_selection {
