@@ -16,14 +16,14 @@ static nt_status profile_finish(void *b, nt_parser *p, nt_status s, void *out, c
     return fs;
 }
 
-static const tr_build_kind PROFILE_KIND = { profile_callbacks, profile_free, profile_finish };
+const tr_build_kind pr_profile_kind = { profile_callbacks, profile_free, profile_finish };
 
 static nt_status from_input(const tr_input *in, const nt_profile_options *opt, nt_profile **out, char *msg,
                             size_t msg_size)
 {
     const nt_trace_options *to = opt ? opt->trace : NULL;
     nt_profile_builder *b = nt_profile_builder_new(opt, to ? to->alloc : NULL);
-    return tr_build_input(&PROFILE_KIND, b, in, to, out, msg, msg_size);
+    return tr_build_input(&pr_profile_kind, b, in, to, out, msg, msg_size);
 }
 
 nt_status nt_profile_from_buffer(const void *data, size_t len, const nt_profile_options *opt, nt_profile **out,

@@ -202,6 +202,8 @@ typedef struct tr_build_kind {
  * handed over once the header was read, and msg says why it is incomplete. */
 nt_status tr_build_input(const tr_build_kind *k, void *b, const tr_input *in, const nt_trace_options *opt,
                          void *out, char *msg, size_t msg_size);
+/* The trace builder's kind (the profile builder's: pr_profile_kind). */
+extern const tr_build_kind tr_trace_kind;
 
 /* export_common.c: sample selection and weights shared by the exporters. */
 typedef struct tr_selection {

@@ -110,7 +110,7 @@ static nt_status trace_finish(void *b, nt_parser *p, nt_status s, void *out, con
     return fs;
 }
 
-static const tr_build_kind TRACE_KIND = { trace_callbacks, trace_free, trace_finish };
+const tr_build_kind tr_trace_kind = { trace_callbacks, trace_free, trace_finish };
 
 /* An aggregated trace whose counts could not follow the clock is built
  * again sample by sample (the caller re-reads the input). */
@@ -134,7 +134,7 @@ static nt_status from_input(const tr_input *in, const nt_trace_options *opt, boo
         if (aggregate)
             nt_trace_builder_count_samples(b);
     }
-    return tr_build_input(&TRACE_KIND, b, in, opt, out, msg, msg_size);
+    return tr_build_input(&tr_trace_kind, b, in, opt, out, msg, msg_size);
 }
 
 nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_options *opt, nt_trace **out,
