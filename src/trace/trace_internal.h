@@ -178,6 +178,11 @@ bool tr_symbols_steady(const nt_trace_method *methods, const uint32_t *cand, uin
 bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n);
 void tr_symbols_free(nt_mem *m, tr_symbols *sy);
 
+/* records.c: the UTF-8 of a lazy name w written at byte at of *buf (grown
+ * through m to hold it), NUL-terminated: its length without the NUL, or
+ * SIZE_MAX when memory is short. */
+size_t tr_utf8_append(nt_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w);
+
 /* trace_io.c: what the one-call entry points of traces and profiles
  * (profile_io.c) share.  msg may be NULL. */
 void tr_set_msg(char *msg, size_t size, const char *text);

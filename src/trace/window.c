@@ -111,14 +111,18 @@ static uintptr_t keep_string(nt_trace_window *w, const char *s, nt_str16 s16)
 {
     if (!s && !s16.count)
         return 0;
-    size_t n = s ? strlen(s) + 1 : (size_t)s16.count * 3 + 1;
-    if (!nt_mem_reserve(&w->mem, (void **)&w->arena, &w->arena_cap, w->arena_len + n, 1))
-        return UINTPTR_MAX;
-    char *d = w->arena + w->arena_len;
-    if (s)
-        memcpy(d, s, n);
-    else
-        n = nt_str16_utf8(s16, d, n) + 1;
+    size_t n;
+    if (s) {
+        n = strlen(s) + 1;
+        if (!nt_mem_reserve(&w->mem, (void **)&w->arena, &w->arena_cap, w->arena_len + n, 1))
+            return UINTPTR_MAX;
+        memcpy(w->arena + w->arena_len, s, n);
+    } else {
+        n = tr_utf8_append(&w->mem, &w->arena, &w->arena_cap, w->arena_len, s16);
+        if (n == SIZE_MAX)
+            return UINTPTR_MAX;
+        n++; /* its NUL */
+    }
     w->arena_len += n;
     return w->arena_len - n + 1;
 }
