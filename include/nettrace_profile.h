@@ -136,7 +136,7 @@ NT_API int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info
 NT_API bool nt_time_bound_parse(const char *s, nt_time_bound *out);
 
 typedef struct nt_profile_options {
-    const nt_trace_options *trace; /**< parser limits, allocator, deadline, progress (NULL = defaults) */
+    const nt_trace_options *trace; /**< parser and trace limits, allocator, deadline, progress (NULL = defaults) */
     bool keep_events;              /**< one record per event, in stream order (memory grows with events) */
     bool events_only;              /**< keep no thread samples (the trace then has none): for the event
                                         profiles and the GC timeline alone, memory follows their stacks */

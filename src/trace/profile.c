@@ -96,6 +96,7 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     memset(b, 0, sizeof *b);
     b->p = p;
     b->tb = tb;
+    nt_trace_builder_set_limits(tb, opt && opt->trace ? opt->trace->trace_limits : NULL);
     nt_hash_key_init(&b->key, b);
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
