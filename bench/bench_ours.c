@@ -197,6 +197,48 @@ static double cpu_seconds(void)
            (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* The file read with lazy names (as nt_trace_from_file and
+ * nt_profile_from_file do: the builder converts only the names it keeps)
+ * into builder b through its callbacks cb; the read's status in *st.  The
+ * parser, or NULL (memory short, said) when b or the parser is missing. */
+static nt_parser *read_into(const char *path, void *b, const nt_callbacks *cb, nt_status *st)
+{
+    nt_parser *p = b ? nt_parser_new(cb, b, NULL, NULL) : NULL;
+    if (!p) {
+        fprintf(stderr, "bench_ours: out of memory\n");
+        return NULL;
+    }
+    nt_parser_set_lazy_names(p, true);
+    *st = feed_file(p, path);
+    return p;
+}
+
+/* After the builder's finish: frees the parser; 1 with the reason when the
+ * read (st) or the finish (fs) failed, else 0. */
+static int read_failed(const char *path, nt_parser *p, nt_status st, nt_status fs)
+{
+    int failed = st != NT_OK || fs != NT_OK;
+    if (failed)
+        fprintf(stderr, "bench_ours: %s: %s\n", path, st != NT_OK ? nt_parser_message(p) : nt_status_name(fs));
+    nt_parser_free(p);
+    return failed;
+}
+
+/* The names of a stack's frames touched, like .Length of TraceEvent's cached
+ * FullMethodName and ModuleName: O(1) per frame.  Summed in a local, added
+ * to the volatile sink once per stack by the caller (a load and a store of
+ * the sink per frame cost 5% of the 100 MB job's instructions; TraceEvent's
+ * side sums the same way). */
+static uint64_t touch_frames(const nt_trace *t, const uint32_t *ids, uint32_t n)
+{
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const nt_trace_method *m = nt_trace_frame_at(t, ids[k])->method;
+        sum += (uint8_t)m->name[0] + (uint8_t)m->declaring_type[0] + (uint8_t)m->assembly[0];
+    }
+    return sum;
+}
+
 /* The CPU seconds of trace_once's three phases. */
 typedef struct phase_cpu {
     double parse;   /* the file parsed, stacks interned, records kept aside */
@@ -214,39 +256,25 @@ static int trace_once(const char *path, size_t *samples, uint64_t *frames, phase
     nt_trace_builder *b = nt_trace_builder_new(NULL);
     nt_callbacks cb;
     nt_trace_builder_callbacks(&cb);
-    nt_parser *p = b ? nt_parser_new(&cb, b, NULL, NULL) : NULL;
+    nt_status st;
+    nt_parser *p = read_into(path, b, &cb, &st);
     if (!p) {
-        fprintf(stderr, "bench_ours: out of memory\n");
         nt_trace_builder_free(b);
         return 1;
     }
-    nt_parser_set_lazy_names(p, true); /* as nt_trace_from_file: the builder converts only the names it keeps */
-    nt_status st = feed_file(p, path);
     double c1 = cpu_seconds();
     nt_trace *t = NULL;
     nt_status fs = nt_trace_builder_finish(b, p, st, &t);
-    if (st != NT_OK || fs != NT_OK) {
-        fprintf(stderr, "bench_ours: %s: %s\n", path, st != NT_OK ? nt_parser_message(p) : nt_status_name(fs));
-        nt_parser_free(p);
+    if (read_failed(path, p, st, fs)) {
         nt_trace_free(t);
         return 1;
     }
-    nt_parser_free(p);
     double c2 = cpu_seconds();
-    /* Summed in locals, added to the volatile sink once per sample (a load
-     * and a store of the sink per frame cost 5% of the 100 MB job's
-     * instructions; TraceEvent's side sums the same way). */
     uint64_t nframes = 0;
     size_t n = nt_trace_sample_count(t);
     for (size_t i = 0; i < n; i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
-        uint64_t sum = 0;
-        for (uint32_t k = 0; k < s.frame_count; k++) {
-            const nt_trace_method *m = nt_trace_frame_at(t, s.frame_ids[k])->method;
-            /* Like .Length of TraceEvent's cached strings: O(1) per frame. */
-            sum += (uint8_t)m->name[0] + (uint8_t)m->declaring_type[0] + (uint8_t)m->assembly[0];
-        }
-        bench_sink += sum;
+        bench_sink += touch_frames(t, s.frame_ids, s.frame_count);
         nframes += s.frame_count;
     }
     *samples = n;
@@ -308,30 +336,22 @@ static int do_profiles(const char *path)
     nt_profile_builder *b = nt_profile_builder_new(&events_only, NULL);
     nt_callbacks cb;
     nt_profile_builder_callbacks(&cb);
-    nt_parser *p = b ? nt_parser_new(&cb, b, NULL, NULL) : NULL;
+    nt_status st;
+    nt_parser *p = read_into(path, b, &cb, &st);
     if (!p) {
-        fprintf(stderr, "bench_ours: out of memory\n");
         nt_profile_builder_free(b);
         return 1;
     }
-    nt_parser_set_lazy_names(p, true); /* as nt_profile_from_file */
-    nt_status st = feed_file(p, path);
     nt_profile *pr = NULL;
     nt_status fs = nt_profile_builder_finish(b, p, st, &pr);
-    if (st != NT_OK || fs != NT_OK) {
-        fprintf(stderr, "bench_ours: %s: %s\n", path, st != NT_OK ? nt_parser_message(p) : nt_status_name(fs));
-        nt_parser_free(p);
+    if (read_failed(path, p, st, fs)) {
         nt_profile_free(pr);
         return 1;
     }
-    nt_parser_free(p);
     const nt_trace *t = nt_profile_trace(pr);
     for (size_t i = 0; i < nt_profile_record_count(pr); i++) {
         nt_trace_stack s = nt_trace_stack_at(t, nt_profile_record_at(pr, i).stack_index);
-        for (uint32_t k = 0; k < s.frame_count; k++) {
-            const nt_trace_method *m = nt_trace_frame_at(t, s.frame_ids[k])->method;
-            bench_sink += (uint8_t)m->name[0] + (uint8_t)m->assembly[0];
-        }
+        bench_sink += touch_frames(t, s.frame_ids, s.frame_count);
     }
     report_memory(t);
     nt_profile_totals a, e, c;

@@ -130,9 +130,13 @@ typedef struct nt_time_bound {
 
 /** The trace-clock ns of b in the trace that info heads (saturating); 0 when b is not set. */
 NT_API int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info);
+/** Read a window end as the tool's --from / --to take it: relative to the trace's start with a unit
+ *  ("2s", "+1.5ms", "250us", "40ns", "3m"; a bare number is refused), or '@' and trace-clock ns with an
+ *  optional unit ("@864741168641", "@864741.168641s").  false (out untouched) for anything else. */
+NT_API bool nt_time_bound_parse(const char *s, nt_time_bound *out);
 
 typedef struct nt_profile_options {
-    const nt_trace_options *trace; /**< parser limits, allocator, deadline, progress (NULL = defaults) */
+    const nt_trace_options *trace; /**< parser and trace limits, allocator, deadline, progress (NULL = defaults) */
     bool keep_events;              /**< one record per event, in stream order (memory grows with events) */
     bool events_only;              /**< keep no thread samples (the trace then has none): for the event
                                         profiles and the GC timeline alone, memory follows their stacks */

@@ -6,19 +6,11 @@
 # thread's next one, alike in samples, top and stacks; --messages labels
 # throws by their messages.
 set -u
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-NT="$top_builddir/nettrace"
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 ALLOC="$top_srcdir/corpus/profile-alloc.nettrace"
 CONT="$top_srcdir/corpus/profile-contention.nettrace"
 EXC="$top_srcdir/corpus/profile-exceptions.nettrace"
 SPIN="$top_srcdir/corpus/spin-threads.nettrace"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-export NETTRACE_NO_PROGRESS=1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 for f in "$ALLOC" "$CONT" "$EXC" "$SPIN"; do
     if [ ! -f "$f" ]; then
         echo "SKIP: $f is absent"
@@ -112,4 +104,4 @@ cpu_total=$("$NT" top --json "$SPIN" | python3 -c 'import json,sys; print(json.l
 "$NT" samples --profile alloc --messages "$ALLOC" >/dev/null 2>&1; [ $? -eq 2 ] \
     && ok "--messages on alloc: usage error" || fail "--messages with --profile alloc"
 
-[ $fails -eq 0 ] || exit 1
+finish

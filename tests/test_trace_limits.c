@@ -2,6 +2,7 @@
  * aggregator amplify (one deep stack resolving a new way in every sample)
  * and streams beyond a limit end with NT_ERR_LIMIT, a message naming the
  * limit, and the samples before it delivered. */
+#include "nettrace_profile.h"
 #include "nettrace_trace.h"
 #include "trace/trace_internal.h"
 #include "ltest.h"
@@ -191,10 +192,10 @@ LTest(trace_limits, samples_beyond_max_samples_end_the_build)
     tb_free(&p.b);
 }
 
-LTest(trace_limits, distinct_stack_ips_beyond_max_frames_end_the_build)
+/* 300 samples, each on its own stack of 10 distinct IPs. */
+static void distinct_stacks(pb *p)
 {
-    pb p;
-    pb_begin(&p, 8, 1000000000);
+    pb_begin(p, 8, 1000000000);
     enum { N = 300, D = 10 };
     static uint64_t ips[N][D];
     const uint64_t *st[N];
@@ -205,10 +206,17 @@ LTest(trace_limits, distinct_stack_ips_beyond_max_frames_end_the_build)
         st[i] = ips[i];
         d[i] = D;
     }
-    pb_stacks(&p, 1, N, st, d);
+    pb_stacks(p, 1, N, st, d);
     for (uint32_t i = 0; i < N; i++)
-        pb_sample(&p, 7, i + 1, 100 + i, NT_SAMPLE_MANAGED);
-    pb_end(&p);
+        pb_sample(p, 7, i + 1, 100 + i, NT_SAMPLE_MANAGED);
+    pb_end(p);
+}
+
+LTest(trace_limits, distinct_stack_ips_beyond_max_frames_end_the_build)
+{
+    enum { N = 300 };
+    pb p;
+    distinct_stacks(&p);
     nt_trace_limits lim = { .max_frames = 1000 };
     char msg[256];
     nt_trace *t = build_with(&p, &lim, NT_ERR_LIMIT, msg, sizeof msg);
@@ -218,6 +226,31 @@ LTest(trace_limits, distinct_stack_ips_beyond_max_frames_end_the_build)
     /* The defaults hold it all. */
     t = build_with(&p, NULL, NT_OK, msg, sizeof msg);
     cr_assert_eq(nt_trace_sample_count(t), N);
+    nt_trace_free(t);
+    tb_free(&p.b);
+}
+
+/* A profile reads through the same steps as a trace: the limits in
+ * nt_profile_options.trace hold for its trace, and msg names the limit as
+ * nt_trace_from_buffer's does. */
+LTest(trace_limits, a_profile_past_max_frames_says_so_like_a_trace)
+{
+    pb p;
+    distinct_stacks(&p);
+    nt_trace_limits lim = { .max_frames = 1000 };
+    char tmsg[256], pmsg[256] = "untouched";
+    nt_trace *t = build_with(&p, &lim, NT_ERR_LIMIT, tmsg, sizeof tmsg);
+    nt_trace_options to = { .trace_limits = &lim };
+    nt_profile_options po = { .trace = &to };
+    nt_profile *prof = NULL;
+    nt_status s = nt_profile_from_buffer(p.b.d, p.b.n, &po, &prof, pmsg, sizeof pmsg);
+    cr_assert_eq(s, NT_ERR_LIMIT, "status %s (%s)", nt_status_name(s), pmsg);
+    cr_assert_not_null(prof, "what was built is delivered");
+    cr_assert(strstr(pmsg, "max_frames"), "the message names the limit: %s", pmsg);
+    cr_assert_str_eq(pmsg, tmsg);
+    cr_assert_str_eq(nt_trace_message(nt_profile_trace(prof)), pmsg);
+    cr_assert_eq(nt_trace_sample_count(nt_profile_trace(prof)), nt_trace_sample_count(t));
+    nt_profile_free(prof);
     nt_trace_free(t);
     tb_free(&p.b);
 }

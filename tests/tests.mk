@@ -116,7 +116,7 @@ tests_test_trace_corpus_LDFLAGS = $(T_LINK)
 TESTS += tests/trace_cli.sh
 TESTS += tests/cli_profiles.sh
 EXTRA_DIST += tests/cli_profiles.sh
-EXTRA_DIST += tests/trace_cli.sh tests/speedscope_check.py tests/data/profile.proto
+EXTRA_DIST += tests/trace_cli.sh tests/support/cli_checks.sh tests/speedscope_check.py tests/data/profile.proto
 
 # ---- session ----
 if HAVE_CRITERION

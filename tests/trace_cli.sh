@@ -4,17 +4,9 @@
 # structure (tests/speedscope_check.py) and pprof read back by protoc with the
 # published profile.proto field numbers (tests/data/profile.proto).
 set -u
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-NT="$top_builddir/nettrace"
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 TRACE="$top_srcdir/corpus/call-tree.nettrace"
 SPIN="$top_srcdir/corpus/spin-threads.nettrace"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-export NETTRACE_NO_PROGRESS=1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
 if [ ! -f "$TRACE" ] || [ ! -f "$SPIN" ]; then
     echo "SKIP: corpus/call-tree.nettrace or corpus/spin-threads.nettrace is absent"
@@ -193,5 +185,4 @@ else
     echo "SKIP (part): protoc absent, pprof not decoded"
 fi
 
-[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
-exit 0
+finish

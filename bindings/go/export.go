@@ -48,6 +48,26 @@ func goWrite(h C.uintptr_t, data unsafe.Pointer, n C.size_t) C.int {
 	return 0
 }
 
+// selection is the C form of which samples o covers and how they weigh (the
+// one conversion, for the exports and for TopWith).
+func (o *ExportOptions) selection() C.nt_export_options {
+	var co C.nt_export_options
+	co.managed_only = C.bool(o.ManagedOnly)
+	if o.ThreadID != nil {
+		co.has_thread, co.thread_id = true, C.uint64_t(*o.ThreadID)
+	}
+	if o.FromNS != nil {
+		co.has_from, co.from_ns = true, C.int64_t(*o.FromNS)
+	}
+	if o.ToNS != nil {
+		co.has_to, co.to_ns = true, C.int64_t(*o.ToNS)
+	}
+	if o.ByTime {
+		co.weight = C.NT_WEIGHT_TIME
+	}
+	return co
+}
+
 func (t *Trace) export(kind C.int, w io.Writer, o *ExportOptions) error {
 	if t.c == nil {
 		return ErrBadState
@@ -55,19 +75,7 @@ func (t *Trace) export(kind C.int, w io.Writer, o *ExportOptions) error {
 	var co C.nt_export_options
 	var name *C.char
 	if o != nil {
-		co.managed_only = C.bool(o.ManagedOnly)
-		if o.ThreadID != nil {
-			co.has_thread, co.thread_id = true, C.uint64_t(*o.ThreadID)
-		}
-		if o.FromNS != nil {
-			co.has_from, co.from_ns = true, C.int64_t(*o.FromNS)
-		}
-		if o.ToNS != nil {
-			co.has_to, co.to_ns = true, C.int64_t(*o.ToNS)
-		}
-		if o.ByTime {
-			co.weight = C.NT_WEIGHT_TIME
-		}
+		co = o.selection()
 		if o.Name != "" {
 			name = C.CString(o.Name)
 			defer C.free(unsafe.Pointer(name))
@@ -105,8 +113,8 @@ func (t *Trace) WritePprof(w io.Writer, o *ExportOptions) error {
 // versions of one method share a row).
 type TopEntry struct {
 	Name      string
-	Exclusive uint64 // samples with the method on top of the stack
-	Inclusive uint64 // samples with the method anywhere on the stack (once per sample)
+	Exclusive uint64 // samples with the method on top of the stack (ns with TopOptions.ByTime)
+	Inclusive uint64 // samples with the method anywhere on the stack (once per sample; ns with ByTime)
 }
 
 // TopOptions select the samples Top counts and the order of its rows.  The
@@ -115,6 +123,11 @@ type TopOptions struct {
 	ByInclusive bool    // sort by inclusive samples
 	ManagedOnly bool    // only samples taken in managed code
 	ThreadID    *uint64 // only this thread
+	FromNS      *int64  // only samples at or after this trace-clock time (ns; Trace.TimeNS reads "2s", "@<ns>")
+	ToNS        *int64  // only samples before this trace-clock time (ns)
+	// ByTime weighs each sample by the ns to the same thread's next sample
+	// (Trace.WallNS) instead of counting it: 'nettrace top --profile wall'.
+	ByTime bool
 }
 
 // Top returns the n hottest methods over every sample (n <= 0: all), by
@@ -135,10 +148,11 @@ func (t *Trace) TopWith(n int, o TopOptions) ([]TopEntry, error) {
 		co.rows = C.uint32_t(n)
 	}
 	co.by_inclusive = C.bool(o.ByInclusive)
-	co.managed_only = C.bool(o.ManagedOnly)
-	if o.ThreadID != nil {
-		co.has_thread, co.thread_id = true, C.uint64_t(*o.ThreadID)
-	}
+	sel := (&ExportOptions{ManagedOnly: o.ManagedOnly, ThreadID: o.ThreadID, FromNS: o.FromNS, ToNS: o.ToNS,
+		ByTime: o.ByTime}).selection()
+	co.managed_only, co.has_thread, co.thread_id = sel.managed_only, sel.has_thread, sel.thread_id
+	co.has_from, co.from_ns, co.has_to, co.to_ns = sel.has_from, sel.from_ns, sel.has_to, sel.to_ns
+	co.weight = sel.weight
 	var top *C.nt_top
 	if st := C.nt_top_build(t.c, &co, &top); st != C.NT_OK {
 		return nil, newError(st, 0, "")

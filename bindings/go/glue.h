@@ -5,6 +5,7 @@
 #define NETTRACE_GO_GLUE_H
 
 #include <nettrace.h>
+#include <nettrace_profile.h>
 #include <nettrace_session.h>
 #include <nettrace_trace.h>
 #include <stdint.h>

@@ -73,6 +73,20 @@ func cli(t *testing.T, args ...string) []byte {
 	return out.Bytes()
 }
 
+// frameName is a frame's name as the tool prints it.
+func frameName(f Frame) string {
+	if f.Method == "" && f.Type == "" && f.Assembly == "" {
+		return fmt.Sprintf("0x%x", f.IP)
+	}
+	asm := f.Assembly
+	if asm == "" {
+		asm = "?"
+	} else if i := strings.IndexByte(asm, ','); i >= 0 {
+		asm = asm[:i]
+	}
+	return fmt.Sprintf("%s!%s.%s", asm, f.Type, f.Method)
+}
+
 // samplesText renders samples the way 'nettrace samples' prints them.
 func samplesText(tr *Trace) []byte {
 	var b bytes.Buffer
@@ -86,18 +100,7 @@ func samplesText(tr *Trace) []byte {
 			b.WriteString("-")
 		}
 		for i := len(s.Frames) - 1; i >= 0; i-- {
-			f := s.Frames[i]
-			if f.Method == "" && f.Type == "" && f.Assembly == "" {
-				fmt.Fprintf(&b, "0x%x", f.IP)
-			} else {
-				asm := f.Assembly
-				if asm == "" {
-					asm = "?"
-				} else if i := strings.IndexByte(asm, ','); i >= 0 {
-					asm = asm[:i]
-				}
-				fmt.Fprintf(&b, "%s!%s.%s", asm, f.Type, f.Method)
-			}
+			b.WriteString(frameName(s.Frames[i]))
 			if i > 0 {
 				b.WriteString(";")
 			}

@@ -71,7 +71,9 @@ type Trace struct {
 
 	Header Header
 
-	c *C.nt_trace // the library's trace, for the exports; nil after Close
+	c        *C.nt_trace // the library's trace, for the exports; nil after Close
+	stacks   [][]Frame   // frames of each resolved stack (nt_trace_stack_at), shared by samples and records
+	borrowed bool        // c belongs to a Profile, which frees it
 }
 
 // Parse reads a NetTrace V4, V5 or V6 stream (what the runtime streams over
@@ -166,6 +168,7 @@ func newTrace(ct *C.nt_trace) *Trace {
 		}
 		stacks[i] = frames
 	}
+	t.stacks = stacks
 	if n := int(C.nt_trace_sample_count(ct)); n > 0 {
 		raw := make([]C.ntgo_sample, n)
 		C.ntgo_samples(ct, &raw[0], C.size_t(n))
@@ -198,7 +201,9 @@ func newHeader(h *C.nt_trace_info) Header {
 // The Go fields stay valid.  A finalizer closes a trace that is not closed.
 func (t *Trace) Close() error {
 	if t.c != nil {
-		C.nt_trace_free(t.c)
+		if !t.borrowed {
+			C.nt_trace_free(t.c)
+		}
 		t.c = nil
 		runtime.SetFinalizer(t, nil)
 	}

@@ -35,7 +35,9 @@ import (
 //	Beyond: streaming parser, any chunking              TestParserChunking, TestParserCallbackError
 //	Beyond: live bytes straight into a Parser           TestLiveIntoParser
 //	Beyond: windows of a live stream                    TestParserWindows, TestLiveWindows
-//	Beyond: exports and top                             TestExportsMatchTheTool, TestTop
+//	Beyond: exports and top                             TestExportsMatchTheTool, TestTop,
+//	                                                    TestTopWallAndWindowMatchTheTool
+//	Beyond: event profiles (window, messages)           TestProfileMessagesAndWindow
 
 func TestParseSamplesInTimeOrder(t *testing.T) {
 	for _, path := range corpusFiles(t) {

@@ -4,6 +4,7 @@
  * compares them with the ctypes layout, so a header change the module has
  * not followed fails make check instead of corrupting memory. */
 #include "nettrace.h"
+#include "nettrace_profile.h"
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
 
@@ -77,6 +78,19 @@ int main(void)
     F(nt_export_options, has_from); F(nt_export_options, has_to); F(nt_export_options, from_ns);
     F(nt_export_options, to_ns); F(nt_export_options, weight); F(nt_export_options, name);
     F(nt_export_options, signatures);
+    S(nt_time_bound);
+    F(nt_time_bound, set); F(nt_time_bound, absolute); F(nt_time_bound, ns);
+    S(nt_profile_options);
+    F(nt_profile_options, trace); F(nt_profile_options, keep_events); F(nt_profile_options, events_only);
+    F(nt_profile_options, from); F(nt_profile_options, to); F(nt_profile_options, exception_messages);
+    S(nt_profile_record);
+    F(nt_profile_record, kind); F(nt_profile_record, stack_index); F(nt_profile_record, thread_id);
+    F(nt_profile_record, label); F(nt_profile_record, message); F(nt_profile_record, heap);
+    F(nt_profile_record, open); F(nt_profile_record, value); F(nt_profile_record, count);
+    F(nt_profile_record, timestamp); F(nt_profile_record, time_ns);
+    S(nt_profile_totals);
+    F(nt_profile_totals, events); F(nt_profile_totals, value); F(nt_profile_totals, records);
+    F(nt_profile_totals, open); F(nt_profile_totals, unpaired_stops); F(nt_profile_totals, without_stack);
     S(nt_top_options);
     F(nt_top_options, rows); F(nt_top_options, by_inclusive); F(nt_top_options, by_thread);
     F(nt_top_options, managed_only); F(nt_top_options, has_thread); F(nt_top_options, thread_id);

@@ -117,3 +117,12 @@ nt_status tr_gzip_end(tr_gzip *g)
 #endif
     return g->failed ? NT_ERR_IO : NT_OK;
 }
+
+nt_status tr_gzip_close(tr_gzip *g, nt_status st)
+{
+    nt_status gs = tr_gzip_end(g);
+    nt_status fs = tr_out_flush(g->out);
+    if (st != NT_OK)
+        return st;
+    return fs != NT_OK ? fs : gs;
+}

@@ -31,5 +31,9 @@ nt_status tr_gzip_begin(tr_gzip *g, tr_out *out);
 void tr_gzip_write(tr_gzip *g, const void *data, size_t len);
 /* Ends the stream (trailer included) and releases it. */
 nt_status tr_gzip_end(tr_gzip *g);
+/* The tail of a gzipped export: ends g, flushes its tr_out and says how the
+ * export went: st (the writer's own failure) first, then the sink's, then
+ * the compressor's. */
+nt_status tr_gzip_close(tr_gzip *g, nt_status st);
 
 #endif

@@ -94,10 +94,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
             };
             pb_emit_sample(&g, tr_ids(t, r->off, r->count), nm->of_frame, r->count, vals + 2 * a, 2, labels, 2);
         }
-        nt_status gs = tr_gzip_end(&g), built = st;
-        st = tr_out_flush(&o);
-        if (st == NT_OK)
-            st = built != NT_OK ? built : gs;
+        st = tr_gzip_close(&g, st);
     }
     nt_map_free(m, &agg);
     nt_mem_free(m, vals, agg_cap * sizeof *vals);

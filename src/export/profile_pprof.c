@@ -121,10 +121,7 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
         const tr_rstack *rs = &t->stacks[p->res[i].stack];
         pb_emit_sample(&g, tr_ids(t, rs->off, rs->count), nm->of_frame, rs->count, vals, nvals, labels, nlab);
     }
-    nt_status gs = tr_gzip_end(&g);
-    nt_status fs = tr_out_flush(&o);
-    if (st == NT_OK)
-        st = fs != NT_OK ? fs : gs;
+    st = tr_gzip_close(&g, st);
     nt_map_free(m, &types);
     return st;
 }

@@ -96,6 +96,7 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     memset(b, 0, sizeof *b);
     b->p = p;
     b->tb = tb;
+    nt_trace_builder_set_limits(tb, opt && opt->trace ? opt->trace->trace_limits : NULL);
     nt_hash_key_init(&b->key, b);
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
@@ -204,16 +205,6 @@ static uint32_t intern(nt_profile_builder *b, const nt_event *ev, nt_profile_kin
 }
 
 static int64_t ticks_ns(const nt_profile *p, int64_t ticks) { return nt_ticks_to_ns(ticks, p->frequency); }
-
-int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info)
-{
-    if (!b || !b->set)
-        return 0;
-    if (b->absolute || !info)
-        return b->ns;
-    int64_t start = nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
-    return b->ns > INT64_MAX - start ? INT64_MAX : start + b->ns;
-}
 
 /* Whether an event at ticks counts: the window applies per event, so a
  * merged record holds only events inside it. */

@@ -80,6 +80,14 @@ static char *cold_bytes(nt_trace_builder *b, size_t n)
     return d;
 }
 
+size_t tr_utf8_append(nt_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w)
+{
+    /* A UTF-16 unit becomes at most 3 bytes of UTF-8 (a surrogate pair, 2 units, becomes 4). */
+    if (!nt_mem_reserve(m, (void **)buf, cap, at + (size_t)w.count * 3 + 1, 1))
+        return SIZE_MAX;
+    return nt_str16_utf8(w, *buf + at, *cap - at);
+}
+
 /* A record's string as UTF-8: the parser's conversion, or with lazy names
  * its UTF-16 span converted into the builder's buffer k (valid until the
  * next use of k).  NULL when memory is short. */
@@ -89,10 +97,8 @@ static const char *utf8_of(nt_trace_builder *b, const char *s, nt_str16 w, int k
         return s;
     if (!w.units || !w.count)
         return "";
-    size_t need = (size_t)w.count * 3 + 1;
-    if (need > b->conv_cap[k] && !nt_mem_reserve(&b->t->mem, (void **)&b->conv[k], &b->conv_cap[k], need, 1))
+    if (tr_utf8_append(&b->t->mem, &b->conv[k], &b->conv_cap[k], 0, w) == SIZE_MAX)
         return NULL;
-    nt_str16_utf8(w, b->conv[k], b->conv_cap[k]);
     return b->conv[k];
 }
 

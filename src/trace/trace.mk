@@ -17,4 +17,5 @@ libnettrace_core_la_SOURCES += \
 	src/trace/profile_fields.c \
 	src/trace/profile.c \
 	src/trace/profile_gc.c \
-	src/trace/profile_io.c
+	src/trace/profile_io.c \
+	src/trace/time_bound.c

@@ -183,6 +183,11 @@ bool tr_symbols_steady(const nt_trace_method *methods, const uint32_t *cand, uin
 bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n);
 void tr_symbols_free(nt_mem *m, tr_symbols *sy);
 
+/* records.c: the UTF-8 of a lazy name w written at byte at of *buf (grown
+ * through m to hold it), NUL-terminated: its length without the NUL, or
+ * SIZE_MAX when memory is short. */
+size_t tr_utf8_append(nt_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w);
+
 /* trace_io.c: what the one-call entry points of traces and profiles
  * (profile_io.c) share.  msg may be NULL. */
 void tr_set_msg(char *msg, size_t size, const char *text);
@@ -194,12 +199,21 @@ typedef struct tr_input {
     size_t len;
     int fd;
 } tr_input;
-/* Read the input to its end into p and finish it (opt: the deadline and
- * progress of an fd's read); the reason for a failed read or timeout in msg. */
-nt_status tr_feed_input(nt_parser *p, const tr_input *in, const nt_trace_options *opt, char *msg, size_t msg_size);
-/* After the read ended with s: the parser's message (or "") in msg; false
- * when there is no header to build from. */
-bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size);
+/* What tr_build_input needs of a builder (a trace's or a profile's): its
+ * callbacks, free, and finish, which hands over what was built through out
+ * (nt_trace ** or nt_profile **) and the trace inside it through built. */
+typedef struct tr_build_kind {
+    void (*callbacks)(nt_callbacks *cb);
+    void (*free)(void *b);
+    nt_status (*finish)(void *b, nt_parser *p, nt_status s, void *out, const nt_trace **built);
+} tr_build_kind;
+/* The one-call read: in through a lazy-names parser into b (NULL: creation
+ * failed, reported as out of memory), then finished; whatever was built is
+ * handed over once the header was read, and msg says why it is incomplete. */
+nt_status tr_build_input(const tr_build_kind *k, void *b, const tr_input *in, const nt_trace_options *opt,
+                         void *out, char *msg, size_t msg_size);
+/* The trace builder's kind (the profile builder's: pr_profile_kind). */
+extern const tr_build_kind tr_trace_kind;
 
 /* export_common.c: sample selection and weights shared by the exporters. */
 typedef struct tr_selection {

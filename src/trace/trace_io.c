@@ -23,7 +23,9 @@ int tr_open_read(const char *path, char *msg, size_t msg_size)
     return fd;
 }
 
-nt_status tr_feed_input(nt_parser *p, const tr_input *in, const nt_trace_options *opt, char *msg, size_t msg_size)
+/* Read the input to its end into p and finish it (opt: the deadline and
+ * progress of an fd's read); the reason for a failed read or timeout in msg. */
+static nt_status feed_input(nt_parser *p, const tr_input *in, const nt_trace_options *opt, char *msg, size_t msg_size)
 {
     if (in->fd < 0) {
         nt_status s = nt_parser_feed(p, in->data, in->len);
@@ -46,7 +48,9 @@ nt_status tr_feed_input(nt_parser *p, const tr_input *in, const nt_trace_options
     return s;
 }
 
-bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size)
+/* After the read ended with s: the parser's message (or "") in msg; false
+ * when there is no header to build from. */
+static bool read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size)
 {
     /* For I/O problems and timeouts the message is already set. */
     if (s != NT_OK && s != NT_ERR_IO && s != NT_ERR_TIMEOUT)
@@ -56,48 +60,57 @@ bool tr_read_done(const nt_parser *p, nt_status s, char *msg, size_t msg_size)
     return nt_parser_trace_info(p) != NULL;
 }
 
-/* Start a parser whose callbacks build a trace. */
-static nt_status begin(const nt_trace_options *opt, bool aggregate, nt_trace_builder **b, nt_parser **p)
+/* Read the input through a parser into builder b (NULL: its creation failed)
+ * of kind k, and finish: what was built is handed over whenever the header
+ * was read, and msg says why it is incomplete (the parser's reason, or the
+ * limit the build reached). */
+nt_status tr_build_input(const tr_build_kind *k, void *b, const tr_input *in, const nt_trace_options *opt,
+                         void *out, char *msg, size_t msg_size)
 {
     const nt_allocator *alloc = opt ? opt->alloc : NULL;
-    *b = nt_trace_builder_new(alloc);
-    if (!*b)
-        return NT_ERR_NOMEM;
-    nt_trace_builder_set_limits(*b, opt ? opt->trace_limits : NULL);
-    if (aggregate)
-        nt_trace_builder_count_samples(*b);
     nt_callbacks cb;
-    nt_trace_builder_callbacks(&cb);
-    *p = nt_parser_new(&cb, *b, opt ? opt->limits : NULL, alloc);
-    if (!*p) {
-        nt_trace_builder_free(*b);
+    k->callbacks(&cb);
+    nt_parser *p = b ? nt_parser_new(&cb, b, opt ? opt->limits : NULL, alloc) : NULL;
+    if (!p) {
+        if (b)
+            k->free(b);
+        tr_set_msg(msg, msg_size, "out of memory");
         return NT_ERR_NOMEM;
     }
-    nt_parser_set_lazy_names(*p, true); /* the builder converts only the names it keeps */
-    return NT_OK;
-}
-
-/* Finish: the trace is handed over whenever the header was read. */
-static nt_status end(nt_trace_builder *b, nt_parser *p, nt_status s, nt_trace **out, char *msg, size_t msg_size)
-{
-    *out = NULL;
-    if (!tr_read_done(p, s, msg, msg_size)) {
-        nt_trace_builder_free(b);
+    nt_parser_set_lazy_names(p, true); /* the builder converts only the names it keeps */
+    nt_status s = feed_input(p, in, opt, msg, msg_size);
+    if (!read_done(p, s, msg, msg_size)) {
+        k->free(b);
         nt_parser_free(p);
         return s == NT_OK ? NT_ERR_NO_EVENTS : s;
     }
-    nt_trace *t = NULL;
-    nt_status fs = nt_trace_builder_finish(b, p, s, &t);
+    const nt_trace *t = NULL;
+    nt_status fs = k->finish(b, p, s, out, &t);
     nt_parser_free(p);
     if (fs != NT_OK) {
         tr_set_msg(msg, msg_size, "out of memory while resolving the trace");
         return fs;
     }
-    *out = t;
     if (t->status != NT_OK)
         tr_set_msg(msg, msg_size, nt_trace_message(t)); /* the parser's, or the limit the build reached */
     return t->status;
 }
+
+static void trace_callbacks(nt_callbacks *cb) { nt_trace_builder_callbacks(cb); }
+static void trace_free(void *b) { nt_trace_builder_free(b); }
+
+/* The trace is handed over only when it was resolved. */
+static nt_status trace_finish(void *b, nt_parser *p, nt_status s, void *out, const nt_trace **built)
+{
+    nt_trace *t = NULL;
+    nt_status fs = nt_trace_builder_finish(b, p, s, &t);
+    if (fs == NT_OK)
+        *(nt_trace **)out = t;
+    *built = t;
+    return fs;
+}
+
+const tr_build_kind tr_trace_kind = { trace_callbacks, trace_free, trace_finish };
 
 /* An aggregated trace whose counts could not follow the clock is built
  * again sample by sample (the caller re-reads the input). */
@@ -115,15 +128,13 @@ static nt_status from_input(const tr_input *in, const nt_trace_options *opt, boo
                             char *msg, size_t msg_size)
 {
     *out = NULL;
-    nt_trace_builder *b;
-    nt_parser *p;
-    nt_status s = begin(opt, aggregate, &b, &p);
-    if (s != NT_OK) {
-        tr_set_msg(msg, msg_size, "out of memory");
-        return s;
+    nt_trace_builder *b = nt_trace_builder_new(opt ? opt->alloc : NULL);
+    if (b) {
+        nt_trace_builder_set_limits(b, opt ? opt->trace_limits : NULL);
+        if (aggregate)
+            nt_trace_builder_count_samples(b);
     }
-    s = tr_feed_input(p, in, opt, msg, msg_size);
-    return end(b, p, s, out, msg, msg_size);
+    return tr_build_input(&tr_trace_kind, b, in, opt, out, msg, msg_size);
 }
 
 nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_options *opt, nt_trace **out,

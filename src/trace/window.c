@@ -7,14 +7,32 @@
  * resolver for the file and the live view.  A profile window
  * (nt_profile_window_new) does the same with a profile builder, so each
  * window is also the file profile of its events. */
-#include "trace/trace_internal.h"
-#include "nettrace_profile.h"
+#include "trace/profile_internal.h"
 
 #include <string.h>
 
 #define DEFAULT_MAX_RECORDS (1u << 20)
 
 typedef enum win_kind { WIN_METHOD, WIN_MODULE, WIN_ASSEMBLY } win_kind;
+
+/* What a window builds: a trace or a profile.  The builder's callbacks, free
+ * and finish are its kind's; only starting one differs (a profile window
+ * keeps the events' profiles and no thread samples). */
+typedef struct win_type {
+    const tr_build_kind *build;
+    void *(*start)(const nt_allocator *alloc);
+} win_type;
+
+static void *start_trace(const nt_allocator *alloc) { return nt_trace_builder_new(alloc); }
+
+static void *start_profile(const nt_allocator *alloc)
+{
+    static const nt_profile_options events_only = { .events_only = true };
+    return nt_profile_builder_new(&events_only, alloc);
+}
+
+static const win_type TRACE_WINDOW = { &tr_trace_kind, start_trace };
+static const win_type PROFILE_WINDOW = { &pr_profile_kind, start_profile };
 
 /* A remembered record: its strings are offsets + 1 into the arena (0 = NULL)
  * while the arena may move. */
@@ -32,9 +50,8 @@ struct nt_trace_window {
     nt_allocator alloc;
     nt_trace_window_config cfg;
     nt_callbacks bcb;          /* the builder's callbacks */
-    nt_trace_builder *b;       /* this window's samples; NULL after a failed start */
-    nt_profile_builder *pb;    /* instead of b in a profile window: its samples and events */
-    bool profile;
+    const win_type *type;
+    void *b;                   /* this window's builder (of type); NULL after a failed start */
     nt_trace_info info;
     bool have_info;
     bool builder_stopped;      /* the builder refused a sample (memory or a table limit) */
@@ -45,25 +62,19 @@ struct nt_trace_window {
     size_t arena_len, arena_cap;
 };
 
-/* The window's builder (trace or profile), NULL after a failed start. */
-static void *builder(const nt_trace_window *w) { return w->profile ? (void *)w->pb : (void *)w->b; }
-
 static bool start_window(nt_trace_window *w)
 {
-    static const nt_profile_options events_only = { .events_only = true };
-    if (w->profile)
-        w->pb = nt_profile_builder_new(&events_only, &w->alloc);
-    else
-        w->b = nt_trace_builder_new(&w->alloc);
+    w->b = w->type->start(&w->alloc);
     w->builder_stopped = false;
-    if (!builder(w))
+    if (!w->b)
         return false;
     if (w->have_info)
-        w->bcb.trace(builder(w), &w->info);
+        w->bcb.trace(w->b, &w->info);
     return true;
 }
 
-static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc, bool profile)
+static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc,
+                                   const win_type *type)
 {
     nt_trace_window *w = NT_MEM_NEW(nt_trace_window, alloc);
     if (!w)
@@ -73,11 +84,8 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
         w->cfg = *cfg;
     if (!w->cfg.max_records)
         w->cfg.max_records = DEFAULT_MAX_RECORDS;
-    w->profile = profile;
-    if (profile)
-        nt_profile_builder_callbacks(&w->bcb);
-    else
-        nt_trace_builder_callbacks(&w->bcb);
+    w->type = type;
+    type->build->callbacks(&w->bcb);
     if (!start_window(w)) {
         nt_mem mem = w->mem;
         nt_mem_free(&mem, w, sizeof *w);
@@ -88,12 +96,12 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
 
 nt_trace_window *nt_trace_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc)
 {
-    return window_new(cfg, alloc, false);
+    return window_new(cfg, alloc, &TRACE_WINDOW);
 }
 
 nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc)
 {
-    return window_new(cfg, alloc, true);
+    return window_new(cfg, alloc, &PROFILE_WINDOW);
 }
 
 /* A record's string copied into the arena (converted when the parser gave
@@ -103,14 +111,18 @@ static uintptr_t keep_string(nt_trace_window *w, const char *s, nt_str16 s16)
 {
     if (!s && !s16.count)
         return 0;
-    size_t n = s ? strlen(s) + 1 : (size_t)s16.count * 3 + 1;
-    if (!nt_mem_reserve(&w->mem, (void **)&w->arena, &w->arena_cap, w->arena_len + n, 1))
-        return UINTPTR_MAX;
-    char *d = w->arena + w->arena_len;
-    if (s)
-        memcpy(d, s, n);
-    else
-        n = nt_str16_utf8(s16, d, n) + 1;
+    size_t n;
+    if (s) {
+        n = strlen(s) + 1;
+        if (!nt_mem_reserve(&w->mem, (void **)&w->arena, &w->arena_cap, w->arena_len + n, 1))
+            return UINTPTR_MAX;
+        memcpy(w->arena + w->arena_len, s, n);
+    } else {
+        n = tr_utf8_append(&w->mem, &w->arena, &w->arena_cap, w->arena_len, s16);
+        if (n == SIZE_MAX)
+            return UINTPTR_MAX;
+        n++; /* its NUL */
+    }
     w->arena_len += n;
     return w->arena_len - n + 1;
 }
@@ -200,7 +212,7 @@ static int on_trace(void *user, const nt_trace_info *info)
     nt_trace_window *w = user;
     w->info = *info;
     w->have_info = true;
-    return builder(w) ? w->bcb.trace(builder(w), info) : 0;
+    return w->b ? w->bcb.trace(w->b, info) : 0;
 }
 
 /* A stream that does not end must not be stopped by one window's trouble:
@@ -208,7 +220,7 @@ static int on_trace(void *user, const nt_trace_info *info)
 static int on_sample(void *user, const nt_sample *s)
 {
     nt_trace_window *w = user;
-    if (builder(w) && !w->builder_stopped && w->bcb.sample(builder(w), s) != 0)
+    if (w->b && !w->builder_stopped && w->bcb.sample(w->b, s) != 0)
         w->builder_stopped = true;
     return 0;
 }
@@ -217,7 +229,7 @@ static int on_sample(void *user, const nt_sample *s)
 static int on_event(void *user, const nt_event *ev)
 {
     nt_trace_window *w = user;
-    if (w->bcb.event && builder(w) && !w->builder_stopped && w->bcb.event(builder(w), ev) != 0)
+    if (w->bcb.event && w->b && !w->builder_stopped && w->bcb.event(w->b, ev) != 0)
         w->builder_stopped = true;
     return 0;
 }
@@ -225,7 +237,7 @@ static int on_event(void *user, const nt_event *ev)
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
 {
     nt_trace_window *w = user;
-    return builder(w) ? w->bcb.sequence_point(builder(w), sp) : 0;
+    return w->b ? w->bcb.sequence_point(w->b, sp) : 0;
 }
 
 void nt_trace_window_callbacks(nt_callbacks *cb)
@@ -259,16 +271,16 @@ static void replay(nt_trace_window *w)
             r.u.m.declaring_type = string_at(w, r.u.m.declaring_type);
             r.u.m.name = string_at(w, r.u.m.name);
             r.u.m.signature = string_at(w, r.u.m.signature);
-            rc = w->bcb.method(builder(w), &r.u.m);
+            rc = w->bcb.method(w->b, &r.u.m);
             break;
         case WIN_MODULE:
             r.u.mo.il_path = string_at(w, r.u.mo.il_path);
             r.u.mo.native_path = string_at(w, r.u.mo.native_path);
-            rc = w->bcb.module(builder(w), &r.u.mo);
+            rc = w->bcb.module(w->b, &r.u.mo);
             break;
         case WIN_ASSEMBLY:
             r.u.a.name = string_at(w, r.u.a.name);
-            rc = w->bcb.assembly(builder(w), &r.u.a);
+            rc = w->bcb.assembly(w->b, &r.u.a);
             break;
         }
         w->builder_stopped = rc != 0;
@@ -288,25 +300,31 @@ static nt_status window_end(nt_trace_window *w, nt_status st)
     return st;
 }
 
+/* The one take: w must be of type (a trace window does not hand over a
+ * profile, nor a profile window a trace). */
+static nt_status take(nt_trace_window *w, const win_type *type, void *out)
+{
+    if (!w || w->type != type)
+        return NT_ERR_INVALID_ARG;
+    nt_status st = NT_ERR_NOMEM;
+    if (w->b) {
+        replay(w);
+        /* A builder that stopped says why through NT_ERR_STOPPED (memory, or a table limit). */
+        const nt_trace *built = NULL;
+        st = type->build->finish(w->b, NULL, w->builder_stopped ? NT_ERR_STOPPED : NT_OK, out, &built);
+        w->b = NULL;
+        if (st == NT_OK)
+            st = built->status;
+    }
+    return window_end(w, st);
+}
+
 nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out)
 {
     if (!out)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    if (!w)
-        return NT_ERR_INVALID_ARG;
-    nt_status st = NT_ERR_NOMEM;
-    if (w->profile)
-        return NT_ERR_INVALID_ARG; /* nt_profile_window_take */
-    if (w->b) {
-        replay(w);
-        /* A builder that stopped says why through NT_ERR_STOPPED (memory, or a table limit). */
-        st = nt_trace_builder_finish(w->b, NULL, w->builder_stopped ? NT_ERR_STOPPED : NT_OK, out);
-        w->b = NULL;
-        if (st == NT_OK)
-            st = (*out)->status;
-    }
-    return window_end(w, st);
+    return take(w, &TRACE_WINDOW, out);
 }
 
 nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out)
@@ -314,25 +332,15 @@ nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out)
     if (!out)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    if (!w || !w->profile)
-        return NT_ERR_INVALID_ARG;
-    nt_status st = NT_ERR_NOMEM;
-    if (w->pb) {
-        replay(w);
-        st = nt_profile_builder_finish(w->pb, NULL, w->builder_stopped ? NT_ERR_STOPPED : NT_OK, out);
-        w->pb = NULL;
-        if (st == NT_OK)
-            st = nt_profile_trace(*out)->status;
-    }
-    return window_end(w, st);
+    return take(w, &PROFILE_WINDOW, out);
 }
 
 void nt_trace_window_free(nt_trace_window *w)
 {
     if (!w)
         return;
-    nt_trace_builder_free(w->b);
-    nt_profile_builder_free(w->pb);
+    if (w->b)
+        w->type->build->free(w->b);
     nt_mem_free(&w->mem, w->recs, w->recs_cap * sizeof *w->recs);
     nt_mem_free(&w->mem, w->arena, w->arena_cap);
     NT_MEM_DELETE(nt_trace_window, w);

@@ -136,6 +136,26 @@ class nt_top_options(Structure):
                 ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64)]
 
 
+class nt_time_bound(Structure):
+    _fields_ = [("set", c_bool), ("absolute", c_bool), ("ns", c_int64)]
+
+
+class nt_profile_options(Structure):
+    _fields_ = [("trace", c_void_p), ("keep_events", c_bool), ("events_only", c_bool), ("from", nt_time_bound),
+                ("to", nt_time_bound), ("exception_messages", c_bool)]
+
+
+class nt_profile_record(Structure):
+    _fields_ = [("kind", c_int), ("stack_index", c_uint32), ("thread_id", c_uint64), ("label", c_char_p),
+                ("message", c_char_p), ("heap", c_uint32), ("open", c_bool), ("value", c_int64),
+                ("count", c_int64), ("timestamp", c_int64), ("time_ns", c_int64)]
+
+
+class nt_profile_totals(Structure):
+    _fields_ = [("events", c_uint64), ("value", c_int64), ("records", c_uint64), ("open", c_uint64),
+                ("unpaired_stops", c_uint64), ("without_stack", c_uint64)]
+
+
 class nt_top_row(Structure):
     _fields_ = [("name", c_char_p), ("exclusive", c_uint64), ("inclusive", c_uint64)]
 
@@ -211,6 +231,21 @@ for _name in ("nt_export_folded", "nt_export_speedscope", "nt_export_pprof"):
     _proto(_name, c_int, c_void_p, POINTER(nt_export_options), WRITE_FN, c_void_p)
 _proto("nt_top_build", c_int, c_void_p, POINTER(nt_top_options), POINTER(POINTER(nt_top)))
 _proto("nt_top_free", None, POINTER(nt_top))
+_proto("nt_trace_wall_ns", c_int, c_void_p, POINTER(c_int64))
+_proto("nt_profile_from_file", c_int, c_char_p, POINTER(nt_profile_options), POINTER(c_void_p), c_char_p,
+       c_size_t)
+_proto("nt_profile_from_buffer", c_int, c_void_p, c_size_t, POINTER(nt_profile_options), POINTER(c_void_p),
+       c_char_p, c_size_t)
+_proto("nt_profile_trace", c_void_p, c_void_p)
+_proto("nt_profile_record_count", c_size_t, c_void_p)
+_proto("nt_profile_record_at", nt_profile_record, c_void_p, c_size_t)
+_proto("nt_profile_totals_get", None, c_void_p, c_int, POINTER(nt_profile_totals))
+_proto("nt_profile_span", None, c_void_p, POINTER(c_int64), POINTER(c_int64))
+_proto("nt_profile_memory_peak", c_size_t, c_void_p)
+_proto("nt_profile_kind_name", c_char_p, c_int)
+_proto("nt_profile_free", None, c_void_p)
+_proto("nt_time_bound_parse", c_bool, c_char_p, POINTER(nt_time_bound))
+_proto("nt_time_bound_resolve", c_int64, POINTER(nt_time_bound), POINTER(nt_trace_info))
 _proto("nt_deadline_after_ms", c_int64, c_int64)
 _proto("nt_session_new", c_void_p, POINTER(nt_session_config), c_void_p)
 _proto("nt_session_start", c_int, c_void_p, c_int32, c_int64)

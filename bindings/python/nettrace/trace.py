@@ -2,7 +2,7 @@
 import builtins
 import os
 from collections import namedtuple
-from ctypes import POINTER, byref, string_at
+from ctypes import POINTER, byref, c_int64, string_at
 
 from . import _lib, errors
 from ._lib import lib
@@ -18,6 +18,24 @@ Method = namedtuple("Method", "start_address size namespace name module_id assem
 TopEntry = namedtuple("TopEntry", "name exclusive inclusive")
 
 _CHUNK = 1 << 20
+_WEIGHTS = {"samples": 0, "wall": 1}  # nt_weight
+
+
+def time_bound(when):
+    """An nt_time_bound from an int (trace-clock ns), a string the library
+    reads as --from/--to (nt_time_bound_parse), or None (an open end)."""
+    bound = _lib.nt_time_bound()
+    if when is None:
+        return bound
+    if isinstance(when, str):
+        if not lib.nt_time_bound_parse(when.encode(), byref(bound)):
+            raise ValueError("bad time %r: give a unit, relative to the trace's start (2s, +1.5ms, 250us, "
+                             "40ns, 3m), or '@' and trace-clock ns (@864741168641)" % when)
+        return bound
+    if isinstance(when, bool) or not isinstance(when, int):
+        raise TypeError("a time is a str or an int of trace-clock ns, not %s" % type(when).__name__)
+    bound.set, bound.absolute, bound.ns = True, True, when
+    return bound
 
 
 def open(source, partial=False):  # noqa: A001 - nettrace.open is the module's entry point
@@ -72,8 +90,9 @@ class Trace:
     keep_trace, or collect()).  Header fields are attributes; error is the
     exception of a partial read, else None."""
 
-    def __init__(self, handle):
+    def __init__(self, handle, owner=None):
         self._t = handle
+        self._owner = owner  # a Profile that frees the trace with itself; None: this object frees it
         self.error = None
         info = lib.nt_trace_header(handle)
         # A window taken before the stream's header arrived has none.
@@ -166,19 +185,32 @@ class Trace:
         t = self._handle()
         return [lib.nt_trace_thread_id(t, i) for i in range(lib.nt_trace_thread_count(t))]
 
-    def top(self, n=20, by_inclusive=False, managed_only=False, thread_id=None):
+    def top(self, n=20, by_inclusive=False, managed_only=False, thread_id=None, weight="samples", from_=None,
+            to=None):
         """The n hottest methods (n <= 0: all) as TopEntry(name, exclusive,
-        inclusive): by exclusive samples (innermost frame; by_inclusive:
-        anywhere on the stack, once per sample), then the other count, then
+        inclusive): by exclusive weight (innermost frame; by_inclusive:
+        anywhere on the stack, once per sample), then the other one, then
         first seen -- the library's table, the one 'nettrace top' prints.
-        Names are "Assembly!Type.Method", or "0x<ip>" when unresolved; code
-        versions of one method share a row."""
+        weight "samples" counts samples; "wall" sums each sample's ns to its
+        thread's next sample (wall_ns(), 'nettrace top --profile wall').
+        from_ <= time < to selects samples; each end is a string as --from /
+        --to take it ("2s", "+1.5ms" after the trace's start, "@<ns>" on the
+        trace clock) or an int of trace-clock ns.  Names are
+        "Assembly!Type.Method", or "0x<ip>" when unresolved; code versions of
+        one method share a row."""
+        if weight not in _WEIGHTS:
+            raise ValueError("weight must be one of %s, not %r" % (", ".join(_WEIGHTS), weight))
+        t = self._handle()
         opts = _lib.nt_top_options(rows=n if n and n > 0 else 0, by_inclusive=by_inclusive,
-                                   managed_only=managed_only)
+                                   managed_only=managed_only, weight=_WEIGHTS[weight])
         if thread_id is not None:
             opts.has_thread, opts.thread_id = True, thread_id
+        if from_ is not None:
+            opts.has_from, opts.from_ns = True, self.time_ns(from_)
+        if to is not None:
+            opts.has_to, opts.to_ns = True, self.time_ns(to)
         top = POINTER(_lib.nt_top)()
-        err = errors.from_status(lib.nt_top_build(self._handle(), byref(opts), byref(top)))
+        err = errors.from_status(lib.nt_top_build(t, byref(opts), byref(top)))
         if err:
             raise err
         try:
@@ -187,6 +219,26 @@ class Trace:
                     for table in t.tables[:t.table_count] for r in table.rows[:table.row_count]]
         finally:
             lib.nt_top_free(top)
+
+    def time_ns(self, when):
+        """A window end on the trace clock (ns): when is an int (already
+        trace-clock ns) or a string as 'nettrace --from/--to' take it, read
+        by the library: "2s", "+1.5ms", "250us" after the trace's start (its
+        header's sync time), "@864741168641" absolute.  ValueError for a
+        string of another form (a bare "2" has no unit and is refused)."""
+        bound = time_bound(when)
+        return lib.nt_time_bound_resolve(byref(bound), lib.nt_trace_header(self._handle()))
+
+    def wall_ns(self):
+        """Each sample's wall weight, in samples() order: ns to the same
+        thread's next sample (the sampling interval for its last) -- the
+        weight of top(weight="wall") and of the exports' by_time."""
+        t = self._handle()
+        out = (c_int64 * lib.nt_trace_sample_count(t))()
+        err = errors.from_status(lib.nt_trace_wall_ns(t, out))
+        if err:
+            raise err
+        return list(out)
 
     def _export(self, fn, dest, managed_only, thread_id, from_ns, to_ns, by_time, name):
         opts = _lib.nt_export_options()
@@ -239,7 +291,8 @@ class Trace:
     def close(self):
         """Release the library's trace (samples() and the exports need it)."""
         if self._t:
-            lib.nt_trace_free(self._t)
+            if self._owner is None:
+                lib.nt_trace_free(self._t)
             self._t = None
 
     def __enter__(self):

@@ -1,0 +1,132 @@
+package nettrace
+
+/*
+#include <stdlib.h>
+#include "glue.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// ProfileOptions select what ParseProfileFile keeps.  The zero value keeps
+// every event, throws of one type merged whatever their messages.
+type ProfileOptions struct {
+	// From and To keep only the events at or after From and before To, each
+	// by its own time (a contention wait by its start); spelled as
+	// 'nettrace --from/--to' take them ("2s", "+1.5ms", "@864741168641");
+	// "" leaves that end open.
+	From, To string
+	// ExceptionMessages makes an exception's message part of its record's
+	// key (ProfileRecord.Message), as 'nettrace top --messages'.
+	ExceptionMessages bool
+	KeepEvents        bool // one record per event (memory grows with events)
+	EventsOnly        bool // keep no thread samples
+}
+
+// ProfileRecord is the events of one stack, thread and label merged.
+type ProfileRecord struct {
+	Kind     string // "alloc", "exceptions" or "contention"
+	ThreadID uint64
+	Label    string // allocated type / exception type / "" for contention
+	Message  string // the exception's message with ExceptionMessages, else ""
+	Heap     uint32 // alloc: 0 soh, 1 loh, 2 poh, 3 other; contention: ContentionFlags
+	Open     bool   // contention: a start with no stop in the stream
+	Value    int64  // bytes, throws or wait ns
+	Count    int64  // events merged
+	TimeNS   int64  // the first event's trace-clock time
+	Frames   []Frame
+}
+
+// ProfileTotals are one kind's totals (in the window).
+type ProfileTotals struct {
+	Events, Records, Open, UnpairedStops, WithoutStack uint64
+	Value                                              int64
+}
+
+// Profile is the event records of a trace beside its CPU samples (Trace,
+// valid until Close).
+type Profile struct {
+	Trace   *Trace
+	Records []ProfileRecord
+	c       *C.nt_profile
+}
+
+var profileKinds = map[string]C.nt_profile_kind{
+	"alloc": C.NT_PROFILE_ALLOC, "exceptions": C.NT_PROFILE_EXCEPTIONS, "contention": C.NT_PROFILE_CONTENTION,
+}
+
+// ParseProfileFile reads a trace file into its allocation, exception and
+// contention records.  A damaged stream returns what was read with the error.
+func ParseProfileFile(path string, o ProfileOptions) (*Profile, error) {
+	var co C.nt_profile_options
+	var err error
+	if co.from, err = parseBound(o.From); err != nil {
+		return nil, err
+	}
+	if co.to, err = parseBound(o.To); err != nil {
+		return nil, err
+	}
+	co.exception_messages = C.bool(o.ExceptionMessages)
+	co.keep_events, co.events_only = C.bool(o.KeepEvents), C.bool(o.EventsOnly)
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var msg [512]C.char
+	var cp *C.nt_profile
+	st := C.nt_profile_from_file(cpath, &co, &cp, &msg[0], C.size_t(len(msg)))
+	err = newError(st, 0, C.GoString(&msg[0]))
+	if cp == nil {
+		if err == nil {
+			err = fmt.Errorf("%w: no profile", ErrNoMemory)
+		}
+		return nil, err
+	}
+	tr := newTrace(C.nt_profile_trace(cp))
+	tr.borrowed = true
+	runtime.SetFinalizer(tr, nil)
+	p := &Profile{Trace: tr, c: cp}
+	names := map[C.nt_profile_kind]string{}
+	for k, v := range profileKinds {
+		names[v] = k
+	}
+	for i, n := 0, int(C.nt_profile_record_count(cp)); i < n; i++ {
+		r := C.nt_profile_record_at(cp, C.size_t(i))
+		p.Records = append(p.Records, ProfileRecord{
+			Kind: names[r.kind], ThreadID: uint64(r.thread_id), Label: C.GoString(r.label),
+			Message: C.GoString(r.message), Heap: uint32(r.heap), Open: bool(r.open), Value: int64(r.value),
+			Count: int64(r.count), TimeNS: int64(r.time_ns), Frames: tr.stacks[r.stack_index],
+		})
+	}
+	runtime.SetFinalizer(p, (*Profile).Close)
+	return p, err
+}
+
+// Totals returns the totals of kind ("alloc", "exceptions", "contention").
+func (p *Profile) Totals(kind string) (ProfileTotals, error) {
+	k, ok := profileKinds[kind]
+	if !ok {
+		return ProfileTotals{}, fmt.Errorf("%w: no profile kind %q", ErrInvalidArgument, kind)
+	}
+	if p.c == nil {
+		return ProfileTotals{}, ErrBadState
+	}
+	var t C.nt_profile_totals
+	C.nt_profile_totals_get(p.c, k, &t)
+	return ProfileTotals{Events: uint64(t.events), Records: uint64(t.records), Open: uint64(t.open),
+		UnpairedStops: uint64(t.unpaired_stops), WithoutStack: uint64(t.without_stack),
+		Value: int64(t.value)}, nil
+}
+
+// Close releases the library's profile and its trace; the Go fields stay valid.
+func (p *Profile) Close() error {
+	if p.c != nil {
+		p.Trace.Close()
+		C.nt_profile_free(p.c)
+		p.c = nil
+		runtime.SetFinalizer(p, nil)
+	}
+	return nil
+}
