@@ -85,14 +85,15 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_si
         uint32_t next_string;
         st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
         for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
-            const tr_rstack *r = &t->stacks[keys[a] >> 32];
+            uint32_t k = (uint32_t)(keys[a] >> 32);
+            const tr_rstack *r = &t->stacks[k];
             uint32_t tt = (uint32_t)keys[a];
             uint32_t type = tt >> 24;
             const pb_label labels[] = {
                 { S_THREAD, true, t->threads[tt & 0xFFFFFFu] },
                 { S_STATE, false, type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER },
             };
-            pb_emit_sample(&g, tr_ids(t, r->off, r->count), nm->of_frame, r->count, vals + 2 * a, 2, labels, 2);
+            pb_emit_sample(&g, tr_stack_ids(t, k), nm->of_frame, r->count, vals + 2 * a, 2, labels, 2);
         }
         st = tr_gzip_close(&g, st);
     }

@@ -119,7 +119,7 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
                 labels[nlab++] = (pb_label){ S_STATE, false, S_OPEN };
         }
         const tr_rstack *rs = &t->stacks[p->res[i].stack];
-        pb_emit_sample(&g, tr_ids(t, rs->off, rs->count), nm->of_frame, rs->count, vals, nvals, labels, nlab);
+        pb_emit_sample(&g, tr_stack_ids(t, p->res[i].stack), nm->of_frame, rs->count, vals, nvals, labels, nlab);
     }
     st = tr_gzip_close(&g, st);
     nt_map_free(m, &types);

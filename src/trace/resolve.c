@@ -31,7 +31,7 @@ typedef struct tr_variant {
 /* Resolved stack v's picks equal the changing ones vp at positions pos. */
 static bool same_picks(const nt_trace *t, uint32_t v, const uint32_t *pos, const uint32_t *vp, uint32_t vn)
 {
-    const uint32_t *ids = tr_ids(t, t->stacks[v].off, t->stacks[v].count);
+    const uint32_t *ids = tr_stack_ids(t, v);
     for (uint32_t j = 0; j < vn; j++)
         if (t->frames[ids[pos[j]]].method_index != vp[j])
             return false;

@@ -131,19 +131,20 @@ struct nt_trace {
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
 void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
 
+/* The count ids at off into t->ids (an interned or resolved stack's).  An
+ * empty stack's are NULL: the id storage does not exist until a stack holds
+ * one, and NULL + 0 is undefined. */
+static inline uint32_t *tr_ids(const nt_trace *t, size_t off, uint32_t count) { return count ? t->ids + off : NULL; }
+
 /* The frame ids of resolved stack k, innermost first (NULL when it is empty). */
 static inline const uint32_t *tr_stack_ids(const nt_trace *t, uint32_t k)
 {
-    return t->stacks[k].count ? t->ids + t->stacks[k].off : NULL;
+    return tr_ids(t, t->stacks[k].off, t->stacks[k].count);
 }
 
 /* The number of samples sample i stands for. */
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
 
-/* The frame ids of a stack of count ids at off into t->ids.  An empty
- * stack's are NULL: the id storage does not exist until a stack holds one,
- * and NULL + 0 is undefined. */
-static inline uint32_t *tr_ids(const nt_trace *t, size_t off, uint32_t count) { return count ? t->ids + off : NULL; }
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
 static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 /* The weight of one sample by time when the thread's next sample is none (the sampling interval). */
