@@ -27,7 +27,7 @@ check_PROGRAMS += bindings/python/abi_layout
 bindings_python_abi_layout_SOURCES = bindings/python/abi_layout.c
 
 TESTS += bindings/go/go_test.sh bindings/python/python_test.sh
-EXTRA_DIST += bindings/go bindings/python bindings/env.sh
+EXTRA_DIST += bindings/go bindings/python bindings/env.sh bindings/readme_example.sh
 
 # Go's build cache and module cache live in the build tree (a root CI user
 # has no writable home cache), removed by make clean.

@@ -143,10 +143,15 @@ tests_test_trace_window_LDFLAGS = $(T_LINK)
 
 EXTRA_DIST += tests/workloads/LiveTarget/LiveTarget.csproj tests/workloads/LiveTarget/Program.cs \
 	tests/workloads/StartupTarget/StartupTarget.csproj tests/workloads/StartupTarget/Program.cs
+# The traces this project recorded for the event fields and the profiles, and their workloads.
+EXTRA_DIST += corpus/event-fields.nettrace corpus/profile-alloc.nettrace corpus/profile-contention.nettrace \
+	corpus/profile-exceptions.nettrace corpus/profile-gc.nettrace \
+	tests/workloads/EventFields/EventFields.csproj tests/workloads/EventFields/Program.cs \
+	tests/workloads/ProfileLoad/ProfileLoad.csproj tests/workloads/ProfileLoad/Program.cs
 CLEANFILES += tests/*.nettrace
 clean-local: clean-live-workload
 clean-live-workload:
-	rm -rf tests/workloads-build
+	rm -rf tests/workloads-build tests/profile-load-build
 .PHONY: clean-live-workload
 
 # ---- writer ----
