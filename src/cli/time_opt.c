@@ -5,11 +5,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-bool cli_time_parse(const char *s, cli_time *out)
-{
-    return nt_time_bound_parse(s, out);
-}
-
 bool cli_duration_parse(const char *s, int64_t default_unit_ns, int64_t max_ns, int64_t *out)
 {
     int64_t ns, unit;
@@ -21,7 +16,7 @@ bool cli_duration_parse(const char *s, int64_t default_unit_ns, int64_t max_ns, 
 
 bool cli_time_option(const char *cmd, const char *opt, const char *arg, cli_time *out)
 {
-    if (cli_time_parse(arg, out))
+    if (nt_time_bound_parse(arg, out))
         return true;
     fprintf(stderr,
             "nettrace %s: %s: bad time '%s': give a unit, relative to the trace's start (2s, +1.5ms,\n"

@@ -23,9 +23,6 @@
  * same way where only the builder sees the header (nt_time_bound_resolve). */
 typedef nt_time_bound cli_time;
 
-/* Parse a --from / --to value; false when it is not one of the forms above. */
-bool cli_time_parse(const char *s, cli_time *out);
-
 /* Parse a duration: a number with a unit (ns, us, ms, s, m), or a bare number
  * of default_unit_ns (e.g. seconds for --duration).  Non-negative, at most
  * max_ns.  false otherwise. */
