@@ -89,8 +89,14 @@ tests_test_corpus_LDADD = $(T_LIBS)
 tests_test_corpus_LDFLAGS = $(T_LINK)
 
 
-TESTS += tests/exported_symbols.sh tests/cli_info.sh
-EXTRA_DIST += tests/exported_symbols.sh tests/cli_info.sh
+TESTS += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh
+EXTRA_DIST += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh doc/abi-symbols.txt doc/abi.md
+# Rewrite the committed symbol list from the built library (after an intended ABI change, doc/abi.md).
+abi-symbols: libnettrace.la
+	{ sed -n '/^#/p' $(srcdir)/doc/abi-symbols.txt; \
+	  nm -D --defined-only .libs/libnettrace.so | awk '$$2 ~ /^[A-Za-z]$$/ {print $$3}' | LC_ALL=C sort -u; } \
+	  >$(srcdir)/doc/abi-symbols.txt.new && mv $(srcdir)/doc/abi-symbols.txt.new $(srcdir)/doc/abi-symbols.txt
+.PHONY: abi-symbols
 TESTS += tests/pprof_go.sh
 EXTRA_DIST += tests/pprof_go.sh
 
@@ -300,3 +306,14 @@ tests_test_profile_select_LDFLAGS = $(T_LINK)
 # The live event profiles against a real .NET process (skips without dotnet).
 TESTS += tests/profile_live.sh
 EXTRA_DIST += tests/profile_live.sh
+
+# ---- the ABI: how structs grow (doc/abi.md) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_abi
+TESTS += tests/test_abi
+endif
+tests_test_abi_SOURCES = tests/test_abi.c
+tests_test_abi_CPPFLAGS = $(T_CPP)
+tests_test_abi_CFLAGS = $(T_CC)
+tests_test_abi_LDADD = $(T_LIBS)
+tests_test_abi_LDFLAGS = $(T_LINK)
