@@ -76,6 +76,8 @@ typedef struct nt_index_summary {
     uint64_t blocks[NT_INDEX_KIND_COUNT]; /**< blocks by kind */
     uint64_t bytes[NT_INDEX_KIND_COUNT];  /**< bytes by kind, framing included */
     uint64_t stream_bytes;            /**< bytes the index covered (the whole stream when complete) */
+    uint64_t bytes_read;              /**< bytes the build read of them (headers, metadata blocks, walked
+                                           event blocks); a buffer's bytes are counted as if read */
     bool complete;                    /**< the end-of-stream mark was found and nothing followed it */
     int64_t qpc_frequency;            /**< ticks per second, from the trace header (0 if none was read) */
     int64_t sync_qpc;                 /**< the trace header's clock origin */

@@ -223,3 +223,32 @@ Test(index, estimate_from_a_spread)
     nt_index_free(ix);
     free(data);
 }
+
+/* Over a file the index reads by pread only what it needs: the same blocks
+ * as over the whole buffer, from a small share of the bytes. */
+Test(index, a_file_is_read_only_where_needed)
+{
+    const char *path = ts_path(ts_own_corpus(), "event-fields.nettrace");
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(p, &data, &len));
+    nt_index_options opt = { .sample_blocks = 2 };
+    nt_index *a = NULL, *f = NULL;
+    cr_assert_eq(nt_index_from_buffer(data, len, &opt, &a, NULL, 0), NT_OK);
+    char msg[256];
+    cr_assert_eq(nt_index_from_file(p, &opt, &f, msg, sizeof msg), NT_OK, "%s", msg);
+    cr_assert_eq(nt_index_block_count(a), nt_index_block_count(f));
+    for (size_t i = 0; i < nt_index_block_count(a); i++)
+        cr_assert_eq(memcmp(nt_index_block_at(a, i), nt_index_block_at(f, i), sizeof(nt_index_block)), 0);
+    nt_index_summary sa, sf;
+    nt_index_summarize(a, &sa);
+    nt_index_summarize(f, &sf);
+    cr_assert_eq(sa.events_estimate, sf.events_estimate);
+    cr_assert_eq(sa.bytes_read, sf.bytes_read);
+    cr_assert_lt(sf.bytes_read * 4, len, "read %llu of %zu bytes", (unsigned long long)sf.bytes_read, len);
+    nt_index_free(a);
+    nt_index_free(f);
+    free(data);
+}

@@ -34,6 +34,8 @@ static void print_text(FILE *o, const nt_index *ix, const nt_index_summary *s, b
 {
     fprintf(o, "format: %s\n", s->format_major == 6 ? "NetTrace V6" : "NetTrace V4/V5");
     fprintf(o, "bytes indexed: %" PRIu64 "%s\n", s->stream_bytes, s->complete ? "" : " (the stream did not end cleanly)");
+    fprintf(o, "bytes read to index them: %" PRIu64 " (%.1f %%)\n", s->bytes_read,
+            s->stream_bytes ? 100.0 * (double)s->bytes_read / (double)s->stream_bytes : 0.0);
     fprintf(o, "%-16s %10s %14s\n", "block kind", "blocks", "bytes");
     for (int k = 0; k < NT_INDEX_KIND_COUNT; k++)
         if (s->blocks[k])
@@ -59,8 +61,8 @@ static void print_text(FILE *o, const nt_index *ix, const nt_index_summary *s, b
 static void print_json(FILE *o, const nt_index *ix, const nt_index_summary *s, bool blocks, nt_status st,
                        const char *msg)
 {
-    fprintf(o, "{\"format_major\":%u,\"stream_bytes\":%" PRIu64 ",\"complete\":%s,\"status\":", s->format_major,
-            s->stream_bytes, s->complete ? "true" : "false");
+    fprintf(o, "{\"format_major\":%u,\"stream_bytes\":%" PRIu64 ",\"bytes_read\":%" PRIu64 ",\"complete\":%s,\"status\":",
+            s->format_major, s->stream_bytes, s->bytes_read, s->complete ? "true" : "false");
     nt_json_fputs(o, nt_status_name(st));
     if (st) {
         fputs(",\"message\":", o);

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,10 +17,94 @@ nt_status ix_fail(ix_build *b, nt_status s, uint64_t off, const char *what)
     return s;
 }
 
+/* pread until want bytes or the end of the file; false on a read error. */
+static bool read_fully(int fd, uint64_t off, uint8_t *dst, size_t want, size_t *got)
+{
+    *got = 0;
+    while (*got < want) {
+        ssize_t n = pread(fd, dst + *got, want - *got, (off_t)(off + *got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            break;
+        *got += (size_t)n;
+    }
+    return true;
+}
+
+const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got)
+{
+    *got = 0;
+    if (off >= b->len)
+        return b->data ? b->data + b->len : b->head; /* nothing there: a valid pointer to no bytes */
+    if (want > b->len - off)
+        want = (size_t)(b->len - off);
+    b->ix->sum.bytes_read += want;
+    if (b->data) {
+        *got = want;
+        return b->data + off;
+    }
+    uint8_t *dst = b->head;
+    if (want > sizeof b->head) {
+        if (want > b->body_cap) {
+            if (!nt_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, want))
+                return NULL;
+            b->body_cap = want;
+        }
+        dst = b->body;
+    }
+    return read_fully(b->fd, off, dst, want, got) && *got == want ? dst : NULL;
+}
+
+const uint8_t *ix_body(ix_build *b, const nt_index_block *blk)
+{
+    if (blk->body_size > NT_DEFAULT_MAX_BLOCK_BYTES)
+        return NULL;
+    size_t got = 0;
+    /* Never into the header buffer: a body read asks for more than it holds or is copied there. */
+    if (blk->body_size <= sizeof b->head && !b->data) {
+        const uint8_t *p = ix_at(b, blk->body_offset, blk->body_size, &got);
+        if (!p || got != blk->body_size)
+            return NULL;
+        if (blk->body_size > b->body_cap) {
+            if (!nt_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, sizeof b->head))
+                return NULL;
+            b->body_cap = sizeof b->head;
+        }
+        memcpy(b->body, p, blk->body_size);
+        return b->body;
+    }
+    const uint8_t *p = ix_at(b, blk->body_offset, blk->body_size, &got);
+    return p && got == blk->body_size ? p : NULL;
+}
+
 static void no_message(char *msg, size_t msg_size)
 {
     if (msg && msg_size)
         msg[0] = '\0';
+}
+
+/* One build over a buffer (data) or a file (fd). */
+static nt_status build(ix_build *b, const nt_index_options *opt, nt_index **out)
+{
+    nt_index *ix = NT_MEM_NEW(nt_index, opt ? opt->alloc : NULL);
+    if (!ix)
+        return NT_ERR_NOMEM;
+    b->ix = ix;
+    b->max_blocks = opt && opt->max_blocks ? opt->max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
+    uint32_t sample_blocks = opt && opt->sample_blocks ? opt->sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
+    nt_status s = b->len ? ix_scan(b) : ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "empty input");
+    if (s != NT_ERR_NOMEM && s != NT_ERR_NOT_NETTRACE && s != NT_ERR_UNSUPPORTED_VERSION)
+        ix_estimate(b, sample_blocks);
+    nt_mem_free(&ix->mem, b->body, b->body_cap);
+    if (s == NT_ERR_NOMEM || s == NT_ERR_NOT_NETTRACE || s == NT_ERR_UNSUPPORTED_VERSION) {
+        nt_index_free(ix);
+        return s;
+    }
+    *out = ix;
+    return s;
 }
 
 nt_status nt_index_from_buffer(const void *data, size_t len, const nt_index_options *opt, nt_index **out,
@@ -31,20 +114,9 @@ nt_status nt_index_from_buffer(const void *data, size_t len, const nt_index_opti
     if (!out || (!data && len))
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    nt_index *ix = NT_MEM_NEW(nt_index, opt ? opt->alloc : NULL);
-    if (!ix)
-        return NT_ERR_NOMEM;
-    ix_build b = { .ix = ix, .data = data, .len = len, .msg = msg, .msg_size = msg_size };
-    b.max_blocks = opt && opt->max_blocks ? opt->max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
-    uint32_t sample_blocks = opt && opt->sample_blocks ? opt->sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
-    nt_status s = len ? ix_scan(&b) : ix_fail(&b, NT_ERR_NOT_NETTRACE, 0, "empty input");
-    if (s == NT_ERR_NOMEM || s == NT_ERR_NOT_NETTRACE || s == NT_ERR_UNSUPPORTED_VERSION) {
-        nt_index_free(ix);
-        return s;
-    }
-    ix_estimate(&b, sample_blocks);
-    *out = ix;
-    return s;
+    static const uint8_t none[1];
+    ix_build b = { .data = data ? data : none, .fd = -1, .len = len, .msg = msg, .msg_size = msg_size };
+    return build(&b, opt, out);
 }
 
 nt_status nt_index_from_file(const char *path, const nt_index_options *opt, nt_index **out, char *msg,
@@ -70,17 +142,9 @@ nt_status nt_index_from_file(const char *path, const nt_index_options *opt, nt_i
             snprintf(msg, msg_size, "%s: not a regular file (an index is built over a file, not a pipe)", path);
         return NT_ERR_INVALID_ARG;
     }
-    size_t len = (size_t)st.st_size;
-    void *map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    ix_build b = { .fd = fd, .len = (uint64_t)st.st_size, .msg = msg, .msg_size = msg_size };
+    nt_status s = build(&b, opt, out);
     close(fd);
-    if (len && map == MAP_FAILED) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "%s: cannot map the file: %s", path, strerror(errno));
-        return NT_ERR_IO;
-    }
-    nt_status s = nt_index_from_buffer(map, len, opt, out, msg, msg_size);
-    if (len)
-        munmap(map, len);
     return s;
 }
 

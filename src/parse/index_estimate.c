@@ -87,7 +87,9 @@ static void v4_metadata_event(void *user, uint32_t metadata_id, const uint8_t *p
 
 void ix_note_metadata(ix_build *b, const nt_index_block *blk)
 {
-    const uint8_t *body = b->data + blk->body_offset;
+    const uint8_t *body = ix_body(b, blk);
+    if (!body)
+        return;
     if (b->ix->sum.format_major == 4) {
         if (blk->body_size >= 20 && nt_le16(body) >= 20 && nt_le16(body) <= blk->body_size)
             walk_events(body, blk->body_size, false, v4_metadata_event, b->ix);
@@ -143,7 +145,10 @@ void ix_estimate(ix_build *b, uint32_t sample_blocks)
                     (k * sample_blocks) / event_blocks != ((k + 1) * sample_blocks) / event_blocks;
         if (!walk)
             continue;
-        s->sampled_events += walk_events(b->data + blk->body_offset, blk->body_size, v6, count_sample, &sc);
+        const uint8_t *body = ix_body(b, blk);
+        if (!body)
+            continue; /* not walked: the estimate scales what was */
+        s->sampled_events += walk_events(body, blk->body_size, v6, count_sample, &sc);
         s->sampled_event_blocks++;
         walked_bytes += blk->body_size;
     }

@@ -23,15 +23,31 @@ struct nt_index {
     uint64_t spanned; /* event blocks whose stated range is in the summary's span */
 };
 
-/* What a build reads and reports through. */
+/* What a build reads and reports through.  The stream is either a buffer
+ * (data) or a file read by pread (fd >= 0), so that only what the scan asks
+ * for is read: a few dozen bytes a block, and the bodies of metadata blocks
+ * and of the event blocks the estimate walks (bytes_read counts it all). */
 typedef struct ix_build {
     nt_index *ix;
-    const uint8_t *data;
-    size_t len;
+    const uint8_t *data; /* NULL when reading fd */
+    int fd;
+    uint64_t len;
+    uint8_t head[128];   /* fd: the last header read */
+    uint8_t *body;       /* fd: the last body read, body_cap bytes held */
+    size_t body_cap;
     uint32_t max_blocks;
     char *msg;
     size_t msg_size;
 } ix_build;
+
+/* The `want` bytes at off, or as many as the stream holds there (*got);
+ * NULL when a read fails or memory is short.  A header read (want <= 128)
+ * stays valid until the next header read, a body read until the next body
+ * read. */
+const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got);
+/* A block's whole content, or NULL (read failed, out of memory, or larger
+ * than NT_DEFAULT_MAX_BLOCK_BYTES, which the parser would refuse too). */
+const uint8_t *ix_body(ix_build *b, const nt_index_block *blk);
 
 /* Framing: every block from the stream's start to its end or the damage. */
 nt_status ix_scan(ix_build *b);

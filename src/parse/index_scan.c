@@ -43,7 +43,12 @@ static nt_index_kind v6_kind(uint32_t k)
 /* The timestamps a body's header states, and the trace header's clock. */
 static nt_status read_body_header(ix_build *b, nt_index_block *blk)
 {
-    const uint8_t *body = b->data + blk->body_offset;
+    if (blk->kind != NT_INDEX_EVENT && blk->kind != NT_INDEX_SEQUENCE_POINT && blk->kind != NT_INDEX_TRACE)
+        return NT_OK;
+    size_t got = 0;
+    const uint8_t *body = ix_at(b, blk->body_offset, blk->body_size < 32 ? blk->body_size : 32, &got);
+    if (!body)
+        return ix_fail(b, NT_ERR_IO, blk->body_offset, "reading a block header failed");
     nt_index_summary *s = &b->ix->sum;
     switch (blk->kind) {
     case NT_INDEX_EVENT:
@@ -102,12 +107,19 @@ static nt_status add_block(ix_build *b, nt_index_block *blk)
     return NT_OK;
 }
 
-/* V4/V5: objects framed by FastSerialization tags from `off` on. */
+/* V4/V5: objects framed by FastSerialization tags from `off` on.  The
+ * longest object header (tags, type header, a 64-byte name, EndObject, size,
+ * padding) fits one header read. */
+#define V4_HEADER_MAX (1 + 14 + MAX_TYPE_NAME + 1 + 4 + 3)
 static nt_status scan_v4(ix_build *b, uint64_t off)
 {
     uint32_t interval = 0;
     for (;;) {
-        nt_cursor c = nt_cursor_make(b->data + off, b->len - off);
+        size_t got = 0;
+        const uint8_t *h = ix_at(b, off, V4_HEADER_MAX, &got);
+        if (!h)
+            return ix_fail(b, NT_ERR_IO, off, "reading an object header failed");
+        nt_cursor c = nt_cursor_make(h, got);
         uint8_t tag, tag2, null_ref;
         uint32_t version, min_reader, name_len;
         if (!nt_cur_u8(&c, &tag))
@@ -129,24 +141,28 @@ static nt_status scan_v4(ix_build *b, uint64_t off)
         if (!nt_cur_skip(&c, name_len) || !nt_cur_u8(&c, &end_type))
             return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends inside an object's type name");
         if (end_type != NT_TAG_END_OBJECT)
-            return ix_fail(b, NT_ERR_MALFORMED, (uint64_t)(c.p - b->data) - 1, "type header does not end with EndObject");
+            return ix_fail(b, NT_ERR_MALFORMED, off + (uint64_t)(c.p - h) - 1, "type header does not end with EndObject");
         nt_index_block blk = { .offset = off, .kind = (uint8_t)v4_kind(name, name_len), .interval = interval };
         uint32_t size = 48; /* the Trace object's fixed payload */
         if (blk.kind != NT_INDEX_TRACE) {
             if (!nt_cur_u32(&c, &size))
-                return ix_fail(b, NT_ERR_TRUNCATED, (uint64_t)(c.p - b->data), "the stream ends inside a block size");
-            size_t pad = (4 - (size_t)(c.p - b->data) % 4) % 4;
+                return ix_fail(b, NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h), "the stream ends inside a block size");
+            size_t pad = (size_t)((4 - (off + (uint64_t)(c.p - h)) % 4) % 4);
             if (size > INT32_MAX || !nt_cur_skip(&c, pad))
-                return ix_fail(b, NT_ERR_MALFORMED, (uint64_t)(c.p - b->data) - 4, "block size out of range");
+                return ix_fail(b, size > INT32_MAX ? NT_ERR_MALFORMED : NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h) - 4,
+                               size > INT32_MAX ? "block size out of range" : "the stream ends inside a block's padding");
         }
-        blk.body_offset = (uint64_t)(c.p - b->data);
+        blk.body_offset = off + (uint64_t)(c.p - h);
         blk.body_size = size;
-        uint8_t end_obj;
-        if (!nt_cur_skip(&c, size) || !nt_cur_u8(&c, &end_obj))
+        /* The content, then EndObject. */
+        const uint8_t *end_obj = b->len - blk.body_offset > size ? ix_at(b, blk.body_offset + size, 1, &got) : NULL;
+        if (b->len - blk.body_offset <= size)
             return ix_fail(b, NT_ERR_TRUNCATED, blk.body_offset, "the stream ends inside a block");
-        if (end_obj != NT_TAG_END_OBJECT)
-            return ix_fail(b, NT_ERR_MALFORMED, (uint64_t)(c.p - b->data) - 1, "block does not end with EndObject");
-        blk.end = (uint64_t)(c.p - b->data);
+        if (!end_obj)
+            return ix_fail(b, NT_ERR_IO, blk.body_offset + size, "reading a block's end failed");
+        if (*end_obj != NT_TAG_END_OBJECT)
+            return ix_fail(b, NT_ERR_MALFORMED, blk.body_offset + size, "block does not end with EndObject");
+        blk.end = blk.body_offset + size + 1;
         nt_status st = add_block(b, &blk);
         if (st)
             return st;
@@ -160,9 +176,13 @@ static nt_status scan_v6(ix_build *b, uint64_t off)
 {
     uint32_t interval = 0;
     for (;;) {
-        if (b->len - off < 4)
+        size_t got = 0;
+        const uint8_t *hp = ix_at(b, off, 4, &got);
+        if (!hp)
+            return ix_fail(b, NT_ERR_IO, off, "reading a block header failed");
+        if (got < 4)
             return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream block");
-        uint32_t h = nt_le32(b->data + off);
+        uint32_t h = nt_le32(hp);
         uint32_t size = h & NT_V6_BLOCK_SIZE_MASK, kind = h >> NT_V6_BLOCK_KIND_SHIFT;
         if (kind == NT_V6_END_OF_STREAM) { /* its size is not read, as the parser does not */
             b->ix->sum.stream_bytes = off + 4;
@@ -184,22 +204,26 @@ static nt_status scan_v6(ix_build *b, uint64_t off)
 nt_status ix_scan(ix_build *b)
 {
     const size_t v4_head = NT_FMT_MAGIC_LEN + 4 + NT_FMT_FS_HEADER_LEN;
-    if (b->len < NT_FMT_MAGIC_LEN + 4 || memcmp(b->data, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN) != 0)
+    size_t got = 0;
+    const uint8_t *h = ix_at(b, 0, v4_head, &got);
+    if (!h)
+        return ix_fail(b, NT_ERR_IO, 0, "reading the stream header failed");
+    if (got < NT_FMT_MAGIC_LEN + 4 || memcmp(h, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN) != 0)
         return ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "no NetTrace magic (NetPerf and other streams have no index)");
-    uint32_t after = nt_le32(b->data + NT_FMT_MAGIC_LEN);
+    uint32_t after = nt_le32(h + NT_FMT_MAGIC_LEN);
     if (after == NT_FMT_FS_HEADER_LEN) {
-        if (b->len < v4_head)
+        if (got < v4_head)
             return ix_fail(b, NT_ERR_TRUNCATED, NT_FMT_MAGIC_LEN + 4, "the stream ends inside its serialization header");
-        if (memcmp(b->data + NT_FMT_MAGIC_LEN + 4, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN) != 0)
+        if (memcmp(h + NT_FMT_MAGIC_LEN + 4, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN) != 0)
             return ix_fail(b, NT_ERR_NOT_NETTRACE, NT_FMT_MAGIC_LEN + 4, "no FastSerialization header after the magic");
         b->ix->sum.format_major = 4;
         return scan_v4(b, v4_head);
     }
     if (after != 0)
         return ix_fail(b, NT_ERR_NOT_NETTRACE, NT_FMT_MAGIC_LEN, "neither a V4/V5 nor a V6 header after the magic");
-    if (b->len < NT_FMT_MAGIC_LEN + 12)
+    if (got < NT_FMT_MAGIC_LEN + 12)
         return ix_fail(b, NT_ERR_TRUNCATED, NT_FMT_MAGIC_LEN + 4, "the stream ends inside its version");
-    uint32_t major = nt_le32(b->data + NT_FMT_MAGIC_LEN + 4);
+    uint32_t major = nt_le32(h + NT_FMT_MAGIC_LEN + 4);
     if (major != 6)
         return ix_fail(b, NT_ERR_UNSUPPORTED_VERSION, NT_FMT_MAGIC_LEN + 4, "unsupported major version");
     b->ix->sum.format_major = 6;
