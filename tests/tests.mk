@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16
-TESTS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16
+check_PROGRAMS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16 tests/test_index
+TESTS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16 tests/test_index
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -56,6 +56,12 @@ tests_test_hash_flood_CPPFLAGS = $(T_CPP)
 tests_test_hash_flood_CFLAGS = $(T_CC)
 tests_test_hash_flood_LDADD = $(T_LIBS)
 tests_test_hash_flood_LDFLAGS = $(T_LINK)
+
+tests_test_index_SOURCES = tests/test_index.c
+tests_test_index_CPPFLAGS = $(T_CPP)
+tests_test_index_CFLAGS = $(T_CC)
+tests_test_index_LDADD = $(T_LIBS)
+tests_test_index_LDFLAGS = $(T_LINK)
 
 tests_test_lazy_names_SOURCES = tests/test_lazy_names.c
 tests_test_lazy_names_CPPFLAGS = $(T_CPP)
