@@ -300,3 +300,6 @@ tests_test_profile_select_LDFLAGS = $(T_LINK)
 # The live event profiles against a real .NET process (skips without dotnet).
 TESTS += tests/profile_live.sh
 EXTRA_DIST += tests/profile_live.sh
+# No command destroys a user's file: outputs that are inputs, existing traces, failed runs.
+TESTS += tests/cli_output_safety.sh
+EXTRA_DIST += tests/cli_output_safety.sh

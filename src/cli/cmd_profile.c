@@ -255,8 +255,8 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
 }
 
 
-int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_profile_select *ps,
-                       nt_profile_export_options *eo)
+int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_out_rules *rules,
+                       const cli_profile_select *ps, nt_profile_export_options *eo)
 {
     eo->kind = ps->kind;
     eo->has_thread = ps->has_thread;
@@ -281,7 +281,7 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
     if (!p)
         return rc;
     cli_output out;
-    if (!cli_output_open(&out, output)) {
+    if (!cli_output_open(&out, output, rules)) {
         nt_profile_free(p);
         return CLI_EXIT_ERROR;
     }

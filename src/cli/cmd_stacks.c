@@ -24,7 +24,9 @@ static void usage(FILE *f)
           "                       --weight samples\n"
           "                     pprof: gzipped profile.proto (samples and wall time)\n"
           "                       for go tool pprof, Pyroscope, Parca\n"
-          "  -o, --output OUT   write to OUT instead of standard output\n"
+          "  -o, --output OUT   write to OUT instead of standard output (never FILE\n"
+          "                       itself; OUT is replaced only when complete)\n"
+          CLI_FORCE_HELP
           "      --weight W     samples (default for folded and pprof): each sample\n"
           "                       counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
@@ -54,6 +56,7 @@ int cmd_stacks(int argc, char **argv)
                                            { "by-label", no_argument, NULL, 'l' },
                                            { "messages", no_argument, NULL, 'M' },
                                            CLI_FILTER_LONGOPTS,
+                                           CLI_FORCE_LONGOPT,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     const char *format = "folded", *output = NULL;
@@ -62,6 +65,7 @@ int cmd_stacks(int argc, char **argv)
     nt_profile_export_options po = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
     bool weight_given = false, messages = false;
+    cli_out_rules rules = { .cmd = "stacks", .input_count = 1 };
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
@@ -86,6 +90,7 @@ int cmd_stacks(int argc, char **argv)
         case 'c': po.by_count = true; break;
         case 'l': po.with_label = true; break;
         case 'M': messages = true; break;
+        case CLI_OPT_FORCE: rules.force = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             if (!cli_filter_option_or_usage(&filter, "stacks", c, optarg, usage))
@@ -112,7 +117,8 @@ int cmd_stacks(int argc, char **argv)
         const char *base = strrchr(path, '/');
         po.signatures = eo.signatures;
         po.name = base ? base + 1 : path;
-        return cli_profile_stacks(path, format, output, &ps, &po);
+        rules.inputs = &path;
+        return cli_profile_stacks(path, format, output, &rules, &ps, &po);
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
@@ -153,7 +159,8 @@ int cmd_stacks(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     cli_output out;
-    if (!cli_output_open(&out, output)) {
+    rules.inputs = &path;
+    if (!cli_output_open(&out, output, &rules)) {
         nt_trace_free(t);
         return CLI_EXIT_ERROR;
     }

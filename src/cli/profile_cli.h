@@ -37,7 +37,7 @@ int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, 
 /* The same table for a profile (file or live window) into o; false when memory is short. */
 bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_select *ps, size_t top, bool by_thread);
 /* stacks --profile K: folded, speedscope or pprof of the kind's records. */
-int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_profile_select *ps,
-                       nt_profile_export_options *eo);
+int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_out_rules *rules,
+                       const cli_profile_select *ps, nt_profile_export_options *eo);
 
 #endif
