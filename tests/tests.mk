@@ -303,3 +303,6 @@ EXTRA_DIST += tests/profile_live.sh
 # No command destroys a user's file: outputs that are inputs, existing traces, failed runs.
 TESTS += tests/cli_output_safety.sh
 EXTRA_DIST += tests/cli_output_safety.sh
+# The thread-sample profiles named for what they count, with their shares and measured rate.
+TESTS += tests/cli_thread_time.sh
+EXTRA_DIST += tests/cli_thread_time.sh

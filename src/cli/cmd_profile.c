@@ -18,12 +18,29 @@
 #include <string.h>
 #include <unistd.h>
 
-bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k)
+bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k, bool *managed_only)
 {
+    /* The sample profiler samples every thread, running or blocked: its
+     * samples are thread time (dotnet-trace's dotnet-sampled-thread-time),
+     * and only those in managed code show that the thread ran. */
+    if (strcmp(arg, "thread-time") == 0 || strcmp(arg, "managed-cpu") == 0) {
+        *k = NT_PROFILE_CPU;
+        *managed_only |= arg[0] == 'm';
+        return true;
+    }
+    if (strcmp(arg, "cpu") == 0)
+        fprintf(stderr, "nettrace %s: --profile cpu is now called thread-time (its samples include blocked "
+                        "threads); --profile managed-cpu counts only samples in managed code\n", cmd);
     if (nt_profile_kind_parse(arg, k))
         return true;
-    fprintf(stderr, "nettrace %s: --profile is cpu, wall, alloc, exceptions or contention\n", cmd);
+    fprintf(stderr, "nettrace %s: --profile is thread-time, managed-cpu, wall, alloc, exceptions or contention\n",
+            cmd);
     return false;
+}
+
+const char *cli_profile_name(nt_profile_kind k)
+{
+    return k == NT_PROFILE_CPU ? "thread-time" : nt_profile_kind_name(k);
 }
 
 /* The dump's label field into buf (escaped, cut to size). */

@@ -31,7 +31,8 @@ static void usage(FILE *f)
           "                       counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
-          "      --profile P    cpu (default), wall (= --weight time), or an event\n"
+          "      --profile P    thread-time (default; cpu is its old name), managed-cpu\n"
+          "                     (= --managed-only), wall (= --weight time), or an event\n"
           "                     profile: alloc (bytes; pprof alloc_space/bytes and\n"
           "                     alloc_objects/count), exceptions (count), contention\n"
           "                     (wait ns; pprof delay/nanoseconds, contentions/count)\n"
@@ -84,7 +85,7 @@ int cmd_stacks(int argc, char **argv)
             }
             break;
         case 'P':
-            if (!cli_profile_parse("stacks", optarg, &kind))
+            if (!cli_profile_parse("stacks", optarg, &kind, &filter.managed_only))
                 return CLI_EXIT_USAGE;
             break;
         case 'c': po.by_count = true; break;

@@ -29,7 +29,9 @@ static void usage(FILE *f)
           "      --json         one JSON object: the header's counts and, per table,\n"
           "                       its samples and methods with their counts\n"
           CLI_SIGNATURES_HELP
-          "      --profile P    cpu (default: the thread samples, counted); wall: the\n"
+          "      --profile P    thread-time (default: the thread samples, running or\n"
+          "                       blocked, counted; cpu is its old name); managed-cpu:\n"
+          "                       only the samples in managed code; wall: the\n"
           "                       same samples weighed by the ns to their thread's next\n"
           "                       sample (columns in ns); or alloc (bytes), exceptions\n"
           "                       (throws), contention (wait ns): weight by label (type\n"
@@ -78,7 +80,7 @@ int cmd_top(int argc, char **argv)
         case 'S': signatures = true; break;
         case 'M': messages = true; break;
         case 'P':
-            if (!cli_profile_parse("top", optarg, &kind))
+            if (!cli_profile_parse("top", optarg, &kind, &filter.managed_only))
                 return CLI_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
@@ -117,8 +119,10 @@ int cmd_top(int argc, char **argv)
     }
     const cli_selected *sel = cli_filter_active(&filter) ? &chosen : NULL;
     FILE *o = stdout;
-    if (!json)
+    if (!json) {
         cli_top_print_header(o, t, sel);
+        cli_top_print_profile(o, t, &filter, filter.managed_only, kind == NT_PROFILE_WALL);
+    }
     cli_warn_unnamed(t);
     if (!json)
         fputc('\n', o);

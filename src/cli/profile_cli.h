@@ -6,8 +6,12 @@
 #include "cli/select.h"
 #include "cli/trace_load.h"
 
-/* Parse a --profile argument for command cmd (error on stderr). */
-bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k);
+/* Parse a --profile argument for command cmd (error on stderr): thread-time
+ * (NT_PROFILE_CPU; "cpu", its old name, with a note), managed-cpu (the same
+ * with *managed_only set), or a kind nt_profile_kind_parse knows. */
+bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k, bool *managed_only);
+/* A profile kind as the tool names it (thread-time for NT_PROFILE_CPU). */
+const char *cli_profile_name(nt_profile_kind k);
 /* What samples / top / stacks --profile cover of a profile. */
 typedef struct cli_profile_select {
     nt_profile_kind kind;
