@@ -208,7 +208,9 @@ typedef struct nt_profile_export_options {
     bool has_thread;
     uint64_t thread_id;
     bool by_count;            /**< folded / speedscope weight: event count instead of the value */
-    bool with_label;          /**< folded / speedscope: the label (type, heap) as a root frame */
+    bool with_label;          /**< folded / speedscope: the label (type, heap) as a root frame; without it an
+                                   allocation's label "Type (heap)" is its leaf frame (the other kinds
+                                   have no label frame) */
     const char *name;         /**< profile name (speedscope); NULL = "nettrace" */
     bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
 } nt_profile_export_options;

@@ -306,3 +306,6 @@ EXTRA_DIST += tests/cli_output_safety.sh
 # The thread-sample profiles named for what they count, with their shares and measured rate.
 TESTS += tests/cli_thread_time.sh
 EXTRA_DIST += tests/cli_thread_time.sh
+# Event profile sites outside the runtime's dispatch and waits, --inclusive, the alloc leaf.
+TESTS += tests/cli_sites.sh
+EXTRA_DIST += tests/cli_sites.sh

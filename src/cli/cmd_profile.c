@@ -9,6 +9,7 @@
  * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
+#include "cli/site.h"
 #include "common/sort.h"
 #include "common/text_escape.h"
 
@@ -202,43 +203,88 @@ int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, 
     return rc;
 }
 
+/* The rows being gathered: one per record (its site), or with --inclusive
+ * one per distinct frame of its stack. */
+typedef struct top_rows {
+    top_row *rows;
+    size_t count, cap;
+} top_rows;
+
+static bool add_row(top_rows *tr, const char *label, const nt_frame *f, unsigned name_flags, uint64_t thread,
+                    const nt_profile_record *r)
+{
+    if (tr->count == tr->cap) {
+        size_t cap = tr->cap ? 2 * tr->cap : 64;
+        top_row *grown = realloc(tr->rows, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        tr->rows = grown;
+        tr->cap = cap;
+    }
+    char *frame = f ? cli_frame_text(f, name_flags, "") : strdup("-");
+    size_t len = strlen(label) + (frame ? strlen(frame) : 0) + 2;
+    top_row *row = &tr->rows[tr->count];
+    if (!frame || !(row->key = malloc(len))) {
+        free(frame);
+        return false;
+    }
+    snprintf(row->key, len, "%s\t%s", label, frame);
+    free(frame);
+    row->thread = thread;
+    row->value = r->value;
+    row->count = r->count;
+    tr->count++;
+    return true;
+}
+
+/* A record's rows: its site (the leaf with raw_leaf), or every distinct frame of its stack. */
+static bool record_rows(top_rows *tr, const nt_trace *t, const nt_profile_record *r, const cli_profile_select *ps,
+                        uint64_t thread)
+{
+    nt_trace_stack st = nt_trace_stack_at(t, r->stack_index);
+    char label[4096] = "";
+    if (!ps->inclusive)
+        label_field(r, label, sizeof label);
+    if (!st.frame_count)
+        return add_row(tr, label, NULL, 0, thread, r);
+    if (!ps->inclusive) {
+        uint32_t at = cli_site_index(t, st, ps->raw_leaf);
+        return add_row(tr, label, nt_trace_frame_at(t, st.frame_ids[at]), ps->name_flags, thread, r);
+    }
+    for (uint32_t i = 0; i < st.frame_count; i++) {
+        bool again = false; /* a recursive frame counts once per event */
+        for (uint32_t j = 0; j < i && !again; j++)
+            again = st.frame_ids[j] == st.frame_ids[i];
+        if (!again && !add_row(tr, "", nt_trace_frame_at(t, st.frame_ids[i]), ps->name_flags, thread, r))
+            return false;
+    }
+    return true;
+}
+
 bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_select *ps, size_t top, bool by_thread)
 {
     nt_profile_kind kind = ps->kind;
     const nt_trace *t = nt_profile_trace(p);
     bool ok = true;
-    size_t n = nt_profile_record_count(p), m = 0;
-    top_row *rows = calloc(n ? n : 1, sizeof *rows);
+    size_t n = nt_profile_record_count(p);
+    top_rows tr = { NULL, 0, 0 };
     int64_t total = 0, events = 0;
-    if (!rows) {
-        fprintf(stderr, "nettrace: out of memory\n");
-        return false;
-    }
     for (size_t i = 0; i < n; i++) {
         nt_profile_record r = nt_profile_record_at(p, i);
         if (r.kind != kind || (ps->has_thread && r.thread_id != ps->thread_id))
             continue;
-        nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
-        char label[4096];
-        label_field(&r, label, sizeof label);
-        char *leaf = st.frame_count ? cli_frame_text(nt_trace_frame_at(t, st.frame_ids[0]), ps->name_flags, "") : strdup("-");
-        size_t len = strlen(label) + (leaf ? strlen(leaf) : 0) + 2;
-        if (!leaf || !(rows[m].key = malloc(len))) {
-            free(leaf);
+        if (!record_rows(&tr, t, &r, ps, by_thread ? r.thread_id : 0)) {
             fprintf(stderr, "nettrace: out of memory\n");
             ok = false;
             break;
         }
-        snprintf(rows[m].key, len, "%s\t%s", label, leaf);
-        free(leaf);
-        rows[m].thread = by_thread ? r.thread_id : 0;
-        rows[m].value = r.value;
-        rows[m].count = r.count;
         total += r.value;
         events += r.count;
-        m++;
     }
-    qsort(rows, m, sizeof *rows, row_by_key);
+    top_row *rows = tr.rows;
+    size_t m = tr.count;
+    if (m)
+        qsort(rows, m, sizeof *rows, row_by_key);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
         if (k && row_by_key(&rows[k - 1], &rows[i]) == 0) {
@@ -249,13 +295,17 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
         }
         rows[k++] = rows[i];
     }
-    qsort(rows, k, sizeof *rows, row_by_value);
+    if (k)
+        qsort(rows, k, sizeof *rows, row_by_value);
     nt_profile_totals tot;
     nt_profile_totals_get(p, kind, &tot);
     fprintf(o, "%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
     if (kind == NT_PROFILE_CONTENTION)
         fprintf(o, " (%" PRIu64 " open, %" PRIu64 " stops without a start)", tot.open, tot.unpaired_stops);
-    fprintf(o, "\n%14s %8s %6s  %s%s\n", value_unit(kind), "events", "%", by_thread ? "thread  " : "", "label  site (leaf frame)");
+    const char *what = ps->inclusive ? "method (anywhere on the stack: inclusive)"
+                       : ps->raw_leaf ? "label  site (leaf frame)"
+                                      : "label  site (innermost frame outside the runtime's dispatch and waits)";
+    fprintf(o, "\n%14s %8s %6s  %s%s\n", value_unit(kind), "events", "%", by_thread ? "thread  " : "", what);
     for (size_t i = 0; i < k && i < top; i++) {
         char *tab = strchr(rows[i].key, '\t');
         *tab = 0;
@@ -263,7 +313,10 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
                total ? 100.0 * (double)rows[i].value / (double)total : 0.0);
         if (by_thread)
             fprintf(o, "%" PRIu64 "  ", rows[i].thread);
-        fprintf(o, "%s  %s\n", rows[i].key, tab + 1);
+        if (ps->inclusive)
+            fprintf(o, "%s\n", tab + 1);
+        else
+            fprintf(o, "%s  %s\n", rows[i].key, tab + 1);
     }
     for (size_t i = 0; i < k; i++)
         free(rows[i].key);

@@ -21,6 +21,8 @@ typedef struct cli_profile_select {
     uint64_t thread_id;
     cli_time from, to;     /* only events in [from, to) (the builder applies it per event) */
     bool messages;         /* exceptions: the message is part of the label (--messages) */
+    bool raw_leaf;         /* top: the site is the leaf frame, machinery or not (--raw-leaf) */
+    bool inclusive;        /* top: a row per method anywhere on the stack (--inclusive) */
 } cli_profile_select;
 /* The sample filter f for an event profile: its thread and time window into
  * ps (usage error on stderr, false, for --managed-only, which selects samples only). */

@@ -38,8 +38,15 @@ size_t tr_prof_label(const nt_profile *p, size_t i, char *buf, size_t size)
 typedef struct prof_ctx {
     const nt_profile *p;
     const tr_names *nm;
-    bool with_label;
+    bool with_label; /* records of different labels stay apart */
 } prof_ctx;
+
+/* An allocation's type is what a flame graph of allocations is read for: its
+ * leaf frame, under the allocating method, unless the label is the root. */
+static bool label_leaf(const nt_profile_export_options *o)
+{
+    return !o->with_label && o->kind == NT_PROFILE_ALLOC;
+}
 
 /* Records ordered by label (when shown), then by stack names root first. */
 static int cmp_recs(const prof_ctx *c, uint32_t a, uint32_t b)
@@ -87,7 +94,8 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
         for (size_t i = 0; i < p->nrecs; i++)
             if (tr_prof_selected(p, opt, i))
                 order[n++] = (uint32_t)i;
-        prof_ctx c = { p, nm, opt->with_label };
+        bool leaf = label_leaf(opt);
+        prof_ctx c = { p, nm, opt->with_label || leaf };
         nt_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
         tr_out o;
         tr_out_init(&o, w, user);
@@ -102,8 +110,17 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
                 if (t->stacks[p->res[order[i]].stack].count)
                     tr_out_bytes(&o, ";", 1);
             }
-            if (!opt->with_label || t->stacks[p->res[order[i]].stack].count)
+            bool frames = t->stacks[p->res[order[i]].stack].count != 0;
+            if (!leaf && (!opt->with_label || frames))
                 tr_folded_stack(&o, t, p->res[order[i]].stack, nm->flags);
+            if (leaf) {
+                if (frames) {
+                    tr_folded_stack(&o, t, p->res[order[i]].stack, nm->flags);
+                    tr_out_bytes(&o, ";", 1);
+                }
+                tr_prof_label(p, order[i], label, sizeof label);
+                tr_folded_frame(&o, label);
+            }
             tr_out_bytes(&o, " ", 1);
             tr_out_i64(&o, total);
             tr_out_bytes(&o, "\n", 1);
@@ -128,7 +145,9 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
     nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
-    if (st == NT_OK && opt->with_label && !(label_of = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
+    bool leaf = label_leaf(opt);
+    if (st == NT_OK && (opt->with_label || leaf) &&
+        !(label_of = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
         st = NT_ERR_NOMEM;
     tr_out o;
     tr_out_init(&o, w, user);
@@ -200,12 +219,17 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
             const tr_rstack *r = &t->stacks[p->res[i].stack];
             tr_out_str(&o, any ? ",[" : "[");
             any = true;
-            if (label_of) {
+            if (label_of && !leaf) {
                 tr_out_u64(&o, label_of[i]);
                 if (r->count)
                     tr_out_bytes(&o, ",", 1);
             }
             tr_speedscope_stack(&o, t, p->res[i].stack, nm->of_frame);
+            if (leaf) {
+                if (r->count)
+                    tr_out_bytes(&o, ",", 1);
+                tr_out_u64(&o, label_of[i]);
+            }
             tr_out_bytes(&o, "]", 1);
         }
         tr_out_str(&o, "],\n\"weights\":[");
