@@ -221,6 +221,9 @@ NT_API nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_
 /** Speedscope: one sampled profile per thread (the busiest first), unit bytes / none / nanoseconds. */
 NT_API nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt,
                                               nt_sink_fn w, void *user);
+/** The HTML flame graph of nt_export_html over the kind's records (labels as with folded). */
+NT_API nt_status nt_profile_export_html(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                        void *user);
 /** pprof with the kind's sample types: alloc_space/bytes + alloc_objects/count, exceptions/count,
  *  contentions/count + delay/nanoseconds; labels thread_id, and type / heap / message where they apply. */
 NT_API nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,

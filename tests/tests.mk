@@ -309,3 +309,16 @@ EXTRA_DIST += tests/cli_thread_time.sh
 # Event profile sites outside the runtime's dispatch and waits, --inclusive, the alloc leaf.
 TESTS += tests/cli_sites.sh
 EXTRA_DIST += tests/cli_sites.sh
+# The HTML flame graph in a real headless browser (skips without chromium).
+TESTS += tests/flame_html.sh
+EXTRA_DIST += tests/flame_html.sh
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_flame_html
+TESTS += tests/test_flame_html
+endif
+tests_test_flame_html_SOURCES = tests/test_flame_html.c
+tests_test_flame_html_CPPFLAGS = $(T_CPP)
+tests_test_flame_html_CFLAGS = $(T_CC)
+tests_test_flame_html_LDADD = $(T_LIBS)
+tests_test_flame_html_LDFLAGS = $(T_LINK)
+CLEANFILES += tests/flame-html/*.png

@@ -338,8 +338,10 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
         export = nt_profile_export_speedscope;
     else if (strcmp(format, "pprof") == 0)
         export = nt_profile_export_pprof;
+    else if (strcmp(format, "html") == 0)
+        export = nt_profile_export_html;
     else {
-        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof)\n", format);
+        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof, html)\n", format);
         return CLI_EXIT_USAGE;
     }
     if (export == nt_profile_export_pprof && (!output || strcmp(output, "-") == 0) && isatty(1)) {

@@ -24,6 +24,9 @@ static void usage(FILE *f)
           "                       --weight samples\n"
           "                     pprof: gzipped profile.proto (samples and wall time)\n"
           "                       for go tool pprof, Pyroscope, Parca\n"
+          "                     html: one self-contained page (no network): an\n"
+          "                       interactive flame graph / icicle with search,\n"
+          "                       zoom and a thread selector; open it in a browser\n"
           "  -o, --output OUT   write to OUT instead of standard output (never FILE\n"
           "                       itself; OUT is replaced only when complete)\n"
           CLI_FORCE_HELP
@@ -132,8 +135,10 @@ int cmd_stacks(int argc, char **argv)
     }
     else if (strcmp(format, "pprof") == 0)
         export = nt_export_pprof;
+    else if (strcmp(format, "html") == 0)
+        export = nt_export_html;
     else {
-        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof)\n", format);
+        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof, html)\n", format);
         return CLI_EXIT_USAGE;
     }
     const char *path = cli_file_operand(argc, argv, usage);
