@@ -322,3 +322,6 @@ tests_test_flame_html_CFLAGS = $(T_CC)
 tests_test_flame_html_LDADD = $(T_LIBS)
 tests_test_flame_html_LDFLAGS = $(T_LINK)
 CLEANFILES += tests/flame-html/*.png
+# Never silent: empty selections say what the trace holds; names in any case.
+TESTS += tests/cli_never_silent.sh
+EXTRA_DIST += tests/cli_never_silent.sh

@@ -67,6 +67,9 @@ int cmd_gc(int argc, char **argv)
     if (!p)
         return rc;
     size_t n = nt_profile_gc_count(p);
+    if (!n)
+        fputs("nettrace gc: the trace holds no GC events (GCStart, GCEnd): 'nettrace collect --profile gc'\n"
+              "          records them\n", stderr);
     gen_sum gens[3] = { { 0, 0, 0 } }, all = { 0, 0, 0 };
     int64_t t0 = n ? nt_profile_gc_at(p, 0)->start_ns : 0;
     FILE *o = stdout;

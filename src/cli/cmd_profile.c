@@ -83,6 +83,23 @@ bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select
     return true;
 }
 
+/* A trace without any event of kind k: say what it holds instead and which
+ * collect profile records the events. */
+static void say_none(const nt_profile *p, nt_profile_kind k, const char *cmd)
+{
+    static const char *const events[] = { "", "", "GCAllocationTick", "ExceptionThrown", "ContentionStart/Stop" };
+    nt_profile_totals a, e, c;
+    nt_profile_totals_get(p, NT_PROFILE_ALLOC, &a);
+    nt_profile_totals_get(p, NT_PROFILE_EXCEPTIONS, &e);
+    nt_profile_totals_get(p, NT_PROFILE_CONTENTION, &c);
+    fprintf(stderr,
+            "nettrace %s: the trace holds no %s events, so the %s profile is empty; it holds %" PRIu64
+            " allocation ticks, %" PRIu64 " throws, %" PRIu64 " lock waits and %zu GCs "
+            "('nettrace collect --profile %s' records %s events)\n",
+            cmd, events[k], nt_profile_kind_name(k), a.events, e.events, c.events, nt_profile_gc_count(p),
+            nt_profile_kind_name(k), events[k]);
+}
+
 /* The profile of path as the selection ps builds it (its window applied per
  * event by the builder); when a window leaves none of the kind's events, says
  * on stderr where the trace's events lie.  The exit code; *out NULL when
@@ -93,11 +110,15 @@ static int load(const char *path, const cli_profile_select *ps, bool keep_events
                               .exception_messages = ps->messages };
     int rc = cli_profile_load(path, &po, out);
     nt_profile_totals tot;
-    if (!*out || (!ps->from.set && !ps->to.set))
+    if (!*out)
         return rc;
     nt_profile_totals_get(*out, ps->kind, &tot);
     if (tot.events)
         return rc;
+    if (!ps->from.set && !ps->to.set) {
+        say_none(*out, ps->kind, cmd);
+        return rc;
+    }
     int64_t start = cli_trace_start_ns(nt_trace_header(nt_profile_trace(*out))), first, last;
     nt_profile_span(*out, &first, &last);
     char a[32], b[32];
