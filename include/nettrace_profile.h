@@ -100,7 +100,9 @@ typedef struct nt_gc {
     int64_t pause_ns;         /**< restart_end - suspend_begin (the threads' stop), else end - start, or -1 */
     int64_t heap_after;       /**< GCHeapStats: sum of the generation sizes (gen0-2, LOH, POH), or -1 */
     int64_t heap_before;      /**< the previous GC's heap_after plus the bytes allocation ticks reported
-                                   between the two GCs, or -1 when there was no previous GCHeapStats */
+                                   between the two GCs; in a trace without allocation ticks the sum of
+                                   the GC's GCPerHeapHistory SizeBefore (every heap and generation);
+                                   -1 when neither is known */
     int64_t promoted;         /**< GCHeapStats: sum of TotalPromotedSize0-4, or -1 */
     int64_t gen_size[5];      /**< GCHeapStats GenerationSize0-3, and 4 (POH, V2), or -1 */
 } nt_gc;

@@ -68,6 +68,14 @@ ls ./*.tmp-* 2>/dev/null && fail "temporary files were left behind"
 head -c 200000 a.nettrace > cut.nettrace
 "$nt" convert cut.nettrace --to v6 -o cut6.nettrace 2>/dev/null
 [ -s cut6.nettrace ] || fail "the conversion of a truncated trace was not kept"
+# a device is written in place, never renamed over (that would replace the device node)
+if [ -c /dev/full ]; then
+    "$nt" convert a.nettrace --to v6 -o /dev/full 2> err.txt && fail "convert -o /dev/full succeeded"
+    grep -q 'No space left on device' err.txt || fail "convert -o /dev/full: $(cat err.txt)"
+    [ -c /dev/full ] || fail "convert -o /dev/full replaced the device node"
+    ls /dev/full.tmp-* 2>/dev/null && fail "a temporary file was left in /dev"
+fi
+"$nt" stacks -o /dev/stdout a.nettrace | grep -q 'SpinAlpha' || fail "stacks -o /dev/stdout wrote nothing to the pipe"
 echo "ok: a failed output leaves the old file as it was"
 
 # collect: refused before anything runs when the output is an existing trace

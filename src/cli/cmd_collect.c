@@ -59,8 +59,9 @@ static void collect_usage(FILE *f)
           "      --max-bytes N      stop after N bytes of stream (default 1 GiB)\n"
           "      --connect-timeout T  how long starting the session may take (default 10 s)\n"
           "      --stop-timeout T   how long the stop and rundown may take (default 60 s)\n"
-          "      --wait T           keep looking for the process's endpoint for T (a runtime\n"
-          "                           that is still starting has none yet; default 0)\n"
+          "      --wait T           keep looking for the process (-n) and its endpoint for T\n"
+          "                           (a runtime that is still starting has none yet;\n"
+          "                           default 0)\n"
           "  -q, --quiet            no progress messages and no counter\n"
           "  -h, --help             this help\n",
           f);
@@ -91,12 +92,16 @@ static bool name_matches(const nt_process_entry *pe, const char *name)
     return false;
 }
 
-/* -n NAME: exactly one matching process, else an error. */
-static int pid_by_name(const char *name, int32_t *pid)
+/* -n NAME: exactly one matching process, else an error; with --wait, a
+ * process that is not there (or whose runtime has no endpoint yet) is looked
+ * for again until wait_until. */
+static int pid_by_name(const char *name, int32_t *pid, int64_t wait_until)
 {
     nt_process_entry *list;
     size_t n;
-    int rc = cli_process_list("collect", &list, &n);
+    int rc;
+again:
+    rc = cli_process_list("collect", &list, &n);
     if (rc != CLI_EXIT_OK)
         return rc;
     size_t found = 0;
@@ -112,6 +117,10 @@ static int pid_by_name(const char *name, int32_t *pid)
     nt_process_list_free(list, NULL);
     if (found == 1)
         return CLI_EXIT_OK;
+    if (!found && nt_now_ns() < wait_until && cli_interrupt_count() == 0) {
+        usleep(100 * 1000);
+        goto again;
+    }
     if (!found) {
         fprintf(stderr, "nettrace collect: no .NET process named '%s' (see 'nettrace ps')\n", name);
         return cli_exit_code(NT_ERR_NO_ENDPOINT);
@@ -295,13 +304,13 @@ int cmd_collect(int argc, char **argv)
             collect_usage(stdout);
             rc = CLI_EXIT_OK;
             goto out;
-        default: collect_usage(stderr); goto out;
+        default: cli_usage_hint(argv[0]); goto out;
         }
     }
     char **program = optind < argc ? argv + optind : NULL;
     if ((pid != 0) + (name != NULL) + (program != NULL) != 1) {
-        fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]\n");
-        collect_usage(stderr);
+        fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]; 'nettrace collect "
+                        "--help' lists the options\n");
         goto out;
     }
     if (profile && !cli_profile_providers(profile, &providers, err, sizeof err)) {
@@ -313,7 +322,7 @@ int cmd_collect(int argc, char **argv)
         cfg.provider_count = providers.count;
     }
     cli_interrupts_install();
-    if (name && (rc = pid_by_name(name, &pid)) != CLI_EXIT_OK)
+    if (name && (rc = pid_by_name(name, &pid, nt_now_ns() + wait_ns)) != CLI_EXIT_OK)
         goto out;
     if (!j.output) {
         default_output(defname, sizeof defname, program, pid);
@@ -347,7 +356,7 @@ out:
     /* Whatever reached the file is the user's trace (a truncated one reads
      * up to its last whole block): kept unless nothing was written. */
     struct stat st;
-    bool wrote = out.tmp && fstat(out.fd, &st) == 0 && st.st_size > 0;
+    bool wrote = out.direct || (out.tmp && fstat(out.fd, &st) == 0 && st.st_size > 0);
     if (!cli_out_file_close(&out, "collect", wrote))
         rc = CLI_EXIT_ERROR;
     cli_providers_free(&providers);

@@ -15,6 +15,7 @@
  * field lists) is counted on standard error and makes the exit status
  * CLI_EXIT_INCOMPLETE. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "nettrace_writer.h"
 #include "common/hash.h"
 #include "common/map.h"
@@ -349,11 +350,12 @@ int cmd_convert(int argc, char **argv)
         case 'u': c.uncompressed = true; break;
         case CLI_OPT_FORCE: rules.force = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     if (optind != argc - 1 || !c.format || !c.out_path) {
-        usage(stderr);
+        fprintf(stderr, "nettrace convert: give FILE, --to v4|v6 and -o OUT; 'nettrace convert --help' lists the "
+                        "options\n");
         return CLI_EXIT_USAGE;
     }
     const char *in_path = argv[optind];
@@ -362,13 +364,13 @@ int cmd_convert(int argc, char **argv)
     if (!cli_out_file_open(&c.file, c.out_path, &rules))
         return CLI_EXIT_ERROR;
     c.out_path = c.file.path;
-    c.out = c.file.tmp ? fdopen(c.file.fd, "wb") : stdout;
+    c.out = cli_out_file_owned(&c.file) ? fdopen(c.file.fd, "wb") : stdout;
     if (!c.out) {
         fprintf(stderr, "nettrace convert: %s: %s\n", c.out_path, strerror(errno));
         cli_out_file_close(&c.file, "convert", false);
         return CLI_EXIT_ERROR;
     }
-    if (c.file.tmp)
+    if (cli_out_file_owned(&c.file))
         c.file.fd = -1; /* the stream owns it */
     nt_callbacks cb = { 0 };
     cb.trace = on_trace;

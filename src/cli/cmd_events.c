@@ -160,7 +160,7 @@ int cmd_events(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     const char *path = cli_file_operand(argc, argv, usage);

@@ -44,8 +44,9 @@ const char *cli_profile_name(nt_profile_kind k)
     return k == NT_PROFILE_CPU ? "thread-time" : nt_profile_kind_name(k);
 }
 
-/* The dump's label field into buf (escaped, cut to size). */
-static void label_field(const nt_profile_record *r, char *buf, size_t size)
+/* The label into buf, cut to size: escaped as the dump's field, or (human,
+ * top's table) quoted when it holds a space. */
+static void label_field(const nt_profile_record *r, char *buf, size_t size, bool human)
 {
     const char *l = *r->label ? r->label : "?";
     char raw[1024];
@@ -57,7 +58,10 @@ static void label_field(const nt_profile_record *r, char *buf, size_t size)
         snprintf(raw, sizeof raw, "%s:%s", l, r->message);
     else
         snprintf(raw, sizeof raw, "%s", l);
-    nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
+    if (human)
+        nt_text_quote(buf, size, raw);
+    else
+        nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
 }
 
 bool cli_profile_messages_fit(const char *cmd, nt_profile_kind k, bool messages)
@@ -168,7 +172,7 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
             }
         }
         char label[4096];
-        label_field(&r, label, sizeof label);
+        label_field(&r, label, sizeof label, false);
         printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", r.time_ns - origin, r.thread_id, r.value, label,
                lines[r.stack_index]);
     }
@@ -265,7 +269,7 @@ static bool record_rows(top_rows *tr, const nt_trace *t, const nt_profile_record
     nt_trace_stack st = nt_trace_stack_at(t, r->stack_index);
     char label[4096] = "";
     if (!ps->inclusive)
-        label_field(r, label, sizeof label);
+        label_field(r, label, sizeof label, true);
     if (!st.frame_count)
         return add_row(tr, label, NULL, 0, thread, r);
     if (!ps->inclusive) {

@@ -262,11 +262,12 @@ int cmd_top_live(int argc, char **argv)
             to.weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
             break;
         case 'h': top_usage(stdout); return CLI_EXIT_OK;
-        default: top_usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     if (pid == 0 || optind != argc) {
-        top_usage(stderr);
+        fprintf(stderr, "%s: %s; '%s --help' lists the options\n", argv[0],
+                pid == 0 ? "give the process with -p PID" : "no FILE with -p (a live process is the input)", argv[0]);
         return CLI_EXIT_USAGE;
     }
     nt_endpoint ep;

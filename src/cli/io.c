@@ -59,7 +59,7 @@ bool cli_output_open(cli_output *o, const char *path, const cli_out_rules *r)
     if (!cli_out_file_open(&o->file, path, r))
         return false;
     o->path = o->file.path;
-    if (o->file.tmp) {
+    if (cli_out_file_owned(&o->file)) {
         o->f = fdopen(o->file.fd, "wb");
         if (!o->f) {
             fprintf(stderr, "nettrace %s: %s: %s\n", r->cmd, o->path, strerror(errno));

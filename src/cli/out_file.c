@@ -43,12 +43,16 @@ static bool same_as_input(const struct stat *out, const char *input)
     return in.st_dev == out->st_dev && in.st_ino == out->st_ino;
 }
 
-/* The refusals, before anything is created; true when path may be written. */
-static bool allowed(const char *path, const cli_out_rules *r)
+/* The refusals, before anything is created; true when path may be written.
+ * *in_place: path is no regular file (a device such as /dev/full or
+ * /dev/stdout, a FIFO): written as it is, never renamed over. */
+static bool allowed(const char *path, const cli_out_rules *r, bool *in_place)
 {
     struct stat st;
+    *in_place = false;
     if (stat(path, &st) != 0)
         return true; /* nothing there yet; open reports a bad directory */
+    *in_place = !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
     for (size_t i = 0; i < r->input_count; i++) {
         if (same_as_input(&st, r->inputs[i])) {
             fprintf(stderr, "nettrace %s: the output %s is the input %s: refusing to overwrite what is being read\n",
@@ -70,12 +74,23 @@ static bool allowed(const char *path, const cli_out_rules *r)
 
 bool cli_out_file_open(cli_out_file *o, const char *path, const cli_out_rules *r)
 {
-    *o = (cli_out_file){ "standard output", NULL, 1 };
+    *o = (cli_out_file){ .path = "standard output", .tmp = NULL, .fd = 1, .direct = false };
     if (is_stdout(path))
         return true;
     o->path = path;
-    if (!allowed(path, r))
+    bool in_place;
+    if (!allowed(path, r, &in_place))
         return false;
+    if (in_place) {
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) {
+            fprintf(stderr, "nettrace %s: cannot write %s: %s\n", r->cmd, path, strerror(errno));
+            return false;
+        }
+        o->tmp = NULL;
+        o->direct = true;
+        return true;
+    }
     /* Beside the target, so the rename stays on one file system; visible, so
      * one left behind by a killed run is found and named for what it is. */
     size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
@@ -103,6 +118,14 @@ bool cli_out_file_open(cli_out_file *o, const char *path, const cli_out_rules *r
 
 bool cli_out_file_close(cli_out_file *o, const char *cmd, bool keep)
 {
+    if (o->direct) {
+        bool ok = o->fd < 0 || close(o->fd) == 0;
+        if (!ok && keep)
+            fprintf(stderr, "nettrace %s: writing %s failed: %s\n", cmd, o->path, strerror(errno));
+        o->fd = -1;
+        o->direct = false;
+        return ok;
+    }
     if (!o->tmp)
         return true;
     bool ok = true;
