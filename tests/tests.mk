@@ -325,3 +325,9 @@ CLEANFILES += tests/flame-html/*.png
 # Never silent: empty selections say what the trace holds; names in any case.
 TESTS += tests/cli_never_silent.sh
 EXTRA_DIST += tests/cli_never_silent.sh
+# The README's first section run as written on a real .NET program (skips without dotnet).
+TESTS += tests/readme_first.sh
+EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj tests/workloads/ReadmeApp/Program.cs
+# gc's time base, units, window and sizes; quoted labels; usage errors.
+TESTS += tests/cli_readable.sh
+EXTRA_DIST += tests/cli_readable.sh
