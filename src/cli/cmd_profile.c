@@ -92,7 +92,7 @@ bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select
 static void say_none(const nt_profile *p, nt_profile_kind k, const char *cmd)
 {
     static const char *const events[] = { "", "", "GCAllocationTick", "ExceptionThrown", "ContentionStart/Stop" };
-    nt_profile_totals a, e, c;
+    nt_profile_totals a = { 0 }, e = { 0 }, c = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &a);
     nt_profile_totals_get(p, NT_PROFILE_EXCEPTIONS, &e);
     nt_profile_totals_get(p, NT_PROFILE_CONTENTION, &c);
@@ -113,7 +113,7 @@ static int load(const char *path, const cli_profile_select *ps, bool keep_events
     nt_profile_options po = { .keep_events = keep_events, .from = ps->from, .to = ps->to,
                               .exception_messages = ps->messages };
     int rc = cli_profile_load(path, &po, out);
-    nt_profile_totals tot;
+    nt_profile_totals tot = { 0 };
     if (!*out)
         return rc;
     nt_profile_totals_get(*out, ps->kind, &tot);
@@ -322,7 +322,7 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
     }
     if (k)
         qsort(rows, k, sizeof *rows, row_by_value);
-    nt_profile_totals tot;
+    nt_profile_totals tot = { 0 };
     nt_profile_totals_get(p, kind, &tot);
     fprintf(o, "%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
     if (kind == NT_PROFILE_CONTENTION)

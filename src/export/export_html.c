@@ -4,6 +4,7 @@
  * selection's rule -- the walk and weights of nt_export_folded, kept per
  * thread, so the page's "every thread" tree holds what the folded export
  * writes and a thread's view what its own export would. */
+#include "common/abi.h"
 #include "export/export_names.h"
 #include "export/flame_html.h"
 
@@ -39,8 +40,11 @@ static void thread_stacks(tr_out *o, const nt_trace *t, const tr_walk *wk, const
     }
 }
 
-nt_status nt_export_html(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_export_html(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
+    nt_export_options opts, *opt = &opts;
+    if (!ABI_IN(nt_export_options, opt, given))
+        return NT_ERR_INVALID_ARG;
     tr_export x;
     nt_status st = tr_export_open(&x, t, opt, w);
     if (st != NT_OK)
