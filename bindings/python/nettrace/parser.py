@@ -4,6 +4,7 @@ from collections import namedtuple
 from ctypes import byref, c_char, c_void_p
 
 from . import _lib, errors
+from ._guard import Guard
 from ._lib import lib
 
 # A thread sample as the parser reads it: ips innermost first.
@@ -48,7 +49,10 @@ class Parser:
 
     Each on_* callback (all optional) receives what the parser reads, in
     stream order, from inside feed() and close(); an exception it raises
-    stops the parse and comes out of feed().  With keep_trace=True the parser
+    stops the parse and comes out of feed().  A callback may read offset but
+    not call feed(), close() or take_window(), and one thread at a time
+    feeds a parser: such calls raise BadStateError (and, from a callback,
+    stop the parse with it).  With keep_trace=True the parser
     also builds the Trace that close() returns; with windows=True
     take_window() returns the samples since its previous call (a live
     stream's hot methods, window by window).  The stream itself is never
@@ -63,6 +67,7 @@ class Parser:
         self._error = None
         self._closed = False
         self._p = None
+        self._guard = Guard("parser")
         # What the parser keeps besides calling Python: the whole trace (a
         # builder), a trace per window, or nothing.
         self._kind = "trace" if keep_trace else "windows" if windows else None
@@ -135,25 +140,34 @@ class Parser:
     def feed(self, data):
         """Parse the next bytes (any bytes-like object); raises on failure,
         the same error on every later call."""
-        if self._closed:
-            raise errors.BadStateError("the parser is closed")
-        if self._error is not None:
-            raise self._error
-        ptr, n = as_pointer(data)
-        if n and lib.nt_parser_feed(self._p, ptr, n) != 0:
-            raise self._fail(lib.nt_parser_feed(self._p, None, 0))
+        with self._guard("feed()", exclusive=True):
+            if self._closed:
+                raise errors.BadStateError("the parser is closed")
+            if self._error is not None:
+                raise self._error
+            ptr, n = as_pointer(data)
+            if n and lib.nt_parser_feed(self._p, ptr, n) != 0:
+                raise self._fail(lib.nt_parser_feed(self._p, None, 0))
 
     write = feed
 
     @property
     def offset(self):
-        """Bytes consumed so far."""
-        return lib.nt_parser_offset(self._p) if self._p else 0
+        """Bytes consumed so far (readable from a callback, where the
+        parser is paused and cannot be freed)."""
+        if self._guard.inside():
+            return lib.nt_parser_offset(self._p)
+        with self._guard("offset"):
+            return lib.nt_parser_offset(self._p) if self._p else 0
 
     def close(self):
         """End of stream.  Returns the Trace with keep_trace (else None).
         Raises when the stream was bad -- TruncatedError when it ended
         early -- with the trace of what was read in the exception's trace."""
+        with self._guard("close()", exclusive=True):
+            return self._close()
+
+    def _close(self):
         if self._closed:
             if self._error is not None:
                 raise self._error
@@ -186,17 +200,19 @@ class Parser:
             if exc[0] is None:
                 self.close()
             else:
-                self._abandon()
+                with self._guard("__exit__", exclusive=True):
+                    self._abandon()
 
     def take_window(self):
         """With windows=True: the samples read since the previous call as a
         Trace, named from every method, module and assembly record read since
         the stream began; a new window starts."""
-        if self._kind != "windows" or self._closed:
-            raise errors.BadStateError("take_window needs an open Parser(windows=True)")
         from .trace import Trace
-        out = c_void_p()
-        status = lib.nt_trace_window_take(self._keep, byref(out))
+        with self._guard("take_window()", exclusive=True):
+            if self._kind != "windows" or self._closed:
+                raise errors.BadStateError("take_window needs an open Parser(windows=True)")
+            out = c_void_p()
+            status = lib.nt_trace_window_take(self._keep, byref(out))
         trace = Trace(out.value) if out.value else None
         err = errors.from_status(status, trace=trace)
         if err is not None:
