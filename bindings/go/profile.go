@@ -53,6 +53,7 @@ type Profile struct {
 	Trace   *Trace
 	Records []ProfileRecord
 	c       *C.nt_profile
+	own     *owner // frees c, with its trace, once no call uses either
 }
 
 var profileKinds = map[string]C.nt_profile_kind{
@@ -86,8 +87,8 @@ func ParseProfileFile(path string, o ProfileOptions) (*Profile, error) {
 	}
 	tr := newTrace(C.nt_profile_trace(cp))
 	tr.borrowed = true
-	runtime.SetFinalizer(tr, nil)
-	p := &Profile{Trace: tr, c: cp}
+	tr.own = newOwner(func() { C.nt_profile_free(cp) })
+	p := &Profile{Trace: tr, c: cp, own: tr.own}
 	names := map[C.nt_profile_kind]string{}
 	for k, v := range profileKinds {
 		names[v] = k
@@ -100,7 +101,6 @@ func ParseProfileFile(path string, o ProfileOptions) (*Profile, error) {
 			Count: int64(r.count), TimeNS: int64(r.time_ns), Frames: tr.stacks[r.stack_index],
 		})
 	}
-	runtime.SetFinalizer(p, (*Profile).Close)
 	return p, err
 }
 
@@ -110,9 +110,10 @@ func (p *Profile) Totals(kind string) (ProfileTotals, error) {
 	if !ok {
 		return ProfileTotals{}, fmt.Errorf("%w: no profile kind %q", ErrInvalidArgument, kind)
 	}
-	if p.c == nil {
+	if p.own == nil || !p.own.acquire() {
 		return ProfileTotals{}, ErrBadState
 	}
+	defer p.leave()
 	var t C.nt_profile_totals
 	C.nt_profile_totals_get(p.c, k, &t)
 	return ProfileTotals{Events: uint64(t.events), Records: uint64(t.records), Open: uint64(t.open),
@@ -120,13 +121,17 @@ func (p *Profile) Totals(kind string) (ProfileTotals, error) {
 		Value: int64(t.value)}, nil
 }
 
-// Close releases the library's profile and its trace; the Go fields stay valid.
+func (p *Profile) leave() {
+	p.own.release()
+	runtime.KeepAlive(p)
+}
+
+// Close releases the library's profile and its trace (after a call of
+// either still under way); the Go fields stay valid.  A finalizer releases
+// a profile when neither it nor its Trace is referenced any more.
 func (p *Profile) Close() error {
-	if p.c != nil {
-		p.Trace.Close()
-		C.nt_profile_free(p.c)
-		p.c = nil
-		runtime.SetFinalizer(p, nil)
+	if p.own != nil {
+		p.own.close()
 	}
 	return nil
 }
