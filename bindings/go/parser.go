@@ -103,13 +103,13 @@ type Parser struct {
 	hasCalls bool
 	panicked *callbackPanic // a callback's panic, raised again when C has returned
 	g        *C.ntgo_parser
-	cb     Callbacks
-	handle cgo.Handle
-	err    error // sticky: the first failure
-	cbErr  error // what a callback returned
-	closed bool
-	t      *Trace
-	sample StreamSample
+	cb       Callbacks
+	handle   cgo.Handle
+	err      error // sticky: the first failure
+	cbErr    error // what a callback returned
+	closed   bool
+	t        *Trace
+	sample   StreamSample
 }
 
 // NewParser returns a parser that calls cb.  Close releases it.

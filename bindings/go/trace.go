@@ -76,7 +76,7 @@ type Trace struct {
 	closed bool        // Close was called on this Trace (under own.mu)
 	// borrowed: c belongs to a Profile, which frees it (own is the Profile's)
 	borrowed bool
-	stacks [][]Frame   // frames of each resolved stack (nt_trace_stack_at), shared by samples and records
+	stacks   [][]Frame // frames of each resolved stack (nt_trace_stack_at), shared by samples and records
 }
 
 // enter starts a call that hands the library's trace to C: ErrBadState once
@@ -247,5 +247,3 @@ func (t *Trace) Close() error {
 	}
 	return nil
 }
-
-
