@@ -1,8 +1,11 @@
 // Package nettrace reads .NET EventPipe NetTrace streams into resolved
 // CPU-sample stacks and attaches to a running .NET process over its
-// diagnostics IPC.  It is a cgo binding of libnettrace (C); it links
-// -lnettrace, found like any system library or through CGO_CFLAGS and
-// CGO_LDFLAGS for an uninstalled build (see bindings/env.sh).
+// diagnostics IPC.  It is a cgo binding of libnettrace (C), found through
+// pkg-config (nettrace.pc, installed with the library; PKG_CONFIG_PATH names
+// another one, as bindings/env.sh does for the build tree).  The module's
+// path, libnettrace.dev/nettrace, is its name, not a download location: a
+// module using it points a replace directive at a checkout (README, "Use
+// it from your module").
 //
 // The API keeps the contracts of the pure-Go readers it replaces:
 //
@@ -36,7 +39,7 @@
 package nettrace
 
 /*
-#cgo LDFLAGS: -lnettrace
+#cgo pkg-config: nettrace
 #include <nettrace.h>
 */
 import "C"

@@ -29,19 +29,3 @@ if [ -f "$asan_lib" ] && nm -D "$asan_lib" 2>/dev/null | grep -q __asan_init && 
 else
     echo "misuse tests under ASan skipped: $asan_lib is not built with --enable-sanitizers (or links no libasan)"
 fi
-
-# pip install ./bindings/python works offline (build_backend.py, standard
-# library only); the installed copy is the one imported.
-site="$top_builddir/bindings/python-work/site"
-rm -rf "$site"
-if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
-    echo "pip install check skipped: $PYTHON has no pip module"
-    exit 0
-fi
-"$PYTHON" -m pip install -q --no-cache-dir --no-index --disable-pip-version-check --target "$site" \
-    "$top_srcdir/bindings/python" 2>&1 | grep -v 'Running pip as the .root. user' || true
-PYTHONPATH="$site" "$PYTHON" -c '
-import os, sys, nettrace
-assert nettrace.__file__.startswith(sys.argv[1]), nettrace.__file__
-assert len(nettrace.open(os.path.join(sys.argv[2], "corpus", "call-tree.nettrace"))) > 0
-print("ok: pip installed the module into", sys.argv[1])' "$site" "$top_srcdir" || exit 1

@@ -4,20 +4,14 @@ The structures mirror include/nettrace*.h field for field; only what the
 module uses is declared.
 """
 import ctypes
-import ctypes.util
-import os
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_int32, c_int64,
                     c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
 
+from ._find import load
 
-def _load():
-    # NETTRACE_LIBRARY names the shared object (the build tree's, in tests);
-    # otherwise the installed libnettrace.
-    path = os.environ.get("NETTRACE_LIBRARY") or ctypes.util.find_library("nettrace") or "libnettrace.so.2"
-    return ctypes.CDLL(path)
-
-
-lib = _load()
+# The loaded library and where it was found (_find.py: NETTRACE_LIBRARY, a
+# bundled copy, pkg-config, the loader's path, the usual folders).
+lib, path = load()
 
 
 class nt_systemtime(Structure):
