@@ -6,6 +6,7 @@ from ctypes import byref, c_char, c_void_p
 from . import _lib, errors
 from ._guard import Guard
 from ._lib import lib
+from .events import decode as decode_event
 
 # A thread sample as the parser reads it: ips innermost first.
 StreamSample = namedtuple("StreamSample", "time_ns thread_id managed ips offset timestamp")
@@ -48,7 +49,8 @@ class Parser:
     """Parse a NetTrace stream (V4, V5 or V6) pushed in chunks of any size.
 
     Each on_* callback (all optional) receives what the parser reads, in
-    stream order, from inside feed() and close(); an exception it raises
+    stream order (on_event: every event, decoded into an Event as 'nettrace
+    events' prints it), from inside feed() and close(); an exception it raises
     stops the parse and comes out of feed().  A callback may read offset but
     not call feed(), close() or take_window(), and one thread at a time
     feeds a parser: such calls raise BadStateError (and, from a callback,
@@ -60,9 +62,10 @@ class Parser:
     """
 
     def __init__(self, on_header=None, on_sample=None, on_method=None, on_module=None, on_assembly=None,
-                 keep_trace=False, windows=False):
+                 keep_trace=False, windows=False, on_event=None):
         self._user = {"header": on_header, "sample": on_sample, "method": on_method, "module": on_module,
-                      "assembly": on_assembly}
+                      "assembly": on_assembly, "event": on_event}
+        self._frequency = 0  # the header's, for the events' times
         self._raised = None
         self._error = None
         self._closed = False
@@ -99,14 +102,16 @@ class Parser:
         cb = _lib.nt_callbacks()
         b, bcb, user = self._keep, self._kcb, self._user
 
-        pairs = (("trace", "header", _lib.CB_TRACE, header_of),
-                 ("sample", "sample", _lib.CB_SAMPLE, _stream_sample),
-                 ("method", "method", _lib.CB_METHOD, _method_record),
-                 ("module", "module", _lib.CB_MODULE, _module_record),
-                 ("assembly", "assembly", _lib.CB_ASSEMBLY, _assembly_record))
+        pairs = (("trace", "header", _lib.CB_TRACE, self._header),
+                 ("sample", "sample", _lib.CB_SAMPLE, lambda p: _stream_sample(p.contents)),
+                 ("method", "method", _lib.CB_METHOD, lambda p: _method_record(p.contents)),
+                 ("module", "module", _lib.CB_MODULE, lambda p: _module_record(p.contents)),
+                 ("assembly", "assembly", _lib.CB_ASSEMBLY, lambda p: _assembly_record(p.contents)),
+                 ("event", "event", _lib.CB_ANY, lambda p: decode_event(p, self._frequency)))
         for field, name, ftype, convert in pairs:
             builder_fn = getattr(bcb, field) if b else None
-            if builder_fn or user.get(name):
+            # Decoded events need the header's clock frequency.
+            if builder_fn or user.get(name) or (field == "trace" and user.get("event")):
                 mine = user.get(name)
                 setattr(cb, field, ftype(self._call(b, builder_fn, mine, convert)))
         if b and bcb.sequence_point:
@@ -121,12 +126,18 @@ class Parser:
                 if builder_fn and builder_fn(b, ptr):
                     return 1
                 if mine:
-                    mine(convert(ptr.contents))
+                    mine(convert(ptr))
+                elif convert == self._header:  # no on_header: on_event still needs the frequency
+                    convert(ptr)
                 return 0
             except BaseException as e:  # re-raised from feed()
                 self._raised = e
                 return 1
         return call
+
+    def _header(self, ptr):
+        self._frequency = ptr.contents.qpc_frequency
+        return header_of(ptr.contents)
 
     def _fail(self, status):
         if self._error is None:

@@ -20,6 +20,11 @@ _NAME = {v: k for k, v in _KIND.items()}
 # value: bytes, throws or wait ns; frames as Sample.frames (innermost first).
 ProfileRecord = namedtuple("ProfileRecord", "kind thread_id label message heap open value count time_ns frames")
 Totals = namedtuple("Totals", "events value records open unpaired_stops without_stack")
+# One GC of the timeline ('nettrace gc'): trace-clock ns, None where the
+# event was absent; reason and type named ("AllocSmall", "background");
+# heap sizes in bytes (generation_sizes: gen0, gen1, gen2, LOH, POH).
+GC = namedtuple("GC", "number generation reason type thread_id start_ns end_ns suspend_begin_ns suspend_end_ns "
+                      "restart_end_ns suspension_ns pause_ns heap_before heap_after promoted generation_sizes")
 _HEAPS = ("soh", "loh", "poh", "other")
 
 
@@ -98,6 +103,13 @@ class Profile:
             lib.nt_profile_totals_get(self._handle(), _KIND[kind], byref(t))
         return Totals(t.events, t.value, t.records, t.open, t.unpaired_stops, t.without_stack)
 
+    def gcs(self):
+        """The GC timeline, in order of start time: a GC per GCStart, with its
+        end, pause and heap sizes (the library's, as 'nettrace gc' shows)."""
+        with self._guard("gcs()"):
+            p = self._handle()
+            return [_gc(lib.nt_profile_gc_at(p, i).contents) for i in range(lib.nt_profile_gc_count(p))]
+
     @property
     def span(self):
         """Trace-clock ns of the first and last event or sample read."""
@@ -128,3 +140,15 @@ class Profile:
     def __del__(self):
         if getattr(self, "_p", None):
             self.close()
+
+
+def _absent(v):
+    return None if v == -1 else v
+
+
+def _gc(g):
+    return GC(g.number, g.generation, _lib.text(lib.nt_gc_reason_name(g.reason)),
+              _lib.text(lib.nt_gc_type_name(g.type)), g.thread_id,
+              *(_absent(v) for v in (g.start_ns, g.end_ns, g.suspend_begin_ns, g.suspend_end_ns, g.restart_end_ns,
+                                     g.suspension_ns, g.pause_ns, g.heap_before, g.heap_after, g.promoted)),
+              tuple(_absent(v) for v in g.gen_size))

@@ -2,7 +2,7 @@
 import builtins
 import os
 from collections import namedtuple
-from ctypes import POINTER, byref, c_int64, string_at
+from ctypes import POINTER, byref, c_int64, create_string_buffer, string_at
 
 from . import _lib, errors
 from ._guard import Guard
@@ -13,8 +13,10 @@ from .parser import Header, Parser, header_of
 # their frames tuple.
 Sample = namedtuple("Sample", "time_ns thread_id managed frames")
 # A frame: method name, declaring type, fully qualified assembly name ("" for
-# each when no method record covers the address), and the address.
-Frame = namedtuple("Frame", "method type assembly ip")
+# each when no method record covers the address), the address, and the name
+# the tool prints ("SimpleAssembly!Type.Method", "0x<ip>" when unresolved:
+# nt_frame_name, as in top, stacks and samples).
+Frame = namedtuple("Frame", "method type assembly ip name")
 Method = namedtuple("Method", "start_address size namespace name module_id assembly method_id signature")
 TopEntry = namedtuple("TopEntry", "name exclusive inclusive")
 
@@ -23,6 +25,16 @@ _CHUNK = 1 << 20
 # cost spread over them, Python objects in between.
 _SAMPLE_BATCH = 1024
 _WEIGHTS = {"samples": 0, "wall": 1}  # nt_weight
+
+
+def frame_name(fp):
+    """The library's display name of an nt_frame (nt_frame_name)."""
+    buf = create_string_buffer(256)
+    n = lib.nt_frame_name(fp, buf, len(buf))
+    if n >= len(buf):
+        buf = create_string_buffer(n + 1)
+        lib.nt_frame_name(fp, buf, len(buf))
+    return _lib.text(buf.value)
 
 
 def time_bound(when):
@@ -134,11 +146,13 @@ class Trace:
         # Stacks hold the library's frame ids: each distinct frame is made once.
         fr = self._frame_of.get(frame_id)
         if fr is None:
-            f = lib.nt_trace_frame_at(self._t, frame_id).contents
+            fp = lib.nt_trace_frame_at(self._t, frame_id)
+            f = fp.contents
+            name = frame_name(fp)
             if f.method_index == _lib.NO_METHOD:
-                fr = Frame("", "", "", f.ip)
+                fr = Frame("", "", "", f.ip, name)
             else:
-                fr = Frame(*self._method_names(f.method_index), f.ip)
+                fr = Frame(*self._method_names(f.method_index), f.ip, name)
             self._frame_of[frame_id] = fr
         return fr
 
