@@ -79,6 +79,9 @@ type Callbacks struct {
 	Method   func(m *MethodRecord) error
 	Module   func(m *ModuleRecord) error
 	Assembly func(a *AssemblyRecord) error
+	// Event receives every event decoded ('nettrace events': the library's
+	// field iterator); *Event is the callback's to keep.
+	Event func(e *Event) error
 	// KeepTrace makes the parser also build the trace Parse returns, which
 	// Trace hands over after Close.
 	KeepTrace bool
@@ -129,6 +132,9 @@ func NewParser(cb Callbacks) (*Parser, error) {
 	}
 	if cb.Assembly != nil {
 		want |= C.NTGO_ASSEMBLY
+	}
+	if cb.Event != nil {
+		want |= C.NTGO_EVENT
 	}
 	keep := C.int(C.NTGO_KEEP_NONE)
 	switch {

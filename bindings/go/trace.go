@@ -20,6 +20,9 @@ type Frame struct {
 	Method   string // the method name
 	Type     string // the declaring type's full name
 	Assembly string // the fully qualified assembly name
+	// Name is the frame as the tool names it (top, stacks, samples):
+	// "SimpleAssemblyName!Type.Method", or "0x<ip>" when unresolved.
+	Name string
 }
 
 // Sample is one thread sample.
@@ -176,6 +179,7 @@ func newTrace(ct *C.nt_trace) *Trace {
 	for id := range byID {
 		f := C.nt_trace_frame_at(ct, C.uint32_t(id))
 		byID[id].IP = uint64(f.ip)
+		byID[id].Name = libFrameName(f)
 		if idx := f.method_index; idx != C.NT_TRACE_NO_METHOD {
 			m := &t.Methods[idx]
 			byID[id].Method, byID[id].Type, byID[id].Assembly = m.Name, m.Namespace, m.Assembly
@@ -215,6 +219,18 @@ func ownedTrace(ct *C.nt_trace) *Trace {
 	t := newTrace(ct)
 	t.own = newOwner(func() { C.nt_trace_free(ct) })
 	return t
+}
+
+// libFrameName is the library's display name of a frame (nt_frame_name).
+func libFrameName(f *C.nt_frame) string {
+	var small [256]C.char
+	n := C.nt_frame_name(f, &small[0], C.size_t(len(small)))
+	if int(n) < len(small) {
+		return C.GoString(&small[0])
+	}
+	big := make([]C.char, int(n)+1)
+	C.nt_frame_name(f, &big[0], C.size_t(len(big)))
+	return C.GoString(&big[0])
 }
 
 func newHeader(h *C.nt_trace_info) Header {
