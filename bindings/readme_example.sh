@@ -8,17 +8,9 @@
 # Usage: readme_example.sh go|python   (env.sh already sourced)
 set -u
 lang=$1
-case $lang in
-go)
-    work=$(mktemp -d "${TMPDIR:-/tmp}/nettrace-go-module-XXXXXX") || exit 1
-    trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-    ;;
-*)
-    work="$top_builddir/bindings/$lang-work/readme"
-    rm -rf "$work"
-    mkdir -p "$work" || exit 1
-    ;;
-esac
+# A fresh folder each run (two tests may run the Python example at once).
+work=$(mktemp -d "${TMPDIR:-/tmp}/nettrace-$lang-example-XXXXXX") || exit 1
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 ln -s "$top_srcdir/corpus" "$work/corpus" || exit 1
 # The lines of the block after marker $1, between its opening and closing fences.
 readme_block() {
