@@ -4,7 +4,7 @@ import uuid
 from collections import namedtuple
 from ctypes import byref, string_at
 
-from . import _lib
+from . import _lib, errors
 from ._lib import lib
 
 # One event as 'nettrace events --json' prints it.  fields maps each
@@ -85,3 +85,43 @@ def decode(ev_ptr, frequency):
                  _lib.text(d.provider) if d else "", d.event_id if d else 0, d.version if d else 0,
                  _lib.text(lib.nt_event_name(ev_ptr)), fields, error, it.error_offset if it.status else None,
                  0 if it.status else it.leftover, ev.offset)
+
+
+def events(source):
+    """Every event of a trace -- a path, bytes-like object or binary file
+    object -- decoded, in stream order.  The stream is read a chunk at a
+    time and only one chunk's events are held.  A damaged or truncated
+    stream yields the events before the fault, then raises its
+    NettraceError (with the offset)."""
+    from .parser import Parser
+    from .trace import chunks
+    pending = []
+    parser = Parser(on_event=pending.append)
+    try:
+        for chunk in chunks(source):
+            failure = _step(parser.feed, chunk)
+            yield from _drain(pending)
+            if failure:
+                raise failure
+        failure = _step(parser.close)
+        yield from _drain(pending)
+        if failure:
+            raise failure
+    finally:
+        if not parser._closed:
+            parser._abandon()
+
+
+def _step(call, *args):
+    # The parse's failure, raised only once the events before it are out.
+    try:
+        call(*args)
+    except errors.NettraceError as e:
+        return e
+    return None
+
+
+def _drain(pending):
+    batch = pending[:]
+    del pending[:]
+    return batch

@@ -64,13 +64,8 @@ def open(source, partial=False):  # noqa: A001 - nettrace.open is the module's e
     """
     parser = Parser(keep_trace=True)
     try:
-        if isinstance(source, (str, os.PathLike)):
-            with builtins.open(source, "rb") as f:
-                _feed_file(parser, f)
-        elif isinstance(source, (bytes, bytearray, memoryview)):
-            parser.feed(source)
-        else:
-            _feed_file(parser, source)
+        for chunk in chunks(source):
+            parser.feed(chunk)
         return parser.close()
     except errors.NettraceError as e:
         if not parser._closed:
@@ -84,21 +79,30 @@ def open(source, partial=False):  # noqa: A001 - nettrace.open is the module's e
         raise
 
 
-def _feed_file(parser, f):
+def chunks(source):
+    """The bytes of a path, bytes-like object or binary file object, a chunk
+    at a time (a file's chunks share one buffer: use each before the next)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        yield source
+        return
+    if isinstance(source, (str, os.PathLike)):
+        with builtins.open(source, "rb") as f:
+            yield from chunks(f)
+        return
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
-    readinto = getattr(f, "readinto", None)
+    readinto = getattr(source, "readinto", None)
     while True:
         if readinto:
             n = readinto(buf)
             if not n:
                 return
-            parser.feed(view[:n])
+            yield view[:n]
         else:
-            chunk = f.read(_CHUNK)
+            chunk = source.read(_CHUNK)
             if not chunk:
                 return
-            parser.feed(chunk)
+            yield chunk
 
 
 class Trace:

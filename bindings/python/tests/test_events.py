@@ -57,6 +57,29 @@ class EventsTest(unittest.TestCase):
         starts = [e for e in events if e.name.startswith("GCStart")]
         self.assertTrue(starts and all("Count" in e.fields for e in starts))
 
+    def test_events_function(self):
+        # nettrace.events(): the same events, stream order, from a path,
+        # bytes or a file; a truncated stream yields what came before, then
+        # its error.
+        path = corpus("event-fields.nettrace")
+        streamed = []
+        p = nettrace.Parser(on_event=streamed.append)
+        with open(path, "rb") as f:
+            data = f.read()
+        p.feed(data)
+        p.close()
+        self.assertEqual(list(nettrace.events(path)), streamed)
+        self.assertEqual(list(nettrace.events(data)), streamed)
+        with open(path, "rb") as f:
+            self.assertEqual(list(nettrace.events(f)), streamed)
+        got = []
+        with self.assertRaises(nettrace.TruncatedError) as cm:
+            for e in nettrace.events(data[:len(data) // 2]):
+                got.append(e)
+        self.assertTrue(got)
+        self.assertEqual(got, streamed[:len(got)])
+        self.assertIsNotNone(cm.exception.offset)
+
 
 if __name__ == "__main__":
     unittest.main()
