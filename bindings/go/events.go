@@ -6,6 +6,7 @@ package nettrace
 import "C"
 
 import (
+	"io"
 	"time"
 	"unsafe"
 )
@@ -73,6 +74,22 @@ func (e *Event) Field(name string) (interface{}, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ParseEvents decodes every event of the stream r, in stream order, into
+// fn, holding no more than the parser's chunk.  It returns fn's first error,
+// r's, or the stream's (an *Error with the byte offset, after fn has seen
+// every event before the fault; ErrTruncated when the stream ended early).
+func ParseEvents(r io.Reader, fn func(e *Event) error) error {
+	p, err := NewParser(Callbacks{Event: fn})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(p, r); err != nil {
+		p.Close()
+		return err
+	}
+	return p.Close()
 }
 
 //export goOnEvent

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -153,5 +154,26 @@ func TestFramesAreNamedAsTheTool(t *testing.T) {
 		if !bytes.Equal(b.Bytes(), cli(t, "samples", path)) {
 			t.Fatalf("%s: samples named by Frame.Name differ from the tool's", path)
 		}
+	}
+}
+
+func TestParseEvents(t *testing.T) {
+	data := readCorpus(t, "event-fields.nettrace")
+	var all []*Event
+	if err := ParseEvents(bytes.NewReader(data), func(e *Event) error { all = append(all, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 10 {
+		t.Fatalf("%d events", len(all))
+	}
+	var some []*Event
+	err := ParseEvents(bytes.NewReader(data[:len(data)/2]), func(e *Event) error { some = append(some, e); return nil })
+	if !errors.Is(err, ErrTruncated) || len(some) == 0 || !reflect.DeepEqual(some, all[:len(some)]) {
+		t.Fatalf("half a stream: %v after %d events", err, len(some))
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := ParseEvents(bytes.NewReader(data), func(*Event) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("a callback's error: %v after %d events", err, n)
 	}
 }
