@@ -36,6 +36,13 @@
 //     io.Writer, so it can be StartTracing's w) into callbacks, without
 //     holding the stream.
 //   - A Trace exports folded stacks, speedscope and pprof, and a top-N table.
+//   - Callbacks.Event and ParseEvents decode every event as 'nettrace events'
+//     does; ParseProfileFile gives the event profiles and the GC timeline;
+//     Frame.Name is a frame as the tool names it.
+//   - Objects stay alive and whole across every call into C: Close during an
+//     export, a panicking callback or a callback calling its own parser is
+//     handled (the export finishes first; the parse stops and the panic
+//     continues after C returns; ErrBadState), never a crash or a deadlock.
 package nettrace
 
 /*
