@@ -102,17 +102,17 @@ type Parser struct {
 	// holder is the goroutine holding mu, kept only for a parser with Go
 	// callbacks (0 otherwise): a callback calling its own parser is refused
 	// instead of waiting for itself.
-	holder   atomic.Int64
-	hasCalls bool
-	panicked *callbackPanic // a callback's panic, raised again when C has returned
-	g        *C.ntgo_parser
-	cb       Callbacks
-	handle   cgo.Handle
-	err      error // sticky: the first failure
-	cbErr    error // what a callback returned
-	closed   bool
-	t        *Trace
-	sample   StreamSample
+	holder       atomic.Int64
+	hasCallbacks bool
+	panicked     *callbackPanic // a callback's panic, raised again when C has returned
+	g            *C.ntgo_parser
+	cb           Callbacks
+	handle       cgo.Handle
+	err          error // sticky: the first failure
+	cbErr        error // what a callback returned
+	closed       bool
+	t            *Trace
+	sample       StreamSample
 }
 
 // NewParser returns a parser that calls cb.  Close releases it.
@@ -149,7 +149,7 @@ func NewParser(cb Callbacks) (*Parser, error) {
 }
 
 func newParser(cb *Callbacks, want C.uint, keep C.int) (*Parser, error) {
-	p := &Parser{hasCalls: want != 0}
+	p := &Parser{hasCallbacks: want != 0}
 	if cb != nil {
 		p.cb = *cb
 	}
@@ -206,7 +206,7 @@ func (p *Parser) lock(what string) error {
 }
 
 func (p *Parser) markHolder() {
-	if p.hasCalls {
+	if p.hasCallbacks {
 		p.holder.Store(goroutineID())
 	}
 }
@@ -218,7 +218,7 @@ func (p *Parser) unlock() {
 
 // reentered: the calling goroutine holds mu, so runs in a callback.
 func (p *Parser) reentered() bool {
-	return p.hasCalls && p.holder.Load() == goroutineID()
+	return p.hasCallbacks && p.holder.Load() == goroutineID()
 }
 
 func (p *Parser) fail(st C.nt_status) {
