@@ -1,0 +1,12 @@
+# Heap snapshots: nt_heap over generated streams (tests/support/heap_writer.c),
+# checked against an independent dominator algorithm (tests/support/heap_ref.c).
+HEAP_TEST_SUPPORT = tests/support/heap_writer.c tests/support/heap_writer.h tests/support/heap_ref.c tests/support/heap_ref.h
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_heap
+TESTS += tests/test_heap
+endif
+tests_test_heap_SOURCES = tests/test_heap.c $(HEAP_TEST_SUPPORT)
+tests_test_heap_CPPFLAGS = $(T_CPP)
+tests_test_heap_CFLAGS = $(T_CC)
+tests_test_heap_LDADD = $(T_LIBS)
+tests_test_heap_LDFLAGS = $(T_LINK)
