@@ -10,3 +10,15 @@ tests_test_heap_CPPFLAGS = $(T_CPP)
 tests_test_heap_CFLAGS = $(T_CC)
 tests_test_heap_LDADD = $(T_LIBS)
 tests_test_heap_LDFLAGS = $(T_LINK)
+
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_heap_corpus
+TESTS += tests/test_heap_corpus
+endif
+tests_test_heap_corpus_SOURCES = tests/test_heap_corpus.c tests/support/heap_ref.c tests/support/heap_ref.h
+tests_test_heap_corpus_CPPFLAGS = $(T_CPP)
+tests_test_heap_corpus_CFLAGS = $(T_CC)
+tests_test_heap_corpus_LDADD = $(T_LIBS)
+tests_test_heap_corpus_LDFLAGS = $(T_LINK)
+EXTRA_DIST += corpus/heap-shape.nettrace corpus/heap-shape-grown.nettrace \
+	tests/workloads/HeapShape/HeapShape.csproj tests/workloads/HeapShape/Program.cs

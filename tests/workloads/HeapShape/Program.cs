@@ -1,6 +1,8 @@
-// A heap of known shape, held until stdin closes (or the given number of ms):
-//   HeapShape.Item         1,000 objects of 24 bytes, in one Item[] (8,024 bytes) held by a static
-//   HeapShape.ListNode     a linked list of 500 nodes of 32 bytes, its head held by a static
+// A heap of known shape, held until stdin closes (or for MS milliseconds):
+//   HeapShape [SCALE [MS]]
+//   HeapShape.Item         1,000 x SCALE objects of 24 bytes, in one Item[] (24 + 8 per item bytes) held
+//                          by a static
+//   HeapShape.ListNode     a linked list of 500 x SCALE nodes of 32 bytes, its head held by a static
 //   HeapShape.CycleA/B     two objects of 24 bytes referencing each other, A held by a static
 //   HeapShape.CwtValue     one object of 32 bytes reachable only as a ConditionalWeakTable value
 //                          (its key, a CwtKey of 24 bytes, is held by a static)
@@ -31,13 +33,13 @@ namespace HeapShape
 
     static class Program
     {
-        static void Build()
+        static void Build(int scale)
         {
-            Holder.Items = new Item[1000];
+            Holder.Items = new Item[1000 * scale];
             for (int i = 0; i < Holder.Items.Length; i++)
                 Holder.Items[i] = new Item { Value = i };
             ListNode? head = null;
-            for (int i = 0; i < 500; i++)
+            for (int i = 0; i < 500 * scale; i++)
                 head = new ListNode { Next = head, Value = i };
             Holder.Head = head;
             var a = new CycleA();
@@ -50,11 +52,12 @@ namespace HeapShape
 
         static int Main(string[] args)
         {
-            Build();
+            int scale = args.Length > 0 && int.TryParse(args[0], out int s) && s > 0 ? s : 1;
+            Build(scale);
             GC.Collect();
             Console.WriteLine("ready " + Environment.ProcessId);
             Console.Out.Flush();
-            if (args.Length > 0 && int.TryParse(args[0], out int ms))
+            if (args.Length > 1 && int.TryParse(args[1], out int ms))
                 Thread.Sleep(ms);
             else
                 Console.In.ReadToEnd();
