@@ -8,6 +8,7 @@
 #   heap_paths.c    shortest paths from the roots, largest retainers
 #   heap_dom.c      dominators (Lengauer-Tarjan) and retained sizes
 #   heap.c          accessors
+#   heap_names.c    the name pool, under all of them
 libnettrace_core_la_SOURCES += \
 	src/heap/heap_internal.h src/heap/heap_build.h \
 	src/heap/heap_io.c \
@@ -17,4 +18,5 @@ libnettrace_core_la_SOURCES += \
 	src/heap/heap_table.c \
 	src/heap/heap_paths.c \
 	src/heap/heap_dom.c \
-	src/heap/heap.c
+	src/heap/heap.c \
+	src/heap/heap_names.c

@@ -117,25 +117,6 @@ void hb_gc_begin(nt_heap_builder *b, uint32_t gc_number)
     b->next_node_block = b->next_edge_block = 0;
 }
 
-bool hp_names_add(nt_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off)
-{
-    if (len == 0) {
-        *off = 0;
-        return true;
-    }
-    size_t start = pool->len ? pool->len : 1; /* byte 0 is the empty name */
-    if (start + len + 1 > max)
-        return false;
-    if (!nt_mem_reserve(mem, (void **)&pool->p, &pool->cap, start + len + 1, 1))
-        return false;
-    pool->p[0] = '\0';
-    memcpy(pool->p + start, s, len);
-    pool->p[start + len] = '\0';
-    pool->len = start + len + 1;
-    *off = (uint32_t)start;
-    return true;
-}
-
 static int short_of_memory(nt_heap_builder *b) { return hb_fail(b, NT_ERR_NOMEM, "out of memory building the heap"); }
 
 int hb_add_object(nt_heap_builder *b, uint64_t addr, uint64_t size, uint64_t type_id, uint64_t edge_count,
