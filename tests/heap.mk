@@ -22,3 +22,14 @@ tests_test_heap_corpus_LDADD = $(T_LIBS)
 tests_test_heap_corpus_LDFLAGS = $(T_LINK)
 EXTRA_DIST += corpus/heap-shape.nettrace corpus/heap-shape-grown.nettrace \
 	tests/workloads/HeapShape/HeapShape.csproj tests/workloads/HeapShape/Program.cs
+
+# nettrace heap against dotnet-gcdump (skips without it; see the script).
+TESTS += tests/heap_conformance.sh
+EXTRA_DIST += tests/heap_conformance.sh tests/heap_conformance.py
+heap-conformance: nettrace$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' HEAP_CONFORMANCE_REQUIRED=1 \
+	  $(SHELL) '$(abs_top_srcdir)/tests/heap_conformance.sh'
+heap-conformance-clean:
+	-rm -rf tests/heap-conformance
+clean-local: heap-conformance-clean
+.PHONY: heap-conformance heap-conformance-clean
