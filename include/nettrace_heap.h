@@ -76,6 +76,9 @@ typedef struct nt_heap_limits {
 } nt_heap_limits;
 
 #define NT_HEAP_DEFAULT_MAX_OBJECTS (1u << 28)
+/** The largest object size taken as real (64 GiB, the bound dotnet-gcdump asserts); a larger one is damage:
+ *  the object is kept with size 0 and counted in nt_heap_stats.bad_events.  So no sum of sizes overflows. */
+#define NT_HEAP_MAX_OBJECT_BYTES (1ull << 36)
 #define NT_HEAP_DEFAULT_MAX_EDGES (1u << 30)
 #define NT_HEAP_DEFAULT_MAX_ROOTS (1u << 26)
 #define NT_HEAP_DEFAULT_MAX_TYPES (1u << 22)

@@ -427,6 +427,26 @@ LTest(heap, enormous_counts)
     nt_heap_free(h);
 }
 
+/* Sizes beyond any real object (their sum would wrap) are damage: kept as 0 and counted. */
+LTest(heap, impossible_sizes)
+{
+    hw_node nd[] = { { 0x1000, 1ull << 63, 0x100, 0, 0 }, { 0x2000, 1ull << 63, 0x100, 0, 0 }, { 0x3000, 24, 0x100, 0, 0 } };
+    hw_graph g = { types, 1, nd, 3, NULL, 0, NULL, 0 };
+    hw w;
+    cr_assert(hw_begin(&w, 4, 8));
+    hw_snapshot(&w, &g, 10);
+    char msg[256];
+    nt_status s;
+    nt_heap *h = read_heap(&w, NULL, &s, msg, sizeof msg);
+    nt_heap_stats st;
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.bad_events, 2);
+    cr_assert_eq(st.total_bytes, 24);
+    cr_assert(!st.complete);
+    check_against_reference(h);
+    nt_heap_free(h);
+}
+
 LTest(heap, object_limit)
 {
     hw_node nd[20];

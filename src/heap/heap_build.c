@@ -132,6 +132,10 @@ int hb_add_object(nt_heap_builder *b, uint64_t addr, uint64_t size, uint64_t typ
     uint32_t t;
     if (!hb_type_index(b, type_id, off, &t))
         return 1;
+    if (size > NT_HEAP_MAX_OBJECT_BYTES) { /* no object is this large: a damaged value, kept as 0 so the references still line up */
+        hb_bad_event(b, off);
+        size = 0;
+    }
     size_t need = (size_t)h->n + 1;
     if (!nt_mem_reserve(&h->mem, (void **)&h->addr, &b->cap_addr, need, sizeof *h->addr) ||
         !nt_mem_reserve(&h->mem, (void **)&h->size, &b->cap_size, need, sizeof *h->size) ||

@@ -11,6 +11,9 @@ bool hw_begin(hw *h, uint32_t format, uint32_t ptr)
     nt_writer_options_default(&o);
     o.format = format;
     o.pointer_size = ptr;
+    /* a real date: TraceEvent (dotnet-gcdump convert) refuses a zero one */
+    o.sync_time_utc = (nt_systemtime){ 2026, 12, 2, 1, 0, 0, 0, 0 };
+    o.process_id = 4242;
     h->ptr = ptr;
     h->w = nt_writer_new(&o, nt_membuf_write, &h->out, NULL);
     return h->w != NULL;
@@ -213,9 +216,9 @@ void hw_free(hw *h)
 
 void hw_snapshot(hw *h, const hw_graph *g, size_t per)
 {
-    if (g->ntypes)
-        hw_types(h, g->types, g->ntypes);
     hw_gc_start(h, 1, 2, 1, 0);
+    if (g->ntypes) /* inside the GC, as the runtime sends them */
+        hw_types(h, g->types, g->ntypes);
     hw_nodes(h, g->nodes, g->nnodes, per);
     hw_edges(h, g->targets, g->ntargets, per);
     if (g->nroots)
