@@ -189,9 +189,17 @@ int hb_add_root(nt_heap_builder *b, uint64_t addr, nt_heap_root_kind kind, uint3
 bool hb_type_index(nt_heap_builder *b, uint64_t type_id, uint64_t off, uint32_t *index)
 {
     nt_heap *h = b->h;
+    /* A small direct-mapped cache before the map: a heap has few types and
+     * every object names one (a miss costs only the map's lookup). */
+    hb_type_slot *slot = &b->type_cache[(type_id >> 3) % HB_TYPE_CACHE];
+    if (slot->index1 && slot->type_id == type_id) {
+        *index = slot->index1 - 1;
+        return true;
+    }
     uint64_t *v = nt_map_get(&b->type_map, type_id);
     if (v) {
         *index = (uint32_t)(*v - 1);
+        *slot = (hb_type_slot){ type_id, (uint32_t)*v };
         return true;
     }
     if (h->ntypes >= b->lim.max_types) {
@@ -247,18 +255,58 @@ static int by_address(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* The object at address a among the sorted addresses, or NT_HEAP_NONE. */
-static uint32_t lookup(const uint64_t *sorted, const uint32_t *order, uint32_t n, uint64_t a)
+/* The sorted addresses with every 16th of them in a small array: a lookup
+ * searches the small one (it stays in cache), then one run of 16. */
+#define SAMPLE_STRIDE 16u
+
+typedef struct addr_index {
+    const uint64_t *sorted;
+    const uint32_t *order;
+    uint32_t n, ns;
+    uint64_t *sample;
+} addr_index;
+
+static bool index_make(nt_mem *m, addr_index *x, const uint64_t *sorted, const uint32_t *order, uint32_t n)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
+    x->sorted = sorted;
+    x->order = order;
+    x->n = n;
+    x->ns = (n + SAMPLE_STRIDE - 1) / SAMPLE_STRIDE;
+    x->sample = nt_mem_alloc(m, (x->ns ? x->ns : 1) * sizeof *x->sample);
+    if (!x->sample)
+        return false;
+    for (uint32_t k = 0; k < x->ns; k++)
+        x->sample[k] = sorted[k * SAMPLE_STRIDE];
+    return true;
+}
+
+static void index_free(nt_mem *m, addr_index *x)
+{
+    nt_mem_free(m, x->sample, (x->ns ? x->ns : 1) * sizeof *x->sample);
+}
+
+/* The first object (in walk order) at address a, or NT_HEAP_NONE. */
+static uint32_t lookup(const addr_index *x, uint64_t a)
+{
+    uint32_t lo = 0, hi = x->ns;
+    while (lo < hi) { /* the first sample >= a */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid] < a)
+        if (x->sample[mid] < a)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && sorted[lo] == a ? order[lo] : NT_HEAP_NONE;
+    /* the first address >= a lies after the sample before lo, at most at lo's */
+    uint32_t base = lo ? (lo - 1) * SAMPLE_STRIDE + 1 : 0;
+    uint32_t end = lo < x->ns ? lo * SAMPLE_STRIDE + 1 : x->n;
+    while (base < end) {
+        uint32_t mid = base + (end - base) / 2;
+        if (x->sorted[mid] < a)
+            base = mid + 1;
+        else
+            end = mid;
+    }
+    return base < x->n && x->sorted[base] == a ? x->order[base] : NT_HEAP_NONE;
 }
 
 /* by_addr and a transient copy of the sorted addresses (*sorted, freed by the caller). */
@@ -287,7 +335,7 @@ static bool sort_addresses(nt_heap *h, uint64_t **sorted)
 /* Each object's references from addresses to indexes, written over the
  * address array (4 bytes per reference where 8 were), then the array cut
  * to what was kept. */
-static bool resolve_edges(nt_heap_builder *b, const uint64_t *sorted)
+static bool resolve_edges(nt_heap_builder *b, const addr_index *x)
 {
     nt_heap *h = b->h;
     uint64_t got = b->nedges, need = b->edge_need;
@@ -307,7 +355,7 @@ static bool resolve_edges(nt_heap_builder *b, const uint64_t *sorted)
         for (uint64_t k = s; k < e; k++) {
             uint64_t a;
             memcpy(&a, raw + k * 8, 8);
-            uint32_t t = lookup(sorted, h->by_addr, h->n, a);
+            uint32_t t = lookup(x, a);
             if (t == NT_HEAP_NONE) {
                 h->stats.edges_unresolved++;
                 continue;
@@ -332,12 +380,12 @@ static bool resolve_edges(nt_heap_builder *b, const uint64_t *sorted)
     return true;
 }
 
-static void resolve_roots(nt_heap *h, const uint64_t *sorted)
+static void resolve_roots(nt_heap *h, const addr_index *x)
 {
     size_t w = 0;
     for (size_t i = 0; i < h->nroots; i++) {
         hp_root r = h->roots[i];
-        uint32_t t = lookup(sorted, h->by_addr, h->n, r.obj);
+        uint32_t t = lookup(x, r.obj);
         if (t == NT_HEAP_NONE) {
             h->stats.roots_unresolved++;
             continue;
@@ -459,9 +507,11 @@ nt_status nt_heap_builder_finish(nt_heap_builder *b, const nt_parser *parser, nt
         return NT_ERR_NOMEM;
     }
     uint64_t *sorted = NULL;
-    bool ok = sort_addresses(h, &sorted) && resolve_edges(b, sorted);
+    addr_index x = { 0 };
+    bool ok = sort_addresses(h, &sorted) && index_make(&h->mem, &x, sorted, h->by_addr, h->n) && resolve_edges(b, &x);
     if (ok)
-        resolve_roots(h, sorted);
+        resolve_roots(h, &x);
+    index_free(&h->mem, &x);
     nt_mem_free(&h->mem, sorted, (size_t)h->n * sizeof *sorted);
     ok = ok && hp_types_finish(h, &b->module_names, b->lim.max_name_bytes) && name_static_roots(b) && trim(b);
     if (!ok) {

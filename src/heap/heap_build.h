@@ -8,6 +8,12 @@
 /* Where the builder is in the stream: before the heap dump's GC, inside it, after it. */
 enum { HB_WAIT = 0, HB_IN, HB_DONE };
 
+#define HB_TYPE_CACHE 256u
+typedef struct hb_type_slot {
+    uint64_t type_id;
+    uint32_t index1;           /* type index + 1; 0 = empty */
+} hb_type_slot;
+
 struct nt_heap_builder {
     nt_mem mem;
     nt_heap *h;                /* what is built; its arrays grow through h->mem */
@@ -20,6 +26,7 @@ struct nt_heap_builder {
     size_t nedges, cap_e;
     size_t cap_r, cap_t;
     nt_map type_map;           /* type id -> type index + 1 */
+    hb_type_slot type_cache[HB_TYPE_CACHE];
     nt_map module_names;       /* module id -> pool offset of the module's file name */
     nt_map rcw;                /* addresses of objects an RCW wraps */
     uint32_t next_node_block, next_edge_block; /* the Index the next GCBulkNode / GCBulkEdge should carry */

@@ -16,7 +16,7 @@ typedef struct lt {
     uint32_t *num;       /* node -> number (0: not yet reached) */
     uint32_t *vertex;    /* number -> node */
     uint32_t *parent, *semi, *label, *ancestor, *dom, *bucket, *next; /* by number */
-    uint32_t *pred_start, *preds; /* node's predecessors, as nodes */
+    uint32_t *pred_start, *preds; /* by number: the numbers of its predecessors */
     uint8_t *from_root;  /* node: the virtual root has an edge to it */
 } lt;
 
@@ -34,7 +34,7 @@ static void lt_free(lt *s, size_t nedges)
     size_t nodes = (size_t)s->n + 2;
     for (int i = 0; i < LT_ARRAYS; i++)
         nt_mem_free(s->mem, *lt_array(s, i), nodes * sizeof(uint32_t));
-    nt_mem_free(s->mem, s->pred_start, nodes * sizeof(uint32_t));
+    nt_mem_free(s->mem, s->pred_start, ((size_t)s->count + 2) * sizeof(uint32_t));
     nt_mem_free(s->mem, s->preds, nedges * sizeof(uint32_t));
     nt_mem_free(s->mem, s->from_root, nodes);
 }
@@ -79,79 +79,83 @@ static bool successor(const nt_heap *h, uint32_t v, uint64_t pos, uint32_t *w)
     return true;
 }
 
-/* Number the nodes in depth-first preorder from the virtual root. */
+/* Number the nodes in depth-first preorder from the virtual root.  The
+ * search's stack (a node and its next successor's position per level) lives
+ * in semi and label, which the dominator pass only fills afterwards. */
 static bool lt_search(nt_heap *h, lt *s)
 {
-    typedef struct { uint32_t node; uint64_t pos; } frame;
-    size_t cap = (size_t)h->n + 1;
-    frame *stack = nt_mem_alloc(s->mem, cap * sizeof *stack);
-    if (!stack)
-        return false;
+    uint32_t *stack_node = s->semi, *stack_pos = s->label;
     size_t top = 0;
     uint32_t root = h->n;
     s->num[root] = ++s->count;
     s->vertex[s->count] = root;
-    stack[top++] = (frame){ root, 0 };
+    stack_node[top] = root;
+    stack_pos[top++] = 0;
     uint64_t reached_from_roots = 0;
     bool past_roots = false;
     while (top) {
-        frame *f = &stack[top - 1];
-        if (f->node == root && !past_roots && f->pos >= h->nroots) {
+        uint32_t v = stack_node[top - 1], pos = stack_pos[top - 1];
+        if (v == root && !past_roots && pos >= h->nroots) {
             past_roots = true; /* every object numbered from here on is one no root reaches */
             reached_from_roots = s->count - 1;
         }
         uint32_t w;
-        if (!successor(h, f->node, f->pos, &w)) {
+        if (!successor(h, v, pos, &w)) {
             top--;
             continue;
         }
-        f->pos++;
+        stack_pos[top - 1] = pos + 1;
         /* The virtual root leads to every root object, and to each object no root reaches that
          * starts a search of its own. */
-        if (f->node == root && (!past_roots || !s->num[w]))
+        if (v == root && (!past_roots || !s->num[w]))
             s->from_root[w] = 1;
         if (s->num[w])
             continue;
         s->num[w] = ++s->count;
         s->vertex[s->count] = w;
-        s->parent[s->count] = s->num[f->node];
-        stack[top++] = (frame){ w, 0 };
+        s->parent[s->count] = s->num[v];
+        stack_node[top] = w;
+        stack_pos[top++] = 0;
     }
     if (!past_roots)
         reached_from_roots = s->count - 1;
     h->stats.unreachable = h->n - reached_from_roots;
-    nt_mem_free(s->mem, stack, cap * sizeof *stack);
     return true;
 }
 
-/* Predecessor lists (as nodes) of every node: the references reversed, and
- * the virtual root before the objects it leads to. */
+/* Predecessor lists by DFS number, of numbers: the references reversed and
+ * the virtual root (number 1) before the objects it leads to.  Numbered so
+ * that the dominator pass reads them in order; the node -> number table is
+ * freed after. */
 static bool lt_preds(const nt_heap *h, lt *s, size_t nedges)
 {
-    size_t nodes = (size_t)h->n + 2;
-    s->pred_start = nt_mem_alloc(s->mem, nodes * sizeof(uint32_t));
+    size_t slots = (size_t)s->count + 2;
+    s->pred_start = nt_mem_alloc(s->mem, slots * sizeof(uint32_t));
     s->preds = nt_mem_alloc(s->mem, (nedges ? nedges : 1) * sizeof(uint32_t));
     if (!s->pred_start || !s->preds)
         return false;
     uint32_t *cnt = s->pred_start;
-    memset(cnt, 0, nodes * sizeof(uint32_t));
+    const uint32_t *num = s->num;
+    memset(cnt, 0, slots * sizeof(uint32_t));
     for (uint32_t v = 0; v < h->n; v++) {
-        cnt[v + 1] += s->from_root[v];
+        cnt[num[v] + 1] += s->from_root[v];
         for (uint32_t k = h->edge_start[v]; k < h->edge_start[v + 1]; k++)
-            cnt[h->edges[k] + 1]++;
+            cnt[num[h->edges[k]] + 1]++;
     }
-    for (size_t i = 1; i < nodes; i++)
+    for (size_t i = 1; i < slots; i++)
         cnt[i] += cnt[i - 1];
-    /* Fill with cnt[v] as v's write cursor (pred_start shifted by one), restored below. */
+    /* Fill with cnt[x] as x's write cursor, then shift back to starts. */
     for (uint32_t v = 0; v < h->n; v++)
         if (s->from_root[v])
-            s->preds[cnt[v]++] = h->n;
+            s->preds[cnt[num[v]]++] = 1;
     for (uint32_t v = 0; v < h->n; v++)
         for (uint32_t k = h->edge_start[v]; k < h->edge_start[v + 1]; k++)
-            s->preds[cnt[h->edges[k]]++] = v;
-    for (size_t i = nodes - 1; i > 0; i--)
+            s->preds[cnt[num[h->edges[k]]]++] = num[v];
+    for (size_t i = slots - 1; i > 0; i--)
         cnt[i] = cnt[i - 1];
     cnt[0] = 0;
+    nt_mem_free(s->mem, s->num, ((size_t)s->n + 2) * sizeof(uint32_t));
+    s->num = NULL;
     return true;
 }
 
@@ -183,12 +187,8 @@ static void lt_dominators(lt *s, uint32_t *stack)
     for (uint32_t i = 1; i <= s->count; i++)
         s->semi[i] = s->label[i] = i;
     for (uint32_t i = s->count; i >= 2; i--) {
-        uint32_t w = s->vertex[i];
-        for (uint32_t k = s->pred_start[w]; k < s->pred_start[w + 1]; k++) {
-            uint32_t v = s->num[s->preds[k]];
-            if (v == 0)
-                continue;
-            uint32_t u = lt_eval(s, v, stack);
+        for (uint32_t k = s->pred_start[i]; k < s->pred_start[i + 1]; k++) {
+            uint32_t u = lt_eval(s, s->preds[k], stack);
             if (s->semi[u] < s->semi[i])
                 s->semi[i] = s->semi[u];
         }
