@@ -33,3 +33,6 @@ heap-conformance-clean:
 	-rm -rf tests/heap-conformance
 clean-local: heap-conformance-clean
 .PHONY: heap-conformance heap-conformance-clean
+
+TESTS += tests/cli_heap.sh
+EXTRA_DIST += tests/cli_heap.sh
