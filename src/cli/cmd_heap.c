@@ -18,12 +18,12 @@ static void usage(FILE *f)
     fputs("usage: nettrace heap [OPTIONS] FILE\n"
           "       nettrace heap --diff [OPTIONS] OLD NEW\n"
           "\n"
-          "Read the heap snapshot in FILE (a .nettrace from 'nettrace gcdump', or any\n"
-          "trace with a heap dump's GC: keywords 0x1980001 on Microsoft-Windows-\n"
-          "DotNETRuntime) and print its type table: objects, shallow bytes and\n"
-          "retained bytes (what the type's objects keep alive: a dominator tree from\n"
-          "a virtual root above the GC roots) per type, largest first.  Types are\n"
-          "named as dotnet-gcdump report names them.\n"
+          "Read the heap snapshot in FILE (- for standard input; a .nettrace from\n"
+          "'nettrace gcdump', or any trace with a heap dump's GC: keywords 0x1980001\n"
+          "on Microsoft-Windows-DotNETRuntime) and print its type table: objects,\n"
+          "shallow bytes and retained bytes (what the type's objects keep alive: a\n"
+          "dominator tree from a virtual root above the GC roots) per type, largest\n"
+          "first.  Types are named as dotnet-gcdump report names them.\n"
           "\n"
           "  -n, --top N          rows to print (default 30, with --json all; 0 = all)\n"
           "  -s, --sort K         shallow (default), retained or count\n"
@@ -68,7 +68,8 @@ static nt_heap *load(const char *path, int *rc)
 {
     nt_heap *h = NULL;
     char msg[512] = "";
-    nt_status s = nt_heap_from_file(path, NULL, &h, msg, sizeof msg);
+    nt_status s = strcmp(path, "-") == 0 ? nt_heap_from_fd(0, NULL, &h, msg, sizeof msg)
+                                         : nt_heap_from_file(path, NULL, &h, msg, sizeof msg);
     if (!h) {
         fprintf(stderr, "nettrace heap: %s: %s\n", path, msg[0] ? msg : nt_status_describe(s));
         *rc = cli_exit_code(s);

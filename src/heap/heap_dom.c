@@ -8,6 +8,10 @@
 
 #include <string.h>
 
+typedef struct lt_node {
+    uint32_t semi, label, ancestor, parent;
+} lt_node;
+
 /* The search's state, every array indexed by DFS number (1 .. count; 0 is "none"). */
 typedef struct lt {
     nt_mem *mem;
@@ -15,17 +19,17 @@ typedef struct lt {
     uint32_t count;      /* nodes numbered */
     uint32_t *num;       /* node -> number (0: not yet reached) */
     uint32_t *vertex;    /* number -> node */
-    uint32_t *parent, *semi, *label, *ancestor, *dom, *bucket, *next; /* by number */
+    lt_node *nd;         /* by number: what EVAL and LINK read together, in one cache line's quarter */
+    uint32_t *dom, *bucket, *next; /* by number */
     uint32_t *pred_start, *preds; /* by number: the numbers of its predecessors */
     uint8_t *from_root;  /* node: the virtual root has an edge to it */
 } lt;
 
-#define LT_ARRAYS 9
+#define LT_ARRAYS 5
 
 static uint32_t **lt_array(lt *s, int i)
 {
-    uint32_t **a[LT_ARRAYS] = { &s->num, &s->vertex, &s->parent, &s->semi, &s->label,
-                                &s->ancestor, &s->dom, &s->bucket, &s->next };
+    uint32_t **a[LT_ARRAYS] = { &s->num, &s->vertex, &s->dom, &s->bucket, &s->next };
     return a[i];
 }
 
@@ -37,6 +41,7 @@ static void lt_free(lt *s, size_t nedges)
     nt_mem_free(s->mem, s->pred_start, ((size_t)s->count + 2) * sizeof(uint32_t));
     nt_mem_free(s->mem, s->preds, nedges * sizeof(uint32_t));
     nt_mem_free(s->mem, s->from_root, nodes);
+    nt_mem_free(s->mem, s->nd, nodes * sizeof *s->nd);
 }
 
 static bool lt_alloc(lt *s)
@@ -50,9 +55,11 @@ static bool lt_alloc(lt *s)
         *lt_array(s, i) = p;
     }
     s->from_root = nt_mem_alloc(s->mem, nodes);
-    if (!s->from_root)
+    s->nd = nt_mem_alloc(s->mem, nodes * sizeof *s->nd);
+    if (!s->from_root || !s->nd)
         return false;
     memset(s->from_root, 0, nodes);
+    memset(s->nd, 0, nodes * sizeof *s->nd);
     return true;
 }
 
@@ -81,20 +88,19 @@ static bool successor(const nt_heap *h, uint32_t v, uint64_t pos, uint32_t *w)
 
 /* Number the nodes in depth-first preorder from the virtual root.  The
  * search's stack (a node and its next successor's position per level) lives
- * in semi and label, which the dominator pass only fills afterwards. */
+ * in the semi and label fields, which the dominator pass only fills afterwards. */
 static bool lt_search(nt_heap *h, lt *s)
 {
-    uint32_t *stack_node = s->semi, *stack_pos = s->label;
     size_t top = 0;
     uint32_t root = h->n;
     s->num[root] = ++s->count;
     s->vertex[s->count] = root;
-    stack_node[top] = root;
-    stack_pos[top++] = 0;
+    s->nd[top].semi = root;
+    s->nd[top++].label = 0;
     uint64_t reached_from_roots = 0;
     bool past_roots = false;
     while (top) {
-        uint32_t v = stack_node[top - 1], pos = stack_pos[top - 1];
+        uint32_t v = s->nd[top - 1].semi, pos = s->nd[top - 1].label;
         if (v == root && !past_roots && pos >= h->nroots) {
             past_roots = true; /* every object numbered from here on is one no root reaches */
             reached_from_roots = s->count - 1;
@@ -104,7 +110,7 @@ static bool lt_search(nt_heap *h, lt *s)
             top--;
             continue;
         }
-        stack_pos[top - 1] = pos + 1;
+        s->nd[top - 1].label = pos + 1;
         /* The virtual root leads to every root object, and to each object no root reaches that
          * starts a search of its own. */
         if (v == root && (!past_roots || !s->num[w]))
@@ -113,9 +119,9 @@ static bool lt_search(nt_heap *h, lt *s)
             continue;
         s->num[w] = ++s->count;
         s->vertex[s->count] = w;
-        s->parent[s->count] = s->num[v];
-        stack_node[top] = w;
-        stack_pos[top++] = 0;
+        s->nd[s->count].parent = s->num[v];
+        s->nd[top].semi = w;
+        s->nd[top++].label = 0;
     }
     if (!past_roots)
         reached_from_roots = s->count - 1;
@@ -164,46 +170,46 @@ static bool lt_preds(const nt_heap *h, lt *s, size_t nedges)
  * the one nearest that root down. */
 static uint32_t lt_eval(lt *s, uint32_t v, uint32_t *stack)
 {
-    if (s->ancestor[v] == 0)
+    if (s->nd[v].ancestor == 0)
         return v;
     size_t top = 0;
     uint32_t x = v;
-    while (s->ancestor[s->ancestor[x]] != 0) {
+    while (s->nd[s->nd[x].ancestor].ancestor != 0) {
         stack[top++] = x;
-        x = s->ancestor[x];
+        x = s->nd[x].ancestor;
     }
     while (top) {
         x = stack[--top];
-        uint32_t a = s->ancestor[x];
-        if (s->semi[s->label[a]] < s->semi[s->label[x]])
-            s->label[x] = s->label[a];
-        s->ancestor[x] = s->ancestor[a];
+        uint32_t a = s->nd[x].ancestor;
+        if (s->nd[s->nd[a].label].semi < s->nd[s->nd[x].label].semi)
+            s->nd[x].label = s->nd[a].label;
+        s->nd[x].ancestor = s->nd[a].ancestor;
     }
-    return s->label[v];
+    return s->nd[v].label;
 }
 
 static void lt_dominators(lt *s, uint32_t *stack)
 {
     for (uint32_t i = 1; i <= s->count; i++)
-        s->semi[i] = s->label[i] = i;
+        s->nd[i].semi = s->nd[i].label = i;
     for (uint32_t i = s->count; i >= 2; i--) {
         for (uint32_t k = s->pred_start[i]; k < s->pred_start[i + 1]; k++) {
             uint32_t u = lt_eval(s, s->preds[k], stack);
-            if (s->semi[u] < s->semi[i])
-                s->semi[i] = s->semi[u];
+            if (s->nd[u].semi < s->nd[i].semi)
+                s->nd[i].semi = s->nd[u].semi;
         }
-        s->next[i] = s->bucket[s->semi[i]];
-        s->bucket[s->semi[i]] = i;
-        uint32_t p = s->parent[i];
-        s->ancestor[i] = p; /* LINK */
+        s->next[i] = s->bucket[s->nd[i].semi];
+        s->bucket[s->nd[i].semi] = i;
+        uint32_t p = s->nd[i].parent;
+        s->nd[i].ancestor = p; /* LINK */
         for (uint32_t v = s->bucket[p]; v; v = s->next[v]) {
             uint32_t u = lt_eval(s, v, stack);
-            s->dom[v] = s->semi[u] < s->semi[v] ? u : p;
+            s->dom[v] = s->nd[u].semi < s->nd[v].semi ? u : p;
         }
         s->bucket[p] = 0;
     }
     for (uint32_t i = 2; i <= s->count; i++)
-        if (s->dom[i] != s->semi[i])
+        if (s->dom[i] != s->nd[i].semi)
             s->dom[i] = s->dom[s->dom[i]];
     s->dom[1] = 0;
 }
