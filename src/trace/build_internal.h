@@ -229,5 +229,11 @@ void tr_link_assemblies(nt_trace *t);
 nt_status tr_resolve_frames(nt_trace_builder *b);
 /* Frees the address table (done by resolution once it has what it needs). */
 void tr_addrs_release(nt_trace_builder *b);
+/* Before finish: the distinct addresses of the builder's stacks as resolution
+ * will look them up (innermost as is, return addresses minus one), sorted and
+ * deduplicated into *out (allocated through m; *n of them, *alloc entries,
+ * free with *alloc).  False when memory is short.  A live window asks its
+ * record store for exactly the records these addresses can resolve to. */
+bool tr_builder_lookup_addrs(const nt_trace_builder *b, nt_mem *m, uint64_t **out, size_t *n, size_t *alloc);
 
 #endif
