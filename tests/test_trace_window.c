@@ -290,3 +290,217 @@ Test(trace_window, lazy_names_are_converted_when_kept)
     nt_top_free(top);
     nt_trace_window_free(w);
 }
+
+static void feed_unload(nt_trace_window *w, uint64_t id, uint64_t start, uint32_t size, int64_t ticks)
+{
+    nt_method m = { .which = NT_METHOD_UNLOAD, .method_id = id, .start_address = start, .size = size,
+                    .declaring_type = "T", .name = "Gone", .module_id = 7, .timestamp = ticks };
+    cr_assert_eq(cb.method(w, &m), 0);
+}
+
+static uint64_t resolved_of(nt_trace_window *w)
+{
+    nt_trace *t;
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK);
+    nt_trace_stats ts;
+    nt_trace_stats_get(t, &ts);
+    nt_trace_free(t);
+    return ts.resolved_frames;
+}
+
+/* Unloaded code serves the window of its unload and the next one (late
+ * samples), then leaves the store: memory follows the loaded code. */
+Test(trace_window, unloaded_records_retire_after_a_window)
+{
+    nt_trace_window *w = nt_trace_window_new(NULL, NULL);
+    nt_trace_window_callbacks(&cb);
+    feed_app(w);
+    nt_method m = { .which = NT_METHOD_LOAD, .method_id = 1, .start_address = 0x1000, .size = 0x100,
+                    .declaring_type = "T", .name = "Dyn", .module_id = 7, .timestamp = 1 };
+    cr_assert_eq(cb.method(w, &m), 0);
+    const uint64_t ips[] = { 0x1010 };
+    feed_sample(w, 2, 1, NT_SAMPLE_MANAGED, ips, 1);
+    feed_unload(w, 1, 0x1000, 0x100, 3);
+    cr_assert_eq(resolved_of(w), 1);
+    nt_trace_window_stats ws;
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.records.entries, 1, "the window just taken began before the unload");
+    feed_sample(w, 2, 1, NT_SAMPLE_MANAGED, ips, 1); /* late: older than the unload */
+    feed_sample(w, 5, 1, NT_SAMPLE_MANAGED, ips, 1);
+    cr_assert_eq(resolved_of(w), 1, "the late sample is named, the one after the unload is not");
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.records.entries, 0);
+    cr_assert_eq(ws.records_retired, 1);
+    cr_assert_eq(ws.records_evicted, 0);
+    cr_assert_eq(ws.address_index.entries, 0, "the page index forgets it too");
+    nt_trace_window_free(w);
+}
+
+/* A collectible context's module unload takes its code with it. */
+Test(trace_window, a_module_unload_retires_its_records)
+{
+    nt_trace_window *w = nt_trace_window_new(NULL, NULL);
+    nt_trace_window_callbacks(&cb);
+    feed_app(w);
+    for (uint64_t i = 0; i < 5; i++)
+        feed_method(w, 100 + i, 0x40000 + i * 0x100, 0x100, "Plugin.T", "Run", 9);
+    nt_module mod = { .which = NT_RECORD_LOAD, .module_id = 9, .assembly_id = 90, .timestamp = 1 };
+    nt_assembly as = { .which = NT_RECORD_LOAD, .assembly_id = 90, .name = "Plugin", .flags = 0x8, .timestamp = 1 };
+    cr_assert_eq(cb.module(w, &mod), 0);
+    cr_assert_eq(cb.assembly(w, &as), 0);
+    const uint64_t ips[] = { 0x40210 };
+    feed_sample(w, 10, 1, NT_SAMPLE_MANAGED, ips, 1);
+    mod.which = as.which = NT_RECORD_UNLOAD;
+    mod.timestamp = as.timestamp = 20;
+    cr_assert_eq(cb.module(w, &mod), 0);
+    cr_assert_eq(cb.assembly(w, &as), 0);
+    nt_top *top = window_top(w, NULL, NT_OK);
+    cr_assert_str_eq(top->tables[0].rows[0].name, "Plugin!Plugin.T.Run", "named before its unload");
+    nt_top_free(top);
+    feed_sample(w, 30, 1, NT_SAMPLE_MANAGED, ips, 1);
+    top = window_top(w, NULL, NT_OK);
+    cr_assert_str_eq(top->tables[0].rows[0].name, "0x40210", "its code is gone");
+    nt_top_free(top);
+    nt_trace_window_stats ws;
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.records_retired, 5);
+    cr_assert_eq(ws.records.entries, 0);
+    cr_assert_eq(ws.modules.entries, 2, "App's module and assembly stay; Plugin's are gone");
+    nt_trace_window_free(w);
+}
+
+static void sample_at(nt_trace_window *w, int64_t ns, uint64_t tid, const uint64_t *ips, uint32_t n)
+{
+    static uint32_t id = 1000000;
+    nt_stack st = { .id = ++id, .count = n, .ips = ips };
+    nt_sample s = { .timestamp = ns, .time_ns = ns, .thread_id = tid, .type = NT_SAMPLE_MANAGED, .stack = &st,
+                    .stack_id = st.id };
+    cr_assert_eq(cb.sample(w, &s), 0);
+}
+
+static uint64_t samples_of(nt_trace *t)
+{
+    cr_assert_not_null(t);
+    uint64_t n = nt_trace_sample_count(t);
+    nt_trace_free(t);
+    return n;
+}
+
+/* Request windows: many open at once over one stream, each with its own
+ * start, end and threads; a closed window's handle is refused. */
+Test(trace_window, request_windows_overlap)
+{
+    nt_trace_window *w = nt_trace_window_new(NULL, NULL);
+    nt_trace_window_callbacks(&cb);
+    feed_app(w);
+    feed_method(w, 1, 0x1000, 0x100, "App.Handler", "Serve", 7);
+    const uint64_t ips[] = { 0x1010 };
+    nt_window_id all, t2, late;
+    cr_assert_eq(nt_trace_window_open(w, 100, NULL, &all), NT_OK);
+    const uint64_t threads[] = { 2 };
+    nt_window_filter f = { .thread_ids = threads, .thread_count = 1 };
+    cr_assert_eq(nt_trace_window_open(w, 100, &f, &t2), NT_OK);
+    for (int64_t ns = 100; ns < 200; ns += 10) {
+        sample_at(w, ns, 1, ips, 1);
+        sample_at(w, ns, 2, ips, 1);
+    }
+    cr_assert_eq(nt_trace_window_open(w, 150, NULL, &late), NT_OK);
+    for (int64_t ns = 200; ns < 300; ns += 10)
+        sample_at(w, ns, 1, ips, 1);
+    nt_trace *t;
+    cr_assert_eq(nt_trace_window_close(w, t2, 250, &t), NT_OK);
+    cr_assert_eq(samples_of(t), 10, "thread 2 from 100 to 250");
+    cr_assert_eq(nt_trace_window_close(w, t2, 250, &t), NT_ERR_INVALID_ARG, "closed once");
+    cr_assert_null(t);
+    nt_window_id again;
+    cr_assert_eq(nt_trace_window_open(w, 0, NULL, &again), NT_OK);
+    cr_assert_neq(again, t2, "a reused slot gets another handle");
+    cr_assert_eq(nt_trace_window_close(w, t2, 250, &t), NT_ERR_INVALID_ARG, "the old handle stays refused");
+    cr_assert_eq(nt_trace_window_close(w, late, 1000, &t), NT_OK);
+    nt_top *top;
+    cr_assert_eq(nt_top_build(t, NULL, &top), NT_OK);
+    cr_assert_str_eq(top->tables[0].rows[0].name, "App!App.Handler.Serve", "named like any window");
+    nt_top_free(top);
+    cr_assert_eq(samples_of(t), 5 * 2 + 10, "both threads from 150 on");
+    cr_assert_eq(nt_trace_window_close(w, all, 1000, &t), NT_OK);
+    cr_assert_eq(samples_of(t), 30);
+    cr_assert_eq(nt_trace_window_close(w, again, 1000, &t), NT_OK);
+    cr_assert_eq(samples_of(t), 30, "the log held what the oldest open window needed");
+    nt_trace_window_stats ws;
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.open_windows, 0);
+    cr_assert_eq(ws.recorder.bytes, 0, "no window open, no recorder: nothing logged");
+    /* The continuous window saw every sample too. */
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK);
+    cr_assert_eq(samples_of(t), 30);
+    nt_trace_window_free(w);
+}
+
+/* The flight recorder: the last recorder_ns of samples, cut after the fact. */
+Test(trace_window, the_recorder_cuts_windows_after_the_fact)
+{
+    nt_trace_window_config cfg = { .recorder_ns = 100000, .no_continuous = true };
+    nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
+    nt_trace_window_callbacks(&cb);
+    feed_app(w);
+    feed_method(w, 1, 0x1000, 0x100, "App.Slow", "Query", 7);
+    const uint64_t ips[] = { 0x1010 };
+    /* 1,000,000 ns of samples, one every 10 ns on two threads: the recorder keeps about its last 100,000. */
+    for (int64_t ns = 0; ns < 1000000; ns += 10) {
+        sample_at(w, ns, 1, ips, 1);
+        sample_at(w, ns, 2, ips, 1);
+    }
+    int64_t lo, hi;
+    cr_assert(nt_trace_window_recorder_span(w, &lo, &hi));
+    cr_assert_eq(hi, 1000000 - 10);
+    cr_assert_geq(lo, 0);
+    cr_assert_leq(lo, 1000000 - 100000, "it holds at least its span");
+    nt_trace *t;
+    const uint64_t threads[] = { 1 };
+    nt_window_filter f = { .thread_ids = threads, .thread_count = 1 };
+    cr_assert_eq(nt_trace_window_cut(w, 950000, 960000, &f, &t), NT_OK);
+    cr_assert_eq(nt_trace_sample_count(t), 1000);
+    nt_top *top;
+    cr_assert_eq(nt_top_build(t, NULL, &top), NT_OK);
+    cr_assert_str_eq(top->tables[0].rows[0].name, "App!App.Slow.Query");
+    nt_top_free(top);
+    nt_trace_free(t);
+    cr_assert_eq(nt_trace_window_cut(w, 0, 1000, NULL, &t), NT_ERR_LIMIT, "those samples were dropped");
+    cr_assert_eq(samples_of(t), 0);
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_ERR_INVALID_ARG, "no continuous window");
+    nt_trace_window_stats ws;
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_gt(ws.recorder.entries, 0);
+    cr_assert_lt(ws.recorder.entries, 200000, "the recorder dropped what fell out of its span");
+    cr_assert_eq(ws.windows, 2);
+    nt_trace_window_free(w);
+    nt_trace_window *plain = nt_trace_window_new(NULL, NULL);
+    cr_assert_eq(nt_trace_window_cut(plain, 0, 1, NULL, &t), NT_ERR_INVALID_ARG, "no recorder");
+    cr_assert_not(nt_trace_window_recorder_span(plain, &lo, &hi));
+    nt_trace_window_free(plain);
+}
+
+/* Loss accounting: what the sequence points say was dropped, per window. */
+Test(trace_window, dropped_events_are_counted_per_window)
+{
+    nt_trace_window *w = nt_trace_window_new(NULL, NULL);
+    nt_trace_window_callbacks(&cb);
+    feed_app(w);
+    nt_sp_thread th[] = { { 1, 10, 3 }, { 2, 20, 4 } };
+    nt_sequence_point sp = { .timestamp = 5, .thread_count = 2, .threads = th };
+    cr_assert_eq(cb.sequence_point(w, &sp), 0);
+    nt_trace *t;
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK);
+    nt_trace_stats ts;
+    nt_trace_stats_get(t, &ts);
+    cr_assert_eq(ts.events_dropped, 7);
+    nt_trace_free(t);
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK);
+    nt_trace_stats_get(t, &ts);
+    cr_assert_eq(ts.events_dropped, 0, "the next window lost nothing");
+    nt_trace_free(t);
+    nt_trace_window_stats ws;
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.events_dropped, 7);
+    nt_trace_window_free(w);
+}

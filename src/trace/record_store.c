@@ -658,18 +658,18 @@ int rs_feed(rs_store *s, const uint64_t *addrs, size_t n, const rs_sink *to)
 
 void rs_retire(rs_store *s, int64_t horizon)
 {
-    while (s->gone.head != NONE && s->entries[s->gone.head].until < horizon) {
+    while (s->gone.head != NONE && s->entries[s->gone.head].until <= horizon) {
         remove_entry(s, s->gone.head);
         s->retired++;
     }
     for (uint32_t k = 0; k < s->nmodules; k++)
-        if (s->modules[k].used && s->modules[k].unloaded && s->modules[k].until < horizon) {
+        if (s->modules[k].used && s->modules[k].unloaded && s->modules[k].until <= horizon) {
             s->modules_retired += s->modules[k].head == NONE;
             module_release_if_unused(s, k);
         }
     for (uint32_t k = 0; k < s->nassemblies; k++) {
         rs_assembly *a = &s->assemblies[k];
-        if (!a->used || !a->unloaded || a->until >= horizon)
+        if (!a->used || !a->unloaded || a->until > horizon)
             continue;
         nt_map_del(&s->assembly_index, a->assembly_id);
         nt_mem_free(s->mem, a->name, a->name_size);

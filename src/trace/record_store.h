@@ -106,9 +106,9 @@ typedef struct rs_sink {
  * non-zero return of a callback stops the feed and is returned. */
 int rs_feed(rs_store *s, const uint64_t *addrs, size_t n, const rs_sink *to);
 
-/* Drop the unloaded records, modules and assemblies whose unload is older
- * than horizon (ticks): no sample a window still holds or will take can be
- * older (the owner decides which). */
+/* Drop the unloaded records, modules and assemblies unloaded at or before
+ * horizon (ticks): no sample a window still holds or will take is older
+ * (the owner decides where that is). */
 void rs_retire(rs_store *s, int64_t horizon);
 
 /* The store's tables in the public form. */

@@ -76,9 +76,9 @@ struct nt_trace_window {
     bool nomem;
     rs_store store;
     uint64_t evicted_at_take;  /* store.evicted when the last window was handed out */
-    int64_t window_min_ticks;  /* the continuous window's oldest sample (INT64_MAX: none yet) */
-    int64_t last_ticks;        /* the newest sample seen */
-    int64_t horizon;           /* continuous windows hold no sample older than this (INT64_MIN before a take) */
+    int64_t last_ticks;        /* the stream's position: the newest sample or method record seen */
+    int64_t window_began;      /* last_ticks when the continuous window began */
+    int64_t horizon;           /* where the window taken last began: continuous windows hold nothing older */
     uint64_t window_dropped;   /* events the sequence points reported lost in this continuous window */
     uint64_t dropped;          /* ... in all */
     uint64_t windows;
@@ -92,7 +92,6 @@ struct nt_trace_window {
 static bool start_window(nt_trace_window *w)
 {
     w->builder_stopped = false;
-    w->window_min_ticks = INT64_MAX;
     w->window_dropped = 0;
     if (w->cfg.no_continuous)
         return true;
@@ -118,8 +117,7 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
     if (!w->cfg.recorder_bytes)
         w->cfg.recorder_bytes = DEFAULT_RECORDER_BYTES;
     w->type = type;
-    w->horizon = INT64_MIN;
-    w->last_ticks = INT64_MIN;
+    w->horizon = w->window_began = w->last_ticks = INT64_MIN;
     rs_init(&w->store, &w->mem, w->cfg.record_budget);
     w->store.max_entries = w->cfg.max_records;
     sl_init(&w->log, &w->mem, w->cfg.recorder_bytes);
@@ -145,19 +143,25 @@ nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const 
 /* Records are kept by the store: a stream that does not end is never stopped for them. */
 static int on_method(void *user, const nt_method *m)
 {
-    rs_add_method(&((nt_trace_window *)user)->store, m);
+    nt_trace_window *w = user;
+    rs_add_method(&w->store, m);
+    w->last_ticks = m->timestamp > w->last_ticks ? m->timestamp : w->last_ticks;
     return 0;
 }
 
 static int on_module(void *user, const nt_module *mo)
 {
-    rs_add_module(&((nt_trace_window *)user)->store, mo);
+    nt_trace_window *w = user;
+    rs_add_module(&w->store, mo);
+    w->last_ticks = mo->timestamp > w->last_ticks ? mo->timestamp : w->last_ticks;
     return 0;
 }
 
 static int on_assembly(void *user, const nt_assembly *a)
 {
-    rs_add_assembly(&((nt_trace_window *)user)->store, a);
+    nt_trace_window *w = user;
+    rs_add_assembly(&w->store, a);
+    w->last_ticks = a->timestamp > w->last_ticks ? a->timestamp : w->last_ticks;
     return 0;
 }
 
@@ -197,8 +201,6 @@ static int on_sample(void *user, const nt_sample *s)
     nt_trace_window *w = user;
     if (w->b && !w->builder_stopped && w->bcb.sample(w->b, s) != 0)
         w->builder_stopped = true;
-    if (w->b)
-        w->window_min_ticks = s->timestamp < w->window_min_ticks ? s->timestamp : w->window_min_ticks;
     w->last_ticks = s->timestamp > w->last_ticks ? s->timestamp : w->last_ticks;
     if (logging(w)) {
         if (!sl_append(&w->log, s))
@@ -278,7 +280,8 @@ static bool feed_records(nt_trace_window *w, void *b, const nt_callbacks *cb, nt
 
 /* Records whose code is gone retire once no window can hold a sample older
  * than their unload: the continuous window (one window of slack: the window
- * just taken began after it), and whatever the sample log holds. */
+ * just taken began after it), and whatever the sample log holds.  A sample
+ * at or after the unload cannot resolve to the record anyway. */
 static void retire(nt_trace_window *w)
 {
     int64_t h = w->cfg.no_continuous ? INT64_MAX : w->horizon;
@@ -320,8 +323,9 @@ static nt_status take(nt_trace_window *w, const win_type *type, void *out)
         if (st == NT_OK)
             st = built->status;
     }
-    /* Samples from here on are newer than the window just taken began. */
-    w->horizon = w->window_min_ticks != INT64_MAX ? w->window_min_ticks : w->last_ticks;
+    /* A sample older than where the window just taken began comes late by a whole window. */
+    w->horizon = w->window_began;
+    w->window_began = w->last_ticks;
     retire(w);
     st = window_end(w, st);
     if (!start_window(w) && st == NT_OK)
