@@ -181,42 +181,51 @@ Test(trace_window, code_versions_share_a_row)
     nt_trace_window_free(w);
 }
 
-/* Past max_records the budget's rule evicts: records no sample hit go first,
- * oldest first; a sampled one stays while unsampled ones can go. */
+/* Past max_records the budget's rule evicts: records no sample hit although
+ * a window was taken since they came go first, oldest first; then sampled
+ * ones; the current window's own records last. */
 Test(trace_window, records_beyond_the_limit_evict_the_unsampled_first)
 {
-    nt_trace_window_config cfg = { .max_records = 3 };
+    nt_trace_window_config cfg = { .max_records = 5 };
     nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
     nt_trace_window_callbacks(&cb);
     feed_app(w);
-    feed_method(w, 1, 0x1000, 0x100, "T", "First", 7);
+    for (uint64_t i = 1; i <= 3; i++)
+        feed_method(w, i, 0x1000 * i, 0x100, "T", i == 1 ? "First" : "Unsampled", 7);
     const uint64_t first[] = { 0x1010 };
     feed_sample(w, 1, 1, NT_SAMPLE_MANAGED, first, 1);
     nt_top *top = window_top(w, NULL, NT_OK);
     cr_assert_str_eq(top->tables[0].rows[0].name, "App!T.First");
     nt_top_free(top);
-    for (uint64_t i = 2; i <= 10; i++)
-        feed_method(w, i, 0x1000 * i, 0x100, "T", "Later", 7);
-    const uint64_t ips[] = { 0x1010, 0x2010, 0xA010 };
+    for (uint64_t i = 4; i <= 7; i++)
+        feed_method(w, i, 0x1000 * i, 0x100, "T", "Fresh", 7);
+    const uint64_t ips[] = { 0x1010, 0x7010, 0x2010 };
     feed_sample(w, 2, 1, NT_SAMPLE_MANAGED, ips, 3);
-    top = window_top(w, NULL, NT_ERR_LIMIT); /* the trace is still delivered */
-    cr_assert_eq(top->tables[0].samples, 1);
-    cr_assert_str_eq(top->tables[0].rows[0].name, "App!T.First", "the sampled record was kept");
-    nt_top_free(top);
-    nt_trace_window_stats ws;
-    nt_trace_window_stats_get(w, &ws);
-    cr_assert_eq(ws.records.entries, 3);
-    cr_assert_eq(ws.records_evicted, 7, "methods 2 to 8, never sampled, oldest first");
-    cr_assert_eq(ws.records_evicted_sampled, 0);
     nt_trace *t;
-    const uint64_t evicted[] = { 0x2010 }, kept[] = { 0x9010 };
-    feed_sample(w, 3, 1, NT_SAMPLE_MANAGED, evicted, 1);
-    feed_sample(w, 4, 1, NT_SAMPLE_MANAGED, kept, 1);
-    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK, "nothing evicted since the last take");
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_ERR_LIMIT, "records were evicted (the trace is still delivered)");
     nt_trace_stats ts;
     nt_trace_stats_get(t, &ts);
-    cr_assert_eq(ts.resolved_frames, 1, "the evicted record names nothing; the kept one names its frame");
-    cr_assert_eq(ts.jit_records, 10, "the window counts the stream's records");
+    cr_assert_eq(ts.resolved_frames, 2, "First and the fresh 7 are named; 2, never sampled, was evicted");
+    cr_assert_eq(ts.jit_records, 7, "the window counts the stream's records");
+    nt_trace_free(t);
+    nt_trace_window_stats ws;
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.records.entries, 5);
+    cr_assert_eq(ws.records_evicted, 2, "2 and 3: unsampled through a window, oldest first");
+    cr_assert_eq(ws.records_evicted_sampled, 0);
+    /* Now 4, 5 and 6 went unsampled through a window: they go before First and 7. */
+    for (uint64_t i = 8; i <= 9; i++)
+        feed_method(w, i, 0x1000 * i, 0x100, "T", "Fresh", 7);
+    const uint64_t both[] = { 0x1010, 0x7010 }, gone[] = { 0x4010 };
+    feed_sample(w, 3, 1, NT_SAMPLE_MANAGED, both, 2);
+    feed_sample(w, 4, 1, NT_SAMPLE_MANAGED, gone, 1);
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_ERR_LIMIT);
+    nt_trace_stats_get(t, &ts);
+    cr_assert_eq(ts.resolved_frames, 2);
+    nt_trace_free(t);
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.records_evicted, 4);
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK, "nothing evicted since the last take");
     nt_trace_free(t);
     nt_trace_window_free(w);
 }

@@ -23,6 +23,7 @@ struct rs_entry {
     int64_t until;            /* ticks of the unload (its own or its module's); INT64_MAX while loaded */
     uint64_t seq, unload_seq; /* places in the stream of the creating event and of the unload */
     uint64_t hit;             /* the last rs_feed whose addresses lay in it; 0: never sampled */
+    uint64_t born;            /* rs_feed calls before it came */
     char *text;               /* "declaring type\0name\0signature\0" */
     uint32_t text_size, size, token, flags, version;
     uint32_t prev, next;      /* its budget list (cold or warm); the free list through next */
@@ -233,10 +234,14 @@ static void remove_entry(rs_store *s, uint32_t i)
     module_release_if_unused(s, module);
 }
 
-/* The budget's rule: records no sample hit, oldest first; then the least recently sampled. */
+/* The budget's rule: records no sample hit although a window was taken
+ * since they came, oldest first; then sampled ones, least recently sampled
+ * first; then the records of the window being built, oldest first (code is
+ * JIT-compiled because it runs: its samples are usually on their way). */
 static bool evict_one(rs_store *s)
 {
-    uint32_t i = s->cold.head != NONE ? s->cold.head : s->warm.head;
+    uint32_t c = s->cold.head;
+    uint32_t i = c != NONE && s->entries[c].born < s->queries ? c : s->warm.head != NONE ? s->warm.head : c;
     if (i == NONE)
         return false;
     s->evicted++;
@@ -387,7 +392,7 @@ static uint32_t add_entry(rs_store *s, const nt_method *m, int64_t until)
     rs_entry *e = &s->entries[i];
     *e = (rs_entry){ .method_id = m->method_id, .module_id = m->module_id, .start = m->start_address,
                      .rejit_id = m->rejit_id, .timestamp = m->timestamp, .until = until, .seq = s->seq,
-                     .text = text, .text_size = (uint32_t)len, .size = m->size, .token = m->token,
+                     .born = s->queries, .text = text, .text_size = (uint32_t)len, .size = m->size, .token = m->token,
                      .flags = m->flags, .version = m->version, .module = mk, .clr_instance_id = m->clr_instance_id,
                      .which = (uint8_t)m->which, .list = RS_COLD, .mprev = NONE };
     rs_module *mo = &s->modules[mk];

@@ -13,8 +13,9 @@
  *    or its module's ModuleUnload) is dropped once no held sample can be
  *    older than the unload (rs_retire, with the horizon its owner computes);
  *    a module or assembly record is dropped on its unload the same way;
- *  - a byte budget: past it, records no sample ever hit go first, oldest
- *    first, then sampled ones, least recently sampled first (counted);
+ *  - a byte budget: past it, records no sample hit although a window was
+ *    taken since they came go first, oldest first; then sampled ones, least
+ *    recently sampled first; then the current window's (counted);
  *  - per address page at most RS_PAGE_MAX records (older ones evicted), and
  *    at most RS_MAX_WIDE records wider than RS_WIDE_PAGES pages.
  * Entries carry a generation that changes when their slot is reused; no
