@@ -426,6 +426,10 @@ typedef struct nt_window_filter {
     size_t thread_count;
     bool has_activity;              /**< only samples whose event carries this ActivityId */
     uint8_t activity_id[16];
+    bool has_trace_id;              /**< only samples whose V6 label list carries this TraceId */
+    uint8_t trace_id[16];
+    bool has_span_id;               /**< only samples whose V6 label list carries this SpanId */
+    uint8_t span_id[8];
 } nt_window_filter;
 
 /** A request window's handle: stays valid until it is closed, and a closed one's handle is refused

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 
 #include "nettrace_trace.h"
+#include "nettrace_writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -511,5 +512,66 @@ Test(trace_window, dropped_events_are_counted_per_window)
     nt_trace_window_stats ws;
     nt_trace_window_stats_get(w, &ws);
     cr_assert_eq(ws.events_dropped, 7);
+    nt_trace_window_free(w);
+}
+
+/* Labels: a V6 stream's label lists (TraceId, SpanId) select a request
+ * window's and a cut's samples, as a span profiler attaches one per span. */
+Test(trace_window, windows_filter_by_trace_and_span_id)
+{
+    nt_membuf out = { 0 };
+    nt_writer_options o;
+    nt_writer_options_default(&o);
+    o.format = 6;
+    nt_writer *wr = nt_writer_new(&o, nt_membuf_write, &out, NULL);
+    cr_assert_not_null(wr);
+    nt_writer_event h = { .thread_id = 1, .timestamp = 1 };
+    nt_method m = { .which = NT_METHOD_LOAD, .method_id = 1, .start_address = 0x1000, .size = 0x100,
+                    .declaring_type = "App.Api", .name = "Get", .signature = "void ()", .module_id = 7 };
+    cr_assert_eq(nt_writer_method(wr, &h, &m), NT_OK);
+    const uint64_t ips[] = { 0x1010 };
+    uint32_t stack, la, lb;
+    cr_assert_eq(nt_writer_stack(wr, ips, 1, &stack), NT_OK);
+    nt_label a[2] = { { .kind = NT_LABEL_TRACE_ID }, { .kind = NT_LABEL_SPAN_ID, .value = 0x0807060504030201ull } };
+    nt_label b[2] = { { .kind = NT_LABEL_TRACE_ID }, { .kind = NT_LABEL_SPAN_ID, .value = 2 } };
+    memset(a[0].guid, 0xAA, 16);
+    memset(b[0].guid, 0xBB, 16);
+    cr_assert_eq(nt_writer_label_list(wr, a, 2, &la), NT_OK);
+    cr_assert_eq(nt_writer_label_list(wr, b, 2, &lb), NT_OK);
+    for (int i = 0; i < 30; i++) {
+        nt_writer_event e = { .thread_id = 1 + (uint64_t)(i % 2), .timestamp = 10 + i, .stack_id = stack,
+                              .label_list_id = i % 3 == 0 ? lb : la };
+        cr_assert_eq(nt_writer_sample(wr, &e, NT_SAMPLE_MANAGED), NT_OK, "%s", nt_writer_message(wr));
+    }
+    cr_assert_eq(nt_writer_finish(wr), NT_OK);
+    nt_writer_free(wr);
+
+    nt_trace_window_config cfg = { .recorder_ns = UINT64_MAX / 2 };
+    nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
+    nt_window_filter fa = { .has_trace_id = true };
+    memset(fa.trace_id, 0xAA, 16);
+    nt_window_filter fspan = { .has_span_id = true, .span_id = { 1, 2, 3, 4, 5, 6, 7, 8 } };
+    nt_window_id ida, idspan;
+    cr_assert_eq(nt_trace_window_open(w, INT64_MIN, &fa, &ida), NT_OK);
+    cr_assert_eq(nt_trace_window_open(w, INT64_MIN, &fspan, &idspan), NT_OK);
+    nt_callbacks wcb;
+    nt_trace_window_callbacks(&wcb);
+    char msg[256];
+    cr_assert_eq(nt_parse_buffer(out.data, out.len, &wcb, w, NULL, msg, sizeof msg), NT_OK, "%s", msg);
+    nt_membuf_free(&out);
+    nt_trace *t;
+    cr_assert_eq(nt_trace_window_close(w, ida, INT64_MAX, &t), NT_OK);
+    cr_assert_eq(samples_of(t), 20, "the samples of trace AA..");
+    cr_assert_eq(nt_trace_window_close(w, idspan, INT64_MAX, &t), NT_OK);
+    cr_assert_eq(samples_of(t), 20, "the span's bytes as the stream holds them");
+    nt_window_filter fb = { .has_trace_id = true };
+    memset(fb.trace_id, 0xBB, 16);
+    cr_assert_eq(nt_trace_window_cut(w, INT64_MIN, INT64_MAX, &fb, &t), NT_OK);
+    nt_top *top;
+    cr_assert_eq(nt_top_build(t, NULL, &top), NT_OK);
+    cr_assert_eq(top->tables[0].samples, 10);
+    cr_assert_str_eq(top->tables[0].rows[0].name, "?!App.Api.Get");
+    nt_top_free(top);
+    nt_trace_free(t);
     nt_trace_window_free(w);
 }

@@ -60,9 +60,10 @@ bool sl_append(sl_log *l, const nt_sample *s)
         l->bytes += size;
     }
     sl_sample *r = (sl_sample *)(void *)((char *)h + h->used);
-    *r = (sl_sample){ s->timestamp, s->time_ns, s->thread_id, s->type, n, { 0 } };
+    memset(r, 0, sizeof *r);
+    *r = (sl_sample){ .ticks = s->timestamp, .time_ns = s->time_ns, .thread_id = s->thread_id, .type = s->type, .nframes = n };
     if (s->event)
-        memcpy(r->activity, s->event->activity_id, sizeof r->activity);
+        nt_event_labels_get(s->event, &r->labels);
     if (n)
         memcpy(r + 1, s->stack->ips, (size_t)n * sizeof(uint64_t));
     h->used += need;

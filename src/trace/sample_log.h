@@ -15,7 +15,7 @@ typedef struct sl_sample {
     int64_t ticks, time_ns;
     uint64_t thread_id;
     uint32_t type, nframes;
-    uint8_t activity[16];
+    nt_event_labels labels;    /* zero when the sample came without an event */
 } sl_sample;
 
 typedef struct sl_log {

@@ -59,8 +59,7 @@ typedef struct win_request {
     int64_t from_ns;
     uint64_t *threads;        /* sorted */
     size_t nthreads;
-    bool has_activity;
-    uint8_t activity[16];
+    nt_window_filter f;       /* the labels to match (its thread list is threads) */
 } win_request;
 
 struct nt_trace_window {
@@ -377,7 +376,12 @@ static int cut_sample(void *user, const sl_sample *ls, const uint64_t *ips)
     const win_request *f = c->filter;
     if (f->threads && !thread_selected(f, ls->thread_id))
         return 0;
-    if (f->has_activity && memcmp(f->activity, ls->activity, sizeof f->activity) != 0)
+    const nt_event_labels *l = &ls->labels;
+    if (f->f.has_activity && memcmp(f->f.activity_id, l->activity_id, 16) != 0)
+        return 0;
+    if (f->f.has_trace_id && (!l->has_trace_id || memcmp(f->f.trace_id, l->trace_id, 16) != 0))
+        return 0;
+    if (f->f.has_span_id && (!l->has_span_id || memcmp(f->f.span_id, l->span_id, 8) != 0))
         return 0;
     /* Each logged stack gets its own id: ids only matter within an interval, and the log has none. */
     nt_stack st = { ++c->stack_id, ls->nframes, ls->nframes ? ips : NULL, 0 };
@@ -401,7 +405,7 @@ static nt_status cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const w
     if (st == NT_OK)
         st = (*out)->status;
     /* Samples of the span dropped from the log (time or bytes) are missing from it. */
-    if (st == NT_OK && w->log.dropped_through_ns >= from_ns)
+    if (st == NT_OK && w->log.dropped_through_ns != INT64_MIN && w->log.dropped_through_ns >= from_ns)
         st = NT_ERR_LIMIT;
     retire(w);
     return window_end(w, st);
@@ -419,9 +423,8 @@ static bool copy_filter(nt_trace_window *w, win_request *r, const nt_window_filt
 {
     r->threads = NULL;
     r->nthreads = 0;
-    r->has_activity = f && f->has_activity;
-    if (r->has_activity)
-        memcpy(r->activity, f->activity_id, sizeof r->activity);
+    r->f = f ? *f : (nt_window_filter){ 0 };
+    r->f.thread_ids = NULL;
     if (!f || !f->thread_ids)
         return true;
     size_t n = f->thread_count ? f->thread_count : 1;
