@@ -195,6 +195,11 @@ NT_API void nt_trace_builder_callbacks(nt_callbacks *cb);
 /** Count samples instead of keeping them, as nt_trace_options.aggregate (call before feeding); when
  *  nt_trace_counts_exact is then false for the finished trace, build it again without counting. */
 NT_API void nt_trace_builder_count_samples(nt_trace_builder *b);
+/** Keep each sample's labels (nt_event_labels_get of its event: ActivityId, RelatedActivityId, V6 TraceId
+ *  and SpanId) for nt_trace_sample_labels and the pprof labels; call before feeding.  A counted trace
+ *  (nt_trace_builder_count_samples) keeps none.  Memory: 4 bytes a sample once one has labels, and each
+ *  distinct set once. */
+NT_API void nt_trace_builder_keep_labels(nt_trace_builder *b);
 /** Bounds on what the trace may hold (NULL or zero fields: the defaults); call before feeding. */
 NT_API void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits);
 /** stream_status: the parser's final status (recorded in the stats); parser may be NULL. */
@@ -230,6 +235,9 @@ NT_API bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint
 NT_API size_t nt_trace_thread_count(const nt_trace *t);
 NT_API uint64_t nt_trace_thread_id(const nt_trace *t, size_t i);
 NT_API void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *out);
+/** Sample i's labels (kept with nt_trace_builder_keep_labels or nt_trace_window_config.sample_labels);
+ *  false, *out zeroed, when it has none. */
+NT_API bool nt_trace_sample_labels(const nt_trace *t, size_t i, nt_event_labels *out);
 /** False when the trace counted its samples (aggregate) and the counts could not follow the clock exactly. */
 NT_API bool nt_trace_counts_exact(const nt_trace *t);
 /** The parser's message when the stream did not read cleanly ("" otherwise). */
@@ -373,6 +381,8 @@ typedef struct nt_trace_window_config {
                                    (default 16 MiB when recorder_ns is set) */
     bool no_continuous;       /**< samples feed only request windows and the recorder: no continuous
                                    window accumulates them for nt_trace_window_take */
+    bool sample_labels;       /**< every window keeps its samples' labels (nt_trace_sample_labels, pprof
+                                   labels trace_id / span_id / activity_id) */
 } nt_trace_window_config;
 
 /** cfg and alloc may be NULL (defaults). */

@@ -5,6 +5,13 @@
 #include "nettrace_trace.h"
 #include "nettrace_writer.h"
 
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#if HAVE_ZLIB
+#include <zlib.h>
+#endif
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,13 +524,15 @@ Test(trace_window, dropped_events_are_counted_per_window)
 
 /* Labels: a V6 stream's label lists (TraceId, SpanId) select a request
  * window's and a cut's samples, as a span profiler attaches one per span. */
-Test(trace_window, windows_filter_by_trace_and_span_id)
+/* A V6 stream of 30 samples of one stack on two threads: every third with
+ * label list B (TraceId BB.., SpanId 2), the others with A (AA.., SpanId
+ * 0x0807060504030201). */
+static void labeled_stream(nt_membuf *outp)
 {
-    nt_membuf out = { 0 };
     nt_writer_options o;
     nt_writer_options_default(&o);
     o.format = 6;
-    nt_writer *wr = nt_writer_new(&o, nt_membuf_write, &out, NULL);
+    nt_writer *wr = nt_writer_new(&o, nt_membuf_write, outp, NULL);
     cr_assert_not_null(wr);
     nt_writer_event h = { .thread_id = 1, .timestamp = 1 };
     nt_method m = { .which = NT_METHOD_LOAD, .method_id = 1, .start_address = 0x1000, .size = 0x100,
@@ -546,6 +555,22 @@ Test(trace_window, windows_filter_by_trace_and_span_id)
     cr_assert_eq(nt_writer_finish(wr), NT_OK);
     nt_writer_free(wr);
 
+}
+
+/* That stream parsed into window w. */
+static void feed_labeled_stream(nt_trace_window *w)
+{
+    nt_membuf out = { 0 };
+    labeled_stream(&out);
+    nt_callbacks wcb;
+    nt_trace_window_callbacks(&wcb);
+    char msg[256];
+    cr_assert_eq(nt_parse_buffer(out.data, out.len, &wcb, w, NULL, msg, sizeof msg), NT_OK, "%s", msg);
+    nt_membuf_free(&out);
+}
+
+Test(trace_window, windows_filter_by_trace_and_span_id)
+{
     nt_trace_window_config cfg = { .recorder_ns = UINT64_MAX / 2 };
     nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
     nt_window_filter fa = { .has_trace_id = true };
@@ -554,11 +579,7 @@ Test(trace_window, windows_filter_by_trace_and_span_id)
     nt_window_id ida, idspan;
     cr_assert_eq(nt_trace_window_open(w, INT64_MIN, &fa, &ida), NT_OK);
     cr_assert_eq(nt_trace_window_open(w, INT64_MIN, &fspan, &idspan), NT_OK);
-    nt_callbacks wcb;
-    nt_trace_window_callbacks(&wcb);
-    char msg[256];
-    cr_assert_eq(nt_parse_buffer(out.data, out.len, &wcb, w, NULL, msg, sizeof msg), NT_OK, "%s", msg);
-    nt_membuf_free(&out);
+    feed_labeled_stream(w);
     nt_trace *t;
     cr_assert_eq(nt_trace_window_close(w, ida, INT64_MAX, &t), NT_OK);
     cr_assert_eq(samples_of(t), 20, "the samples of trace AA..");
@@ -573,5 +594,63 @@ Test(trace_window, windows_filter_by_trace_and_span_id)
     cr_assert_str_eq(top->tables[0].rows[0].name, "?!App.Api.Get");
     nt_top_free(top);
     nt_trace_free(t);
+    nt_trace_window_free(w);
+}
+
+/* With sample_labels every window keeps each sample's labels: in the trace,
+ * and in pprof as trace_id / span_id labels (samples of other spans apart). */
+Test(trace_window, samples_carry_their_labels_into_pprof)
+{
+    nt_trace_window_config cfg = { .sample_labels = true };
+    nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
+    feed_labeled_stream(w);
+    nt_trace *t;
+    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK);
+    cr_assert_eq(nt_trace_sample_count(t), 30);
+    size_t in_b = 0;
+    for (size_t i = 0; i < 30; i++) {
+        nt_event_labels l;
+        cr_assert(nt_trace_sample_labels(t, i, &l), "sample %zu", i);
+        cr_assert(l.has_trace_id && l.has_span_id);
+        in_b += l.trace_id[0] == 0xBB;
+        if (l.trace_id[0] == 0xAA)
+            cr_assert_eq(l.span_id[0], 1, "span bytes as the stream holds them");
+    }
+    cr_assert_eq(in_b, 10);
+    nt_membuf pp = { 0 };
+    cr_assert_eq(nt_export_pprof(t, NULL, nt_membuf_write, &pp), NT_OK);
+    const uint8_t *data = pp.data;
+    size_t len = pp.len;
+#if HAVE_ZLIB
+    static uint8_t plain[1 << 16];
+    z_stream z = { 0 };
+    cr_assert_eq(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+    z.next_in = (Bytef *)pp.data;
+    z.avail_in = (uInt)pp.len;
+    z.next_out = plain;
+    z.avail_out = sizeof plain;
+    cr_assert_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+    len = z.total_out;
+    inflateEnd(&z);
+    data = plain;
+#endif
+    const char *want[] = { "trace_id", "span_id", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                           "0102030405060708" };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        bool found = false;
+        size_t n = strlen(want[k]);
+        for (size_t i = 0; !found && i + n <= len; i++)
+            found = memcmp(data + i, want[k], n) == 0;
+        cr_assert(found, "pprof has no string %s", want[k]);
+    }
+    nt_membuf_free(&pp);
+    nt_trace_free(t);
+    /* Without the option nothing is kept. */
+    nt_trace_window *plain_w = nt_trace_window_new(NULL, NULL);
+    feed_labeled_stream(plain_w);
+    cr_assert_eq(nt_trace_window_take(plain_w, &t), NT_OK);
+    cr_assert_not(nt_trace_sample_labels(t, 0, NULL));
+    nt_trace_free(t);
+    nt_trace_window_free(plain_w);
     nt_trace_window_free(w);
 }

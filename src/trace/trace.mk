@@ -7,6 +7,7 @@ libnettrace_core_la_SOURCES += \
 	src/trace/build_internal.h \
 	src/trace/build.c \
 	src/trace/records.c \
+	src/trace/labels.c \
 	src/trace/resolve.c \
 	src/trace/trace.c \
 	src/trace/trace_io.c \

@@ -97,6 +97,8 @@ static bool start_window(nt_trace_window *w)
     w->b = w->type->start(&w->alloc);
     if (!w->b)
         return false;
+    if (w->cfg.sample_labels)
+        nt_trace_builder_keep_labels(w->type->trace_builder(w->b));
     if (w->have_info)
         w->bcb.trace(w->b, &w->info);
     return true;
@@ -386,7 +388,7 @@ static int cut_sample(void *user, const sl_sample *ls, const uint64_t *ips)
     /* Each logged stack gets its own id: ids only matter within an interval, and the log has none. */
     nt_stack st = { ++c->stack_id, ls->nframes, ls->nframes ? ips : NULL, 0 };
     nt_sample s = { ls->ticks, ls->time_ns, ls->thread_id, ls->type, st.id, &st, NULL };
-    return c->cb.sample(c->b, &s);
+    return tr_builder_sample_labeled(c->b, &s, l);
 }
 
 /* A trace of the logged samples in [from_ns, to_ns) that f selects. */
@@ -396,6 +398,8 @@ static nt_status cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const w
     if (!c.b)
         return window_end(w, NT_ERR_NOMEM);
     nt_trace_builder_callbacks(&c.cb);
+    if (w->cfg.sample_labels)
+        nt_trace_builder_keep_labels(c.b);
     if (w->have_info)
         c.cb.trace(c.b, &w->info);
     bool stopped = sl_each(&w->log, from_ns, to_ns, cut_sample, &c) != 0;
