@@ -417,6 +417,8 @@ typedef struct nt_window_table {
 
 /** What a window object holds, by table, and what its bound did. */
 typedef struct nt_trace_window_stats {
+    uint32_t struct_size;           /**< set before the call: 0, or sizeof(nt_trace_window_stats) (see "How structs
+                                         grow" in nettrace.h) */
     nt_window_table records;        /**< method records kept (one code extent each) */
     nt_window_table strings;        /**< their names (entries: records) */
     nt_window_table address_index;  /**< the page index over their code (entries: page links) */
@@ -442,6 +444,7 @@ NT_API void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_
 
 /** Which samples a request window or a cut takes.  Zeroed = every thread. */
 typedef struct nt_window_filter {
+    uint32_t struct_size;           /**< 0, or sizeof(nt_window_filter) (see "How structs grow" in nettrace.h) */
     const uint64_t *thread_ids;     /**< only these threads (copied); NULL = all */
     size_t thread_count;
     bool has_activity;              /**< only samples whose event carries this ActivityId */
