@@ -1,0 +1,17 @@
+# The .NET package (bindings/dotnet): its tests in make check (skipped
+# without dotnet), make nuget, and the benchmark against TraceEvent.
+# Everything dotnet builds goes to the build tree's bindings/dotnet-work;
+# the package to bindings/dotnet/artifacts/LibNetTrace.<version>.nupkg.
+TESTS += bindings/dotnet/dotnet_test.sh
+EXTRA_DIST += bindings/dotnet/README.md bindings/dotnet/Directory.Build.props bindings/dotnet/dotnet.sh \
+	bindings/dotnet/dotnet_test.sh bindings/dotnet/LibNetTrace bindings/dotnet/LibNetTrace.Tests bindings/dotnet/Consumer
+
+nuget: bindings/libnettrace.la
+	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)'; export top_srcdir top_builddir; \
+		. '$(abs_top_srcdir)/bindings/dotnet/dotnet.sh' && nt_dotnet_pack
+.PHONY: nuget
+
+clean-local: dotnet-clean-local
+dotnet-clean-local:
+	-rm -rf bindings/dotnet-work bindings/dotnet/artifacts
+.PHONY: dotnet-clean-local
