@@ -15,3 +15,12 @@ clean-local: dotnet-clean-local
 dotnet-clean-local:
 	-rm -rf bindings/dotnet-work bindings/dotnet/artifacts
 .PHONY: dotnet-clean-local
+
+# make bench-dotnet (in make bench): the package against TraceEvent 4.0.0
+# (bench/dotnet/bench_dotnet.sh; BENCH_DOTNET_SECONDS, BENCH_DOTNET_RUNS).
+bench: bench-dotnet
+bench-dotnet: bindings/libnettrace.la
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' BENCH_WORK='$(BENCH_WORK)' \
+		$(SHELL) '$(abs_top_srcdir)/bench/dotnet/bench_dotnet.sh'
+.PHONY: bench-dotnet
+EXTRA_DIST += bench/dotnet/bench_dotnet.sh bench/dotnet/BenchDotnet.csproj bench/dotnet/Program.cs
