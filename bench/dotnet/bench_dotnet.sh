@@ -38,7 +38,7 @@ awk 'NR > 1 && $3 >= 1 { k = $1 " " $2; cpu[k] += $5; n[k]++; mem[k] = $8 + $9 }
      END { for (k in cpu) { split(k, a, " "); if (a[2] == "libnettrace") {
                t = a[1] " traceevent"; if (n[t] && cpu[k] > 0)
                    printf "%s: TraceEvent/LibNetTrace warm CPU %.1fx, memory (managed + native) %.1fx\n", a[1],
-                       (cpu[t] / n[t]) / (cpu[k] / n[k]), mem[k] > 0 ? mem[t] / mem[k] : 0 } } }' "$out/files.txt" | sort
+                       (cpu[t] / n[t]) / (cpu[k] / n[k]), (mem[k] > 0 ? mem[t] / mem[k] : 0) } } }' "$out/files.txt" | sort
 
 echo "== .NET: in-process continuous profiling, $seconds s per reader"
 for mode in none libnettrace traceevent; do
