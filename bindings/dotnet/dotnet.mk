@@ -4,7 +4,7 @@
 # the package to bindings/dotnet/artifacts/LibNetTrace.<version>.nupkg.
 TESTS += bindings/dotnet/dotnet_test.sh
 EXTRA_DIST += bindings/dotnet/README.md bindings/dotnet/Directory.Build.props bindings/dotnet/dotnet.sh \
-	bindings/dotnet/dotnet_test.sh bindings/dotnet/LibNetTrace bindings/dotnet/LibNetTrace.Tests bindings/dotnet/Consumer
+	bindings/dotnet/dotnet_test.sh bindings/dotnet/LibNetTrace bindings/dotnet/LibNetTrace.Tests
 
 nuget: bindings/libnettrace.la
 	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)'; export top_srcdir top_builddir; \

@@ -3,8 +3,9 @@
 # the CLI's outputs on the corpus traces, misuse, and live sessions to a
 # child process (LiveTarget) and to the test process itself; then the
 # package: dotnet pack, installed from a local folder source into a fresh
-# console project that runs, and the same project published with NativeAOT
-# and run.  Skips (exit 77) when dotnet is not installed.
+# console project whose program is the README's first example as written
+# (the second compiled beside it), run, then published with NativeAOT and
+# run.  Skips (exit 77) when dotnet is not installed.
 set -u
 if ! command -v dotnet >/dev/null 2>&1; then
     echo "SKIP: dotnet is not installed: the .NET package's tests cannot run"
@@ -43,7 +44,17 @@ NUGET_PACKAGES="$NT_DOTNET_WORK/consumer-packages"
 export NUGET_PACKAGES
 rm -rf "$NUGET_PACKAGES/libnettrace"
 dotnet add package LibNetTrace --version "$nt_dotnet_version" >/dev/null || exit 1
-cp "$nt_dotnet_src/Consumer/Program.cs" Program.cs || exit 1
+# The fenced block after "<!-- example: NAME -->" in the package's README.
+nt_dotnet_example() {
+    awk -v marker="<!-- example: $1 -->" '
+        $0 == marker { armed = 1; next }
+        armed && /^```/ { if (inside) exit; inside = 1; next }
+        inside { print }' "$nt_dotnet_src/README.md"
+}
+nt_dotnet_example dotnet-hot-methods > Program.cs
+nt_dotnet_example dotnet-continuous > Continuous.cs
+[ "$(wc -l < Program.cs)" -gt 10 ] && [ "$(wc -l < Continuous.cs)" -gt 10 ] ||
+    { echo "FAIL: the examples are missing from $nt_dotnet_src/README.md"; exit 1; }
 trace="$top_srcdir/corpus/call-tree.nettrace"
 want=$("$NETTRACE_CLI" samples "$trace" | wc -l)
 
