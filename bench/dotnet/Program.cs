@@ -8,7 +8,7 @@
 //       (managed heap growth + the library's native bytes).
 //   BenchDotnet live SECONDS MODE    this process runs a churning workload (two
 //       threads serving "requests") for SECONDS while MODE profiles it in-process:
-//       none, libnettrace (ContinuousProfiler on its own thread, a window every
+//       none, libnettrace (ContinuousProfiler on its own thread pumped every 100 ms, a window every
 //       10 s exported as pprof) or traceevent (a session to itself through
 //       DiagnosticsClient, real-time TraceLog (CreateFromEventPipeSession with
 //       rundown) on its own thread, every sample's stack names folded into a
@@ -260,7 +260,9 @@ internal static unsafe class Program
                 double next = 10;
                 while (wall.Elapsed.TotalSeconds < seconds)
                 {
-                    prof.Pump(TimeSpan.FromMilliseconds(50));
+                    // Batches: the runtime buffers the session (256 MB); a pump reads what has come.
+                    Thread.Sleep(100);
+                    prof.Pump(TimeSpan.Zero);
                     if (wall.Elapsed.TotalSeconds >= next)
                     {
                         next += 10;
