@@ -75,6 +75,39 @@ public class LiveTests
     }
 
     [SkippableFact]
+    public void OneThreadPumpsWhileAnotherTakesWindows()
+    {
+        using var target = new Target();
+        using var prof = ContinuousProfiler.Start(target.Process.Id);
+        Exception? pumpError = null;
+        using var stop = new CancellationTokenSource();
+        var pumper = new Thread(() =>
+        {
+            try
+            {
+                while (!stop.IsCancellationRequested)
+                    prof.Pump(TimeSpan.FromMilliseconds(5));
+            }
+            catch (Exception e)
+            {
+                pumpError = e;
+            }
+        });
+        pumper.Start();
+        long samples = 0;
+        for (int i = 0; i < 10; i++)
+        {
+            Thread.Sleep(150);
+            using ProfileWindow w = prof.TakeWindow();
+            samples += w.Trace.SampleCount;
+        }
+        stop.Cancel();
+        pumper.Join();
+        Assert.Null(pumpError);
+        Assert.True(samples > 0);
+    }
+
+    [SkippableFact]
     public void SessionToAStreamWritesATraceFile()
     {
         using var target = new Target();

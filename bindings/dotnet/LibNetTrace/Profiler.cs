@@ -43,6 +43,20 @@ public sealed class ProfileWindow : IDisposable
     }
 }
 
+/// <summary>What the windows of a <see cref="ContinuousProfiler"/> keep; zero selects the library's default.</summary>
+public sealed class WindowOptions
+{
+    /// <summary>Method records held at most (default 1,048,576).</summary>
+    public int MaxRecords { get; set; }
+
+    internal nt_trace_window_config ToNative()
+    {
+        if (MaxRecords < 0)
+            throw new ArgumentOutOfRangeException(nameof(MaxRecords), "0 (the default) or more");
+        return new nt_trace_window_config { max_records = (uint)MaxRecords };
+    }
+}
+
 /// <summary>Always-on profiling of a process (or of the current one): a live
 /// session whose stream goes straight into a native parser feeding windows of
 /// the library, taken every so often as <see cref="ProfileWindow"/>s.  With CPU
@@ -60,10 +74,14 @@ public sealed unsafe class ContinuousProfiler : IDisposable
     private readonly WindowHandle? _profile;
     private GCHandle _self;
     private DateTime _windowStart;
+    // The native windows and parsers serve one call at a time: pumping (which
+    // runs their callbacks), takes and request windows all hold this gate, so
+    // a request may end on any thread while another pumps.
+    private readonly object _gate = new();
 
-    private ContinuousProfiler(bool events, uint maxRecords)
+    private ContinuousProfiler(bool events, WindowOptions w)
     {
-        var cfg = new nt_trace_window_config { max_records = maxRecords };
+        var cfg = w.ToNative();
         nt_callbacks cb;
         _trace = new WindowHandle(Lib.nt_trace_window_new(&cfg, null));
         Lib.nt_trace_window_callbacks(&cb);
@@ -85,12 +103,12 @@ public sealed unsafe class ContinuousProfiler : IDisposable
     }
 
     /// <summary>Start profiling pid with options' profiles (cpu by default; alloc,
-    /// exceptions, contention and gc add the event profiles to each window).
-    /// maxRecords bounds the method, module and assembly records remembered (0: the library's default).</summary>
-    public static ContinuousProfiler Start(int pid, SessionOptions? options = null, int maxRecords = 0)
+    /// exceptions, contention and gc add the event profiles to each window);
+    /// windows bounds what the windows keep (null: the library's defaults).</summary>
+    public static ContinuousProfiler Start(int pid, SessionOptions? options = null, WindowOptions? windows = null)
     {
         options ??= new SessionOptions();
-        var p = new ContinuousProfiler(options.WantsEvents, (uint)Math.Max(0, maxRecords));
+        var p = new ContinuousProfiler(options.WantsEvents, windows ?? new WindowOptions());
         try
         {
             if (p._events == null)
@@ -121,14 +139,21 @@ public sealed unsafe class ContinuousProfiler : IDisposable
     }
 
     /// <summary>Profile the current process through its own diagnostics port.</summary>
-    public static ContinuousProfiler StartSelf(SessionOptions? options = null, int maxRecords = 0) =>
-        Start(Environment.ProcessId, options, maxRecords);
+    public static ContinuousProfiler StartSelf(SessionOptions? options = null, WindowOptions? windows = null) =>
+        Start(Environment.ProcessId, options, windows);
 
     /// <summary>The session (bytes so far, stop).</summary>
     public LiveSession Session => _session!;
 
-    /// <summary>Pump the stream into the windows for up to wait; false once the stream has ended.</summary>
-    public bool Pump(TimeSpan wait) => Session.Pump(wait);
+    /// <summary>Pump the stream into the windows, waiting up to wait for bytes
+    /// first; false once the stream has ended.  Safe from any thread.</summary>
+    public bool Pump(TimeSpan wait = default)
+    {
+        if (wait > TimeSpan.Zero)
+            Session.WaitReadable(wait);
+        lock (_gate)
+            return Session.Pump();
+    }
 
     private static void ThrowIfBad(ParserHandle p)
     {
@@ -141,6 +166,12 @@ public sealed unsafe class ContinuousProfiler : IDisposable
     /// take and start the next.  Throws <see cref="NetTraceException"/> when the
     /// stream is bad ("malformed", ... with the offset) or memory ran short.</summary>
     public ProfileWindow TakeWindow()
+    {
+        lock (_gate)
+            return Take();
+    }
+
+    private ProfileWindow Take()
     {
         Session.Pump();
         using var _ = _samples.Use();
@@ -191,7 +222,7 @@ public sealed unsafe class ContinuousProfiler : IDisposable
             bool running = true;
             while (running && DateTime.UtcNow < due && !cancel.IsCancellationRequested)
             {
-                running = Session.Pump();
+                running = Pump();
                 TimeSpan left = due - DateTime.UtcNow;
                 if (running && left > TimeSpan.Zero)
                 {
@@ -214,12 +245,19 @@ public sealed unsafe class ContinuousProfiler : IDisposable
     /// <summary>Stop the session (rundown pumped into the window) and hand over the last window.</summary>
     public ProfileWindow Stop()
     {
-        Session.Stop();
-        return TakeWindow();
+        lock (_gate)
+        {
+            Session.Stop();
+            return Take();
+        }
     }
 
     /// <summary>Abandon the session if running and release everything.</summary>
-    public void Dispose() => Release();
+    public void Dispose()
+    {
+        lock (_gate)
+            Release();
+    }
 
     private void Release()
     {

@@ -163,6 +163,13 @@ public sealed unsafe class LiveSession : IDisposable
         }
     }
 
+    /// <summary>Wait up to wait for the connection to have bytes (outside any call's gate).</summary>
+    internal void WaitReadable(TimeSpan wait)
+    {
+        using var _ = _h.Use();
+        Poll.Readable(Lib.nt_session_fd(_h.Ptr), wait);
+    }
+
     /// <summary>Bytes passed to the sink so far.</summary>
     public long Bytes
     {
