@@ -121,15 +121,15 @@ int main(void)
     F(nt_session_config, caller_pumps);
     /* The .NET package's structures beyond the Python module's. */
     S(nt_limits);
-    F(nt_limits, max_block_bytes); F(nt_limits, max_metadata); F(nt_limits, max_metadata_bytes);
+    F(nt_limits, struct_size); F(nt_limits, max_block_bytes); F(nt_limits, max_metadata); F(nt_limits, max_metadata_bytes);
     F(nt_limits, max_fields); F(nt_limits, max_stacks); F(nt_limits, max_stack_frames); F(nt_limits, max_threads);
     F(nt_limits, max_array_elements); F(nt_limits, max_field_depth);
     S(nt_trace_options);
-    F(nt_trace_options, limits); F(nt_trace_options, trace_limits); F(nt_trace_options, alloc);
+    F(nt_trace_options, struct_size); F(nt_trace_options, limits); F(nt_trace_options, trace_limits); F(nt_trace_options, alloc);
     F(nt_trace_options, deadline_ns); F(nt_trace_options, progress); F(nt_trace_options, progress_user);
     F(nt_trace_options, aggregate);
     S(nt_trace_stats);
-    F(nt_trace_stats, status); F(nt_trace_stats, stream_bytes); F(nt_trace_stats, samples);
+    F(nt_trace_stats, struct_size); F(nt_trace_stats, status); F(nt_trace_stats, stream_bytes); F(nt_trace_stats, samples);
     F(nt_trace_stats, samples_unknown_stack); F(nt_trace_stats, frames); F(nt_trace_stats, resolved_frames);
     F(nt_trace_stats, stacks); F(nt_trace_stats, threads); F(nt_trace_stats, method_records);
     F(nt_trace_stats, jit_records); F(nt_trace_stats, rundown_records); F(nt_trace_stats, unload_records);
@@ -141,7 +141,7 @@ int main(void)
     F(nt_gc, restart_end_ns); F(nt_gc, suspension_ns); F(nt_gc, pause_ns); F(nt_gc, heap_after);
     F(nt_gc, heap_before); F(nt_gc, promoted); F(nt_gc, gen_size);
     S(nt_profile_export_options);
-    F(nt_profile_export_options, kind); F(nt_profile_export_options, has_thread);
+    F(nt_profile_export_options, struct_size); F(nt_profile_export_options, kind); F(nt_profile_export_options, has_thread);
     F(nt_profile_export_options, thread_id); F(nt_profile_export_options, by_count);
     F(nt_profile_export_options, with_label); F(nt_profile_export_options, name);
     F(nt_profile_export_options, signatures);
@@ -160,7 +160,7 @@ int main(void)
     F(nt_field_iter, status); F(nt_field_iter, error_offset); F(nt_field_iter, leftover); F(nt_field_iter, message);
     F(nt_field_iter, ev_);
     S(nt_parser_stats);
-    F(nt_parser_stats, bytes); F(nt_parser_stats, blocks); F(nt_parser_stats, event_blocks);
+    F(nt_parser_stats, struct_size); F(nt_parser_stats, bytes); F(nt_parser_stats, blocks); F(nt_parser_stats, event_blocks);
     F(nt_parser_stats, metadata_blocks); F(nt_parser_stats, stack_blocks); F(nt_parser_stats, sp_blocks);
     F(nt_parser_stats, unknown_blocks); F(nt_parser_stats, events); F(nt_parser_stats, metadata);
     F(nt_parser_stats, stacks); F(nt_parser_stats, sequence_points); F(nt_parser_stats, samples);
@@ -168,6 +168,6 @@ int main(void)
     F(nt_parser_stats, events_dropped); F(nt_parser_stats, unknown_metadata_refs);
     F(nt_parser_stats, unknown_stack_refs); F(nt_parser_stats, memory); F(nt_parser_stats, memory_peak);
     S(nt_trace_window_config);
-    F(nt_trace_window_config, max_records);
+    F(nt_trace_window_config, struct_size); F(nt_trace_window_config, max_records);
     return 0;
 }

@@ -37,6 +37,7 @@ public sealed class ExportOptions : SampleFilter
 
     internal unsafe nt_export_options ToNative(byte* name) => new()
     {
+        struct_size = Sized.Of<nt_export_options>(),
         managed_only = (byte)(ManagedOnly ? 1 : 0),
         has_thread = (byte)(ThreadId.HasValue ? 1 : 0),
         thread_id = (ulong)(ThreadId ?? 0),
@@ -66,6 +67,7 @@ public sealed class TopOptions : SampleFilter
             throw new ArgumentOutOfRangeException(nameof(Rows), "rows is 0 (all) or more");
         return new nt_top_options
         {
+            struct_size = Sized.Of<nt_top_options>(),
             rows = (uint)Rows,
             by_inclusive = (byte)(ByInclusive ? 1 : 0),
             by_thread = (byte)(ByThread ? 1 : 0),

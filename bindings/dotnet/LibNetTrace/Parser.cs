@@ -42,7 +42,7 @@ public sealed unsafe class Parser : IDisposable
     public Parser(ParserOptions? options = null)
     {
         _options = options ?? new ParserOptions();
-        nt_callbacks cb = default;
+        var cb = new nt_callbacks { struct_size = Sized.Of<nt_callbacks>() };
         if (_options.KeepTrace)
         {
             _builder = new TraceBuilderHandle(Lib.nt_trace_builder_new(null));

@@ -37,6 +37,7 @@ public sealed class ProfileOptions
 
     internal nt_profile_options ToNative() => new()
     {
+        struct_size = Sized.Of<nt_profile_options>(),
         keep_events = (byte)(KeepEvents ? 1 : 0),
         events_only = (byte)(EventsOnly ? 1 : 0),
         from = From?.Native ?? default,
@@ -187,7 +188,7 @@ public sealed unsafe class Profile : IDisposable
         var builder = new ProfileBuilderHandle(Lib.nt_profile_builder_new(&o, null));
         if (builder.IsInvalid)
             throw new OutOfMemoryException("nt_profile_builder_new");
-        nt_callbacks cb;
+        var cb = new nt_callbacks { struct_size = Sized.Of<nt_callbacks>() };
         Lib.nt_profile_builder_callbacks(&cb);
         using var parser = new ParserHandle(Lib.nt_parser_new(&cb, builder.Ptr, null, null));
         if (parser.IsInvalid)
@@ -237,7 +238,7 @@ public sealed unsafe class Profile : IDisposable
     public ProfileTotals Totals(ProfileKind kind)
     {
         using var _ = _h.Use();
-        nt_profile_totals t;
+        var t = new nt_profile_totals { struct_size = Sized.Of<nt_profile_totals>() };
         Lib.nt_profile_totals_get(_h.Ptr, (int)kind, &t);
         return new ProfileTotals((long)t.events, t.value, (long)t.records, (long)t.open, (long)t.unpaired_stops, (long)t.without_stack);
     }
@@ -277,6 +278,7 @@ public sealed unsafe class Profile : IDisposable
         {
             var o = new nt_profile_export_options
             {
+                struct_size = Sized.Of<nt_profile_export_options>(),
                 kind = (int)kind,
                 has_thread = (byte)(options.ThreadId.HasValue ? 1 : 0),
                 thread_id = (ulong)(options.ThreadId ?? 0),

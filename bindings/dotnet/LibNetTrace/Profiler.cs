@@ -53,7 +53,7 @@ public sealed class WindowOptions
     {
         if (MaxRecords < 0)
             throw new ArgumentOutOfRangeException(nameof(MaxRecords), "0 (the default) or more");
-        return new nt_trace_window_config { max_records = (uint)MaxRecords };
+        return new nt_trace_window_config { struct_size = Sized.Of<nt_trace_window_config>(), max_records = (uint)MaxRecords };
     }
 }
 
@@ -82,7 +82,7 @@ public sealed unsafe class ContinuousProfiler : IDisposable
     private ContinuousProfiler(bool events, WindowOptions w)
     {
         var cfg = w.ToNative();
-        nt_callbacks cb;
+        var cb = new nt_callbacks { struct_size = Sized.Of<nt_callbacks>() };
         _trace = new WindowHandle(Lib.nt_trace_window_new(&cfg, null));
         Lib.nt_trace_window_callbacks(&cb);
         _samples = new ParserHandle(_trace.IsInvalid ? null : Lib.nt_parser_new(&cb, _trace.Ptr, null, null));

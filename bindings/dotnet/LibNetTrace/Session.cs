@@ -87,6 +87,7 @@ public sealed unsafe class LiveSession : IDisposable
         {
             for (int i = 0; i < providers.Count; i++)
             {
+                native[i].struct_size = Sized.Of<nt_provider>();
                 native[i].name = Pin(strings, providers[i].Name);
                 native[i].keywords = providers[i].Keywords;
                 native[i].level = (uint)providers[i].Level;
@@ -96,6 +97,7 @@ public sealed unsafe class LiveSession : IDisposable
             {
                 var cfg = new nt_session_config
                 {
+                    struct_size = Sized.Of<nt_session_config>(),
                     providers = pv,
                     provider_count = (nuint)native.Length,
                     buffer_mb = (uint)options.BufferMb,

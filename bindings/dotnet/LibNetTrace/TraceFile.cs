@@ -21,7 +21,7 @@ public sealed unsafe class TraceFile : IDisposable
         using var _ = h.Use();
         nt_trace_info* info = Lib.nt_trace_header(h.Ptr);
         Header = info != null ? new TraceHeader(*info) : null;
-        nt_trace_stats st;
+        var st = new nt_trace_stats { struct_size = Sized.Of<nt_trace_stats>() };
         Lib.nt_trace_stats_get(h.Ptr, &st);
         Stats = new TraceStats(st);
     }
@@ -53,7 +53,7 @@ public sealed unsafe class TraceFile : IDisposable
         var builder = new TraceBuilderHandle(Lib.nt_trace_builder_new(null));
         if (builder.IsInvalid)
             throw new OutOfMemoryException("nt_trace_builder_new");
-        nt_callbacks cb;
+        var cb = new nt_callbacks { struct_size = Sized.Of<nt_callbacks>() };
         Lib.nt_trace_builder_callbacks(&cb);
         using var parser = new ParserHandle(Lib.nt_parser_new(&cb, builder.Ptr, null, null));
         if (parser.IsInvalid)

@@ -2,7 +2,9 @@
 // headers (include/*.h) lay them out: names are the C names, so the ABI test
 // (LibNetTrace.Tests/AbiTests.cs) can compare every size and offset with what
 // the C compiler says (bindings/python/abi_layout).  C's bool is a byte here;
-// function pointers are nint.  Nothing here is public.
+// function pointers are nint.  A sized struct (doc/abi.md) begins with
+// struct_size, which the package sets to its own sizeof everywhere (Sized<T>).
+// Nothing here is public.
 #pragma warning disable CS0649, CS8981, IDE1006
 using System.Runtime.InteropServices;
 
@@ -26,6 +28,7 @@ internal struct nt_trace_info
 [StructLayout(LayoutKind.Sequential)]
 internal struct nt_limits
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public uint max_block_bytes, max_metadata, max_metadata_bytes, max_fields, max_stacks, max_stack_frames,
         max_threads, max_array_elements, max_field_depth;
 }
@@ -33,6 +36,7 @@ internal struct nt_limits
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_trace_options
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public nt_limits* limits;
     public void* trace_limits;
     public void* alloc;
@@ -80,6 +84,7 @@ internal unsafe struct nt_frame
 [StructLayout(LayoutKind.Sequential)]
 internal struct nt_trace_stats
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public int status;
     public ulong stream_bytes, samples, samples_unknown_stack, frames, resolved_frames, stacks, threads,
         method_records, jit_records, rundown_records, unload_records, modules, assemblies, events_dropped;
@@ -89,6 +94,7 @@ internal struct nt_trace_stats
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_export_options
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public byte managed_only, has_thread;
     public ulong thread_id;
     public byte has_from, has_to;
@@ -101,6 +107,7 @@ internal unsafe struct nt_export_options
 [StructLayout(LayoutKind.Sequential)]
 internal struct nt_top_options
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public uint rows;
     public byte by_inclusive, by_thread, managed_only, has_thread;
     public ulong thread_id;
@@ -142,6 +149,7 @@ internal struct nt_time_bound
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_profile_options
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public nt_trace_options* trace;
     public byte keep_events, events_only;
     public nt_time_bound from, to;
@@ -173,6 +181,7 @@ internal unsafe struct nt_gc
 [StructLayout(LayoutKind.Sequential)]
 internal struct nt_profile_totals
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public ulong events;
     public long value;
     public ulong records, open, unpaired_stops, without_stack;
@@ -181,6 +190,7 @@ internal struct nt_profile_totals
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_profile_export_options
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public int kind;
     public byte has_thread;
     public ulong thread_id;
@@ -192,6 +202,7 @@ internal unsafe struct nt_profile_export_options
 [StructLayout(LayoutKind.Sequential)]
 internal struct nt_callbacks
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public nint trace, metadata, @event, stack, sample, method, module, assembly, sequence_point;
 }
 
@@ -289,6 +300,7 @@ internal unsafe struct nt_field_iter
 [StructLayout(LayoutKind.Sequential)]
 internal struct nt_parser_stats
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public ulong bytes, blocks, event_blocks, metadata_blocks, stack_blocks, sp_blocks, unknown_blocks, events,
         metadata, stacks, sequence_points, samples, methods, modules, assemblies, events_dropped,
         unknown_metadata_refs, unknown_stack_refs;
@@ -298,6 +310,7 @@ internal struct nt_parser_stats
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_provider
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public byte* name;
     public ulong keywords;
     public uint level;
@@ -307,6 +320,7 @@ internal unsafe struct nt_provider
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_session_config
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public nt_provider* providers;
     public nuint provider_count;
     public uint buffer_mb;
@@ -322,5 +336,12 @@ internal unsafe struct nt_session_config
 [StructLayout(LayoutKind.Sequential)]
 internal struct nt_trace_window_config
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public uint max_records;
+}
+
+internal static unsafe class Sized
+{
+    /// <summary>A zeroed sized struct whose struct_size is this package's layout.</summary>
+    internal static uint Of<T>() where T : unmanaged => (uint)sizeof(T);
 }
