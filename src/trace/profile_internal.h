@@ -36,6 +36,9 @@ typedef struct pr_gc_state {
     int64_t allocated_since;
     int64_t last_heap_after;
     bool heap_known;
+    bool ticks_seen;        /* an allocation tick was read: heap_before estimates from them */
+    size_t phh_gc;          /* 1 + index of the GC whose GCPerHeapHistory sizes are being summed */
+    int64_t phh_before;     /* their SizeBefore so far (every heap, every generation) */
 } pr_gc_state;
 
 struct nt_profile {
@@ -52,13 +55,16 @@ struct nt_profile {
     int64_t first_ticks, last_ticks; /* of the events and samples read (INT64_MAX / INT64_MIN: none) */
 };
 
-/* profile_gc.c: the GC events (runtime ids 1-4, 7-9) into the timeline;
+/* profile_gc.c: the GC events (runtime ids 1-4, 7-9, 204) into the timeline;
  * false when memory is short. */
 bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns);
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes);
 /* Orders the timeline by start time (stream order for ties) and releases st. */
 bool pr_gc_finish(nt_profile *p, pr_gc_state *st);
 void pr_gc_release(nt_profile *p, pr_gc_state *st);
+
+/* profile.c: the trace builder inside a profile builder (a window asks it for its addresses). */
+nt_trace_builder *pr_builder_trace(nt_profile_builder *b);
 
 /* profile_io.c: the profile builder's kind for tr_build_input and the windows. */
 extern const tr_build_kind pr_profile_kind;
