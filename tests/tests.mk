@@ -300,3 +300,14 @@ tests_test_profile_select_LDFLAGS = $(T_LINK)
 # The live event profiles against a real .NET process (skips without dotnet).
 TESTS += tests/profile_live.sh
 EXTRA_DIST += tests/profile_live.sh
+
+# ---- nettrace events on hostile traces: bounded memory and output, escaped names (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_events_bounds
+TESTS += tests/test_events_bounds
+endif
+tests_test_events_bounds_SOURCES = tests/test_events_bounds.c
+tests_test_events_bounds_CPPFLAGS = $(T_CPP)
+tests_test_events_bounds_CFLAGS = $(T_CC)
+tests_test_events_bounds_LDADD = $(T_LIBS)
+tests_test_events_bounds_LDFLAGS = $(T_LINK)

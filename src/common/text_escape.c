@@ -5,16 +5,25 @@
 #include <stdint.h>
 #include <string.h>
 
-static void emit(char *dst, size_t size, size_t *len, const char *p, size_t n)
+/* Where escaped text goes: a bounded buffer (dst set) or a stream (f set). */
+typedef struct sink {
+    char *dst;
+    size_t size;
+    FILE *f;
+} sink;
+
+static void emit(sink *s, size_t *len, const char *p, size_t n)
 {
-    if (*len < size) {
-        size_t k = size - *len < n ? size - *len : n;
-        memcpy(dst + *len, p, k);
+    if (s->f)
+        fwrite(p, 1, n, s->f);
+    else if (*len < s->size) {
+        size_t k = s->size - *len < n ? s->size - *len : n;
+        memcpy(s->dst + *len, p, k);
     }
     *len += n;
 }
 
-size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
+static size_t escape(sink *s, const char *src, const char *seps)
 {
     static const char hex[] = "0123456789ABCDEF";
     /* Which ASCII bytes are written as they are: looked up, not searched, per byte. */
@@ -30,7 +39,7 @@ size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
         while (*p && *p < 0x80 && plain[*p])
             p++;
         if (p > run)
-            emit(dst, size, &len, (const char *)run, (size_t)(p - run));
+            emit(s, &len, (const char *)run, (size_t)(p - run));
         if (!*p)
             break;
         size_t n = 1;
@@ -42,16 +51,29 @@ size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
             n = cp == NT_UTF8_INVALID ? 1 : (size_t)(next - p);
         }
         if (!escape) {
-            emit(dst, size, &len, (const char *)p, n);
+            emit(s, &len, (const char *)p, n);
         } else {
             for (size_t i = 0; i < n; i++) {
                 char e[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
-                emit(dst, size, &len, e, 4);
+                emit(s, &len, e, 4);
             }
         }
         p += n;
     }
+    return len;
+}
+
+size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
+{
+    sink s = { dst, size, NULL };
+    size_t len = escape(&s, src, seps);
     if (size)
         dst[len < size ? len : size - 1] = '\0';
     return len;
+}
+
+size_t nt_text_escape_fputs(FILE *f, const char *src, const char *seps)
+{
+    sink s = { NULL, 0, f };
+    return escape(&s, src, seps);
 }

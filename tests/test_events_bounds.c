@@ -1,0 +1,276 @@
+/* nettrace events on hostile traces (issue 21, items 3 and 7): memory stays
+ * bounded whatever the output (a bounded reorder buffer with a stream-order
+ * fallback said on standard error; with --stacks a spool on disk), the
+ * output per byte of input is bounded by --max-output-ratio with a clear
+ * error, and names from the trace reach text lines only escaped.  Traces are
+ * made here with the public writer; memory is the child's peak RSS against a
+ * run of the same command on a small trace (a ratio, not a time). */
+#include <criterion/criterion.h>
+
+#include "nettrace_writer.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct run_result {
+    int status;       /* exit status, -1 when killed */
+    long rss_kb;      /* the child's peak RSS */
+    size_t out_bytes; /* standard output's size */
+    char *out, *err;  /* standard output (NULL unless asked) and standard error */
+} run_result;
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert(s);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return s;
+}
+
+/* nettrace ARGS... TRACE with standard output kept (keep) or only counted. */
+static run_result run_nt(const char *const *args, const char *trace, bool keep)
+{
+    char out_path[64], err_path[64];
+    snprintf(out_path, sizeof out_path, "/tmp/nt-evb-out-%d", (int)getpid());
+    snprintf(err_path, sizeof err_path, "/tmp/nt-evb-err-%d", (int)getpid());
+    const char *top = getenv("top_builddir");
+    char exe[512];
+    snprintf(exe, sizeof exe, "%s/nettrace", top ? top : ".");
+    const char *argv[16] = { exe, "events" };
+    int argc = 2;
+    for (; *args && argc < 14; args++)
+        argv[argc++] = *args;
+    argv[argc++] = trace;
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int o = open(keep ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+    run_result r = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, ru.ru_maxrss, 0, NULL, NULL };
+    if (keep) {
+        r.out = slurp(out_path, &r.out_bytes);
+        unlink(out_path);
+    }
+    r.err = slurp(err_path, NULL);
+    unlink(err_path);
+    return r;
+}
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* ---- traces ---- */
+
+typedef struct trace_spec {
+    const char *provider, *event_name, *field_name; /* NULL: harmless defaults */
+    uint32_t events;
+    uint16_t elements;   /* structs of one byte in each event's array: {"<inner>":0} each */
+    uint32_t inner_len;  /* the length of the struct's field name (0: 1) */
+    bool descending;     /* timestamps run backwards (no sequence point sorts them) */
+    bool with_stack;
+} trace_spec;
+
+static void write_trace(const char *path, const trace_spec *t)
+{
+    nt_membuf out = { 0 };
+    nt_writer *w = nt_writer_new(NULL, nt_membuf_write, &out, NULL);
+    cr_assert(w);
+    size_t inner_len = t->inner_len ? t->inner_len : 1;
+    char *inner = malloc(inner_len + 1);
+    cr_assert(inner);
+    memset(inner, 'b', inner_len);
+    inner[inner_len] = 0;
+    nt_field fields[] = { { t->field_name ? t->field_name : "a", NT_TYPE_ARRAY, NT_TYPE_OBJECT, 0 },
+                          { inner, NT_TYPE_BYTE, 0, 1 } };
+    nt_event_desc d = { .provider = t->provider ? t->provider : "Test", .event_id = 1,
+                        .event_name = t->event_name ? t->event_name : "Amp", .field_count = 2, .fields = fields };
+    uint32_t id;
+    cr_assert_eq(nt_writer_define(w, &d, &id), NT_OK, "%s", nt_writer_message(w));
+    uint32_t stack = 0;
+    uint64_t ips[] = { 0x1000, 0x2000, 0x3000 };
+    if (t->with_stack)
+        cr_assert_eq(nt_writer_stack(w, ips, 3, &stack), NT_OK);
+    size_t psize = 2 + (size_t)t->elements;
+    uint8_t *payload = calloc(1, psize);
+    cr_assert(payload);
+    payload[0] = (uint8_t)t->elements;
+    payload[1] = (uint8_t)(t->elements >> 8);
+    for (uint32_t i = 0; i < t->events; i++) {
+        nt_writer_event ev = { .metadata_id = id, .thread_id = 7, .stack_id = stack,
+                               .timestamp = t->descending ? 100000000 - i : 1000 + i, .payload = payload,
+                               .payload_size = (uint32_t)psize };
+        cr_assert_eq(nt_writer_write_event(w, &ev), NT_OK, "%s", nt_writer_message(w));
+    }
+    cr_assert_eq(nt_writer_finish(w), NT_OK);
+    nt_writer_free(w);
+    free(payload);
+    free(inner);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(out.data, 1, out.len, f), out.len);
+    cr_assert_eq(fclose(f), 0);
+    nt_membuf_free(&out);
+}
+
+static const char *trace_path(const char *what)
+{
+    static char p[4][96];
+    static int k;
+    char *s = p[k++ & 3];
+    snprintf(s, sizeof p[0], "/tmp/nt-evb-%s-%d.nettrace", what, (int)getpid());
+    return s;
+}
+
+/* ---- item 3: output amplification ---- */
+
+Test(events_bounds, amplification_stops_at_the_output_ratio_with_a_clear_error)
+{
+    /* 100 events of 8,000 one-byte structs with a 4,000-byte field name: 8 KB in, 32 MB out each */
+    const char *path = trace_path("amp");
+    write_trace(path, &(trace_spec){ .events = 100, .elements = 8000, .inner_len = 4000 });
+    const char *const args[] = { NULL };
+    run_result r = run_nt(args, path, false);
+    cr_assert_eq(r.status, 16, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "--max-output-ratio") && strstr(r.err, "at the event at byte"), "%s", r.err);
+    run_free(&r);
+    /* raised far enough, the same kind of trace prints whole */
+    write_trace(path, &(trace_spec){ .events = 2, .elements = 8000, .inner_len = 4000 });
+    const char *const raised[] = { "--max-output-ratio", "100000", NULL };
+    r = run_nt(raised, path, false);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    run_free(&r);
+    const char *const low[] = { "--max-output-ratio", "0", NULL };
+    r = run_nt(low, path, false);
+    cr_assert_eq(r.status, 2, "--max-output-ratio 0 is a usage error");
+    run_free(&r);
+    unlink(path);
+}
+
+/* Peak RSS of `events ARGS` on a trace of n events of `elements` structs, less a run on a tiny one. */
+static long rss_growth(const char *const *args, bool stacks, uint32_t n, uint16_t elements, run_result *big)
+{
+    const char *small = trace_path("small"), *large = trace_path("large");
+    write_trace(small, &(trace_spec){ .events = 10, .elements = 4, .with_stack = stacks });
+    write_trace(large, &(trace_spec){ .events = n, .elements = elements, .with_stack = stacks });
+    run_result base = run_nt(args, small, false);
+    cr_assert_eq(base.status, 0, "%s", base.err);
+    *big = run_nt(args, large, false);
+    unlink(small);
+    unlink(large);
+    long growth = big->rss_kb - base.rss_kb;
+    run_free(&base);
+    return growth;
+}
+
+Test(events_bounds, memory_stays_bounded_without_sequence_points)
+{
+    /* 8,000 lines of 4 KB, no sequence point: 32 MB of output, 1 MiB of reorder buffer */
+    const char *const args[] = { "--reorder-bytes", "1048576", NULL };
+    run_result big;
+    long growth = rss_growth(args, false, 8000, 580, &big);
+    cr_assert_eq(big.status, 0, "%s", big.err);
+    cr_assert(strstr(big.err, "stream order"), "the fallback is not said: %s", big.err);
+    cr_assert_lt(growth, 12 * 1024, "RSS grew %ld KB for 32 MB of output through a 1 MiB buffer", growth);
+    run_free(&big);
+}
+
+Test(events_bounds, memory_stays_bounded_with_stacks)
+{
+    /* the same output, every line waiting for the end of the stream */
+    const char *const args[] = { "--stacks", NULL };
+    run_result big;
+    long growth = rss_growth(args, true, 8000, 580, &big);
+    cr_assert_eq(big.status, 0, "%s", big.err);
+    cr_assert_lt(growth, 12 * 1024, "RSS grew %ld KB for 32 MB of --stacks output", growth);
+    run_free(&big);
+}
+
+static bool sorted_lines(const char *s, size_t from_line, size_t to_line)
+{
+    long long prev = -1;
+    size_t k = 0;
+    for (const char *p = s; *p; p = strchr(p, '\n') + 1, k++) {
+        if (k >= from_line && k < to_line) {
+            long long t = atoll(p);
+            if (t < prev)
+                return false;
+            prev = t;
+        }
+        if (!strchr(p, '\n'))
+            break;
+    }
+    return true;
+}
+
+Test(events_bounds, past_the_reorder_buffer_lines_come_in_stream_order)
+{
+    const char *path = trace_path("order");
+    write_trace(path, &(trace_spec){ .events = 2000, .elements = 0, .descending = true });
+    const char *const none[] = { NULL };
+    run_result r = run_nt(none, path, true);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(sorted_lines(r.out, 0, 2000), "the whole output fits the default buffer: in time order");
+    cr_assert_eq(r.err[0], 0, "nothing to say: %s", r.err);
+    run_free(&r);
+    const char *const small[] = { "--reorder-bytes", "4096", NULL };
+    r = run_nt(small, path, true);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t lines = 0;
+    for (const char *p = r.out; *p; p++)
+        lines += *p == '\n';
+    cr_assert_eq(lines, 2000, "every event is printed");
+    cr_assert(strstr(r.err, "stream order") && strstr(r.err, "--reorder-bytes"), "%s", r.err);
+    cr_assert(sorted_lines(r.out, 0, 50), "the buffer's first lines are sorted");
+    cr_assert(!sorted_lines(r.out, 0, 2000), "then stream order (descending)");
+    run_free(&r);
+    unlink(path);
+}
+
+/* ---- item 7: names reach a text line escaped ---- */
+
+Test(events_bounds, names_forge_no_line_and_no_terminal_control)
+{
+    const char *path = trace_path("names");
+    write_trace(path, &(trace_spec){ .provider = "Evil\n1 2 Forged Provider", .event_name = "Title\x1b]0;pwned\x07\x1b[2J",
+                                     .field_name = "x=1 y", .events = 3, .elements = 1 });
+    const char *const none[] = { NULL };
+    run_result r = run_nt(none, path, true);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t lines = 0;
+    for (size_t i = 0; i < r.out_bytes; i++) {
+        unsigned char c = (unsigned char)r.out[i];
+        lines += c == '\n';
+        cr_assert(c == '\n' || (c >= 0x20 && c != 0x7f), "control byte 0x%02x at %zu", c, i);
+    }
+    cr_assert_eq(lines, 3, "one line per event:\n%s", r.out);
+    cr_assert(strstr(r.out, " Evil\\x0A1\\x202\\x20Forged\\x20Provider Title\\x1B]0;pwned\\x07\\x1B[2J x\\x3D1\\x20y=[{\"b\":0}]"),
+              "%s", r.out);
+    run_free(&r);
+    unlink(path);
+}
