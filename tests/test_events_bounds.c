@@ -7,82 +7,26 @@
  * run of the same command on a small trace (a ratio, not a time). */
 #include <criterion/criterion.h>
 
+#include "cli_run.h"
 #include "nettrace_writer.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct run_result {
-    int status;       /* exit status, -1 when killed */
-    long rss_kb;      /* the child's peak RSS */
-    size_t out_bytes; /* standard output's size */
-    char *out, *err;  /* standard output (NULL unless asked) and standard error */
-} run_result;
-
-static char *slurp(const char *path, size_t *len)
+/* nettrace events ARGS... TRACE */
+static cli_run run_nt(const char *const *args, const char *trace, bool keep)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert(s);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = 0;
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return s;
-}
-
-/* nettrace ARGS... TRACE with standard output kept (keep) or only counted. */
-static run_result run_nt(const char *const *args, const char *trace, bool keep)
-{
-    char out_path[64], err_path[64];
-    snprintf(out_path, sizeof out_path, "/tmp/nt-evb-out-%d", (int)getpid());
-    snprintf(err_path, sizeof err_path, "/tmp/nt-evb-err-%d", (int)getpid());
-    const char *top = getenv("top_builddir");
-    char exe[512];
-    snprintf(exe, sizeof exe, "%s/nettrace", top ? top : ".");
-    const char *argv[16] = { exe, "events" };
-    int argc = 2;
+    const char *argv[16] = { "events" };
+    int argc = 1;
     for (; *args && argc < 14; args++)
         argv[argc++] = *args;
     argv[argc++] = trace;
     argv[argc] = NULL;
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int o = open(keep ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(o, 1);
-        dup2(e, 2);
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
-    struct rusage ru;
-    cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
-    run_result r = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, ru.ru_maxrss, 0, NULL, NULL };
-    if (keep) {
-        r.out = slurp(out_path, &r.out_bytes);
-        unlink(out_path);
-    }
-    r.err = slurp(err_path, NULL);
-    unlink(err_path);
+    cli_run r = cli_run_nettrace(argv, keep);
+    cr_assert_neq(r.status, -1, "nettrace did not run");
     return r;
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
 }
 
 /* ---- traces ---- */
@@ -155,36 +99,36 @@ Test(events_bounds, amplification_stops_at_the_output_ratio_with_a_clear_error)
     const char *path = trace_path("amp");
     write_trace(path, &(trace_spec){ .events = 100, .elements = 8000, .inner_len = 4000 });
     const char *const args[] = { NULL };
-    run_result r = run_nt(args, path, false);
+    cli_run r = run_nt(args, path, false);
     cr_assert_eq(r.status, 16, "exit %d: %s", r.status, r.err);
     cr_assert(strstr(r.err, "--max-output-ratio") && strstr(r.err, "at the event at byte"), "%s", r.err);
-    run_free(&r);
+    cli_run_free(&r);
     /* raised far enough, the same kind of trace prints whole */
     write_trace(path, &(trace_spec){ .events = 2, .elements = 8000, .inner_len = 4000 });
     const char *const raised[] = { "--max-output-ratio", "100000", NULL };
     r = run_nt(raised, path, false);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    run_free(&r);
+    cli_run_free(&r);
     const char *const low[] = { "--max-output-ratio", "0", NULL };
     r = run_nt(low, path, false);
     cr_assert_eq(r.status, 2, "--max-output-ratio 0 is a usage error");
-    run_free(&r);
+    cli_run_free(&r);
     unlink(path);
 }
 
 /* Peak RSS of `events ARGS` on a trace of n events of `elements` structs, less a run on a tiny one. */
-static long rss_growth(const char *const *args, bool stacks, uint32_t n, uint16_t elements, run_result *big)
+static long rss_growth(const char *const *args, bool stacks, uint32_t n, uint16_t elements, cli_run *big)
 {
     const char *small = trace_path("small"), *large = trace_path("large");
     write_trace(small, &(trace_spec){ .events = 10, .elements = 4, .with_stack = stacks });
     write_trace(large, &(trace_spec){ .events = n, .elements = elements, .with_stack = stacks });
-    run_result base = run_nt(args, small, false);
+    cli_run base = run_nt(args, small, false);
     cr_assert_eq(base.status, 0, "%s", base.err);
     *big = run_nt(args, large, false);
     unlink(small);
     unlink(large);
     long growth = big->rss_kb - base.rss_kb;
-    run_free(&base);
+    cli_run_free(&base);
     return growth;
 }
 
@@ -192,23 +136,23 @@ Test(events_bounds, memory_stays_bounded_without_sequence_points)
 {
     /* 8,000 lines of 4 KB, no sequence point: 32 MB of output, 1 MiB of reorder buffer */
     const char *const args[] = { "--reorder-bytes", "1048576", NULL };
-    run_result big;
+    cli_run big;
     long growth = rss_growth(args, false, 8000, 580, &big);
     cr_assert_eq(big.status, 0, "%s", big.err);
     cr_assert(strstr(big.err, "stream order"), "the fallback is not said: %s", big.err);
     cr_assert_lt(growth, 12 * 1024, "RSS grew %ld KB for 32 MB of output through a 1 MiB buffer", growth);
-    run_free(&big);
+    cli_run_free(&big);
 }
 
 Test(events_bounds, memory_stays_bounded_with_stacks)
 {
     /* the same output, every line waiting for the end of the stream */
     const char *const args[] = { "--stacks", NULL };
-    run_result big;
+    cli_run big;
     long growth = rss_growth(args, true, 8000, 580, &big);
     cr_assert_eq(big.status, 0, "%s", big.err);
     cr_assert_lt(growth, 12 * 1024, "RSS grew %ld KB for 32 MB of --stacks output", growth);
-    run_free(&big);
+    cli_run_free(&big);
 }
 
 static bool sorted_lines(const char *s, size_t from_line, size_t to_line)
@@ -233,11 +177,11 @@ Test(events_bounds, past_the_reorder_buffer_lines_come_in_stream_order)
     const char *path = trace_path("order");
     write_trace(path, &(trace_spec){ .events = 2000, .elements = 0, .descending = true });
     const char *const none[] = { NULL };
-    run_result r = run_nt(none, path, true);
+    cli_run r = run_nt(none, path, true);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(sorted_lines(r.out, 0, 2000), "the whole output fits the default buffer: in time order");
     cr_assert_eq(r.err[0], 0, "nothing to say: %s", r.err);
-    run_free(&r);
+    cli_run_free(&r);
     const char *const small[] = { "--reorder-bytes", "4096", NULL };
     r = run_nt(small, path, true);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -248,7 +192,7 @@ Test(events_bounds, past_the_reorder_buffer_lines_come_in_stream_order)
     cr_assert(strstr(r.err, "stream order") && strstr(r.err, "--reorder-bytes"), "%s", r.err);
     cr_assert(sorted_lines(r.out, 0, 50), "the buffer's first lines are sorted");
     cr_assert(!sorted_lines(r.out, 0, 2000), "then stream order (descending)");
-    run_free(&r);
+    cli_run_free(&r);
     unlink(path);
 }
 
@@ -260,10 +204,10 @@ Test(events_bounds, names_forge_no_line_and_no_terminal_control)
     write_trace(path, &(trace_spec){ .provider = "Evil\n1 2 Forged Provider", .event_name = "Title\x1b]0;pwned\x07\x1b[2J",
                                      .field_name = "x=1 y", .events = 3, .elements = 1 });
     const char *const none[] = { NULL };
-    run_result r = run_nt(none, path, true);
+    cli_run r = run_nt(none, path, true);
     cr_assert_eq(r.status, 0, "%s", r.err);
     size_t lines = 0;
-    for (size_t i = 0; i < r.out_bytes; i++) {
+    for (size_t i = 0; i < r.out_len; i++) {
         unsigned char c = (unsigned char)r.out[i];
         lines += c == '\n';
         cr_assert(c == '\n' || (c >= 0x20 && c != 0x7f), "control byte 0x%02x at %zu", c, i);
@@ -271,6 +215,6 @@ Test(events_bounds, names_forge_no_line_and_no_terminal_control)
     cr_assert_eq(lines, 3, "one line per event:\n%s", r.out);
     cr_assert(strstr(r.out, " Evil\\x0A1\\x202\\x20Forged\\x20Provider Title\\x1B]0;pwned\\x07\\x1B[2J x\\x3D1\\x20y=[{\"b\":0}]"),
               "%s", r.out);
-    run_free(&r);
+    cli_run_free(&r);
     unlink(path);
 }

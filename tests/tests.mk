@@ -306,8 +306,19 @@ if HAVE_CRITERION
 check_PROGRAMS += tests/test_events_bounds
 TESTS += tests/test_events_bounds
 endif
-tests_test_events_bounds_SOURCES = tests/test_events_bounds.c
+tests_test_events_bounds_SOURCES = tests/test_events_bounds.c tests/support/cli_run.c tests/support/cli_run.h
 tests_test_events_bounds_CPPFLAGS = $(T_CPP)
 tests_test_events_bounds_CFLAGS = $(T_CC)
 tests_test_events_bounds_LDADD = $(T_LIBS)
 tests_test_events_bounds_LDFLAGS = $(T_LINK)
+
+# ---- signed overflow on hostile numbers: GC timeline, profiles, time bounds, formatters (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_overflow
+TESTS += tests/test_overflow
+endif
+tests_test_overflow_SOURCES = tests/test_overflow.c tests/support/cli_run.c tests/support/cli_run.h
+tests_test_overflow_CPPFLAGS = $(T_CPP)
+tests_test_overflow_CFLAGS = $(T_CC)
+tests_test_overflow_LDADD = $(T_LIBS)
+tests_test_overflow_LDFLAGS = $(T_LINK)

@@ -4,6 +4,7 @@
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "common/json.h"
+#include "common/sat.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -82,8 +83,8 @@ int cmd_gc(int argc, char **argv)
         s->count++;
         all.count++;
         if (pause > 0) {
-            s->pause_total += pause;
-            all.pause_total += pause;
+            s->pause_total = nt_sat_add(s->pause_total, pause);
+            all.pause_total = nt_sat_add(all.pause_total, pause);
             s->pause_max = pause > s->pause_max ? pause : s->pause_max;
             all.pause_max = pause > all.pause_max ? pause : all.pause_max;
         }
@@ -111,7 +112,7 @@ int cmd_gc(int argc, char **argv)
             continue;
         }
         char a[32], b[32], d[32], e[32], f[32], h[32];
-        ms(a, sizeof a, g->start_ns - t0);
+        ms(a, sizeof a, nt_sat_sub(g->start_ns, t0));
         ms(b, sizeof b, g->pause_ns);
         ms(d, sizeof d, g->suspension_ns);
         mb(e, sizeof e, g->heap_before);
@@ -123,7 +124,7 @@ int cmd_gc(int argc, char **argv)
     /* The trace's span: its first to last event. */
     int64_t first, last;
     nt_profile_span(p, &first, &last);
-    int64_t span = last - first;
+    int64_t span = nt_sat_sub(last, first);
     nt_profile_totals at;
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     double paused = span > 0 ? 100.0 * (double)all.pause_total / (double)span : 0.0;

@@ -9,6 +9,7 @@
  * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
+#include "common/sat.h"
 #include "common/sort.h"
 #include "common/text_escape.h"
 
@@ -130,7 +131,7 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
         }
         char label[4096];
         label_field(&r, label, sizeof label);
-        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", r.time_ns - origin, r.thread_id, r.value, label,
+        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(r.time_ns, origin), r.thread_id, r.value, label,
                lines[r.stack_index]);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -9,6 +9,7 @@
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "cli/progress.h"
+#include "common/sat.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -132,10 +133,10 @@ int cmd_samples(int argc, char **argv)
         }
         bool managed = s.type == NT_SAMPLE_MANAGED, external = s.type == NT_SAMPLE_EXTERNAL;
         if (wall)
-            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", s.time_ns - origin, s.thread_id, wall_ns[i],
+            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id, wall_ns[i],
                    managed ? "managed" : external ? "external" : "other", lines[s.stack_index]);
         else
-            printf("%" PRId64 " %" PRIu64 " %c %s\n", s.time_ns - origin, s.thread_id,
+            printf("%" PRId64 " %" PRIu64 " %c %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id,
                    managed ? 'M' : external ? 'E' : '?', lines[s.stack_index]);
     }
     cli_selected count;

@@ -10,6 +10,7 @@
  * merge key also holds an epoch that every unload (and every load after the
  * first unload) advances. */
 #include "trace/profile_internal.h"
+#include "common/sat.h"
 #include "common/hash.h"
 
 #include <string.h>
@@ -172,7 +173,7 @@ static int add_record(nt_profile_builder *b, const pr_rec *r, uint32_t istack, i
             size_t i = b->table[j] - 1;
             if (b->hashes[i] == h && same_key(p, i, r, istack)) {
                 pr_rec *q = &p->recs[i];
-                q->value = q->value > INT64_MAX - r->value ? INT64_MAX : q->value + r->value;
+                q->value = nt_sat_add(q->value, r->value);
                 q->count += r->count;
                 return 0;
             }
@@ -238,7 +239,7 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
     if (st == UINT32_MAX)
         return 1;
     p->totals[NT_PROFILE_ALLOC].events++;
-    p->totals[NT_PROFILE_ALLOC].value += r.value;
+    p->totals[NT_PROFILE_ALLOC].value = nt_sat_add(p->totals[NT_PROFILE_ALLOC].value, r.value);
     return add_record(b, &r, st, ev->timestamp);
 }
 
@@ -272,13 +273,13 @@ static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool
     o->live = false;
     if (!o->counted) /* it started outside the window */
         return 0;
-    int64_t wait = ticks_ns(p, end_ticks) - ticks_ns(p, o->ticks);
-    pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open, NULL };
+    int64_t wait = nt_elapsed(ticks_ns(p, o->ticks), ticks_ns(p, end_ticks));
+    pr_rec r = { o->thread_id, "", wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open, NULL };
     nt_profile_totals *tot = &p->totals[NT_PROFILE_CONTENTION];
     tot->events++;
     tot->open += open;
     if (!open) /* an open wait's length is only a lower bound */
-        tot->value = tot->value > INT64_MAX - r.value ? INT64_MAX : tot->value + r.value;
+        tot->value = nt_sat_add(tot->value, r.value);
     return add_record(b, &r, o->istack, o->ticks);
 }
 

@@ -9,6 +9,7 @@
  * events (samples' suspensions, a background GC's) interleave in the stream
  * in an order that depends on buffering. */
 #include "trace/profile_internal.h"
+#include "common/sat.h"
 #include "common/sort.h"
 
 #include <stdio.h>
@@ -41,7 +42,7 @@ const char *nt_gc_type_name(uint32_t type)
 
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes)
 {
-    st->allocated_since = st->allocated_since > INT64_MAX - bytes ? INT64_MAX : st->allocated_since + bytes;
+    st->allocated_since = nt_sat_add(st->allocated_since, bytes);
 }
 
 /* The latest GC with this number (GCEnd names its GC by Count). */
@@ -89,11 +90,11 @@ static bool gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t
     g->suspend_begin_ns = in ? su->begin_ns : -1;
     g->suspend_end_ns = in ? su->end_ns : -1;
     if (g->suspend_begin_ns >= 0 && g->suspend_end_ns >= 0)
-        g->suspension_ns = g->suspend_end_ns - g->suspend_begin_ns;
+        g->suspension_ns = nt_elapsed(g->suspend_begin_ns, g->suspend_end_ns);
     g->heap_after = g->promoted = -1;
     for (int k = 0; k < 5; k++)
         g->gen_size[k] = -1;
-    g->heap_before = st->heap_known ? st->last_heap_after + st->allocated_since : -1;
+    g->heap_before = st->heap_known ? nt_sat_add(st->last_heap_after, st->allocated_since) : -1;
     st->allocated_since = 0;
     return true;
 }
@@ -116,8 +117,8 @@ static void heap_stats(nt_profile *p, pr_gc_state *st, const nt_event *ev)
     int64_t heap = 0, promoted = 0;
     for (int k = 0; k < 5; k++) {
         g->gen_size[k] = w[k].have ? pr_int(&w[k]) : -1;
-        heap += w[k].have ? pr_int(&w[k]) : 0;
-        promoted += w[5 + k].have ? pr_int(&w[5 + k]) : 0;
+        heap = nt_sat_add(heap, w[k].have ? pr_int(&w[k]) : 0);
+        promoted = nt_sat_add(promoted, w[5 + k].have ? pr_int(&w[5 + k]) : 0);
     }
     g->heap_after = heap;
     g->promoted = promoted;
@@ -154,7 +155,7 @@ bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
         if (g && g->end_ns < 0) {
             g->end_ns = ns;
             if (g->pause_ns < 0 && g->suspend_begin_ns < 0)
-                g->pause_ns = ns - g->start_ns; /* no suspension seen: the GC's own length */
+                g->pause_ns = nt_elapsed(g->start_ns, ns); /* no suspension seen: the GC's own length */
         }
         return true;
     }
@@ -169,7 +170,7 @@ bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns)
             if (g->thread_id != ev->thread_id || g->suspend_begin_ns != su->begin_ns || g->restart_end_ns >= 0)
                 continue;
             g->restart_end_ns = ns;
-            g->pause_ns = ns - g->suspend_begin_ns;
+            g->pause_ns = nt_elapsed(g->suspend_begin_ns, ns);
         }
         su->for_gc = false;
         return true;

@@ -6,6 +6,7 @@
 #include "nettrace_trace.h"
 #include "common/alloc.h"
 #include "common/map.h"
+#include "common/sat.h"
 
 /* An index kept in an nt_map: UINT32_MAX when key is absent. */
 static inline uint32_t tr_index(const nt_map *map, uint64_t key)
@@ -146,7 +147,7 @@ static inline const uint32_t *tr_stack_ids(const nt_trace *t, uint32_t k)
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
 
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
-static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+static inline int64_t tr_add_weight(int64_t a, int64_t b) { return nt_sat_add(a, b); }
 /* The weight of one sample by time when the thread's next sample is none (the sampling interval). */
 static inline int64_t tr_default_ns(const nt_trace_info *info)
 {
