@@ -218,3 +218,69 @@ Test(events_bounds, names_forge_no_line_and_no_terminal_control)
     cli_run_free(&r);
     unlink(path);
 }
+
+/* ---- item 10: the stack text of samples and events --stacks is kept within a budget ---- */
+
+/* 2,000 distinct stacks of 25 frames over 100 methods named with 1,000 bytes each: 25 KB of text per
+ * stack, each sampled once (50 MB of output), from 0.6 MB of input. */
+static void write_deep_stacks(const char *path)
+{
+    nt_membuf out = { 0 };
+    nt_writer *w = nt_writer_new(NULL, nt_membuf_write, &out, NULL);
+    cr_assert(w);
+    char name[1001];
+    for (int m = 0; m < 100; m++) {
+        memset(name, 'a' + m % 26, 1000);
+        char prefix[8];
+        snprintf(prefix, sizeof prefix, "M%03d_", m);
+        memcpy(name, prefix, strlen(prefix));
+        name[1000] = 0;
+        nt_method rec = { .which = NT_METHOD_LOAD, .method_id = 100 + (uint64_t)m, .module_id = 1,
+                          .start_address = 0x10000 + 0x100 * (uint64_t)m, .size = 0x100,
+                          .flags = NT_METHOD_FLAG_JITTED, .declaring_type = "T", .name = name, .signature = "",
+                          .timestamp = 1 };
+        cr_assert_eq(nt_writer_method(w, NULL, &rec), NT_OK, "%s", nt_writer_message(w));
+    }
+    uint64_t ips[25];
+    for (uint32_t s = 0; s < 2000; s++) {
+        for (int k = 0; k < 25; k++) /* a distinct stack per s: frame k from digit k of s in base 100, shifted */
+            ips[k] = 0x10000 + 0x100 * ((s / (k < 2 ? (k ? 100 : 1) : 1) + (uint32_t)k * 7) % 100) + 8;
+        uint32_t id;
+        cr_assert_eq(nt_writer_stack(w, ips, 25, &id), NT_OK);
+        nt_writer_event hdr = { .thread_id = 9, .timestamp = 1000 + s, .stack_id = id };
+        cr_assert_eq(nt_writer_sample(w, &hdr, NT_SAMPLE_MANAGED), NT_OK);
+    }
+    cr_assert_eq(nt_writer_finish(w), NT_OK, "%s", nt_writer_message(w));
+    nt_writer_free(w);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(out.data, 1, out.len, f), out.len);
+    cr_assert_eq(fclose(f), 0);
+    nt_membuf_free(&out);
+}
+
+Test(stack_texts, samples_and_events_keep_stack_text_within_the_budget)
+{
+    const char *path = trace_path("deep");
+    write_deep_stacks(path);
+    const char *small = trace_path("tiny");
+    write_trace(small, &(trace_spec){ .events = 10, .elements = 1, .with_stack = true });
+    const char *const samples[] = { "samples", path, NULL }, *const samples_small[] = { "samples", small, NULL };
+    cli_run base = cli_run_nettrace(samples_small, false), big = cli_run_nettrace(samples, true);
+    cr_assert_eq(big.status, 0, "%s", big.err);
+    cr_assert_gt(big.out_len, 45u << 20, "%zu bytes: the stacks are not as distinct and deep as meant", big.out_len);
+    long growth = big.rss_kb - base.rss_kb;
+    cr_expect_lt(growth, 30 * 1024, "samples: RSS grew %ld KB for 50 MB of distinct stack text", growth);
+    cli_run_free(&base);
+    cli_run_free(&big);
+    const char *const st[] = { "--stacks", NULL };
+    base = run_nt(st, small, false);
+    big = run_nt(st, path, false);
+    cr_assert_eq(big.status, 0, "%s", big.err);
+    growth = big.rss_kb - base.rss_kb;
+    cr_expect_lt(growth, 30 * 1024, "events --stacks: RSS grew %ld KB for 50 MB of distinct stack text", growth);
+    cli_run_free(&base);
+    cli_run_free(&big);
+    unlink(path);
+    unlink(small);
+}

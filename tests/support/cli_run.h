@@ -15,7 +15,8 @@ typedef struct cli_run {
 } cli_run;
 
 /* $top_builddir/nettrace ARGS... (args NULL-terminated, at most 30); standard
- * output is kept when keep, else thrown away. */
+ * output is kept when keep, else thrown away.  Under ASan the child's
+ * quarantine of freed memory is 1 MB, so its RSS is what it holds. */
 cli_run cli_run_nettrace(const char *const *args, bool keep);
 void cli_run_free(cli_run *r);
 
