@@ -322,3 +322,14 @@ tests_test_overflow_CPPFLAGS = $(T_CPP)
 tests_test_overflow_CFLAGS = $(T_CC)
 tests_test_overflow_LDADD = $(T_LIBS)
 tests_test_overflow_LDFLAGS = $(T_LINK)
+
+# ---- an event profile's GCs, labels and threads under named limits (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_profile_limits
+TESTS += tests/test_profile_limits
+endif
+tests_test_profile_limits_SOURCES = tests/test_profile_limits.c
+tests_test_profile_limits_CPPFLAGS = $(T_CPP)
+tests_test_profile_limits_CFLAGS = $(T_CC)
+tests_test_profile_limits_LDADD = $(T_LIBS)
+tests_test_profile_limits_LDFLAGS = $(T_LINK)

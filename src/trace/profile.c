@@ -13,6 +13,7 @@
 #include "common/sat.h"
 #include "common/hash.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Runtime event ids (Microsoft-Windows-DotNETRuntime). */
@@ -81,6 +82,25 @@ static int fail(nt_profile_builder *b, nt_status s)
     return 1;
 }
 
+/* A limit of nt_trace_limits reached: the parse stops, and msg names it in the trace's message. */
+static int fail_limit(nt_profile_builder *b, const char *msg)
+{
+    tr_builder_fail_limit(b->tb, msg);
+    return fail(b, NT_ERR_LIMIT);
+}
+
+/* After interning a label: false (the build stopped) when the labels are past max_labels. */
+static bool labels_fit(nt_profile_builder *b)
+{
+    uint32_t max = tr_builder_limits(b->tb)->max_labels;
+    if (b->p->strings.count <= max)
+        return true;
+    char msg[96];
+    snprintf(msg, sizeof msg, "more than %u distinct labels (nt_trace_limits.max_labels)", max);
+    fail_limit(b, msg);
+    return false;
+}
+
 nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const nt_allocator *alloc)
 {
     nt_profile *p = NT_MEM_NEW(nt_profile, alloc);
@@ -98,6 +118,7 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const 
     b->p = p;
     b->tb = tb;
     nt_trace_builder_set_limits(tb, opt && opt->trace ? opt->trace->trace_limits : NULL);
+    b->gc.lim = tr_builder_limits(tb);
     nt_hash_key_init(&b->key, b);
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
@@ -235,6 +256,8 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
                  NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0, NULL };
     if (!r.label)
         return fail(b, NT_ERR_NOMEM);
+    if (!labels_fit(b))
+        return 1;
     uint32_t st = intern(b, ev, NT_PROFILE_ALLOC);
     if (st == UINT32_MAX)
         return 1;
@@ -256,6 +279,8 @@ static int on_exception(nt_profile_builder *b, const nt_event *ev)
                  b->exception_messages ? tr_intern(&p->mem, &p->strings, message) : NULL };
     if (!r.label || (b->exception_messages && !r.message))
         return fail(b, NT_ERR_NOMEM);
+    if (!labels_fit(b))
+        return 1;
     uint32_t st = intern(b, ev, NT_PROFILE_EXCEPTIONS);
     if (st == UINT32_MAX)
         return 1;
@@ -298,6 +323,12 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     if (o && o->live && close_wait(b, o, ev->timestamp, true))
         return 1;
     if (!o) {
+        uint32_t max = tr_builder_limits(b->tb)->max_threads;
+        if (b->nopens >= max) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "more than %u threads in contention waits (nt_trace_limits.max_threads)", max);
+            return fail_limit(b, msg);
+        }
         if (b->nopens >= UINT32_MAX - 1 ||
             !nt_mem_reserve(&p->mem, (void **)&b->opens, &b->opens_cap, b->nopens + 1, sizeof *b->opens) ||
             !nt_map_set(&p->mem, &b->open_index, ev->thread_id, (uint32_t)b->nopens))
@@ -350,7 +381,10 @@ static int on_event(void *user, const nt_event *ev)
     case EV_EXCEPTION: return on_exception(b, ev);
     case EV_CONTENTION_START: return on_contention(b, ev, true);
     case EV_CONTENTION_STOP: return on_contention(b, ev, false);
-    default: return pr_gc_event(b->p, &b->gc, ev, ticks_ns(b->p, ev->timestamp)) ? 0 : fail(b, NT_ERR_NOMEM);
+    default: {
+        nt_status s = pr_gc_event(b->p, &b->gc, ev, ticks_ns(b->p, ev->timestamp));
+        return s == NT_OK ? 0 : s == NT_ERR_LIMIT ? fail_limit(b, b->gc.limit_msg) : fail(b, NT_ERR_NOMEM);
+    }
     }
 }
 

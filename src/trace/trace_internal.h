@@ -130,6 +130,10 @@ struct nt_trace {
  * each entry's stack, an interned index, becomes a resolved stack index
  * valid at its ticks.  extra must live until finish() returns. */
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
+/* The builder's limits (defaults filled in), for what an event profile holds beside it. */
+const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b);
+/* Stop the build at a limit of such a table: msg, naming it, becomes the trace's message. */
+void tr_builder_fail_limit(nt_trace_builder *b, const char *msg);
 void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
 
 /* The count ids at off into t->ids (an interned or resolved stack's).  An
