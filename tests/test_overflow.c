@@ -17,8 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LO (INT64_MIN + 1000)
+#define LO (INT64_MIN + ((int64_t)1 << 40))
 #define HI (INT64_MAX - 1000)
+#define SYNC_MARKER 0x5EC05EC0
 
 static void le(uint8_t *p, uint64_t v, int n)
 {
@@ -47,7 +48,9 @@ static uint8_t *hostile_trace(size_t *len)
     nt_membuf out = { 0 };
     nt_writer_options o;
     nt_writer_options_default(&o);
-    o.sync_qpc = HI; /* the trace "starts" at the top of the clock: relative times run to -2^64 */
+    /* The trace "starts" at the top of the clock, so relative times run to -2^64: the writer refuses a
+     * header readers cannot take, so the sync is written as a marker and patched below. */
+    o.sync_qpc = SYNC_MARKER;
     nt_writer *w = nt_writer_new(&o, nt_membuf_write, &out, NULL);
     cr_assert(w);
     uint32_t stack;
@@ -77,6 +80,12 @@ static uint8_t *hostile_trace(size_t *len)
     cr_assert_eq(nt_writer_sample(w, &hdr, NT_SAMPLE_MANAGED), NT_OK);
     cr_assert_eq(nt_writer_finish(w), NT_OK, "%s", nt_writer_message(w));
     nt_writer_free(w);
+    uint8_t marker[8], hi[8];
+    le(marker, SYNC_MARKER, 8);
+    le(hi, (uint64_t)HI, 8);
+    uint8_t *at = memmem(out.data, out.len, marker, 8);
+    cr_assert(at, "the header's sync_qpc");
+    memcpy(at, hi, 8);
     *len = out.len;
     return out.data;
 }

@@ -333,3 +333,14 @@ tests_test_profile_limits_CPPFLAGS = $(T_CPP)
 tests_test_profile_limits_CFLAGS = $(T_CC)
 tests_test_profile_limits_LDADD = $(T_LIBS)
 tests_test_profile_limits_LDFLAGS = $(T_LINK)
+
+# ---- the writer's header clock as readers take it; convert refuses what they cannot (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_writer_clock
+TESTS += tests/test_writer_clock
+endif
+tests_test_writer_clock_SOURCES = tests/test_writer_clock.c tests/support/cli_run.c tests/support/cli_run.h
+tests_test_writer_clock_CPPFLAGS = $(T_CPP)
+tests_test_writer_clock_CFLAGS = $(T_CC)
+tests_test_writer_clock_LDADD = $(T_LIBS)
+tests_test_writer_clock_LDFLAGS = $(T_LINK)
