@@ -103,7 +103,7 @@ static void check(what k, const nt_trace_limits *lim, uint32_t max, const char *
 
 Test(profile_limits, gcs_labels_and_threads_are_bounded_by_named_limits)
 {
-    nt_trace_limits lim = { .max_gcs = 300, .max_labels = 300, .max_threads = 300 };
+    nt_trace_limits lim = { .struct_size = sizeof lim, .max_gcs = 300, .max_labels = 300, .max_threads = 300 };
     check(GCS, &lim, 300, "max_gcs");
     check(LABELS, &lim, 300, "max_labels");
     check(SUSPENSIONS, &lim, 300, "max_threads");

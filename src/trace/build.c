@@ -10,6 +10,7 @@
  * (resolve.c), once rundown has arrived. */
 #include "trace/build_internal.h"
 #include "common/limits.h"
+#include "common/abi.h"
 #include "common/sort.h"
 
 #include <stdarg.h>
@@ -45,7 +46,10 @@ void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *lim
 {
     if (!b)
         return;
-    nt_trace_limits_resolve(&b->lim, limits);
+    nt_trace_limits given;
+    if (!ABI_IN(nt_trace_limits, &given, limits))
+        ABI_IN(nt_trace_limits, &given, NULL); /* a member this library does not know: the defaults */
+    nt_trace_limits_resolve(&b->lim, &given);
 }
 
 const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b) { return &b->lim; }
@@ -431,7 +435,7 @@ void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n)
 
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
-    *cb = (nt_callbacks){
+    const nt_callbacks mine = {
         .trace = on_trace,
         .sample = on_sample,
         .method = tr_on_method,
@@ -439,6 +443,7 @@ void nt_trace_builder_callbacks(nt_callbacks *cb)
         .assembly = tr_on_assembly,
         .sequence_point = on_sequence_point,
     };
+    ABI_OUT(nt_callbacks, cb, &mine);
 }
 static int cmp_ticks(const void *a, const void *b, void *ctx)
 {
@@ -511,7 +516,7 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
         stream_status = b->fail_status;
     t->status = stream_status;
     if (parser) {
-        nt_parser_stats ps;
+        nt_parser_stats ps = { 0 };
         nt_parser_stats_get(parser, &ps);
         t->stream_bytes = ps.bytes;
         t->events_dropped = ps.events_dropped;
