@@ -145,6 +145,7 @@ typedef struct nt_trace_limits {
                                  its interned ids -- plus 24 bytes per distinct frame) */
     uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
                                  when code is unloaded and its memory reused (default 1,024) */
+    uint8_t reserved_[4];   /**< the first layout's tail padding: zero */
     uint32_t max_threads;   /**< distinct threads held: sampled threads, and an event profile's threads in a GC
                                  suspension or a contention wait (default 1,048,576) */
     uint32_t max_gcs;       /**< GCs in an event profile's GC timeline, 160 bytes each (default 262,144) */
