@@ -20,7 +20,8 @@
 static void usage(FILE *f)
 {
     fputs("usage: nettrace events [--json] [--provider NAME] [--event NAME|ID] [--thread ID]\n"
-          "                       [--from T] [--to T] [--stacks] FILE\n"
+          "                       [--from T] [--to T] [--stacks] [--max-output-ratio N]\n"
+          "                       [--reorder-bytes N] FILE\n"
           "\n"
           "Print every event in time order (ties in stream order), one a line:\n"
           "  <time_ns> <thread_id> <provider> <event name> <field>=<value> ...\n"
