@@ -9,12 +9,9 @@
  * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
-<<<<<<< HEAD
 #include "cli/site.h"
-=======
 #include "cli/stack_texts.h"
 #include "common/sat.h"
->>>>>>> secout
 #include "common/sort.h"
 #include "common/text_escape.h"
 
@@ -177,15 +174,9 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
             break;
         }
         char label[4096];
-<<<<<<< HEAD
         label_field(&r, label, sizeof label, false);
-        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", r.time_ns - origin, r.thread_id, r.value, label,
-               lines[r.stack_index]);
-=======
-        label_field(&r, label, sizeof label);
         printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(r.time_ns, origin), r.thread_id, r.value, label,
                line);
->>>>>>> secout
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nettrace: writing standard output failed\n");

@@ -43,12 +43,8 @@ const char *nt_gc_type_name(uint32_t type)
 
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes)
 {
-<<<<<<< HEAD
     st->ticks_seen = true;
-    st->allocated_since = st->allocated_since > INT64_MAX - bytes ? INT64_MAX : st->allocated_since + bytes;
-=======
     st->allocated_since = nt_sat_add(st->allocated_since, bytes);
->>>>>>> secout
 }
 
 /* The latest GC with this number (GCEnd names its GC by Count). */
@@ -220,12 +216,8 @@ nt_status pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_
         }
         return NT_OK;
     }
-<<<<<<< HEAD
-    case EV_GC_HEAP_STATS: heap_stats(p, st, ev); return true;
-    case EV_GC_PER_HEAP_HISTORY: per_heap_history(p, st, ev); return true;
-=======
     case EV_GC_HEAP_STATS: heap_stats(p, st, ev); return NT_OK;
->>>>>>> secout
+    case EV_GC_PER_HEAP_HISTORY: per_heap_history(p, st, ev); return NT_OK;
     case EV_RESTART_EE_END: {
         pr_suspension *su = suspension(p, st, ev->thread_id, false, &s);
         if (!su || !su->for_gc)
