@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -606,7 +607,7 @@ Test(session_peer, connect_retries_a_full_backlog_until_the_deadline)
 
 /* A process (`sleep`) that looks like a .NET one: its TMPDIR is a fresh
  * directory (dir, a mkdtemp template) where path names its diagnostics
- * socket, for a peer to serve. */
+ * socket, for an impostor to serve. */
 static pid_t fake_dotnet_process(char *dir, char *path, size_t size)
 {
     cr_assert_not_null(mkdtemp(dir));
@@ -617,10 +618,12 @@ static pid_t fake_dotnet_process(char *dir, char *path, size_t size)
 
 Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
 {
-    char dir[] = "/tmp/nt-ctrlc-XXXXXX", path[512];
-    pid_t target = fake_dotnet_process(dir, path, sizeof path);
-    peer p;
-    cr_assert(peer_start(&p, PEER_SILENT, path)); /* reads the request, never answers */
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    pid_t target = peer_spawn_runtime(p, PEER_SILENT, 0); /* reads the request, never answers */
+    cr_assert_gt(target, 0);
+    char dir[] = "/tmp/nt-ctrlc-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
     const char *top = getenv("top_builddir");
     char nt[1024], pidarg[16], out[600];
     snprintf(nt, sizeof nt, "%s/nettrace", top ? top : ".");
@@ -633,7 +636,7 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
         execl(nt, "nettrace", "collect", "-q", "-p", pidarg, "-o", out, "--connect-timeout", "60", (char *)NULL);
         _exit(127);
     }
-    while (atomic_load(&p.request_len) == 0) /* the request arrived: it now awaits the reply */
+    while (atomic_load(&p->request_len) == 0) /* the request arrived: it now awaits the reply */
         usleep(10 * 1000);
     usleep(100 * 1000);
     kill(child, SIGINT);
@@ -642,11 +645,9 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
     cr_assert_eq(waitpid(child, &status, 0), child);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 33, "exit %d, want 33 (cancelled)",
               WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
-    peer_stop(&p);
-    kill(target, SIGKILL);
-    waitpid(target, NULL, 0);
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
     unlink(out);
-    unlink(path);
     rmdir(dir);
 }
 
@@ -654,24 +655,146 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
 
 Test(session_peer, process_info_falls_back_to_proc_when_refused)
 {
-    char dir[] = "/tmp/nt-pinfo-XXXXXX", path[512];
-    pid_t target = fake_dotnet_process(dir, path, sizeof path);
-    peer p;
-    p.hresult = NT_HR_NOT_SUPPORTED;
-    cr_assert(peer_start(&p, PEER_REFUSE, path));
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    pid_t target = peer_spawn_runtime(p, PEER_REFUSE, NT_HR_NOT_SUPPORTED);
+    cr_assert_gt(target, 0);
     nt_endpoint ep;
-    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK);
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK, "%s", nt_endpoint_reason_name(ep.reason));
     nt_process_info pi;
     nt_status st = nt_process_info_get(&ep, &pi, nt_deadline_after_ms(3000));
     cr_assert_eq(st, NT_ERR_REFUSED, "%s", nt_status_name(st));
     cr_assert(pi.from_proc);
-    cr_assert_str_eq(pi.command_line, "sleep 30");
+    char want[256] = "";
+    char cmdline[64];
+    snprintf(cmdline, sizeof cmdline, "/proc/%d/cmdline", (int)target);
+    FILE *f = fopen(cmdline, "r");
+    cr_assert_not_null(f);
+    want[fread(want, 1, sizeof want - 1, f)] = 0; /* the first argument, up to its NUL */
+    fclose(f);
+    cr_assert(want[0] && strncmp(pi.command_line, want, strlen(want)) == 0, "command line from /proc: '%s', want '%s'",
+              pi.command_line, want);
     cr_assert_str_eq(pi.runtime_version, "");
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
+}
+
+/* ---- impostors: a socket under a process's endpoint name is not its endpoint ---- */
+
+/* Another process of the same user listens under a `sleep` process's endpoint
+ * name: found by name, refused at connect (the kernel names the listener),
+ * and the impostor is sent nothing. */
+Test(session_peer, an_impostor_listening_under_a_process_name_is_refused)
+{
+    char dir[] = "/tmp/nt-impostor-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
+    peer p;
+    cr_assert(peer_start(&p, PEER_STREAM, path)); /* this process listens, not the target */
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK, "%s", nt_endpoint_reason_name(ep.reason));
+    nt_process_info pi;
+    cr_assert_eq(nt_process_info_get(&ep, &pi, nt_deadline_after_ms(2000)), NT_ERR_NO_ENDPOINT);
+    cr_assert_str_eq(pi.runtime_version, "", "the impostor's answer was taken");
+    int fd = -1;
+    nt_session_config cfg = { .sink = nt_sink_fd, .sink_user = &fd };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert_not_null(s);
+    nt_status st = nt_session_start_endpoint(s, &ep, nt_deadline_after_ms(2000));
+    cr_assert_eq(st, NT_ERR_NO_ENDPOINT, "start on an impostor: %s", nt_status_name(st));
+    char want[64];
+    snprintf(want, sizeof want, "served by pid %d", (int)getpid());
+    cr_assert(strstr(nt_session_message(s), want), "message: %s", nt_session_message(s));
+    nt_session_free(s);
+    cr_assert_eq(atomic_load(&p.request_len), 0, "a request reached the impostor");
     peer_stop(&p);
     kill(target, SIGKILL);
     waitpid(target, NULL, 0);
     unlink(path);
     rmdir(dir);
+}
+
+/* A socket that another user (uid 12345) bound under a root process's
+ * endpoint name, in a TMPDIR anyone may write to, is skipped when looking
+ * for the endpoint: reason "foreign". */
+Test(session_peer, a_socket_of_another_user_is_not_the_endpoint)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root to act as a second user (uid 12345)");
+    char dir[] = "/tmp/nt-foreign-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
+    cr_assert_eq(chmod(dir, 01777), 0);
+    int ready[2];
+    cr_assert_eq(pipe(ready), 0);
+    pid_t planter = fork();
+    if (planter == 0) {
+        gid_t none[1];
+        if (setgroups(0, none) != 0 || setresgid(12345, 12345, 12345) != 0 || setresuid(12345, 12345, 12345) != 0)
+            _exit(2);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (strlen(path) >= sizeof sa.sun_path)
+            _exit(4);
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 4) != 0)
+            _exit(3);
+        ssize_t w = write(ready[1], "y", 1);
+        (void)w;
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char c = 0;
+    cr_assert_eq(read(ready[0], &c, 1), 1, "the second user could not bind its socket");
+    close(ready[0]);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_uid, 12345u);
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_ERR_NO_ENDPOINT, "found %s", ep.path);
+    cr_assert_eq(ep.reason, NT_ENDPOINT_FOREIGN, "reason %s", nt_endpoint_reason_name(ep.reason));
+    cr_assert_str_eq(nt_endpoint_reason_name(ep.reason), "foreign");
+    kill(planter, SIGKILL);
+    waitpid(planter, NULL, 0);
+    kill(target, SIGKILL);
+    waitpid(target, NULL, 0);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* ProcessInfo for many runtimes at once: silent ones cost the deadline once,
+ * not once each, and an answering one among them is answered. */
+Test(session_peer, process_info_for_many_runtimes_in_parallel)
+{
+    enum { SILENT = 8 };
+    peer *p[SILENT + 1];
+    pid_t pid[SILENT + 1];
+    nt_endpoint ep[SILENT + 1];
+    for (int i = 0; i <= SILENT; i++) {
+        p[i] = peer_shared();
+        cr_assert_not_null(p[i]);
+        snprintf(p[i]->info, sizeof p[i]->info, "9.8.7");
+        pid[i] = peer_spawn_runtime(p[i], i == SILENT ? PEER_INFO : PEER_SILENT, 0);
+        cr_assert_gt(pid[i], 0);
+        cr_assert_eq(nt_endpoint_find(pid[i], &ep[i]), NT_OK, "%s", nt_endpoint_reason_name(ep[i].reason));
+    }
+    nt_process_info *pi = calloc(SILENT + 1, sizeof *pi);
+    nt_status st[SILENT + 1];
+    int64_t t0 = nt_now_ns();
+    nt_process_info_get_many(ep, SILENT + 1, pi, st, nt_deadline_after_ms(500));
+    double ms = elapsed_ms(t0);
+    cr_assert_lt(ms, 2000, "%d silent runtimes took %.0f ms: asked one after the other?", SILENT, ms);
+    for (int i = 0; i < SILENT; i++) {
+        cr_assert_eq(st[i], NT_ERR_TIMEOUT, "silent runtime %d: %s", i, nt_status_name(st[i]));
+        cr_assert(pi[i].from_proc, "no /proc fallback for %d", i);
+    }
+    cr_assert_eq(st[SILENT], NT_OK, "%s", nt_status_name(st[SILENT]));
+    cr_assert_str_eq(pi[SILENT].runtime_version, "9.8.7");
+    cr_assert_eq(pi[SILENT].pid, (uint64_t)pid[SILENT]);
+    free(pi);
+    for (int i = 0; i <= SILENT; i++) {
+        peer_kill_runtime(p[i], pid[i]);
+        peer_shared_free(p[i]);
+    }
 }
 
 /* ---- deadlines: 0 means none (the library's one convention) ---- */

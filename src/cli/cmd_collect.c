@@ -277,7 +277,7 @@ int cmd_collect(int argc, char **argv)
         goto out;
     if (!j.quiet)
         fprintf(stderr, "nettrace collect: pid %d -> %s (Ctrl-C to stop%s)\n",
-                (int)(j.child ? j.child : pid), j.output, j.duration_ns > 0 ? " early" : "");
+                (int)(j.runtime ? j.runtime : pid), j.output, j.duration_ns > 0 ? " early" : "");
     rc = collect_run(&j);
 out:
     if (j.session)
