@@ -154,7 +154,7 @@ static int start_traced(collect_job *j, int fd, const nt_session_config *cfg, in
     }
     if (st != NT_OK) {
         fprintf(stderr, "nettrace collect: the runtime of %s (pid %d) has no listen endpoint to stop the session "
-                        "through (%s)\n", j->program, (int)j->runtime, nt_endpoint_reason_name(ep.reason));
+                        "through (%s)\n", j->program, (int)j->runtime, cli_endpoint_reason(ep.reason));
         close(fd);
         return cli_exit_code(st);
     }

@@ -20,6 +20,13 @@ int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n)
     return cli_exit_code(st);
 }
 
+const char *cli_endpoint_reason(nt_endpoint_reason r)
+{
+    if (r == NT_ENDPOINT_FOREIGN)
+        return "foreign: the only socket under its endpoint's name belongs to another user, who planted it";
+    return nt_endpoint_reason_name(r);
+}
+
 bool cli_parse_pid(const char *s, int32_t *pid)
 {
     char *end;

@@ -24,6 +24,9 @@ void cli_providers_free(cli_providers *p);
  * cannot list processes: ..." and returns the exit code; CLI_EXIT_OK on success. */
 int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n);
 
+/* Why a process has no endpoint, in words ("foreign" says who may be at work). */
+const char *cli_endpoint_reason(nt_endpoint_reason r);
+
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);
 
