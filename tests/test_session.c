@@ -823,3 +823,90 @@ Test(session_peer, a_zero_deadline_is_no_deadline)
     nt_port_close(port);
     cr_assert_neq(access(path, F_OK), 0, "the port's socket file is left behind");
 }
+
+/* ---- the diagnostic port answers later runtimes ---- */
+
+typedef struct serving {
+    nt_port *port;
+    atomic_bool stop;
+} serving;
+
+static void *serve_port(void *arg)
+{
+    serving *sv = arg;
+    while (!atomic_load(&sv->stop))
+        nt_port_serve(sv->port, nt_deadline_after_ms(50));
+    return NULL;
+}
+
+/* A runtime's side: connect and advertise (cookie all `id`, pid 4242). */
+static int runtime_connects(const char *path, uint8_t id)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0, "connect: %s", strerror(errno));
+    uint8_t adv[34] = "ADVR_V1";
+    memset(adv + 8, id, 16);
+    adv[24] = 0x92; /* pid 4242, little-endian */
+    adv[25] = 0x10;
+    cr_assert_eq(send(fd, adv, sizeof adv, MSG_NOSIGNAL), (ssize_t)sizeof adv);
+    return fd;
+}
+
+/* What arrives on fd within ms: 'R' ResumeRuntime (answered OK), 'C' closed, '-' nothing, '?' anything else. */
+static char runtime_hears(int fd, int ms)
+{
+    struct pollfd pf = { .fd = fd, .events = POLLIN };
+    if (poll(&pf, 1, ms) <= 0)
+        return '-';
+    uint8_t h[20];
+    ssize_t n = recv(fd, h, sizeof h, MSG_WAITALL);
+    if (n == 0)
+        return 'C';
+    if (n != 20 || memcmp(h, "DOTNET_IPC_V1", 14) != 0 || h[16] != IPC_SET_PROCESS || h[17] != IPC_PROCESS_RESUME)
+        return '?';
+    uint8_t ok[24] = "DOTNET_IPC_V1";
+    ok[14] = 24;
+    ok[16] = IPC_SET_SERVER;
+    ok[17] = IPC_SERVER_OK;
+    cr_assert_eq(send(fd, ok, sizeof ok, MSG_NOSIGNAL), (ssize_t)sizeof ok);
+    return 'R';
+}
+
+/* Every process a launched program starts inherits the port: a runtime it
+ * has not seen is resumed (else a suspended child waits forever), a resumed
+ * one has its next connection held (else it reconnects in a loop), and one
+ * that goes away is let go. */
+Test(session_peer, the_port_resumes_later_runtimes_and_holds_their_next_connection)
+{
+    char path[108];
+    snprintf(path, sizeof path, "/tmp/nt-serve-%d.sock", (int)getpid());
+    unlink(path);
+    serving sv = { .port = NULL };
+    atomic_init(&sv.stop, false);
+    cr_assert_eq(nt_port_open(path, &sv.port, NULL), NT_OK);
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, serve_port, &sv), 0);
+
+    int a1 = runtime_connects(path, 0xA1);
+    cr_assert_eq(runtime_hears(a1, 2000), 'R', "a new runtime is not resumed");
+    cr_assert_eq(runtime_hears(a1, 2000), 'C', "the resumed connection is not closed");
+    close(a1);
+    int a2 = runtime_connects(path, 0xA1);
+    cr_assert_eq(runtime_hears(a2, 300), '-', "a resumed runtime's next connection is not held quietly");
+    int b1 = runtime_connects(path, 0xB2);
+    cr_assert_eq(runtime_hears(b1, 2000), 'R', "a second runtime is not resumed");
+    close(b1);
+    cr_assert_eq(runtime_hears(a2, 100), '-', "the held connection was dropped");
+    close(a2); /* the runtime exits: let go, and a new instance with its cookie is resumed again */
+    usleep(200 * 1000);
+    int a3 = runtime_connects(path, 0xA1);
+    cr_assert_eq(runtime_hears(a3, 2000), 'R', "a runtime whose held connection closed is not forgotten");
+    close(a3);
+
+    atomic_store(&sv.stop, true);
+    pthread_join(th, NULL);
+    nt_port_close(sv.port);
+    cr_assert_neq(access(path, F_OK), 0, "the port's socket file is left");
+}
