@@ -910,3 +910,122 @@ Test(session_peer, the_port_resumes_later_runtimes_and_holds_their_next_connecti
     nt_port_close(sv.port);
     cr_assert_neq(access(path, F_OK), 0, "the port's socket file is left");
 }
+
+/* ---- nettrace top -p: the live view ---- */
+
+#include "nettrace_writer.h"
+
+static pid_t run_nettrace(char *const args[], const char *errpath)
+{
+    const char *top = getenv("top_builddir");
+    char nt[1024];
+    snprintf(nt, sizeof nt, "%s/nettrace", top ? top : ".");
+    pid_t child = fork();
+    if (child == 0) {
+        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(fd, 2);
+        dup2(devnull, 1);
+        execv(nt, args);
+        _exit(127);
+    }
+    return child;
+}
+
+static void read_small(const char *path, char *buf, size_t size)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        buf[fread(buf, 1, size - 1, f)] = 0;
+        fclose(f);
+    }
+}
+
+/* --duration is the whole run: a runtime that never answers the start does
+ * not add the 10 s connect deadline to it. */
+Test(session_peer, live_top_duration_includes_the_connect)
+{
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    pid_t target = peer_spawn_runtime(p, PEER_SILENT, 0);
+    cr_assert_gt(target, 0);
+    char pidarg[16], errpath[] = "/tmp/nt-topdur-XXXXXX";
+    cr_assert_geq(mkstemp(errpath), 0);
+    snprintf(pidarg, sizeof pidarg, "%d", (int)target);
+    char *args[] = { "nettrace", "top", "-p", pidarg, "--duration", "1s", "--no-rundown-first", NULL };
+    int64_t t0 = nt_now_ns();
+    pid_t top = run_nettrace(args, errpath);
+    int status;
+    cr_assert_eq(waitpid(top, &status, 0), top);
+    double s = elapsed_ms(t0) / 1000;
+    char err[1024];
+    read_small(errpath, err, sizeof err);
+    cr_assert_lt(s, 4.0, "top -p --duration 1s took %.1f s: %s", s, err);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 32, "exit %d, want 32 (timeout): %s",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
+    unlink(errpath);
+}
+
+/* A V6 stream's header and Trace block (a finished empty stream without its end block). */
+static size_t stream_prefix(uint8_t *out, size_t cap)
+{
+    nt_writer_options opt;
+    nt_writer_options_default(&opt);
+    opt.format = 6;
+    nt_membuf mb = { 0 };
+    nt_writer *w = nt_writer_new(&opt, nt_membuf_write, &mb, NULL);
+    cr_assert_not_null(w);
+    cr_assert_eq(nt_writer_finish(w), NT_OK);
+    nt_writer_free(w);
+    cr_assert(mb.len > 4 && mb.len - 4 <= cap);
+    uint32_t end;
+    memcpy(&end, mb.data + mb.len - 4, 4);
+    cr_assert_eq(end, 0u, "the stream does not end with an empty end-of-stream block");
+    memcpy(out, mb.data, mb.len - 4);
+    size_t n = mb.len - 4;
+    nt_membuf_free(&mb);
+    return n;
+}
+
+/* The live view holds one interval, so it runs on past the 1 GiB a recording
+ * session stops at (the runtime streams 1 GiB + 64 MiB of blocks a reader
+ * skips here, then goes quiet); Ctrl-C then ends it cleanly. */
+Test(session_peer, live_top_runs_past_a_gibibyte_of_stream, .timeout = 120)
+{
+    alarm(120);
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    p->prefix_len = stream_prefix(p->prefix, sizeof p->prefix);
+    p->flood_bytes = (1ull << 30) + (64ull << 20);
+    pid_t target = peer_spawn_runtime(p, PEER_FLOOD, 0);
+    cr_assert_gt(target, 0);
+    char pidarg[16], errpath[] = "/tmp/nt-topcap-XXXXXX";
+    cr_assert_geq(mkstemp(errpath), 0);
+    snprintf(pidarg, sizeof pidarg, "%d", (int)target);
+    char *args[] = { "nettrace", "top", "-p", pidarg, "-i", "1s", "--no-rundown-first", NULL };
+    pid_t top = run_nettrace(args, errpath);
+    int status = 0;
+    bool ended = false;
+    for (int i = 0; i < 1100 && atomic_load(&p->streamed) < p->flood_bytes && !ended; i++) {
+        usleep(100 * 1000);
+        ended = waitpid(top, &status, WNOHANG) == top;
+    }
+    char err[1024];
+    read_small(errpath, err, sizeof err);
+    cr_assert_not(ended, "top -p ended after %llu bytes: exit %d: %s", atomic_load(&p->streamed),
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+    cr_assert_geq(atomic_load(&p->streamed), p->flood_bytes, "the stream did not get past 1 GiB in time");
+    usleep(1500 * 1000); /* the rest is read and a refresh drawn */
+    cr_assert_eq(waitpid(top, &status, WNOHANG), 0, "top -p ended once past 1 GiB: %s", err);
+    kill(top, SIGINT);
+    cr_assert_eq(waitpid(top, &status, 0), top);
+    read_small(errpath, err, sizeof err);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d after Ctrl-C: %s",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
+    unlink(errpath);
+}

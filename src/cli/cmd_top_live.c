@@ -69,8 +69,9 @@ static void top_usage(FILE *f)
           f);
 }
 
+/* deadline_ns bounds the start: the connect counts in --duration. */
 static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
-                        const nt_session_config *base, const char *what)
+                        const nt_session_config *base, const char *what, int64_t deadline_ns)
 {
     nt_callbacks cb;
     if (events)
@@ -82,6 +83,8 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, cons
     cfg.sink = nt_sink_parser;
     cfg.sink_user = ls->parser;
     cfg.caller_pumps = true;
+    /* The view holds one interval, whatever has passed: no cap on the stream's total (documented: until Ctrl-C). */
+    cfg.max_stream_bytes = UINT64_MAX;
     ls->session = ls->parser ? nt_session_new(&cfg, NULL) : NULL;
     if (!ls->session) {
         fprintf(stderr, "nettrace top: out of memory\n");
@@ -89,7 +92,7 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, cons
     }
     /* Ctrl-C while starting cancels at once (session_opts.h). */
     cli_start_guard_begin(ls->session);
-    nt_status st = nt_session_start_endpoint(ls->session, ep, nt_deadline_after_ms(10000));
+    nt_status st = nt_session_start_endpoint(ls->session, ep, deadline_ns);
     cli_start_guard_end();
     cli_interrupts_session(NULL);
     if (st != NT_OK) {
@@ -265,6 +268,10 @@ int cmd_top_live(int argc, char **argv)
         top_usage(stderr);
         return CLI_EXIT_USAGE;
     }
+    /* --duration counts from here, connecting included. */
+    int64_t start = nt_now_ns();
+    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
+    int64_t connect_by = nt_deadline_after_ms(10000) < until ? nt_deadline_after_ms(10000) : until;
     nt_endpoint ep;
     nt_status st = nt_endpoint_find(pid, &ep);
     if (st != NT_OK) {
@@ -297,7 +304,7 @@ int cmd_top_live(int argc, char **argv)
         cfg.providers = providers.list;
         cfg.provider_count = providers.count;
     }
-    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling")) {
+    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling", connect_by)) {
         rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
         goto out;
     }
@@ -310,17 +317,15 @@ int cmd_top_live(int argc, char **argv)
         rcfg.provider_count = 1;
         rcfg.buffer_mb = 16;
         rcfg.no_stackwalk = false;
-        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown"))
+        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown", connect_by))
             nt_session_request_stop(rundown_s.session);
         else
             close_stream(&rundown_s); /* names then come at the end only */
     }
 
     bool tty = isatty(1), warned = false;
-    int64_t start = nt_now_ns();
-    int64_t next = start + (int64_t)(interval * 1e9);
-    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
-    int64_t last = start;
+    int64_t last = nt_now_ns();
+    int64_t next = last + (int64_t)(interval * 1e9);
     while (!main_s.ended && cli_interrupt_count() == 0) {
         struct pollfd pf[3];
         int n = 0;

@@ -63,6 +63,28 @@ static void reply_info(int fd, const char *text)
     (void)r;
 }
 
+/* PEER_FLOOD: the prefix, then 256 KiB unknown V6 blocks (kind 0x7F) until
+ * flood_bytes; blocking sends, so the pace is the reader's. */
+static void flood(peer *p, int fd)
+{
+    enum { BLOCK = 256 * 1024 };
+    uint8_t *b = calloc(1, BLOCK);
+    if (!b)
+        return;
+    uint32_t head = (uint32_t)0x7F << 24 | (BLOCK - 4);
+    memcpy(b, &head, 4);
+    ssize_t n = send(fd, p->prefix, p->prefix_len, MSG_NOSIGNAL);
+    if (n > 0)
+        atomic_fetch_add(&p->streamed, (unsigned long long)n);
+    while (n > 0 && atomic_load(&p->streamed) < p->flood_bytes) {
+        size_t off = 0;
+        while (off < BLOCK && (n = send(fd, b + off, BLOCK - off, MSG_NOSIGNAL)) > 0)
+            off += (size_t)n;
+        atomic_fetch_add(&p->streamed, (unsigned long long)off);
+    }
+    free(b);
+}
+
 typedef struct conn {
     int fd;
     uint8_t in[65536];
@@ -163,6 +185,11 @@ static void *peer_main(void *arg)
             for (int k = 0; k < 8; k++)
                 sid[k] = (uint8_t)(p->session_id >> (8 * k));
             reply(c[i].fd, 0, sid, 8);
+            if (p->mode == PEER_FLOOD) {
+                flood(p, c[i].fd);
+                c[i].fd = -1; /* kept open by flood, never read again */
+                continue;
+            }
             stream_fd = c[i].fd;
             c[i].streaming = true;
         }
@@ -273,11 +300,19 @@ pid_t peer_spawn_runtime(peer *p, peer_mode mode, uint32_t hresult)
         char path[512];
         snprintf(path, sizeof path, "%s/dotnet-diagnostic-%d-%llu-socket", tmp && *tmp ? tmp : "/tmp",
                  (int)getpid(), own_start_key());
+        /* peer_start clears p: keep what the caller set (the parent connects only after "ready") */
         char info[sizeof p->info];
-        memcpy(info, p->info, sizeof info); /* peer_start clears p; the parent connects only after "ready" */
+        uint8_t prefix[sizeof p->prefix];
+        size_t prefix_len = p->prefix_len;
+        unsigned long long flood_bytes = p->flood_bytes;
+        memcpy(info, p->info, sizeof info);
+        memcpy(prefix, p->prefix, sizeof prefix);
         bool ok = peer_start(p, mode, path);
         p->hresult = hresult;
         memcpy(p->info, info, sizeof info);
+        memcpy(p->prefix, prefix, sizeof prefix);
+        p->prefix_len = prefix_len;
+        p->flood_bytes = flood_bytes;
         ssize_t w = write(ready[1], ok ? "y" : "n", 1);
         (void)w;
         close(ready[1]);

@@ -16,13 +16,18 @@ typedef enum peer_mode {
     PEER_STREAM,        /* answer OK, stream until StopTracing, reply, end the stream */
     PEER_STREAM_DEAF,   /* answer OK, stream, accept StopTracing but never reply or end */
     PEER_STREAM_CLOSE,  /* answer OK, stream a little, then close without the end marker */
-    PEER_INFO           /* answer ProcessInfo2 with `info` as runtime version, OS and arch */
+    PEER_INFO,          /* answer ProcessInfo2 with `info` as runtime version, OS and arch */
+    PEER_FLOOD          /* answer OK, send `prefix`, then unknown V6 blocks (skipped by readers) as fast as
+                         * the reader takes them until flood_bytes, then stay silent */
 } peer_mode;
 
 typedef struct peer {
     peer_mode mode;
     uint32_t hresult;            /* PEER_REFUSE */
     char info[64];               /* PEER_INFO: the strings it answers with (ASCII) */
+    uint8_t prefix[4096];        /* PEER_FLOOD: a stream's header and Trace block */
+    size_t prefix_len;
+    unsigned long long flood_bytes;
     char dir[256];
     char path[512];
     int listen_fd;
@@ -45,7 +50,7 @@ void peer_stop(peer *p);
  * diagnostics socket ($TMPDIR or /tmp, named for its pid and start key), so
  * the socket's peer credentials are the process's, as a real runtime's are.
  * p must come from peer_shared (memory shared with the child) so the
- * counters can be read here; p->info is kept for PEER_INFO.  Returns the
+ * counters can be read here; info, prefix and flood_bytes are kept.  Returns the
  * child's pid, or -1. */
 peer *peer_shared(void);
 void peer_shared_free(peer *p);
