@@ -324,7 +324,7 @@ int cmd_top_live(int argc, char **argv)
             close_stream(&rundown_s); /* names then come at the end only */
     }
 
-    bool tty = isatty(1), warned = false;
+    bool tty = isatty(1), warned = false, drawn = false;
     int64_t last = nt_now_ns();
     int64_t next = last + (int64_t)(interval * 1e9);
     while (!main_s.ended && cli_interrupt_count() == 0) {
@@ -344,11 +344,15 @@ int cmd_top_live(int argc, char **argv)
             close_stream(&rundown_s);
         }
         int64_t now = nt_now_ns();
-        if (now >= next) {
+        /* --duration counts the connect too: its end draws the interval so far when no refresh did, or
+         * when at least half an interval has passed since the last. */
+        bool ending = now >= until && (!drawn || now - last >= (int64_t)(interval * 0.5e9));
+        if (now >= next || ending) {
             rc = events ? render_profile(win, kind, &to, (double)(now - last) / 1e9, tty, pid, &warned)
                         : render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
             if (rc != CLI_EXIT_OK)
                 break;
+            drawn = true;
             last = now;
             while (next <= now)
                 next += (int64_t)(interval * 1e9);

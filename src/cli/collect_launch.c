@@ -99,20 +99,6 @@ static bool make_port_dir(char *dir, size_t cap)
     return mkdtemp(dir) != NULL;
 }
 
-/* Whether the child ended before its runtime connected (reaping it, and saying so). */
-static bool child_gone(collect_job *j)
-{
-    if (!collect_program_reap(j))
-        return false;
-    if (WIFEXITED(j->child_status))
-        fprintf(stderr, "nettrace collect: %s exited with status %d before its runtime connected\n", j->program,
-                WEXITSTATUS(j->child_status));
-    else
-        fprintf(stderr, "nettrace collect: %s was killed by signal %d before its runtime connected\n", j->program,
-                WTERMSIG(j->child_status));
-    return true;
-}
-
 /* The pid of the process at the other end of fd, as we see it (the
  * runtime's advertise has it only as its own PID namespace sees it). */
 static pid_t peer_pid(int fd, uint64_t announced)
@@ -135,7 +121,7 @@ static nt_status await_runtime(collect_job *j, int64_t until, int *fd)
             j->runtime = peer_pid(*fd, announced);
         if (st != NT_ERR_TIMEOUT)
             return st;
-        if (child_gone(j))
+        if (collect_program_reap(j)) /* the child ended first: collect_program_end reports how */
             return NT_ERR_NO_ENDPOINT;
         if (nt_now_ns() >= until || cli_interrupt_count() > 0)
             return st;
@@ -219,8 +205,8 @@ int collect_launch(collect_job *j, char **argv, const nt_session_config *cfg, in
     if (st == NT_OK) {
         rc = start_traced(j, fd, cfg, until);
     } else if (j->child_reaped) {
-        fprintf(stderr, "nettrace collect: (is %s a .NET program? the runtime reads DOTNET_DiagnosticPorts)\n",
-                argv[0]);
+        fprintf(stderr, "nettrace collect: %s ended before its runtime connected (is it a .NET program? the "
+                        "runtime reads DOTNET_DiagnosticPorts)\n", argv[0]);
         rc = CLI_EXIT_ERROR;
     } else {
         fprintf(stderr, "nettrace collect: %s's runtime did not connect to the diagnostic port%s\n", argv[0],

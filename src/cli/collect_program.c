@@ -83,14 +83,18 @@ static void await_group(collect_job *j)
 {
     int interrupts = cli_interrupt_count();
     bool told = false;
-    while (!group_ends_within(j, SERVE_SLICE_MS)) {
+    for (int slices = 0; !group_ends_within(j, SERVE_SLICE_MS); slices++) {
         if (cli_interrupt_count() > interrupts) {
             end_group(j);
             return;
         }
-        if (j->child_reaped && !told) {
-            fprintf(stderr, "nettrace collect: %s ended; waiting for the rest of its process group (%d) to end "
-                            "(Ctrl-C ends them)\n", j->program, (int)j->child);
+        if (!told && !j->quiet && slices * SERVE_SLICE_MS >= 1000) { /* a process exiting is not news */
+            if (j->child_reaped)
+                fprintf(stderr, "nettrace collect: %s ended; waiting for the rest of its process group (%d) to "
+                                "end (Ctrl-C ends them)\n", j->program, (int)j->child);
+            else
+                fprintf(stderr, "nettrace collect: the traced runtime ended; waiting for %s (pid %d) to end "
+                                "(Ctrl-C ends it)\n", j->program, (int)j->child);
             told = true;
         }
     }
