@@ -4,7 +4,7 @@
 # the name of a process's diagnostics endpoint.  `nettrace ps` must not list
 # them as .NET, `collect -p` must refuse them and say why, a peer's strings
 # must reach the terminal escaped, and runtimes that never answer must not
-# make `ps` take a second each.
+# make `ps` or `collect -n` take a second each.
 set -u
 top="${top_builddir:-.}"
 src="${top_srcdir:-.}"
@@ -120,6 +120,17 @@ if [ "$ms" -gt 5000 ]; then
     fail "ps took $ms ms with 20 silent runtimes (one second each?)"
 else
     ok "ps took $ms ms with 20 silent runtimes ($listed rows without an answer)"
+fi
+
+t0=$(date +%s%N)
+"$NT" collect -q -n "NoSuchProgram-$$" -o "$work/none.nettrace" 2>"$work/byname.err"
+rc=$?
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+if [ "$ms" -gt 5000 ] || [ $rc -ne 30 ]; then
+    fail "collect -n with 20 silent runtimes: exit $rc after $ms ms: $(cat "$work/byname.err")"
+else
+    ok "collect -n looked through 20 silent runtimes in $ms ms (exit 30: no such name)"
 fi
 
 [ $fails -eq 0 ] && echo "ok: hostile peers handled"

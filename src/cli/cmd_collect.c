@@ -64,19 +64,20 @@ static void collect_usage(FILE *f)
     cli_profile_table_print(f);
 }
 
-/* Whether NAME names the process: its comm, its program's file name or its entry assembly. */
-static bool name_matches(const nt_process_entry *pe, const char *name)
+/* Whether NAME names the process: its comm, its program's file name or its entry assembly (pi: what its
+ * runtime said, nt_process_info_get_many). */
+static bool name_matches(const nt_process_entry *pe, nt_process_info *pi, nt_status st, const char *name)
 {
+    if (st == NT_ERR_NO_ENDPOINT)
+        return false; /* not served by the process itself */
     if (strcmp(pe->command, name) == 0)
         return true;
-    nt_process_info pi;
-    nt_process_info_get(&pe->endpoint, &pi, nt_deadline_after_ms(1000));
-    if (strcmp(pi.entrypoint_assembly, name) == 0)
+    if (strcmp(pi->entrypoint_assembly, name) == 0)
         return true;
     /* "dotnet app.dll" or "./app": the file names of the first two words */
     char *save = NULL;
     int words = 0;
-    for (char *w = strtok_r(pi.command_line, " ", &save); w && words < 2; w = strtok_r(NULL, " ", &save), words++) {
+    for (char *w = strtok_r(pi->command_line, " ", &save); w && words < 2; w = strtok_r(NULL, " ", &save), words++) {
         char *base = strrchr(w, '/');
         base = base ? base + 1 : w;
         size_t n = strlen(name);
@@ -94,16 +95,34 @@ static int pid_by_name(const char *name, int32_t *pid)
     int rc = cli_process_list("collect", &list, &n);
     if (rc != CLI_EXIT_OK)
         return rc;
+    /* Every runtime asked at once: one that never answers costs the second once. */
+    nt_process_info *pi = calloc(n ? n : 1, sizeof *pi);
+    nt_status *st = calloc(n ? n : 1, sizeof *st);
+    nt_endpoint *eps = calloc(n ? n : 1, sizeof *eps);
+    if (!pi || !st || !eps) {
+        free(pi);
+        free(st);
+        free(eps);
+        nt_process_list_free(list, NULL);
+        fprintf(stderr, "nettrace collect: out of memory\n");
+        return CLI_EXIT_ERROR;
+    }
+    for (size_t i = 0; i < n; i++)
+        eps[i] = list[i].endpoint;
+    nt_process_info_get_many(eps, n, pi, st, nt_deadline_after_ms(1000));
     size_t found = 0;
     char pids[256] = "";
     for (size_t i = 0; i < n; i++) {
-        if (!name_matches(&list[i], name))
+        if (!name_matches(&list[i], &pi[i], st[i], name))
             continue;
         *pid = list[i].pid;
         size_t len = strlen(pids);
         snprintf(pids + len, sizeof pids - len, "%s%d", found ? ", " : "", (int)list[i].pid);
         found++;
     }
+    free(pi);
+    free(st);
+    free(eps);
     nt_process_list_free(list, NULL);
     if (found == 1)
         return CLI_EXIT_OK;
