@@ -110,6 +110,7 @@ typedef struct nt_trace_assembly {
 
 /** What the build saw and how well frames resolved. */
 typedef struct nt_trace_stats {
+    uint32_t struct_size; /**< set before the call: 0, or sizeof(nt_trace_stats) (see "How structs grow" in nettrace.h) */
     nt_status status;           /**< how the stream read: NT_OK, NT_ERR_TRUNCATED, ... */
     uint64_t stream_bytes;      /**< bytes the parser consumed */
     uint64_t samples;
@@ -136,6 +137,7 @@ typedef struct nt_trace_stats {
  * (max_variants, max_frames while resolving) before it, in time order.
  */
 typedef struct nt_trace_limits {
+    uint32_t struct_size; /**< 0, or sizeof(nt_trace_limits) (see "How structs grow" in nettrace.h) */
     uint64_t max_samples;   /**< samples held, 16 bytes each (default 1,073,741,824) */
     uint64_t max_frames;    /**< frame ids held: the IPs of the distinct stacks read, and the frames of
                                  resolved stacks that need their own ids (default 67,108,864; 4 bytes
@@ -147,6 +149,7 @@ typedef struct nt_trace_limits {
 
 /** Options for the one-call entry points; NULL or zeroed selects the defaults. */
 typedef struct nt_trace_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_trace_options) (see "How structs grow" in nettrace.h) */
     const nt_limits *limits;        /**< parser limits; NULL = defaults */
     const nt_trace_limits *trace_limits; /**< what the trace may hold; NULL = defaults */
     const nt_allocator *alloc;      /**< NULL = malloc */
@@ -250,6 +253,7 @@ typedef enum nt_weight {
 
 /** Which samples an export covers, and how they weigh.  Zeroed = everything, by sample count. */
 typedef struct nt_export_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_export_options) (see "How structs grow" in nettrace.h) */
     bool managed_only;        /**< only samples taken in managed code (type Managed) */
     bool has_thread;          /**< only thread_id */
     uint64_t thread_id;
@@ -268,6 +272,10 @@ NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options
 /** pprof: gzipped profile.proto with sample counts and wall time (ns); with NT_WEIGHT_TIME the wall time
  *  is also the profile's default sample type (the wall profile). */
 NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
+/** One self-contained HTML file (no network, no server): an interactive flame graph / icicle of the selected
+ *  samples with search, zoom and a thread selector; its "every thread" tree holds what nt_export_folded
+ *  writes, weighted the same way (opt->weight); opt->name is its title. */
+NT_API nt_status nt_export_html(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 
 /** The wall profile's weights: out[i] (nt_trace_sample_count(t) entries) = sample i's weight by time, as
  *  NT_WEIGHT_TIME weighs it -- ns to the same thread's next sample (managed and external alike), the
@@ -296,6 +304,7 @@ NT_API size_t nt_frame_name_ex(const nt_frame *f, unsigned flags, char *buf, siz
 /** Which samples the tables count and how they are laid out.  Zeroed = one table of every sample, by
  *  exclusive count, every row. */
 typedef struct nt_top_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_top_options) (see "How structs grow" in nettrace.h) */
     uint32_t rows;            /**< rows per table; 0 = all */
     bool by_inclusive;        /**< sort by inclusive samples (default: exclusive) */
     bool by_thread;           /**< one table per thread, threads in the order they first sampled */
@@ -348,6 +357,7 @@ NT_API void nt_top_free(nt_top *top);
 typedef struct nt_trace_window nt_trace_window;
 
 typedef struct nt_trace_window_config {
+    uint32_t struct_size; /**< 0, or sizeof(nt_trace_window_config) (see "How structs grow" in nettrace.h) */
     uint32_t max_records;     /**< method, module and assembly records remembered (default 1,048,576);
                                    beyond it the window reports NT_ERR_LIMIT */
 } nt_trace_window_config;

@@ -239,7 +239,7 @@ Test(trace_window, out_of_memory_is_reported)
 
 Test(trace_window, callbacks_are_cleared_then_filled)
 {
-    nt_callbacks c;
+    nt_callbacks c = { 0 };
     memset(&c, 0xff, sizeof c); /* garbage: the call clears it */
     nt_trace_window_callbacks(&c);
     cr_assert_not_null(c.sample);

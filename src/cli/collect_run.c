@@ -24,7 +24,7 @@ int collect_sink_write(void *user, const void *data, size_t len)
         if (nt_parser_feed(k->counter, data, len) != NT_OK) {
             k->counting = false;
         } else {
-            nt_parser_stats ps;
+            nt_parser_stats ps = { 0 };
             nt_parser_stats_get(k->counter, &ps);
             atomic_store(&k->events, ps.events);
         }
@@ -36,7 +36,7 @@ static void show_counter(const collect_job *j, bool *shown)
 {
     uint64_t bytes = nt_session_bytes(j->session);
     uint64_t events = atomic_load(&((collect_job *)j)->sink.events);
-    fprintf(stderr, "\r\033[Knettrace collect: %.1f MB, %" PRIu64 " events", (double)bytes / 1048576.0, events);
+    fprintf(stderr, "\r\033[Knettrace collect: %.1f MiB, %" PRIu64 " events", (double)bytes / 1048576.0, events);
     *shown = true;
 }
 

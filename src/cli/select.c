@@ -24,8 +24,9 @@ int cli_filter_option(cli_filter *f, const char *cmd, int c, const char *arg)
 bool cli_filter_option_or_usage(cli_filter *f, const char *cmd, int c, const char *arg, void (*usage)(FILE *))
 {
     int r = cli_filter_option(f, cmd, c, arg);
+    (void)usage; /* getopt named the option; the hint, not the whole help */
     if (r == 0)
-        usage(stderr);
+        fprintf(stderr, "nettrace %s: 'nettrace %s --help' lists the options\n", cmd, cmd);
     return r > 0;
 }
 
@@ -56,7 +57,7 @@ bool cli_filter_keeps(const nt_export_options *eo, const nt_trace_sample *s)
 static void explain_empty(const cli_filter *f, const nt_trace *t, const nt_export_options *eo, const char *cmd)
 {
     size_t n = nt_trace_sample_count(t);
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts); /* a counted trace's entries stand for several samples each */
     fprintf(stderr, "nettrace %s: the filter selects none of the trace's %" PRIu64 " samples", cmd, ts.samples);
     bool thread_known = false;

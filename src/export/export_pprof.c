@@ -8,6 +8,7 @@
  * sample count and the wall time (ns to the thread's next sample).  Weighed by
  * time (the wall profile), default_sample_type (Profile field 14) names the
  * wall time, so viewers open that one. */
+#include "common/abi.h"
 #include "export/export_pb.h"
 
 #include <string.h>
@@ -16,8 +17,11 @@ enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_NS, S_THREAD, S_STATE, S_MANAGED, 
 static const char *const FIXED[] = { "", "samples", "count", "wall", "nanoseconds", "thread_id", "state",
                                      "managed", "external", "other" };
 
-nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
+    nt_export_options opts, *opt = &opts;
+    if (!ABI_IN(nt_export_options, opt, given))
+        return NT_ERR_INVALID_ARG;
     tr_export x;
     nt_status st = tr_export_open(&x, t, opt, w);
     if (st != NT_OK)

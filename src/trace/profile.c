@@ -10,6 +10,7 @@
  * merge key also holds an epoch that every unload (and every load after the
  * first unload) advances. */
 #include "trace/profile_internal.h"
+#include "common/abi.h"
 #include "common/hash.h"
 
 #include <string.h>
@@ -19,6 +20,7 @@
 #define EV_EXCEPTION 80
 #define EV_CONTENTION_START 81
 #define EV_CONTENTION_STOP 91
+#define EV_GC_PER_HEAP_HISTORY 204 /* the GC's per-heap sizes (profile_gc.c) */
 
 /* A contention start waiting for its stop, per thread. */
 typedef struct pr_open {
@@ -80,8 +82,13 @@ static int fail(nt_profile_builder *b, nt_status s)
     return 1;
 }
 
-nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const nt_allocator *alloc)
+nt_profile_builder *nt_profile_builder_new(const nt_profile_options *given, const nt_allocator *alloc)
 {
+    nt_profile_options o, *opt = &o;
+    nt_trace_options to;
+    if (!ABI_IN(nt_profile_options, opt, given) || !ABI_IN(nt_trace_options, &to, o.trace))
+        return NULL;
+    o.trace = &to;
     nt_profile *p = NT_MEM_NEW(nt_profile, alloc);
     if (!p)
         return NULL;
@@ -336,11 +343,11 @@ static int on_event(void *user, const nt_event *ev)
     const nt_event_desc *d = ev->desc;
     /* The id first: most events are not these, and only these pay for the
      * provider's name. */
-    if (!d || d->event_id > EV_CONTENTION_STOP)
+    if (!d || (d->event_id > EV_CONTENTION_STOP && d->event_id != EV_GC_PER_HEAP_HISTORY))
         return 0;
     uint32_t id = d->event_id;
     if (id != EV_ALLOC_TICK && id != EV_EXCEPTION && id != EV_CONTENTION_START && id != EV_CONTENTION_STOP &&
-        (id < 1 || id > 9))
+        id != EV_GC_PER_HEAP_HISTORY && (id < 1 || id > 9))
         return 0;
     if (strcmp(d->provider, NT_PROVIDER_RUNTIME) != 0)
         return 0;
@@ -403,14 +410,16 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
 
 void nt_profile_builder_callbacks(nt_callbacks *cb)
 {
-    memset(cb, 0, sizeof *cb);
-    cb->trace = on_trace;
-    cb->event = on_event;
-    cb->sample = on_sample;
-    cb->method = on_method;
-    cb->module = on_module;
-    cb->assembly = on_assembly;
-    cb->sequence_point = on_sequence_point;
+    const nt_callbacks mine = {
+        .trace = on_trace,
+        .event = on_event,
+        .sample = on_sample,
+        .method = on_method,
+        .module = on_module,
+        .assembly = on_assembly,
+        .sequence_point = on_sequence_point,
+    };
+    ABI_OUT(nt_callbacks, cb, &mine);
 }
 
 static void builder_release(nt_profile_builder *b)
@@ -516,16 +525,17 @@ nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i)
 
 void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_totals *out)
 {
-    memset(out, 0, sizeof *out);
-    if ((unsigned)k < NT_PROFILE_KIND_COUNT_)
-        *out = p->totals[k];
+    nt_profile_totals t = { 0 };
+    if (p && (unsigned)k < NT_PROFILE_KIND_COUNT_)
+        t = p->totals[k];
+    ABI_OUT(nt_profile_totals, out, &t);
 }
 
 size_t nt_profile_gc_count(const nt_profile *p) { return p->ngcs; }
 
 size_t nt_profile_memory_peak(const nt_profile *p)
 {
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(p->trace, &ts);
     return p->mem.peak + ts.memory_peak;
 }

@@ -8,6 +8,7 @@
  * (nt_profile_window_new) does the same with a profile builder, so each
  * window is also the file profile of its events. */
 #include "trace/profile_internal.h"
+#include "common/abi.h"
 
 #include <string.h>
 
@@ -76,12 +77,14 @@ static bool start_window(nt_trace_window *w)
 static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc,
                                    const win_type *type)
 {
+    nt_trace_window_config given;
+    if (!ABI_IN(nt_trace_window_config, &given, cfg))
+        return NULL;
     nt_trace_window *w = NT_MEM_NEW(nt_trace_window, alloc);
     if (!w)
         return NULL;
     w->alloc = w->mem.a;
-    if (cfg)
-        w->cfg = *cfg;
+    w->cfg = given;
     if (!w->cfg.max_records)
         w->cfg.max_records = DEFAULT_MAX_RECORDS;
     w->type = type;
@@ -242,7 +245,7 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
 
 void nt_trace_window_callbacks(nt_callbacks *cb)
 {
-    *cb = (nt_callbacks){
+    const nt_callbacks mine = {
         .trace = on_trace,
         .sample = on_sample,
         .method = on_method,
@@ -250,6 +253,7 @@ void nt_trace_window_callbacks(nt_callbacks *cb)
         .assembly = on_assembly,
         .sequence_point = on_sequence_point,
     };
+    ABI_OUT(nt_callbacks, cb, &mine);
 }
 
 /* A trace window sets no event callback (the parser delivers samples faster
