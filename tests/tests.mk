@@ -141,6 +141,10 @@ tests_test_session_CFLAGS = $(T_CC)
 tests_test_session_LDADD = $(T_LIBS)
 tests_test_session_LDFLAGS = $(T_LINK)
 
+# Hostile neighbours: impostor and planted endpoints, escaped peer strings, silent runtimes.
+TESTS += tests/cli_hostile_peers.sh
+EXTRA_DIST += tests/cli_hostile_peers.sh tests/support/fake_runtime.py
+
 tests_test_session_live_SOURCES = tests/test_session_live.c tests/support/live_target.c tests/support/live_target.h
 tests_test_session_live_CPPFLAGS = $(T_CPP)
 tests_test_session_live_CFLAGS = $(T_CC)

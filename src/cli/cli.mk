@@ -20,6 +20,7 @@ nettrace_SOURCES = \
 	src/cli/cmd_gc.c \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \
+	src/cli/collect_program.c \
 	src/cli/cmd_ps.c \
 	src/cli/cmd_index.c \
 	src/cli/cmd_top_live.c \
