@@ -143,6 +143,9 @@ public class LiveTests
 
     private static volatile byte[]? s_kept;
 
+    // Three spinning methods of one body under three names (SelfSpin, RequestSpin,
+    // RecorderSpin): each test needs a method first compiled after its own session
+    // began, so that the method's JIT event names it in that session's windows.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static double SelfSpinForTheProfiler(int n)
     {
