@@ -21,7 +21,7 @@ static nt_heap *load(const char *name)
     char msg[256];
     nt_status s = nt_heap_from_file(ts_path(ts_own_corpus(), name), NULL, &h, msg, sizeof msg);
     cr_assert_eq(s, NT_OK, "%s: %s", name, msg);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert(st.complete, "%s: %s", name, nt_heap_message(h));
     return h;
@@ -108,7 +108,7 @@ static void check_reference(const char *path)
     nt_heap_from_file(path, NULL, &h, msg, sizeof msg);
     if (!h)
         return;
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     if (st.gc_found) {
         cr_assert_eq(nt_heap_dominators(h), NT_OK);

@@ -107,7 +107,7 @@ static bool dump_done(void *user) { return nt_heap_builder_done(((dump_sink *)us
 static void flush_type_table(int32_t pid, bool quiet)
 {
     size_t bytes = 0;
-    nt_provider prov = { "Microsoft-DotNETCore-SampleProfiler", 0, 4, NULL };
+    nt_provider prov = { .name = "Microsoft-DotNETCore-SampleProfiler", .keywords = 0, .level = 4 };
     nt_session_config cfg = { 0 };
     cfg.providers = &prov;
     cfg.provider_count = 1;
@@ -136,7 +136,7 @@ static void flush_type_table(int32_t pid, bool quiet)
 
 static void report(const nt_heap *h, const char *path, uint64_t bytes, nt_status stream)
 {
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     printf("nettrace gcdump: wrote %s (%" PRIu64 " bytes): %" PRIu64 " objects, %" PRIu64 " bytes of objects, %" PRIu64
            " references, %" PRIu64 " roots; %" PRIu64 " events lost (buffering: lossy)\n",
@@ -202,7 +202,7 @@ static int parse(int argc, char **argv, gcdump_args *a)
 /* The dump session on an open output: pump until the GC ended, stop, finish the heap. */
 static int dump(const gcdump_args *a, dump_sink *k, const char *path)
 {
-    nt_provider prov = { NT_PROVIDER_RUNTIME, NT_HEAP_KEYWORDS, 5, NULL };
+    nt_provider prov = { .name = NT_PROVIDER_RUNTIME, .keywords = NT_HEAP_KEYWORDS, .level = 5 };
     nt_session_config cfg = { 0 };
     cfg.providers = &prov;
     cfg.provider_count = 1;
@@ -253,7 +253,7 @@ static int dump(const gcdump_args *a, dump_sink *k, const char *path)
         return CLI_EXIT_ERROR;
     }
     report(h, path, bytes, ps);
-    nt_heap_stats hs;
+    nt_heap_stats hs = { 0 };
     nt_heap_stats_get(h, &hs);
     nt_heap_free(h);
     if (w == NT_ERR_CANCELLED || !hs.gc_found)

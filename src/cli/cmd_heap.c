@@ -75,7 +75,7 @@ static nt_heap *load(const char *path, int *rc)
         *rc = cli_exit_code(s);
         return NULL;
     }
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     if (!st.gc_found) {
         fprintf(stderr, "nettrace heap: %s holds no heap snapshot (no induced gen-2 GC with heap data; "
@@ -94,7 +94,7 @@ static nt_heap *load(const char *path, int *rc)
 
 static void summary(FILE *f, nt_heap *h)
 {
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     fprintf(f, "heap: %" PRIu64 " objects, %" PRIu64 " bytes, %" PRIu64 " references, %" PRIu64
                " roots, GC #%u, %s\n",
@@ -128,7 +128,7 @@ static void print_table(FILE *f, const nt_heap_table *t, uint64_t top)
 
 static void json_table(FILE *f, nt_heap *h, const nt_heap_table *t, const char *path, uint64_t top)
 {
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     fputs("{\"file\":", f);
     nt_json_fputs(f, path);

@@ -10,6 +10,7 @@
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
 #include "nettrace_writer.h"
+#include "nettrace_heap.h"
 
 #include <stddef.h>
 
@@ -35,6 +36,10 @@
 #define ABI3_nt_provider ABI_UPTO(nt_provider, arguments)
 #define ABI3_nt_session_config ABI_UPTO(nt_session_config, caller_pumps)
 #define ABI3_nt_writer_options ABI_UPTO(nt_writer_options, block_bytes)
+#define ABI3_nt_heap_limits ABI_UPTO(nt_heap_limits, max_name_bytes)
+#define ABI3_nt_heap_options ABI_UPTO(nt_heap_options, progress_user)
+#define ABI3_nt_heap_stats ABI_UPTO(nt_heap_stats, memory_peak)
+#define ABI3_nt_heap_export_options ABI_UPTO(nt_heap_export_options, by_count)
 
 /* The bytes a caller's struct holds: its struct_size, or the first layout's for 0. */
 size_t abi_caller_size(const void *caller, size_t first_size);

@@ -5,6 +5,7 @@
  * object is counted in the frame at that depth.  Each trie node's weight is
  * the shallow bytes (or count) of the objects it holds, so a frame's total
  * is what it retains. */
+#include "common/abi.h"
 #include "export/export_pb.h"
 #include "heap/heap_internal.h"
 #include "trace/trace_internal.h"
@@ -155,10 +156,12 @@ static uint32_t max_depth_of(const flame *f)
     return d;
 }
 
-nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
-    if (!h || !w)
+    nt_heap_export_options eo;
+    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
         return NT_ERR_INVALID_ARG;
+    const nt_heap_export_options *opt = &eo;
     flame f;
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
@@ -188,10 +191,12 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *opt, n
     return tr_out_flush(&o);
 }
 
-nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
-    if (!h || !w)
+    nt_heap_export_options eo;
+    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
         return NT_ERR_INVALID_ARG;
+    const nt_heap_export_options *opt = &eo;
     flame f;
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
@@ -253,10 +258,12 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *op
 
 /* pprof: one function and one location per frame (location id = frame + 1),
  * one sample per frame node with a weight, its locations leaf first. */
-nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
-    if (!h || !w)
+    nt_heap_export_options eo;
+    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
         return NT_ERR_INVALID_ARG;
+    const nt_heap_export_options *opt = &eo;
     flame f;
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
