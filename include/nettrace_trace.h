@@ -272,6 +272,10 @@ NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options
 /** pprof: gzipped profile.proto with sample counts and wall time (ns); with NT_WEIGHT_TIME the wall time
  *  is also the profile's default sample type (the wall profile). */
 NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
+/** One self-contained HTML file (no network, no server): an interactive flame graph / icicle of the selected
+ *  samples with search, zoom and a thread selector; its "every thread" tree holds what nt_export_folded
+ *  writes, weighted the same way (opt->weight); opt->name is its title. */
+NT_API nt_status nt_export_html(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 
 /** The wall profile's weights: out[i] (nt_trace_sample_count(t) entries) = sample i's weight by time, as
  *  NT_WEIGHT_TIME weighs it -- ns to the same thread's next sample (managed and external alike), the

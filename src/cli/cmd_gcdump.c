@@ -267,7 +267,7 @@ int cmd_gcdump(int argc, char **argv)
     int rc = parse(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    if (a.name && (rc = cli_pid_by_name("gcdump", a.name, &a.pid)) != CLI_EXIT_OK)
+    if (a.name && (rc = cli_pid_by_name("gcdump", a.name, &a.pid, 0)) != CLI_EXIT_OK)
         return rc;
     char defname[64];
     snprintf(defname, sizeof defname, "gcdump-%d.nettrace", (int)a.pid);

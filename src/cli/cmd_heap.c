@@ -275,7 +275,8 @@ static int flame(nt_heap *h, const heap_args *a)
         return CLI_EXIT_ERROR;
     }
     cli_output o;
-    if (!cli_output_open(&o, a->output))
+    cli_out_rules rules = { .cmd = "heap" };
+    if (!cli_output_open(&o, a->output, &rules))
         return CLI_EXIT_ERROR;
     nt_heap_export_options eo = { 0 };
     eo.by_count = a->by_count;

@@ -2,6 +2,7 @@
  * diagnostics endpoint), each with what its runtime says about itself:
  * command line, runtime version, OS and architecture. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/session_opts.h"
 #include "common/json.h"
 #include "common/text_escape.h"
@@ -84,11 +85,11 @@ int cmd_ps(int argc, char **argv)
         case 'v': verbose = true; break;
         case 'j': json = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     if (optind != argc) {
-        usage(stderr);
+        fprintf(stderr, "nettrace ps: takes no operand ('%s'); 'nettrace ps --help' lists the options\n", argv[optind]);
         return CLI_EXIT_USAGE;
     }
     nt_process_entry *list;

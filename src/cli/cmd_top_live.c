@@ -52,7 +52,9 @@ static void top_usage(FILE *f)
           "      --by-thread      one table per thread\n"
           "      --managed-only   only samples taken in managed code\n"
           "      --thread ID      only this thread\n"
-          "      --profile P      cpu (default); wall: the samples weighed by the ns to\n"
+          "      --profile P      thread-time (default; cpu is its old name);\n"
+          "                         managed-cpu: only samples in managed code; wall: the\n"
+          "                         samples weighed by the ns to\n"
           "                         their thread's next sample (a thread's last one in\n"
           "                         the interval: the sampling interval); or alloc,\n"
           "                         exceptions, contention: the\n"
@@ -168,6 +170,8 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     }
     title(tty, pid, interval_s);
     cli_top_print_header(stdout, t, NULL);
+    cli_filter threads = { .has_thread = to->has_thread, .thread_id = to->thread_id };
+    cli_top_print_profile(stdout, t, &threads, to->managed_only, to->weight == NT_WEIGHT_TIME);
     fputc('\n', stdout);
     cli_top_print(stdout, top, to->by_thread, to->weight == NT_WEIGHT_TIME);
     if (!tty)
@@ -253,16 +257,17 @@ int cmd_top_live(int argc, char **argv)
         case 'm': to.managed_only = true; break;
         case 'R': rundown_first = false; break;
         case 'P':
-            if (!cli_profile_parse("top", optarg, &kind))
+            if (!cli_profile_parse("top", optarg, &kind, &to.managed_only))
                 return CLI_EXIT_USAGE;
             to.weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
             break;
         case 'h': top_usage(stdout); return CLI_EXIT_OK;
-        default: top_usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     if (pid == 0 || optind != argc) {
-        top_usage(stderr);
+        fprintf(stderr, "%s: %s; '%s --help' lists the options\n", argv[0],
+                pid == 0 ? "give the process with -p PID" : "no FILE with -p (a live process is the input)", argv[0]);
         return CLI_EXIT_USAGE;
     }
     nt_endpoint ep;
@@ -289,7 +294,7 @@ int cmd_top_live(int argc, char **argv)
     cli_providers providers = { .count = 0 };
     if (events) {
         char err[256];
-        if (!cli_profile_providers(nt_profile_kind_name(kind), &providers, err, sizeof err)) {
+        if (!cli_profile_providers(cli_profile_name(kind), &providers, err, sizeof err)) {
             fprintf(stderr, "nettrace top: %s\n", err);
             rc = CLI_EXIT_USAGE;
             goto out;

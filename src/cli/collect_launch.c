@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 /* fork + exec with the port in the environment; exec's errno comes back
- * through a close-on-exec pipe (nothing arrives when exec succeeded). */
-static pid_t spawn(char **argv, const char *port_path, int *exec_errno)
+ * through a close-on-exec pipe (nothing arrives when exec succeeded).  When
+ * the trace goes to standard output the program writes its own output to
+ * standard error, so nothing of it lands in the trace. */
+static pid_t spawn(char **argv, const char *port_path, bool trace_on_stdout, int *exec_errno)
 {
     char *env = NULL;
     const char *old = getenv("DOTNET_DiagnosticPorts");
@@ -41,6 +43,8 @@ static pid_t spawn(char **argv, const char *port_path, int *exec_errno)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
+        if (trace_on_stdout && dup2(2, 1) < 0)
+            _exit(127);
         setenv("DOTNET_DiagnosticPorts", env, 1);
         execvp(argv[0], argv);
         int e = errno;
@@ -102,7 +106,7 @@ int collect_launch(collect_job *j, char **argv, const nt_session_config *cfg, in
     }
     int rc = CLI_EXIT_ERROR, exec_errno = 0;
     j->program = argv[0];
-    pid_t child = spawn(argv, path, &exec_errno);
+    pid_t child = spawn(argv, path, j->sink.fd == 1, &exec_errno);
     if (child < 0 || exec_errno) {
         fprintf(stderr, "nettrace collect: cannot run %s: %s\n", argv[0], strerror(exec_errno ? exec_errno : errno));
         if (child > 0)

@@ -39,7 +39,7 @@ static void show_counter(const collect_job *j, bool *shown)
 {
     uint64_t bytes = nt_session_bytes(j->session);
     uint64_t events = atomic_load(&((collect_job *)j)->sink.events);
-    fprintf(stderr, "\r\033[Knettrace collect: %.1f MB, %" PRIu64 " events", (double)bytes / 1048576.0, events);
+    fprintf(stderr, "\r\033[Knettrace collect: %.1f MiB, %" PRIu64 " events", (double)bytes / 1048576.0, events);
     *shown = true;
 }
 

@@ -159,12 +159,16 @@ static bool name_matches(const nt_process_entry *pe, const char *name)
     return false;
 }
 
-/* -n NAME: exactly one matching process, else an error. */
-int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid)
+/* -n NAME: exactly one matching process, else an error; a process that is
+ * not there (or whose runtime has no endpoint yet) is looked for again until
+ * wait_until (collect --wait). */
+int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wait_until)
 {
     nt_process_entry *list;
     size_t n;
-    int rc = cli_process_list(cmd, &list, &n);
+    int rc;
+again:
+    rc = cli_process_list(cmd, &list, &n);
     if (rc != CLI_EXIT_OK)
         return rc;
     size_t found = 0;
@@ -180,6 +184,10 @@ int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid)
     nt_process_list_free(list, NULL);
     if (found == 1)
         return CLI_EXIT_OK;
+    if (!found && nt_now_ns() < wait_until && cli_interrupt_count() == 0) {
+        usleep(100 * 1000);
+        goto again;
+    }
     if (!found) {
         fprintf(stderr, "nettrace %s: no .NET process named '%s' (see 'nettrace ps')\n", cmd, name);
         return cli_exit_code(NT_ERR_NO_ENDPOINT);

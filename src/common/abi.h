@@ -10,6 +10,7 @@
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
 #include "nettrace_writer.h"
+#include "nettrace_index.h"
 #include "nettrace_heap.h"
 
 #include <stddef.h>
@@ -36,6 +37,8 @@
 #define ABI3_nt_provider ABI_UPTO(nt_provider, arguments)
 #define ABI3_nt_session_config ABI_UPTO(nt_session_config, caller_pumps)
 #define ABI3_nt_writer_options ABI_UPTO(nt_writer_options, block_bytes)
+#define ABI3_nt_index_options ABI_UPTO(nt_index_options, alloc)
+#define ABI3_nt_index_summary ABI_UPTO(nt_index_summary, estimate_exact)
 #define ABI3_nt_heap_limits ABI_UPTO(nt_heap_limits, max_name_bytes)
 #define ABI3_nt_heap_options ABI_UPTO(nt_heap_options, progress_user)
 #define ABI3_nt_heap_stats ABI_UPTO(nt_heap_stats, memory_peak)

@@ -36,6 +36,9 @@ typedef struct pr_gc_state {
     int64_t allocated_since;
     int64_t last_heap_after;
     bool heap_known;
+    bool ticks_seen;        /* an allocation tick was read: heap_before estimates from them */
+    size_t phh_gc;          /* 1 + index of the GC whose GCPerHeapHistory sizes are being summed */
+    int64_t phh_before;     /* their SizeBefore so far (every heap, every generation) */
 } pr_gc_state;
 
 struct nt_profile {
@@ -52,7 +55,7 @@ struct nt_profile {
     int64_t first_ticks, last_ticks; /* of the events and samples read (INT64_MAX / INT64_MIN: none) */
 };
 
-/* profile_gc.c: the GC events (runtime ids 1-4, 7-9) into the timeline;
+/* profile_gc.c: the GC events (runtime ids 1-4, 7-9, 204) into the timeline;
  * false when memory is short. */
 bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns);
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes);
