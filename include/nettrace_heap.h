@@ -307,6 +307,8 @@ NT_API nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options 
 NT_API nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w,
                                            void *user);
 NT_API nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user);
+/** One self-contained HTML page (no network, no server): the dominator tree as an interactive flame graph. */
+NT_API nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user);
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,9 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/heap.speedscope
 "$nt" heap -f pprof -o "$tmp/heap.pb.gz" "$snap" || fail "-f pprof exited $?"
 [ "$(head -c 2 "$tmp/heap.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "pprof is not gzip"
 
+"$nt" heap -f html -o "$tmp/heap.html" "$snap" || fail "-f html exited $?"
+grep -q 'HeapShape.ListNode' "$tmp/heap.html" && grep -q '</html>' "$tmp/heap.html" || fail "the HTML page lacks the types or its end"
+
 # a cut copy: the heap dump's end is lost, the graph is incomplete and says so
 size=$(wc -c < "$snap")
 head -c $((size / 2)) "$snap" > "$tmp/cut.nettrace"

@@ -34,9 +34,10 @@ static void usage(FILE *f)
           "                       closest to a root\n"
           "      --diff           compare OLD and NEW per type: count and bytes before,\n"
           "                       after and the change, largest growth first\n"
-          "  -f, --format F       the dominator tree as a flame graph: folded, speedscope\n"
-          "                       or pprof (root kind, then the dominators' types; a\n"
-          "                       frame's total is what it retains)\n"
+          "  -f, --format F       the dominator tree as a flame graph: folded, speedscope,\n"
+          "                       pprof or html (one self-contained page) (root kind,\n"
+          "                       then the dominators' types; a frame's total is what\n"
+          "                       it retains)\n"
           "  -o, --output OUT     with -f: write to OUT (refused if it exists) instead of\n"
           "                       standard output\n"
           "      --by-count       with -f: weigh by objects instead of bytes\n"
@@ -261,8 +262,10 @@ static int flame(nt_heap *h, const heap_args *a)
         export = nt_heap_export_speedscope;
     else if (strcmp(a->format, "pprof") == 0)
         export = nt_heap_export_pprof;
+    else if (strcmp(a->format, "html") == 0)
+        export = nt_heap_export_html;
     else {
-        fprintf(stderr, "nettrace heap: unknown format '%s' (folded, speedscope, pprof)\n", a->format);
+        fprintf(stderr, "nettrace heap: unknown format '%s' (folded, speedscope, pprof, html)\n", a->format);
         return CLI_EXIT_USAGE;
     }
     if (export == nt_heap_export_pprof && (!a->output || strcmp(a->output, "-") == 0) && isatty(1)) {
