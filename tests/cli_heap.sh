@@ -6,8 +6,8 @@
 # gcdump's usage errors.
 set -u
 nt="$top_builddir/nettrace"
-snap="$top_srcdir/corpus/heap-shape.nettrace"
-grown="$top_srcdir/corpus/heap-shape-grown.nettrace"
+snap="$top_srcdir/corpus/heap/shape.nettrace"
+grown="$top_srcdir/corpus/heap/shape-grown.nettrace"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
