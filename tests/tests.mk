@@ -354,3 +354,6 @@ tests_test_abi_CPPFLAGS = $(T_CPP)
 tests_test_abi_CFLAGS = $(T_CC)
 tests_test_abi_LDADD = $(T_LIBS)
 tests_test_abi_LDFLAGS = $(T_LINK)
+# nettrace profiles, keyword names in --providers, collect's provider table.
+TESTS += tests/cli_dotnet_like.sh
+EXTRA_DIST += tests/cli_dotnet_like.sh

@@ -1,4 +1,5 @@
 /* Provider specs and Ctrl-C handling for the commands that attach. */
+#include "cli/keywords.h"
 #include "cli/session_opts.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -61,12 +62,8 @@ bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t
             snprintf(err, errsize, "a provider has an empty name");
             return false;
         }
-        if (fields[1] && *fields[1]) {
-            if (!cli_parse_u64(fields[1], UINT64_MAX, &p->keywords)) {
-                snprintf(err, errsize, "provider %s: bad keywords '%s'", p->name, fields[1]);
-                return false;
-            }
-        }
+        if (fields[1] && *fields[1] && !cli_keywords_parse(p->name, fields[1], &p->keywords, err, errsize))
+            return false;
         if (fields[2] && *fields[2]) {
             uint64_t lv;
             if (!cli_parse_u64(fields[2], 255, &lv)) {

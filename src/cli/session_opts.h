@@ -15,7 +15,8 @@ typedef struct cli_providers {
     char *storage; /* the spec's copy that names point into */
 } cli_providers;
 
-/* Parse "Name[:keywords[:level[:args]]],..." (keywords hex with 0x or decimal).
+/* Parse "Name[:keywords[:level[:args]]],..." (keywords hex with 0x, decimal,
+ * or for the runtime providers names joined by '+': gc+exception).
  * Returns false with a message in err. */
 bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t errsize);
 void cli_providers_free(cli_providers *p);
