@@ -357,3 +357,12 @@ tests_test_abi_LDFLAGS = $(T_LINK)
 # nettrace profiles, keyword names in --providers, collect's provider table.
 TESTS += tests/cli_dotnet_like.sh
 EXTRA_DIST += tests/cli_dotnet_like.sh
+
+# The always-on soak (tests/window_soak.c): a generated stream through the window API, no file.  make check
+# runs it at 10,000 windows (10^6 methods, 10^6 stack shapes); bench.mk runs it under cachegrind too.
+check_PROGRAMS += tests/window_soak
+TESTS += tests/window_soak
+tests_window_soak_SOURCES = tests/window_soak.c
+tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
+tests_window_soak_LDADD = libnettrace_core.la
+tests_window_soak_LDFLAGS = $(T_LINK)

@@ -114,7 +114,7 @@ int cmd_gc(int argc, char **argv)
 {
     bool json = false, absolute = false;
     cli_time from = { 0 }, to = { 0 };
-    const char *path;
+    const char *path = NULL;
     int rc = gc_args(argc, argv, &json, &absolute, &from, &to, &path);
     if (rc >= 0)
         return rc;

@@ -133,3 +133,63 @@ void cli_start_guard_begin(nt_session *s)
 void cli_start_guard_end(void) { g_starting = false; }
 int cli_interrupt_fd(void) { return g_pipe[0]; }
 int cli_interrupt_count(void) { return g_count; }
+
+/* Whether NAME names the process: its comm, its program's file name or its entry assembly. */
+static bool name_matches(const nt_process_entry *pe, const char *name)
+{
+    if (strcmp(pe->command, name) == 0)
+        return true;
+    nt_process_info pi;
+    nt_process_info_get(&pe->endpoint, &pi, nt_deadline_after_ms(1000));
+    if (strcmp(pi.entrypoint_assembly, name) == 0)
+        return true;
+    /* "dotnet app.dll" or "./app": the file names of the first two words */
+    char *save = NULL;
+    int words = 0;
+    for (char *w = strtok_r(pi.command_line, " ", &save); w && words < 2; w = strtok_r(NULL, " ", &save), words++) {
+        char *base = strrchr(w, '/');
+        base = base ? base + 1 : w;
+        size_t n = strlen(name);
+        if (strcmp(base, name) == 0 || (strncmp(base, name, n) == 0 && strcmp(base + n, ".dll") == 0))
+            return true;
+    }
+    return false;
+}
+
+/* -n NAME: exactly one matching process, else an error; a process that is
+ * not there (or whose runtime has no endpoint yet) is looked for again until
+ * wait_until (collect --wait). */
+int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wait_until)
+{
+    nt_process_entry *list;
+    size_t n;
+    int rc;
+again:
+    rc = cli_process_list(cmd, &list, &n);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    size_t found = 0;
+    char pids[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (!name_matches(&list[i], name))
+            continue;
+        *pid = list[i].pid;
+        size_t len = strlen(pids);
+        snprintf(pids + len, sizeof pids - len, "%s%d", found ? ", " : "", (int)list[i].pid);
+        found++;
+    }
+    nt_process_list_free(list, NULL);
+    if (found == 1)
+        return CLI_EXIT_OK;
+    if (!found && nt_now_ns() < wait_until && cli_interrupt_count() == 0) {
+        usleep(100 * 1000);
+        goto again;
+    }
+    if (!found) {
+        fprintf(stderr, "nettrace %s: no .NET process named '%s' (see 'nettrace ps')\n", cmd, name);
+        return cli_exit_code(NT_ERR_NO_ENDPOINT);
+    }
+    fprintf(stderr, "nettrace %s: %zu processes are named '%s' (pids %s): pick one with -p\n", cmd, found, name,
+            pids);
+    return CLI_EXIT_USAGE;
+}

@@ -471,6 +471,8 @@ nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *pars
     return NT_OK;
 }
 
+nt_trace_builder *pr_builder_trace(nt_profile_builder *b) { return b->tb; }
+
 void nt_profile_builder_free(nt_profile_builder *b)
 {
     if (!b)

@@ -63,6 +63,9 @@ void pr_gc_allocated(pr_gc_state *st, int64_t bytes);
 bool pr_gc_finish(nt_profile *p, pr_gc_state *st);
 void pr_gc_release(nt_profile *p, pr_gc_state *st);
 
+/* profile.c: the trace builder inside a profile builder (a window asks it for its addresses). */
+nt_trace_builder *pr_builder_trace(nt_profile_builder *b);
+
 /* profile_io.c: the profile builder's kind for tr_build_input and the windows. */
 extern const tr_build_kind pr_profile_kind;
 
