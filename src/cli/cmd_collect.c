@@ -163,7 +163,7 @@ static int attach(collect_job *j, int32_t pid, const nt_session_config *cfg, int
     }
     if (st != NT_OK) {
         fprintf(stderr, "nettrace collect: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
-                nt_endpoint_reason_name(ep.reason));
+                cli_endpoint_why(ep.reason));
         return cli_exit_code(st);
     }
     j->session = nt_session_new(cfg, NULL);

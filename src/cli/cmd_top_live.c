@@ -275,7 +275,7 @@ int cmd_top_live(int argc, char **argv)
     nt_status st = nt_endpoint_find(pid, &ep);
     if (st != NT_OK) {
         fprintf(stderr, "nettrace top: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
-                nt_endpoint_reason_name(ep.reason));
+                cli_endpoint_why(ep.reason));
         return cli_exit_code(st);
     }
     bool events = kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL;

@@ -193,3 +193,16 @@ again:
             pids);
     return CLI_EXIT_USAGE;
 }
+
+const char *cli_endpoint_why(nt_endpoint_reason r)
+{
+    switch (r) {
+    case NT_ENDPOINT_NO_PROCESS: return "no process has that pid";
+    case NT_ENDPOINT_NO_SOCKET:
+        return "no diagnostics socket: not a .NET process, its runtime still starting (--wait T waits), or "
+               "DOTNET_EnableDiagnostics=0";
+    case NT_ENDPOINT_STALE: return "only the sockets of an earlier process with that pid are left";
+    case NT_ENDPOINT_NO_ACCESS: return "its environment is not readable: another user's process (run as that user)";
+    default: return "no endpoint found";
+    }
+}

@@ -31,6 +31,10 @@ int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n);
  * looked for again every 100 ms. */
 int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wait_until);
 
+/* Why a process has no endpoint, in plain English for a message (not the
+ * status identifier nt_endpoint_reason_name gives). */
+const char *cli_endpoint_why(nt_endpoint_reason r);
+
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);
 
