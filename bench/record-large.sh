@@ -63,8 +63,10 @@ rm -f "$out.tmp"
 start=$(date +%s.%N)
 # --max-bytes: above the target (collect's default cap is 1 GiB), so the
 # session is stopped by us, cleanly, with rundown.
-"$nettrace" collect -q -p "$load_pid" -o "$out.tmp" --providers "$providers" \
-    --max-bytes $((target + 512 * 1024 * 1024)) &
+# -o -: collect names a file only when it is complete (a temporary file until
+# then); on standard output the trace grows where the loop below watches it.
+"$nettrace" collect -q -p "$load_pid" -o - --providers "$providers" \
+    --max-bytes $((target + 512 * 1024 * 1024)) > "$out.tmp" &
 collect_pid=$!
 while kill -0 "$collect_pid" 2>/dev/null; do
     size=$(stat -c %s "$out.tmp" 2>/dev/null || echo 0)

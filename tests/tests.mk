@@ -402,6 +402,9 @@ tests_test_abi_CPPFLAGS = $(T_CPP)
 tests_test_abi_CFLAGS = $(T_CC)
 tests_test_abi_LDADD = $(T_LIBS)
 tests_test_abi_LDFLAGS = $(T_LINK)
+# nettrace profiles, keyword names in --providers, collect's provider table.
+TESTS += tests/cli_dotnet_like.sh
+EXTRA_DIST += tests/cli_dotnet_like.sh
 
 # The always-on soak (tests/window_soak.c): a generated stream through the window API, no file.  make check
 # runs it at 10,000 windows (10^6 methods, 10^6 stack shapes); bench.mk runs it under cachegrind too.

@@ -83,7 +83,7 @@ want=$(awk '$1 >= 500000000 && $1 < 1500000000' "$TMP/rel" | wc -l)
 [ $rc -eq 2 ] && grep -q "nettrace events: --thread wants a thread id, not '-3'" "$TMP/err" && ok "events --thread -3 refused" \
     || fail "events --thread -3: $rc: $(cat "$TMP/err")"
 "$NT" collect -p 1 -o "$TMP/never.nettrace" --providers 'Microsoft-Windows-DotNETRuntime:-1' > /dev/null 2> "$TMP/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "bad keywords '-1'" "$TMP/err" && ok "provider keywords -1 refused" \
+[ $rc -eq 2 ] && grep -q "unknown keyword '-1'" "$TMP/err" && ok "provider keywords -1 refused" \
     || fail "--providers keywords -1: $rc: $(cat "$TMP/err")"
 "$NT" top --thread 999 "$TRACE" > "$TMP/out" 2> "$TMP/err"
 grep -q "selects none of the trace's 1609 samples: thread 999 has none" "$TMP/err" && ok "an empty filter says so" \

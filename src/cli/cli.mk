@@ -8,7 +8,7 @@ nettrace_SOURCES = \
 	src/cli/time_opt.c src/cli/time_opt.h \
 	src/cli/select.c src/cli/select.h \
 	src/cli/trace_load.c src/cli/trace_load.h \
-	src/cli/session_opts.c src/cli/session_opts.h \
+	src/cli/session_opts.c src/cli/session_opts.h src/cli/keywords.c src/cli/keywords.h \
 	src/cli/profile_presets.c src/cli/profile_presets.h \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h \
 	src/cli/cmd_events.c src/cli/event_census.c src/cli/event_census.h src/cli/event_format.c src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h \
@@ -21,7 +21,7 @@ nettrace_SOURCES = \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \
 	src/cli/collect_program.c \
-	src/cli/cmd_ps.c \
+	src/cli/cmd_ps.c src/cli/cmd_profiles.c \
 	src/cli/cmd_index.c \
 	src/cli/cmd_top_live.c \
 	src/cli/cmd_heap.c src/cli/cmd_gcdump.c

@@ -6,6 +6,7 @@
  * abandons it, leaving a truncated file whose complete blocks read. */
 #include "cli/cli.h"
 #include "cli/collect.h"
+#include "cli/keywords.h"
 #include "cli/opts.h"
 #include "cli/profile_presets.h"
 #include "cli/session_opts.h"
@@ -124,6 +125,31 @@ static void default_output(char *buf, size_t size, char **program, int32_t pid)
     snprintf(buf, size, "%s_%s.nettrace", name, stamp);
     for (int k = 2; access(buf, F_OK) == 0 && k < 1000; k++)
         snprintf(buf, size, "%s_%s-%d.nettrace", name, stamp, k);
+}
+
+/* The providers the session enabled, as a table on stderr (the defaults
+ * are the thread-time profile's, which the session layer uses when none is
+ * given). */
+static void print_providers(const cli_providers *given)
+{
+    static const char *const levels[] = { "LogAlways", "Critical", "Error", "Warning", "Informational", "Verbose" };
+    cli_providers defaults = { .count = 0 };
+    char err[256];
+    const cli_providers *p = given;
+    if (!given->count && cli_profile_providers("thread-time", &defaults, err, sizeof err))
+        p = &defaults;
+    fprintf(stderr, "nettrace collect: enabled providers%s:\n  %-40s %-20s %-16s %s\n",
+            given->count ? "" : " (the default: --profile thread-time)", "provider", "keywords", "level", "names");
+    for (size_t i = 0; i < p->count; i++) {
+        const nt_provider *q = &p->list[i];
+        uint32_t lv = q->level ? q->level : 5; /* 0 means Verbose (nt_provider) */
+        char kw[24], names[512];
+        snprintf(kw, sizeof kw, "0x%llx", (unsigned long long)q->keywords);
+        cli_keywords_names(q->name, q->keywords, names, sizeof names);
+        fprintf(stderr, "  %-40s %-20s %u (%s)%*s %s\n", q->name, kw, (unsigned)lv, lv <= 5 ? levels[lv] : "?",
+                lv <= 5 ? (int)(13 - strlen(levels[lv])) : 12, "", names);
+    }
+    cli_providers_free(&defaults);
 }
 
 /* -p PID: find the endpoint (waiting for a starting runtime) and start the session. */
@@ -288,6 +314,8 @@ int cmd_collect(int argc, char **argv)
     rc = program ? collect_launch(&j, program, &cfg, connect_ns) : attach(&j, pid, &cfg, wait_ns, connect_ns);
     if (rc != CLI_EXIT_OK)
         goto out;
+    if (!j.quiet)
+        print_providers(&providers);
     if (!j.quiet)
         fprintf(stderr, "nettrace collect: pid %d -> %s (Ctrl-C to stop%s)\n",
                 (int)(j.runtime ? j.runtime : pid), j.output, j.duration_ns > 0 ? " early" : "");

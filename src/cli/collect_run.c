@@ -32,11 +32,12 @@ int collect_sink_write(void *user, const void *data, size_t len)
     return 0;
 }
 
-static void show_counter(const collect_job *j, bool *shown)
+static void show_counter(const collect_job *j, int64_t started_ns, bool *shown)
 {
     uint64_t bytes = nt_session_bytes(j->session);
     uint64_t events = atomic_load(&((collect_job *)j)->sink.events);
-    fprintf(stderr, "\r\033[Knettrace collect: %.1f MiB, %" PRIu64 " events", (double)bytes / 1048576.0, events);
+    fprintf(stderr, "\r\033[Knettrace collect: %.1f s, %.1f MiB, %" PRIu64 " events",
+            (double)(nt_now_ns() - started_ns) / 1e9, (double)bytes / 1048576.0, events);
     *shown = true;
 }
 
@@ -54,7 +55,7 @@ int collect_run(collect_job *j)
     nt_session *s = j->session;
     bool tty = !j->quiet && isatty(2), shown = false;
     int64_t until = j->duration_ns > 0 ? nt_now_ns() + j->duration_ns : NT_DEADLINE_NONE;
-    int64_t next_show = nt_now_ns() + 250 * 1000000;
+    int64_t started_ns = nt_now_ns(), next_show = started_ns + 250 * 1000000;
     nt_status st;
     for (;;) {
         st = nt_session_wait(s, nt_now_ns());
@@ -68,7 +69,7 @@ int collect_run(collect_job *j)
         if (until != NT_DEADLINE_NONE && nt_now_ns() >= until)
             break;
         if (tty && nt_now_ns() >= next_show) {
-            show_counter(j, &shown);
+            show_counter(j, started_ns, &shown);
             next_show = nt_now_ns() + 250 * 1000000;
         }
         int ms = j->child ? 50 : 200;

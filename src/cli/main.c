@@ -23,6 +23,7 @@ static const command COMMANDS[] = {
     { "collect", cmd_collect, "attach to a running .NET process and write a trace" },
     { "live-top", cmd_top_live, "the same as top -p PID: live hot methods over the last interval" },
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },
+    { "profiles", cmd_profiles, "the collect profiles: what each enables and records" },
     { "convert", cmd_convert, "re-write a trace as NetTrace V4/V5 or V6" },
     { "index", cmd_index, "the block index: blocks, time span, event and sample estimates, from headers only" },
     { "heap", cmd_heap, "a heap snapshot: types by retained size, paths to roots, diff, flame graph" },

@@ -1,4 +1,5 @@
 /* Provider specs and Ctrl-C handling for the commands that attach. */
+#include "cli/keywords.h"
 #include "cli/session_opts.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -22,9 +23,17 @@ int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n)
 
 const char *cli_endpoint_reason(nt_endpoint_reason r)
 {
-    if (r == NT_ENDPOINT_FOREIGN)
-        return "foreign: the only socket under its endpoint's name belongs to another user, who planted it";
-    return nt_endpoint_reason_name(r);
+    switch (r) {
+    case NT_ENDPOINT_NO_PROCESS: return "no process has that pid";
+    case NT_ENDPOINT_NO_SOCKET:
+        return "no diagnostics socket: not a .NET process, its runtime still starting (--wait T waits), or "
+               "DOTNET_EnableDiagnostics=0";
+    case NT_ENDPOINT_STALE: return "only the sockets of an earlier process with that pid are left";
+    case NT_ENDPOINT_NO_ACCESS: return "its environment is not readable: another user's process (run as that user)";
+    case NT_ENDPOINT_FOREIGN:
+        return "the only socket under its endpoint's name belongs to another user, who may have planted it";
+    default: return "no endpoint found";
+    }
 }
 
 bool cli_parse_pid(const char *s, int32_t *pid)
@@ -68,12 +77,8 @@ bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t
             snprintf(err, errsize, "a provider has an empty name");
             return false;
         }
-        if (fields[1] && *fields[1]) {
-            if (!cli_parse_u64(fields[1], UINT64_MAX, &p->keywords)) {
-                snprintf(err, errsize, "provider %s: bad keywords '%s'", p->name, fields[1]);
-                return false;
-            }
-        }
+        if (fields[1] && *fields[1] && !cli_keywords_parse(p->name, fields[1], &p->keywords, err, errsize))
+            return false;
         if (fields[2] && *fields[2]) {
             uint64_t lv;
             if (!cli_parse_u64(fields[2], 255, &lv)) {
@@ -226,3 +231,4 @@ again:
             pids);
     return CLI_EXIT_USAGE;
 }
+

@@ -15,7 +15,8 @@ typedef struct cli_providers {
     char *storage; /* the spec's copy that names point into */
 } cli_providers;
 
-/* Parse "Name[:keywords[:level[:args]]],..." (keywords hex with 0x or decimal).
+/* Parse "Name[:keywords[:level[:args]]],..." (keywords hex with 0x, decimal,
+ * or for the runtime providers names joined by '+': gc+exception).
  * Returns false with a message in err. */
 bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t errsize);
 void cli_providers_free(cli_providers *p);
@@ -29,7 +30,9 @@ int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n);
  * wait_until (CLOCK_MONOTONIC ns; 0: look once) a name no process has yet is
  * looked for again every 100 ms. */
 int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wait_until);
-/* Why a process has no endpoint, in words ("foreign" says who may be at work). */
+/* Why a process has no endpoint, in plain English for a message (not the
+ * status identifier nt_endpoint_reason_name gives; a foreign socket says who
+ * may be at work). */
 const char *cli_endpoint_reason(nt_endpoint_reason r);
 
 /* Parse a pid argument; false when it is not a positive number. */
