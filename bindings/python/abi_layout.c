@@ -33,25 +33,6 @@ int main(void)
     F(nt_event, capture_thread_id); F(nt_event, processor_number); F(nt_event, stack_id); F(nt_event, stack);
     F(nt_event, timestamp); F(nt_event, activity_id); F(nt_event, related_activity_id); F(nt_event, is_sorted);
     F(nt_event, payload_size); F(nt_event, payload); F(nt_event, offset); F(nt_event, field_ctx);
-    S(nt_event_desc);
-    F(nt_event_desc, metadata_id); F(nt_event_desc, provider); F(nt_event_desc, event_id);
-    F(nt_event_desc, event_name); F(nt_event_desc, keywords); F(nt_event_desc, version); F(nt_event_desc, level);
-    F(nt_event_desc, opcode); F(nt_event_desc, field_count); F(nt_event_desc, fields); F(nt_event_desc, kind);
-    F(nt_event_desc, name); F(nt_event_desc, task_name); F(nt_event_desc, opcode_name); F(nt_event_desc, schema);
-    S(nt_field_value);
-    F(nt_field_value, name); F(nt_field_value, kind); F(nt_field_value, type); F(nt_field_value, depth);
-    F(nt_field_value, index); F(nt_field_value, count); F(nt_field_value, in_array); F(nt_field_value, offset);
-    F(nt_field_value, v);
-    S(nt_field_iter);
-    F(nt_field_iter, status); F(nt_field_iter, error_offset); F(nt_field_iter, leftover); F(nt_field_iter, message);
-    F(nt_field_iter, ev_); F(nt_field_iter, fields_); F(nt_field_iter, nfields_); F(nt_field_iter, pos_);
-    F(nt_field_iter, sp_); F(nt_field_iter, yielded_); F(nt_field_iter, done_); F(nt_field_iter, schema_);
-    F(nt_field_iter, stack_); F(nt_field_iter, ints_);
-    S(nt_gc);
-    F(nt_gc, number); F(nt_gc, generation); F(nt_gc, reason); F(nt_gc, type); F(nt_gc, thread_id);
-    F(nt_gc, start_ns); F(nt_gc, end_ns); F(nt_gc, suspend_begin_ns); F(nt_gc, suspend_end_ns);
-    F(nt_gc, restart_end_ns); F(nt_gc, suspension_ns); F(nt_gc, pause_ns); F(nt_gc, heap_after);
-    F(nt_gc, heap_before); F(nt_gc, promoted); F(nt_gc, gen_size);
     S(nt_sample);
     F(nt_sample, timestamp); F(nt_sample, time_ns); F(nt_sample, thread_id); F(nt_sample, type);
     F(nt_sample, stack_id); F(nt_sample, stack); F(nt_sample, event);
@@ -178,6 +159,10 @@ int main(void)
     S(nt_field_iter); /* the public head; ev_ is where the private state a binding holds as bytes begins */
     F(nt_field_iter, status); F(nt_field_iter, error_offset); F(nt_field_iter, leftover); F(nt_field_iter, message);
     F(nt_field_iter, ev_);
+    /* The Python module mirrors the private state field by field. */
+    F(nt_field_iter, fields_); F(nt_field_iter, nfields_); F(nt_field_iter, pos_); F(nt_field_iter, sp_);
+    F(nt_field_iter, yielded_); F(nt_field_iter, done_); F(nt_field_iter, schema_); F(nt_field_iter, stack_);
+    F(nt_field_iter, ints_);
     S(nt_parser_stats);
     F(nt_parser_stats, struct_size); F(nt_parser_stats, bytes); F(nt_parser_stats, blocks); F(nt_parser_stats, event_blocks);
     F(nt_parser_stats, metadata_blocks); F(nt_parser_stats, stack_blocks); F(nt_parser_stats, sp_blocks);
