@@ -113,7 +113,7 @@ static int parse_once(const char *path, bool lazy_names, bool bare)
     nt_parser_set_lazy_names(p, lazy_names);
     nt_status st = feed_file(p, path);
     if (bare) {
-        nt_parser_stats stats;
+        nt_parser_stats stats = { 0 };
         nt_parser_stats_get(p, &stats);
         bench_events = stats.events;
     }
@@ -174,7 +174,7 @@ static void report_memory(const nt_trace *t)
 {
     if (!getenv("BENCH_MEMORY"))
         return;
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     fprintf(stderr, "trace memory %zu peak %zu stacks %llu frames %zu\n", st.memory, st.memory_peak,
             (unsigned long long)st.stacks, nt_trace_frame_count(t));
@@ -254,7 +254,7 @@ static int trace_once(const char *path, size_t *samples, uint64_t *frames, phase
 {
     double c0 = cpu_seconds();
     nt_trace_builder *b = nt_trace_builder_new(NULL);
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     nt_trace_builder_callbacks(&cb);
     nt_status st;
     nt_parser *p = read_into(path, b, &cb, &st);
@@ -334,7 +334,7 @@ static int do_profiles(const char *path)
 {
     static const nt_profile_options events_only = { .events_only = true };
     nt_profile_builder *b = nt_profile_builder_new(&events_only, NULL);
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     nt_profile_builder_callbacks(&cb);
     nt_status st;
     nt_parser *p = read_into(path, b, &cb, &st);
@@ -354,7 +354,7 @@ static int do_profiles(const char *path)
         bench_sink += touch_frames(t, s.frame_ids, s.frame_count);
     }
     report_memory(t);
-    nt_profile_totals a, e, c;
+    nt_profile_totals a = { 0 }, e = { 0 }, c = { 0 };
     nt_profile_totals_get(pr, NT_PROFILE_ALLOC, &a);
     nt_profile_totals_get(pr, NT_PROFILE_EXCEPTIONS, &e);
     nt_profile_totals_get(pr, NT_PROFILE_CONTENTION, &c);

@@ -75,7 +75,7 @@ static void bench_file(const char *path, const char *label)
     }
     int reps = reps_for(n);
     double tr = 1e9, ta = 1e9, tn = 1e9;
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_status s = NT_OK;
     for (int i = 0; i < reps; i++) {
         double t = read_loop(d, n);
@@ -136,7 +136,7 @@ static void synthetic_memory(unsigned intervals)
     nt_parser_feed(p, b.d, b.n);
     total += b.n;
     nt_status s = nt_parser_finish(p);
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     printf("synthetic stream %8.1f MB: %-6s events %10" PRIu64 "  peak memory %.3f MB\n", (double)total / 1e6,
            nt_status_name(s), st.events, (double)st.memory_peak / 1e6);
@@ -217,7 +217,7 @@ static void looped_recording(const char *path, unsigned loops)
     nt_parser_feed(p, b.d, b.n);
     total += b.n;
     nt_status s = nt_parser_finish(p);
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     printf("spin-threads x %4u %8.1f MB: %-6s events %10" PRIu64 "  peak memory %.3f MB\n", loops,
            (double)total / 1e6, nt_status_name(s), st.events, (double)st.memory_peak / 1e6);

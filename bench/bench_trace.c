@@ -92,7 +92,8 @@ static int cb_sample(void *u, const nt_sample *s)
 static int cb_method(void *u, const nt_method *m) { (void)u; g_sink += m->start_address + strlen(m->name); return 0; }
 static int cb_module(void *u, const nt_module *m) { (void)u; g_sink += m->module_id; return 0; }
 static int cb_assembly(void *u, const nt_assembly *a) { (void)u; g_sink += a->assembly_id; return 0; }
-static const nt_callbacks AGG_CALLBACKS = { NULL, NULL, NULL, NULL, cb_sample, cb_method, cb_module, cb_assembly, NULL };
+static const nt_callbacks AGG_CALLBACKS = { .sample = cb_sample, .method = cb_method, .module = cb_module,
+                                            .assembly = cb_assembly };
 
 static double parse_once(const uint8_t *d, size_t n, const nt_callbacks *cb)
 {
@@ -151,7 +152,7 @@ static void bench_file(const char *path)
         free(d);
         return;
     }
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     double mb = (double)n / 1048576.0;
     printf("%s (%.1f MB, %llu samples, %llu method records, %.1f%% frames resolved)\n", name, mb,

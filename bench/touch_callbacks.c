@@ -27,5 +27,6 @@ static int cb_module(void *u, const nt_module *m) { (void)u; bench_sink += m->mo
 static int cb_assembly(void *u, const nt_assembly *a) { (void)u; bench_sink += a->assembly_id; return 0; }
 static int cb_sp(void *u, const nt_sequence_point *sp) { (void)u; bench_sink += sp->thread_count; return 0; }
 
-const nt_callbacks bench_touch_all = { cb_trace, cb_meta, cb_event, cb_stack, cb_sample,
-                                       cb_method, cb_module, cb_assembly, cb_sp };
+const nt_callbacks bench_touch_all = { .trace = cb_trace, .metadata = cb_meta, .event = cb_event, .stack = cb_stack,
+                                       .sample = cb_sample, .method = cb_method, .module = cb_module,
+                                       .assembly = cb_assembly, .sequence_point = cb_sp };

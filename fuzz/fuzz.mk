@@ -2,12 +2,12 @@
 # replay builds (make check, any compiler), and the
 # fuzz-seeds / fuzz-smoke / fuzz-coverage targets.  See fuzz/README.md.
 
-FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields
+FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index
 FUZZ_COMMON = fuzz/fuzz.h fuzz/peak_bound.h fuzz/fuzz_common.c
 
 # ---- replay builds: every harness + replay_main.c, run by fuzz/replay.sh ----
 check_PROGRAMS += fuzz/replay_parser fuzz/replay_parser_chunked fuzz/replay_parser_limits fuzz/replay_parser_alloc \
-	fuzz/replay_trace fuzz/replay_ipc_reply fuzz/replay_roundtrip fuzz/replay_fields
+	fuzz/replay_trace fuzz/replay_ipc_reply fuzz/replay_roundtrip fuzz/replay_fields fuzz/replay_index
 TESTS += fuzz/replay.sh
 FUZZ_REPLAY_LIBS = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
 
@@ -30,6 +30,11 @@ fuzz_replay_parser_alloc_SOURCES = fuzz/replay_main.c fuzz/fuzz_parser_alloc.c $
 fuzz_replay_parser_alloc_CPPFLAGS = $(T_CPP)
 fuzz_replay_parser_alloc_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_parser_alloc_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_index_SOURCES = fuzz/replay_main.c fuzz/fuzz_index.c $(FUZZ_COMMON)
+fuzz_replay_index_CPPFLAGS = $(T_CPP)
+fuzz_replay_index_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_index_LDFLAGS = $(AM_LDFLAGS) -no-install
 
 fuzz_replay_trace_SOURCES = fuzz/replay_main.c fuzz/fuzz_trace.c $(FUZZ_COMMON)
 fuzz_replay_trace_CPPFLAGS = $(T_CPP)
@@ -62,7 +67,7 @@ FUZZ_CC = -std=c11 $(WARN_CFLAGS) $(PTHREAD_CFLAGS) $(ZLIB_CFLAGS) $(FUZZ_SAN)
 FUZZ_LIB = $(libnettrace_core_la_SOURCES) tests/support/support.c tests/support/support.h $(FUZZ_COMMON)
 FUZZ_LIBS = $(ZLIB_LIBS) $(PTHREAD_LIBS)
 noinst_PROGRAMS += fuzz/fuzz_parser fuzz/fuzz_parser_chunked fuzz/fuzz_parser_limits fuzz/fuzz_parser_alloc \
-	fuzz/fuzz_trace fuzz/fuzz_ipc_reply fuzz/fuzz_roundtrip fuzz/fuzz_fields
+	fuzz/fuzz_trace fuzz/fuzz_ipc_reply fuzz/fuzz_roundtrip fuzz/fuzz_fields fuzz/fuzz_index
 
 fuzz_fuzz_fields_SOURCES = fuzz/fuzz_fields.c $(FUZZ_LIB)
 fuzz_fuzz_fields_CPPFLAGS = $(FUZZ_CPP)
@@ -93,6 +98,12 @@ fuzz_fuzz_parser_alloc_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_parser_alloc_CFLAGS = $(FUZZ_CC)
 fuzz_fuzz_parser_alloc_LDFLAGS = $(FUZZ_SAN)
 fuzz_fuzz_parser_alloc_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_index_SOURCES = fuzz/fuzz_index.c $(FUZZ_LIB)
+fuzz_fuzz_index_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_index_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_index_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_index_LDADD = $(FUZZ_LIBS)
 
 fuzz_fuzz_trace_SOURCES = fuzz/fuzz_trace.c $(FUZZ_LIB)
 fuzz_fuzz_trace_CPPFLAGS = $(FUZZ_CPP)

@@ -120,7 +120,7 @@ static int on_event(void *user, const nt_event *ev)
 
 static void parse(const uint8_t *data, size_t size, uint32_t max_array)
 {
-    nt_limits lim;
+    nt_limits lim = { 0 };
     fz_harness_limits(&lim);
     lim.max_array_elements = max_array;
     nt_callbacks cb = { .event = on_event };
@@ -162,7 +162,7 @@ static void one_event(const nt_event_desc *d, const uint8_t *payload, size_t len
                       uint32_t max_array)
 {
     nt_membuf out = { 0 };
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.format = format;
     o.pointer_size = ps;

@@ -129,14 +129,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             expect = NT_OK;
     }
 
-    nt_limits lim;
+    nt_limits lim = { 0 };
     fz_harness_limits(&lim);
     ts_digest got;
     nt_callbacks cb = { 0 };
     ts_digest_init(&got);
     ts_digest_callbacks(&cb);
     nt_parser *p = nt_parser_new(&cb, &got, &lim, NULL);
-    nt_session_config cfg;
+    nt_session_config cfg = { 0 };
     memset(&cfg, 0, sizeof cfg);
     cfg.sink = nt_sink_parser;
     cfg.sink_user = p;
@@ -172,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (nt_parser_status(p) == NT_OK || nt_session_bytes(s) == slen) {
             /* The whole stream reached the parser: same callbacks as parsing it directly. */
             ts_digest want;
-            nt_parser_stats wst;
+            nt_parser_stats wst = { 0 };
             uint64_t err;
             fz_parse(stream, slen, NULL, NULL, &lim, NULL, 0, &want, &wst, &err);
             (void)wst;

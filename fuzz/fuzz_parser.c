@@ -11,9 +11,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ts_digest d;
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     uint64_t err;
-    nt_limits lim;
+    nt_limits lim = { 0 };
     fz_harness_limits(&lim);
     nt_status s = fz_parse(data, size, NULL, NULL, &lim, NULL, 0, &d, &st, &err);
 
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char msg[256], msg_cb[256];
     nt_status s2 = nt_parse_buffer(data, size, NULL, NULL, &lim, msg, sizeof msg);
     ts_digest d3;
-    nt_parser_stats st3;
+    nt_parser_stats st3 = { 0 };
     uint64_t err3;
     fz_parse(data, size, NULL, NULL, &lim, NULL, 0, &d3, &st3, &err3);
     (void)err3;
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (d.calls) {
         uint64_t k = 1 + fz_hash(data, size) % d.calls;
         ts_digest ds;
-        nt_parser_stats sts;
+        nt_parser_stats sts = { 0 };
         uint64_t errs;
         nt_status ss = fz_parse(data, size, NULL, NULL, &lim, NULL, k, &ds, &sts, &errs);
         if (ss != NT_ERR_STOPPED || ds.calls != k)

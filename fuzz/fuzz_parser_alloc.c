@@ -62,7 +62,7 @@ static nt_status run(const uint8_t *data, size_t size, counting *c, ts_digest *d
     nt_callbacks cb = { 0 };
     ts_digest_init(d);
     ts_digest_callbacks(&cb);
-    nt_limits lim;
+    nt_limits lim = { 0 };
     fz_harness_limits(&lim);
     nt_parser *p = nt_parser_new(&cb, d, &lim, &a);
     if (!p) {
@@ -73,7 +73,7 @@ static nt_status run(const uint8_t *data, size_t size, counting *c, ts_digest *d
     nt_status s = nt_parser_feed(p, data, size);
     if (s == NT_OK)
         s = nt_parser_finish(p);
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     if (st.memory != c->live)
         fz_fail("parser counts %zu bytes held, the allocator %zu", st.memory, c->live);

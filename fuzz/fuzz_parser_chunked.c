@@ -46,7 +46,7 @@ static void compare(const uint8_t *data, size_t size, plan *pl, uint64_t stop_af
                     const nt_parser_stats *wst, const char *what)
 {
     ts_digest d;
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     uint64_t err;
     pl->fed = 0;
     fz_parse(data, size, next_chunk, pl, &lim, NULL, stop_after, &d, &st, &err);
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t h = fz_hash(data, size);
     fz_harness_limits(&lim);
     ts_digest whole;
-    nt_parser_stats wst;
+    nt_parser_stats wst = { 0 };
     uint64_t err;
     fz_parse(data, size, NULL, NULL, &lim, NULL, 0, &whole, &wst, &err);
 
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (whole.calls) {
         uint64_t k = 1 + (h >> 17) % whole.calls;
         ts_digest ws;
-        nt_parser_stats wss;
+        nt_parser_stats wss = { 0 };
         fz_parse(data, size, NULL, NULL, &lim, NULL, k, &ws, &wss, &err);
         pl.x = h ^ 0x5555;
         compare(data, size, &pl, k, &ws, &wss, "random chunks, stopped by a callback");

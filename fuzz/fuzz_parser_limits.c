@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 8)
         return 0;
     const uint8_t *b = data;
-    nt_limits lim;
+    nt_limits lim = { 0 };
     lim.max_block_bytes = (32u << (b[0] % 12)) + b[0];       /* 32 .. 64 KiB */
     lim.max_metadata = 1u + b[1] % 64;
     lim.max_metadata_bytes = (16u << (b[2] % 14)) + b[2];   /* 16 .. 128 KiB */
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = size - 8;
 
     ts_digest whole;
-    nt_parser_stats wst;
+    nt_parser_stats wst = { 0 };
     uint64_t err;
     fz_parse(stream, len, NULL, NULL, &lim, NULL, 0, &whole, &wst, &err);
     size_t bound = nt_fuzz_peak_bound(&lim);
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (b[7]) {
         uint64_t st[2] = { fz_hash(data, size), b[7] };
         ts_digest d;
-        nt_parser_stats cst;
+        nt_parser_stats cst = { 0 };
         fz_parse(stream, len, random_chunk, st, &lim, NULL, 0, &d, &cst, &err);
         if (cst.memory_peak > bound)
             fz_fail("chunked: memory peak %zu above the %zu bytes the limits allow", cst.memory_peak, bound);

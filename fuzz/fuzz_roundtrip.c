@@ -208,7 +208,7 @@ static int on_trace(void *u, const nt_trace_info *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    nt_limits lim;
+    nt_limits lim = { 0 };
     fz_harness_limits(&lim);
     nt_callbacks cb = { 0 };
     cb.trace = on_trace;
@@ -231,7 +231,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     uint64_t h = fz_hash(data, size);
-    nt_writer_options opt;
+    nt_writer_options opt = { 0 };
     nt_writer_options_default(&opt);
     opt.format = h & 1 ? 4 : 6;
     opt.pointer_size = ti->pointer_size;

@@ -105,7 +105,7 @@ static void walk(const nt_trace *t)
         touch(nt_trace_assembly_at(t, i)->name);
     for (size_t i = 0; i < nt_trace_thread_count(t); i++)
         sink_hole += (size_t)nt_trace_thread_id(t, i);
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     if (st.samples != counted)
         fz_fail("stats say %llu samples, the trace holds %llu", (unsigned long long)st.samples,
@@ -251,9 +251,9 @@ static void compare_counted(const uint8_t *data, size_t size, const nt_trace_opt
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    nt_limits lim;
+    nt_limits lim = { 0 };
     fz_harness_limits(&lim);
-    nt_trace_options opt;
+    nt_trace_options opt = { 0 };
     memset(&opt, 0, sizeof opt);
     opt.limits = &lim;
     nt_trace *t = NULL;
@@ -266,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     walk(t);
 
     uint64_t h = fz_hash(data, size);
-    nt_export_options eo;
+    nt_export_options eo = { 0 };
     memset(&eo, 0, sizeof eo);
     eo.managed_only = h & 1;
     eo.weight = (h >> 1) & 1 ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;

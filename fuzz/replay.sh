@@ -15,7 +15,7 @@ corpus_of() {
     *) echo parser ;;
     esac
 }
-for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields; do
+for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index; do
     c=$(corpus_of "$h")
     set --
     for d in "$s/corpus/fuzz/$c" "$s/corpus/fuzz/regressions/$c"; do

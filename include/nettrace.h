@@ -27,7 +27,11 @@
 extern "C" {
 #endif
 
-/* Symbols of the shared library; everything else in it is hidden. */
+/* The compiler attributes of the public API, all here (the library's own are
+ * in src/common/compiler.h).  NT_API: a symbol of the shared library,
+ * everything else in it is hidden.  NT_DEPRECATED(msg): a name kept for
+ * callers of an earlier release, warned about where it is used (doc/abi.md
+ * says how long such names stay). */
 #if defined(_WIN32)
 #define NT_API
 #elif defined(__GNUC__)
@@ -35,14 +39,45 @@ extern "C" {
 #else
 #define NT_API
 #endif
+#if defined(__GNUC__)
+#define NT_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#elif defined(_MSC_VER)
+#define NT_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#define NT_DEPRECATED(msg)
+#endif
 
 #define NT_VERSION_MAJOR 0
 #define NT_VERSION_MINOR 1
 #define NT_VERSION_PATCH 0
 #define NT_VERSION_STRING "0.1.0"
+/** The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), for #if and for
+ *  comparing with nt_version_number() at run time. */
+#define NT_VERSION_NUMBER (NT_VERSION_MAJOR * 10000 + NT_VERSION_MINOR * 100 + NT_VERSION_PATCH)
 
 /** The library's version string, e.g. "0.1.0" (may differ from the header's). */
 NT_API const char *nt_version(void);
+/** The library's NT_VERSION_NUMBER (may differ from the header's: the library loaded at run time). */
+NT_API unsigned nt_version_number(void);
+
+/*
+ * How structs grow (doc/abi.md).  A struct the caller fills and hands to the
+ * library (options, limits, callbacks, configurations) or hands to the
+ * library to fill (stats, totals) begins with struct_size: the bytes of the
+ * layout the caller was compiled with.  0 stands for the first layout of the
+ * struct (the one of libnettrace.so.3), so a zeroed struct or a designated
+ * initializer that leaves struct_size out means "every default" and keeps
+ * meaning it.  To use a member added in a later release, set struct_size to
+ * sizeof the struct (NT_STRUCT_INIT(type) does that).  The library reads only
+ * the caller's bytes and treats the members it knows beyond them as zero
+ * (their defaults); a struct longer than the library's layout is accepted
+ * when the members it does not know are zero, and refused (NT_ERR_INVALID_ARG,
+ * or NULL from a constructor) otherwise.  A struct the library fills (stats,
+ * totals, the callbacks of a builder, the defaults of options) gets as many
+ * bytes as its struct_size allows, never less than the first layout, and
+ * struct_size becomes the bytes filled: zero it (or set it) before the call.
+ */
+#define NT_STRUCT_INIT(type) ((type){ .struct_size = (uint32_t)sizeof(type) })
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                              */
@@ -114,6 +149,7 @@ typedef int (*nt_sink_fn)(void *user, const void *data, size_t len);
  * Limits apply the same way however the input is chunked.
  */
 typedef struct nt_limits {
+    uint32_t struct_size;        /**< 0, or sizeof(nt_limits) (see "How structs grow") */
     uint32_t max_block_bytes;    /**< one block's content (default 16 MiB; the runtime writes ~100 KiB) */
     uint32_t max_metadata;       /**< metadata records held (default 65,536) */
     uint32_t max_metadata_bytes; /**< bytes of names and field descriptions held (default 16 MiB) */
@@ -396,8 +432,9 @@ typedef struct nt_sequence_point {
     const nt_sp_thread *threads;
 } nt_sequence_point;
 
-/** Every member may be NULL.  Return 0 to continue, non-zero to stop the parse. */
+/** Every callback may be NULL.  Return 0 to continue, non-zero to stop the parse. */
 typedef struct nt_callbacks {
+    uint32_t struct_size; /**< 0, or sizeof(nt_callbacks) (see "How structs grow") */
     int (*trace)(void *user, const nt_trace_info *info);
     int (*metadata)(void *user, const nt_event_desc *desc);
     int (*event)(void *user, const nt_event *ev);
@@ -469,6 +506,7 @@ NT_API void nt_parser_free(nt_parser *p);
 
 /** Running totals, for progress displays and tests. */
 typedef struct nt_parser_stats {
+    uint32_t struct_size;       /**< set before the call: 0, or sizeof(nt_parser_stats) (see "How structs grow") */
     uint64_t bytes;             /**< bytes consumed */
     uint64_t blocks;            /**< blocks of every type, Trace excluded */
     uint64_t event_blocks, metadata_blocks, stack_blocks, sp_blocks, unknown_blocks;
@@ -498,6 +536,7 @@ typedef void (*nt_progress_fn)(void *user, uint64_t done, uint64_t total);
 
 /** Options of nt_parser_feed_fd; NULL or a zeroed struct selects every default. */
 typedef struct nt_feed_options {
+    uint32_t struct_size;    /**< 0, or sizeof(nt_feed_options) (see "How structs grow") */
     int64_t deadline_ns;     /**< CLOCK_MONOTONIC ns after which waiting for input gives up with NT_ERR_TIMEOUT;
                                   0 (or INT64_MAX) = no deadline */
     nt_progress_fn progress; /**< called after each chunk is fed; may be NULL */

@@ -112,6 +112,7 @@ NT_API const char *nt_gc_type_name(uint32_t type);
 
 /** Totals of a profile, per kind. */
 typedef struct nt_profile_totals {
+    uint32_t struct_size; /**< set before the call: 0, or sizeof(nt_profile_totals) (see "How structs grow" in nettrace.h) */
     uint64_t events;          /**< events of the kind seen (contention: stops paired + open starts) */
     int64_t value;            /**< sum of the records' values (contention: closed waits only) */
     uint64_t records;         /**< records held */
@@ -136,6 +137,7 @@ NT_API int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info
 NT_API bool nt_time_bound_parse(const char *s, nt_time_bound *out);
 
 typedef struct nt_profile_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_profile_options) (see "How structs grow" in nettrace.h) */
     const nt_trace_options *trace; /**< parser and trace limits, allocator, deadline, progress (NULL = defaults) */
     bool keep_events;              /**< one record per event, in stream order (memory grows with events) */
     bool events_only;              /**< keep no thread samples (the trace then has none): for the event
@@ -205,6 +207,7 @@ NT_API nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out);
 
 /** Which records an export covers.  Zeroed = every record of the kind. */
 typedef struct nt_profile_export_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_profile_export_options) (see "How structs grow" in nettrace.h) */
     nt_profile_kind kind;     /**< ALLOC, EXCEPTIONS or CONTENTION */
     bool has_thread;
     uint64_t thread_id;

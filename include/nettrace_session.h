@@ -137,6 +137,8 @@ NT_API const char *nt_hresult_name(uint32_t hresult);
 
 /** One provider to enable. */
 typedef struct nt_provider {
+    uint32_t struct_size;    /**< 0, or sizeof(nt_provider); the library steps through an array of them by
+                                  the first element's (see "How structs grow" in nettrace.h) */
     const char *name;
     uint64_t keywords;
     uint32_t level;          /**< 0 selects 5 (verbose), which method-load events need; sent as given otherwise */
@@ -158,6 +160,7 @@ NT_API int nt_sink_parser(void *user, const void *data, size_t len);
 
 /** A session's configuration.  Zero fields select the defaults. */
 typedef struct nt_session_config {
+    uint32_t struct_size; /**< 0, or sizeof(nt_session_config) (see "How structs grow" in nettrace.h) */
     /** Providers; none selects the sample profiler plus the runtime's loader
      *  and JIT keywords, both at verbose level. */
     const nt_provider *providers;

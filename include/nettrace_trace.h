@@ -110,6 +110,7 @@ typedef struct nt_trace_assembly {
 
 /** What the build saw and how well frames resolved. */
 typedef struct nt_trace_stats {
+    uint32_t struct_size; /**< set before the call: 0, or sizeof(nt_trace_stats) (see "How structs grow" in nettrace.h) */
     nt_status status;           /**< how the stream read: NT_OK, NT_ERR_TRUNCATED, ... */
     uint64_t stream_bytes;      /**< bytes the parser consumed */
     uint64_t samples;
@@ -136,6 +137,7 @@ typedef struct nt_trace_stats {
  * (max_variants, max_frames while resolving) before it, in time order.
  */
 typedef struct nt_trace_limits {
+    uint32_t struct_size; /**< 0, or sizeof(nt_trace_limits) (see "How structs grow" in nettrace.h) */
     uint64_t max_samples;   /**< samples held, 16 bytes each (default 1,073,741,824) */
     uint64_t max_frames;    /**< frame ids held: the IPs of the distinct stacks read, and the frames of
                                  resolved stacks that need their own ids (default 67,108,864; 4 bytes
@@ -147,6 +149,7 @@ typedef struct nt_trace_limits {
 
 /** Options for the one-call entry points; NULL or zeroed selects the defaults. */
 typedef struct nt_trace_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_trace_options) (see "How structs grow" in nettrace.h) */
     const nt_limits *limits;        /**< parser limits; NULL = defaults */
     const nt_trace_limits *trace_limits; /**< what the trace may hold; NULL = defaults */
     const nt_allocator *alloc;      /**< NULL = malloc */
@@ -258,6 +261,7 @@ typedef enum nt_weight {
 
 /** Which samples an export covers, and how they weigh.  Zeroed = everything, by sample count. */
 typedef struct nt_export_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_export_options) (see "How structs grow" in nettrace.h) */
     bool managed_only;        /**< only samples taken in managed code (type Managed) */
     bool has_thread;          /**< only thread_id */
     uint64_t thread_id;
@@ -304,6 +308,7 @@ NT_API size_t nt_frame_name_ex(const nt_frame *f, unsigned flags, char *buf, siz
 /** Which samples the tables count and how they are laid out.  Zeroed = one table of every sample, by
  *  exclusive count, every row. */
 typedef struct nt_top_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_top_options) (see "How structs grow" in nettrace.h) */
     uint32_t rows;            /**< rows per table; 0 = all */
     bool by_inclusive;        /**< sort by inclusive samples (default: exclusive) */
     bool by_thread;           /**< one table per thread, threads in the order they first sampled */
@@ -371,6 +376,8 @@ NT_API void nt_top_free(nt_top *top);
 typedef struct nt_trace_window nt_trace_window;
 
 typedef struct nt_trace_window_config {
+    uint32_t struct_size; /**< 0, or sizeof(nt_trace_window_config) (see "How structs grow" in nettrace.h); the
+                               members after max_records need sizeof (NT_STRUCT_INIT) */
     uint32_t max_records;     /**< method records held at most (default 1,048,576); past it the rule of
                                    record_budget evicts one */
     uint64_t record_budget;   /**< bytes the kept records (with their names and the address index) may
@@ -407,6 +414,7 @@ typedef struct nt_window_table {
 
 /** What a window object holds, by table, and what its bound did. */
 typedef struct nt_trace_window_stats {
+    uint32_t struct_size;           /**< 0, or sizeof(nt_trace_window_stats): the bytes the library may fill */
     nt_window_table records;        /**< method records kept (one code extent each) */
     nt_window_table strings;        /**< their names (entries: records) */
     nt_window_table address_index;  /**< the page index over their code (entries: page links) */
@@ -432,6 +440,7 @@ NT_API void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_
 
 /** Which samples a request window or a cut takes.  Zeroed = every thread. */
 typedef struct nt_window_filter {
+    uint32_t struct_size;           /**< 0, or sizeof(nt_window_filter) (see "How structs grow" in nettrace.h) */
     const uint64_t *thread_ids;     /**< only these threads (copied); NULL = all */
     size_t thread_count;
     bool has_activity;              /**< only samples whose event carries this ActivityId */

@@ -44,6 +44,7 @@ extern "C" {
 /** What the writer writes, and the trace header's values.  Zero selects the
  *  default in every member (a zeroed struct is the same as nt_writer_options_default). */
 typedef struct nt_writer_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_writer_options) (see "How structs grow" in nettrace.h) */
     uint32_t format;              /**< 4 (NetTrace V4/V5, the default) or 6 */
     uint32_t format_minor;        /**< V6 minor version (default 0) */
     bool uncompressed;            /**< uncompressed event headers (legal, never written by the runtime;

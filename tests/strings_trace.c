@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     if (argc != 3)
         return 2;
     nt_membuf out = { 0 };
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.format = (uint32_t)atoi(argv[2]);
     nt_writer *w = nt_writer_new(&o, nt_membuf_write, &out, NULL);

@@ -153,7 +153,7 @@ LTest(event_runs, lookups_and_drops_follow_the_flags)
         cr_expect_eq(s.sample_thread[i], thread[i], "sample %u", i);
         cr_expect_eq(s.sample_has_stack[i], stack_id[i] == 1, "sample %u: stack", i);
     }
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     cr_expect_eq(st.events_dropped, 2);
     cr_expect_eq(s.sp_dropped[0], 2, "capture thread 7 lost 2");

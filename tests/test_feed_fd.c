@@ -34,7 +34,7 @@ static void on_progress(void *user, uint64_t done, uint64_t total)
 /* Digest of the bytes fed by hand in one piece. */
 static nt_status digest_buffer(const uint8_t *data, size_t len, ts_digest *d)
 {
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     ts_digest_init(d);
     ts_digest_callbacks(&cb);
     nt_parser *p = nt_parser_new(&cb, d, NULL, NULL);
@@ -49,7 +49,7 @@ static nt_status digest_buffer(const uint8_t *data, size_t len, ts_digest *d)
 /* Digest of the file fed by nt_parser_feed_fd. */
 static nt_status digest_fd(int fd, const nt_feed_options *opt, ts_digest *d, int *err)
 {
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     ts_digest_init(d);
     ts_digest_callbacks(&cb);
     nt_parser *p = nt_parser_new(&cb, d, NULL, NULL);

@@ -62,7 +62,7 @@ static void one_event(uint32_t format, uint32_t pointer_size, const nt_event_des
                       uint32_t size, run *r)
 {
     nt_membuf out = { 0 };
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.format = format;
     o.pointer_size = pointer_size;

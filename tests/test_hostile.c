@@ -56,7 +56,7 @@ static outcome parse(const uint8_t *d, size_t n, const nt_limits *lim)
         o.status = nt_parser_finish(p);
     o.cpu = cpu_now() - t0;
     o.err_offset = nt_parser_error_offset(p);
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     o.peak = st.memory_peak;
     nt_parser_free(p);

@@ -282,7 +282,7 @@ static void compare_one(const table *t, const char *label, const char *path)
     nt_status st = nt_parser_feed(p, data, len);
     if (st == NT_OK)
         st = nt_parser_finish(p);
-    nt_parser_stats stats;
+    nt_parser_stats stats = { 0 };
     nt_parser_stats_get(p, &stats);
     cr_expect_eq(ds, st, "%s: chunked digest status %s, whole-buffer status %s", label, nt_status_name(ds),
                  nt_status_name(st));

@@ -600,7 +600,7 @@ LTest(parser, dropped_events_per_thread)
     cr_assert_eq(g_sp.thread_count, 1);
     cr_expect_eq(g_spt[0].capture_thread_id, 99);
     cr_expect_eq(g_spt[0].dropped, 7);
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     cr_expect_eq(st.events_dropped, 7);
     nt_parser_free(p);
@@ -621,7 +621,7 @@ LTest(parser, undefined_metadata_is_delivered_without_description)
     nt_parser *p = nt_parser_new(NULL, NULL, NULL, NULL);
     nt_parser_feed(p, b.d, b.n);
     cr_expect_eq(nt_parser_finish(p), NT_OK);
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     cr_expect_eq(st.events, 1);
     cr_expect_eq(st.unknown_metadata_refs, 1);
@@ -827,7 +827,7 @@ LTest(parser, allocation_failure_injection)
             s = nt_parser_finish(p);
         cr_assert(s == NT_OK || s == NT_ERR_NOMEM, "k=%ld: %s", k, nt_parser_message(p));
         succeeded = s == NT_OK;
-        nt_parser_stats st;
+        nt_parser_stats st = { 0 };
         nt_parser_stats_get(p, &st);
         nt_parser_free(p);
     }
@@ -911,7 +911,7 @@ LTest(parser, memory_bounded_by_limits)
     for (size_t off = 0; off < b.n; off += 4096)
         nt_parser_feed(p, b.d + off, b.n - off < 4096 ? b.n - off : 4096);
     cr_assert_eq(nt_parser_finish(p), NT_OK);
-    nt_parser_stats st;
+    nt_parser_stats st = { 0 };
     nt_parser_stats_get(p, &st);
     /* one interval: 50 stacks x 64 IPs x 8 bytes = 25.6 KB, plus a block buffer and tables */
     cr_expect_lt(st.memory_peak, 256u * 1024u, "peak %zu bytes for a %zu-byte stream", st.memory_peak, b.n);

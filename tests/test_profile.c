@@ -104,7 +104,7 @@ LTest(profile, alloc_known_mix)
         cr_assert_gt(st.frame_count, 0);
         cr_expect_str_eq(nt_trace_frame_at(nt_profile_trace(p), st.frame_ids[0])->method->name, "AllocNodes");
     }
-    nt_profile_totals t;
+    nt_profile_totals t = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &t);
     cr_expect_eq(t.events, 840, "allocation ticks: %llu", (unsigned long long)t.events);
     /* Memory follows stacks, not events: 840 ticks in a dozen records. */
@@ -143,7 +143,7 @@ LTest(profile, contention_known_waits)
             wait = x.e[i].value;
     }
     cr_assert(count > 0 && wait > 0, "no contention expectations");
-    nt_profile_totals t;
+    nt_profile_totals t = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_CONTENTION, &t);
     cr_expect_eq((int64_t)t.events, count);
     cr_expect_eq(t.open, 0);
@@ -201,7 +201,7 @@ LTest(profile, keep_events_same_totals)
     for (size_t f = 0; f < 3; f++) {
         nt_profile *a = load(files[f], false), *b = load(files[f], true);
         for (int k = NT_PROFILE_ALLOC; k <= NT_PROFILE_CONTENTION; k++) {
-            nt_profile_totals ta, tb;
+            nt_profile_totals ta = { 0 }, tb = { 0 };
             nt_profile_totals_get(a, k, &ta);
             nt_profile_totals_get(b, k, &tb);
             cr_expect_eq(ta.events, tb.events);
@@ -271,7 +271,7 @@ LTest(profile, written_edges)
     const nt_trace *t = nt_profile_trace(p);
     cr_assert_eq(nt_trace_sample_count(t), 1);
     nt_trace_sample smp = nt_trace_sample_at(t, 0);
-    nt_profile_totals at, ct;
+    nt_profile_totals at = { 0 }, ct = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     nt_profile_totals_get(p, NT_PROFILE_CONTENTION, &ct);
     cr_expect_eq(at.events, 3);

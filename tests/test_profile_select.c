@@ -21,7 +21,7 @@ enum { EV_ALLOC = 10, EV_EXCEPTION = 80, EV_CONTENTION_START = 81, EV_CONTENTION
 
 static nt_writer *open_writer(nt_membuf *out, int64_t sync_qpc)
 {
-    nt_writer_options wo;
+    nt_writer_options wo = { 0 };
     nt_writer_options_default(&wo);
     wo.sync_qpc = sync_qpc; /* the trace starts at sync_qpc ns (frequency 1 GHz) */
     nt_writer *w = nt_writer_new(&wo, nt_membuf_write, out, NULL);
@@ -114,7 +114,7 @@ static void write_window_trace(nt_membuf *out)
 
 static void check_window(const nt_profile *p)
 {
-    nt_profile_totals at, et, ct;
+    nt_profile_totals at = { 0 }, et = { 0 }, ct = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     nt_profile_totals_get(p, NT_PROFILE_EXCEPTIONS, &et);
     nt_profile_totals_get(p, NT_PROFILE_CONTENTION, &ct);
@@ -169,7 +169,7 @@ LTest(profile_select, window_relative_absolute_and_mixed)
     nt_profile_free(p);
     /* Without a window: everything. */
     p = build(&out, NULL);
-    nt_profile_totals at;
+    nt_profile_totals at = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     cr_expect_eq(at.value, 1000);
     nt_profile_free(p);
@@ -412,7 +412,7 @@ static size_t alloc_profile_peak(const char *path, uint32_t n)
     nt_profile *p;
     char msg[256];
     cr_assert_eq(nt_profile_from_file(path, &po, &p, msg, sizeof msg), NT_OK, "%s", msg);
-    nt_profile_totals at;
+    nt_profile_totals at = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     cr_assert_eq(at.events, n);
     cr_assert_eq(at.records, 16, "4 stacks x 2 heaps x 2 threads");

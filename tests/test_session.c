@@ -27,8 +27,8 @@
  * SampleProfiler (kw 0, level 5) and DotNETRuntime (kw 0x18, level 5). */
 Test(session_encoding, collect_tracing2_worked_example)
 {
-    nt_provider prov[2] = { { NT_PROVIDER_SAMPLE_PROFILER, 0, 5, NULL },
-                            { NT_PROVIDER_RUNTIME, 0x18, 5, NULL } };
+    nt_provider prov[2] = { { .name = NT_PROVIDER_SAMPLE_PROFILER, .level = 5 },
+                            { .name = NT_PROVIDER_RUNTIME, .keywords = 0x18, .level = 5 } };
     nt_session_config cfg = { .providers = prov, .provider_count = 2, .buffer_mb = 256 };
     static ipc_buf b;
     cr_assert(ipc_encode_collect(&b, &cfg));

@@ -153,7 +153,7 @@ Test(live, pumped_session_feeds_the_parser_directly)
 {
     live_analysis a;
     live_analysis_init(&a, (uint64_t)g_target.alpha_tid, (uint64_t)g_target.beta_tid);
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     live_analysis_callbacks(&cb);
     nt_parser *p = nt_parser_new(&cb, &a, NULL, NULL);
     nt_session_config cfg = { .sink = nt_sink_parser, .sink_user = p, .caller_pumps = true };
@@ -185,7 +185,7 @@ Test(live, pumped_session_feeds_the_parser_directly)
 
 Test(live, refusal_surfaces_the_hresult)
 {
-    nt_provider bad = { NT_PROVIDER_RUNTIME, 0x18, 9, NULL }; /* level 9: the runtime takes 0..5 */
+    nt_provider bad = { .name = NT_PROVIDER_RUNTIME, .keywords = 0x18, .level = 9 }; /* level 9: the runtime takes 0..5 */
     int fd = -1;
     nt_session_config cfg = { .providers = &bad, .provider_count = 1, .sink = nt_sink_fd, .sink_user = &fd };
     nt_session *s = nt_session_new(&cfg, NULL);
@@ -410,7 +410,7 @@ Test(live, live_top_and_file_top_agree)
     tee_sink_user tt = { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), NULL };
     cr_assert_geq(tt.fd, 0);
     nt_trace_window *win = nt_trace_window_new(NULL, NULL);
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     nt_trace_window_callbacks(&cb);
     tt.parser = nt_parser_new(&cb, win, NULL, NULL);
     nt_session_config cfg = { .sink = tee_sink, .sink_user = &tt };
@@ -424,7 +424,7 @@ Test(live, live_top_and_file_top_agree)
     nt_trace *live_t, *file_t;
     cr_assert_eq(nt_trace_window_take(win, &live_t), NT_OK);
     cr_assert_eq(nt_trace_from_file(path, NULL, &file_t, NULL, 0), NT_OK);
-    nt_trace_stats ls, fs;
+    nt_trace_stats ls = { 0 }, fs = { 0 };
     nt_trace_stats_get(live_t, &ls);
     nt_trace_stats_get(file_t, &fs);
     cr_log_info("%" PRIu64 " samples, %" PRIu64 " of %" PRIu64 " frames resolved", fs.samples, fs.resolved_frames,

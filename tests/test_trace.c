@@ -120,7 +120,7 @@ LTest(trace, rundown_after_samples_and_return_address_at_method_end)
     cr_assert_str_eq(fname(t, 0, 1), "App!NS.C.A");
     cr_assert_str_eq(fname(t, 0, 2), "App!NS.C.A");
     cr_assert_str_eq(fname(t, 1, 0), "App!NS.C.B", "the interrupted IP itself is not moved back");
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     cr_assert_eq(st.frames, 4);
     cr_assert_eq(st.resolved_frames, 4);
@@ -152,7 +152,7 @@ LTest(trace, rundown_of_code_no_sample_ran_in_is_not_kept)
     cr_assert_str_eq(fname(t, 1, 0), "App!NS.D.C");
     cr_assert_str_eq(fname(t, 1, 1), "App!NS.C.A");
     cr_assert_str_eq(fname(t, 2, 0), "App!NS.D.Near", "judged against every sample when a sample was near it");
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     cr_assert_eq(st.rundown_records, 4);
     cr_assert_eq(st.unload_records, 1);
@@ -326,7 +326,7 @@ LTest(trace, truncated_stream_keeps_every_sample_read)
         cr_assert_eq(s, NT_ERR_TRUNCATED, "cut %zu: %s", cuts[c], nt_status_name(s));
         cr_assert_not_null(t);
         cr_assert_eq(nt_trace_sample_count(t), 10, "cut %zu: every sample of the complete block, got %zu", cuts[c], nt_trace_sample_count(t));
-        nt_trace_stats st;
+        nt_trace_stats st = { 0 };
         nt_trace_stats_get(t, &st);
         cr_assert_eq(st.status, NT_ERR_TRUNCATED);
         cr_assert_eq(st.resolved_frames, 0, "the rundown was cut off");

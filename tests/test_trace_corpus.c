@@ -162,7 +162,7 @@ static void compare_top(const char *expected, const char *file)
     }
     fclose(f);
     cr_expect_gt(rows, 0, "%s: no method rows in %s", trace_name, expected);
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     cr_log_info("%s: %.1f%% of %lu sample frames resolve; %d hot methods match TraceEvent", trace_name,
                 st.frames ? 100.0 * (double)st.resolved_frames / (double)st.frames : 100.0,
@@ -311,7 +311,7 @@ LTest(trace_corpus, memory_stays_below_the_file_size)
         long size = ftell(f);
         fclose(f);
         nt_trace *t = load(path);
-        nt_trace_stats st;
+        nt_trace_stats st = { 0 };
         nt_trace_stats_get(t, &st);
         cr_log_info("%s: %ld bytes, trace holds %zu, peak while building %zu", names[i], size, st.memory,
                     st.memory_peak);

@@ -40,7 +40,7 @@ LTest(trace_cost, unresolved_frames_cost_no_lookup_per_sample)
         pb_sample(&p, 7, 1 + i % 2, 100 + i, NT_SAMPLE_EXTERNAL);
     pb_end(&p);
     nt_trace *t = build(&p);
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     cr_assert_eq(ts.samples, SAMPLES);
     cr_assert_eq(ts.resolved_frames, 0);
@@ -75,7 +75,7 @@ LTest(trace_cost, only_time_dependent_frames_are_looked_up_per_sample)
     }
     pb_end(&p);
     nt_trace *t = build(&p);
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     cr_assert_eq(ts.samples, SAMPLES);
     cr_assert_eq(ts.stacks, 2, "named while loaded, unnamed after the unload");

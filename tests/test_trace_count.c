@@ -78,7 +78,7 @@ static bool compare(const void *data, size_t len, nt_status want)
     cr_assert_eq(nt_trace_from_buffer(data, len, NULL, &full, NULL, 0), want);
     cr_assert_eq(nt_trace_from_buffer(data, len, &o, &counted, NULL, 0), want);
     cr_assert(full && counted);
-    nt_trace_stats fs, cs;
+    nt_trace_stats fs = { 0 }, cs = { 0 };
     nt_trace_stats_get(full, &fs);
     nt_trace_stats_get(counted, &cs);
     cr_assert_eq(fs.samples, cs.samples);
@@ -88,7 +88,7 @@ static bool compare(const void *data, size_t len, nt_status want)
     /* Whether the counts needed a second read: a counting builder says so itself. */
     nt_trace_builder *bd = nt_trace_builder_new(NULL);
     nt_trace_builder_count_samples(bd);
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     nt_trace_builder_callbacks(&cb);
     nt_parser *ps = nt_parser_new(&cb, bd, NULL, NULL);
     nt_status st = nt_parser_feed(ps, data, len);
@@ -257,7 +257,7 @@ Test(trace_count, ten_million_samples_on_24_stacks_in_under_10_mib, .timeout = 6
     nt_trace *t = NULL;
     cr_assert_eq(nt_trace_from_file(path, &o, &t, NULL, 0), NT_OK);
     unlink(path);
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     cr_log_info("%llu samples, %zu entries, peak %zu bytes", (unsigned long long)st.samples, nt_trace_sample_count(t),
                 st.memory_peak);

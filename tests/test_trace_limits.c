@@ -59,7 +59,7 @@ LTest(trace_limits, one_stack_resolving_a_new_way_every_sample_is_capped)
     amplifier(&p, 3000);
     char msg[256];
     nt_trace *t = build_with(&p, NULL, NT_ERR_LIMIT, msg, sizeof msg);
-    nt_trace_stats st;
+    nt_trace_stats st = { 0 };
     nt_trace_stats_get(t, &st);
     cr_log_info("%s; %llu samples, %llu stacks, %llu frames, peak %zu bytes", msg, (unsigned long long)st.samples,
                 (unsigned long long)st.stacks, (unsigned long long)st.frames, st.memory_peak);
@@ -147,7 +147,7 @@ LTest(trace_limits, distinct_timeless_stacks_cost_four_bytes_a_frame)
     pb_end(&p);
     char msg[256];
     nt_trace *t = build_with(&p, NULL, NT_OK, msg, sizeof msg);
-    nt_trace_stats sts;
+    nt_trace_stats sts = { 0 };
     nt_trace_stats_get(t, &sts);
     cr_log_info("%llu stacks, %zu frames, %zu ids; memory %zu, peak %zu", (unsigned long long)sts.stacks,
                 nt_trace_frame_count(t), t->nids, sts.memory, sts.memory_peak);

@@ -11,7 +11,7 @@
 
 static nt_writer_options v6(uint32_t ptr, bool uncompressed)
 {
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.format = 6;
     o.pointer_size = ptr;
@@ -72,7 +72,7 @@ LTest(v6, same_callbacks_as_v4)
 {
     nt_membuf out[2];
     for (int k = 0; k < 2; k++) {
-        nt_writer_options o;
+        nt_writer_options o = { 0 };
         nt_writer_options_default(&o);
         o.format = k ? 6 : 4;
         nt_writer *w = rec_writer(&out[k], &o);
@@ -653,7 +653,7 @@ LTest(v6, random_call_sequences_read_the_same_in_v4_and_v6)
 {
     for (uint64_t seed = 1; seed <= 40; seed++) {
         uint64_t x = seed * 7919;
-        nt_writer_options o[2];
+        nt_writer_options o[2] = { 0 };
         nt_membuf out[2];
         rec r[2];
         for (int k = 0; k < 2; k++) {

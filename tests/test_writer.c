@@ -9,7 +9,7 @@
 
 static nt_writer_options opts(uint32_t ptr, bool uncompressed)
 {
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.pointer_size = ptr;
     o.uncompressed = uncompressed;
@@ -491,7 +491,7 @@ LTest(writer, truncation_at_every_byte_is_clean)
 LTest(writer, explicit_sequence_point_lists_carry_drops)
 {
     for (uint32_t format = 4; format <= 6; format += 2) {
-        nt_writer_options o;
+        nt_writer_options o = { 0 };
         nt_writer_options_default(&o);
         o.format = format;
         nt_membuf out;
@@ -571,7 +571,7 @@ static int keep_info(void *user, const nt_trace_info *t)
 LTest(writer, zero_options_select_the_defaults)
 {
     for (uint32_t format = 0; format <= 6; format += 6) {
-        nt_writer_options o;
+        nt_writer_options o = { 0 };
         memset(&o, 0, sizeof o);
         o.format = format;
         nt_membuf out = { 0 };

@@ -366,7 +366,7 @@ static void run_program(uint64_t seed, uint32_t format, bool uncompressed)
     memset(&p, 0, sizeof p);
     p.rng = seed * 0x9E3779B97F4A7C15ull + 1;
     p.format = format;
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.format = format;
     o.uncompressed = uncompressed;

@@ -11,8 +11,8 @@ T_LIBS = tests/libtestsupport.la libnettrace_core.la $(CRITERION_LIBS)
 T_LINK = $(AM_LDFLAGS) -no-install
 
 if HAVE_CRITERION
-check_PROGRAMS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16
-TESTS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16
+check_PROGRAMS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16 tests/test_index
+TESTS += tests/test_parser tests/test_event_runs tests/test_header_room tests/test_corpus tests/test_feed_fd tests/test_time_ns tests/test_utf8 tests/test_hash_flood tests/test_lazy_names tests/test_v6_utf8 tests/test_utf16 tests/test_index
 endif
 
 tests_test_parser_SOURCES = tests/test_parser.c tests/support/streams.c tests/support/streams.h
@@ -57,6 +57,12 @@ tests_test_hash_flood_CFLAGS = $(T_CC)
 tests_test_hash_flood_LDADD = $(T_LIBS)
 tests_test_hash_flood_LDFLAGS = $(T_LINK)
 
+tests_test_index_SOURCES = tests/test_index.c
+tests_test_index_CPPFLAGS = $(T_CPP)
+tests_test_index_CFLAGS = $(T_CC)
+tests_test_index_LDADD = $(T_LIBS)
+tests_test_index_LDFLAGS = $(T_LINK)
+
 tests_test_lazy_names_SOURCES = tests/test_lazy_names.c
 tests_test_lazy_names_CPPFLAGS = $(T_CPP)
 tests_test_lazy_names_CFLAGS = $(T_CC)
@@ -89,8 +95,14 @@ tests_test_corpus_LDADD = $(T_LIBS)
 tests_test_corpus_LDFLAGS = $(T_LINK)
 
 
-TESTS += tests/exported_symbols.sh tests/cli_info.sh
-EXTRA_DIST += tests/exported_symbols.sh tests/cli_info.sh
+TESTS += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh
+EXTRA_DIST += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh doc/abi-symbols.txt doc/abi.md
+# Rewrite the committed symbol list from the built library (after an intended ABI change, doc/abi.md).
+abi-symbols: libnettrace.la
+	{ sed -n '/^#/p' $(srcdir)/doc/abi-symbols.txt; \
+	  nm -D --defined-only .libs/libnettrace.so | awk '$$2 ~ /^[A-Za-z]$$/ {print $$3}' | LC_ALL=C sort -u; } \
+	  >$(srcdir)/doc/abi-symbols.txt.new && mv $(srcdir)/doc/abi-symbols.txt.new $(srcdir)/doc/abi-symbols.txt
+.PHONY: abi-symbols
 TESTS += tests/pprof_go.sh
 EXTRA_DIST += tests/pprof_go.sh
 
@@ -302,10 +314,21 @@ TESTS += tests/profile_live.sh
 EXTRA_DIST += tests/profile_live.sh
 
 # The always-on soak (tests/window_soak.c): a generated stream through the window API, no file.  make check
-# runs it at 10,000 windows (10^6 methods, 10^6 stack shapes); bench.mk runs it under cachegrind too.
+# runs it at 10,000 windows (10^6 methods, 10^6 stack shapes).
 check_PROGRAMS += tests/window_soak
 TESTS += tests/window_soak
 tests_window_soak_SOURCES = tests/window_soak.c
 tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
 tests_window_soak_LDADD = libnettrace_core.la
 tests_window_soak_LDFLAGS = $(T_LINK)
+
+# ---- the ABI: how structs grow (doc/abi.md) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_abi
+TESTS += tests/test_abi
+endif
+tests_test_abi_SOURCES = tests/test_abi.c
+tests_test_abi_CPPFLAGS = $(T_CPP)
+tests_test_abi_CFLAGS = $(T_CC)
+tests_test_abi_LDADD = $(T_LIBS)
+tests_test_abi_LDFLAGS = $(T_LINK)

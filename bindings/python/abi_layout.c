@@ -52,6 +52,7 @@ int main(void)
     F(nt_assembly, binding_id); F(nt_assembly, flags); F(nt_assembly, name); F(nt_assembly, clr_instance_id);
     F(nt_assembly, timestamp); F(nt_assembly, event); F(nt_assembly, name16);
     S(nt_callbacks);
+    F(nt_callbacks, struct_size);
     F(nt_callbacks, trace); F(nt_callbacks, metadata); F(nt_callbacks, event); F(nt_callbacks, stack);
     F(nt_callbacks, sample); F(nt_callbacks, method); F(nt_callbacks, module); F(nt_callbacks, assembly);
     F(nt_callbacks, sequence_point);
@@ -74,6 +75,7 @@ int main(void)
     S(nt_trace_assembly);
     F(nt_trace_assembly, assembly_id); F(nt_trace_assembly, name);
     S(nt_export_options);
+    F(nt_export_options, struct_size);
     F(nt_export_options, managed_only); F(nt_export_options, has_thread); F(nt_export_options, thread_id);
     F(nt_export_options, has_from); F(nt_export_options, has_to); F(nt_export_options, from_ns);
     F(nt_export_options, to_ns); F(nt_export_options, weight); F(nt_export_options, name);
@@ -81,6 +83,7 @@ int main(void)
     S(nt_time_bound);
     F(nt_time_bound, set); F(nt_time_bound, absolute); F(nt_time_bound, ns);
     S(nt_profile_options);
+    F(nt_profile_options, struct_size);
     F(nt_profile_options, trace); F(nt_profile_options, keep_events); F(nt_profile_options, events_only);
     F(nt_profile_options, from); F(nt_profile_options, to); F(nt_profile_options, exception_messages);
     S(nt_profile_record);
@@ -89,9 +92,11 @@ int main(void)
     F(nt_profile_record, open); F(nt_profile_record, value); F(nt_profile_record, count);
     F(nt_profile_record, timestamp); F(nt_profile_record, time_ns);
     S(nt_profile_totals);
+    F(nt_profile_totals, struct_size);
     F(nt_profile_totals, events); F(nt_profile_totals, value); F(nt_profile_totals, records);
     F(nt_profile_totals, open); F(nt_profile_totals, unpaired_stops); F(nt_profile_totals, without_stack);
     S(nt_top_options);
+    F(nt_top_options, struct_size);
     F(nt_top_options, rows); F(nt_top_options, by_inclusive); F(nt_top_options, by_thread);
     F(nt_top_options, managed_only); F(nt_top_options, has_thread); F(nt_top_options, thread_id);
     F(nt_top_options, signatures); F(nt_top_options, weight); F(nt_top_options, has_from);
@@ -104,8 +109,10 @@ int main(void)
     S(nt_top);
     F(nt_top, table_count); F(nt_top, tables);
     S(nt_provider);
+    F(nt_provider, struct_size);
     F(nt_provider, name); F(nt_provider, keywords); F(nt_provider, level); F(nt_provider, arguments);
     S(nt_session_config);
+    F(nt_session_config, struct_size);
     F(nt_session_config, providers); F(nt_session_config, provider_count); F(nt_session_config, buffer_mb);
     F(nt_session_config, no_rundown); F(nt_session_config, rundown_keyword); F(nt_session_config, no_stackwalk);
     F(nt_session_config, max_stream_bytes); F(nt_session_config, sink); F(nt_session_config, sink_user);

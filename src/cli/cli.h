@@ -44,5 +44,6 @@ int cmd_collect(int argc, char **argv);
 int cmd_top_live(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 #endif

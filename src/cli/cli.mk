@@ -21,6 +21,7 @@ nettrace_SOURCES = \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \
 	src/cli/cmd_ps.c \
+	src/cli/cmd_index.c \
 	src/cli/cmd_top_live.c
 nettrace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 nettrace_LDADD = libnettrace_core.la

@@ -170,7 +170,7 @@ int cmd_collect(int argc, char **argv)
     const char *name = NULL, *profile = NULL;
     int64_t connect_ns = 10 * NS_PER_S, wait_ns = 0;
     cli_providers providers = { .count = 0 };
-    nt_session_config cfg;
+    nt_session_config cfg = { 0 };
     memset(&cfg, 0, sizeof cfg);
     collect_job j;
     memset(&j, 0, sizeof j);
@@ -265,7 +265,7 @@ int cmd_collect(int argc, char **argv)
         rc = CLI_EXIT_ERROR;
         goto out;
     }
-    nt_callbacks none;
+    nt_callbacks none = { 0 };
     memset(&none, 0, sizeof none);
     j.sink.counter = nt_parser_new(&none, NULL, NULL, NULL);
     j.sink.counting = j.sink.counter != NULL;

@@ -78,7 +78,7 @@ static int fail_writer(conv *c)
 static int on_trace(void *user, const nt_trace_info *t)
 {
     conv *c = user;
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.format = c->format;
     o.uncompressed = c->uncompressed;

@@ -124,7 +124,7 @@ int cmd_gc(int argc, char **argv)
     int64_t first, last;
     nt_profile_span(p, &first, &last);
     int64_t span = last - first;
-    nt_profile_totals at;
+    nt_profile_totals at = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     double paused = span > 0 ? 100.0 * (double)all.pause_total / (double)span : 0.0;
     double rate = span > 0 && at.events ? (double)at.value / 1048576.0 / ((double)span / 1e9) : 0.0;

@@ -216,7 +216,7 @@ int cmd_info(int argc, char **argv)
         fprintf(stderr, "nettrace info: %s\n", st.oom ? "out of memory" : err);
         rc = CLI_EXIT_ERROR;
     } else {
-        nt_parser_stats ps;
+        nt_parser_stats ps = { 0 };
         nt_parser_stats_get(p, &ps);
         cli_event_types_finish(&st.types);
         if (json)

@@ -74,7 +74,7 @@ static int load(const char *path, const cli_profile_select *ps, bool keep_events
     nt_profile_options po = { .keep_events = keep_events, .from = ps->from, .to = ps->to,
                               .exception_messages = ps->messages };
     int rc = cli_profile_load(path, &po, out);
-    nt_profile_totals tot;
+    nt_profile_totals tot = { 0 };
     if (!*out || (!ps->from.set && !ps->to.set))
         return rc;
     nt_profile_totals_get(*out, ps->kind, &tot);
@@ -233,7 +233,7 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
         rows[k++] = rows[i];
     }
     qsort(rows, k, sizeof *rows, row_by_value);
-    nt_profile_totals tot;
+    nt_profile_totals tot = { 0 };
     nt_profile_totals_get(p, kind, &tot);
     fprintf(o, "%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
     if (kind == NT_PROFILE_CONTENTION)

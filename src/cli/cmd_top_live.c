@@ -72,7 +72,7 @@ static void top_usage(FILE *f)
 static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
                         const nt_session_config *base, const char *what)
 {
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     if (events)
         nt_profile_window_callbacks(&cb);
     else
@@ -284,7 +284,7 @@ int cmd_top_live(int argc, char **argv)
     memset(&main_s, 0, sizeof main_s);
     memset(&rundown_s, 0, sizeof rundown_s);
     int rc = CLI_EXIT_OK;
-    nt_session_config cfg;
+    nt_session_config cfg = { 0 };
     memset(&cfg, 0, sizeof cfg);
     cfg.buffer_mb = (uint32_t)buffer_mb;
     cli_providers providers = { .count = 0 };
@@ -304,8 +304,8 @@ int cmd_top_live(int argc, char **argv)
     }
     if (rundown_first) {
         /* Only the rundown matters here: one cheap provider, stopped at once. */
-        static const nt_provider loader = { NT_PROVIDER_RUNTIME, NT_KEYWORD_LOADER, 4, NULL };
-        nt_session_config rcfg;
+        static const nt_provider loader = { .name = NT_PROVIDER_RUNTIME, .keywords = NT_KEYWORD_LOADER, .level = 4 };
+        nt_session_config rcfg = { 0 };
         memset(&rcfg, 0, sizeof rcfg);
         rcfg.providers = &loader;
         rcfg.provider_count = 1;

@@ -27,7 +27,7 @@ int collect_sink_write(void *user, const void *data, size_t len)
         if (nt_parser_feed(k->counter, data, len) != NT_OK) {
             k->counting = false;
         } else {
-            nt_parser_stats ps;
+            nt_parser_stats ps = { 0 };
             nt_parser_stats_get(k->counter, &ps);
             atomic_store(&k->events, ps.events);
         }

@@ -24,6 +24,7 @@ static const command COMMANDS[] = {
     { "live-top", cmd_top_live, "the same as top -p PID: live hot methods over the last interval" },
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },
     { "convert", cmd_convert, "re-write a trace as NetTrace V4/V5 or V6" },
+    { "index", cmd_index, "the block index: blocks, time span, event and sample estimates, from headers only" },
 };
 
 static void usage(FILE *f)

@@ -55,7 +55,7 @@ static bool add(cli_providers *out, const preset *p, char *err, size_t errsize)
         snprintf(err, errsize, "more than %d providers", CLI_MAX_PROVIDERS);
         return false;
     }
-    out->list[out->count++] = (nt_provider){ p->provider, p->keywords, p->level, NULL };
+    out->list[out->count++] = (nt_provider){ .name = p->provider, .keywords = p->keywords, .level = p->level };
     return true;
 }
 

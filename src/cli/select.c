@@ -56,7 +56,7 @@ bool cli_filter_keeps(const nt_export_options *eo, const nt_trace_sample *s)
 static void explain_empty(const cli_filter *f, const nt_trace *t, const nt_export_options *eo, const char *cmd)
 {
     size_t n = nt_trace_sample_count(t);
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts); /* a counted trace's entries stand for several samples each */
     fprintf(stderr, "nettrace %s: the filter selects none of the trace's %" PRIu64 " samples", cmd, ts.samples);
     bool thread_known = false;

@@ -45,7 +45,7 @@ static void print_table(FILE *o, const nt_top_table *tb, bool by_time)
 
 void cli_top_print_header(FILE *o, const nt_trace *t, const cli_selected *sel)
 {
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     if (sel)
         fprintf(o, "samples:  %" PRIu64 " selected of %" PRIu64 " (on %" PRIu64 " of %" PRIu64 " thread%s)\n",
@@ -79,7 +79,7 @@ void cli_top_print(FILE *o, const nt_top *top, bool by_thread, bool by_time)
 void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_selected *sel, const nt_top *top,
                         bool by_time)
 {
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     fputs("{\n  \"file\": ", o);
     nt_json_fputs(o, path);

@@ -70,7 +70,7 @@ static int load(const char *path, bool count, nt_trace **out)
     }
     if (count)
         nt_trace_builder_count_samples(b);
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     nt_trace_builder_callbacks(&cb);
     nt_parser *p;
     nt_status s;
@@ -94,7 +94,7 @@ static int load(const char *path, bool count, nt_trace **out)
         *out = t;
         return CLI_EXIT_OK; /* read again, sample by sample */
     }
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     rc = report(path, err, s, (size_t)ts.samples, "samples");
     if (ts.events_dropped)
@@ -119,7 +119,7 @@ int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile
         fprintf(stderr, "nettrace: out of memory\n");
         return CLI_EXIT_ERROR;
     }
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     nt_profile_builder_callbacks(&cb);
     nt_parser *p;
     nt_status s;
@@ -225,7 +225,7 @@ char *cli_stack_line(const nt_trace *t, uint32_t stack_index, unsigned flags)
 
 void cli_warn_unnamed(const nt_trace *t)
 {
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     if (!ts.samples)
         return;

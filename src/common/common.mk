@@ -1,6 +1,7 @@
 # common: what every layer may use and that uses no other layer (allocation,
 # bounded reads, UTF-16/UTF-8, the status table).
 libnettrace_core_la_SOURCES += \
+	src/common/abi.c src/common/abi.h \
 	src/common/alloc.c src/common/alloc.h \
 	src/common/clock.h \
 	src/common/map.c src/common/map.h \

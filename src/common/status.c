@@ -1,10 +1,14 @@
 /* Version, status names, limits defaults and clock conversion. */
+#include "common/abi.h"
 #include "common/limits.h"
 #include "common/status.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *nt_version(void) { return NT_VERSION_STRING; }
+
+unsigned nt_version_number(void) { return NT_VERSION_NUMBER; }
 
 /* A status's short name or its sentence, both from the one status table. */
 static const char *status_text(nt_status s, bool sentence)
@@ -43,16 +47,24 @@ size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, con
     return (size_t)n < size ? (size_t)n : size - 1;
 }
 
-void nt_limits_default(nt_limits *lim)
+static void limits_defaults(nt_limits *lim)
 {
+    memset(lim, 0, sizeof *lim);
 #define NT_LIMIT_DEFAULT_(field, value) lim->field = value;
     NT_LIMITS_MAP_(NT_LIMIT_DEFAULT_)
 #undef NT_LIMIT_DEFAULT_
 }
 
+void nt_limits_default(nt_limits *lim)
+{
+    nt_limits d;
+    limits_defaults(&d);
+    ABI_OUT(nt_limits, lim, &d);
+}
+
 void nt_limits_resolve(nt_limits *out, const nt_limits *given)
 {
-    nt_limits_default(out);
+    limits_defaults(out);
     if (!given)
         return;
 #define NT_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;

@@ -4,6 +4,7 @@
  * (dense name ids, tr_names), not by stack index.  Lines are ordered by that
  * sequence and formatted only when written, so the export holds a few
  * integers per stack and never the text. */
+#include "common/abi.h"
 #include "common/text_escape.h"
 #include "export/export_names.h"
 #include "common/sort.h"
@@ -59,8 +60,11 @@ void tr_folded_stack(tr_out *o, const nt_trace *t, uint32_t k, unsigned flags)
     }
 }
 
-nt_status nt_export_folded(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
+    nt_export_options opts, *opt = &opts;
+    if (!ABI_IN(nt_export_options, opt, given))
+        return NT_ERR_INVALID_ARG;
     if (!t || !w || !tr_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;
     tr_selection sel;

@@ -2,6 +2,7 @@
  * thread whose stacks are frame indices root first, with a weight per sample.
  * A sampled profile has no open/close events, so there is nothing to pair up:
  * the file is valid by construction. */
+#include "common/abi.h"
 #include "export/export_names.h"
 
 #include <stdlib.h>
@@ -55,8 +56,11 @@ void tr_speedscope_close(tr_out *o, const char *name)
     tr_out_str(o, "\"}\n");
 }
 
-nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
+    nt_export_options opts, *opt = &opts;
+    if (!ABI_IN(nt_export_options, opt, given))
+        return NT_ERR_INVALID_ARG;
     tr_export x;
     if (t && t->agg)
         return NT_ERR_INVALID_ARG; /* a timeline needs every sample */

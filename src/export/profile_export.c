@@ -2,6 +2,7 @@
  * exceptions, contention): the records of one kind, weighed by their value
  * (bytes, events, wait ns) or their event count, with the frames, names and
  * separators of the CPU exporters (export_folded.c, export_speedscope.c). */
+#include "common/abi.h"
 #include "export/profile_export.h"
 #include "common/sort.h"
 
@@ -60,10 +61,11 @@ static int cmp_rec_ids(const void *a, const void *b, void *ctx)
     return cmp_recs(ctx, *(const uint32_t *)a, *(const uint32_t *)b);
 }
 
-nt_status tr_prof_export(const nt_profile *p, const nt_profile_export_options *o, nt_sink_fn w, void *user,
+nt_status tr_prof_export(const nt_profile *p, const nt_profile_export_options *given, nt_sink_fn w, void *user,
                          tr_prof_body body)
 {
-    if (!p || !o || !w)
+    nt_profile_export_options opts, *o = &opts;
+    if (!p || !given || !w || !ABI_IN(nt_profile_export_options, o, given))
         return NT_ERR_INVALID_ARG;
     if (o->kind != NT_PROFILE_ALLOC && o->kind != NT_PROFILE_EXCEPTIONS && o->kind != NT_PROFILE_CONTENTION)
         return NT_ERR_INVALID_ARG;

@@ -3,6 +3,7 @@
  * sample), overall or per thread.  The file command and the live view both
  * print these tables; names come from tr_names, as in the exporters. */
 #include "export/export_names.h"
+#include "common/abi.h"
 #include "common/sort.h"
 
 #include <string.h>
@@ -146,9 +147,8 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     if (!t)
         return NT_ERR_INVALID_ARG;
     nt_top_options opt;
-    memset(&opt, 0, sizeof opt);
-    if (options)
-        opt = *options;
+    if (!ABI_IN(nt_top_options, &opt, options))
+        return NT_ERR_INVALID_ARG;
     top_impl *ti = NT_MEM_NEW(top_impl, &t->mem.a);
     if (!ti)
         return NT_ERR_NOMEM;

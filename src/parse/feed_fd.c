@@ -1,6 +1,7 @@
 /* nt_parser_feed_fd: a file, pipe or socket read to its end into a parser.
  * The one read loop of the library (the trace's one-call entry points) and
  * the tool (its progress bar). */
+#include "common/abi.h"
 #include "common/clock.h"
 #include "parse/context.h"
 
@@ -46,9 +47,9 @@ nt_status nt_parser_feed_fd(nt_parser *p, int fd, const nt_feed_options *opt, in
         *os_error = 0;
     if (!p || fd < 0)
         return NT_ERR_INVALID_ARG;
-    nt_feed_options o = { 0 };
-    if (opt)
-        o = *opt;
+    nt_feed_options o;
+    if (!ABI_IN(nt_feed_options, &o, opt))
+        return NT_ERR_INVALID_ARG;
     if (o.deadline_ns == INT64_MAX)
         o.deadline_ns = 0;
     size_t chunk = o.chunk_bytes ? o.chunk_bytes : FEED_CHUNK;

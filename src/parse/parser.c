@@ -6,6 +6,7 @@
  * actually arrive and never beyond max_block_bytes).  A unit is decoded only
  * when complete, so the callbacks do not depend on how the input is chunked.
  */
+#include "common/abi.h"
 #include "common/format.h"
 #include "common/limits.h"
 #include "common/utf16.h"
@@ -41,13 +42,16 @@ enum {
 nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *lim,
                          const nt_allocator *alloc)
 {
+    nt_limits given;
+    nt_callbacks calls;
+    if (!ABI_IN(nt_limits, &given, lim) || !ABI_IN(nt_callbacks, &calls, cb))
+        return NULL;
     nt_parser *p = NT_MEM_NEW(nt_parser, alloc);
     if (!p)
         return NULL;
-    if (cb)
-        p->cb = *cb;
+    p->cb = calls;
     p->user = user;
-    nt_limits_resolve(&p->lim, lim);
+    nt_limits_resolve(&p->lim, &given);
     nt_metadata_init(&p->meta, &p->mem);
     nt_stacks_init(&p->stacks, &p->mem);
     nt_threads_init(&p->threads, p);
@@ -430,10 +434,14 @@ uint32_t nt_parser_format_version(const nt_parser *p)
 
 void nt_parser_stats_get(const nt_parser *p, nt_parser_stats *out)
 {
-    *out = p->stats;
-    out->bytes = p->offset;
-    out->memory = p->mem.used;
-    out->memory_peak = p->mem.peak;
+    nt_parser_stats st = { 0 };
+    if (p) {
+        st = p->stats;
+        st.bytes = p->offset;
+        st.memory = p->mem.used;
+        st.memory_peak = p->mem.peak;
+    }
+    ABI_OUT(nt_parser_stats, out, &st);
 }
 
 void nt_parser_set_lazy_names(nt_parser *p, bool lazy)

@@ -2,6 +2,7 @@
  * waiting and the caller-driven pump.  The stream itself is driven by
  * session_step (session_stream.c). */
 #include "session/session_internal.h"
+#include "common/abi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,13 +16,14 @@
 #define FREE_STOP_MS 2000
 
 static const nt_provider DEFAULT_PROVIDERS[] = {
-    { NT_PROVIDER_SAMPLE_PROFILER, 0, 5, NULL },
-    { NT_PROVIDER_RUNTIME, NT_KEYWORD_LOADER | NT_KEYWORD_JIT, 5, NULL },
+    { .name = NT_PROVIDER_SAMPLE_PROFILER, .level = 5 },
+    { .name = NT_PROVIDER_RUNTIME, .keywords = NT_KEYWORD_LOADER | NT_KEYWORD_JIT, .level = 5 },
 };
 
 static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
 
-/* Copy the providers and their strings into one block each. */
+/* Copy the providers (the caller's array, stepped through by its first
+ * element's struct_size) and their strings into one block each. */
 static bool copy_providers(nt_session *s, const nt_session_config *cfg)
 {
     const nt_provider *src = cfg->provider_count ? cfg->providers : DEFAULT_PROVIDERS;
@@ -29,19 +31,24 @@ static bool copy_providers(nt_session *s, const nt_session_config *cfg)
                                        : sizeof DEFAULT_PROVIDERS / sizeof DEFAULT_PROVIDERS[0];
     if (!src)
         return false;
-    size_t bytes = 0;
-    for (size_t i = 0; i < count; i++)
-        bytes += str_size(src[i].name) + str_size(src[i].arguments);
+    size_t stride = abi_caller_size(src, ABI3_nt_provider);
     s->providers = nt_mem_alloc(&s->mem, count * sizeof *s->providers);
-    s->strings = bytes ? nt_mem_alloc(&s->mem, bytes) : NULL;
-    if (!s->providers || (bytes && !s->strings))
+    if (!s->providers)
         return false;
     s->providers_size = count * sizeof *s->providers;
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!ABI_IN(nt_provider, &s->providers[i], (const char *)src + i * stride))
+            return false;
+        bytes += str_size(s->providers[i].name) + str_size(s->providers[i].arguments);
+    }
+    s->strings = bytes ? nt_mem_alloc(&s->mem, bytes) : NULL;
+    if (bytes && !s->strings)
+        return false;
     s->strings_size = bytes;
     char *p = s->strings;
     for (size_t i = 0; i < count; i++) {
-        s->providers[i] = src[i];
-        const char *strs[2] = { src[i].name, src[i].arguments };
+        const char *strs[2] = { s->providers[i].name, s->providers[i].arguments };
         const char **dst[2] = { &s->providers[i].name, &s->providers[i].arguments };
         for (int k = 0; k < 2; k++) {
             if (!strs[k]) {
@@ -79,9 +86,10 @@ static void release(nt_session *s)
     NT_MEM_DELETE(nt_session, s);
 }
 
-nt_session *nt_session_new(const nt_session_config *cfg, const nt_allocator *alloc)
+nt_session *nt_session_new(const nt_session_config *given, const nt_allocator *alloc)
 {
-    if (!cfg || !cfg->sink)
+    nt_session_config config, *cfg = &config;
+    if (!given || !ABI_IN(nt_session_config, cfg, given) || !cfg->sink)
         return NULL;
     nt_session *s = NT_MEM_NEW(nt_session, alloc);
     if (!s)

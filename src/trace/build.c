@@ -9,6 +9,7 @@
  * Records go to records.c; frames are resolved only in finish()
  * (resolve.c), once rundown has arrived. */
 #include "trace/build_internal.h"
+#include "common/abi.h"
 #include "common/sort.h"
 
 #include <stdarg.h>
@@ -44,9 +45,8 @@ void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *lim
 {
     if (!b)
         return;
-    memset(&b->lim, 0, sizeof b->lim);
-    if (limits)
-        b->lim = *limits;
+    if (!ABI_IN(nt_trace_limits, &b->lim, limits))
+        ABI_IN(nt_trace_limits, &b->lim, NULL); /* a member this library does not know: the defaults */
     if (!b->lim.max_samples)
         b->lim.max_samples = (uint64_t)1 << 30;
     if (!b->lim.max_frames)
@@ -459,7 +459,7 @@ void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n)
 
 void nt_trace_builder_callbacks(nt_callbacks *cb)
 {
-    *cb = (nt_callbacks){
+    const nt_callbacks mine = {
         .trace = on_trace,
         .sample = on_sample,
         .method = tr_on_method,
@@ -467,6 +467,7 @@ void nt_trace_builder_callbacks(nt_callbacks *cb)
         .assembly = tr_on_assembly,
         .sequence_point = on_sequence_point,
     };
+    ABI_OUT(nt_callbacks, cb, &mine);
 }
 static int cmp_ticks(const void *a, const void *b, void *ctx)
 {
@@ -579,7 +580,7 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
         stream_status = b->fail_status;
     t->status = stream_status;
     if (parser) {
-        nt_parser_stats ps;
+        nt_parser_stats ps = { 0 };
         nt_parser_stats_get(parser, &ps);
         t->stream_bytes = ps.bytes;
         t->events_dropped = ps.events_dropped;

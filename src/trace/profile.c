@@ -10,6 +10,7 @@
  * merge key also holds an epoch that every unload (and every load after the
  * first unload) advances. */
 #include "trace/profile_internal.h"
+#include "common/abi.h"
 #include "common/hash.h"
 
 #include <string.h>
@@ -80,8 +81,13 @@ static int fail(nt_profile_builder *b, nt_status s)
     return 1;
 }
 
-nt_profile_builder *nt_profile_builder_new(const nt_profile_options *opt, const nt_allocator *alloc)
+nt_profile_builder *nt_profile_builder_new(const nt_profile_options *given, const nt_allocator *alloc)
 {
+    nt_profile_options o, *opt = &o;
+    nt_trace_options to;
+    if (!ABI_IN(nt_profile_options, opt, given) || !ABI_IN(nt_trace_options, &to, o.trace))
+        return NULL;
+    o.trace = &to;
     nt_profile *p = NT_MEM_NEW(nt_profile, alloc);
     if (!p)
         return NULL;
@@ -403,14 +409,16 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
 
 void nt_profile_builder_callbacks(nt_callbacks *cb)
 {
-    memset(cb, 0, sizeof *cb);
-    cb->trace = on_trace;
-    cb->event = on_event;
-    cb->sample = on_sample;
-    cb->method = on_method;
-    cb->module = on_module;
-    cb->assembly = on_assembly;
-    cb->sequence_point = on_sequence_point;
+    const nt_callbacks mine = {
+        .trace = on_trace,
+        .event = on_event,
+        .sample = on_sample,
+        .method = on_method,
+        .module = on_module,
+        .assembly = on_assembly,
+        .sequence_point = on_sequence_point,
+    };
+    ABI_OUT(nt_callbacks, cb, &mine);
 }
 
 static void builder_release(nt_profile_builder *b)
@@ -518,16 +526,17 @@ nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i)
 
 void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_totals *out)
 {
-    memset(out, 0, sizeof *out);
-    if ((unsigned)k < NT_PROFILE_KIND_COUNT_)
-        *out = p->totals[k];
+    nt_profile_totals t = { 0 };
+    if (p && (unsigned)k < NT_PROFILE_KIND_COUNT_)
+        t = p->totals[k];
+    ABI_OUT(nt_profile_totals, out, &t);
 }
 
 size_t nt_profile_gc_count(const nt_profile *p) { return p->ngcs; }
 
 size_t nt_profile_memory_peak(const nt_profile *p)
 {
-    nt_trace_stats ts;
+    nt_trace_stats ts = { 0 };
     nt_trace_stats_get(p->trace, &ts);
     return p->mem.peak + ts.memory_peak;
 }

@@ -1,6 +1,7 @@
 /* One-call entry points of the profiles: a file or a buffer read through a
  * parser into a profile builder, by trace_io.c's steps (so opening, reading
  * and messages are the trace's). */
+#include "common/abi.h"
 #include "trace/profile_internal.h"
 
 #include <unistd.h>
@@ -21,9 +22,12 @@ const tr_build_kind pr_profile_kind = { profile_callbacks, profile_free, profile
 static nt_status from_input(const tr_input *in, const nt_profile_options *opt, nt_profile **out, char *msg,
                             size_t msg_size)
 {
-    const nt_trace_options *to = opt ? opt->trace : NULL;
-    nt_profile_builder *b = nt_profile_builder_new(opt, to ? to->alloc : NULL);
-    return tr_build_input(&pr_profile_kind, b, in, to, out, msg, msg_size);
+    nt_profile_options po;
+    nt_trace_options to;
+    if (!ABI_IN(nt_profile_options, &po, opt) || !ABI_IN(nt_trace_options, &to, po.trace))
+        return NT_ERR_INVALID_ARG;
+    nt_profile_builder *b = nt_profile_builder_new(&po, to.alloc);
+    return tr_build_input(&pr_profile_kind, b, in, &to, out, msg, msg_size);
 }
 
 nt_status nt_profile_from_buffer(const void *data, size_t len, const nt_profile_options *opt, nt_profile **out,

@@ -1,4 +1,5 @@
 /* The built trace: its accessors, statistics, frame names, and freeing. */
+#include "common/abi.h"
 #include "trace/trace_internal.h"
 
 #include <stdio.h>
@@ -95,9 +96,13 @@ uint64_t nt_trace_thread_id(const nt_trace *t, size_t i) { return t->threads[i];
 const char *nt_trace_message(const nt_trace *t) { return t->message; }
 bool nt_trace_counts_exact(const nt_trace *t) { return !t->inexact; }
 
-void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *o)
+void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *out)
 {
-    memset(o, 0, sizeof *o);
+    nt_trace_stats st = { 0 }, *o = &st;
+    if (!t) {
+        ABI_OUT(nt_trace_stats, out, o);
+        return;
+    }
     o->status = t->status;
     o->stream_bytes = t->stream_bytes;
     o->samples = t->agg ? t->total_samples : t->nsamples;
@@ -115,6 +120,7 @@ void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *o)
     o->events_dropped = t->events_dropped;
     o->memory = t->mem.used;
     o->memory_peak = t->mem.peak;
+    ABI_OUT(nt_trace_stats, out, o);
 }
 
 /* Appends n bytes at *len as snprintf would: what fits (room kept for the NUL), the length counted in full. */

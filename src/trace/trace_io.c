@@ -1,5 +1,6 @@
 /* One-call entry points: a file, a file descriptor or a memory buffer read
  * through a parser into the aggregator. */
+#include "common/abi.h"
 #include "trace/trace_internal.h"
 
 #include <errno.h>
@@ -68,7 +69,7 @@ nt_status tr_build_input(const tr_build_kind *k, void *b, const tr_input *in, co
                          void *out, char *msg, size_t msg_size)
 {
     const nt_allocator *alloc = opt ? opt->alloc : NULL;
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     k->callbacks(&cb);
     nt_parser *p = b ? nt_parser_new(&cb, b, opt ? opt->limits : NULL, alloc) : NULL;
     if (!p) {
@@ -137,10 +138,11 @@ static nt_status from_input(const tr_input *in, const nt_trace_options *opt, boo
     return tr_build_input(&tr_trace_kind, b, in, opt, out, msg, msg_size);
 }
 
-nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_options *opt, nt_trace **out,
+nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_options *given, nt_trace **out,
                                char *msg, size_t msg_size)
 {
-    if (!out || (!data && len))
+    nt_trace_options opts, *opt = &opts;
+    if (!out || (!data && len) || !ABI_IN(nt_trace_options, opt, given))
         return NT_ERR_INVALID_ARG;
     bool aggregate = opt && opt->aggregate;
     tr_input in = { data, len, -1 };
@@ -150,9 +152,10 @@ nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_trace_opti
     return s;
 }
 
-nt_status nt_trace_from_fd(int fd, const nt_trace_options *opt, nt_trace **out, char *msg, size_t msg_size)
+nt_status nt_trace_from_fd(int fd, const nt_trace_options *given, nt_trace **out, char *msg, size_t msg_size)
 {
-    if (!out || fd < 0)
+    nt_trace_options opts, *opt = &opts;
+    if (!out || fd < 0 || !ABI_IN(nt_trace_options, opt, given))
         return NT_ERR_INVALID_ARG;
     /* Counting needs a second read when it cannot be exact: only where the input can be read again. */
     off_t start = opt && opt->aggregate ? lseek(fd, 0, SEEK_CUR) : -1;

@@ -21,6 +21,7 @@
 #include "trace/build_internal.h"
 #include "trace/record_store.h"
 #include "trace/sample_log.h"
+#include "common/abi.h"
 #include "common/sort.h"
 
 #include <string.h>
@@ -107,12 +108,14 @@ static bool start_window(nt_trace_window *w)
 static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc,
                                    const win_type *type)
 {
+    nt_trace_window_config given;
+    if (!ABI_IN(nt_trace_window_config, &given, cfg))
+        return NULL;
     nt_trace_window *w = NT_MEM_NEW(nt_trace_window, alloc);
     if (!w)
         return NULL;
     w->alloc = w->mem.a;
-    if (cfg)
-        w->cfg = *cfg;
+    w->cfg = given;
     if (!w->cfg.max_records)
         w->cfg.max_records = DEFAULT_MAX_RECORDS;
     if (!w->cfg.recorder_bytes)
@@ -238,7 +241,7 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
 
 void nt_trace_window_callbacks(nt_callbacks *cb)
 {
-    *cb = (nt_callbacks){
+    const nt_callbacks mine = {
         .trace = on_trace,
         .sample = on_sample,
         .method = on_method,
@@ -246,6 +249,7 @@ void nt_trace_window_callbacks(nt_callbacks *cb)
         .assembly = on_assembly,
         .sequence_point = on_sequence_point,
     };
+    ABI_OUT(nt_callbacks, cb, &mine);
 }
 
 /* A trace window sets no event callback (the parser delivers samples faster
@@ -422,23 +426,27 @@ static int cmp_u64(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-/* A filter's copy (threads sorted); false when memory is short. */
-static bool copy_filter(nt_trace_window *w, win_request *r, const nt_window_filter *f)
+/* A filter's copy (threads sorted): NT_OK, NT_ERR_INVALID_ARG (a member this library does not
+ * know, or threads without their count), NT_ERR_NOMEM. */
+static nt_status copy_filter(nt_trace_window *w, win_request *r, const nt_window_filter *given)
 {
     r->threads = NULL;
     r->nthreads = 0;
-    r->f = f ? *f : (nt_window_filter){ 0 };
+    nt_window_filter fl, *f = &fl;
+    if (!ABI_IN(nt_window_filter, f, given) || (f->thread_count && !f->thread_ids))
+        return NT_ERR_INVALID_ARG;
+    r->f = *f;
     r->f.thread_ids = NULL;
-    if (!f || !f->thread_ids)
-        return true;
+    if (!f->thread_ids)
+        return NT_OK;
     size_t n = f->thread_count ? f->thread_count : 1;
     r->threads = nt_mem_alloc(&w->mem, 2 * n * sizeof *r->threads);
     if (!r->threads)
-        return false;
+        return NT_ERR_NOMEM;
     memcpy(r->threads, f->thread_ids, f->thread_count * sizeof *r->threads);
     nt_merge_sort(r->threads, r->threads + n, f->thread_count, sizeof *r->threads, cmp_u64, NULL);
     r->nthreads = f->thread_count;
-    return true;
+    return NT_OK;
 }
 
 static void drop_filter(nt_trace_window *w, win_request *r)
@@ -452,7 +460,7 @@ static void drop_filter(nt_trace_window *w, win_request *r)
 nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_window_filter *filter,
                                nt_window_id *id)
 {
-    if (!w || !id || w->type != &TRACE_WINDOW || (filter && filter->thread_count && !filter->thread_ids))
+    if (!w || !id || w->type != &TRACE_WINDOW)
         return NT_ERR_INVALID_ARG;
     size_t k = 0;
     while (k < w->nreqs && w->reqs[k].open)
@@ -465,8 +473,9 @@ nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_win
         w->reqs[w->nreqs++] = (win_request){ 0 };
     }
     win_request *r = &w->reqs[k];
-    if (!copy_filter(w, r, filter))
-        return NT_ERR_NOMEM;
+    nt_status st = copy_filter(w, r, filter);
+    if (st != NT_OK)
+        return st;
     r->open = true;
     r->from_ns = from_ns;
     w->nopen++;
@@ -503,13 +512,13 @@ nt_status nt_trace_window_cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns
 {
     if (out)
         *out = NULL;
-    if (!w || !out || !w->cfg.recorder_ns || w->type != &TRACE_WINDOW ||
-        (filter && filter->thread_count && !filter->thread_ids))
+    if (!w || !out || !w->cfg.recorder_ns || w->type != &TRACE_WINDOW)
         return NT_ERR_INVALID_ARG;
     win_request f = { 0 };
-    if (!copy_filter(w, &f, filter))
-        return NT_ERR_NOMEM;
-    nt_status st = cut(w, from_ns, to_ns, &f, out);
+    nt_status st = copy_filter(w, &f, filter);
+    if (st != NT_OK)
+        return st;
+    st = cut(w, from_ns, to_ns, &f, out);
     drop_filter(w, &f);
     return st;
 }
@@ -519,11 +528,15 @@ bool nt_trace_window_recorder_span(const nt_trace_window *w, int64_t *from_ns, i
     return w && from_ns && to_ns && w->cfg.recorder_ns && sl_span(&w->log, from_ns, to_ns);
 }
 
-void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *out)
+void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *caller)
 {
-    memset(out, 0, sizeof *out);
-    if (!w)
+    if (!caller)
         return;
+    nt_trace_window_stats all = { 0 }, *out = &all;
+    if (!w) {
+        ABI_OUT(nt_trace_window_stats, caller, out);
+        return;
+    }
     rs_stats(&w->store, out);
     out->recorder = (nt_window_table){ w->log.samples, w->log.bytes };
     if (w->b) {
@@ -537,6 +550,7 @@ void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *
     out->memory = w->mem.used + out->stacks.bytes;
     size_t peak = w->peak > w->mem.peak ? w->peak : w->mem.peak;
     out->memory_peak = peak > out->memory ? peak : out->memory;
+    ABI_OUT(nt_trace_window_stats, caller, out);
 }
 
 void nt_trace_window_free(nt_trace_window *w)

@@ -2,6 +2,7 @@
  * finishing the stream.  Blocks and framing are in writer_blocks.c; metadata,
  * stacks, threads, label lists and sequence points each in a unit of their own. */
 #include "write/writer_internal.h"
+#include "common/abi.h"
 
 #include <string.h>
 
@@ -24,8 +25,9 @@ static void fill_defaults(nt_writer_options *o)
 
 void nt_writer_options_default(nt_writer_options *opt)
 {
-    memset(opt, 0, sizeof *opt);
-    fill_defaults(opt);
+    nt_writer_options o = { 0 };
+    fill_defaults(&o);
+    ABI_OUT(nt_writer_options, opt, &o);
 }
 
 static void block_init(nt_writer *w, wblock *b)
@@ -37,9 +39,8 @@ static void block_init(nt_writer *w, wblock *b)
 nt_writer *nt_writer_new(const nt_writer_options *opt, nt_sink_fn write, void *user, const nt_allocator *alloc)
 {
     nt_writer_options o;
-    memset(&o, 0, sizeof o);
-    if (opt)
-        o = *opt;
+    if (!ABI_IN(nt_writer_options, &o, opt))
+        return NULL;
     fill_defaults(&o);
     if (!write || (o.format != 4 && o.format != 6) || (o.pointer_size != 4 && o.pointer_size != 8))
         return NULL;

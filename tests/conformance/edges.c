@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: conformance_edges OUT.nettrace\n");
         return 2;
     }
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.sync_time_utc = (nt_systemtime){ 2026, 11, 0, 29, 12, 0, 0, 0 };
     o.sync_qpc = 1000;

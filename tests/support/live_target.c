@@ -422,7 +422,7 @@ void live_analysis_free(live_analysis *a)
 
 nt_status live_analyse_file(const char *path, live_analysis *a)
 {
-    nt_callbacks cb;
+    nt_callbacks cb = { 0 };
     live_analysis_callbacks(&cb);
     nt_parser *p = nt_parser_new(&cb, a, NULL, NULL);
     if (!p)

@@ -137,7 +137,9 @@ static int on_sp(void *u, const nt_sequence_point *sp)
 nt_status rec_parse(rec *r, const uint8_t *data, size_t len, size_t chunk)
 {
     memset(r, 0, sizeof *r);
-    nt_callbacks cb = { on_trace, on_meta, on_event, on_stack, on_sample, on_method, on_module, on_assembly, on_sp };
+    nt_callbacks cb = { .trace = on_trace, .metadata = on_meta, .event = on_event, .stack = on_stack,
+                        .sample = on_sample, .method = on_method, .module = on_module, .assembly = on_assembly,
+                        .sequence_point = on_sp };
     nt_parser *p = nt_parser_new(&cb, r, NULL, NULL);
     nt_status s = NT_OK;
     size_t off = 0;

@@ -25,7 +25,7 @@ static void finish_and_save(nt_writer *w, nt_membuf *out, const char *name)
 static void writer_seed(uint32_t format, uint32_t ptr, bool uncompressed, const char *name)
 {
     nt_membuf out = { 0 };
-    nt_writer_options opt;
+    nt_writer_options opt = { 0 };
     nt_writer_options_default(&opt);
     opt.format = format;
     opt.pointer_size = ptr;
@@ -131,7 +131,7 @@ static void writer_seed(uint32_t format, uint32_t ptr, bool uncompressed, const 
 static void writer_hostile_clock(const char *name, bool empty_only)
 {
     nt_membuf out = { 0 };
-    nt_writer_options opt;
+    nt_writer_options opt = { 0 };
     nt_writer_options_default(&opt);
     if (!empty_only) {
         opt.sync_time_utc = (nt_systemtime){ 65535, 12, 0, 31, 23, 59, 59, 999 };
@@ -206,7 +206,7 @@ static void seed_from_recording(const char *dir, const char *file, uint32_t form
         return;
     }
     nt_membuf out = { 0 };
-    nt_writer_options opt;
+    nt_writer_options opt = { 0 };
     nt_writer_options_default(&opt);
     opt.format = format;
     opt.block_bytes = 1024;

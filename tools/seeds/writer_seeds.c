@@ -24,7 +24,7 @@ static void save(const char *name, const uint8_t *data, size_t len)
 
 static nt_writer_options opts(uint32_t format, uint32_t ptr, bool uncompressed)
 {
-    nt_writer_options o;
+    nt_writer_options o = { 0 };
     nt_writer_options_default(&o);
     o.format = format;
     o.pointer_size = ptr;

@@ -86,7 +86,8 @@ CB_ASSEMBLY = CFUNCTYPE(c_int, c_void_p, POINTER(nt_assembly))
 
 
 class nt_callbacks(Structure):
-    _fields_ = [("trace", CB_TRACE), ("metadata", CB_ANY), ("event", CB_ANY), ("stack", CB_ANY),
+    _fields_ = [("struct_size", c_uint32),
+                ("trace", CB_TRACE), ("metadata", CB_ANY), ("event", CB_ANY), ("stack", CB_ANY),
                 ("sample", CB_SAMPLE), ("method", CB_METHOD), ("module", CB_MODULE),
                 ("assembly", CB_ASSEMBLY), ("sequence_point", CB_ANY)]
 
@@ -125,13 +126,15 @@ class nt_trace_assembly(Structure):
 
 
 class nt_export_options(Structure):
-    _fields_ = [("managed_only", c_bool), ("has_thread", c_bool), ("thread_id", c_uint64),
+    _fields_ = [("struct_size", c_uint32),
+                ("managed_only", c_bool), ("has_thread", c_bool), ("thread_id", c_uint64),
                 ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64),
                 ("weight", c_int), ("name", c_char_p), ("signatures", c_bool)]
 
 
 class nt_top_options(Structure):
-    _fields_ = [("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
+    _fields_ = [("struct_size", c_uint32),
+                ("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
                 ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool), ("weight", c_int),
                 ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64)]
 
@@ -141,7 +144,8 @@ class nt_time_bound(Structure):
 
 
 class nt_profile_options(Structure):
-    _fields_ = [("trace", c_void_p), ("keep_events", c_bool), ("events_only", c_bool), ("from", nt_time_bound),
+    _fields_ = [("struct_size", c_uint32),
+                ("trace", c_void_p), ("keep_events", c_bool), ("events_only", c_bool), ("from", nt_time_bound),
                 ("to", nt_time_bound), ("exception_messages", c_bool)]
 
 
@@ -152,7 +156,8 @@ class nt_profile_record(Structure):
 
 
 class nt_profile_totals(Structure):
-    _fields_ = [("events", c_uint64), ("value", c_int64), ("records", c_uint64), ("open", c_uint64),
+    _fields_ = [("struct_size", c_uint32),
+                ("events", c_uint64), ("value", c_int64), ("records", c_uint64), ("open", c_uint64),
                 ("unpaired_stops", c_uint64), ("without_stack", c_uint64)]
 
 
@@ -173,11 +178,13 @@ WRITE_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 
 
 class nt_provider(Structure):
-    _fields_ = [("name", c_char_p), ("keywords", c_uint64), ("level", c_uint32), ("arguments", c_char_p)]
+    _fields_ = [("struct_size", c_uint32),
+                ("name", c_char_p), ("keywords", c_uint64), ("level", c_uint32), ("arguments", c_char_p)]
 
 
 class nt_session_config(Structure):
-    _fields_ = [("providers", POINTER(nt_provider)), ("provider_count", c_size_t), ("buffer_mb", c_uint32),
+    _fields_ = [("struct_size", c_uint32),
+                ("providers", POINTER(nt_provider)), ("provider_count", c_size_t), ("buffer_mb", c_uint32),
                 ("no_rundown", c_bool), ("rundown_keyword", c_uint64), ("no_stackwalk", c_bool),
                 ("max_stream_bytes", c_uint64), ("sink", c_void_p), ("sink_user", c_void_p),
                 ("caller_pumps", c_bool)]

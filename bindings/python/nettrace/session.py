@@ -34,7 +34,7 @@ def _config(providers, buffer_mb, rundown, max_stream_bytes, keep):
             name = p.name.encode()
             args = p.arguments.encode() if p.arguments else None
             keep += [name, args]
-            arr[i] = _lib.nt_provider(name, p.keywords, p.level, args)
+            arr[i] = _lib.nt_provider(name=name, keywords=p.keywords, level=p.level, arguments=args)
         cfg.providers, cfg.provider_count = cast(arr, type(cfg.providers)), len(providers)
         keep.append(arr)
     cfg.buffer_mb = buffer_mb or 0
