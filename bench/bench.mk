@@ -1,7 +1,10 @@
 # make bench: throughput and memory, as ratios against a baseline measured in
 # the same run (see README "Performance"), then libnettrace against TraceEvent
 # on large traces recorded on this machine (bench/README.md).
-EXTRA_PROGRAMS = bench/bench_parse bench/bench_trace bench/bench_run bench/bench_ours
+EXTRA_PROGRAMS = bench/bench_parse bench/bench_trace bench/bench_run bench/bench_ours bench/live_window
+bench_live_window_SOURCES = bench/live_window.c
+bench_live_window_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+bench_live_window_LDADD = libnettrace_core.la $(PTHREAD_LIBS)
 bench_bench_parse_SOURCES = bench/bench_parse.c bench/touch_callbacks.c bench/touch_callbacks.h tests/support/support.c tests/support/streams.c
 bench_bench_parse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
 bench_bench_parse_LDADD = libnettrace_core.la
@@ -30,7 +33,7 @@ BENCH_TE_CMD = BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace
 BENCH_TE_DEPS = bench/bench_run$(EXEEXT) bench/bench_ours$(EXEEXT) nettrace$(EXEEXT)
 
 .PHONY: bench bench-traceevent
-bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS) tests/window_soak$(EXEEXT)
+bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS) tests/window_soak$(EXEEXT) bench/live_window$(EXEEXT)
 	BENCH_WORK='$(BENCH_WORK)' top_srcdir='$(abs_top_srcdir)' ./bench/bench_parse$(EXEEXT)
 	BENCH_WORK='$(BENCH_WORK)' $(SHELL) '$(abs_top_srcdir)/bench/instructions.sh' ./bench/bench_ours$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
@@ -44,10 +47,11 @@ bench-traceevent: $(BENCH_TE_DEPS)
 # make check runs it too) and the live one against a churning .NET service,
 # LIVE_SOAK_MINUTES long (default 10), beside TraceEvent's real-time TraceLog.
 BENCH_LIVE_SOAK_CMD = ./tests/window_soak$(EXEEXT) 10000 && \
-	NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' BENCH_WORK='$(BENCH_WORK)' \
+	NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' LIVE_WINDOW='$(abs_top_builddir)/bench/live_window$(EXEEXT)' \
+	BENCH_WORK='$(BENCH_WORK)' \
 	$(SHELL) '$(abs_top_srcdir)/bench/live_soak.sh'; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 .PHONY: bench-live-soak
-bench-live-soak: nettrace$(EXEEXT) tests/window_soak$(EXEEXT)
+bench-live-soak: nettrace$(EXEEXT) tests/window_soak$(EXEEXT) bench/live_window$(EXEEXT)
 	$(BENCH_LIVE_SOAK_CMD)
 
 # make clean drops the .NET build outputs; the recorded traces (minutes to
