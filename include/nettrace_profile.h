@@ -100,7 +100,9 @@ typedef struct nt_gc {
     int64_t pause_ns;         /**< restart_end - suspend_begin (the threads' stop), else end - start, or -1 */
     int64_t heap_after;       /**< GCHeapStats: sum of the generation sizes (gen0-2, LOH, POH), or -1 */
     int64_t heap_before;      /**< the previous GC's heap_after plus the bytes allocation ticks reported
-                                   between the two GCs, or -1 when there was no previous GCHeapStats */
+                                   between the two GCs; in a trace without allocation ticks the sum of
+                                   the GC's GCPerHeapHistory SizeBefore (every heap and generation);
+                                   -1 when neither is known */
     int64_t promoted;         /**< GCHeapStats: sum of TotalPromotedSize0-4, or -1 */
     int64_t gen_size[5];      /**< GCHeapStats GenerationSize0-3, and 4 (POH, V2), or -1 */
 } nt_gc;
@@ -212,7 +214,9 @@ typedef struct nt_profile_export_options {
     bool has_thread;
     uint64_t thread_id;
     bool by_count;            /**< folded / speedscope weight: event count instead of the value */
-    bool with_label;          /**< folded / speedscope: the label (type, heap) as a root frame */
+    bool with_label;          /**< folded / speedscope: the label (type, heap) as a root frame; without it an
+                                   allocation's label "Type (heap)" is its leaf frame (the other kinds
+                                   have no label frame) */
     const char *name;         /**< profile name (speedscope); NULL = "nettrace" */
     bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
 } nt_profile_export_options;
@@ -223,6 +227,9 @@ NT_API nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_
 /** Speedscope: one sampled profile per thread (the busiest first), unit bytes / none / nanoseconds. */
 NT_API nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt,
                                               nt_sink_fn w, void *user);
+/** The HTML flame graph of nt_export_html over the kind's records (labels as with folded). */
+NT_API nt_status nt_profile_export_html(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                        void *user);
 /** pprof with the kind's sample types: alloc_space/bytes + alloc_objects/count, exceptions/count,
  *  contentions/count + delay/nanoseconds; labels thread_id, and type / heap / message where they apply. */
 NT_API nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,

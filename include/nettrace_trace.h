@@ -145,7 +145,20 @@ typedef struct nt_trace_limits {
                                  its interned ids -- plus 24 bytes per distinct frame) */
     uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
                                  when code is unloaded and its memory reused (default 1,024) */
+    uint8_t reserved_[4];   /**< the first layout's tail padding: zero */
+    uint32_t max_threads;   /**< distinct threads held: sampled threads, and an event profile's threads in a GC
+                                 suspension or a contention wait (default 1,048,576) */
+    uint32_t max_gcs;       /**< GCs in an event profile's GC timeline, 160 bytes each (default 262,144) */
+    uint32_t max_labels;    /**< distinct labels an event profile holds: allocated type names, exception
+                                 types and messages (default 262,144) */
 } nt_trace_limits;
+
+#define NT_DEFAULT_MAX_SAMPLES ((uint64_t)1 << 30)
+#define NT_DEFAULT_MAX_FRAMES ((uint64_t)1 << 26)
+#define NT_DEFAULT_MAX_VARIANTS 1024u
+#define NT_DEFAULT_MAX_TRACE_THREADS (1u << 20)
+#define NT_DEFAULT_MAX_GCS (1u << 18)
+#define NT_DEFAULT_MAX_LABELS (1u << 18)
 
 /** Options for the one-call entry points; NULL or zeroed selects the defaults. */
 typedef struct nt_trace_options {
@@ -280,6 +293,10 @@ NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options
 /** pprof: gzipped profile.proto with sample counts and wall time (ns); with NT_WEIGHT_TIME the wall time
  *  is also the profile's default sample type (the wall profile). */
 NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
+/** One self-contained HTML file (no network, no server): an interactive flame graph / icicle of the selected
+ *  samples with search, zoom and a thread selector; its "every thread" tree holds what nt_export_folded
+ *  writes, weighted the same way (opt->weight); opt->name is its title. */
+NT_API nt_status nt_export_html(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 
 /** The wall profile's weights: out[i] (nt_trace_sample_count(t) entries) = sample i's weight by time, as
  *  NT_WEIGHT_TIME weighs it -- ns to the same thread's next sample (managed and external alike), the
@@ -376,8 +393,7 @@ NT_API void nt_top_free(nt_top *top);
 typedef struct nt_trace_window nt_trace_window;
 
 typedef struct nt_trace_window_config {
-    uint32_t struct_size; /**< 0, or sizeof(nt_trace_window_config) (see "How structs grow" in nettrace.h); the
-                               members after max_records need sizeof (NT_STRUCT_INIT) */
+    uint32_t struct_size; /**< 0, or sizeof(nt_trace_window_config) (see "How structs grow" in nettrace.h) */
     uint32_t max_records;     /**< method records held at most (default 1,048,576); past it the rule of
                                    record_budget evicts one */
     uint64_t record_budget;   /**< bytes the kept records (with their names and the address index) may
@@ -414,7 +430,8 @@ typedef struct nt_window_table {
 
 /** What a window object holds, by table, and what its bound did. */
 typedef struct nt_trace_window_stats {
-    uint32_t struct_size;           /**< 0, or sizeof(nt_trace_window_stats): the bytes the library may fill */
+    uint32_t struct_size;           /**< set before the call: 0, or sizeof(nt_trace_window_stats) (see "How structs
+                                         grow" in nettrace.h) */
     nt_window_table records;        /**< method records kept (one code extent each) */
     nt_window_table strings;        /**< their names (entries: records) */
     nt_window_table address_index;  /**< the page index over their code (entries: page links) */

@@ -18,10 +18,10 @@
  * the recorder's span, whichever reaches further back, within its byte
  * bound: samples are logged once however many windows are open. */
 #include "trace/profile_internal.h"
+#include "common/abi.h"
 #include "trace/build_internal.h"
 #include "trace/record_store.h"
 #include "trace/sample_log.h"
-#include "common/abi.h"
 #include "common/sort.h"
 
 #include <string.h>
@@ -426,27 +426,23 @@ static int cmp_u64(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-/* A filter's copy (threads sorted): NT_OK, NT_ERR_INVALID_ARG (a member this library does not
- * know, or threads without their count), NT_ERR_NOMEM. */
-static nt_status copy_filter(nt_trace_window *w, win_request *r, const nt_window_filter *given)
+/* A filter's copy (threads sorted); false when memory is short. */
+static bool copy_filter(nt_trace_window *w, win_request *r, const nt_window_filter *f)
 {
     r->threads = NULL;
     r->nthreads = 0;
-    nt_window_filter fl, *f = &fl;
-    if (!ABI_IN(nt_window_filter, f, given) || (f->thread_count && !f->thread_ids))
-        return NT_ERR_INVALID_ARG;
-    r->f = *f;
+    r->f = f ? *f : (nt_window_filter){ 0 };
     r->f.thread_ids = NULL;
-    if (!f->thread_ids)
-        return NT_OK;
+    if (!f || !f->thread_ids)
+        return true;
     size_t n = f->thread_count ? f->thread_count : 1;
     r->threads = nt_mem_alloc(&w->mem, 2 * n * sizeof *r->threads);
     if (!r->threads)
-        return NT_ERR_NOMEM;
+        return false;
     memcpy(r->threads, f->thread_ids, f->thread_count * sizeof *r->threads);
     nt_merge_sort(r->threads, r->threads + n, f->thread_count, sizeof *r->threads, cmp_u64, NULL);
     r->nthreads = f->thread_count;
-    return NT_OK;
+    return true;
 }
 
 static void drop_filter(nt_trace_window *w, win_request *r)
@@ -457,10 +453,14 @@ static void drop_filter(nt_trace_window *w, win_request *r)
     r->threads = NULL;
 }
 
-nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_window_filter *filter,
+nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_window_filter *given,
                                nt_window_id *id)
 {
-    if (!w || !id || w->type != &TRACE_WINDOW)
+    nt_window_filter fl;
+    if (given && !ABI_IN(nt_window_filter, &fl, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_window_filter *filter = given ? &fl : NULL;
+    if (!w || !id || w->type != &TRACE_WINDOW || (filter && filter->thread_count && !filter->thread_ids))
         return NT_ERR_INVALID_ARG;
     size_t k = 0;
     while (k < w->nreqs && w->reqs[k].open)
@@ -473,9 +473,8 @@ nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_win
         w->reqs[w->nreqs++] = (win_request){ 0 };
     }
     win_request *r = &w->reqs[k];
-    nt_status st = copy_filter(w, r, filter);
-    if (st != NT_OK)
-        return st;
+    if (!copy_filter(w, r, filter))
+        return NT_ERR_NOMEM;
     r->open = true;
     r->from_ns = from_ns;
     w->nopen++;
@@ -507,18 +506,22 @@ nt_status nt_trace_window_close(nt_trace_window *w, nt_window_id id, int64_t to_
     return st;
 }
 
-nt_status nt_trace_window_cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const nt_window_filter *filter,
+nt_status nt_trace_window_cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const nt_window_filter *given,
                               nt_trace **out)
 {
     if (out)
         *out = NULL;
-    if (!w || !out || !w->cfg.recorder_ns || w->type != &TRACE_WINDOW)
+    nt_window_filter fl;
+    if (given && !ABI_IN(nt_window_filter, &fl, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_window_filter *filter = given ? &fl : NULL;
+    if (!w || !out || !w->cfg.recorder_ns || w->type != &TRACE_WINDOW ||
+        (filter && filter->thread_count && !filter->thread_ids))
         return NT_ERR_INVALID_ARG;
     win_request f = { 0 };
-    nt_status st = copy_filter(w, &f, filter);
-    if (st != NT_OK)
-        return st;
-    st = cut(w, from_ns, to_ns, &f, out);
+    if (!copy_filter(w, &f, filter))
+        return NT_ERR_NOMEM;
+    nt_status st = cut(w, from_ns, to_ns, &f, out);
     drop_filter(w, &f);
     return st;
 }
@@ -532,7 +535,8 @@ void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *
 {
     if (!caller)
         return;
-    nt_trace_window_stats all = { 0 }, *out = &all;
+    nt_trace_window_stats st, *out = &st;
+    memset(out, 0, sizeof *out);
     if (!w) {
         ABI_OUT(nt_trace_window_stats, caller, out);
         return;
