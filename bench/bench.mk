@@ -1,7 +1,10 @@
 # make bench: throughput and memory, as ratios against a baseline measured in
 # the same run (see README "Performance"), then libnettrace against TraceEvent
 # on large traces recorded on this machine (bench/README.md).
-EXTRA_PROGRAMS = bench/bench_parse bench/bench_trace bench/bench_run bench/bench_ours
+EXTRA_PROGRAMS = bench/bench_parse bench/bench_trace bench/bench_run bench/bench_ours bench/live_window
+bench_live_window_SOURCES = bench/live_window.c
+bench_live_window_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+bench_live_window_LDADD = libnettrace_core.la $(PTHREAD_LIBS)
 bench_bench_parse_SOURCES = bench/bench_parse.c bench/touch_callbacks.c bench/touch_callbacks.h tests/support/support.c tests/support/streams.c
 bench_bench_parse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
 bench_bench_parse_LDADD = libnettrace_core.la
@@ -11,6 +14,8 @@ bench_bench_ours_SOURCES = bench/bench_ours.c bench/touch_callbacks.c bench/touc
 bench_bench_ours_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 bench_bench_ours_LDADD = libnettrace_core.la
 CLEANFILES += $(EXTRA_PROGRAMS)
+EXTRA_DIST += bench/live_soak.sh bench/live_soak/ChurnService/ChurnService.csproj bench/live_soak/ChurnService/Program.cs \
+	bench/live_soak/TraceLogReader/TraceLogReader.csproj bench/live_soak/TraceLogReader/Program.cs
 EXTRA_DIST += bench/README.md bench/traceevent.sh bench/record-large.sh bench/instructions.sh \
 	bench/traceevent/BenchTraceEvent.csproj bench/traceevent/Program.cs \
 	tests/workloads/BenchLoad/BenchLoad.csproj tests/workloads/BenchLoad/Program.cs
@@ -28,20 +33,32 @@ BENCH_TE_CMD = BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace
 BENCH_TE_DEPS = bench/bench_run$(EXEEXT) bench/bench_ours$(EXEEXT) nettrace$(EXEEXT)
 
 .PHONY: bench bench-traceevent
-bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS)
+bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS) tests/window_soak$(EXEEXT) bench/live_window$(EXEEXT)
 	BENCH_WORK='$(BENCH_WORK)' top_srcdir='$(abs_top_srcdir)' ./bench/bench_parse$(EXEEXT)
 	BENCH_WORK='$(BENCH_WORK)' $(SHELL) '$(abs_top_srcdir)/bench/instructions.sh' ./bench/bench_ours$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
 	$(BENCH_TE_CMD)
+	$(BENCH_LIVE_SOAK_CMD)
 
 bench-traceevent: $(BENCH_TE_DEPS)
 	$(BENCH_TE_CMD)
+
+# The always-on soaks: the generated one (tests/window_soak, 10,000 windows;
+# make check runs it too) and the live one against a churning .NET service,
+# LIVE_SOAK_MINUTES long (default 10), beside TraceEvent's real-time TraceLog.
+BENCH_LIVE_SOAK_CMD = ./tests/window_soak$(EXEEXT) 10000 && \
+	NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' LIVE_WINDOW='$(abs_top_builddir)/bench/live_window$(EXEEXT)' \
+	BENCH_WORK='$(BENCH_WORK)' \
+	$(SHELL) '$(abs_top_srcdir)/bench/live_soak.sh'; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
+.PHONY: bench-live-soak
+bench-live-soak: nettrace$(EXEEXT) tests/window_soak$(EXEEXT) bench/live_window$(EXEEXT)
+	$(BENCH_LIVE_SOAK_CMD)
 
 # make clean drops the .NET build outputs; the recorded traces (minutes to
 # record) go only with make distclean.
 clean-local: bench-clean-local
 bench-clean-local:
-	-rm -rf '$(BENCH_WORK)/dotnet' '$(BENCH_WORK)/tools' '$(BENCH_WORK)/out'
+	-rm -rf '$(BENCH_WORK)/dotnet' '$(BENCH_WORK)/live_soak' '$(BENCH_WORK)/tools' '$(BENCH_WORK)/out'
 distclean-local: bench-distclean-local
 bench-distclean-local:
 	-rm -rf '$(BENCH_WORK)'

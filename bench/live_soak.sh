@@ -4,14 +4,20 @@
 # collectible AssemblyLoadContext loaded and unloaded, thousands of stack
 # shapes) read for LIVE_SOAK_MINUTES minutes at once by
 #   nettrace top -p PID --interval 1   (the window API: one take a second)
+#   bench/live_window PID              (the window API directly: a take a second and
+#                                       the window's own figures, nt_trace_window_stats)
 #   TraceEvent 4.0.0's real-time TraceLog, every sample's stack resolved
 #   the same with TraceLog.TrimLiveSessionState() once a second
 # and each reader's RSS tabled once a minute (the service's too).
-# Environment: NETTRACE (the built tool), BENCH_WORK (build and output folder),
-# LIVE_SOAK_MINUTES (default 10).  Skips (exit 77) without dotnet.
+# Environment: NETTRACE (the built tool), LIVE_WINDOW (bench/live_window),
+# BENCH_WORK (build and output folder), LIVE_SOAK_MINUTES (default 10).
+# Skips (exit 77) without dotnet.  Measure a build without sanitizers: an
+# ASan build's RSS grows with its quarantine of freed memory, whatever the
+# library holds.
 set -u
 minutes=${LIVE_SOAK_MINUTES:-10}
 nt=${NETTRACE:?}
+lw=${LIVE_WINDOW:?}
 work=${BENCH_WORK:?}/live_soak
 src=$(cd "$(dirname "$0")" && pwd)/live_soak
 command -v dotnet >/dev/null || { echo "SKIP: live soak: dotnet is not on PATH"; exit 77; }
@@ -30,19 +36,24 @@ svc=$!
 for _ in $(seq 100); do grep -q ready "$work/service.log" && break; sleep 0.1; done
 "$nt" top -p "$svc" --interval 1 --duration "$secs" -n 5 >"$work/top.log" 2>"$work/top.err" &
 top=$!
+"$lw" "$svc" "$secs" >"$work/live_window.log" 2>"$work/live_window.err" &
+lwp=$!
 dotnet "$work/TraceLogReader/out/TraceLogReader.dll" "$svc" "$secs" >"$work/tracelog.log" 2>&1 &
 tl=$!
 dotnet "$work/TraceLogReader/out/TraceLogReader.dll" "$svc" "$secs" trim >"$work/tracelog-trim.log" 2>&1 &
 tlt=$!
-printf '%-7s %14s %14s %20s %14s\n' minute "top -p KiB" "TraceLog KiB" "TraceLog+trim KiB" "service KiB" | tee "$work/rss.txt"
+printf '%-7s %12s %16s %14s %20s %12s\n' minute "top -p KiB" "live_window KiB" "TraceLog KiB" "TraceLog+trim KiB" \
+    "service KiB" | tee "$work/rss.txt"
 for m in $(seq 0 "$minutes"); do
     [ "$m" -gt 0 ] && sleep 60
-    printf '%-7s %14s %14s %20s %14s\n' "$m" "$(rss $top)" "$(rss $tl)" "$(rss $tlt)" "$(rss $svc)" | tee -a "$work/rss.txt"
+    printf '%-7s %12s %16s %14s %20s %12s\n' "$m" "$(rss $top)" "$(rss $lwp)" "$(rss $tl)" "$(rss $tlt)" "$(rss $svc)" |
+        tee -a "$work/rss.txt"
 done
 wait "$top"; rc_top=$?
-wait "$tl" "$tlt"
+wait "$lwp" "$tl" "$tlt"
 kill "$svc" 2>/dev/null; wait "$svc" 2>/dev/null
 echo "top -p exit $rc_top; its last refresh:"; grep -A3 '^methods:' "$work/top.log" | tail -4
+echo "live_window (second rss_kib window_bytes records ... every 60 s):"; awk 'NR == 1 || $1 % 60 == 0' "$work/live_window.log"
 echo "TraceLog (minute rss samples frames named):"; tail -2 "$work/tracelog.log"
 echo "TraceLog + TrimLiveSessionState:"; tail -2 "$work/tracelog-trim.log"
 [ "$rc_top" -eq 0 ]

@@ -216,7 +216,7 @@ Test(trace_window, records_beyond_the_limit_evict_the_unsampled_first)
     cr_assert_eq(ts.resolved_frames, 2, "First and the fresh 7 are named; 2, never sampled, was evicted");
     cr_assert_eq(ts.jit_records, 7, "the window counts the stream's records");
     nt_trace_free(t);
-    nt_trace_window_stats ws;
+    nt_trace_window_stats ws = { 0 };
     nt_trace_window_stats_get(w, &ws);
     cr_assert_eq(ws.records.entries, 5);
     cr_assert_eq(ws.records_evicted, 2, "2 and 3: unsampled through a window, oldest first");
@@ -339,7 +339,7 @@ Test(trace_window, unloaded_records_retire_after_a_window)
     feed_sample(w, 2, 1, NT_SAMPLE_MANAGED, ips, 1);
     feed_unload(w, 1, 0x1000, 0x100, 3);
     cr_assert_eq(resolved_of(w), 1);
-    nt_trace_window_stats ws;
+    nt_trace_window_stats ws = { 0 };
     nt_trace_window_stats_get(w, &ws);
     cr_assert_eq(ws.records.entries, 1, "the window just taken began before the unload");
     feed_sample(w, 2, 1, NT_SAMPLE_MANAGED, ips, 1); /* late: older than the unload */
@@ -378,7 +378,7 @@ Test(trace_window, a_module_unload_retires_its_records)
     top = window_top(w, NULL, NT_OK);
     cr_assert_str_eq(top->tables[0].rows[0].name, "0x40210", "its code is gone");
     nt_top_free(top);
-    nt_trace_window_stats ws;
+    nt_trace_window_stats ws = { 0 };
     nt_trace_window_stats_get(w, &ws);
     cr_assert_eq(ws.records_retired, 5);
     cr_assert_eq(ws.records.entries, 0);
@@ -443,7 +443,7 @@ Test(trace_window, request_windows_overlap)
     cr_assert_eq(samples_of(t), 30);
     cr_assert_eq(nt_trace_window_close(w, again, 1000, &t), NT_OK);
     cr_assert_eq(samples_of(t), 30, "the log held what the oldest open window needed");
-    nt_trace_window_stats ws;
+    nt_trace_window_stats ws = { 0 };
     nt_trace_window_stats_get(w, &ws);
     cr_assert_eq(ws.open_windows, 0);
     cr_assert_eq(ws.recorder.bytes, 0, "no window open, no recorder: nothing logged");
@@ -485,7 +485,7 @@ Test(trace_window, the_recorder_cuts_windows_after_the_fact)
     cr_assert_eq(nt_trace_window_cut(w, 0, 1000, NULL, &t), NT_ERR_LIMIT, "those samples were dropped");
     cr_assert_eq(samples_of(t), 0);
     cr_assert_eq(nt_trace_window_take(w, &t), NT_ERR_INVALID_ARG, "no continuous window");
-    nt_trace_window_stats ws;
+    nt_trace_window_stats ws = { 0 };
     nt_trace_window_stats_get(w, &ws);
     cr_assert_gt(ws.recorder.entries, 0);
     cr_assert_lt(ws.recorder.entries, 200000, "the recorder dropped what fell out of its span");
@@ -516,7 +516,7 @@ Test(trace_window, dropped_events_are_counted_per_window)
     nt_trace_stats_get(t, &ts);
     cr_assert_eq(ts.events_dropped, 0, "the next window lost nothing");
     nt_trace_free(t);
-    nt_trace_window_stats ws;
+    nt_trace_window_stats ws = { 0 };
     nt_trace_window_stats_get(w, &ws);
     cr_assert_eq(ws.events_dropped, 7);
     nt_trace_window_free(w);

@@ -123,7 +123,7 @@ int main(int argc, char **argv)
     module_event(w, NT_RECORD_DC_START, 7, 0);
     for (uint32_t f = 0; f < FRAMEWORK; f++)
         method(w, NT_METHOD_DC_START, 500000000 + f, framework_address(f), 7, 0, "System.Framework", "Call");
-    nt_trace_window_stats at100 = { 0 }, last;
+    nt_trace_window_stats at100 = { 0 }, last = { 0 };
     uint64_t frames = 0, unnamed = 0, samples = 0;
     bool ok = true;
     for (uint64_t k = 0; k < windows; k++) {
