@@ -61,6 +61,7 @@ typedef struct nt_index_block {
 
 /** Limits and options of an index build; zero fields select the defaults. */
 typedef struct nt_index_options {
+    uint32_t struct_size;      /**< 0, or sizeof(nt_index_options) (see "How structs grow" in nettrace.h) */
     uint32_t max_blocks;       /**< blocks the index holds (default 4,194,304: 192 MiB of entries); past it
                                     NT_ERR_LIMIT */
     uint32_t sample_blocks;    /**< event blocks whose headers are walked for the estimate (default 32) */
@@ -72,6 +73,7 @@ typedef struct nt_index_options {
 
 /** What the index says of the whole stream. */
 typedef struct nt_index_summary {
+    uint32_t struct_size;             /**< set before the call: 0, or sizeof(nt_index_summary) */
     uint32_t format_major;            /**< 4 (V4/V5) or 6 */
     uint64_t blocks[NT_INDEX_KIND_COUNT]; /**< blocks by kind */
     uint64_t bytes[NT_INDEX_KIND_COUNT];  /**< bytes by kind, framing included */
@@ -118,7 +120,7 @@ NT_API size_t nt_index_block_count(const nt_index *ix);
 /** Block i (< nt_index_block_count), or NULL. */
 NT_API const nt_index_block *nt_index_block_at(const nt_index *ix, size_t i);
 
-/** The summary; NULL ix fills zeros. */
+/** The summary (zero *out or set its struct_size first); NULL ix fills zeros. */
 NT_API void nt_index_summarize(const nt_index *ix, nt_index_summary *out);
 
 /**

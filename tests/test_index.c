@@ -74,7 +74,7 @@ static int check_trace(const char *path)
         return 0;
     }
     cr_assert_not_null(ix, "%s: %s", path, msg);
-    nt_index_summary s;
+    nt_index_summary s = { 0 };
     nt_index_summarize(ix, &s);
     if (ps == NT_OK) {
         cr_assert_eq(is, NT_OK, "%s: the parser reads it whole, the index says %s", path, msg);
@@ -149,7 +149,7 @@ Test(index, cut_streams_keep_the_blocks_before_the_cut)
         cr_assert_leq(n, nt_index_block_count(whole));
         for (size_t i = 0; i < n; i++)
             cr_assert_eq(memcmp(nt_index_block_at(ix, i), nt_index_block_at(whole, i), sizeof(nt_index_block)), 0);
-        nt_index_summary s2;
+        nt_index_summary s2 = { 0 };
         nt_index_summarize(ix, &s2);
         cr_assert(!s2.complete);
         nt_index_free(ix);
@@ -195,7 +195,7 @@ Test(index, limits_and_misuse)
     cr_assert_eq(nt_index_from_file("/nonexistent/x.nettrace", NULL, &ix, msg, sizeof msg), NT_ERR_IO);
     nt_index_free(NULL);
     cr_assert_eq(nt_index_block_count(NULL), 0);
-    nt_index_summary s;
+    nt_index_summary s = { 0 };
     nt_index_summarize(NULL, &s);
     cr_assert_eq(s.stream_bytes, 0);
     free(data);
@@ -213,7 +213,7 @@ Test(index, estimate_from_a_spread)
     nt_index_options opt = { .sample_blocks = 8 };
     nt_index *ix = NULL;
     cr_assert_eq(nt_index_from_buffer(data, len, &opt, &ix, NULL, 0), NT_OK);
-    nt_index_summary s;
+    nt_index_summary s = { 0 };
     nt_index_summarize(ix, &s);
     cr_assert_eq(s.sampled_event_blocks, 8);
     cr_assert(!s.estimate_exact);
@@ -242,7 +242,7 @@ Test(index, a_file_is_read_only_where_needed)
     cr_assert_eq(nt_index_block_count(a), nt_index_block_count(f));
     for (size_t i = 0; i < nt_index_block_count(a); i++)
         cr_assert_eq(memcmp(nt_index_block_at(a, i), nt_index_block_at(f, i), sizeof(nt_index_block)), 0);
-    nt_index_summary sa, sf;
+    nt_index_summary sa = { 0 }, sf = { 0 };
     nt_index_summarize(a, &sa);
     nt_index_summarize(f, &sf);
     cr_assert_eq(sa.events_estimate, sf.events_estimate);

@@ -141,6 +141,10 @@ tests_test_session_CFLAGS = $(T_CC)
 tests_test_session_LDADD = $(T_LIBS)
 tests_test_session_LDFLAGS = $(T_LINK)
 
+# Hostile neighbours: impostor and planted endpoints, escaped peer strings, silent runtimes.
+TESTS += tests/cli_hostile_peers.sh
+EXTRA_DIST += tests/cli_hostile_peers.sh tests/support/fake_runtime.py
+
 tests_test_session_live_SOURCES = tests/test_session_live.c tests/support/live_target.c tests/support/live_target.h
 tests_test_session_live_CPPFLAGS = $(T_CPP)
 tests_test_session_live_CFLAGS = $(T_CC)
@@ -312,6 +316,37 @@ tests_test_profile_select_LDFLAGS = $(T_LINK)
 # The live event profiles against a real .NET process (skips without dotnet).
 TESTS += tests/profile_live.sh
 EXTRA_DIST += tests/profile_live.sh
+# No command destroys a user's file: outputs that are inputs, existing traces, failed runs.
+TESTS += tests/cli_output_safety.sh
+EXTRA_DIST += tests/cli_output_safety.sh
+# The thread-sample profiles named for what they count, with their shares and measured rate.
+TESTS += tests/cli_thread_time.sh
+EXTRA_DIST += tests/cli_thread_time.sh
+# Event profile sites outside the runtime's dispatch and waits, --inclusive, the alloc leaf.
+TESTS += tests/cli_sites.sh
+EXTRA_DIST += tests/cli_sites.sh
+# The HTML flame graph in a real headless browser (skips without chromium).
+TESTS += tests/flame_html.sh
+EXTRA_DIST += tests/flame_html.sh
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_flame_html
+TESTS += tests/test_flame_html
+endif
+tests_test_flame_html_SOURCES = tests/test_flame_html.c
+tests_test_flame_html_CPPFLAGS = $(T_CPP)
+tests_test_flame_html_CFLAGS = $(T_CC)
+tests_test_flame_html_LDADD = $(T_LIBS)
+tests_test_flame_html_LDFLAGS = $(T_LINK)
+CLEANFILES += tests/flame-html/*.png
+# Never silent: empty selections say what the trace holds; names in any case.
+TESTS += tests/cli_never_silent.sh
+EXTRA_DIST += tests/cli_never_silent.sh
+# The README's first section run as written on a real .NET program (skips without dotnet).
+TESTS += tests/readme_first.sh
+EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj tests/workloads/ReadmeApp/Program.cs
+# gc's time base, units, window and sizes; quoted labels; usage errors.
+TESTS += tests/cli_readable.sh
+EXTRA_DIST += tests/cli_readable.sh
 
 # ---- nettrace events on hostile traces: bounded memory and output, escaped names (issue 21) ----
 if HAVE_CRITERION
@@ -367,3 +402,12 @@ tests_test_abi_CPPFLAGS = $(T_CPP)
 tests_test_abi_CFLAGS = $(T_CC)
 tests_test_abi_LDADD = $(T_LIBS)
 tests_test_abi_LDFLAGS = $(T_LINK)
+
+# The always-on soak (tests/window_soak.c): a generated stream through the window API, no file.  make check
+# runs it at 10,000 windows (10^6 methods, 10^6 stack shapes); bench.mk runs it under cachegrind too.
+check_PROGRAMS += tests/window_soak
+TESTS += tests/window_soak
+tests_window_soak_SOURCES = tests/window_soak.c
+tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
+tests_window_soak_LDADD = libnettrace_core.la
+tests_window_soak_LDFLAGS = $(T_LINK)

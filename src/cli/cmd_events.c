@@ -5,6 +5,7 @@
  * (cli/event_lines.h); the output per byte of input is bounded too. */
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/event_census.h"
 #include "cli/event_format.h"
 #include "cli/event_lines.h"
 #include "cli/event_stacks.h"
@@ -34,9 +35,12 @@ static void usage(FILE *f)
           "  --json           one JSON object a line: time_ns, thread, provider, event_id,\n"
           "                   version, name, fields {..} (leftover, error, error_offset\n"
           "                   when they apply); always valid UTF-8\n"
-          "  --provider NAME  only events of this provider\n"
-          "  --event NAME|ID  only this event: its id, or its name with or without the\n"
-          "                   _V<n> version suffix (GCStart matches GCStart_V2)\n"
+          "  --provider NAME  only events of this provider (any case)\n"
+          "  --event NAME|ID  only this event: its id, or its name (any case) with or\n"
+          "                   without the _V<n> version suffix (GCStart matches\n"
+          "                   GCStart_V2)\n"
+          "A filter that keeps no event says so on standard error, with the providers\n"
+          "and events the trace holds.\n"
           "  --thread ID      only events about this thread\n"
           "  --from T, --to T only events at or after / before T: relative to the trace's\n"
           "                   start with a unit (2s, +1.5ms, 250us, 40ns, 3m) or, after\n"
@@ -65,6 +69,7 @@ typedef struct events_run {
     bool failed;
     bool with_stacks;
     ev_stacks stacks;
+    ev_census census;      /* what the trace holds, for a filter that keeps nothing */
     uint64_t max_ratio;    /* --max-output-ratio */
     bool unordered_said;   /* the reorder buffer filled once: said on standard error */
     char limit_msg[256];   /* why the output stopped early, when it did */
@@ -131,7 +136,9 @@ static int on_event(void *user, const nt_event *ev)
 {
     events_run *r = user;
     int64_t ns = nt_ticks_to_ns(ev->timestamp, r->frequency);
-    if (!ev_filter_match(&r->filter, ev, ns))
+    bool keep = ev_filter_match(&r->filter, ev, ns);
+    ev_census_add(&r->census, ev, keep);
+    if (!keep)
         return 0;
     uint64_t allowed = output_allowed(r, ev->offset + ev->payload_size);
     if (r->lines.produced >= allowed)
@@ -218,7 +225,7 @@ int cmd_events(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     const char *path = cli_file_operand(argc, argv, usage);
@@ -284,6 +291,8 @@ int cmd_events(int argc, char **argv)
         fprintf(stderr, "nettrace: writing standard output failed\n");
         rc = CLI_EXIT_ERROR;
     }
+    ev_census_explain(&r.census, &r.filter, stderr);
+    ev_census_free(&r.census);
     nt_parser_free(p);
     ev_stacks_free(&r.stacks);
     ev_lines_free(&r.lines);

@@ -122,7 +122,7 @@ int cmd_index(int argc, char **argv)
         fprintf(stderr, "nettrace index: %s\n", msg[0] ? msg : nt_status_describe(st));
         return st == NT_ERR_IO || st == NT_ERR_INVALID_ARG ? CLI_EXIT_ERROR : cli_exit_code(st);
     }
-    nt_index_summary s;
+    nt_index_summary s = { 0 };
     nt_index_summarize(ix, &s);
     if (json)
         print_json(stdout, ix, &s, blocks, st, msg);

@@ -34,7 +34,9 @@ static void usage(FILE *f)
           "\n"
           "      --relative     timestamps in ns since the trace's start (its sync time)\n"
           "                       instead of the trace clock\n" CLI_SIGNATURES_HELP CLI_FILTER_HELP
-          "      --profile P    cpu (the default: the thread samples as above), or a\n"
+          "      --profile P    thread-time (the default: the thread samples as above;\n"
+          "                       cpu is its old name), managed-cpu (= --managed-only),\n"
+          "                       or a\n"
           "                       profile, one line per sample or event in time order\n"
           "                       (an event profile takes --thread, --from and --to):\n"
           "                         <timestamp_ns> <thread_id> <value> <label> <frames>\n"
@@ -72,7 +74,7 @@ int cmd_samples(int argc, char **argv)
         case 'S': name_flags = NT_NAME_SIGNATURE; break;
         case 'M': messages = true; break;
         case 'P':
-            if (!cli_profile_parse("samples", optarg, &profile))
+            if (!cli_profile_parse("samples", optarg, &profile, &filter.managed_only))
                 return CLI_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;

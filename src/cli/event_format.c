@@ -7,13 +7,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
-/* "GCStart" matches "GCStart_V2": the version is in the event's own field. */
+/* "GCStart" matches "GCStart_V2": the version is in the event's own field.
+ * Names match in any case, as the runtime's provider and event names do
+ * on Windows (EventPipe keeps the case they were registered with). */
 static bool name_matches(const char *want, const char *name)
 {
     size_t n = strlen(want);
-    if (strncmp(want, name, n) != 0)
+    if (strncasecmp(want, name, n) != 0)
         return false;
     if (!name[n])
         return true;
@@ -34,7 +37,7 @@ bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns)
     if (f->has_to && time_ns >= f->to_ns)
         return false;
     const nt_event_desc *d = ev->desc;
-    if (f->provider && (!d || strcmp(d->provider, f->provider) != 0))
+    if (f->provider && (!d || strcasecmp(d->provider, f->provider) != 0))
         return false;
     if (f->event) {
         if (!d)

@@ -25,8 +25,9 @@ int cli_filter_option(cli_filter *f, const char *cmd, int c, const char *arg)
 bool cli_filter_option_or_usage(cli_filter *f, const char *cmd, int c, const char *arg, void (*usage)(FILE *))
 {
     int r = cli_filter_option(f, cmd, c, arg);
+    (void)usage; /* getopt named the option; the hint, not the whole help */
     if (r == 0)
-        usage(stderr);
+        fprintf(stderr, "nettrace %s: 'nettrace %s --help' lists the options\n", cmd, cmd);
     return r > 0;
 }
 

@@ -1,5 +1,6 @@
 /* The block index's object, its entry points and its queries.  The two passes
  * that fill it are index_scan.c and index_estimate.c. */
+#include "common/abi.h"
 #include "common/alloc.h"
 #include "parse/index_internal.h"
 
@@ -18,14 +19,18 @@ static void no_message(char *msg, size_t msg_size)
 }
 
 /* One build over a buffer (data) or a file (fd). */
-static nt_status build(ix_build *b, const nt_index_options *opt, nt_index **out)
+static nt_status build(ix_build *b, const nt_index_options *given, nt_index **out)
 {
-    nt_index *ix = NT_MEM_NEW(nt_index, opt ? opt->alloc : NULL);
+    nt_index_options o;
+    if (!ABI_IN(nt_index_options, &o, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_index_options *opt = &o;
+    nt_index *ix = NT_MEM_NEW(nt_index, opt->alloc);
     if (!ix)
         return NT_ERR_NOMEM;
     b->ix = ix;
-    b->max_blocks = opt && opt->max_blocks ? opt->max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
-    uint32_t sample_blocks = opt && opt->sample_blocks ? opt->sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
+    b->max_blocks = opt->max_blocks ? opt->max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
+    uint32_t sample_blocks = opt->sample_blocks ? opt->sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
     nt_status s = b->len ? ix_scan(b) : ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "empty input");
     if (s != NT_ERR_NOMEM && s != NT_ERR_NOT_NETTRACE && s != NT_ERR_UNSUPPORTED_VERSION)
         ix_estimate(b, sample_blocks);
@@ -98,11 +103,9 @@ void nt_index_summarize(const nt_index *ix, nt_index_summary *out)
 {
     if (!out)
         return;
-    if (!ix) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = ix->sum;
+    nt_index_summary none;
+    memset(&none, 0, sizeof none);
+    ABI_OUT(nt_index_summary, out, ix ? &ix->sum : &none);
 }
 
 size_t nt_index_event_blocks_in(const nt_index *ix, int64_t from_ticks, int64_t to_ticks,

@@ -22,6 +22,7 @@
 #define EV_EXCEPTION 80
 #define EV_CONTENTION_START 81
 #define EV_CONTENTION_STOP 91
+#define EV_GC_PER_HEAP_HISTORY 204 /* the GC's per-heap sizes (profile_gc.c) */
 
 /* A contention start waiting for its stop, per thread. */
 typedef struct pr_open {
@@ -374,11 +375,11 @@ static int on_event(void *user, const nt_event *ev)
     const nt_event_desc *d = ev->desc;
     /* The id first: most events are not these, and only these pay for the
      * provider's name. */
-    if (!d || d->event_id > EV_CONTENTION_STOP)
+    if (!d || (d->event_id > EV_CONTENTION_STOP && d->event_id != EV_GC_PER_HEAP_HISTORY))
         return 0;
     uint32_t id = d->event_id;
     if (id != EV_ALLOC_TICK && id != EV_EXCEPTION && id != EV_CONTENTION_START && id != EV_CONTENTION_STOP &&
-        (id < 1 || id > 9))
+        id != EV_GC_PER_HEAP_HISTORY && (id < 1 || id > 9))
         return 0;
     if (strcmp(d->provider, NT_PROVIDER_RUNTIME) != 0)
         return 0;
@@ -504,6 +505,8 @@ nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *pars
     *out = p;
     return NT_OK;
 }
+
+nt_trace_builder *pr_builder_trace(nt_profile_builder *b) { return b->tb; }
 
 void nt_profile_builder_free(nt_profile_builder *b)
 {

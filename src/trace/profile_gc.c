@@ -21,6 +21,7 @@
 #define EV_GC_HEAP_STATS 4
 #define EV_SUSPEND_EE_END 8
 #define EV_SUSPEND_EE_BEGIN 9
+#define EV_GC_PER_HEAP_HISTORY 204
 #define SUSPEND_FOR_GC 1
 #define SUSPEND_FOR_GC_PREP 6
 
@@ -42,6 +43,7 @@ const char *nt_gc_type_name(uint32_t type)
 
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes)
 {
+    st->ticks_seen = true;
     st->allocated_since = nt_sat_add(st->allocated_since, bytes);
 }
 
@@ -116,6 +118,43 @@ static nt_status gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, in
     return NT_OK;
 }
 
+/* GCPerHeapHistory (one per heap, during its GC): each generation's size
+ * before the GC in the Values array's SizeBefore.  Without allocation ticks
+ * to estimate it from, the GC's heap_before is their sum over the heaps --
+ * measured, not the previous GC's heap after. */
+static void per_heap_history(nt_profile *p, pr_gc_state *st, const nt_event *ev)
+{
+    nt_gc *g = NULL;
+    size_t i = p->ngcs;
+    while (i-- > 0 && p->ngcs - i <= 64 && !g)
+        if (p->gcs[i].end_ns < 0)
+            g = &p->gcs[i];
+    if (!g || st->ticks_seen)
+        return;
+    nt_field_iter it;
+    nt_field_value v;
+    int64_t before = 0;
+    bool any = false;
+    if (nt_event_fields_begin(ev, &it) != NT_OK)
+        return;
+    while (nt_field_next(&it, &v))
+        if (v.depth >= 1 && v.name && strcmp(v.name, "SizeBefore") == 0) {
+            pr_want w = { v.name, true, v };
+            int64_t s = pr_int(&w);
+            before = s > 0 && before <= INT64_MAX - s ? before + s : before;
+            any = true;
+        }
+    if (!any)
+        return;
+    size_t at = (size_t)(g - p->gcs) + 1;
+    if (st->phh_gc != at) {
+        st->phh_gc = at;
+        st->phh_before = 0;
+    }
+    st->phh_before = st->phh_before <= INT64_MAX - before ? st->phh_before + before : INT64_MAX;
+    g->heap_before = st->phh_before;
+}
+
 /* GCHeapStats follows the GCEnd of its GC on the same thread. */
 static void heap_stats(nt_profile *p, pr_gc_state *st, const nt_event *ev)
 {
@@ -178,6 +217,7 @@ nt_status pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_
         return NT_OK;
     }
     case EV_GC_HEAP_STATS: heap_stats(p, st, ev); return NT_OK;
+    case EV_GC_PER_HEAP_HISTORY: per_heap_history(p, st, ev); return NT_OK;
     case EV_RESTART_EE_END: {
         pr_suspension *su = suspension(p, st, ev->thread_id, false, &s);
         if (!su || !su->for_gc)

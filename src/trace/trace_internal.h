@@ -121,6 +121,13 @@ struct nt_trace {
     tr_agg *agg;
     size_t agg_cap;
     uint64_t total_samples;    /* the samples counted */
+    /* With labels kept (nt_trace_builder_keep_labels): the distinct label
+     * sets, and per sample its set's number (0: none; NULL until a sample
+     * has one; in sample order once finished). */
+    nt_event_labels *label_sets;
+    size_t nlabel_sets, label_sets_cap;
+    uint32_t *sample_labels;
+    size_t sample_labels_cap;
     bool inexact;              /* the counts could not follow time exactly: build it again sample by sample */
 };
 
