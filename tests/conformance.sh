@@ -52,6 +52,7 @@ set -- "$@" "generated/edges.nettrace=$out/edges.nettrace"
 for f in "$src"/corpus/*.nettrace "$out/edges.nettrace"; do
     [ -e "$f" ] || continue
     v6="$out/$(basename "$f" .nettrace).v6.nettrace"
+    rm -f "$v6" # made here by an earlier run: convert refuses to overwrite a trace
     if ! "$nt" convert "$f" --to v6 -o "$v6"; then
         echo "conformance: nettrace convert $f --to v6 failed"
         exit 1
