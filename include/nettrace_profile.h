@@ -194,9 +194,10 @@ NT_API void nt_profile_free(nt_profile *p);
  * nt_profile_window_callbacks (user = the window: the trace window's
  * callbacks plus the events); each take hands over the
  * profile of the events and samples since the previous take, resolved with
- * every method record of the stream so far, and starts the next window.
- * Memory: the stream's method records (bounded by max_records) and one
- * window's records.  nt_trace_window_take refuses a profile window.
+ * the stream's method records (the trace window's record store, bounded the
+ * same way), and starts the next window.  Memory: the record store and one
+ * window's records.  nt_trace_window_take refuses a profile window, and the
+ * request windows and the recorder are the trace window's only.
  */
 NT_API nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc);
 NT_API void nt_profile_window_callbacks(nt_callbacks *cb);

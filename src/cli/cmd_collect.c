@@ -72,84 +72,6 @@ static void collect_usage(FILE *f)
     cli_profile_table_print(f);
 }
 
-/* Whether NAME names the process: its comm, its program's file name or its entry assembly (pi: what its
- * runtime said, nt_process_info_get_many). */
-static bool name_matches(const nt_process_entry *pe, nt_process_info *pi, nt_status st, const char *name)
-{
-    if (st == NT_ERR_NO_ENDPOINT)
-        return false; /* not served by the process itself */
-    if (strcmp(pe->command, name) == 0)
-        return true;
-    if (strcmp(pi->entrypoint_assembly, name) == 0)
-        return true;
-    /* "dotnet app.dll" or "./app": the file names of the first two words */
-    char *save = NULL;
-    int words = 0;
-    for (char *w = strtok_r(pi->command_line, " ", &save); w && words < 2; w = strtok_r(NULL, " ", &save), words++) {
-        char *base = strrchr(w, '/');
-        base = base ? base + 1 : w;
-        size_t n = strlen(name);
-        if (strcmp(base, name) == 0 || (strncmp(base, name, n) == 0 && strcmp(base + n, ".dll") == 0))
-            return true;
-    }
-    return false;
-}
-
-/* -n NAME: exactly one matching process, else an error; with --wait, a
- * process that is not there (or whose runtime has no endpoint yet) is looked
- * for again until wait_until. */
-static int pid_by_name(const char *name, int32_t *pid, int64_t wait_until)
-{
-    nt_process_entry *list;
-    size_t n;
-    int rc;
-again:
-    rc = cli_process_list("collect", &list, &n);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    /* Every runtime asked at once: one that never answers costs the second once. */
-    nt_process_info *pi = calloc(n ? n : 1, sizeof *pi);
-    nt_status *st = calloc(n ? n : 1, sizeof *st);
-    nt_endpoint *eps = calloc(n ? n : 1, sizeof *eps);
-    if (!pi || !st || !eps) {
-        free(pi);
-        free(st);
-        free(eps);
-        nt_process_list_free(list, NULL);
-        fprintf(stderr, "nettrace collect: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
-    for (size_t i = 0; i < n; i++)
-        eps[i] = list[i].endpoint;
-    nt_process_info_get_many(eps, n, pi, st, nt_deadline_after_ms(1000));
-    size_t found = 0;
-    char pids[256] = "";
-    for (size_t i = 0; i < n; i++) {
-        if (!name_matches(&list[i], &pi[i], st[i], name))
-            continue;
-        *pid = list[i].pid;
-        size_t len = strlen(pids);
-        snprintf(pids + len, sizeof pids - len, "%s%d", found ? ", " : "", (int)list[i].pid);
-        found++;
-    }
-    free(pi);
-    free(st);
-    free(eps);
-    nt_process_list_free(list, NULL);
-    if (found == 1)
-        return CLI_EXIT_OK;
-    if (!found && nt_now_ns() < wait_until && cli_interrupt_count() == 0) {
-        usleep(100 * 1000);
-        goto again;
-    }
-    if (!found) {
-        fprintf(stderr, "nettrace collect: no .NET process named '%s' (see 'nettrace ps')\n", name);
-        return cli_exit_code(NT_ERR_NO_ENDPOINT);
-    }
-    fprintf(stderr, "nettrace collect: %zu processes are named '%s' (pids %s): pick one with -p\n", found, name, pids);
-    return CLI_EXIT_USAGE;
-}
-
 /* The process's command name (from its /proc comm), or "" when unknown. */
 static void process_name(int32_t pid, char *name, size_t size)
 {
@@ -343,7 +265,7 @@ int cmd_collect(int argc, char **argv)
         cfg.provider_count = providers.count;
     }
     cli_interrupts_install();
-    if (name && (rc = pid_by_name(name, &pid, nt_now_ns() + wait_ns)) != CLI_EXIT_OK)
+    if (name && (rc = cli_pid_by_name("collect", name, &pid, nt_now_ns() + wait_ns)) != CLI_EXIT_OK)
         goto out;
     if (!j.output) {
         default_output(defname, sizeof defname, program, pid);

@@ -185,7 +185,8 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     if (st == NT_ERR_LIMIT && !*warned) {
         const char *why = nt_trace_message(t);
         fprintf(stderr, "nettrace top: %s\n",
-                *why ? why : "more method, module and assembly records than a window remembers: later ones stay unnamed");
+                *why ? why : "more method records than the window's budget holds: records no sample needed were evicted "
+                                   "(frames whose record went show as 0x<ip>)");
         *warned = true;
     }
     nt_trace_free(t);

@@ -25,6 +25,8 @@ static const command COMMANDS[] = {
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },
     { "convert", cmd_convert, "re-write a trace as NetTrace V4/V5 or V6" },
     { "index", cmd_index, "the block index: blocks, time span, event and sample estimates, from headers only" },
+    { "heap", cmd_heap, "a heap snapshot: types by retained size, paths to roots, diff, flame graph" },
+    { "gcdump", cmd_gcdump, "take a heap snapshot of a running .NET process" },
 };
 
 static void usage(FILE *f)

@@ -14,3 +14,6 @@ libnettrace_core_la_SOURCES += \
 libnettrace_core_la_SOURCES += \
 	src/export/profile_export.c src/export/profile_export.h \
 	src/export/profile_pprof.c
+# The heap's dominator tree as flame-graph input.
+libnettrace_core_la_SOURCES += \
+	src/export/heap_export.c

@@ -12,7 +12,8 @@
 #   field_decode.c, event_names.c, clr_event_table.c
 #                            payload fields on demand (nt_event_fields_begin)
 #                            and the runtime event table they and the
-#                            descriptions' names come from
+#                            descriptions' names come from; payload.c the
+#                            same iterator over a payload without a stream
 libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
@@ -30,5 +31,6 @@ libnettrace_core_la_SOURCES += \
 	src/parse/metadata.c src/parse/metadata.h \
 	src/parse/stacks.c src/parse/stacks.h \
 	src/parse/field_decode.c src/parse/field_decode.h \
+	src/parse/payload.c \
 	src/parse/event_names.c \
 	src/parse/clr_event_table.c src/parse/clr_event_table.h
