@@ -121,9 +121,10 @@ record_profile() {
 }
 
 # record_gcdump NAME SCALE: a heap snapshot of HeapShape SCALE taken with
-# this project's own `nettrace gcdump` once the workload says it is ready.
+# this project's own `nettrace gcdump` once the workload says it is ready,
+# into corpus/heap/ (the tests that take every corpus/*.nettrace want samples).
 record_gcdump() {
-    local out="$here/$1.nettrace" dir log pid tool=${NETTRACE:-$top/nettrace}
+    local out="$here/heap/$1.nettrace" dir log pid tool=${NETTRACE:-$top/nettrace}
     build HeapShape
     dir=$(mktemp -d)
     log="$dir/log"
@@ -157,8 +158,8 @@ for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields prof
         profile-exceptions) record_profile profile-exceptions throw cpu,exceptions ;;
         profile-contention) record_profile profile-contention contention cpu,contention ;;
         profile-gc) record_profile profile-gc gc cpu,gc ;;
-        heap-shape) record_gcdump heap-shape 1 ;;
-        heap-shape-grown) record_gcdump heap-shape-grown 2 ;;
+        heap-shape) record_gcdump shape 1 ;;
+        heap-shape-grown) record_gcdump shape-grown 2 ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

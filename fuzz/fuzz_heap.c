@@ -68,7 +68,7 @@ static void check_graph(nt_heap *h)
             fz_fail("root %zu: object %u of %u", r, rt.object, n);
         hole += strlen(rt.name);
     }
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     if (st.objects != n || st.edges != edges || st.total_bytes != bytes)
         fz_fail("stats disagree with the graph");
@@ -205,7 +205,7 @@ static void check_chunked(const uint8_t *data, size_t size, uint64_t hash, const
     nt_heap *h = NULL;
     nt_heap_builder_finish(b, p, s, &h);
     nt_parser_free(p);
-    nt_heap_stats a, c;
+    nt_heap_stats a = { 0 }, c = { 0 };
     nt_heap_stats_get(whole, &a);
     nt_heap_stats_get(h, &c);
     if (!h || a.objects != c.objects || a.edges != c.edges || a.roots != c.roots || a.complete != c.complete)

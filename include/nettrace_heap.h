@@ -68,6 +68,7 @@ NT_API const char *nt_heap_root_kind_name(nt_heap_root_kind kind);
  * and the heap keeps what was read before it.
  */
 typedef struct nt_heap_limits {
+    uint32_t struct_size;    /**< sizeof(nt_heap_limits) or 0 (doc/abi.md) */
     uint32_t max_objects;    /**< objects (default 268,435,456; 28 bytes each) */
     uint32_t max_edges;      /**< references announced by the objects (default 1,073,741,824; 4 bytes each, 8 while reading) */
     uint32_t max_roots;      /**< root records (default 67,108,864; 16 bytes each) */
@@ -86,6 +87,7 @@ typedef struct nt_heap_limits {
 
 /** Options of the one-call entry points; NULL or zeroed selects every default. */
 typedef struct nt_heap_options {
+    uint32_t struct_size;             /**< sizeof(nt_heap_options) or 0 (doc/abi.md) */
     const nt_limits *limits;          /**< parser limits; NULL = defaults */
     const nt_heap_limits *heap_limits;/**< NULL = defaults */
     const nt_allocator *alloc;        /**< NULL = malloc */
@@ -96,6 +98,7 @@ typedef struct nt_heap_options {
 
 /** What the build saw.  complete is true only when nothing below says otherwise. */
 typedef struct nt_heap_stats {
+    uint32_t struct_size;        /**< set by the caller (0 or sizeof), then the bytes filled (doc/abi.md) */
     nt_status status;            /**< how the stream read and the build ended */
     uint64_t objects;            /**< GCBulkNode objects kept */
     uint64_t edges;              /**< references kept (resolved to an object) */
@@ -293,6 +296,7 @@ NT_API void nt_heap_diff_free(nt_heap_diff *d);
  * depth.
  */
 typedef struct nt_heap_export_options {
+    uint32_t struct_size;    /**< sizeof(nt_heap_export_options) or 0 (doc/abi.md) */
     uint32_t max_depth;      /**< frames per stack (default 256) */
     bool by_count;           /**< weigh by objects instead of bytes */
 } nt_heap_export_options;
@@ -303,6 +307,8 @@ NT_API nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options 
 NT_API nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w,
                                            void *user);
 NT_API nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user);
+/** One self-contained HTML page (no network, no server): the dominator tree as an interactive flame graph. */
+NT_API nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,8 @@
 # gcdump's usage errors.
 set -u
 nt="$top_builddir/nettrace"
-snap="$top_srcdir/corpus/heap-shape.nettrace"
-grown="$top_srcdir/corpus/heap-shape-grown.nettrace"
+snap="$top_srcdir/corpus/heap/shape.nettrace"
+grown="$top_srcdir/corpus/heap/shape-grown.nettrace"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -62,6 +62,9 @@ echo keep > "$tmp/exists"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/heap.speedscope.json" || fail "speedscope is not JSON"
 "$nt" heap -f pprof -o "$tmp/heap.pb.gz" "$snap" || fail "-f pprof exited $?"
 [ "$(head -c 2 "$tmp/heap.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "pprof is not gzip"
+
+"$nt" heap -f html -o "$tmp/heap.html" "$snap" || fail "-f html exited $?"
+grep -q 'HeapShape.ListNode' "$tmp/heap.html" && grep -q '</html>' "$tmp/heap.html" || fail "the HTML page lacks the types or its end"
 
 # a cut copy: the heap dump's end is lost, the graph is incomplete and says so
 size=$(wc -c < "$snap")

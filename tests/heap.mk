@@ -20,7 +20,7 @@ tests_test_heap_corpus_CPPFLAGS = $(T_CPP)
 tests_test_heap_corpus_CFLAGS = $(T_CC)
 tests_test_heap_corpus_LDADD = $(T_LIBS)
 tests_test_heap_corpus_LDFLAGS = $(T_LINK)
-EXTRA_DIST += corpus/heap-shape.nettrace corpus/heap-shape-grown.nettrace \
+EXTRA_DIST += corpus/heap/shape.nettrace corpus/heap/shape-grown.nettrace \
 	tests/workloads/HeapShape/HeapShape.csproj tests/workloads/HeapShape/Program.cs
 
 # nettrace heap against dotnet-gcdump (skips without it; see the script).

@@ -60,11 +60,17 @@ run() {
     [ "$(grep -c '^nettrace top  pid' "$tmp/$2.txt")" -ge 2 ] || fail "$2: fewer than two refreshes"
 }
 
-# share LABEL SITE_REGEX FILE: the summed share (percent) of the last
-# refresh's rows with this label and a site matching the regex (tiering may
-# inline a callee into its caller between refreshes, changing the leaf).
+# share LABEL SITE_REGEX FILE: the share (percent) of the rows with this label
+# and a site matching the regex (tiering may inline a callee into its caller
+# between refreshes, changing the leaf), summed per refresh and averaged over
+# the refreshes after the first: one 1.5 s refresh of a loaded machine can
+# sit several points off the rounds' shares, their mean does not.
 share() {
-    awk -v l="$1" -v s="$2" '/^nettrace top  pid/ { v = ""; n = 0 } $4 == l && $5 ~ s { x = $3; sub("%", "", x); v = v + x; n++ } END { print n ? v : "" }' "$3"
+    awk -v l="$1" -v s="$2" '
+        function close_refresh() { if (r > 1 && n) { sum += v; k++ } }
+        /^nettrace top  pid/ { close_refresh(); r++; v = 0; n = 0 }
+        $4 == l && $5 ~ s { x = $3; sub("%", "", x); v += x; n++ }
+        END { close_refresh(); if (!k && n) { sum = v; k = 1 } print k ? sum / k : "" }' "$3"
 }
 
 # within VALUE LOW HIGH

@@ -89,7 +89,7 @@ static nt_heap *small_heap(void)
 LTest(heap, small_graph_counts_and_dominators)
 {
     nt_heap *h = small_heap();
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert(st.gc_found && st.gc_ended && st.complete, "%s", nt_heap_message(h));
     cr_assert_eq(st.objects, 6);
@@ -306,7 +306,7 @@ LTest(heap, the_gc_chosen)
     nt_status s;
     nt_heap *h = read_heap(&w, NULL, &s, msg, sizeof msg);
     cr_assert_eq(s, NT_OK);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert_eq(st.gc_number, 4);
     cr_assert_eq(st.objects, 1);
@@ -323,7 +323,7 @@ LTest(heap, no_heap_dump_is_said)
     nt_status s;
     nt_heap *h = read_heap(&w, NULL, &s, msg, sizeof msg);
     cr_assert_eq(s, NT_OK);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert(!st.gc_found && !st.complete);
     cr_assert(strstr(nt_heap_message(h), "no heap dump"), "%s", nt_heap_message(h));
@@ -347,7 +347,7 @@ LTest(heap, incomplete_graphs_are_reported)
     nt_status s;
     nt_heap *h = read_heap(&w, NULL, &s, msg, sizeof msg);
     cr_assert_eq(s, NT_OK);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert(!st.complete);
     cr_assert_eq(st.bulk_gaps, 1);
@@ -369,7 +369,7 @@ LTest(heap, the_gc_never_ends)
     char msg[256];
     nt_status s;
     nt_heap *h = read_heap(&w, NULL, &s, msg, sizeof msg);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert(st.gc_found && !st.gc_ended && !st.complete);
     cr_assert_eq(st.objects, 1);
@@ -397,7 +397,7 @@ LTest(heap, enormous_counts)
     nt_status s;
     nt_heap *h = read_heap(&w, NULL, &s, msg, sizeof msg);
     cr_assert_eq(s, NT_OK);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert_eq(st.objects, 1);
     cr_assert_eq(st.bad_events, 2);
@@ -438,7 +438,7 @@ LTest(heap, impossible_sizes)
     char msg[256];
     nt_status s;
     nt_heap *h = read_heap(&w, NULL, &s, msg, sizeof msg);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert_eq(st.bad_events, 2);
     cr_assert_eq(st.total_bytes, 24);
@@ -475,7 +475,7 @@ LTest(heap, duplicate_objects_are_counted)
     hw_root r = { 0x1000, 0, 0 };
     hw_graph g = { types, 1, nd, 2, t, 1, &r, 1 };
     nt_heap *h = heap_of(&g, 10, 8);
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     cr_assert_eq(st.duplicate_objects, 1);
     cr_assert_eq(at(h, 0x1000), 0);
@@ -526,4 +526,30 @@ LTest(heap, speedscope_and_pprof_exports)
     cr_assert(memmem(out.data, out.len, "[local vars];App.Node 2\n", 24), "%.*s", (int)out.len, (char *)out.data);
     nt_membuf_free(&out);
     nt_heap_free(h);
+}
+
+/* The sized structs follow doc/abi.md: a longer caller struct with a zero tail is taken, a
+ * non-zero tail refused, stats fill no more than the caller's struct_size. */
+LTest(heap, sized_structs)
+{
+    hw w;
+    cr_assert(hw_begin(&w, 4, 8));
+    hw_graph g = { types, 1, small_nodes, 1, NULL, 0, NULL, 0 };
+    hw_snapshot(&w, &g, 10);
+    cr_assert_eq(hw_finish(&w), NT_OK);
+    struct { nt_heap_options o; uint64_t tail; } longer = { .o = { .struct_size = sizeof longer }, .tail = 0 };
+    nt_heap *h = NULL;
+    cr_assert_eq(nt_heap_from_buffer(w.out.data, w.out.len, &longer.o, &h, NULL, 0), NT_OK);
+    struct { nt_heap_stats s; uint64_t canary; } st = { .s = { .struct_size = 0 }, .canary = 0x5a5a5a5a5a5a5a5aull };
+    nt_heap_stats_get(h, &st.s);
+    cr_assert_eq(st.s.objects, 1);
+    cr_assert_eq(st.canary, 0x5a5a5a5a5a5a5a5aull, "stats wrote past the caller's struct");
+    nt_heap_free(h);
+    longer.tail = 1;
+    h = NULL;
+    cr_assert_eq(nt_heap_from_buffer(w.out.data, w.out.len, &longer.o, &h, NULL, 0), NT_ERR_INVALID_ARG);
+    cr_assert_null(h);
+    struct { nt_heap_limits l; uint32_t tail; } lim = { .l = { .struct_size = sizeof lim }, .tail = 7 };
+    cr_assert_null(nt_heap_builder_new(&lim.l, NULL));
+    hw_free(&w);
 }

@@ -4,7 +4,7 @@
 # child process (LiveTarget) and to the test process itself; then the
 # package: dotnet pack, installed from a local folder source into a fresh
 # console project whose program is the README's first example as written
-# (the second compiled beside it), run, then published with NativeAOT and
+# (the other two compiled beside it), run, then published with NativeAOT and
 # run.  Skips (exit 77) when dotnet is not installed.
 set -u
 if ! command -v dotnet >/dev/null 2>&1; then
@@ -53,7 +53,8 @@ nt_dotnet_example() {
 }
 nt_dotnet_example dotnet-hot-methods > Program.cs
 nt_dotnet_example dotnet-continuous > Continuous.cs
-[ "$(wc -l < Program.cs)" -gt 10 ] && [ "$(wc -l < Continuous.cs)" -gt 10 ] ||
+nt_dotnet_example dotnet-request > Request.cs
+[ "$(wc -l < Program.cs)" -gt 10 ] && [ "$(wc -l < Continuous.cs)" -gt 10 ] && [ "$(wc -l < Request.cs)" -gt 10 ] ||
     { echo "FAIL: the examples are missing from $nt_dotnet_src/README.md"; exit 1; }
 trace="$top_srcdir/corpus/call-tree.nettrace"
 want=$("$NETTRACE_CLI" samples "$trace" | wc -l)

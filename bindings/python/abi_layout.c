@@ -188,5 +188,12 @@ int main(void)
     F(nt_parser_stats, unknown_stack_refs); F(nt_parser_stats, memory); F(nt_parser_stats, memory_peak);
     S(nt_trace_window_config);
     F(nt_trace_window_config, struct_size); F(nt_trace_window_config, max_records);
+    F(nt_trace_window_config, record_budget); F(nt_trace_window_config, recorder_ns);
+    F(nt_trace_window_config, recorder_bytes); F(nt_trace_window_config, no_continuous);
+    F(nt_trace_window_config, sample_labels);
+    S(nt_window_filter);
+    F(nt_window_filter, thread_ids); F(nt_window_filter, thread_count); F(nt_window_filter, has_activity);
+    F(nt_window_filter, activity_id); F(nt_window_filter, has_trace_id); F(nt_window_filter, trace_id);
+    F(nt_window_filter, has_span_id); F(nt_window_filter, span_id);
     return 0;
 }

@@ -136,7 +136,7 @@ static void flush_type_table(int32_t pid, bool quiet)
 
 static void report(const nt_heap *h, const char *path, uint64_t bytes, nt_status stream)
 {
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     printf("nettrace gcdump: wrote %s (%" PRIu64 " bytes): %" PRIu64 " objects, %" PRIu64 " bytes of objects, %" PRIu64
            " references, %" PRIu64 " roots; %" PRIu64 " events lost (buffering: lossy)\n",
@@ -253,7 +253,7 @@ static int dump(const gcdump_args *a, dump_sink *k, const char *path)
         return CLI_EXIT_ERROR;
     }
     report(h, path, bytes, ps);
-    nt_heap_stats hs;
+    nt_heap_stats hs = { 0 };
     nt_heap_stats_get(h, &hs);
     nt_heap_free(h);
     if (w == NT_ERR_CANCELLED || !hs.gc_found)

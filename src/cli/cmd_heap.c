@@ -34,9 +34,10 @@ static void usage(FILE *f)
           "                       closest to a root\n"
           "      --diff           compare OLD and NEW per type: count and bytes before,\n"
           "                       after and the change, largest growth first\n"
-          "  -f, --format F       the dominator tree as a flame graph: folded, speedscope\n"
-          "                       or pprof (root kind, then the dominators' types; a\n"
-          "                       frame's total is what it retains)\n"
+          "  -f, --format F       the dominator tree as a flame graph: folded, speedscope,\n"
+          "                       pprof or html (one self-contained page) (root kind,\n"
+          "                       then the dominators' types; a frame's total is what\n"
+          "                       it retains)\n"
           "  -o, --output OUT     with -f: write to OUT (refused if it exists) instead of\n"
           "                       standard output\n"
           "      --by-count       with -f: weigh by objects instead of bytes\n"
@@ -75,7 +76,7 @@ static nt_heap *load(const char *path, int *rc)
         *rc = cli_exit_code(s);
         return NULL;
     }
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     if (!st.gc_found) {
         fprintf(stderr, "nettrace heap: %s holds no heap snapshot (no induced gen-2 GC with heap data; "
@@ -94,7 +95,7 @@ static nt_heap *load(const char *path, int *rc)
 
 static void summary(FILE *f, nt_heap *h)
 {
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     fprintf(f, "heap: %" PRIu64 " objects, %" PRIu64 " bytes, %" PRIu64 " references, %" PRIu64
                " roots, GC #%u, %s\n",
@@ -128,7 +129,7 @@ static void print_table(FILE *f, const nt_heap_table *t, uint64_t top)
 
 static void json_table(FILE *f, nt_heap *h, const nt_heap_table *t, const char *path, uint64_t top)
 {
-    nt_heap_stats st;
+    nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     fputs("{\"file\":", f);
     nt_json_fputs(f, path);
@@ -261,8 +262,10 @@ static int flame(nt_heap *h, const heap_args *a)
         export = nt_heap_export_speedscope;
     else if (strcmp(a->format, "pprof") == 0)
         export = nt_heap_export_pprof;
+    else if (strcmp(a->format, "html") == 0)
+        export = nt_heap_export_html;
     else {
-        fprintf(stderr, "nettrace heap: unknown format '%s' (folded, speedscope, pprof)\n", a->format);
+        fprintf(stderr, "nettrace heap: unknown format '%s' (folded, speedscope, pprof, html)\n", a->format);
         return CLI_EXIT_USAGE;
     }
     if (export == nt_heap_export_pprof && (!a->output || strcmp(a->output, "-") == 0) && isatty(1)) {

@@ -5,7 +5,9 @@
  * object is counted in the frame at that depth.  Each trie node's weight is
  * the shallow bytes (or count) of the objects it holds, so a frame's total
  * is what it retains. */
+#include "common/abi.h"
 #include "export/export_pb.h"
+#include "export/flame_html.h"
 #include "heap/heap_internal.h"
 #include "trace/trace_internal.h"
 
@@ -155,10 +157,12 @@ static uint32_t max_depth_of(const flame *f)
     return d;
 }
 
-nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
-    if (!h || !w)
+    nt_heap_export_options eo;
+    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
         return NT_ERR_INVALID_ARG;
+    const nt_heap_export_options *opt = &eo;
     flame f;
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
@@ -188,10 +192,12 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *opt, n
     return tr_out_flush(&o);
 }
 
-nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
-    if (!h || !w)
+    nt_heap_export_options eo;
+    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
         return NT_ERR_INVALID_ARG;
+    const nt_heap_export_options *opt = &eo;
     flame f;
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
@@ -253,10 +259,12 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *op
 
 /* pprof: one function and one location per frame (location id = frame + 1),
  * one sample per frame node with a weight, its locations leaf first. */
-nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *opt, nt_sink_fn w, void *user)
+nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
-    if (!h || !w)
+    nt_heap_export_options eo;
+    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
         return NT_ERR_INVALID_ARG;
+    const nt_heap_export_options *opt = &eo;
     flame f;
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
@@ -315,4 +323,48 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *opt, nt
     nt_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
     flame_free(&f);
     return st;
+}
+
+/* The HTML page: the frames as names, one group, one stack per frame node with a weight. */
+nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
+{
+    nt_heap_export_options eo;
+    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
+        return NT_ERR_INVALID_ARG;
+    flame f;
+    nt_status s = flame_build(h, &eo, &f);
+    if (s != NT_OK)
+        return s;
+    size_t idn = (size_t)max_depth_of(&f) + 1;
+    uint32_t *ids = nt_mem_alloc(f.mem, idn * sizeof *ids);
+    if (!ids) {
+        flame_free(&f);
+        return NT_ERR_NOMEM;
+    }
+    uint64_t total = 0;
+    for (size_t k = 1; k < f.count; k++)
+        total += f.nodes[k].self;
+    tr_out o;
+    tr_out_init(&o, w, user);
+    tr_flame_open(&o, "heap: what each type retains (dominator tree)", eo.by_count ? "objects" : "bytes");
+    for (uint32_t i = 0; i < f.nframes; i++)
+        tr_flame_name(&o, i == 0, frame_name(h, i));
+    tr_flame_groups(&o);
+    tr_flame_group(&o, true, "heap", (int64_t)total);
+    tr_flame_stacks(&o);
+    bool first = true;
+    for (size_t k = 1; k < f.count; k++) {
+        if (!f.nodes[k].self)
+            continue;
+        uint32_t d = node_path(&f, (uint32_t)k, ids);
+        tr_flame_stack_begin(&o, first, 0, (int64_t)f.nodes[k].self);
+        for (uint32_t i = 0; i < d; i++)
+            tr_flame_stack_frame(&o, ids[i]);
+        tr_flame_stack_end(&o);
+        first = false;
+    }
+    tr_flame_close(&o);
+    nt_mem_free(f.mem, ids, idn * sizeof *ids);
+    flame_free(&f);
+    return tr_out_flush(&o);
 }

@@ -1,5 +1,6 @@
 /* The built heap's accessors. */
 #include "heap/heap_internal.h"
+#include "common/abi.h"
 
 #include <string.h>
 
@@ -96,14 +97,15 @@ void nt_heap_stats_get(const nt_heap *h, nt_heap_stats *out)
 {
     if (!out)
         return;
-    if (!h) {
-        memset(out, 0, sizeof *out);
-        return;
+    nt_heap_stats st = { 0 };
+    if (h) {
+        st = h->stats;
+        st.memory = h->mem.used;
+        if (st.memory_peak < h->mem.peak)
+            st.memory_peak = h->mem.peak;
     }
-    *out = h->stats;
-    out->memory = h->mem.used;
-    if (out->memory_peak < h->mem.peak)
-        out->memory_peak = h->mem.peak;
+    st.struct_size = sizeof st;
+    ABI_OUT(nt_heap_stats, out, &st);
 }
 
 const char *nt_heap_message(const nt_heap *h) { return h ? h->message : ""; }

@@ -2,6 +2,7 @@
  * types while reading; at the end, the references and roots resolved to
  * object indexes through the address order. */
 #include "heap/heap_build.h"
+#include "common/abi.h"
 #include "common/sort.h"
 
 #include <stdarg.h>
@@ -12,6 +13,9 @@ static uint32_t pick(uint32_t given, uint32_t dflt) { return given ? given : dfl
 
 nt_heap_builder *nt_heap_builder_new(const nt_heap_limits *limits, const nt_allocator *alloc)
 {
+    nt_heap_limits l;
+    if (!ABI_IN(nt_heap_limits, &l, limits))
+        return NULL;
     nt_heap_builder *b = NT_MEM_NEW(nt_heap_builder, alloc);
     if (!b)
         return NULL;
@@ -20,13 +24,11 @@ nt_heap_builder *nt_heap_builder_new(const nt_heap_limits *limits, const nt_allo
         NT_MEM_DELETE(nt_heap_builder, b);
         return NULL;
     }
-    nt_heap_limits none = { 0 };
-    const nt_heap_limits *l = limits ? limits : &none;
-    b->lim.max_objects = pick(l->max_objects, NT_HEAP_DEFAULT_MAX_OBJECTS);
-    b->lim.max_edges = pick(l->max_edges, NT_HEAP_DEFAULT_MAX_EDGES);
-    b->lim.max_roots = pick(l->max_roots, NT_HEAP_DEFAULT_MAX_ROOTS);
-    b->lim.max_types = pick(l->max_types, NT_HEAP_DEFAULT_MAX_TYPES);
-    b->lim.max_name_bytes = pick(l->max_name_bytes, NT_HEAP_DEFAULT_MAX_NAME_BYTES);
+    b->lim.max_objects = pick(l.max_objects, NT_HEAP_DEFAULT_MAX_OBJECTS);
+    b->lim.max_edges = pick(l.max_edges, NT_HEAP_DEFAULT_MAX_EDGES);
+    b->lim.max_roots = pick(l.max_roots, NT_HEAP_DEFAULT_MAX_ROOTS);
+    b->lim.max_types = pick(l.max_types, NT_HEAP_DEFAULT_MAX_TYPES);
+    b->lim.max_name_bytes = pick(l.max_name_bytes, NT_HEAP_DEFAULT_MAX_NAME_BYTES);
     b->ptr_size = 8;
     b->h->stats.gc_number = 0;
     return b;

@@ -1,6 +1,7 @@
 /* One-call entry points: a file, a file descriptor or a memory buffer read
  * through a parser into the heap builder. */
 #include "heap/heap_internal.h"
+#include "common/abi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +16,16 @@ static void set_msg(char *msg, size_t size, const char *text)
 }
 
 /* fd < 0: the buffer. */
-static nt_status build(const void *data, size_t len, int fd, const nt_heap_options *opt, nt_heap **out, char *msg,
-                       size_t msg_size)
+static nt_status build(const void *data, size_t len, int fd, const nt_heap_options *given, nt_heap **out,
+                       char *msg, size_t msg_size)
 {
     *out = NULL;
+    nt_heap_options o;
+    if (!ABI_IN(nt_heap_options, &o, given)) {
+        set_msg(msg, msg_size, "nt_heap_options: a member this library does not know is set");
+        return NT_ERR_INVALID_ARG;
+    }
+    const nt_heap_options *opt = &o;
     const nt_allocator *alloc = opt ? opt->alloc : NULL;
     nt_heap_builder *b = nt_heap_builder_new(opt ? opt->heap_limits : NULL, alloc);
     nt_callbacks cb;

@@ -143,6 +143,9 @@ public class LiveTests
 
     private static volatile byte[]? s_kept;
 
+    // Three spinning methods of one body under three names (SelfSpin, RequestSpin,
+    // RecorderSpin): each test needs a method first compiled after its own session
+    // began, so that the method's JIT event names it in that session's windows.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static double SelfSpinForTheProfiler(int n)
     {
@@ -194,6 +197,80 @@ public class LiveTests
         Assert.True(allocEvents > 0, "no allocation ticks in the windows");
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static double RequestSpinForTheProfiler(int n)
+    {
+        double acc = 1;
+        for (int i = 1; i < n; i++)
+            acc += Math.Sqrt(i) / acc;
+        return acc;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static double RecorderSpinForTheProfiler(int n)
+    {
+        double acc = 2;
+        for (int i = 1; i < n; i++)
+            acc += Math.Sqrt(i) / acc;
+        return acc;
+    }
+
+    /// <summary>Spin on this thread for ms (in spin, compiled after the session began:
+    /// code compiled before is named only by the rundown at the stop) while another
+    /// thread pumps prof, then pump for a moment more so the runtime's last batch arrives.</summary>
+    private static void SpinWhilePumped(ContinuousProfiler prof, int ms, Func<int, double> spin)
+    {
+        using var stop = new CancellationTokenSource();
+        var pumper = new Thread(() => { while (!stop.IsCancellationRequested) prof.Pump(TimeSpan.FromMilliseconds(20)); });
+        pumper.Start();
+        var until = DateTime.UtcNow.AddMilliseconds(ms);
+        double sink = 0;
+        while (DateTime.UtcNow < until)
+            sink += spin(100_000);
+        stop.Cancel();
+        pumper.Join();
+        GC.KeepAlive(sink);
+    }
+
+    [SkippableFact]
+    public void RequestWindowTakesItsThreadsSamples()
+    {
+        using var prof = ContinuousProfiler.StartSelf();
+        long me = ContinuousProfiler.CurrentOsThreadId;
+        RequestWindow all = prof.OpenRequest();
+        RequestWindow mine = prof.OpenRequest(new SampleSelection { ThreadIds = new[] { me } });
+        using (RequestWindow discarded = prof.OpenRequest()) { }
+        SpinWhilePumped(prof, 1500, RequestSpinForTheProfiler);
+        using TraceFile t = mine.Close();
+        using TraceFile everything = all.Close();
+        Assert.True(t.SampleCount > 0, "no sample of this thread in its request window");
+        Assert.All(t.Samples, s => Assert.Equal(me, s.ThreadId));
+        Assert.True(everything.SampleCount > t.SampleCount, "the unfiltered window has only this thread's samples");
+        Assert.Contains(t.Samples, s => s.Frames.Any(f => f.Contains("RequestSpinForTheProfiler")));
+        Assert.Throws<InvalidOperationException>(() => mine.Close());
+    }
+
+    [SkippableFact]
+    public void FlightRecorderCutsAfterTheFact()
+    {
+        using var prof = ContinuousProfiler.StartSelf(windows: new WindowOptions { RecorderDuration = TimeSpan.FromSeconds(20), NoContinuous = true });
+        long me = ContinuousProfiler.CurrentOsThreadId, from = ContinuousProfiler.NowNs;
+        SpinWhilePumped(prof, 1500, RecorderSpinForTheProfiler);
+        long to = ContinuousProfiler.NowNs;
+        var settle = DateTime.UtcNow.AddMilliseconds(400);
+        while (DateTime.UtcNow < settle)
+            prof.Pump(TimeSpan.FromMilliseconds(20));
+        var select = new SampleSelection { ThreadIds = new[] { me } };
+        using TraceFile cut = prof.Cut(from, to, select);
+        using TraceFile again = prof.Cut(from, to, select);
+        Assert.True(cut.SampleCount > 0, "the recorder held no sample of this thread");
+        Assert.True(again.SampleCount >= cut.SampleCount, "the recorder lost samples between two cuts"); // a late batch may add some
+        Assert.All(cut.Samples, s => Assert.InRange(s.TimestampNs, from, to - 1));
+        Assert.NotNull(prof.RecorderSpan);
+        var e = Assert.Throws<NetTraceException>(() => prof.TakeWindow());
+        Assert.Equal("invalid_argument", e.Status);
+    }
+
     [SkippableFact]
     public void PresetsAreTheTools()
     {
@@ -202,9 +279,11 @@ public class LiveTests
         var rows = help.Split('\n').Select(l => l.Trim().Split(' ', StringSplitOptions.RemoveEmptyEntries))
             .Where(w => w.Length >= 2 && ProfilePresets.Table.Any(t => t.Profile == w[0]) && w[1].Contains(':'))
             .Select(w => w[0] + " " + w[1]).ToList();
+        Assert.NotEmpty(rows);
         var ours = ProfilePresets.Table.Select(t => t.Profile + " " + t.Provider.Name + ":0x" + t.Provider.Keywords.ToString("x") + ":" + t.Provider.Level).ToList();
         Assert.Equal(rows, ours);
         Assert.Throws<ArgumentException>(() => ProfilePresets.Providers("cpu,heap"));
+        Assert.Equal(ProfilePresets.Providers("thread-time"), ProfilePresets.Providers("cpu"));
         var merged = ProfilePresets.Providers("cpu,alloc,exceptions");
         Assert.Equal(2, merged.Count);
         Assert.Equal(0x1UL | 0x18 | 0x8000, merged.Single(p => p.Name == "Microsoft-Windows-DotNETRuntime").Keywords);

@@ -22,8 +22,8 @@ public static class ProfilePresets
     /// <summary>Each profile's providers, one row per provider.</summary>
     public static IReadOnlyList<(string Profile, Provider Provider)> Table { get; } = new (string, Provider)[]
     {
-        ("cpu", new Provider(Sampler, 0, 5)),
-        ("cpu", new Provider(Runtime, Names, 5)),
+        ("thread-time", new Provider(Sampler, 0, 5)),
+        ("thread-time", new Provider(Runtime, Names, 5)),
         ("wall", new Provider(Sampler, 0, 5)),
         ("wall", new Provider(Runtime, Names, 5)),
         ("alloc", new Provider(Runtime, Gc | Names, 5)),
@@ -32,9 +32,10 @@ public static class ProfilePresets
         ("gc", new Provider(Runtime, Gc, 4)),
     };
 
-    /// <summary>The providers of "NAME[,NAME]" (cpu, wall, alloc, exceptions,
-    /// contention, gc): a provider named twice gets the union of the keywords and
-    /// the higher level.  ArgumentException for an unknown name.</summary>
+    /// <summary>The providers of "NAME[,NAME]" (thread-time, wall, alloc, exceptions,
+    /// contention, gc; cpu and managed-cpu record what thread-time does, as in the
+    /// tool): a provider named twice gets the union of the keywords and the higher
+    /// level.  ArgumentException for an unknown name.</summary>
     public static IReadOnlyList<Provider> Providers(string profiles)
     {
         ArgumentNullException.ThrowIfNull(profiles);
@@ -42,9 +43,10 @@ public static class ProfilePresets
         foreach (string name in profiles.Split(','))
         {
             bool found = false;
+            string wanted = name is "cpu" or "managed-cpu" ? "thread-time" : name;
             foreach ((string profile, Provider p) in Table)
             {
-                if (profile != name)
+                if (profile != wanted)
                     continue;
                 found = true;
                 int i = list.FindIndex(q => q.Name == p.Name);
@@ -54,7 +56,7 @@ public static class ProfilePresets
                     list[i] = list[i] with { Keywords = list[i].Keywords | p.Keywords, Level = Math.Max(list[i].Level == 0 ? 5 : list[i].Level, p.Level) };
             }
             if (!found)
-                throw new ArgumentException("unknown profile '" + name + "' (cpu, wall, alloc, exceptions, contention, gc)", nameof(profiles));
+                throw new ArgumentException("unknown profile '" + name + "' (thread-time, managed-cpu, wall, alloc, exceptions, contention, gc)", nameof(profiles));
         }
         return list;
     }

@@ -48,12 +48,31 @@ public sealed class WindowOptions
 {
     /// <summary>Method records held at most (default 1,048,576).</summary>
     public int MaxRecords { get; set; }
+    /// <summary>Bytes the kept method records, their names and the address index may hold (default 64 MiB);
+    /// past it, records no sample hit are evicted first.</summary>
+    public long RecordBudgetBytes { get; set; }
+    /// <summary>The flight recorder: keep the samples of this last stretch of time, for
+    /// <see cref="ContinuousProfiler.Cut"/> (zero: no recorder).</summary>
+    public TimeSpan RecorderDuration { get; set; }
+    /// <summary>... and at most this many bytes of them, oldest dropped first (default 16 MiB with a recorder).</summary>
+    public long RecorderBytes { get; set; }
+    /// <summary>Samples feed only request windows and the recorder: no continuous window
+    /// (<see cref="ContinuousProfiler.TakeWindow"/> then throws "invalid_argument").</summary>
+    public bool NoContinuous { get; set; }
 
     internal nt_trace_window_config ToNative()
     {
-        if (MaxRecords < 0)
-            throw new ArgumentOutOfRangeException(nameof(MaxRecords), "0 (the default) or more");
-        return new nt_trace_window_config { struct_size = Sized.Of<nt_trace_window_config>(), max_records = (uint)MaxRecords };
+        if (MaxRecords < 0 || RecordBudgetBytes < 0 || RecorderBytes < 0 || RecorderDuration < TimeSpan.Zero)
+            throw new ArgumentOutOfRangeException(nameof(WindowOptions), "window options are 0 (the default) or more");
+        return new nt_trace_window_config
+        {
+            struct_size = Sized.Of<nt_trace_window_config>(),
+            max_records = (uint)MaxRecords,
+            record_budget = (ulong)RecordBudgetBytes,
+            recorder_ns = (ulong)(RecorderDuration.Ticks * 100),
+            recorder_bytes = (ulong)RecorderBytes,
+            no_continuous = (byte)(NoContinuous ? 1 : 0),
+        };
     }
 }
 
@@ -206,6 +225,96 @@ public sealed unsafe class ContinuousProfiler : IDisposable
         }
         return new ProfileWindow(start, end, trace, prof, st);
     }
+    // ---- request windows and the flight recorder ---------------------------
+
+    /// <summary>Now on the trace clock of a Linux runtime (CLOCK_MONOTONIC ns): what
+    /// request windows and recorder cuts are given, and samples' TimestampNs.</summary>
+    public static long NowNs => Lib.nt_now_ns();
+
+    /// <summary>The calling thread's OS id (the ThreadId of its samples).</summary>
+    public static long CurrentOsThreadId => Poll.Gettid();
+
+    internal static readonly TimeSpan DefaultSettle = TimeSpan.FromMilliseconds(200);
+
+    /// <summary>Open a window for one request from now: it takes the samples
+    /// select picks (every thread by default; a thread set or an ActivityId) until
+    /// it is closed, beside the continuous window and other request windows (up to
+    /// 4,096 open at once).  Safe from any thread.</summary>
+    public RequestWindow OpenRequest(SampleSelection? select = null)
+    {
+        long from = NowNs;
+        ulong id;
+        lock (_gate)
+        {
+            using var _ = _trace.Use();
+            using SampleSelection.Pinned pin = (select ?? new SampleSelection()).Pin();
+            nt_window_filter f = pin.Filter;
+            NetTraceException.Check(Lib.nt_trace_window_open(_trace.Ptr, from, &f, &id), "opening a request window");
+        }
+        return new RequestWindow(this, id, from);
+    }
+
+    internal TraceFile CloseRequest(ulong id, long toNs)
+    {
+        lock (_gate)
+        {
+            Session.Pump();
+            using var _ = _trace.Use();
+            void* t;
+            int st = Lib.nt_trace_window_close(_trace.Ptr, id, toNs, &t);
+            if (t == null)
+                throw new NetTraceException(st, "closing a request window: " + NetTraceException.Describe(st), -1);
+            return new TraceFile(new TraceHandle(t));
+        }
+    }
+
+    internal void DiscardRequest(ulong id)
+    {
+        lock (_gate)
+        {
+            if (_trace.IsClosed)
+                return;
+            using var _ = _trace.Use();
+            void* t;
+            if (Lib.nt_trace_window_close(_trace.Ptr, id, NowNs, &t) == NetTraceException.Ok && t != null)
+                Lib.nt_trace_free(t);
+        }
+    }
+
+    /// <summary>The flight recorder (<see cref="WindowOptions.RecorderDuration"/>):
+    /// the samples of [fromNs, toNs) that select picks, cut out of what it keeps
+    /// (it keeps them: cut again at will).  Throws "invalid_argument" without a
+    /// recorder; a cut reaching into samples the recorder dropped gives what is left.</summary>
+    public TraceFile Cut(long fromNs, long toNs, SampleSelection? select = null)
+    {
+        lock (_gate)
+        {
+            Session.Pump();
+            using var _ = _trace.Use();
+            using SampleSelection.Pinned pin = (select ?? new SampleSelection()).Pin();
+            nt_window_filter f = pin.Filter;
+            void* t;
+            int st = Lib.nt_trace_window_cut(_trace.Ptr, fromNs, toNs, &f, &t);
+            if (t == null)
+                throw new NetTraceException(st, "cutting the recorder: " + NetTraceException.Describe(st), -1);
+            return new TraceFile(new TraceHandle(t));
+        }
+    }
+
+    /// <summary>The span of the samples the recorder holds now (trace-clock ns), or null when it holds none.</summary>
+    public (long FromNs, long ToNs)? RecorderSpan
+    {
+        get
+        {
+            lock (_gate)
+            {
+                using var _ = _trace.Use();
+                long from, to;
+                return Lib.nt_trace_window_recorder_span(_trace.Ptr, &from, &to) != 0 ? (from, to) : null;
+            }
+        }
+    }
+
     /// <summary>A window every interval, pumping the stream meanwhile (every
     /// pumpEvery, 50 ms by default) on the awaiting context, until cancelled or
     /// the stream ends.  Each window is the caller's to dispose.</summary>

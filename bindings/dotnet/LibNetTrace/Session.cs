@@ -10,7 +10,7 @@ namespace LibNetTrace;
 /// <summary>A live session's configuration; the defaults profile CPU.</summary>
 public sealed class SessionOptions
 {
-    /// <summary>The profile presets to enable, "NAME[,NAME]" (<see cref="ProfilePresets"/>); "cpu" by default.</summary>
+    /// <summary>The profile presets to enable, "NAME[,NAME]" (<see cref="ProfilePresets"/>); "cpu" (thread-time) by default.</summary>
     public string Profiles { get; set; } = "cpu";
     /// <summary>Providers enabled besides (or, with Profiles empty, instead of) the presets'.</summary>
     public IList<Provider> Providers { get; } = new List<Provider>();
@@ -229,6 +229,9 @@ internal static unsafe partial class Poll
 
     [LibraryImport("libc", EntryPoint = "poll", SetLastError = false)]
     private static partial int poll(PollFd* fds, nuint n, int timeoutMs);
+
+    [LibraryImport("libc", EntryPoint = "gettid")]
+    internal static partial int Gettid();
 
     internal static void Readable(int fd, TimeSpan wait)
     {

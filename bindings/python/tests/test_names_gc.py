@@ -9,13 +9,15 @@ class FrameNameTest(unittest.TestCase):
     def test_frames_are_named_as_the_tool_names_them(self):
         # frame.name is the tool's own name (simple assembly name), so the
         # samples rendered from it are 'nettrace samples' byte for byte.
-        for path in corpus_files()[:6]:
+        for path in corpus_files()[:8]:
             with nettrace.open(path) as t:
                 lines = []
                 for s in t.samples():
                     stack = ";".join(f.name for f in reversed(s.frames)) or "-"
                     lines.append("%d %d %s %s\n" % (s.time_ns, s.thread_id, "M" if s.managed else "E", stack))
                 self.assertEqual("".join(lines).encode(), cli("samples", path), path)
+                if not lines:
+                    continue  # a heap snapshot or an events-only trace: no frames to name
                 named = [f for s in t.samples() for f in s.frames if f.method]
                 self.assertTrue(named, path)
                 for f in named[:50]:

@@ -61,6 +61,10 @@ internal static unsafe partial class Lib
     [LibraryImport(Name)] internal static partial void nt_trace_window_callbacks(nt_callbacks* cb);
     [LibraryImport(Name)] internal static partial int nt_trace_window_take(void* w, void** trace);
     [LibraryImport(Name)] internal static partial void nt_trace_window_free(void* w);
+    [LibraryImport(Name)] internal static partial int nt_trace_window_open(void* w, long from_ns, nt_window_filter* f, ulong* id);
+    [LibraryImport(Name)] internal static partial int nt_trace_window_close(void* w, ulong id, long to_ns, void** trace);
+    [LibraryImport(Name)] internal static partial int nt_trace_window_cut(void* w, long from_ns, long to_ns, nt_window_filter* f, void** trace);
+    [LibraryImport(Name)] internal static partial byte nt_trace_window_recorder_span(void* w, long* from_ns, long* to_ns);
 
     // nettrace_profile.h
     [LibraryImport(Name)] internal static partial byte nt_time_bound_parse(byte* s, nt_time_bound* b);

@@ -338,6 +338,21 @@ internal struct nt_trace_window_config
 {
     public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public uint max_records;
+    public ulong record_budget, recorder_ns, recorder_bytes;
+    public byte no_continuous, sample_labels;
+}
+
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct nt_window_filter
+{
+    public ulong* thread_ids;
+    public nuint thread_count;
+    public byte has_activity;
+    public fixed byte activity_id[16];
+    public byte has_trace_id;
+    public fixed byte trace_id[16];
+    public byte has_span_id;
+    public fixed byte span_id[8];
 }
 
 internal static unsafe class Sized
