@@ -145,7 +145,20 @@ typedef struct nt_trace_limits {
                                  its interned ids -- plus 24 bytes per distinct frame) */
     uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
                                  when code is unloaded and its memory reused (default 1,024) */
+    uint8_t reserved_[4];   /**< the first layout's tail padding: zero */
+    uint32_t max_threads;   /**< distinct threads held: sampled threads, and an event profile's threads in a GC
+                                 suspension or a contention wait (default 1,048,576) */
+    uint32_t max_gcs;       /**< GCs in an event profile's GC timeline, 160 bytes each (default 262,144) */
+    uint32_t max_labels;    /**< distinct labels an event profile holds: allocated type names, exception
+                                 types and messages (default 262,144) */
 } nt_trace_limits;
+
+#define NT_DEFAULT_MAX_SAMPLES ((uint64_t)1 << 30)
+#define NT_DEFAULT_MAX_FRAMES ((uint64_t)1 << 26)
+#define NT_DEFAULT_MAX_VARIANTS 1024u
+#define NT_DEFAULT_MAX_TRACE_THREADS (1u << 20)
+#define NT_DEFAULT_MAX_GCS (1u << 18)
+#define NT_DEFAULT_MAX_LABELS (1u << 18)
 
 /** Options for the one-call entry points; NULL or zeroed selects the defaults. */
 typedef struct nt_trace_options {
@@ -417,6 +430,8 @@ typedef struct nt_window_table {
 
 /** What a window object holds, by table, and what its bound did. */
 typedef struct nt_trace_window_stats {
+    uint32_t struct_size;           /**< set before the call: 0, or sizeof(nt_trace_window_stats) (see "How structs
+                                         grow" in nettrace.h) */
     nt_window_table records;        /**< method records kept (one code extent each) */
     nt_window_table strings;        /**< their names (entries: records) */
     nt_window_table address_index;  /**< the page index over their code (entries: page links) */
@@ -442,6 +457,7 @@ NT_API void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_
 
 /** Which samples a request window or a cut takes.  Zeroed = every thread. */
 typedef struct nt_window_filter {
+    uint32_t struct_size;           /**< 0, or sizeof(nt_window_filter) (see "How structs grow" in nettrace.h) */
     const uint64_t *thread_ids;     /**< only these threads (copied); NULL = all */
     size_t thread_count;
     bool has_activity;              /**< only samples whose event carries this ActivityId */

@@ -456,7 +456,7 @@ Test(trace_window, request_windows_overlap)
 /* The flight recorder: the last recorder_ns of samples, cut after the fact. */
 Test(trace_window, the_recorder_cuts_windows_after_the_fact)
 {
-    nt_trace_window_config cfg = { .recorder_ns = 100000, .no_continuous = true };
+    nt_trace_window_config cfg = { .struct_size = sizeof cfg, .recorder_ns = 100000, .no_continuous = true };
     nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
     nt_trace_window_callbacks(&cb);
     feed_app(w);
@@ -571,7 +571,7 @@ static void feed_labeled_stream(nt_trace_window *w)
 
 Test(trace_window, windows_filter_by_trace_and_span_id)
 {
-    nt_trace_window_config cfg = { .recorder_ns = UINT64_MAX / 2 };
+    nt_trace_window_config cfg = { .struct_size = sizeof cfg, .recorder_ns = UINT64_MAX / 2 };
     nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
     nt_window_filter fa = { .has_trace_id = true };
     memset(fa.trace_id, 0xAA, 16);
@@ -601,7 +601,7 @@ Test(trace_window, windows_filter_by_trace_and_span_id)
  * and in pprof as trace_id / span_id labels (samples of other spans apart). */
 Test(trace_window, samples_carry_their_labels_into_pprof)
 {
-    nt_trace_window_config cfg = { .sample_labels = true };
+    nt_trace_window_config cfg = { .struct_size = sizeof cfg, .sample_labels = true };
     nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
     feed_labeled_stream(w);
     nt_trace *t;

@@ -141,6 +141,10 @@ tests_test_session_CFLAGS = $(T_CC)
 tests_test_session_LDADD = $(T_LIBS)
 tests_test_session_LDFLAGS = $(T_LINK)
 
+# Hostile neighbours: impostor and planted endpoints, escaped peer strings, silent runtimes.
+TESTS += tests/cli_hostile_peers.sh
+EXTRA_DIST += tests/cli_hostile_peers.sh tests/support/fake_runtime.py
+
 tests_test_session_live_SOURCES = tests/test_session_live.c tests/support/live_target.c tests/support/live_target.h
 tests_test_session_live_CPPFLAGS = $(T_CPP)
 tests_test_session_live_CFLAGS = $(T_CC)
@@ -343,6 +347,50 @@ EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj t
 # gc's time base, units, window and sizes; quoted labels; usage errors.
 TESTS += tests/cli_readable.sh
 EXTRA_DIST += tests/cli_readable.sh
+
+# ---- nettrace events on hostile traces: bounded memory and output, escaped names (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_events_bounds
+TESTS += tests/test_events_bounds
+endif
+tests_test_events_bounds_SOURCES = tests/test_events_bounds.c tests/support/cli_run.c tests/support/cli_run.h
+tests_test_events_bounds_CPPFLAGS = $(T_CPP)
+tests_test_events_bounds_CFLAGS = $(T_CC)
+tests_test_events_bounds_LDADD = $(T_LIBS)
+tests_test_events_bounds_LDFLAGS = $(T_LINK)
+
+# ---- signed overflow on hostile numbers: GC timeline, profiles, time bounds, formatters (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_overflow
+TESTS += tests/test_overflow
+endif
+tests_test_overflow_SOURCES = tests/test_overflow.c tests/support/cli_run.c tests/support/cli_run.h
+tests_test_overflow_CPPFLAGS = $(T_CPP)
+tests_test_overflow_CFLAGS = $(T_CC)
+tests_test_overflow_LDADD = $(T_LIBS)
+tests_test_overflow_LDFLAGS = $(T_LINK)
+
+# ---- an event profile's GCs, labels and threads under named limits (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_profile_limits
+TESTS += tests/test_profile_limits
+endif
+tests_test_profile_limits_SOURCES = tests/test_profile_limits.c
+tests_test_profile_limits_CPPFLAGS = $(T_CPP)
+tests_test_profile_limits_CFLAGS = $(T_CC)
+tests_test_profile_limits_LDADD = $(T_LIBS)
+tests_test_profile_limits_LDFLAGS = $(T_LINK)
+
+# ---- the writer's header clock as readers take it; convert refuses what they cannot (issue 21) ----
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_writer_clock
+TESTS += tests/test_writer_clock
+endif
+tests_test_writer_clock_SOURCES = tests/test_writer_clock.c tests/support/cli_run.c tests/support/cli_run.h
+tests_test_writer_clock_CPPFLAGS = $(T_CPP)
+tests_test_writer_clock_CFLAGS = $(T_CC)
+tests_test_writer_clock_LDADD = $(T_LIBS)
+tests_test_writer_clock_LDFLAGS = $(T_LINK)
 
 # ---- the ABI: how structs grow (doc/abi.md) ----
 if HAVE_CRITERION

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "window_soak: at least 200 windows\n");
         return 2;
     }
-    nt_trace_window_config cfg = { .record_budget = BUDGET };
+    nt_trace_window_config cfg = { .struct_size = sizeof cfg, .record_budget = BUDGET };
     nt_trace_window *w = nt_trace_window_new(&cfg, NULL);
     if (!w)
         return 1;

@@ -12,7 +12,7 @@ nettrace_SOURCES = \
 	src/cli/profile_presets.c src/cli/profile_presets.h \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h \
 	src/cli/cmd_events.c src/cli/event_census.c src/cli/event_census.h src/cli/event_format.c src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h \
-	src/cli/event_stacks.c src/cli/event_stacks.h \
+	src/cli/event_stacks.c src/cli/event_stacks.h src/cli/stack_texts.c src/cli/stack_texts.h \
 	src/cli/cmd_samples.c \
 	src/cli/cmd_top.c src/cli/top_print.c src/cli/top_print.h \
 	src/cli/cmd_stacks.c \
@@ -20,6 +20,7 @@ nettrace_SOURCES = \
 	src/cli/cmd_gc.c \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \
+	src/cli/collect_program.c \
 	src/cli/cmd_ps.c src/cli/cmd_profiles.c \
 	src/cli/cmd_index.c \
 	src/cli/cmd_top_live.c \

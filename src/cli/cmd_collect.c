@@ -32,10 +32,12 @@ static void collect_usage(FILE *f)
           "\n"
           "Write a .NET process's EventPipe stream to a .nettrace file.  With -- PROGRAM,\n"
           "the program is started with its runtime suspended on a diagnostic port until\n"
-          "the session runs, so the trace covers its startup; collection ends when it\n"
-          "exits (its exit status is reported), at --duration or on Ctrl-C (the program\n"
-          "is then ended: SIGTERM, SIGKILL 5 s later).  Ctrl-C stops cleanly, with\n"
-          "rundown; a second Ctrl-C abandons the session (the file is then truncated).\n"
+          "the session runs, so the trace covers its startup; collection ends when its\n"
+          "runtime exits (the program's exit status is then nettrace's), at --duration\n"
+          "or on Ctrl-C (the program's process group is then ended: SIGTERM, SIGKILL\n"
+          "5 s later).  .NET processes the program starts are resumed, not traced.\n"
+          "Ctrl-C stops cleanly, with rundown; a second Ctrl-C abandons the session\n"
+          "(the file is then truncated).\n"
           "On a terminal a live counter shows the bytes and events written.\n"
           "\n"
           "  -p, --pid PID          the process to attach to\n"
@@ -163,7 +165,7 @@ static int attach(collect_job *j, int32_t pid, const nt_session_config *cfg, int
     }
     if (st != NT_OK) {
         fprintf(stderr, "nettrace collect: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
-                cli_endpoint_why(ep.reason));
+                cli_endpoint_reason(ep.reason));
         return cli_exit_code(st);
     }
     j->session = nt_session_new(cfg, NULL);
@@ -316,7 +318,7 @@ int cmd_collect(int argc, char **argv)
         print_providers(&providers);
     if (!j.quiet)
         fprintf(stderr, "nettrace collect: pid %d -> %s (Ctrl-C to stop%s)\n",
-                (int)(j.child ? j.child : pid), j.output, j.duration_ns > 0 ? " early" : "");
+                (int)(j.runtime ? j.runtime : pid), j.output, j.duration_ns > 0 ? " early" : "");
     rc = collect_run(&j);
 out:
     if (j.session)

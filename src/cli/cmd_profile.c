@@ -10,6 +10,8 @@
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
 #include "cli/site.h"
+#include "cli/stack_texts.h"
+#include "common/sat.h"
 #include "common/sort.h"
 #include "common/text_escape.h"
 
@@ -149,8 +151,9 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
     const nt_trace *t = nt_profile_trace(p);
     size_t n = nt_profile_record_count(p), m = 0;
     size_t *order = malloc((n ? 2 * n : 1) * sizeof *order);
-    char **lines = calloc(nt_trace_stack_count(t) + 1, sizeof *lines);
-    if (!order || !lines) {
+    cli_stack_texts lines;
+    bool have_lines = cli_stack_texts_init(&lines, t, ps->name_flags, 0);
+    if (!order || !have_lines) {
         fprintf(stderr, "nettrace: out of memory\n");
         rc = CLI_EXIT_ERROR;
         goto out;
@@ -164,26 +167,23 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
     nt_merge_sort(order, order + m, m, sizeof *order, by_time, p); /* stable: ties in stream order */
     for (size_t j = 0; j < m; j++) {
         nt_profile_record r = nt_profile_record_at(p, order[j]);
-        if (!lines[r.stack_index]) {
-            if (!(lines[r.stack_index] = cli_stack_line(t, r.stack_index, ps->name_flags))) {
-                fprintf(stderr, "nettrace: out of memory\n");
-                rc = CLI_EXIT_ERROR;
-                break;
-            }
+        const char *line = cli_stack_text(&lines, r.stack_index);
+        if (!line) {
+            fprintf(stderr, "nettrace: out of memory\n");
+            rc = CLI_EXIT_ERROR;
+            break;
         }
         char label[4096];
         label_field(&r, label, sizeof label, false);
-        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", r.time_ns - origin, r.thread_id, r.value, label,
-               lines[r.stack_index]);
+        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(r.time_ns, origin), r.thread_id, r.value, label,
+               line);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nettrace: writing standard output failed\n");
         rc = CLI_EXIT_ERROR;
     }
 out:
-    for (size_t i = 0; lines && i <= nt_trace_stack_count(t); i++)
-        free(lines[i]);
-    free(lines);
+    cli_stack_texts_free(&lines);
     free(order);
     nt_profile_free(p);
     return rc;

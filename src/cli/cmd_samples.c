@@ -9,6 +9,8 @@
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "cli/progress.h"
+#include "cli/stack_texts.h"
+#include "common/sat.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -103,12 +105,13 @@ int cmd_samples(int argc, char **argv)
     cli_filter_export(&filter, t, &sel);
     int64_t origin = relative ? cli_trace_start_ns(nt_trace_header(t)) : 0;
     bool filtered = cli_filter_active(&filter), any = false;
-    /* One formatted line tail per distinct stack, made when first needed. */
-    size_t ns = nt_trace_stack_count(t), n = nt_trace_sample_count(t);
-    char **lines = calloc(ns ? ns : 1, sizeof *lines);
+    /* One formatted line tail per distinct stack, made when first needed (kept within a budget). */
+    size_t n = nt_trace_sample_count(t);
+    cli_stack_texts lines;
+    bool have_lines = cli_stack_texts_init(&lines, t, name_flags, 0);
     int64_t *wall_ns = wall ? malloc((n ? n : 1) * sizeof *wall_ns) : NULL;
-    if (!lines || (wall && (!wall_ns || nt_trace_wall_ns(t, wall_ns) != NT_OK))) {
-        free(lines);
+    if (!have_lines || (wall && (!wall_ns || nt_trace_wall_ns(t, wall_ns) != NT_OK))) {
+        cli_stack_texts_free(&lines);
         free(wall_ns);
         nt_trace_free(t);
         fprintf(stderr, "nettrace: out of memory\n");
@@ -124,21 +127,19 @@ int cmd_samples(int argc, char **argv)
         if (filtered && !cli_filter_keeps(&sel, &s))
             continue;
         any = true;
-        if (!lines[s.stack_index]) {
-            lines[s.stack_index] = cli_stack_line(t, s.stack_index, name_flags);
-            if (!lines[s.stack_index]) {
-                fprintf(stderr, "nettrace: out of memory\n");
-                rc = CLI_EXIT_ERROR;
-                break;
-            }
+        const char *line = cli_stack_text(&lines, s.stack_index);
+        if (!line) {
+            fprintf(stderr, "nettrace: out of memory\n");
+            rc = CLI_EXIT_ERROR;
+            break;
         }
         bool managed = s.type == NT_SAMPLE_MANAGED, external = s.type == NT_SAMPLE_EXTERNAL;
         if (wall)
-            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", s.time_ns - origin, s.thread_id, wall_ns[i],
-                   managed ? "managed" : external ? "external" : "other", lines[s.stack_index]);
+            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id, wall_ns[i],
+                   managed ? "managed" : external ? "external" : "other", line);
         else
-            printf("%" PRId64 " %" PRIu64 " %c %s\n", s.time_ns - origin, s.thread_id,
-                   managed ? 'M' : external ? 'E' : '?', lines[s.stack_index]);
+            printf("%" PRId64 " %" PRIu64 " %c %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id,
+                   managed ? 'M' : external ? 'E' : '?', line);
     }
     cli_selected count;
     if (filtered && !any && rc != CLI_EXIT_ERROR)
@@ -147,9 +148,7 @@ int cmd_samples(int argc, char **argv)
         fprintf(stderr, "nettrace: writing standard output failed\n");
         rc = CLI_EXIT_ERROR;
     }
-    for (size_t i = 0; i < ns; i++)
-        free(lines[i]);
-    free(lines);
+    cli_stack_texts_free(&lines);
     free(wall_ns);
     nt_trace_free(t);
     return rc;

@@ -46,7 +46,8 @@ static void top_usage(FILE *f)
           "  -p, --pid PID        the process to attach to\n"
           "  -i, --interval T     refresh every T (seconds, or with a unit: 500ms;\n"
           "                         at least 100 ms; default 2 s)\n"
-          "  -d, --duration T     stop after T (default: until Ctrl-C or the target ends)\n"
+          "  -d, --duration T     stop after T, connecting included (default: until\n"
+          "                         Ctrl-C or the target ends)\n"
           "  -n, --top N          rows per table (default 20; 0 = all)\n"
           "      --inclusive      sort by inclusive samples (default: exclusive)\n"
           "      --by-thread      one table per thread\n"
@@ -71,8 +72,9 @@ static void top_usage(FILE *f)
           f);
 }
 
+/* deadline_ns bounds the start: the connect counts in --duration. */
 static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
-                        const nt_session_config *base, const char *what)
+                        const nt_session_config *base, const char *what, int64_t deadline_ns)
 {
     nt_callbacks cb = { 0 };
     if (events)
@@ -84,6 +86,8 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, cons
     cfg.sink = nt_sink_parser;
     cfg.sink_user = ls->parser;
     cfg.caller_pumps = true;
+    /* The view holds one interval, whatever has passed: no cap on the stream's total (documented: until Ctrl-C). */
+    cfg.max_stream_bytes = UINT64_MAX;
     ls->session = ls->parser ? nt_session_new(&cfg, NULL) : NULL;
     if (!ls->session) {
         fprintf(stderr, "nettrace top: out of memory\n");
@@ -91,7 +95,7 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, cons
     }
     /* Ctrl-C while starting cancels at once (session_opts.h). */
     cli_start_guard_begin(ls->session);
-    nt_status st = nt_session_start_endpoint(ls->session, ep, nt_deadline_after_ms(10000));
+    nt_status st = nt_session_start_endpoint(ls->session, ep, deadline_ns);
     cli_start_guard_end();
     cli_interrupts_session(NULL);
     if (st != NT_OK) {
@@ -271,11 +275,15 @@ int cmd_top_live(int argc, char **argv)
                 pid == 0 ? "give the process with -p PID" : "no FILE with -p (a live process is the input)", argv[0]);
         return CLI_EXIT_USAGE;
     }
+    /* --duration counts from here, connecting included. */
+    int64_t start = nt_now_ns();
+    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
+    int64_t connect_by = nt_deadline_after_ms(10000) < until ? nt_deadline_after_ms(10000) : until;
     nt_endpoint ep;
     nt_status st = nt_endpoint_find(pid, &ep);
     if (st != NT_OK) {
         fprintf(stderr, "nettrace top: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
-                cli_endpoint_why(ep.reason));
+                cli_endpoint_reason(ep.reason));
         return cli_exit_code(st);
     }
     bool events = kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL;
@@ -303,7 +311,7 @@ int cmd_top_live(int argc, char **argv)
         cfg.providers = providers.list;
         cfg.provider_count = providers.count;
     }
-    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling")) {
+    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling", connect_by)) {
         rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
         goto out;
     }
@@ -316,17 +324,15 @@ int cmd_top_live(int argc, char **argv)
         rcfg.provider_count = 1;
         rcfg.buffer_mb = 16;
         rcfg.no_stackwalk = false;
-        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown"))
+        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown", connect_by))
             nt_session_request_stop(rundown_s.session);
         else
             close_stream(&rundown_s); /* names then come at the end only */
     }
 
-    bool tty = isatty(1), warned = false;
-    int64_t start = nt_now_ns();
-    int64_t next = start + (int64_t)(interval * 1e9);
-    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
-    int64_t last = start;
+    bool tty = isatty(1), warned = false, drawn = false;
+    int64_t last = nt_now_ns();
+    int64_t next = last + (int64_t)(interval * 1e9);
     while (!main_s.ended && cli_interrupt_count() == 0) {
         struct pollfd pf[3];
         int n = 0;
@@ -344,11 +350,15 @@ int cmd_top_live(int argc, char **argv)
             close_stream(&rundown_s);
         }
         int64_t now = nt_now_ns();
-        if (now >= next) {
+        /* --duration counts the connect too: its end draws the interval so far when no refresh did, or
+         * when at least half an interval has passed since the last. */
+        bool ending = now >= until && (!drawn || now - last >= (int64_t)(interval * 0.5e9));
+        if (now >= next || ending) {
             rc = events ? render_profile(win, kind, &to, (double)(now - last) / 1e9, tty, pid, &warned)
                         : render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
             if (rc != CLI_EXIT_OK)
                 break;
+            drawn = true;
             last = now;
             while (next <= now)
                 next += (int64_t)(interval * 1e9);

@@ -30,10 +30,8 @@ int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n);
  * wait_until (CLOCK_MONOTONIC ns; 0: look once) a name no process has yet is
  * looked for again every 100 ms. */
 int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wait_until);
-
-/* Why a process has no endpoint, in plain English for a message (not the
- * status identifier nt_endpoint_reason_name gives). */
-const char *cli_endpoint_why(nt_endpoint_reason r);
+/* Why a process has no endpoint, in words ("foreign" says who may be at work). */
+const char *cli_endpoint_reason(nt_endpoint_reason r);
 
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);

@@ -36,6 +36,8 @@
 #define ABI3_nt_provider ABI_UPTO(nt_provider, arguments)
 #define ABI3_nt_session_config ABI_UPTO(nt_session_config, caller_pumps)
 #define ABI3_nt_writer_options ABI_UPTO(nt_writer_options, block_bytes)
+#define ABI3_nt_trace_window_stats ABI_UPTO(nt_trace_window_stats, memory_peak)
+#define ABI3_nt_window_filter ABI_UPTO(nt_window_filter, span_id)
 #define ABI3_nt_index_options ABI_UPTO(nt_index_options, alloc)
 #define ABI3_nt_index_summary ABI_UPTO(nt_index_summary, estimate_exact)
 

@@ -9,6 +9,7 @@
  * Records go to records.c; frames are resolved only in finish()
  * (resolve.c), once rundown has arrived. */
 #include "trace/build_internal.h"
+#include "common/limits.h"
 #include "common/abi.h"
 #include "common/sort.h"
 
@@ -45,15 +46,15 @@ void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *lim
 {
     if (!b)
         return;
-    if (!ABI_IN(nt_trace_limits, &b->lim, limits))
-        ABI_IN(nt_trace_limits, &b->lim, NULL); /* a member this library does not know: the defaults */
-    if (!b->lim.max_samples)
-        b->lim.max_samples = (uint64_t)1 << 30;
-    if (!b->lim.max_frames)
-        b->lim.max_frames = (uint64_t)1 << 26;
-    if (!b->lim.max_variants)
-        b->lim.max_variants = 1024;
+    nt_trace_limits given;
+    if (!ABI_IN(nt_trace_limits, &given, limits))
+        ABI_IN(nt_trace_limits, &given, NULL); /* a member this library does not know: the defaults */
+    nt_trace_limits_resolve(&b->lim, &given);
 }
+
+const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b) { return &b->lim; }
+
+void tr_builder_fail_limit(nt_trace_builder *b, const char *msg) { tr_fail_limit(b, "%s", msg); }
 
 static int on_trace(void *user, const nt_trace_info *info)
 {
@@ -220,8 +221,9 @@ static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_th
     nt_trace *t = b->t;
     uint32_t th = tr_index(&b->thread_index, id);
     if (th == UINT32_MAX) {
-        if (t->nthreads >= TR_MAX_THREADS) {
-            tr_fail_limit(b, "more than %u sampled threads", TR_MAX_THREADS);
+        if (t->nthreads >= TR_MAX_THREADS || t->nthreads >= b->lim.max_threads) {
+            tr_fail_limit(b, "more than %u sampled threads (nt_trace_limits.max_threads)",
+                          b->lim.max_threads < TR_MAX_THREADS ? b->lim.max_threads : TR_MAX_THREADS);
             return UINT32_MAX;
         }
         if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||

@@ -453,9 +453,13 @@ static void drop_filter(nt_trace_window *w, win_request *r)
     r->threads = NULL;
 }
 
-nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_window_filter *filter,
+nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_window_filter *given,
                                nt_window_id *id)
 {
+    nt_window_filter fl;
+    if (given && !ABI_IN(nt_window_filter, &fl, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_window_filter *filter = given ? &fl : NULL;
     if (!w || !id || w->type != &TRACE_WINDOW || (filter && filter->thread_count && !filter->thread_ids))
         return NT_ERR_INVALID_ARG;
     size_t k = 0;
@@ -502,11 +506,15 @@ nt_status nt_trace_window_close(nt_trace_window *w, nt_window_id id, int64_t to_
     return st;
 }
 
-nt_status nt_trace_window_cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const nt_window_filter *filter,
+nt_status nt_trace_window_cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const nt_window_filter *given,
                               nt_trace **out)
 {
     if (out)
         *out = NULL;
+    nt_window_filter fl;
+    if (given && !ABI_IN(nt_window_filter, &fl, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_window_filter *filter = given ? &fl : NULL;
     if (!w || !out || !w->cfg.recorder_ns || w->type != &TRACE_WINDOW ||
         (filter && filter->thread_count && !filter->thread_ids))
         return NT_ERR_INVALID_ARG;
@@ -523,11 +531,16 @@ bool nt_trace_window_recorder_span(const nt_trace_window *w, int64_t *from_ns, i
     return w && from_ns && to_ns && w->cfg.recorder_ns && sl_span(&w->log, from_ns, to_ns);
 }
 
-void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *out)
+void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *caller)
 {
-    memset(out, 0, sizeof *out);
-    if (!w)
+    if (!caller)
         return;
+    nt_trace_window_stats st, *out = &st;
+    memset(out, 0, sizeof *out);
+    if (!w) {
+        ABI_OUT(nt_trace_window_stats, caller, out);
+        return;
+    }
     rs_stats(&w->store, out);
     out->recorder = (nt_window_table){ w->log.samples, w->log.bytes };
     if (w->b) {
@@ -541,6 +554,7 @@ void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *
     out->memory = w->mem.used + out->stacks.bytes;
     size_t peak = w->peak > w->mem.peak ? w->peak : w->mem.peak;
     out->memory_peak = peak > out->memory ? peak : out->memory;
+    ABI_OUT(nt_trace_window_stats, caller, out);
 }
 
 void nt_trace_window_free(nt_trace_window *w)
