@@ -15,6 +15,7 @@
 #ifndef NT_WRITER_INTERNAL_H
 #define NT_WRITER_INTERNAL_H
 
+#include "common/compiler.h"
 #include "common/alloc.h"
 #include "common/format.h"
 #include "common/hash.h"
@@ -135,7 +136,7 @@ struct nt_writer {
 /* Record a sticky error and return it. */
 nt_status nt_wfail(nt_writer *w, nt_status s, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    CC_PRINTF(3, 4)
 #endif
     ;
 /* The entry check of every public call: NULL, a sticky error, or finished. */
