@@ -54,3 +54,17 @@ bench_bench_trace_LDADD = libnettrace_core.la
 .PHONY: bench-trace
 bench-trace: bench/bench_trace$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
+
+# make bench-heap: nettrace heap on a made-up 5M-object snapshot against
+# dotnet-gcdump convert + report (bench/heap.sh).
+EXTRA_PROGRAMS += bench/heap_snapshot
+bench_heap_snapshot_SOURCES = bench/heap_snapshot.c tests/support/heap_writer.c tests/support/heap_writer.h
+bench_heap_snapshot_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
+bench_heap_snapshot_LDADD = libnettrace_core.la
+EXTRA_DIST += bench/heap.sh
+.PHONY: bench-heap
+bench-heap: bench/heap_snapshot$(EXEEXT) bench/bench_run$(EXEEXT) nettrace$(EXEEXT)
+	BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' \
+	BENCH_RUN='$(abs_top_builddir)/bench/bench_run$(EXEEXT)' \
+	HEAP_SNAPSHOT='$(abs_top_builddir)/bench/heap_snapshot$(EXEEXT)' \
+	$(SHELL) '$(abs_top_srcdir)/bench/heap.sh'

@@ -26,14 +26,24 @@ bindings_live_prepare_LDADD = libnettrace_core.la
 check_PROGRAMS += bindings/python/abi_layout
 bindings_python_abi_layout_SOURCES = bindings/python/abi_layout.c
 
-TESTS += bindings/go/go_test.sh bindings/python/python_test.sh
+TESTS += bindings/go/go_test.sh bindings/python/python_test.sh bindings/python/install_test.sh
 EXTRA_DIST += bindings/go bindings/python bindings/env.sh bindings/readme_example.sh
+
+# make python-wheel: a wheel of the Python module with the library bundled
+# (bindings/python/build_backend.py), which then needs no installed
+# libnettrace.  The bundled copy is the bindings' library (no sanitizers).
+python-wheel: bindings/libnettrace.la
+	NETTRACE_BUNDLE_LIBRARY='$(abs_top_builddir)/bindings/.libs/libnettrace.so' \
+		$${PYTHON:-python3} -m pip wheel --no-deps --no-index --no-cache-dir -w '$(abs_top_builddir)/dist-python' \
+		'$(abs_top_srcdir)/bindings/python'
+	@ls '$(abs_top_builddir)'/dist-python/nettrace-*.whl
+.PHONY: python-wheel
 
 # Go's build cache and module cache live in the build tree (a root CI user
 # has no writable home cache), removed by make clean.
 clean-local: bindings-clean-local
 bindings-clean-local:
-	-chmod -R u+w bindings/go-work 2>/dev/null; rm -rf bindings/go-work bindings/python-work
+	-chmod -R u+w bindings/go-work 2>/dev/null; rm -rf bindings/go-work bindings/python-work bindings/pkgconfig dist-python
 .PHONY: bindings-clean-local
 
 # make bench (and make bench-go): the Go package's Parse on the corpus

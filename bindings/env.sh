@@ -9,8 +9,21 @@ export CGO_ENABLED=1
 # headers' checksum in the flags makes a changed struct layout rebuild the
 # cgo code (a cached build against the old layout read garbage options).
 nt_bind_headers_sum=$(cat "$top_srcdir"/include/*.h | cksum | cut -d' ' -f1)
-export CGO_CFLAGS="-g -O2 -I$top_srcdir/include -DNT_HEADERS_SUM=$nt_bind_headers_sum"
-export CGO_LDFLAGS="-L$nt_bind_libdir -Wl,-rpath,$nt_bind_libdir"
+export CGO_CFLAGS="-g -O2 -DNT_HEADERS_SUM=$nt_bind_headers_sum"
+export CGO_LDFLAGS=
+# The Go package finds the library through pkg-config (#cgo pkg-config:
+# nettrace), the Python module too when NETTRACE_LIBRARY is unset: a
+# nettrace.pc for this build tree (the installed one's fields; an rpath so
+# that programs run uninstalled), written to a temporary name and renamed
+# since the Go and Python tests source this file at the same time.
+nt_bind_pcdir="$top_builddir/bindings/pkgconfig"
+mkdir -p "$nt_bind_pcdir" &&
+printf '%s\n' "libdir=$nt_bind_libdir" "includedir=$top_srcdir/include" "" \
+    "Name: libnettrace" "Description: libnettrace, uninstalled (the build tree's bindings/.libs)" \
+    "Version: $(sed -n 's/^#define NT_VERSION_STRING "\(.*\)"/\1/p' "$top_srcdir/include/nettrace.h")" \
+    'Libs: -L${libdir} -Wl,-rpath,${libdir} -lnettrace' 'Cflags: -I${includedir}' \
+    > "$nt_bind_pcdir/nettrace.pc.$$" && mv -f "$nt_bind_pcdir/nettrace.pc.$$" "$nt_bind_pcdir/nettrace.pc"
+export PKG_CONFIG_PATH="$nt_bind_pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 # The go tool's caches in the build tree: CI runs as root without a usable
 # home cache; no module is ever downloaded (the package needs none).
 export GOCACHE="$top_builddir/bindings/go-work/cache"

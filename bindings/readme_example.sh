@@ -1,20 +1,26 @@
 #!/bin/sh
 # Run the README's Go or Python example exactly as written: the fenced block
 # after the line "<!-- example: go -->" (or python), in a scratch folder whose
-# corpus/ is the repository's, and check what it prints.
+# corpus/ is the repository's, and check what it prints.  The Go example is
+# built by the README's "use it from your module" recipe (the block after
+# "<!-- recipe: go -->"), run as written in a new module outside the
+# repository, the library found through pkg-config alone.
 # Usage: readme_example.sh go|python   (env.sh already sourced)
 set -u
 lang=$1
-work="$top_builddir/bindings/$lang-work/readme"
-rm -rf "$work"
-mkdir -p "$work" || exit 1
+# A fresh folder each run (two tests may run the Python example at once).
+work=$(mktemp -d "${TMPDIR:-/tmp}/nettrace-$lang-example-XXXXXX") || exit 1
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 ln -s "$top_srcdir/corpus" "$work/corpus" || exit 1
-# The block's lines, between its opening and closing fences.
-awk -v marker="<!-- example: $lang -->" '
-    $0 == marker { armed = 1; next }
-    armed && /^```/ { if (inside) exit; inside = 1; next }
-    inside { print }
-' "$top_srcdir/README.md" > "$work/example.txt"
+# The lines of the block after marker $1, between its opening and closing fences.
+readme_block() {
+    awk -v marker="$1" '
+        $0 == marker { armed = 1; next }
+        armed && /^```/ { if (inside) exit; inside = 1; next }
+        inside { print }
+    ' "$top_srcdir/README.md"
+}
+readme_block "<!-- example: $lang -->" > "$work/example.txt"
 lines=$(wc -l < "$work/example.txt")
 if [ "$lines" -lt 5 ]; then
     echo "FAIL: no $lang example after '<!-- example: $lang -->' in README.md"
@@ -24,9 +30,14 @@ cd "$work" || exit 1
 case $lang in
 go)
     mv example.txt main.go
-    printf 'module example\n\ngo 1.19\n\nrequire nettrace v0.0.0\n\nreplace nettrace => %s/bindings/go\n' \
-        "$top_srcdir" > go.mod
-    go run . > out.txt 2> err.txt || { cat err.txt; echo "FAIL: the README's Go example did not run"; exit 1; }
+    readme_block "<!-- recipe: go -->" > recipe.sh
+    [ "$(grep -c . recipe.sh)" -eq 3 ] || { echo "FAIL: the README's Go recipe is not three lines"; exit 1; }
+    # Nothing but pkg-config tells cgo where the library is.
+    if env CGO_LDFLAGS= LIBNETTRACE_SRC="$top_srcdir" sh -ex recipe.sh > err.txt 2>&1; then :; else
+        cat err.txt; echo "FAIL: the README's Go recipe failed in a module outside the repository"; exit 1
+    fi
+    grep -q 'libnettrace.dev/nettrace' main.go || { echo "FAIL: the Go example does not import the module"; exit 1; }
+    ./app > out.txt 2> err.txt || { cat err.txt; echo "FAIL: the README's Go example did not run"; exit 1; }
     ;;
 python)
     mv example.txt example.py

@@ -7,7 +7,8 @@
 #   corpus/record.sh spin-threads    record one (spin-threads, call-tree,
 #                                    spin-threads-dotnet-trace, event-fields,
 #                                    profile-alloc, profile-exceptions,
-#                                    profile-contention, profile-gc)
+#                                    profile-contention, profile-gc,
+#                                    heap-shape, heap-shape-grown)
 #
 # Environment: DURATION_MS (default 2000) is the workload's run time;
 # DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
@@ -119,6 +120,24 @@ record_profile() {
     check_size "$out"
 }
 
+# record_gcdump NAME SCALE: a heap snapshot of HeapShape SCALE taken with
+# this project's own `nettrace gcdump` once the workload says it is ready.
+record_gcdump() {
+    local out="$here/$1.nettrace" dir log pid tool=${NETTRACE:-$top/nettrace}
+    build HeapShape
+    dir=$(mktemp -d)
+    log="$dir/log"
+    rm -f "$out"
+    dotnet "$workloads/HeapShape/bin/Release/net10.0/HeapShape.dll" "$2" 30000 >"$log" &
+    pid=$!
+    for _ in $(seq 1 300); do grep -q '^ready' "$log" && break; sleep 0.1; done
+    "$tool" gcdump -q -p "$pid" -o "$out"
+    kill "$pid"
+    wait "$pid" || true
+    rm -rf "$dir"
+    check_size "$out"
+}
+
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 
 # GC 0x1, Loader 0x8, JIT 0x10, Contention 0x4000, Exception 0x8000,
@@ -126,7 +145,7 @@ want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 fields_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1C019:5,System.Threading.Tasks.TplEventSource:0x3:5,Workloads-EventFields:0:5'
 
 for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields profile-alloc profile-exceptions \
-    profile-contention profile-gc; do
+    profile-contention profile-gc heap-shape heap-shape-grown; do
     want "$@" || continue
     case $TARGET in
         spin-threads) record_env spin-threads SpinThreads Workloads-SpinThreads:0:5 ;;
@@ -138,6 +157,8 @@ for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields prof
         profile-exceptions) record_profile profile-exceptions throw cpu,exceptions ;;
         profile-contention) record_profile profile-contention contention cpu,contention ;;
         profile-gc) record_profile profile-gc gc cpu,gc ;;
+        heap-shape) record_gcdump heap-shape 1 ;;
+        heap-shape-grown) record_gcdump heap-shape-grown 2 ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

@@ -12,10 +12,11 @@ corpus_of() {
     parser_limits) echo parser_limits ;;
     ipc_reply) echo ipc_reply ;;
     fields) echo fields ;;
+    heap) echo heap ;;
     *) echo parser ;;
     esac
 }
-for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields; do
+for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile; do
     c=$(corpus_of "$h")
     set --
     for d in "$s/corpus/fuzz/$c" "$s/corpus/fuzz/regressions/$c"; do

@@ -700,6 +700,53 @@ NT_API bool nt_field_next(nt_field_iter *it, nt_field_value *out);
  */
 NT_API nt_status nt_event_field(const nt_event *ev, const char *name, nt_field_value *out);
 
+/** What the stream says about the work an event (a sample: nt_sample.event) belongs to. */
+typedef struct nt_event_labels {
+    uint8_t activity_id[16];         /**< V4/V5 header or V6 LabelList ActivityId; zero when none */
+    uint8_t related_activity_id[16]; /**< the same for RelatedActivityId */
+    bool has_trace_id, has_span_id;  /**< V6 LabelList TraceId / SpanId present */
+    uint8_t trace_id[16];            /**< W3C trace id, bytes as the stream holds them */
+    uint8_t span_id[8];              /**< W3C span id, bytes as the stream holds them */
+} nt_event_labels;
+/** The labels of ev, during a parser callback (NT_ERR_STATE otherwise). */
+NT_API nt_status nt_event_labels_get(const nt_event *ev, nt_event_labels *out);
+
+/*
+ * Payload-only decoding: a runtime event's payload that arrived without a
+ * stream (the CLR profiling API's EventPipeEventDelivered, an EventListener)
+ * walked by the same layout table and iterator as a parsed event's, so its
+ * fields are what `nettrace events` prints for that event in a trace.
+ *
+ *     nt_payload_decoder *d = nt_payload_decoder_new(NULL, NULL);
+ *     nt_field_iter it;
+ *     nt_field_value v;
+ *     if (nt_payload_fields_begin(d, "Microsoft-Windows-DotNETRuntime", 1, 2, 8, bytes, n, &it) == NT_OK)
+ *         while (nt_field_next(&it, &v))
+ *             ...
+ *
+ * A decoder holds the string scratch and the event the iterator walks: one
+ * iteration at a time per decoder (a begin ends the previous one), strings
+ * valid until the next begin.  The caller owns the payload bytes and keeps
+ * them while iterating.
+ */
+typedef struct nt_payload_decoder nt_payload_decoder;
+/** limits (max_array_elements, max_field_depth) and alloc may be NULL (defaults). */
+NT_API nt_payload_decoder *nt_payload_decoder_new(const nt_limits *limits, const nt_allocator *alloc);
+/**
+ * Start iterating the fields of a payload of event (provider, event_id, version) whose pointers are
+ * pointer_size (4 or 8) bytes.  NT_OK; NT_ERR_INVALID_ARG when an argument is wrong or the runtime
+ * table has no layout for the event (self-describing EventSource events need their metadata: parse
+ * them); NT_ERR_NOMEM.  A payload that does not fit its layout ends the iteration with it->status
+ * and the payload offset, as for a parsed event.
+ */
+NT_API nt_status nt_payload_fields_begin(nt_payload_decoder *d, const char *provider, uint32_t event_id,
+                                         uint32_t version, uint32_t pointer_size, const void *payload,
+                                         uint32_t size, nt_field_iter *it);
+/** The event the decoder's current iteration walks (its desc names the event: name, task_name, ...),
+ *  for nt_event_field and the formatters that take an event. */
+NT_API const nt_event *nt_payload_event(const nt_payload_decoder *d);
+NT_API void nt_payload_decoder_free(nt_payload_decoder *d);
+
 /** The event's name: desc->name, or "" when ev has no description. */
 NT_API const char *nt_event_name(const nt_event *ev);
 

@@ -100,7 +100,9 @@ typedef struct nt_gc {
     int64_t pause_ns;         /**< restart_end - suspend_begin (the threads' stop), else end - start, or -1 */
     int64_t heap_after;       /**< GCHeapStats: sum of the generation sizes (gen0-2, LOH, POH), or -1 */
     int64_t heap_before;      /**< the previous GC's heap_after plus the bytes allocation ticks reported
-                                   between the two GCs, or -1 when there was no previous GCHeapStats */
+                                   between the two GCs; in a trace without allocation ticks the sum of
+                                   the GC's GCPerHeapHistory SizeBefore (every heap and generation);
+                                   -1 when neither is known */
     int64_t promoted;         /**< GCHeapStats: sum of TotalPromotedSize0-4, or -1 */
     int64_t gen_size[5];      /**< GCHeapStats GenerationSize0-3, and 4 (POH, V2), or -1 */
 } nt_gc;
@@ -177,9 +179,10 @@ NT_API void nt_profile_free(nt_profile *p);
  * nt_profile_window_callbacks (user = the window: the trace window's
  * callbacks plus the events); each take hands over the
  * profile of the events and samples since the previous take, resolved with
- * every method record of the stream so far, and starts the next window.
- * Memory: the stream's method records (bounded by max_records) and one
- * window's records.  nt_trace_window_take refuses a profile window.
+ * the stream's method records (the trace window's record store, bounded the
+ * same way), and starts the next window.  Memory: the record store and one
+ * window's records.  nt_trace_window_take refuses a profile window, and the
+ * request windows and the recorder are the trace window's only.
  */
 NT_API nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const nt_allocator *alloc);
 NT_API void nt_profile_window_callbacks(nt_callbacks *cb);
@@ -197,7 +200,9 @@ typedef struct nt_profile_export_options {
                                    so managed_only or a window is NT_ERR_INVALID_ARG (nt_profile_options
                                    .from / .to cut events before they merge) */
     bool by_count;            /**< folded / speedscope weight: event count instead of the value */
-    bool with_label;          /**< folded / speedscope: the label (type, heap) as a root frame */
+    bool with_label;          /**< folded / speedscope: the label (type, heap) as a root frame; without it an
+                                   allocation's label "Type (heap)" is its leaf frame (the other kinds
+                                   have no label frame) */
     const char *name;         /**< profile name (speedscope); NULL = "nettrace" */
     bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
 } nt_profile_export_options;
@@ -208,6 +213,9 @@ NT_API nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_
 /** Speedscope: one sampled profile per thread (the busiest first), unit bytes / none / nanoseconds. */
 NT_API nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_export_options *opt,
                                               nt_sink_fn w, void *user);
+/** The HTML flame graph of nt_export_html over the kind's records (labels as with folded). */
+NT_API nt_status nt_profile_export_html(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
+                                        void *user);
 /** pprof with the kind's sample types: alloc_space/bytes + alloc_objects/count, exceptions/count,
  *  contentions/count + delay/nanoseconds; labels thread_id, and type / heap / message where they apply. */
 NT_API nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,

@@ -47,7 +47,8 @@ typedef enum nt_endpoint_reason {
     NT_ENDPOINT_NO_PROCESS,   /**< no such pid */
     NT_ENDPOINT_NO_SOCKET,    /**< no socket: not .NET, endpoint not created yet, or diagnostics disabled */
     NT_ENDPOINT_STALE,        /**< only sockets of an earlier process with the same pid */
-    NT_ENDPOINT_NO_ACCESS     /**< the process's environment or root is not readable (other user) */
+    NT_ENDPOINT_NO_ACCESS,    /**< the process's environment or root is not readable (other user) */
+    NT_ENDPOINT_FOREIGN       /**< only sockets owned by another user than the process's: planted, not its runtime's */
 } nt_endpoint_reason;
 
 /** Where a process's diagnostics socket is. */
@@ -65,13 +66,17 @@ typedef struct nt_endpoint {
  * Find pid's diagnostics socket: in the target's own TMPDIR (read from
  * /proc/<pid>/environ, else /tmp), under /proc/<pid>/root with the innermost
  * NSpid for a process in another PID or mount namespace; sockets whose start
- * key is not the live process's are stale and skipped.
+ * key is not the live process's are stale and skipped, and so are sockets
+ * owned by a user who is not the process's (NT_ENDPOINT_FOREIGN when only
+ * such are left: another user planted them).  The connection itself is
+ * checked again by every call that uses the endpoint: the socket must be
+ * served by the process ep->pid (SO_PEERCRED), else NT_ERR_NO_ENDPOINT.
  * Returns NT_OK, NT_ERR_NO_ENDPOINT (ep->reason says why; retry later if the
  * runtime may still be starting), or NT_ERR_INVALID_ARG.
  */
 NT_API nt_status nt_endpoint_find(int32_t pid, nt_endpoint *ep);
 
-/** Short name of a reason ("no_process", "no_socket", ...). */
+/** Short name of a reason ("no_process", "no_socket", "foreign", ...). */
 NT_API const char *nt_endpoint_reason_name(nt_endpoint_reason r);
 
 /** A .NET process that nt_endpoint_list found. */
@@ -105,9 +110,21 @@ typedef struct nt_process_info {
  * Ask the runtime at ep for its process information.  Returns NT_OK when it
  * answered; otherwise its status (NT_ERR_REFUSED, NT_ERR_TIMEOUT,
  * NT_ERR_NO_ENDPOINT, ...) with command_line read from /proc/<pid>/cmdline
- * when that is readable (from_proc set).
+ * when that is readable (from_proc set).  The socket must be served by the
+ * process ep->pid itself (its kernel credentials, SO_PEERCRED), else
+ * NT_ERR_NO_ENDPOINT: another process bound a socket under its name.
  */
 NT_API nt_status nt_process_info_get(const nt_endpoint *ep, nt_process_info *out, int64_t deadline_ns);
+
+/**
+ * nt_process_info_get for n endpoints at once, from the calling thread (no
+ * thread is started): every runtime is asked in parallel over non-blocking
+ * sockets and one poll, so runtimes that never answer cost the deadline once,
+ * not once each.  deadline_ns bounds the whole call.  out[i] and status[i]
+ * are what nt_process_info_get would give for eps[i].
+ */
+NT_API void nt_process_info_get_many(const nt_endpoint *eps, size_t n, nt_process_info *out, nt_status *status,
+                                     int64_t deadline_ns);
 
 /* ------------------------------------------------------------------------ */
 /* Runtime errors                                                            */
@@ -282,9 +299,20 @@ NT_API const char *nt_port_path(const nt_port *p);
 NT_API nt_status nt_port_accept(nt_port *p, int64_t deadline_ns, int *fd_out, uint64_t *pid_out);
 /** Accept the next connection and send ResumeRuntime on it (a no-op for a runtime not suspended). */
 NT_API nt_status nt_port_resume_runtime(nt_port *p, int64_t deadline_ns);
+/**
+ * Keep answering the runtimes that connect, until deadline_ns: every process
+ * the program starts inherits DOTNET_DiagnosticPorts, and a .NET one waits,
+ * suspended, for its own ResumeRuntime.  A runtime not seen before gets
+ * ResumeRuntime; one already resumed (nt_port_resume_runtime included) has its
+ * next connection held open, so it does not reconnect in a loop; a held
+ * connection its runtime closes is let go.  At most 64 runtimes are held at
+ * once (beyond them a reconnect is resumed again, a no-op).  Returns
+ * NT_ERR_TIMEOUT at the deadline (the usual end), NT_ERR_CANCELLED, NT_ERR_IO.
+ */
+NT_API nt_status nt_port_serve(nt_port *p, int64_t deadline_ns);
 /** End the port's blocking calls with NT_ERR_CANCELLED.  Async-signal-safe. */
 NT_API void nt_port_cancel(nt_port *p);
-/** Close the socket and remove its file. */
+/** Close the socket (and the connections it holds) and remove its file. */
 NT_API void nt_port_close(nt_port *p);
 
 #ifdef __cplusplus

@@ -145,7 +145,20 @@ typedef struct nt_trace_limits {
                                  its interned ids -- plus 24 bytes per distinct frame) */
     uint32_t max_variants;  /**< resolved forms of one stack: samples of one stack resolve differently only
                                  when code is unloaded and its memory reused (default 1,024) */
+    uint8_t reserved_[4];   /**< the first layout's tail padding: zero */
+    uint32_t max_threads;   /**< distinct threads held: sampled threads, and an event profile's threads in a GC
+                                 suspension or a contention wait (default 1,048,576) */
+    uint32_t max_gcs;       /**< GCs in an event profile's GC timeline, 160 bytes each (default 262,144) */
+    uint32_t max_labels;    /**< distinct labels an event profile holds: allocated type names, exception
+                                 types and messages (default 262,144) */
 } nt_trace_limits;
+
+#define NT_DEFAULT_MAX_SAMPLES ((uint64_t)1 << 30)
+#define NT_DEFAULT_MAX_FRAMES ((uint64_t)1 << 26)
+#define NT_DEFAULT_MAX_VARIANTS 1024u
+#define NT_DEFAULT_MAX_TRACE_THREADS (1u << 20)
+#define NT_DEFAULT_MAX_GCS (1u << 18)
+#define NT_DEFAULT_MAX_LABELS (1u << 18)
 
 /** Options for the one-call entry points; NULL or zeroed selects the defaults. */
 typedef struct nt_trace_options {
@@ -198,6 +211,11 @@ NT_API void nt_trace_builder_callbacks(nt_callbacks *cb);
 /** Count samples instead of keeping them, as nt_trace_options.aggregate (call before feeding); when
  *  nt_trace_counts_exact is then false for the finished trace, build it again without counting. */
 NT_API void nt_trace_builder_count_samples(nt_trace_builder *b);
+/** Keep each sample's labels (nt_event_labels_get of its event: ActivityId, RelatedActivityId, V6 TraceId
+ *  and SpanId) for nt_trace_sample_labels and the pprof labels; call before feeding.  A counted trace
+ *  (nt_trace_builder_count_samples) keeps none.  Memory: 4 bytes a sample once one has labels, and each
+ *  distinct set once. */
+NT_API void nt_trace_builder_keep_labels(nt_trace_builder *b);
 /** Bounds on what the trace may hold (NULL or zero fields: the defaults); call before feeding. */
 NT_API void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits);
 /** stream_status: the parser's final status (recorded in the stats); parser may be NULL. */
@@ -233,6 +251,9 @@ NT_API bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint
 NT_API size_t nt_trace_thread_count(const nt_trace *t);
 NT_API uint64_t nt_trace_thread_id(const nt_trace *t, size_t i);
 NT_API void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *out);
+/** Sample i's labels (kept with nt_trace_builder_keep_labels or nt_trace_window_config.sample_labels);
+ *  false, *out zeroed, when it has none. */
+NT_API bool nt_trace_sample_labels(const nt_trace *t, size_t i, nt_event_labels *out);
 /** False when the trace counted its samples (aggregate) and the counts could not follow the clock exactly. */
 NT_API bool nt_trace_counts_exact(const nt_trace *t);
 /** The parser's message when the stream did not read cleanly ("" otherwise). */
@@ -293,6 +314,10 @@ NT_API nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options
 /** pprof: gzipped profile.proto with sample counts and wall time (ns); with NT_WEIGHT_TIME the wall time
  *  is also the profile's default sample type (the wall profile). */
 NT_API nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
+/** One self-contained HTML file (no network, no server): an interactive flame graph / icicle of the selected
+ *  samples with search, zoom and a thread selector; its "every thread" tree holds what nt_export_folded
+ *  writes, weighted the same way (opt->weight); opt->name is its title. */
+NT_API nt_status nt_export_html(const nt_trace *t, const nt_export_options *opt, nt_sink_fn w, void *user);
 
 /** The wall profile's weights: out[i] (nt_trace_sample_count(t) entries) = sample i's weight by time, as
  *  NT_WEIGHT_TIME weighs it -- ns to the same thread's next sample (managed and external alike), the
@@ -360,19 +385,44 @@ NT_API void nt_top_free(nt_top *top);
 /* ------------------------------------------------------------------------ */
 
 /*
- * A trace per window of a stream that does not end (a live session): the
- * samples since the last window, resolved by the same address and time
- * rules as a whole trace against every method, module and assembly record
- * seen since the stream began (a rundown that arrived in the first window
+ * A trace per window of a stream that does not end (a live session, for the
+ * life of a service): the samples of the window, resolved by the same address
+ * and time rules as a whole trace against the method, module and assembly
+ * records the stream delivered (a rundown that arrived in the first window
  * names code sampled in the tenth).  Feed it with the callbacks from
  * nt_trace_window_callbacks (user = the window).
+ *
+ * The records are kept once, for all windows, in a store the windows query
+ * by their sampled addresses: a window costs its own samples, never the
+ * stream's age.  What the store holds is bounded:
+ *  - a record whose code the stream says is gone (MethodUnload, its module's
+ *    ModuleUnload, an AssemblyUnload of a collectible context) is dropped once
+ *    no window can still hold a sample older than the unload;
+ *  - record_budget bytes: past it, records no sample has hit are evicted
+ *    first, oldest first, then sampled ones, least recently sampled first
+ *    (nt_trace_window_stats counts both, so an unnamed frame is explained).
+ * Besides the continuous windows (nt_trace_window_take), a window object
+ * serves per-request windows (nt_trace_window_open / _close, many at once)
+ * and, with recorder_ns set, a flight recorder that keeps the last samples
+ * and cuts a window out of them after the fact (nt_trace_window_cut).  Every
+ * window is an nt_trace: every exporter takes it.
  */
 typedef struct nt_trace_window nt_trace_window;
 
 typedef struct nt_trace_window_config {
     uint32_t struct_size; /**< 0, or sizeof(nt_trace_window_config) (see "How structs grow" in nettrace.h) */
-    uint32_t max_records;     /**< method, module and assembly records remembered (default 1,048,576);
-                                   beyond it the window reports NT_ERR_LIMIT */
+    uint32_t max_records;     /**< method records held at most (default 1,048,576); past it the rule of
+                                   record_budget evicts one */
+    uint64_t record_budget;   /**< bytes the kept records (with their names and the address index) may
+                                   hold (default 64 MiB) */
+    uint64_t recorder_ns;     /**< flight recorder: keep the samples of the last recorder_ns ns of the
+                                   trace clock (0 = no recorder) */
+    uint64_t recorder_bytes;  /**< ... and at most this many bytes of them, oldest dropped first
+                                   (default 16 MiB when recorder_ns is set) */
+    bool no_continuous;       /**< samples feed only request windows and the recorder: no continuous
+                                   window accumulates them for nt_trace_window_take */
+    bool sample_labels;       /**< every window keeps its samples' labels (nt_trace_sample_labels, pprof
+                                   labels trace_id / span_id / activity_id) */
 } nt_trace_window_config;
 
 /** cfg and alloc may be NULL (defaults). */
@@ -382,11 +432,79 @@ NT_API void nt_trace_window_callbacks(nt_callbacks *cb);
 /**
  * Hand over the samples since the last call as a trace (free it with nt_trace_free) and start a new
  * window.  Returns NT_OK; NT_ERR_NOMEM when memory ran short (in a callback or here: the samples of
- * this window are lost, names are kept); NT_ERR_LIMIT when more records came than max_records (the
- * trace is still delivered; later records are not remembered).
+ * this window are lost, names are kept); NT_ERR_LIMIT when records were evicted since the last take
+ * (the trace is still delivered; nt_trace_window_stats says how many); NT_ERR_INVALID_ARG with
+ * no_continuous.
  */
 NT_API nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out);
 NT_API void nt_trace_window_free(nt_trace_window *w);
+
+/** Entries and bytes of one table. */
+typedef struct nt_window_table {
+    uint64_t entries;
+    uint64_t bytes;
+} nt_window_table;
+
+/** What a window object holds, by table, and what its bound did. */
+typedef struct nt_trace_window_stats {
+    uint32_t struct_size;           /**< set before the call: 0, or sizeof(nt_trace_window_stats) (see "How structs
+                                         grow" in nettrace.h) */
+    nt_window_table records;        /**< method records kept (one code extent each) */
+    nt_window_table strings;        /**< their names (entries: records) */
+    nt_window_table address_index;  /**< the page index over their code (entries: page links) */
+    nt_window_table modules;        /**< module and assembly records with their paths and names */
+    nt_window_table stacks;         /**< the continuous window being built: its interned stacks, and the
+                                         bytes it holds (samples included) */
+    nt_window_table recorder;       /**< the flight recorder's samples */
+    uint64_t record_budget;         /**< bytes records, strings, index and modules may hold */
+    uint64_t records_seen;          /**< method records the stream delivered */
+    uint64_t records_retired;       /**< dropped because their code was unloaded */
+    uint64_t records_evicted;       /**< dropped by the budget: never sampled ... */
+    uint64_t records_evicted_sampled; /**< ... and, of those, ones a sample had hit */
+    uint64_t windows;               /**< traces handed out (takes, closes, cuts) */
+    uint64_t open_windows;          /**< request windows open now */
+    uint64_t last_window_work;      /**< index steps and records fed by the last window: its cost, counted
+                                         (not timed) */
+    uint64_t events_dropped;        /**< events the stream's sequence points reported lost, all windows */
+    size_t memory;                  /**< bytes the window object holds now, everything included */
+    size_t memory_peak;             /**< most bytes it ever held */
+} nt_trace_window_stats;
+
+NT_API void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *out);
+
+/** Which samples a request window or a cut takes.  Zeroed = every thread. */
+typedef struct nt_window_filter {
+    uint32_t struct_size;           /**< 0, or sizeof(nt_window_filter) (see "How structs grow" in nettrace.h) */
+    const uint64_t *thread_ids;     /**< only these threads (copied); NULL = all */
+    size_t thread_count;
+    bool has_activity;              /**< only samples whose event carries this ActivityId */
+    uint8_t activity_id[16];
+    bool has_trace_id;              /**< only samples whose V6 label list carries this TraceId */
+    uint8_t trace_id[16];
+    bool has_span_id;               /**< only samples whose V6 label list carries this SpanId */
+    uint8_t span_id[8];
+} nt_window_filter;
+
+/** A request window's handle: stays valid until it is closed, and a closed one's handle is refused
+ *  (NT_ERR_INVALID_ARG), never taken for another window. */
+typedef uint64_t nt_window_id;
+
+/**
+ * Open a request window at from_ns (trace-clock ns, as nt_trace_sample.time_ns): it takes the samples
+ * the filter selects from then on, beside the continuous window and other request windows.  Up to
+ * 4,096 open at once (then NT_ERR_LIMIT).  filter may be NULL (all threads).
+ */
+NT_API nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_window_filter *filter,
+                                      nt_window_id *id);
+/** Close a request window: its samples before to_ns as a trace (free it with nt_trace_free). */
+NT_API nt_status nt_trace_window_close(nt_trace_window *w, nt_window_id id, int64_t to_ns, nt_trace **out);
+/** The flight recorder's samples in [from_ns, to_ns) that filter selects, as a trace; the recorder keeps
+ *  them (cut again at will).  NT_ERR_INVALID_ARG without recorder_ns; samples the recorder dropped (by
+ *  time or bytes) are not in it: nt_trace_window_recorder_span says what it holds. */
+NT_API nt_status nt_trace_window_cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns,
+                                     const nt_window_filter *filter, nt_trace **out);
+/** The time span of the samples the recorder holds now, in trace-clock ns; false when it holds none. */
+NT_API bool nt_trace_window_recorder_span(const nt_trace_window *w, int64_t *from_ns, int64_t *to_ns);
 
 #ifdef __cplusplus
 }

@@ -50,8 +50,12 @@ typedef struct nt_writer_options {
     bool uncompressed;            /**< uncompressed event headers (legal, never written by the runtime;
                                        V4 blobs are not padded, as TraceEvent reads them) */
     uint32_t pointer_size;        /**< 4 or 8 (default 8): width of stack IPs */
-    nt_systemtime sync_time_utc;
-    int64_t sync_qpc;
+    nt_systemtime sync_time_utc;  /**< default (all zero) 1970-01-01T00:00:00Z; else a date from 1601-01-01 to
+                                       9999-12-31 (TraceEvent makes it a DateTime), or every call fails with
+                                       NT_ERR_INVALID_ARG */
+    int64_t sync_qpc;             /**< an event whose timestamp readers cannot place on their calendar from it
+                                       (years 1 to 9999, timestamp - sync_qpc within int64) is refused with
+                                       NT_ERR_INVALID_ARG */
     int64_t qpc_frequency;        /**< default 1,000,000,000 */
     uint32_t process_id;
     uint32_t processor_count;     /**< default 1; V6: the HardwareThreadCount key */

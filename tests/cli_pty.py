@@ -99,7 +99,7 @@ else:
         sent = [False]
 
         def ctrl_c_after_counter(buf, master):
-            if not sent[0] and b" events" in buf and b"MB, " in buf:
+            if not sent[0] and b" events" in buf and b"MiB, " in buf:
                 sent[0] = True
                 os.write(master, b"\x03")  # the terminal's Ctrl-C: SIGINT to nettrace's process group
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The shared library exports exactly the functions listed in doc/abi-symbols.txt
 # (the ABI's committed symbol list, doc/abi.md), every one of them is declared
-# NT_API in include/, and every nt_ function the Go and Python bindings call is
-# in it.  A symbol added, removed or leaked fails here with the difference.
+# NT_API in include/, and every nt_ function the Go, Python and .NET bindings
+# call is in it.  A symbol added, removed or leaked fails here with the difference.
 #
 # To see it fail: delete a line of doc/abi-symbols.txt (or add NT_API to a new
 # function without listing it) and run `make check TESTS=tests/exported_symbols.sh`.
@@ -41,6 +41,9 @@ fi
     grep -ho '\bnt_[a-z_0-9]*(' "$top_srcdir"/bindings/go/glue.c | sed 's/($//'
     grep -ho '_proto("nt_[a-z_0-9]*"' "$top_srcdir"/bindings/python/nettrace/*.py | sed 's/^_proto("//; s/"$//'
     grep -ho '\blib\.nt_[a-z_0-9]*' "$top_srcdir"/bindings/python/nettrace/*.py | sed 's/^lib\.//'
+    # .NET: the LibraryImport declarations, and the export it looks up by name (nt_sink_parser).
+    grep -ho 'partial [^(]* nt_[a-z_0-9]*(' "$top_srcdir"/bindings/dotnet/LibNetTrace/Native/*.cs | sed -E 's/.* (nt_[a-z_0-9]*)\($/\1/'
+    grep -ho 'GetExport([^"]*"nt_[a-z_0-9]*"' "$top_srcdir"/bindings/dotnet/LibNetTrace/Native/*.cs | sed -E 's/.*"(nt_[a-z_0-9]*)"$/\1/'
 } | sort -u >"$tmp/bound"
 # nt_ names in the bindings that are types or macros, not functions, are filtered by the header declarations.
 grep -ho 'typedef [^;]* \(nt_[a-z_0-9]*\);\|} nt_[a-z_0-9]*;' "$top_srcdir"/include/*.h | sed -E 's/.*(nt_[a-z_0-9]*);$/\1/' |

@@ -27,6 +27,21 @@ typedef struct run {
     int count;
 } run;
 
+/* What an iteration yields, copied out (strings included). */
+static void collect(seen *s, nt_field_iter *it)
+{
+    nt_field_value v;
+    while (s->n < MAXV && nt_field_next(it, &v)) {
+        s->v[s->n] = v;
+        if (v.kind == NT_VALUE_STRING)
+            snprintf(s->s[s->n], sizeof s->s[0], "%s", v.v.str.ptr);
+        s->n++;
+    }
+    s->status = it->status;
+    s->error_offset = it->error_offset;
+    s->leftover = it->leftover;
+}
+
 static int on_event(void *user, const nt_event *ev)
 {
     run *r = user;
@@ -38,16 +53,7 @@ static int on_event(void *user, const nt_event *ev)
     snprintf(s->opcode, sizeof s->opcode, "%s", ev->desc ? ev->desc->opcode_name : "");
     nt_field_iter it;
     s->state_ok = nt_event_fields_begin(ev, &it) == NT_OK;
-    nt_field_value v;
-    while (s->n < MAXV && nt_field_next(&it, &v)) {
-        s->v[s->n] = v;
-        if (v.kind == NT_VALUE_STRING)
-            snprintf(s->s[s->n], sizeof s->s[0], "%s", v.v.str.ptr);
-        s->n++;
-    }
-    s->status = it.status;
-    s->error_offset = it.error_offset;
-    s->leftover = it.leftover;
+    collect(s, &it);
     return 0;
 }
 
@@ -315,4 +321,67 @@ Test(fields, outside_a_callback)
     cr_expect_str_eq(name, "MethodDCEndVerbose_V1");
     cr_expect_not(nt_runtime_event_names("Nope", 1, 0, &name, NULL, NULL));
     cr_expect_str_eq(name, "");
+}
+
+/* Payload-only decoding yields what the parsed event yields: one layout table, one iterator. */
+static void same_as_parsed(nt_payload_decoder *dec, const nt_event_desc *d, uint32_t ps, const void *payload,
+                           uint32_t size)
+{
+    run r;
+    one_event(4, ps, d, payload, size, &r);
+    const seen *want = &r.ev[0];
+    seen got = { 0 };
+    nt_field_iter it;
+    cr_assert_eq(nt_payload_fields_begin(dec, d->provider, d->event_id, d->version, ps, payload, size, &it), NT_OK);
+    collect(&got, &it);
+    cr_expect_str_eq(nt_event_name(nt_payload_event(dec)), want->name);
+    cr_assert_eq(got.n, want->n, "event %u v%u: %d values, parsed %d", d->event_id, d->version, got.n, want->n);
+    cr_expect_eq(got.status, want->status);
+    cr_expect_eq(got.error_offset, want->error_offset);
+    cr_expect_eq(got.leftover, want->leftover);
+    for (int i = 0; i < got.n; i++) {
+        cr_expect_str_eq(got.v[i].name, want->v[i].name);
+        cr_expect_eq(got.v[i].kind, want->v[i].kind, "%s", want->v[i].name);
+        cr_expect_eq(got.v[i].offset, want->v[i].offset, "%s", want->v[i].name);
+        cr_expect_eq(got.v[i].count, want->v[i].count, "%s", want->v[i].name);
+        if (got.v[i].kind == NT_VALUE_STRING)
+            cr_expect_str_eq(got.s[i], want->s[i]);
+        else if (got.v[i].kind == NT_VALUE_UINT || got.v[i].kind == NT_VALUE_INT)
+            cr_expect_eq(got.v[i].v.u, want->v[i].v.u, "%s", want->v[i].name);
+    }
+}
+
+Test(fields, payload_only_decoding_matches_the_parsed_event)
+{
+    nt_payload_decoder *dec = nt_payload_decoder_new(NULL, NULL);
+    cr_assert_not_null(dec);
+    nt_event_desc gc = { .provider = NT_PROVIDER_RUNTIME, .event_id = 1, .version = 2, .event_name = "" };
+    pb p;
+    uint32_t n = gcstart(&p);
+    same_as_parsed(dec, &gc, 8, p.b, n);
+    same_as_parsed(dec, &gc, 8, p.b, 20); /* too short: the same error at the same offset */
+    nt_event_desc tick = { .provider = NT_PROVIDER_RUNTIME, .event_id = 10, .version = 3, .event_name = "" };
+    for (uint32_t ps = 4; ps <= 8; ps += 4) {
+        p.n = 0;
+        put(&p, 100, 4);
+        put(&p, 1, 4);
+        put(&p, 0, 2);
+        put(&p, 100000, 8);
+        put(&p, 0x1234, (int)ps);
+        put_str(&p, "System.String");
+        put(&p, 0, 4);
+        put(&p, 0x5678, (int)ps);
+        same_as_parsed(dec, &tick, ps, p.b, p.n); /* pointers as wide as the caller says */
+    }
+    nt_field_value v;
+    cr_assert_eq(nt_event_field(nt_payload_event(dec), "TypeName", &v), NT_OK, "the event serves nt_event_field");
+    cr_expect_str_eq(v.v.str.ptr, "System.String");
+    nt_field_iter it;
+    cr_expect_eq(nt_payload_fields_begin(dec, NT_PROVIDER_RUNTIME, 60000, 0, 8, p.b, p.n, &it), NT_ERR_INVALID_ARG,
+                 "no layout for an unknown event");
+    cr_expect_eq(nt_payload_fields_begin(dec, NT_PROVIDER_RUNTIME, 1, 2, 6, p.b, p.n, &it), NT_ERR_INVALID_ARG,
+                 "pointers are 4 or 8 bytes");
+    cr_expect_eq(nt_payload_fields_begin(dec, "Some-Other-Provider", 1, 2, 8, p.b, p.n, &it), NT_ERR_INVALID_ARG);
+    cr_expect_not(nt_field_next(&it, &v), "a refused begin yields nothing");
+    nt_payload_decoder_free(dec);
 }

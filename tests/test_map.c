@@ -126,3 +126,33 @@ Test(map, a_long_probe_run_draws_a_new_key)
         cr_assert_eq(*nt_map_get(&m, found[i]), i);
     nt_map_free(&mem, &m);
 }
+
+/* Keys that come and go (the live window's records): deleting keeps every
+ * other key findable, and a map whose keys churn holds only its live ones. */
+Test(map, deleted_keys_leave_no_trace)
+{
+    nt_mem mem;
+    nt_mem_init(&mem, NULL);
+    nt_map m = { 0 };
+    cr_assert_not(nt_map_del(&m, 7), "nothing to delete in an empty map");
+    const uint64_t live = 5000;
+    for (uint64_t k = 0; k < live; k++)
+        cr_assert(nt_map_set(&mem, &m, k, k + 1));
+    size_t cap = m.cap;
+    /* Churn: each round deletes the oldest key and adds a new one. */
+    for (uint64_t k = live; k < 50 * live; k++) {
+        cr_assert(nt_map_del(&m, k - live), "key %llu", (unsigned long long)(k - live));
+        cr_assert_not(nt_map_del(&m, k - live), "a key is deleted once");
+        cr_assert(nt_map_set(&mem, &m, k, k + 1));
+    }
+    cr_assert_eq(m.count, live);
+    cr_assert_eq(m.cap, cap, "churn does not grow the table");
+    for (uint64_t k = 0; k < 49 * live; k++)
+        cr_assert_null(nt_map_get(&m, k));
+    for (uint64_t k = 49 * live; k < 50 * live; k++) {
+        uint64_t *v = nt_map_get(&m, k);
+        cr_assert(v && *v == k + 1, "key %llu", (unsigned long long)k);
+    }
+    nt_map_free(&mem, &m);
+    cr_assert_eq(mem.used, 0);
+}

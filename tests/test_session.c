@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -625,7 +626,7 @@ Test(session_peer, connect_retries_a_full_backlog_until_the_deadline)
 
 /* A process (`sleep`) that looks like a .NET one: its TMPDIR is a fresh
  * directory (dir, a mkdtemp template) where path names its diagnostics
- * socket, for a peer to serve. */
+ * socket, for an impostor to serve. */
 static pid_t fake_dotnet_process(char *dir, char *path, size_t size)
 {
     cr_assert_not_null(mkdtemp(dir));
@@ -636,10 +637,12 @@ static pid_t fake_dotnet_process(char *dir, char *path, size_t size)
 
 Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
 {
-    char dir[] = "/tmp/nt-ctrlc-XXXXXX", path[512];
-    pid_t target = fake_dotnet_process(dir, path, sizeof path);
-    peer p;
-    cr_assert(peer_start(&p, PEER_SILENT, path)); /* reads the request, never answers */
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    pid_t target = peer_spawn_runtime(p, PEER_SILENT, 0); /* reads the request, never answers */
+    cr_assert_gt(target, 0);
+    char dir[] = "/tmp/nt-ctrlc-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
     const char *top = getenv("top_builddir");
     char nt[1024], pidarg[16], out[600];
     snprintf(nt, sizeof nt, "%s/nettrace", top ? top : ".");
@@ -652,7 +655,7 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
         execl(nt, "nettrace", "collect", "-q", "-p", pidarg, "-o", out, "--connect-timeout", "60", (char *)NULL);
         _exit(127);
     }
-    while (atomic_load(&p.request_len) == 0) /* the request arrived: it now awaits the reply */
+    while (atomic_load(&p->request_len) == 0) /* the request arrived: it now awaits the reply */
         usleep(10 * 1000);
     usleep(100 * 1000);
     kill(child, SIGINT);
@@ -661,11 +664,9 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
     cr_assert_eq(waitpid(child, &status, 0), child);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 33, "exit %d, want 33 (cancelled)",
               WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
-    peer_stop(&p);
-    kill(target, SIGKILL);
-    waitpid(target, NULL, 0);
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
     unlink(out);
-    unlink(path);
     rmdir(dir);
 }
 
@@ -673,24 +674,146 @@ Test(session_peer, collect_cancels_on_the_first_ctrl_c_while_awaiting_the_reply)
 
 Test(session_peer, process_info_falls_back_to_proc_when_refused)
 {
-    char dir[] = "/tmp/nt-pinfo-XXXXXX", path[512];
-    pid_t target = fake_dotnet_process(dir, path, sizeof path);
-    peer p;
-    p.hresult = NT_HR_NOT_SUPPORTED;
-    cr_assert(peer_start(&p, PEER_REFUSE, path));
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    pid_t target = peer_spawn_runtime(p, PEER_REFUSE, NT_HR_NOT_SUPPORTED);
+    cr_assert_gt(target, 0);
     nt_endpoint ep;
-    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK);
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK, "%s", nt_endpoint_reason_name(ep.reason));
     nt_process_info pi;
     nt_status st = nt_process_info_get(&ep, &pi, nt_deadline_after_ms(3000));
     cr_assert_eq(st, NT_ERR_REFUSED, "%s", nt_status_name(st));
     cr_assert(pi.from_proc);
-    cr_assert_str_eq(pi.command_line, "sleep 30");
+    char want[256] = "";
+    char cmdline[64];
+    snprintf(cmdline, sizeof cmdline, "/proc/%d/cmdline", (int)target);
+    FILE *f = fopen(cmdline, "r");
+    cr_assert_not_null(f);
+    want[fread(want, 1, sizeof want - 1, f)] = 0; /* the first argument, up to its NUL */
+    fclose(f);
+    cr_assert(want[0] && strncmp(pi.command_line, want, strlen(want)) == 0, "command line from /proc: '%s', want '%s'",
+              pi.command_line, want);
     cr_assert_str_eq(pi.runtime_version, "");
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
+}
+
+/* ---- impostors: a socket under a process's endpoint name is not its endpoint ---- */
+
+/* Another process of the same user listens under a `sleep` process's endpoint
+ * name: found by name, refused at connect (the kernel names the listener),
+ * and the impostor is sent nothing. */
+Test(session_peer, an_impostor_listening_under_a_process_name_is_refused)
+{
+    char dir[] = "/tmp/nt-impostor-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
+    peer p;
+    cr_assert(peer_start(&p, PEER_STREAM, path)); /* this process listens, not the target */
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_OK, "%s", nt_endpoint_reason_name(ep.reason));
+    nt_process_info pi;
+    cr_assert_eq(nt_process_info_get(&ep, &pi, nt_deadline_after_ms(2000)), NT_ERR_NO_ENDPOINT);
+    cr_assert_str_eq(pi.runtime_version, "", "the impostor's answer was taken");
+    int fd = -1;
+    nt_session_config cfg = { .sink = nt_sink_fd, .sink_user = &fd };
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert_not_null(s);
+    nt_status st = nt_session_start_endpoint(s, &ep, nt_deadline_after_ms(2000));
+    cr_assert_eq(st, NT_ERR_NO_ENDPOINT, "start on an impostor: %s", nt_status_name(st));
+    char want[64];
+    snprintf(want, sizeof want, "served by pid %d", (int)getpid());
+    cr_assert(strstr(nt_session_message(s), want), "message: %s", nt_session_message(s));
+    nt_session_free(s);
+    cr_assert_eq(atomic_load(&p.request_len), 0, "a request reached the impostor");
     peer_stop(&p);
     kill(target, SIGKILL);
     waitpid(target, NULL, 0);
     unlink(path);
     rmdir(dir);
+}
+
+/* A socket that another user (uid 12345) bound under a root process's
+ * endpoint name, in a TMPDIR anyone may write to, is skipped when looking
+ * for the endpoint: reason "foreign". */
+Test(session_peer, a_socket_of_another_user_is_not_the_endpoint)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root to act as a second user (uid 12345)");
+    char dir[] = "/tmp/nt-foreign-XXXXXX", path[512];
+    pid_t target = fake_dotnet_process(dir, path, sizeof path);
+    cr_assert_eq(chmod(dir, 01777), 0);
+    int ready[2];
+    cr_assert_eq(pipe(ready), 0);
+    pid_t planter = fork();
+    if (planter == 0) {
+        gid_t none[1];
+        if (setgroups(0, none) != 0 || setresgid(12345, 12345, 12345) != 0 || setresuid(12345, 12345, 12345) != 0)
+            _exit(2);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (strlen(path) >= sizeof sa.sun_path)
+            _exit(4);
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 4) != 0)
+            _exit(3);
+        ssize_t w = write(ready[1], "y", 1);
+        (void)w;
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char c = 0;
+    cr_assert_eq(read(ready[0], &c, 1), 1, "the second user could not bind its socket");
+    close(ready[0]);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_uid, 12345u);
+    nt_endpoint ep;
+    cr_assert_eq(nt_endpoint_find(target, &ep), NT_ERR_NO_ENDPOINT, "found %s", ep.path);
+    cr_assert_eq(ep.reason, NT_ENDPOINT_FOREIGN, "reason %s", nt_endpoint_reason_name(ep.reason));
+    cr_assert_str_eq(nt_endpoint_reason_name(ep.reason), "foreign");
+    kill(planter, SIGKILL);
+    waitpid(planter, NULL, 0);
+    kill(target, SIGKILL);
+    waitpid(target, NULL, 0);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* ProcessInfo for many runtimes at once: silent ones cost the deadline once,
+ * not once each, and an answering one among them is answered. */
+Test(session_peer, process_info_for_many_runtimes_in_parallel)
+{
+    enum { SILENT = 8 };
+    peer *p[SILENT + 1];
+    pid_t pid[SILENT + 1];
+    nt_endpoint ep[SILENT + 1];
+    for (int i = 0; i <= SILENT; i++) {
+        p[i] = peer_shared();
+        cr_assert_not_null(p[i]);
+        snprintf(p[i]->info, sizeof p[i]->info, "9.8.7");
+        pid[i] = peer_spawn_runtime(p[i], i == SILENT ? PEER_INFO : PEER_SILENT, 0);
+        cr_assert_gt(pid[i], 0);
+        cr_assert_eq(nt_endpoint_find(pid[i], &ep[i]), NT_OK, "%s", nt_endpoint_reason_name(ep[i].reason));
+    }
+    nt_process_info *pi = calloc(SILENT + 1, sizeof *pi);
+    nt_status st[SILENT + 1];
+    int64_t t0 = nt_now_ns();
+    nt_process_info_get_many(ep, SILENT + 1, pi, st, nt_deadline_after_ms(500));
+    double ms = elapsed_ms(t0);
+    cr_assert_lt(ms, 2000, "%d silent runtimes took %.0f ms: asked one after the other?", SILENT, ms);
+    for (int i = 0; i < SILENT; i++) {
+        cr_assert_eq(st[i], NT_ERR_TIMEOUT, "silent runtime %d: %s", i, nt_status_name(st[i]));
+        cr_assert(pi[i].from_proc, "no /proc fallback for %d", i);
+    }
+    cr_assert_eq(st[SILENT], NT_OK, "%s", nt_status_name(st[SILENT]));
+    cr_assert_str_eq(pi[SILENT].runtime_version, "9.8.7");
+    cr_assert_eq(pi[SILENT].pid, (uint64_t)pid[SILENT]);
+    free(pi);
+    for (int i = 0; i <= SILENT; i++) {
+        peer_kill_runtime(p[i], pid[i]);
+        peer_shared_free(p[i]);
+    }
 }
 
 /* ---- deadlines: 0 means none (the library's one convention) ---- */
@@ -718,4 +841,210 @@ Test(session_peer, a_zero_deadline_is_no_deadline)
     pthread_join(th, NULL);
     nt_port_close(port);
     cr_assert_neq(access(path, F_OK), 0, "the port's socket file is left behind");
+}
+
+/* ---- the diagnostic port answers later runtimes ---- */
+
+typedef struct serving {
+    nt_port *port;
+    atomic_bool stop;
+} serving;
+
+static void *serve_port(void *arg)
+{
+    serving *sv = arg;
+    while (!atomic_load(&sv->stop))
+        nt_port_serve(sv->port, nt_deadline_after_ms(50));
+    return NULL;
+}
+
+/* A runtime's side: connect and advertise (cookie all `id`, pid 4242). */
+static int runtime_connects(const char *path, uint8_t id)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0, "connect: %s", strerror(errno));
+    uint8_t adv[34] = "ADVR_V1";
+    memset(adv + 8, id, 16);
+    adv[24] = 0x92; /* pid 4242, little-endian */
+    adv[25] = 0x10;
+    cr_assert_eq(send(fd, adv, sizeof adv, MSG_NOSIGNAL), (ssize_t)sizeof adv);
+    return fd;
+}
+
+/* What arrives on fd within ms: 'R' ResumeRuntime (answered OK), 'C' closed, '-' nothing, '?' anything else. */
+static char runtime_hears(int fd, int ms)
+{
+    struct pollfd pf = { .fd = fd, .events = POLLIN };
+    if (poll(&pf, 1, ms) <= 0)
+        return '-';
+    uint8_t h[20];
+    ssize_t n = recv(fd, h, sizeof h, MSG_WAITALL);
+    if (n == 0)
+        return 'C';
+    if (n != 20 || memcmp(h, "DOTNET_IPC_V1", 14) != 0 || h[16] != IPC_SET_PROCESS || h[17] != IPC_PROCESS_RESUME)
+        return '?';
+    uint8_t ok[24] = "DOTNET_IPC_V1";
+    ok[14] = 24;
+    ok[16] = IPC_SET_SERVER;
+    ok[17] = IPC_SERVER_OK;
+    cr_assert_eq(send(fd, ok, sizeof ok, MSG_NOSIGNAL), (ssize_t)sizeof ok);
+    return 'R';
+}
+
+/* Every process a launched program starts inherits the port: a runtime it
+ * has not seen is resumed (else a suspended child waits forever), a resumed
+ * one has its next connection held (else it reconnects in a loop), and one
+ * that goes away is let go. */
+Test(session_peer, the_port_resumes_later_runtimes_and_holds_their_next_connection)
+{
+    char path[108];
+    snprintf(path, sizeof path, "/tmp/nt-serve-%d.sock", (int)getpid());
+    unlink(path);
+    serving sv = { .port = NULL };
+    atomic_init(&sv.stop, false);
+    cr_assert_eq(nt_port_open(path, &sv.port, NULL), NT_OK);
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, serve_port, &sv), 0);
+
+    int a1 = runtime_connects(path, 0xA1);
+    cr_assert_eq(runtime_hears(a1, 2000), 'R', "a new runtime is not resumed");
+    cr_assert_eq(runtime_hears(a1, 2000), 'C', "the resumed connection is not closed");
+    close(a1);
+    int a2 = runtime_connects(path, 0xA1);
+    cr_assert_eq(runtime_hears(a2, 300), '-', "a resumed runtime's next connection is not held quietly");
+    int b1 = runtime_connects(path, 0xB2);
+    cr_assert_eq(runtime_hears(b1, 2000), 'R', "a second runtime is not resumed");
+    close(b1);
+    cr_assert_eq(runtime_hears(a2, 100), '-', "the held connection was dropped");
+    close(a2); /* the runtime exits: let go, and a new instance with its cookie is resumed again */
+    usleep(200 * 1000);
+    int a3 = runtime_connects(path, 0xA1);
+    cr_assert_eq(runtime_hears(a3, 2000), 'R', "a runtime whose held connection closed is not forgotten");
+    close(a3);
+
+    atomic_store(&sv.stop, true);
+    pthread_join(th, NULL);
+    nt_port_close(sv.port);
+    cr_assert_neq(access(path, F_OK), 0, "the port's socket file is left");
+}
+
+/* ---- nettrace top -p: the live view ---- */
+
+#include "nettrace_writer.h"
+
+static pid_t run_nettrace(char *const args[], const char *errpath)
+{
+    const char *top = getenv("top_builddir");
+    char nt[1024];
+    snprintf(nt, sizeof nt, "%s/nettrace", top ? top : ".");
+    pid_t child = fork();
+    if (child == 0) {
+        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(fd, 2);
+        dup2(devnull, 1);
+        execv(nt, args);
+        _exit(127);
+    }
+    return child;
+}
+
+static void read_small(const char *path, char *buf, size_t size)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        buf[fread(buf, 1, size - 1, f)] = 0;
+        fclose(f);
+    }
+}
+
+/* --duration is the whole run: a runtime that never answers the start does
+ * not add the 10 s connect deadline to it. */
+Test(session_peer, live_top_duration_includes_the_connect)
+{
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    pid_t target = peer_spawn_runtime(p, PEER_SILENT, 0);
+    cr_assert_gt(target, 0);
+    char pidarg[16], errpath[] = "/tmp/nt-topdur-XXXXXX";
+    cr_assert_geq(mkstemp(errpath), 0);
+    snprintf(pidarg, sizeof pidarg, "%d", (int)target);
+    char *args[] = { "nettrace", "top", "-p", pidarg, "--duration", "1s", "--no-rundown-first", NULL };
+    int64_t t0 = nt_now_ns();
+    pid_t top = run_nettrace(args, errpath);
+    int status;
+    cr_assert_eq(waitpid(top, &status, 0), top);
+    double s = elapsed_ms(t0) / 1000;
+    char err[1024];
+    read_small(errpath, err, sizeof err);
+    cr_assert_lt(s, 4.0, "top -p --duration 1s took %.1f s: %s", s, err);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 32, "exit %d, want 32 (timeout): %s",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
+    unlink(errpath);
+}
+
+/* A V6 stream's header and Trace block (a finished empty stream without its end block). */
+static size_t stream_prefix(uint8_t *out, size_t cap)
+{
+    nt_writer_options opt;
+    nt_writer_options_default(&opt);
+    opt.format = 6;
+    nt_membuf mb = { 0 };
+    nt_writer *w = nt_writer_new(&opt, nt_membuf_write, &mb, NULL);
+    cr_assert_not_null(w);
+    cr_assert_eq(nt_writer_finish(w), NT_OK);
+    nt_writer_free(w);
+    cr_assert(mb.len > 4 && mb.len - 4 <= cap);
+    uint32_t end;
+    memcpy(&end, mb.data + mb.len - 4, 4);
+    cr_assert_eq(end, 0u, "the stream does not end with an empty end-of-stream block");
+    memcpy(out, mb.data, mb.len - 4);
+    size_t n = mb.len - 4;
+    nt_membuf_free(&mb);
+    return n;
+}
+
+/* The live view holds one interval, so it runs on past the 1 GiB a recording
+ * session stops at (the runtime streams 1 GiB + 64 MiB of blocks a reader
+ * skips here, then goes quiet); Ctrl-C then ends it cleanly. */
+Test(session_peer, live_top_runs_past_a_gibibyte_of_stream, .timeout = 120)
+{
+    alarm(120);
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    p->prefix_len = stream_prefix(p->prefix, sizeof p->prefix);
+    p->flood_bytes = (1ull << 30) + (64ull << 20);
+    pid_t target = peer_spawn_runtime(p, PEER_FLOOD, 0);
+    cr_assert_gt(target, 0);
+    char pidarg[16], errpath[] = "/tmp/nt-topcap-XXXXXX";
+    cr_assert_geq(mkstemp(errpath), 0);
+    snprintf(pidarg, sizeof pidarg, "%d", (int)target);
+    char *args[] = { "nettrace", "top", "-p", pidarg, "-i", "1s", "--no-rundown-first", NULL };
+    pid_t top = run_nettrace(args, errpath);
+    int status = 0;
+    bool ended = false;
+    for (int i = 0; i < 1100 && atomic_load(&p->streamed) < p->flood_bytes && !ended; i++) {
+        usleep(100 * 1000);
+        ended = waitpid(top, &status, WNOHANG) == top;
+    }
+    char err[1024];
+    read_small(errpath, err, sizeof err);
+    cr_assert_not(ended, "top -p ended after %llu bytes: exit %d: %s", atomic_load(&p->streamed),
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+    cr_assert_geq(atomic_load(&p->streamed), p->flood_bytes, "the stream did not get past 1 GiB in time");
+    usleep(1500 * 1000); /* the rest is read and a refresh drawn */
+    cr_assert_eq(waitpid(top, &status, WNOHANG), 0, "top -p ended once past 1 GiB: %s", err);
+    kill(top, SIGINT);
+    cr_assert_eq(waitpid(top, &status, 0), top);
+    read_small(errpath, err, sizeof err);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d after Ctrl-C: %s",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
+    unlink(errpath);
 }

@@ -10,6 +10,7 @@
 #include "live_target.h"
 #include "support.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -681,7 +682,8 @@ Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
     int rc = system(cmd);
     char err[4096];
     read_text(errpath, err, sizeof err);
-    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "exit %d: %s", WEXITSTATUS(rc), err);
+    /* The program's exit status is collect's own, as dotnet-trace's is (CI wrappers need it). */
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 3, "exit %d, want the program's 3: %s", WEXITSTATUS(rc), err);
     cr_assert(strstr(err, "exited with status 3"), "the program's exit status is not reported: %s", err);
 
     nt_trace *t;
@@ -716,6 +718,141 @@ Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
     }
     cr_assert(jit, "no JIT record for Main");
     nt_trace_free(t);
+    unlink(path);
+    unlink(errpath);
+}
+
+/* `collect -- sh -c '...'`: the runtime traced is the one that connects (sh
+ * starts it), the later .NET process the script starts is resumed by the port
+ * rather than left suspended, and the script's exit status is collect's. */
+Test(launch, collect_traces_the_runtime_a_shell_starts_and_resumes_later_ones)
+{
+    char path[1300], errpath[1300], cmd[8000];
+    snprintf(path, sizeof path, "%s.shell-%d.nettrace", g_startup_dll, (int)getpid());
+    snprintf(errpath, sizeof errpath, "%s.shell-%d.err", g_startup_dll, (int)getpid());
+    const char *top = getenv("top_builddir");
+    snprintf(cmd, sizeof cmd,
+             "timeout 60 '%s/nettrace' collect -o '%s' -- sh -c \"dotnet '%s' 1500 0; dotnet '%s' 200 5\" 2> '%s'",
+             top ? top : ".", path, g_startup_dll, g_startup_dll, errpath);
+    int64_t t0 = nt_now_ns();
+    int rc = system(cmd);
+    double s = (double)(nt_now_ns() - t0) / 1e9;
+    char err[4096];
+    read_text(errpath, err, sizeof err);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) != 124, "collect hung (the second runtime left suspended?): %s", err);
+    cr_assert_eq(WEXITSTATUS(rc), 5, "exit %d, want the script's 5 (%.1f s): %s", WEXITSTATUS(rc), s, err);
+    nt_trace *t;
+    char msg[512];
+    cr_assert_eq(nt_trace_from_file(path, NULL, &t, msg, sizeof msg), NT_OK, "%s", msg);
+    size_t in_main = 0;
+    for (size_t i = 0; i < nt_trace_sample_count(t); i++) {
+        nt_trace_sample smp = nt_trace_sample_at(t, i);
+        for (uint32_t k = 0; k < smp.frame_count; k++)
+            if (frame_is(nt_trace_frame_at(t, smp.frame_ids[k]), "Main")) {
+                in_main++;
+                break;
+            }
+    }
+    cr_assert_geq(in_main, 20, "only %zu samples in the first runtime's Main: %s", in_main, err);
+    nt_trace_free(t);
+    unlink(path);
+    unlink(errpath);
+}
+
+/* The pid of a child of parent whose environment has DOTNET_DiagnosticPorts,
+ * with that variable's path (up to the ',') in port; 0 when none (yet). */
+static pid_t child_with_port(pid_t parent, char *port, size_t size)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        char file[300], buf[65536];
+        snprintf(file, sizeof file, "/proc/%s/stat", e->d_name);
+        read_text(file, buf, sizeof buf);
+        char *close_paren = strrchr(buf, ')');
+        int ppid = 0;
+        if (!close_paren || sscanf(close_paren + 2, "%*c %d", &ppid) != 1 || ppid != parent)
+            continue;
+        snprintf(file, sizeof file, "/proc/%s/environ", e->d_name);
+        FILE *f = fopen(file, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        for (size_t at = 0; at < n; at += strlen(buf + at) + 1)
+            if (strncmp(buf + at, "DOTNET_DiagnosticPorts=", 23) == 0) {
+                snprintf(port, size, "%s", buf + at + 23);
+                port[strcspn(port, ",")] = 0;
+                found = (pid_t)atoi(e->d_name);
+            }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Whether uid 12345 can create the port's directory or bind its socket. */
+static bool second_user_can_take(const char *port)
+{
+    char dir[1024], cmd[3000];
+    snprintf(dir, sizeof dir, "%s", port);
+    *strrchr(dir, '/') = 0;
+    snprintf(cmd, sizeof cmd,
+             "setpriv --reuid=12345 --regid=12345 --clear-groups sh -c \"mkdir '%s' || touch '%s'\" 2>/dev/null", dir,
+             port);
+    int rc = system(cmd);
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 0) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* what the other user made */
+        cr_assert_eq(system(cmd), 0);
+        return true;
+    }
+    return false;
+}
+
+/* The port named in the program's environment stays unusable by another
+ * user (uid 12345) for as long as the program runs, and after collect ends
+ * (a runtime reconnects to it all along); its directory is removed at the end. */
+Test(launch, the_port_stays_private_while_the_program_runs)
+{
+    if (geteuid() != 0 || system("command -v setpriv >/dev/null") != 0)
+        cr_skip_test("needs root and setpriv to act as a second user (uid 12345)");
+    char path[1300], errpath[1300], cmd[5000];
+    snprintf(path, sizeof path, "%s.private-%d.nettrace", g_startup_dll, (int)getpid());
+    snprintf(errpath, sizeof errpath, "%s.private-%d.err", g_startup_dll, (int)getpid());
+    const char *top = getenv("top_builddir");
+    pid_t collect = fork();
+    if (collect == 0) {
+        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 2);
+        snprintf(cmd, sizeof cmd, "%s/nettrace", top ? top : ".");
+        execl(cmd, "nettrace", "collect", "-o", path, "--", "dotnet", g_startup_dll, "4000", "0", (char *)NULL);
+        _exit(127);
+    }
+    char port[1024] = "";
+    pid_t program = 0;
+    for (int i = 0; i < 200 && !program; i++, usleep(50 * 1000))
+        program = child_with_port(collect, port, sizeof port);
+    cr_assert_gt(program, 0, "no child of collect has DOTNET_DiagnosticPorts");
+    struct stat st;
+    for (int i = 0; i < 200 && (stat(path, &st) != 0 || st.st_size == 0); i++)
+        usleep(50 * 1000);
+    cr_assert_gt(st.st_size, 0, "the session did not start");
+    for (int i = 0; i < 5; i++) { /* resumed by now: the port must outlive the start */
+        usleep(400 * 1000);
+        cr_assert_not(second_user_can_take(port), "uid 12345 took %s while the program runs", port);
+    }
+    int status;
+    cr_assert_eq(waitpid(collect, &status, 0), collect);
+    char err[4096];
+    read_text(errpath, err, sizeof err);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "collect: exit %d: %s", WEXITSTATUS(status), err);
+    cr_assert_not(second_user_can_take(port), "uid 12345 took %s once collect ended", port);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", port);
+    *strrchr(dir, '/') = 0;
+    cr_assert_neq(access(dir, F_OK), 0, "%s is left behind", dir);
     unlink(path);
     unlink(errpath);
 }

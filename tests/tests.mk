@@ -11,7 +11,8 @@ noinst_LTLIBRARIES += tests/libtestsupport.la
 tests_libtestsupport_la_SOURCES = tests/support/support.c tests/support/support.h tests/support/leakcheck.c \
 	tests/support/ltest.h tests/support/streams.c tests/support/streams.h \
 	tests/support/trace_build.c tests/support/trace_build.h tests/support/writer_rec.c tests/support/writer_rec.h \
-	tests/support/session_peer.c tests/support/session_peer.h tests/support/live_target.c tests/support/live_target.h
+	tests/support/session_peer.c tests/support/session_peer.h tests/support/live_target.c tests/support/live_target.h \
+	tests/support/cli_run.c tests/support/cli_run.h
 tests_libtestsupport_la_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_libtestsupport_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 
@@ -40,7 +41,8 @@ CRITERION_TESTS = \
 	tests/test_session tests/test_session_live tests/test_trace_window \
 	tests/test_writer tests/test_v6 tests/test_writer_property tests/test_writer_tables tests/test_convert \
 	tests/test_hostile tests/test_cli_output tests/test_cursor tests/test_map \
-	tests/test_profile tests/test_profile_select \
+	tests/test_profile tests/test_profile_select tests/test_profile_limits \
+	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
 	tests/test_abi
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
@@ -110,3 +112,41 @@ EXTRA_DIST += tests/man_api.sh
 # The live event profiles against a real .NET process (skips without dotnet).
 TESTS += tests/profile_live.sh
 EXTRA_DIST += tests/profile_live.sh
+
+# Hostile neighbours: impostor and planted endpoints, escaped peer strings, silent runtimes.
+TESTS += tests/cli_hostile_peers.sh
+EXTRA_DIST += tests/cli_hostile_peers.sh tests/support/fake_runtime.py
+
+# No command destroys a user's file: outputs that are inputs, existing traces, failed runs.
+TESTS += tests/cli_output_safety.sh
+EXTRA_DIST += tests/cli_output_safety.sh
+# The thread-sample profiles named for what they count, with their shares and measured rate.
+TESTS += tests/cli_thread_time.sh
+EXTRA_DIST += tests/cli_thread_time.sh
+# Event profile sites outside the runtime's dispatch and waits, --inclusive, the alloc leaf.
+TESTS += tests/cli_sites.sh
+EXTRA_DIST += tests/cli_sites.sh
+# The HTML flame graph in a real headless browser (skips without chromium); test_flame_html is above.
+TESTS += tests/flame_html.sh
+EXTRA_DIST += tests/flame_html.sh
+CLEANFILES += tests/flame-html/*.png
+# Never silent: empty selections say what the trace holds; names in any case.
+TESTS += tests/cli_never_silent.sh
+EXTRA_DIST += tests/cli_never_silent.sh
+# The README's first section run as written on a real .NET program (skips without dotnet).
+TESTS += tests/readme_first.sh
+EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj tests/workloads/ReadmeApp/Program.cs
+# gc's time base, units, window and sizes; quoted labels; usage errors.
+TESTS += tests/cli_readable.sh
+EXTRA_DIST += tests/cli_readable.sh
+# (issue 21: test_events_bounds, test_overflow, test_profile_limits, test_writer_clock are in CRITERION_TESTS.)
+
+# The always-on soak (tests/window_soak.c): a generated stream through the window API, no file.  make check
+# runs it at 10,000 windows (10^6 methods, 10^6 stack shapes); bench.mk runs it under cachegrind too.  Not a
+# Criterion suite: tests/criterion_tap.sh reports its exit status as one TAP result.
+check_PROGRAMS += tests/window_soak
+TESTS += tests/window_soak
+tests_window_soak_SOURCES = tests/window_soak.c
+tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
+tests_window_soak_LDADD = libnettrace_core.la
+tests_window_soak_LDFLAGS = $(T_LINK)

@@ -57,7 +57,7 @@ grep -q 'no rundown' "$TMP/cut3.err" && ok "warns that the rundown is missing" \
 
 # --- top ---------------------------------------------------------------------
 "$NT" top -n 2 "$TRACE" > "$TMP/top" || fail "top exit code"
-sed -n 6p "$TMP/top" | grep -q 'Tree.Leaf$' && ok "top: Leaf first" || fail "top: $(sed -n 6p "$TMP/top")"
+awk '/^ exclusive/ { getline; print; exit }' "$TMP/top" | grep -q 'Tree.Leaf$' && ok "top: Leaf first" || fail "top: $(cat "$TMP/top")"
 grep -q '100.0%' "$TMP/top" && ok "top: resolution share" || fail "top: no resolution share"
 [ "$("$NT" top --by-thread -n 1 "$SPIN" | grep -c '^thread ')" -eq 3 ] && ok "top --by-thread: 3 threads" \
     || fail "top --by-thread"

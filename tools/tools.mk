@@ -4,7 +4,8 @@
 noinst_PROGRAMS += tools/make_seeds
 tools_make_seeds_SOURCES = tools/seeds/seeds.h tools/seeds/main.c tools/seeds/writer_seeds.c \
 	tools/seeds/fuzz_out.c tools/seeds/fuzz_streams.c tools/seeds/fuzz_writer.c \
-	tests/support/streams.c tests/support/streams.h
+	tests/support/streams.c tests/support/streams.h \
+	tools/seeds/heap_seeds.c tests/support/heap_writer.c tests/support/heap_writer.h
 tools_make_seeds_CPPFLAGS = $(T_CPP)
 tools_make_seeds_LDADD = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
 
@@ -15,6 +16,8 @@ fuzz-seeds: tools/make_seeds$(EXEEXT)
 	$(MKDIR_P) $(srcdir)/corpus/fuzz/parser $(srcdir)/corpus/fuzz/parser_limits $(srcdir)/corpus/fuzz/ipc_reply
 	./tools/make_seeds$(EXEEXT) fuzz $(srcdir)/corpus/fuzz/parser $(srcdir)/corpus/fuzz/parser_limits \
 		$(srcdir)/corpus/fuzz/ipc_reply $(srcdir)/corpus
+	$(MKDIR_P) $(srcdir)/corpus/fuzz/heap
+	./tools/make_seeds$(EXEEXT) heap $(srcdir)/corpus/fuzz/heap
 .PHONY: seeds fuzz-seeds
 
 EXTRA_DIST += corpus/seeds tools/compare-builds.sh tools/check-cycles.sh

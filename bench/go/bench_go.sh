@@ -40,10 +40,10 @@ module benchgo
 
 go 1.19
 
-require nettrace v0.0.0
+require libnettrace.dev/nettrace v0.0.0
 $dd_require
 
-replace nettrace => $top_srcdir/bindings/go
+replace libnettrace.dev/nettrace => $top_srcdir/bindings/go
 $dd_replace
 EOM
 # shellcheck disable=SC2086

@@ -23,7 +23,7 @@ import (
 	"runtime"
 	"time"
 
-	"nettrace"
+	"libnettrace.dev/nettrace"
 )
 
 type job struct {

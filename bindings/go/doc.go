@@ -1,8 +1,11 @@
 // Package nettrace reads .NET EventPipe NetTrace streams into resolved
 // CPU-sample stacks and attaches to a running .NET process over its
-// diagnostics IPC.  It is a cgo binding of libnettrace (C); it links
-// -lnettrace, found like any system library or through CGO_CFLAGS and
-// CGO_LDFLAGS for an uninstalled build (see bindings/env.sh).
+// diagnostics IPC.  It is a cgo binding of libnettrace (C), found through
+// pkg-config (nettrace.pc, installed with the library; PKG_CONFIG_PATH names
+// another one, as bindings/env.sh does for the build tree).  The module's
+// path, libnettrace.dev/nettrace, is its name, not a download location: a
+// module using it points a replace directive at a checkout (README, "Use
+// it from your module").
 //
 // The API keeps the contracts of the pure-Go readers it replaces:
 //
@@ -33,10 +36,17 @@
 //     io.Writer, so it can be StartTracing's w) into callbacks, without
 //     holding the stream.
 //   - A Trace exports folded stacks, speedscope and pprof, and a top-N table.
+//   - Callbacks.Event and ParseEvents decode every event as 'nettrace events'
+//     does; ParseProfileFile gives the event profiles and the GC timeline;
+//     Frame.Name is a frame as the tool names it.
+//   - Objects stay alive and whole across every call into C: Close during an
+//     export, a panicking callback or a callback calling its own parser is
+//     handled (the export finishes first; the parse stops and the panic
+//     continues after C returns; ErrBadState), never a crash or a deadlock.
 package nettrace
 
 /*
-#cgo LDFLAGS: -lnettrace
+#cgo pkg-config: nettrace
 #include <nettrace.h>
 */
 import "C"

@@ -7,6 +7,7 @@ package nettrace
 import "C"
 
 import (
+	"fmt"
 	"io"
 	"runtime/cgo"
 	"unsafe"
@@ -27,16 +28,38 @@ type ExportOptions struct {
 
 // writeState is what the C writer trampoline reaches through its handle.
 type writeState struct {
-	w   io.Writer
-	err error
+	w        io.Writer
+	err      error
+	panicked *callbackPanic // the writer's panic, raised again once C has returned
+}
+
+// callbackPanic is a panic caught before it could unwind through C frames
+// (which would leave the library's state half-updated).
+type callbackPanic struct{ value interface{} }
+
+// catch turns a panic of the writer into a stop (deferred by goWrite).
+func (ws *writeState) catch(ret *C.int) {
+	if r := recover(); r != nil {
+		ws.panicked = &callbackPanic{r}
+		ws.err = fmt.Errorf("%w: the writer panicked: %v", ErrStopped, r)
+		*ret = 1
+	}
+}
+
+// repanic raises the writer's panic again, in the goroutine that called C.
+func (ws *writeState) repanic() {
+	if ws.panicked != nil {
+		panic(ws.panicked.value)
+	}
 }
 
 //export goWrite
-func goWrite(h C.uintptr_t, data unsafe.Pointer, n C.size_t) C.int {
+func goWrite(h C.uintptr_t, data unsafe.Pointer, n C.size_t) (ret C.int) {
 	ws := cgo.Handle(h).Value().(*writeState)
 	if ws.err != nil {
 		return 1
 	}
+	defer ws.catch(&ret)
 	if n == 0 {
 		return 0
 	}
@@ -69,9 +92,11 @@ func (o *ExportOptions) selection() C.nt_export_options {
 }
 
 func (t *Trace) export(kind C.int, w io.Writer, o *ExportOptions) error {
-	if t.c == nil {
-		return ErrBadState
+	ct, err := t.enter()
+	if err != nil {
+		return err
 	}
+	defer t.leave()
 	var co C.nt_export_options
 	var name *C.char
 	if o != nil {
@@ -85,7 +110,8 @@ func (t *Trace) export(kind C.int, w io.Writer, o *ExportOptions) error {
 	ws := &writeState{w: w}
 	h := cgo.NewHandle(ws)
 	defer h.Delete()
-	st := C.ntgo_export(t.c, kind, &co, C.uintptr_t(h))
+	st := C.ntgo_export(ct, kind, &co, C.uintptr_t(h))
+	ws.repanic()
 	if ws.err != nil {
 		return ws.err
 	}
@@ -140,9 +166,11 @@ func (t *Trace) Top(n int) []TopEntry {
 
 // TopWith is Top with options; it fails only when memory is short.
 func (t *Trace) TopWith(n int, o TopOptions) ([]TopEntry, error) {
-	if t.c == nil {
-		return nil, ErrBadState
+	ct, err := t.enter()
+	if err != nil {
+		return nil, err
 	}
+	defer t.leave()
 	var co C.nt_top_options
 	if n > 0 {
 		co.rows = C.uint32_t(n)
@@ -153,7 +181,7 @@ func (t *Trace) TopWith(n int, o TopOptions) ([]TopEntry, error) {
 	co.filter = sel.filter
 	co.weight = sel.weight
 	var top *C.nt_top
-	if st := C.nt_top_build(t.c, &co, &top); st != C.NT_OK {
+	if st := C.nt_top_build(ct, &co, &top); st != C.NT_OK {
 		return nil, newError(st, 0, "")
 	}
 	defer C.nt_top_free(top)

@@ -2,6 +2,7 @@
 #include "_cgo_export.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void ntgo_samples(const nt_trace *t, ntgo_sample *out, size_t n)
 {
@@ -19,6 +20,7 @@ void ntgo_samples(const nt_trace *t, ntgo_sample *out, size_t n)
 static int on_trace(void *user, const nt_trace_info *info)
 {
     ntgo_parser *g = user;
+    g->frequency = info->qpc_frequency;
     if (g->keep && g->keep_cb.trace && g->keep_cb.trace(g->keep, info))
         return 1;
     return (g->want & NTGO_HEADER) ? goOnHeader(g->handle, (nt_trace_info *)info) : 0;
@@ -56,6 +58,37 @@ static int on_assembly(void *user, const nt_assembly *a)
     return (g->want & NTGO_ASSEMBLY) ? goOnAssembly(g->handle, (nt_assembly *)a) : 0;
 }
 
+static int on_event(void *user, const nt_event *ev)
+{
+    ntgo_parser *g = user;
+    if (g->keep && g->keep_cb.event && g->keep_cb.event(g->keep, ev))
+        return 1;
+    return (g->want & NTGO_EVENT) ? goOnEvent(g->handle, (nt_event *)ev, g->frequency, &g->it, &g->field) : 0;
+}
+
+bool ntgo_field_next(nt_field_iter *it, ntgo_field *out)
+{
+    nt_field_value v;
+    if (!nt_field_next(it, &v))
+        return false;
+    memset(out, 0, sizeof *out);
+    out->name = v.name;
+    out->kind = v.kind;
+    out->in_array = v.in_array;
+    switch (v.kind) {
+    case NT_VALUE_INT:
+    case NT_VALUE_DATETIME: out->i = v.v.i; break;
+    case NT_VALUE_UINT:
+    case NT_VALUE_BOOL: out->u = v.v.u; break;
+    case NT_VALUE_FLOAT: out->f = v.v.f; break;
+    case NT_VALUE_GUID: memcpy(out->guid, v.v.guid, sizeof out->guid); break;
+    case NT_VALUE_STRING: out->ptr = v.v.str.ptr; out->len = v.v.str.len; break;
+    case NT_VALUE_BINARY: out->ptr = v.v.bin.ptr; out->len = v.v.bin.len; break;
+    default: break;
+    }
+    return true;
+}
+
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
 {
     ntgo_parser *g = user;
@@ -87,8 +120,10 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, con
     } else {
         bool keep = g->keep != NULL;
         nt_callbacks cb = { 0 };
-        if ((keep && g->keep_cb.trace) || (want & NTGO_HEADER))
+        if ((keep && g->keep_cb.trace) || (want & (NTGO_HEADER | NTGO_EVENT)))
             cb.trace = on_trace;
+        if ((keep && g->keep_cb.event) || (want & NTGO_EVENT))
+            cb.event = on_event;
         if ((keep && g->keep_cb.sample) || (want & NTGO_SAMPLE))
             cb.sample = on_sample;
         if ((keep && g->keep_cb.method) || (want & NTGO_METHOD))

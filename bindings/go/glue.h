@@ -20,13 +20,27 @@ typedef struct ntgo_sample {
 
 void ntgo_samples(const nt_trace *t, ntgo_sample *out, size_t n);
 
+/* One decoded field value, the union flattened for Go. */
+typedef struct ntgo_field {
+    const char *name;
+    int kind;                /* nt_value_kind */
+    bool in_array;
+    int64_t i;
+    uint64_t u;
+    double f;
+    const void *ptr;         /* string or bytes */
+    size_t len;
+    uint8_t guid[16];
+} ntgo_field;
+
 /* Which Go callbacks a streaming parser calls. */
 enum {
     NTGO_HEADER = 1,
     NTGO_SAMPLE = 2,
     NTGO_METHOD = 4,
     NTGO_MODULE = 8,
-    NTGO_ASSEMBLY = 16
+    NTGO_ASSEMBLY = 16,
+    NTGO_EVENT = 32
 };
 
 /* What a parser keeps besides calling Go: nothing, the whole trace (a
@@ -41,7 +55,15 @@ typedef struct ntgo_parser {
     nt_callbacks keep_cb;
     uintptr_t handle;
     unsigned want;
+    int64_t frequency;       /* the header's, for the events' times */
+    /* The events' field iteration, in C memory: a value may point into the
+     * iterator, which cgo forbids for Go memory handed to C. */
+    nt_field_iter it;
+    ntgo_field field;
 } ntgo_parser;
+
+/* nt_field_next into an ntgo_field. */
+bool ntgo_field_next(nt_field_iter *it, ntgo_field *out);
 
 ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim);
 /* Hand over the builder's trace (NULL unless NTGO_KEEP_TRACE); st is the parse's final status. */

@@ -1,3 +1,3 @@
-module nettrace
+module libnettrace.dev/nettrace
 
 go 1.19

@@ -6,8 +6,10 @@ package nettrace
 import "C"
 
 import (
+	"fmt"
 	"runtime/cgo"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -66,14 +68,20 @@ type AssemblyRecord struct {
 
 // Callbacks receive what a streaming Parser reads, in stream order, from
 // inside Write (and Close).  Every member may be nil.  A callback that
-// returns an error stops the parse: Write returns that error.  Callbacks
-// must not call the parser's own methods.
+// returns an error stops the parse: Write returns that error.  A callback
+// that panics stops the parse too, and the panic continues from Write (or
+// Close) once the library has returned: the parser is then stopped, its
+// error matching ErrStopped.  A callback may call Offset; Write, Close and
+// TakeWindow called from a callback return ErrBadState.
 type Callbacks struct {
 	Header   func(h Header, frequency int64, pointerSize int) error
 	Sample   func(s *StreamSample) error
 	Method   func(m *MethodRecord) error
 	Module   func(m *ModuleRecord) error
 	Assembly func(a *AssemblyRecord) error
+	// Event receives every event decoded ('nettrace events': the library's
+	// field iterator); *Event is the callback's to keep.
+	Event func(e *Event) error
 	// KeepTrace makes the parser also build the trace Parse returns, which
 	// Trace hands over after Close.
 	KeepTrace bool
@@ -90,15 +98,21 @@ type Callbacks struct {
 // TakeWindow may be called from different goroutines (a session's reader
 // writes while the caller takes windows); they run one at a time.
 type Parser struct {
-	mu     sync.Mutex // Write, Close and TakeWindow may run on different goroutines
-	g      *C.ntgo_parser
-	cb     Callbacks
-	handle cgo.Handle
-	err    error // sticky: the first failure
-	cbErr  error // what a callback returned
-	closed bool
-	t      *Trace
-	sample StreamSample
+	mu sync.Mutex // Write, Close and TakeWindow may run on different goroutines
+	// holder is the goroutine holding mu, kept only for a parser with Go
+	// callbacks (0 otherwise): a callback calling its own parser is refused
+	// instead of waiting for itself.
+	holder       atomic.Int64
+	hasCallbacks bool
+	panicked     *callbackPanic // a callback's panic, raised again when C has returned
+	g            *C.ntgo_parser
+	cb           Callbacks
+	handle       cgo.Handle
+	err          error // sticky: the first failure
+	cbErr        error // what a callback returned
+	closed       bool
+	t            *Trace
+	sample       StreamSample
 }
 
 // NewParser returns a parser that calls cb.  Close releases it.
@@ -119,6 +133,9 @@ func NewParser(cb Callbacks) (*Parser, error) {
 	if cb.Assembly != nil {
 		want |= C.NTGO_ASSEMBLY
 	}
+	if cb.Event != nil {
+		want |= C.NTGO_EVENT
+	}
 	keep := C.int(C.NTGO_KEEP_NONE)
 	switch {
 	case cb.KeepTrace && cb.Windows:
@@ -132,7 +149,7 @@ func NewParser(cb Callbacks) (*Parser, error) {
 }
 
 func newParser(cb *Callbacks, want C.uint, keep C.int) (*Parser, error) {
-	p := &Parser{}
+	p := &Parser{hasCallbacks: want != 0}
 	if cb != nil {
 		p.cb = *cb
 	}
@@ -153,6 +170,55 @@ func (p *Parser) feed(b []byte) {
 	if st != C.NT_OK {
 		p.fail(st)
 	}
+	p.repanic()
+}
+
+// repanic raises a callback's panic again, now that C has returned.
+func (p *Parser) repanic() {
+	if v := p.panicked; v != nil {
+		p.panicked = nil
+		panic(v.value)
+	}
+}
+
+// catch turns a callback's panic into a stop (deferred by the callbacks).
+func (p *Parser) catch(ret *C.int) {
+	if r := recover(); r != nil {
+		p.panicked = &callbackPanic{r}
+		p.cbErr = fmt.Errorf("%w: a callback panicked: %v", ErrStopped, r)
+		*ret = 1
+	}
+}
+
+// lock takes mu for what (a method's name); ErrBadState when the caller is
+// one of this parser's callbacks, which already runs under mu.
+func (p *Parser) lock(what string) error {
+	if p.mu.TryLock() {
+		p.markHolder()
+		return nil
+	}
+	if p.reentered() {
+		return fmt.Errorf("%w: %s called from inside one of the parser's callbacks", ErrBadState, what)
+	}
+	p.mu.Lock()
+	p.markHolder()
+	return nil
+}
+
+func (p *Parser) markHolder() {
+	if p.hasCallbacks {
+		p.holder.Store(goroutineID())
+	}
+}
+
+func (p *Parser) unlock() {
+	p.holder.Store(0)
+	p.mu.Unlock()
+}
+
+// reentered: the calling goroutine holds mu, so runs in a callback.
+func (p *Parser) reentered() bool {
+	return p.hasCallbacks && p.holder.Load() == goroutineID()
 }
 
 func (p *Parser) fail(st C.nt_status) {
@@ -172,6 +238,7 @@ func (p *Parser) finish() C.nt_status {
 	if st != C.NT_OK {
 		p.fail(st)
 	}
+	p.repanic()
 	return st
 }
 
@@ -186,7 +253,7 @@ func (p *Parser) trace(st C.nt_status, err error) (*Trace, error) {
 	if ct == nil {
 		return nil, err
 	}
-	return newTrace(ct), err
+	return ownedTrace(ct), err
 }
 
 func (p *Parser) free() {
@@ -201,8 +268,10 @@ func (p *Parser) free() {
 // stream is good so far; after a failure every call returns the same error
 // (an *Error with the byte offset, or the error a callback returned).
 func (p *Parser) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	if err := p.lock("Write"); err != nil {
+		return 0, err
+	}
+	defer p.unlock()
 	if p.closed {
 		return 0, ErrBadState
 	}
@@ -215,6 +284,9 @@ func (p *Parser) Write(b []byte) (int, error) {
 
 // Offset is the number of bytes consumed so far.
 func (p *Parser) Offset() uint64 {
+	if p.reentered() { // a callback: the parser is paused under its caller's lock
+		return uint64(C.nt_parser_offset(p.g.parser))
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.g == nil {
@@ -228,17 +300,20 @@ func (p *Parser) Offset() uint64 {
 // ended early (everything complete was delivered), ErrNoEvents for a header
 // without events, or the parse's earlier error.
 func (p *Parser) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	if err := p.lock("Close"); err != nil {
+		return err
+	}
+	defer p.unlock()
 	if p.closed {
 		return p.err
 	}
 	p.closed = true
+	// Released even when a callback's panic leaves finish.
+	defer p.free()
 	st := p.finish()
 	if p.cb.KeepTrace {
 		p.t, _ = p.trace(st, nil)
 	}
-	p.free()
 	return p.err
 }
 
@@ -248,8 +323,10 @@ func (p *Parser) Close() error {
 // ran short the window's samples are lost (ErrNoMemory); past the record
 // limit the trace is still returned with an error matching ErrLimit.
 func (p *Parser) TakeWindow() (*Trace, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	if err := p.lock("TakeWindow"); err != nil {
+		return nil, err
+	}
+	defer p.unlock()
 	if p.closed || p.g == nil || !p.cb.Windows {
 		return nil, ErrBadState
 	}
@@ -259,7 +336,7 @@ func (p *Parser) TakeWindow() (*Trace, error) {
 	if ct == nil {
 		return nil, err
 	}
-	return newTrace(ct), err
+	return ownedTrace(ct), err
 }
 
 // Trace returns the trace built from the stream (with KeepTrace, after
@@ -278,14 +355,16 @@ func (p *Parser) deliver(err error) C.int {
 }
 
 //export goOnHeader
-func goOnHeader(h C.uintptr_t, info *C.nt_trace_info) C.int {
+func goOnHeader(h C.uintptr_t, info *C.nt_trace_info) (ret C.int) {
 	p := parserOf(h)
+	defer p.catch(&ret)
 	return p.deliver(p.cb.Header(newHeader(info), int64(info.qpc_frequency), int(info.pointer_size)))
 }
 
 //export goOnSample
-func goOnSample(h C.uintptr_t, s *C.nt_sample) C.int {
+func goOnSample(h C.uintptr_t, s *C.nt_sample) (ret C.int) {
 	p := parserOf(h)
+	defer p.catch(&ret)
 	ss := &p.sample
 	*ss = StreamSample{Timestamp: int64(s.timestamp), TimeNS: int64(s.time_ns), ThreadID: uint64(s.thread_id),
 		Managed: s._type == C.NT_SAMPLE_MANAGED}
@@ -299,8 +378,9 @@ func goOnSample(h C.uintptr_t, s *C.nt_sample) C.int {
 }
 
 //export goOnMethod
-func goOnMethod(h C.uintptr_t, m *C.nt_method) C.int {
+func goOnMethod(h C.uintptr_t, m *C.nt_method) (ret C.int) {
 	p := parserOf(h)
+	defer p.catch(&ret)
 	return p.deliver(p.cb.Method(&MethodRecord{
 		Event: RecordEvent(m.which), MethodID: uint64(m.method_id), ModuleID: uint64(m.module_id),
 		StartAddress: uint64(m.start_address), Size: uint32(m.size), Flags: uint32(m.flags),
@@ -310,8 +390,9 @@ func goOnMethod(h C.uintptr_t, m *C.nt_method) C.int {
 }
 
 //export goOnModule
-func goOnModule(h C.uintptr_t, m *C.nt_module) C.int {
+func goOnModule(h C.uintptr_t, m *C.nt_module) (ret C.int) {
 	p := parserOf(h)
+	defer p.catch(&ret)
 	return p.deliver(p.cb.Module(&ModuleRecord{
 		Event: RecordEvent(m.which), ModuleID: uint64(m.module_id), AssemblyID: uint64(m.assembly_id),
 		ILPath: C.GoString(m.il_path), NativePath: C.GoString(m.native_path),
@@ -319,8 +400,9 @@ func goOnModule(h C.uintptr_t, m *C.nt_module) C.int {
 }
 
 //export goOnAssembly
-func goOnAssembly(h C.uintptr_t, a *C.nt_assembly) C.int {
+func goOnAssembly(h C.uintptr_t, a *C.nt_assembly) (ret C.int) {
 	p := parserOf(h)
+	defer p.catch(&ret)
 	return p.deliver(p.cb.Assembly(&AssemblyRecord{
 		Event: RecordEvent(a.which), AssemblyID: uint64(a.assembly_id), Name: C.GoString(a.name),
 	}))

@@ -47,12 +47,34 @@ type ProfileTotals struct {
 	Value                                              int64
 }
 
+// GC is one GC of the timeline ('nettrace gc'), from GCStart to the end of
+// its pause.  Times are trace-clock ns and sizes bytes, -1 where the event
+// that gives them was absent.
+type GC struct {
+	Number, Generation uint32
+	Reason             string // "AllocSmall", "Induced", ...
+	Type               string // "blocking", "background", "foreground"
+	ThreadID           uint64
+	StartNS, EndNS     int64
+	SuspendBeginNS     int64
+	SuspendEndNS       int64
+	RestartEndNS       int64
+	SuspensionNS       int64 // the threads' suspension
+	PauseNS            int64 // the threads' stop
+	HeapBefore         int64
+	HeapAfter          int64
+	Promoted           int64
+	GenerationSizes    [5]int64 // gen0, gen1, gen2, LOH, POH
+}
+
 // Profile is the event records of a trace beside its CPU samples (Trace,
 // valid until Close).
 type Profile struct {
 	Trace   *Trace
 	Records []ProfileRecord
+	GCs     []GC // the GC timeline, in order of start time
 	c       *C.nt_profile
+	own     *owner // frees c, with its trace, once no call uses either
 }
 
 var profileKinds = map[string]C.nt_profile_kind{
@@ -86,8 +108,8 @@ func ParseProfileFile(path string, o ProfileOptions) (*Profile, error) {
 	}
 	tr := newTrace(C.nt_profile_trace(cp))
 	tr.borrowed = true
-	runtime.SetFinalizer(tr, nil)
-	p := &Profile{Trace: tr, c: cp}
+	tr.own = newOwner(func() { C.nt_profile_free(cp) })
+	p := &Profile{Trace: tr, c: cp, own: tr.own}
 	names := map[C.nt_profile_kind]string{}
 	for k, v := range profileKinds {
 		names[v] = k
@@ -100,8 +122,26 @@ func ParseProfileFile(path string, o ProfileOptions) (*Profile, error) {
 			Count: int64(r.count), TimeNS: int64(r.time_ns), Frames: tr.stacks[r.stack_index],
 		})
 	}
-	runtime.SetFinalizer(p, (*Profile).Close)
+	p.GCs = profileGCs(cp)
 	return p, err
+}
+
+func profileGCs(cp *C.nt_profile) []GC {
+	out := make([]GC, int(C.nt_profile_gc_count(cp)))
+	for i := range out {
+		g := C.nt_profile_gc_at(cp, C.size_t(i))
+		out[i] = GC{Number: uint32(g.number), Generation: uint32(g.generation),
+			Reason: C.GoString(C.nt_gc_reason_name(g.reason)), Type: C.GoString(C.nt_gc_type_name(g._type)),
+			ThreadID: uint64(g.thread_id), StartNS: int64(g.start_ns), EndNS: int64(g.end_ns),
+			SuspendBeginNS: int64(g.suspend_begin_ns), SuspendEndNS: int64(g.suspend_end_ns),
+			RestartEndNS: int64(g.restart_end_ns), SuspensionNS: int64(g.suspension_ns),
+			PauseNS: int64(g.pause_ns), HeapBefore: int64(g.heap_before), HeapAfter: int64(g.heap_after),
+			Promoted: int64(g.promoted)}
+		for j := range out[i].GenerationSizes {
+			out[i].GenerationSizes[j] = int64(g.gen_size[j])
+		}
+	}
+	return out
 }
 
 // Totals returns the totals of kind ("alloc", "exceptions", "contention").
@@ -110,9 +150,10 @@ func (p *Profile) Totals(kind string) (ProfileTotals, error) {
 	if !ok {
 		return ProfileTotals{}, fmt.Errorf("%w: no profile kind %q", ErrInvalidArgument, kind)
 	}
-	if p.c == nil {
+	if p.own == nil || !p.own.acquire() {
 		return ProfileTotals{}, ErrBadState
 	}
+	defer p.leave()
 	var t C.nt_profile_totals
 	C.nt_profile_totals_get(p.c, k, &t)
 	return ProfileTotals{Events: uint64(t.events), Records: uint64(t.records), Open: uint64(t.open),
@@ -120,13 +161,17 @@ func (p *Profile) Totals(kind string) (ProfileTotals, error) {
 		Value: int64(t.value)}, nil
 }
 
-// Close releases the library's profile and its trace; the Go fields stay valid.
+func (p *Profile) leave() {
+	p.own.release()
+	runtime.KeepAlive(p)
+}
+
+// Close releases the library's profile and its trace (after a call of
+// either still under way); the Go fields stay valid.  A finalizer releases
+// a profile when neither it nor its Trace is referenced any more.
 func (p *Profile) Close() error {
-	if p.c != nil {
-		p.Trace.Close()
-		C.nt_profile_free(p.c)
-		p.c = nil
-		runtime.SetFinalizer(p, nil)
+	if p.own != nil {
+		p.own.close()
 	}
 	return nil
 }

@@ -20,6 +20,9 @@ type Frame struct {
 	Method   string // the method name
 	Type     string // the declaring type's full name
 	Assembly string // the fully qualified assembly name
+	// Name is the frame as the tool names it (top, stacks, samples):
+	// "SimpleAssemblyName!Type.Method", or "0x<ip>" when unresolved.
+	Name string
 }
 
 // Sample is one thread sample.
@@ -71,9 +74,34 @@ type Trace struct {
 
 	Header Header
 
-	c        *C.nt_trace // the library's trace, for the exports; nil after Close
-	stacks   [][]Frame   // frames of each resolved stack (nt_trace_stack_at), shared by samples and records
-	borrowed bool        // c belongs to a Profile, which frees it
+	c      *C.nt_trace // the library's trace, for the exports and tables
+	own    *owner      // frees c (or the Profile c belongs to) once no call uses it
+	closed bool        // Close was called on this Trace (under own.mu)
+	// borrowed: c belongs to a Profile, which frees it (own is the Profile's)
+	borrowed bool
+	stacks   [][]Frame // frames of each resolved stack (nt_trace_stack_at), shared by samples and records
+}
+
+// enter starts a call that hands the library's trace to C: ErrBadState once
+// the trace (or its profile) is closed.  Every enter is paired with a
+// deferred leave, which keeps t -- and so the trace -- alive until the C
+// call has returned.
+func (t *Trace) enter() (*C.nt_trace, error) {
+	if t.own == nil {
+		return nil, ErrBadState
+	}
+	t.own.mu.Lock()
+	closed := t.closed
+	t.own.mu.Unlock()
+	if closed || !t.own.acquire() {
+		return nil, ErrBadState
+	}
+	return t.c, nil
+}
+
+func (t *Trace) leave() {
+	t.own.release()
+	runtime.KeepAlive(t)
 }
 
 // Parse reads a NetTrace V4, V5 or V6 stream (what the runtime streams over
@@ -115,7 +143,8 @@ func Parse(r io.Reader) (*Trace, error) {
 
 // newTrace copies the library's trace into Go values: every method record's
 // strings once, every distinct frame once (stacks hold the library's frame
-// ids), every distinct stack's frames once (samples share them).
+// ids), every distinct stack's frames once (samples share them).  The caller
+// sets its owner.
 func newTrace(ct *C.nt_trace) *Trace {
 	t := &Trace{
 		TimestampFrequency: uint64(C.nt_trace_frequency(ct)),
@@ -150,6 +179,7 @@ func newTrace(ct *C.nt_trace) *Trace {
 	for id := range byID {
 		f := C.nt_trace_frame_at(ct, C.uint32_t(id))
 		byID[id].IP = uint64(f.ip)
+		byID[id].Name = libFrameName(f)
 		if idx := f.method_index; idx != C.NT_TRACE_NO_METHOD {
 			m := &t.Methods[idx]
 			byID[id].Method, byID[id].Type, byID[id].Assembly = m.Name, m.Namespace, m.Assembly
@@ -181,8 +211,26 @@ func newTrace(ct *C.nt_trace) *Trace {
 			}
 		}
 	}
-	runtime.SetFinalizer(t, (*Trace).Close)
 	return t
+}
+
+// ownedTrace is newTrace for a library trace the Trace frees.
+func ownedTrace(ct *C.nt_trace) *Trace {
+	t := newTrace(ct)
+	t.own = newOwner(func() { C.nt_trace_free(ct) })
+	return t
+}
+
+// libFrameName is the library's display name of a frame (nt_frame_name).
+func libFrameName(f *C.nt_frame) string {
+	var small [256]C.char
+	n := C.nt_frame_name(f, &small[0], C.size_t(len(small)))
+	if int(n) < len(small) {
+		return C.GoString(&small[0])
+	}
+	big := make([]C.char, int(n)+1)
+	C.nt_frame_name(f, &big[0], C.size_t(len(big)))
+	return C.GoString(&big[0])
 }
 
 func newHeader(h *C.nt_trace_info) Header {
@@ -197,15 +245,21 @@ func newHeader(h *C.nt_trace_info) Header {
 	}
 }
 
-// Close releases the library's copy of the trace, which the exports read.
-// The Go fields stay valid.  A finalizer closes a trace that is not closed.
+// Close releases the library's copy of the trace, which the exports read;
+// the Go fields stay valid and later exports return ErrBadState.  A call
+// still under way (an export, from another goroutine or whose writer calls
+// Close) finishes first: the last one frees the copy.  A Profile's trace is
+// released with its Profile.  A finalizer releases a trace never closed.
 func (t *Trace) Close() error {
-	if t.c != nil {
-		if !t.borrowed {
-			C.nt_trace_free(t.c)
-		}
-		t.c = nil
-		runtime.SetFinalizer(t, nil)
+	if t.own == nil {
+		return nil
+	}
+	t.own.mu.Lock()
+	already := t.closed
+	t.closed = true
+	t.own.mu.Unlock()
+	if !already && !t.borrowed {
+		t.own.close()
 	}
 	return nil
 }

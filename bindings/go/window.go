@@ -17,9 +17,11 @@ import (
 // "@864741168641" absolute.  A bare "2" has no unit and "" is no time: both
 // are refused (ErrInvalidArgument).
 func (t *Trace) TimeNS(s string) (int64, error) {
-	if t.c == nil {
-		return 0, ErrBadState
+	ct, err := t.enter()
+	if err != nil {
+		return 0, err
 	}
+	defer t.leave()
 	b, err := parseBound(s)
 	if err == nil && s == "" {
 		err = fmt.Errorf("%w: no time given", ErrInvalidArgument)
@@ -27,7 +29,7 @@ func (t *Trace) TimeNS(s string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return int64(C.nt_time_bound_resolve(&b, C.nt_trace_header(t.c))), nil
+	return int64(C.nt_time_bound_resolve(&b, C.nt_trace_header(ct))), nil
 }
 
 // parseBound reads a window end with the library's parser; "" is an open end.
@@ -49,15 +51,17 @@ func parseBound(s string) (C.nt_time_bound, error) {
 // same thread's next sample (the sampling interval for its last) -- the
 // weight of TopOptions.ByTime and ExportOptions.ByTime.
 func (t *Trace) WallNS() ([]int64, error) {
-	if t.c == nil {
-		return nil, ErrBadState
+	ct, err := t.enter()
+	if err != nil {
+		return nil, err
 	}
-	n := int(C.nt_trace_sample_count(t.c))
+	defer t.leave()
+	n := int(C.nt_trace_sample_count(ct))
 	out := make([]int64, n)
 	if n == 0 {
 		return out, nil
 	}
-	if st := C.nt_trace_wall_ns(t.c, (*C.int64_t)(unsafe.Pointer(&out[0]))); st != C.NT_OK {
+	if st := C.nt_trace_wall_ns(ct, (*C.int64_t)(unsafe.Pointer(&out[0]))); st != C.NT_OK {
 		return nil, newError(st, 0, "")
 	}
 	return out, nil

@@ -1,8 +1,10 @@
 /* abi_layout: the size of every structure the Python module mirrors with
- * ctypes (nettrace/_lib.py) and the offset of each of its fields, as this
- * compiler lays them out from the public headers.  tests/test_abi.py
- * compares them with the ctypes layout, so a header change the module has
- * not followed fails make check instead of corrupting memory. */
+ * ctypes (nettrace/_lib.py) or the .NET package with blittable structs
+ * (bindings/dotnet/LibNetTrace/Native/Structs.cs), and the offset of each of
+ * its fields, as this compiler lays them out from the public headers.
+ * tests/test_abi.py and LibNetTrace.Tests/AbiTests.cs compare them with their
+ * own layouts, so a header change a binding has not followed fails make check
+ * instead of corrupting memory. */
 #include "nettrace.h"
 #include "nettrace_profile.h"
 #include "nettrace_session.h"
@@ -31,6 +33,25 @@ int main(void)
     F(nt_event, capture_thread_id); F(nt_event, processor_number); F(nt_event, stack_id); F(nt_event, stack);
     F(nt_event, timestamp); F(nt_event, activity_id); F(nt_event, related_activity_id); F(nt_event, is_sorted);
     F(nt_event, payload_size); F(nt_event, payload); F(nt_event, offset); F(nt_event, field_ctx);
+    S(nt_event_desc);
+    F(nt_event_desc, metadata_id); F(nt_event_desc, provider); F(nt_event_desc, event_id);
+    F(nt_event_desc, event_name); F(nt_event_desc, keywords); F(nt_event_desc, version); F(nt_event_desc, level);
+    F(nt_event_desc, opcode); F(nt_event_desc, field_count); F(nt_event_desc, fields); F(nt_event_desc, kind);
+    F(nt_event_desc, name); F(nt_event_desc, task_name); F(nt_event_desc, opcode_name); F(nt_event_desc, schema);
+    S(nt_field_value);
+    F(nt_field_value, name); F(nt_field_value, kind); F(nt_field_value, type); F(nt_field_value, depth);
+    F(nt_field_value, index); F(nt_field_value, count); F(nt_field_value, in_array); F(nt_field_value, offset);
+    F(nt_field_value, v);
+    S(nt_field_iter);
+    F(nt_field_iter, status); F(nt_field_iter, error_offset); F(nt_field_iter, leftover); F(nt_field_iter, message);
+    F(nt_field_iter, ev_); F(nt_field_iter, fields_); F(nt_field_iter, nfields_); F(nt_field_iter, pos_);
+    F(nt_field_iter, sp_); F(nt_field_iter, yielded_); F(nt_field_iter, done_); F(nt_field_iter, schema_);
+    F(nt_field_iter, stack_); F(nt_field_iter, ints_);
+    S(nt_gc);
+    F(nt_gc, number); F(nt_gc, generation); F(nt_gc, reason); F(nt_gc, type); F(nt_gc, thread_id);
+    F(nt_gc, start_ns); F(nt_gc, end_ns); F(nt_gc, suspend_begin_ns); F(nt_gc, suspend_end_ns);
+    F(nt_gc, restart_end_ns); F(nt_gc, suspension_ns); F(nt_gc, pause_ns); F(nt_gc, heap_after);
+    F(nt_gc, heap_before); F(nt_gc, promoted); F(nt_gc, gen_size);
     S(nt_sample);
     F(nt_sample, timestamp); F(nt_sample, time_ns); F(nt_sample, thread_id); F(nt_sample, type);
     F(nt_sample, stack_id); F(nt_sample, stack); F(nt_sample, event);
@@ -116,5 +137,55 @@ int main(void)
     F(nt_session_config, no_rundown); F(nt_session_config, rundown_keyword); F(nt_session_config, no_stackwalk);
     F(nt_session_config, max_stream_bytes); F(nt_session_config, sink); F(nt_session_config, sink_user);
     F(nt_session_config, caller_pumps);
+    /* The .NET package's structures beyond the Python module's. */
+    S(nt_limits);
+    F(nt_limits, struct_size); F(nt_limits, max_block_bytes); F(nt_limits, max_metadata); F(nt_limits, max_metadata_bytes);
+    F(nt_limits, max_fields); F(nt_limits, max_stacks); F(nt_limits, max_stack_frames); F(nt_limits, max_threads);
+    F(nt_limits, max_array_elements); F(nt_limits, max_field_depth);
+    S(nt_trace_options);
+    F(nt_trace_options, struct_size); F(nt_trace_options, limits); F(nt_trace_options, trace_limits); F(nt_trace_options, alloc);
+    F(nt_trace_options, deadline_ns); F(nt_trace_options, progress); F(nt_trace_options, progress_user);
+    F(nt_trace_options, aggregate);
+    S(nt_trace_stats);
+    F(nt_trace_stats, struct_size); F(nt_trace_stats, status); F(nt_trace_stats, stream_bytes); F(nt_trace_stats, samples);
+    F(nt_trace_stats, samples_unknown_stack); F(nt_trace_stats, frames); F(nt_trace_stats, resolved_frames);
+    F(nt_trace_stats, stacks); F(nt_trace_stats, threads); F(nt_trace_stats, method_records);
+    F(nt_trace_stats, jit_records); F(nt_trace_stats, rundown_records); F(nt_trace_stats, unload_records);
+    F(nt_trace_stats, modules); F(nt_trace_stats, assemblies); F(nt_trace_stats, events_dropped);
+    F(nt_trace_stats, memory); F(nt_trace_stats, memory_peak);
+    S(nt_gc);
+    F(nt_gc, number); F(nt_gc, generation); F(nt_gc, reason); F(nt_gc, type); F(nt_gc, thread_id);
+    F(nt_gc, start_ns); F(nt_gc, end_ns); F(nt_gc, suspend_begin_ns); F(nt_gc, suspend_end_ns);
+    F(nt_gc, restart_end_ns); F(nt_gc, suspension_ns); F(nt_gc, pause_ns); F(nt_gc, heap_after);
+    F(nt_gc, heap_before); F(nt_gc, promoted); F(nt_gc, gen_size);
+    S(nt_profile_export_options);
+    F(nt_profile_export_options, struct_size); F(nt_profile_export_options, kind); F(nt_profile_export_options, filter);
+    F(nt_profile_export_options, by_count);
+    F(nt_profile_export_options, with_label); F(nt_profile_export_options, name);
+    F(nt_profile_export_options, signatures);
+    S(nt_field);
+    F(nt_field, name); F(nt_field, type); F(nt_field, element_type); F(nt_field, depth);
+    S(nt_event_desc);
+    F(nt_event_desc, metadata_id); F(nt_event_desc, provider); F(nt_event_desc, event_id);
+    F(nt_event_desc, event_name); F(nt_event_desc, keywords); F(nt_event_desc, version); F(nt_event_desc, level);
+    F(nt_event_desc, opcode); F(nt_event_desc, field_count); F(nt_event_desc, fields); F(nt_event_desc, kind);
+    F(nt_event_desc, name); F(nt_event_desc, task_name); F(nt_event_desc, opcode_name); F(nt_event_desc, schema);
+    S(nt_field_value);
+    F(nt_field_value, name); F(nt_field_value, kind); F(nt_field_value, type); F(nt_field_value, depth);
+    F(nt_field_value, index); F(nt_field_value, count); F(nt_field_value, in_array); F(nt_field_value, offset);
+    F(nt_field_value, v);
+    S(nt_field_iter); /* the public head; ev_ is where the private state a binding holds as bytes begins */
+    F(nt_field_iter, status); F(nt_field_iter, error_offset); F(nt_field_iter, leftover); F(nt_field_iter, message);
+    F(nt_field_iter, ev_);
+    S(nt_parser_stats);
+    F(nt_parser_stats, struct_size); F(nt_parser_stats, bytes); F(nt_parser_stats, blocks); F(nt_parser_stats, event_blocks);
+    F(nt_parser_stats, metadata_blocks); F(nt_parser_stats, stack_blocks); F(nt_parser_stats, sp_blocks);
+    F(nt_parser_stats, unknown_blocks); F(nt_parser_stats, events); F(nt_parser_stats, metadata);
+    F(nt_parser_stats, stacks); F(nt_parser_stats, sequence_points); F(nt_parser_stats, samples);
+    F(nt_parser_stats, methods); F(nt_parser_stats, modules); F(nt_parser_stats, assemblies);
+    F(nt_parser_stats, events_dropped); F(nt_parser_stats, unknown_metadata_refs);
+    F(nt_parser_stats, unknown_stack_refs); F(nt_parser_stats, memory); F(nt_parser_stats, memory_peak);
+    S(nt_trace_window_config);
+    F(nt_trace_window_config, struct_size); F(nt_trace_window_config, max_records);
     return 0;
 }

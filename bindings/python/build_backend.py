@@ -1,11 +1,18 @@
 """A PEP 517 build backend from the standard library alone, so that
 `pip install ./bindings/python` works offline with nothing to download: it
 packs the pure-Python package nettrace/ into a py3-none-any wheel (and an
-sdist).  The project's metadata is pyproject.toml's [project] table."""
+sdist).  The project's metadata is pyproject.toml's [project] table.
+
+With the C library to bundle -- NETTRACE_BUNDLE_LIBRARY=path, or the
+config setting bundle-library=path (`make python-wheel` passes the build
+tree's) -- the wheel also holds it as nettrace/libnettrace.so.N, where the
+module looks first, and is tagged for this platform instead."""
 import base64
 import hashlib
 import io
 import os
+import re
+import sysconfig
 import tarfile
 import zipfile
 
@@ -62,14 +69,33 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     return _dist_info(p)
 
 
+def _bundled(config_settings):
+    """(path of the library to bundle, its name in the package) or None."""
+    path = (config_settings or {}).get("bundle-library") or os.environ.get("NETTRACE_BUNDLE_LIBRARY")
+    if not path:
+        return None
+    real = os.path.realpath(path)
+    m = re.match(r"(libnettrace\.so\.\d+)", os.path.basename(real)) or \
+        re.match(r"(libnettrace\.\d+\.dylib)", os.path.basename(real))
+    if not m or not os.path.isfile(real):
+        raise ValueError("bundle-library %s is not a versioned libnettrace shared library (libnettrace.so.N...)"
+                         % path)
+    return real, m.group(1)
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     p = _project()
-    name = "%s-%s-py3-none-any.whl" % (p["name"], p["version"])
+    bundle = _bundled(config_settings)
+    tag = "py3-none-" + re.sub(r"[-.]", "_", sysconfig.get_platform()) if bundle else "py3-none-any"
+    name = "%s-%s-%s.whl" % (p["name"], p["version"], tag)
     info = _dist_info(p)
     record = []
 
-    def add(zf, arcname, data):
-        zf.writestr(arcname, data)
+    def add(zf, arcname, data, mode=0o644):
+        zi = zipfile.ZipInfo(arcname, date_time=(1980, 1, 1, 0, 0, 0))
+        zi.external_attr = mode << 16
+        zi.compress_type = zipfile.ZIP_DEFLATED
+        zf.writestr(zi, data)
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
         record.append("%s,sha256=%s,%d" % (arcname, digest, len(data)))
 
@@ -77,9 +103,13 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for full, arcname in _files():
             with open(full, "rb") as f:
                 add(zf, arcname, f.read())
+        if bundle:
+            with open(bundle[0], "rb") as f:
+                add(zf, "nettrace/" + bundle[1], f.read(), 0o755)  # as a shared library is installed
         add(zf, info + "/METADATA", _metadata(p).encode())
         add(zf, info + "/WHEEL",
-            b"Wheel-Version: 1.0\nGenerator: nettrace build_backend\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+            ("Wheel-Version: 1.0\nGenerator: nettrace build_backend\nRoot-Is-Purelib: %s\nTag: %s\n"
+             % ("false" if bundle else "true", tag)).encode())
         record.append(info + "/RECORD,,")
         zf.writestr(info + "/RECORD", "\n".join(record) + "\n")
     return name

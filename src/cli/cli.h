@@ -3,6 +3,7 @@
 #define NT_CLI_H
 
 #include "nettrace.h"
+#include "cli/out_file.h"
 
 #include <stdio.h>
 
@@ -21,16 +22,19 @@ int cli_exit_code(nt_status s);
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
 
 /* The output of an export: path ("-" or NULL: standard output) opened for
- * writing (false with the reason on stderr), with the progress bar's
- * "writing" phase; cli_write_file, an nt_sink_fn over it (user: the
- * cli_output); and the end, which flushes, closes (not standard output),
- * reports a failed write or status s, and returns rc or CLI_EXIT_ERROR. */
+ * writing through cli_out_file_open's rules (false with the reason on
+ * stderr), with the progress bar's "writing" phase; cli_write_file, an
+ * nt_sink_fn over it (user: the cli_output); and the end, which flushes,
+ * reports a failed write or status s, keeps the file (renamed over the
+ * target) only when both succeeded, and returns rc or CLI_EXIT_ERROR. */
 typedef struct cli_output {
     FILE *f;
     const char *path;
     uint64_t written;
+    cli_out_file file;
+    const char *cmd;
 } cli_output;
-bool cli_output_open(cli_output *o, const char *path);
+bool cli_output_open(cli_output *o, const char *path, const cli_out_rules *r);
 int cli_write_file(void *user, const void *data, size_t len);
 int cli_output_close(cli_output *o, nt_status s, int rc);
 
@@ -44,5 +48,8 @@ int cmd_collect(int argc, char **argv);
 int cmd_top_live(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_index(int argc, char **argv);
+int cmd_heap(int argc, char **argv);
+int cmd_gcdump(int argc, char **argv);
 
 #endif

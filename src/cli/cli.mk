@@ -3,7 +3,7 @@
 bin_PROGRAMS += nettrace
 nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
-	src/cli/io.c src/cli/progress.c src/cli/progress.h \
+	src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/cli/progress.c src/cli/progress.h \
 	src/cli/opts.c src/cli/opts.h \
 	src/cli/time_opt.c src/cli/time_opt.h \
 	src/cli/select.c src/cli/select.h \
@@ -11,16 +11,19 @@ nettrace_SOURCES = \
 	src/cli/session_opts.c src/cli/session_opts.h \
 	src/cli/profile_presets.c src/cli/profile_presets.h \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h \
-	src/cli/cmd_events.c src/cli/event_format.c src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h \
-	src/cli/event_stacks.c src/cli/event_stacks.h \
+	src/cli/cmd_events.c src/cli/event_census.c src/cli/event_census.h src/cli/event_format.c src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h \
+	src/cli/event_stacks.c src/cli/event_stacks.h src/cli/stack_texts.c src/cli/stack_texts.h \
 	src/cli/cmd_samples.c \
 	src/cli/cmd_top.c src/cli/top_print.c src/cli/top_print.h \
 	src/cli/cmd_stacks.c \
-	src/cli/cmd_profile.c src/cli/profile_cli.h \
+	src/cli/cmd_profile.c src/cli/profile_cli.h src/cli/site.c src/cli/site.h \
 	src/cli/cmd_gc.c \
 	src/cli/cmd_convert.c \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \
+	src/cli/collect_program.c \
 	src/cli/cmd_ps.c \
-	src/cli/cmd_top_live.c
+	src/cli/cmd_index.c \
+	src/cli/cmd_top_live.c \
+	src/cli/cmd_heap.c src/cli/cmd_gcdump.c
 nettrace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 nettrace_LDADD = libnettrace_core.la

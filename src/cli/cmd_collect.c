@@ -10,12 +10,15 @@
 #include "cli/profile_presets.h"
 #include "cli/session_opts.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NS_PER_S 1000000000ll
@@ -28,17 +31,23 @@ static void collect_usage(FILE *f)
           "\n"
           "Write a .NET process's EventPipe stream to a .nettrace file.  With -- PROGRAM,\n"
           "the program is started with its runtime suspended on a diagnostic port until\n"
-          "the session runs, so the trace covers its startup; collection ends when it\n"
-          "exits (its exit status is reported), at --duration or on Ctrl-C (the program\n"
-          "is then ended: SIGTERM, SIGKILL 5 s later).  Ctrl-C stops cleanly, with\n"
-          "rundown; a second Ctrl-C abandons the session (the file is then truncated).\n"
+          "the session runs, so the trace covers its startup; collection ends when its\n"
+          "runtime exits (the program's exit status is then nettrace's), at --duration\n"
+          "or on Ctrl-C (the program's process group is then ended: SIGTERM, SIGKILL\n"
+          "5 s later).  .NET processes the program starts are resumed, not traced.\n"
+          "Ctrl-C stops cleanly, with rundown; a second Ctrl-C abandons the session\n"
+          "(the file is then truncated).\n"
           "On a terminal a live counter shows the bytes and events written.\n"
           "\n"
           "  -p, --pid PID          the process to attach to\n"
           "  -n, --name NAME        the process whose command name, program file name or\n"
           "                           entry assembly is NAME (refused when several match)\n"
-          "  -o, --output FILE      where to write (default trace-PID.nettrace, or\n"
-          "                           trace-PROGRAM.nettrace with -- PROGRAM)\n"
+          "  -o, --output FILE      where to write ('-': standard output, for a pipe into\n"
+          "                           'nettrace top -'; default NAME_YYYYMMDD_HHMMSS.nettrace\n"
+          "                           in the current directory, NAME the process's or\n"
+          "                           PROGRAM's name, local time; the file gets its name\n"
+          "                           when the collection ends)\n"
+          "      --force            replace FILE even when it holds a trace\n"
           "  -d, --duration T       stop after T (seconds, or with a unit: 500ms, 2m;\n"
           "                           default: until Ctrl-C or the end of the stream)\n"
           "      --providers LIST   Name[:keywords[:level[:args]]],... (default: the sample\n"
@@ -52,8 +61,9 @@ static void collect_usage(FILE *f)
           "      --max-bytes N      stop after N bytes of stream (default 1 GiB)\n"
           "      --connect-timeout T  how long starting the session may take (default 10 s)\n"
           "      --stop-timeout T   how long the stop and rundown may take (default 60 s)\n"
-          "      --wait T           keep looking for the process's endpoint for T (a runtime\n"
-          "                           that is still starting has none yet; default 0)\n"
+          "      --wait T           keep looking for the process (-n) and its endpoint for T\n"
+          "                           (a runtime that is still starting has none yet;\n"
+          "                           default 0)\n"
           "  -q, --quiet            no progress messages and no counter\n"
           "  -h, --help             this help\n",
           f);
@@ -62,55 +72,58 @@ static void collect_usage(FILE *f)
     cli_profile_table_print(f);
 }
 
-/* Whether NAME names the process: its comm, its program's file name or its entry assembly. */
-static bool name_matches(const nt_process_entry *pe, const char *name)
+/* The process's command name (from its /proc comm), or "" when unknown. */
+static void process_name(int32_t pid, char *name, size_t size)
 {
-    if (strcmp(pe->command, name) == 0)
-        return true;
-    nt_process_info pi;
-    nt_process_info_get(&pe->endpoint, &pi, nt_deadline_after_ms(1000));
-    if (strcmp(pi.entrypoint_assembly, name) == 0)
-        return true;
-    /* "dotnet app.dll" or "./app": the file names of the first two words */
-    char *save = NULL;
-    int words = 0;
-    for (char *w = strtok_r(pi.command_line, " ", &save); w && words < 2; w = strtok_r(NULL, " ", &save), words++) {
-        char *base = strrchr(w, '/');
-        base = base ? base + 1 : w;
-        size_t n = strlen(name);
-        if (strcmp(base, name) == 0 || (strncmp(base, name, n) == 0 && strcmp(base + n, ".dll") == 0))
-            return true;
-    }
-    return false;
-}
-
-/* -n NAME: exactly one matching process, else an error. */
-static int pid_by_name(const char *name, int32_t *pid)
-{
+    name[0] = '\0';
     nt_process_entry *list;
     size_t n;
-    int rc = cli_process_list("collect", &list, &n);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    size_t found = 0;
-    char pids[256] = "";
-    for (size_t i = 0; i < n; i++) {
-        if (!name_matches(&list[i], name))
-            continue;
-        *pid = list[i].pid;
-        size_t len = strlen(pids);
-        snprintf(pids + len, sizeof pids - len, "%s%d", found ? ", " : "", (int)list[i].pid);
-        found++;
-    }
+    if (nt_process_list(&list, &n, NULL) != NT_OK)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (list[i].pid == pid)
+            snprintf(name, size, "%s", list[i].command);
     nt_process_list_free(list, NULL);
-    if (found == 1)
-        return CLI_EXIT_OK;
-    if (!found) {
-        fprintf(stderr, "nettrace collect: no .NET process named '%s' (see 'nettrace ps')\n", name);
-        return cli_exit_code(NT_ERR_NO_ENDPOINT);
+}
+
+/* NAME_YYYYMMDD_HHMMSS.nettrace as dotnet-trace names its traces (NAME the
+ * program's or process's name, characters a file name would trip on as
+ * '_'), with -2, -3... when a file of that name exists already. */
+static void default_output(char *buf, size_t size, char **program, int32_t pid)
+{
+    char name[64];
+    if (program) {
+        /* "dotnet app.dll": the app's name, as its process would show it */
+        const char *file = program[0];
+        const char *base = strrchr(file, '/');
+        size_t len;
+        if (strcmp(base ? base + 1 : file, "dotnet") == 0 && program[1] && (len = strlen(program[1])) > 4 &&
+            strcmp(program[1] + len - 4, ".dll") == 0)
+            file = program[1];
+        base = strrchr(file, '/');
+        base = base ? base + 1 : file;
+        len = strlen(base);
+        if (len > 4 && strcmp(base + len - 4, ".dll") == 0)
+            len -= 4;
+        snprintf(name, sizeof name, "%.*s", (int)len, base);
+    } else {
+        process_name(pid, name, sizeof name);
     }
-    fprintf(stderr, "nettrace collect: %zu processes are named '%s' (pids %s): pick one with -p\n", found, name, pids);
-    return CLI_EXIT_USAGE;
+    if (!name[0])
+        snprintf(name, sizeof name, "pid%" PRId32, pid);
+    for (char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_')
+            *c = '_';
+    if (name[0] == '.')
+        name[0] = '_';
+    time_t now = time(NULL);
+    struct tm tm;
+    char stamp[32] = "00000000_000000";
+    if (localtime_r(&now, &tm))
+        strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &tm);
+    snprintf(buf, size, "%s_%s.nettrace", name, stamp);
+    for (int k = 2; access(buf, F_OK) == 0 && k < 1000; k++)
+        snprintf(buf, size, "%s_%s-%d.nettrace", name, stamp, k);
 }
 
 /* -p PID: find the endpoint (waiting for a starting runtime) and start the session. */
@@ -126,7 +139,7 @@ static int attach(collect_job *j, int32_t pid, const nt_session_config *cfg, int
     }
     if (st != NT_OK) {
         fprintf(stderr, "nettrace collect: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
-                nt_endpoint_reason_name(ep.reason));
+                cli_endpoint_reason(ep.reason));
         return cli_exit_code(st);
     }
     j->session = nt_session_new(cfg, NULL);
@@ -163,10 +176,13 @@ int cmd_collect(int argc, char **argv)
         { "stop-timeout", required_argument, NULL, 's' },
         { "wait", required_argument, NULL, 'w' },
         { "quiet", no_argument, NULL, 'q' },
+        CLI_FORCE_LONGOPT,
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int32_t pid = 0;
+    bool force = false;
+    cli_out_file out = { .fd = -1 };
     const char *name = NULL, *profile = NULL;
     int64_t connect_ns = 10 * NS_PER_S, wait_ns = 0;
     cli_providers providers = { .count = 0 };
@@ -226,17 +242,18 @@ int cmd_collect(int argc, char **argv)
                 goto out;
             break;
         case 'q': j.quiet = true; break;
+        case CLI_OPT_FORCE: force = true; break;
         case 'h':
             collect_usage(stdout);
             rc = CLI_EXIT_OK;
             goto out;
-        default: collect_usage(stderr); goto out;
+        default: cli_usage_hint(argv[0]); goto out;
         }
     }
     char **program = optind < argc ? argv + optind : NULL;
     if ((pid != 0) + (name != NULL) + (program != NULL) != 1) {
-        fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]\n");
-        collect_usage(stderr);
+        fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]; 'nettrace collect "
+                        "--help' lists the options\n");
         goto out;
     }
     if (profile && !cli_profile_providers(profile, &providers, err, sizeof err)) {
@@ -248,23 +265,19 @@ int cmd_collect(int argc, char **argv)
         cfg.provider_count = providers.count;
     }
     cli_interrupts_install();
-    if (name && (rc = pid_by_name(name, &pid)) != CLI_EXIT_OK)
+    if (name && (rc = cli_pid_by_name("collect", name, &pid, nt_now_ns() + wait_ns)) != CLI_EXIT_OK)
         goto out;
     if (!j.output) {
-        if (program) {
-            const char *base = strrchr(program[0], '/');
-            snprintf(defname, sizeof defname, "trace-%s.nettrace", base ? base + 1 : program[0]);
-        } else {
-            snprintf(defname, sizeof defname, "trace-%" PRId32 ".nettrace", pid);
-        }
+        default_output(defname, sizeof defname, program, pid);
         j.output = defname;
     }
-    j.sink.fd = open(j.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (j.sink.fd < 0) {
-        fprintf(stderr, "nettrace collect: %s: %s\n", j.output, strerror(errno));
+    cli_out_rules rules = { .cmd = "collect", .force = force };
+    if (!cli_out_file_open(&out, j.output, &rules)) {
         rc = CLI_EXIT_ERROR;
         goto out;
     }
+    j.output = out.path;
+    j.sink.fd = out.fd;
     nt_callbacks none = { 0 };
     memset(&none, 0, sizeof none);
     j.sink.counter = nt_parser_new(&none, NULL, NULL, NULL);
@@ -277,16 +290,18 @@ int cmd_collect(int argc, char **argv)
         goto out;
     if (!j.quiet)
         fprintf(stderr, "nettrace collect: pid %d -> %s (Ctrl-C to stop%s)\n",
-                (int)(j.child ? j.child : pid), j.output, j.duration_ns > 0 ? " early" : "");
+                (int)(j.runtime ? j.runtime : pid), j.output, j.duration_ns > 0 ? " early" : "");
     rc = collect_run(&j);
 out:
     if (j.session)
         nt_session_free(j.session);
     nt_parser_free(j.sink.counter);
-    if (j.sink.fd >= 0 && close(j.sink.fd) != 0) {
-        fprintf(stderr, "nettrace collect: %s: %s\n", j.output, strerror(errno));
+    /* Whatever reached the file is the user's trace (a truncated one reads
+     * up to its last whole block): kept unless nothing was written. */
+    struct stat st;
+    bool wrote = out.direct || (out.tmp && fstat(out.fd, &st) == 0 && st.st_size > 0);
+    if (!cli_out_file_close(&out, "collect", wrote))
         rc = CLI_EXIT_ERROR;
-    }
     cli_providers_free(&providers);
     return rc;
 }

@@ -15,6 +15,7 @@
  * field lists) is counted on standard error and makes the exit status
  * CLI_EXIT_INCOMPLETE. */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "nettrace_writer.h"
 #include "common/hash.h"
 #include "common/map.h"
@@ -39,6 +40,7 @@ typedef struct conv {
     uint32_t format;
     bool uncompressed;
     FILE *out;
+    cli_out_file file;      /* where out goes (a temporary file until complete) */
     const char *out_path;   /* as messages name it */
     int out_errno;          /* the sink's first failure */
     nt_writer *w;
@@ -295,13 +297,16 @@ static void usage(FILE *f)
           "descriptions the output cannot hold); standard error says what.\n"
           "\n"
           "  --to v4|v6      output version (v5 is the same as v4)\n"
-          "  -o, --output    output file ('-' = standard output)\n"
+          "  -o, --output    output file ('-' = standard output); never FILE itself,\n"
+          "                    and replaced only when the conversion ends\n"
+          "  --force         replace the output even when it holds a trace\n"
           "  --uncompressed  write uncompressed event headers\n",
           f);
 }
 
-/* Flush and close the output; false (with the reason printed once) when a write failed. */
-static bool close_output(conv *c)
+/* Flush and close the output, kept when keep (a conversion that delivered
+ * what it read); false (with the reason printed once) when a write failed. */
+static bool close_output(conv *c, bool keep)
 {
     errno = 0;
     bool ok = fflush(c->out) == 0 && !ferror(c->out);
@@ -312,7 +317,7 @@ static bool close_output(conv *c)
     }
     if (!ok && !c->out_errno) /* (a failed write was reported already) */
         fprintf(stderr, "nettrace convert: %s: %s\n", c->out_path, strerror(e ? e : EIO));
-    return ok;
+    return cli_out_file_close(&c->file, "convert", ok && keep) && ok;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -320,10 +325,12 @@ int cmd_convert(int argc, char **argv)
     static const struct option opts[] = { { "to", required_argument, NULL, 't' },
                                           { "output", required_argument, NULL, 'o' },
                                           { "uncompressed", no_argument, NULL, 'u' },
+                                          CLI_FORCE_LONGOPT,
                                           { "help", no_argument, NULL, 'h' },
                                           { NULL, 0, NULL, 0 } };
     conv c;
     memset(&c, 0, sizeof c);
+    cli_out_rules rules = { .cmd = "convert", .input_count = 1 };
     nt_mem_init(&c.mem, NULL);
     int ch;
     optind = 1;
@@ -341,24 +348,30 @@ int cmd_convert(int argc, char **argv)
             break;
         case 'o': c.out_path = optarg; break;
         case 'u': c.uncompressed = true; break;
+        case CLI_OPT_FORCE: rules.force = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     if (optind != argc - 1 || !c.format || !c.out_path) {
-        usage(stderr);
+        fprintf(stderr, "nettrace convert: give FILE, --to v4|v6 and -o OUT; 'nettrace convert --help' lists the "
+                        "options\n");
         return CLI_EXIT_USAGE;
     }
     const char *in_path = argv[optind];
     nt_hash_key_init(&c.hash_key, &c);
-    bool to_stdout = strcmp(c.out_path, "-") == 0;
-    c.out = to_stdout ? stdout : fopen(c.out_path, "wb");
-    if (to_stdout)
-        c.out_path = "standard output";
+    rules.inputs = &in_path;
+    if (!cli_out_file_open(&c.file, c.out_path, &rules))
+        return CLI_EXIT_ERROR;
+    c.out_path = c.file.path;
+    c.out = cli_out_file_owned(&c.file) ? fdopen(c.file.fd, "wb") : stdout;
     if (!c.out) {
         fprintf(stderr, "nettrace convert: %s: %s\n", c.out_path, strerror(errno));
+        cli_out_file_close(&c.file, "convert", false);
         return CLI_EXIT_ERROR;
     }
+    if (cli_out_file_owned(&c.file))
+        c.file.fd = -1; /* the stream owns it */
     nt_callbacks cb = { 0 };
     cb.trace = on_trace;
     cb.metadata = on_metadata;
@@ -398,7 +411,9 @@ int cmd_convert(int argc, char **argv)
     nt_map_free(&c.mem, &c.base);
     nt_map_free(&c.mem, &c.variants);
     nt_mem_free(&c.mem, c.metas, c.cap * sizeof *c.metas);
-    if (!close_output(&c))
+    /* Kept: a complete output, or all of a truncated input's (rc says which). */
+    bool delivered = rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE || (s == NT_ERR_TRUNCATED && rc != CLI_EXIT_ERROR);
+    if (!close_output(&c, delivered))
         rc = CLI_EXIT_ERROR;
     return rc;
 }

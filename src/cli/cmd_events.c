@@ -1,15 +1,18 @@
 /* nettrace events FILE: every event in time order, one a line, with its
  * decoded payload fields.  Events are gathered between sequence points
  * (every event before one is older than it) and written sorted by
- * timestamp, ties in stream order, so memory holds one interval's lines. */
+ * timestamp, ties in stream order, in a bounded reorder buffer
+ * (cli/event_lines.h); the output per byte of input is bounded too. */
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/event_census.h"
 #include "cli/event_format.h"
 #include "cli/event_lines.h"
 #include "cli/event_stacks.h"
 #include "cli/time_opt.h"
 #include "cli/trace_load.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,7 +21,8 @@
 static void usage(FILE *f)
 {
     fputs("usage: nettrace events [--json] [--provider NAME] [--event NAME|ID] [--thread ID]\n"
-          "                       [--from T] [--to T] [--stacks] FILE\n"
+          "                       [--from T] [--to T] [--stacks] [--max-output-ratio N]\n"
+          "                       [--reorder-bytes N] FILE\n"
           "\n"
           "Print every event in time order (ties in stream order), one a line:\n"
           "  <time_ns> <thread_id> <provider> <event name> <field>=<value> ...\n"
@@ -31,17 +35,26 @@ static void usage(FILE *f)
           "  --json           one JSON object a line: time_ns, thread, provider, event_id,\n"
           "                   version, name, fields {..} (leftover, error, error_offset\n"
           "                   when they apply); always valid UTF-8\n"
-          "  --provider NAME  only events of this provider\n"
-          "  --event NAME|ID  only this event: its id, or its name with or without the\n"
-          "                   _V<n> version suffix (GCStart matches GCStart_V2)\n"
+          "  --provider NAME  only events of this provider (any case)\n"
+          "  --event NAME|ID  only this event: its id, or its name (any case) with or\n"
+          "                   without the _V<n> version suffix (GCStart matches\n"
+          "                   GCStart_V2)\n"
+          "A filter that keeps no event says so on standard error, with the providers\n"
+          "and events the trace holds.\n"
           "  --thread ID      only events about this thread\n"
           "  --from T, --to T only events at or after / before T: relative to the trace's\n"
           "                   start with a unit (2s, +1.5ms, 250us, 40ns, 3m) or, after\n"
           "                   '@', trace-clock ns (@864741168641)\n"
+          "  --max-output-ratio N  stop with an error (exit 16) once the output passes\n"
+          "                   1 MiB plus N bytes per byte of input read (default 1024)\n"
+          "  --reorder-bytes N  bytes of lines held to sort them between two sequence\n"
+          "                   points (default 67108864; also the longest line); past it\n"
+          "                   the rest of the interval is written in stream order, said\n"
+          "                   on standard error\n"
           "  --stacks         add each event's stack, frames root first joined by ';' and\n"
           "                   named as by nettrace samples (stack=... or \"stack\"); the\n"
           "                   output then waits for the end of the trace, whose rundown\n"
-          "                   names the frames\n"
+          "                   names the frames, in an unlinked temporary file ($TMPDIR)\n"
           "  -h, --help       this help\n",
           f);
 }
@@ -56,7 +69,38 @@ typedef struct events_run {
     bool failed;
     bool with_stacks;
     ev_stacks stacks;
+    ev_census census;      /* what the trace holds, for a filter that keeps nothing */
+    uint64_t max_ratio;    /* --max-output-ratio */
+    bool unordered_said;   /* the reorder buffer filled once: said on standard error */
+    char limit_msg[256];   /* why the output stopped early, when it did */
 } events_run;
+
+/* Output allowed once `read` bytes of input are read: a floor, so that a
+ * small trace prints whole, plus max_ratio bytes per byte read. */
+#define EV_OUTPUT_FLOOR (1u << 20)
+
+static uint64_t output_allowed(const events_run *r, uint64_t read)
+{
+    if (read > (UINT64_MAX - EV_OUTPUT_FLOOR) / r->max_ratio)
+        return UINT64_MAX;
+    return EV_OUTPUT_FLOOR + read * r->max_ratio;
+}
+
+/* Stop the parse: the output reached a limit at the event at byte `at`. */
+static int over_limit(events_run *r, uint64_t at, bool by_ratio)
+{
+    if (by_ratio)
+        snprintf(r->limit_msg, sizeof r->limit_msg,
+                 "the output reached its limit of 1 MiB plus %" PRIu64 " bytes per byte read (%" PRIu64
+                 " bytes) at the event at byte %" PRIu64 "; --max-output-ratio raises it",
+                 r->max_ratio, r->lines.produced, at);
+    else
+        snprintf(r->limit_msg, sizeof r->limit_msg,
+                 "the event at byte %" PRIu64 " makes a line longer than the reorder buffer's %" PRIu64
+                 " bytes; --reorder-bytes raises it",
+                 at, r->lines.hold_max);
+    return 1;
+}
 
 static int on_trace(void *user, const nt_trace_info *info)
 {
@@ -92,21 +136,37 @@ static int on_event(void *user, const nt_event *ev)
 {
     events_run *r = user;
     int64_t ns = nt_ticks_to_ns(ev->timestamp, r->frequency);
-    if (!ev_filter_match(&r->filter, ev, ns))
+    bool keep = ev_filter_match(&r->filter, ev, ns);
+    ev_census_add(&r->census, ev, keep);
+    if (!keep)
         return 0;
+    uint64_t allowed = output_allowed(r, ev->offset + ev->payload_size);
+    if (r->lines.produced >= allowed)
+        return over_limit(r, ev->offset, true);
+    uint64_t room = allowed - r->lines.produced;
     FILE *m = ev_lines_begin(&r->lines, ev->timestamp);
     if (!m)
         return r->failed = true;
-    if (r->json)
-        ev_format_json(m, ev, ns);
-    else
-        ev_format_text(m, ev, ns);
+    long limit = ev_lines_limit(&r->lines, room);
+    if (!(r->json ? ev_format_json(m, ev, ns, limit) : ev_format_text(m, ev, ns, limit))) {
+        ev_lines_drop(&r->lines);
+        return over_limit(r, ev->offset, room <= r->lines.hold_max);
+    }
     if (r->with_stacks && ev->stack) {
         ev_lines_mark_stack(&r->lines, r->json);
         if (!ev_stacks_add(&r->stacks, ev, ns))
             return r->failed = true;
     }
-    return ev_lines_end(&r->lines) ? 0 : (r->failed = true);
+    ev_line_result lr = ev_lines_end(&r->lines);
+    if (lr == EV_LINE_UNORDERED && !r->unordered_said) {
+        r->unordered_said = true;
+        fprintf(stderr,
+                "nettrace events: more than %" PRIu64 " bytes of lines between two sequence points (at the event"
+                " at byte %" PRIu64 "): until the next one, lines are in stream order, not time order"
+                " (--reorder-bytes raises the buffer)\n",
+                r->lines.hold_max, ev->offset);
+    }
+    return lr == EV_LINE_FAILED ? (r->failed = true) : 0;
 }
 
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
@@ -114,7 +174,7 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     events_run *r = user;
     if (r->with_stacks) /* everything waits for the rundown */
         return r->stacks.bcb.sequence_point(r->stacks.b, sp);
-    return ev_lines_flush(&r->lines, r->out) ? 0 : (r->failed = true);
+    return ev_lines_flush(&r->lines) ? 0 : (r->failed = true);
 }
 
 int cmd_events(int argc, char **argv)
@@ -126,11 +186,15 @@ int cmd_events(int argc, char **argv)
                                            { "from", required_argument, NULL, 'F' },
                                            { "to", required_argument, NULL, 'T' },
                                            { "stacks", no_argument, NULL, 'S' },
+                                           { "max-output-ratio", required_argument, NULL, 'R' },
+                                           { "reorder-bytes", required_argument, NULL, 'B' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     events_run r;
     memset(&r, 0, sizeof r);
     r.frequency = 1000000000;
+    r.max_ratio = 1024;
+    uint64_t hold = EV_LINES_DEFAULT_HOLD;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -152,8 +216,16 @@ int cmd_events(int argc, char **argv)
             if (!cli_time_option("events", c == 'F' ? "--from" : "--to", optarg, c == 'F' ? &r.from : &r.to))
                 return CLI_EXIT_USAGE;
             break;
+        case 'R':
+            if (!cli_u64_option("events", "--max-output-ratio", optarg, 1, UINT32_MAX, &r.max_ratio))
+                return CLI_EXIT_USAGE;
+            break;
+        case 'B':
+            if (!cli_u64_option("events", "--reorder-bytes", optarg, 4096, (uint64_t)1 << 40, &hold))
+                return CLI_EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     const char *path = cli_file_operand(argc, argv, usage);
@@ -162,8 +234,11 @@ int cmd_events(int argc, char **argv)
     static char obuf[1 << 16];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     r.out = stdout;
-    if (!ev_lines_init(&r.lines)) {
-        fprintf(stderr, "nettrace: out of memory\n");
+    if (!ev_lines_init(&r.lines, stdout, hold, r.with_stacks)) {
+        ev_lines_free(&r.lines);
+        fprintf(stderr, r.with_stacks ? "nettrace events: no temporary file for the lines that wait for the stacks: %s\n"
+                                      : "nettrace: out of memory\n",
+                strerror(errno));
         return CLI_EXIT_ERROR;
     }
     nt_callbacks cb = { .trace = on_trace, .event = on_event, .sequence_point = on_sequence_point };
@@ -187,12 +262,22 @@ int cmd_events(int argc, char **argv)
         nt_status bs = ev_stacks_finish(&r.stacks, p, s);
         if (bs != NT_OK && bs != s)
             fprintf(stderr, "nettrace: naming the stacks: %s\n", nt_status_describe(bs));
-        flushed = ev_lines_flush_stacks(&r.lines, r.out, ev_stacks_line, &r.stacks);
+        bool over = false;
+        flushed = ev_lines_flush_stacks(&r.lines, ev_stacks_line, &r.stacks,
+                                        output_allowed(&r, nt_parser_offset(p)), &over);
+        if (over && !r.limit_msg[0])
+            snprintf(r.limit_msg, sizeof r.limit_msg,
+                     "the output with its stacks reached its limit of 1 MiB plus %" PRIu64
+                     " bytes per byte read (%" PRIu64 " bytes); --max-output-ratio raises it",
+                     r.max_ratio, r.lines.produced);
     } else {
-        flushed = ev_lines_flush(&r.lines, r.out);
+        flushed = ev_lines_flush(&r.lines);
     }
     int rc = CLI_EXIT_OK;
-    if (r.failed || !flushed) {
+    if (r.limit_msg[0]) {
+        fprintf(stderr, "nettrace events: %s: %s\n", path, r.limit_msg);
+        rc = cli_exit_code(NT_ERR_LIMIT);
+    } else if (r.failed || !flushed) {
         fprintf(stderr, "nettrace: out of memory or output failed\n");
         rc = CLI_EXIT_ERROR;
     } else if (s == NT_ERR_IO) {
@@ -206,6 +291,8 @@ int cmd_events(int argc, char **argv)
         fprintf(stderr, "nettrace: writing standard output failed\n");
         rc = CLI_EXIT_ERROR;
     }
+    ev_census_explain(&r.census, &r.filter, stderr);
+    ev_census_free(&r.census);
     nt_parser_free(p);
     ev_stacks_free(&r.stacks);
     ev_lines_free(&r.lines);

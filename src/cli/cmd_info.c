@@ -8,6 +8,7 @@
 #include "common/text_escape.h"
 #include "cli/event_types.h"
 #include "common/map.h"
+#include "common/sat.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -97,7 +98,7 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
         fprintf(o, ",\n  \"start_ns\": %" PRId64, sp.start_ns);
         if (sp.has_end)
             fprintf(o, ",\n  \"end_ns\": %" PRId64 ",\n  \"duration_ns\": %" PRId64, sp.end_ns,
-                    sp.end_ns - sp.start_ns);
+                    nt_sat_sub(sp.end_ns, sp.start_ns));
         else
             fputs(",\n  \"end_ns\": null,\n  \"duration_ns\": null", o);
     } else {
@@ -162,7 +163,7 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_parser *
         cli_format_utc(utc, sizeof utc, &ti->sync_time_utc);
         fprintf(o, "start:             %s (trace clock %" PRId64 " ns)\n", utc, sp.start_ns);
         if (sp.has_end) {
-            cli_format_duration(d, sizeof d, sp.end_ns - sp.start_ns);
+            cli_format_duration(d, sizeof d, nt_sat_sub(sp.end_ns, sp.start_ns));
             fprintf(o, "end:               +%s, the last event (trace clock %" PRId64 " ns)\n", d, sp.end_ns);
             fprintf(o, "duration:          %s\n", d);
         }

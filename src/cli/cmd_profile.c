@@ -9,6 +9,9 @@
  * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
+#include "cli/site.h"
+#include "cli/stack_texts.h"
+#include "common/sat.h"
 #include "common/sort.h"
 #include "common/text_escape.h"
 
@@ -18,16 +21,34 @@
 #include <string.h>
 #include <unistd.h>
 
-bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k)
+bool cli_profile_parse(const char *cmd, const char *arg, nt_profile_kind *k, bool *managed_only)
 {
+    /* The sample profiler samples every thread, running or blocked: its
+     * samples are thread time (dotnet-trace's dotnet-sampled-thread-time),
+     * and only those in managed code show that the thread ran. */
+    if (strcmp(arg, "thread-time") == 0 || strcmp(arg, "managed-cpu") == 0) {
+        *k = NT_PROFILE_CPU;
+        *managed_only |= arg[0] == 'm';
+        return true;
+    }
+    if (strcmp(arg, "cpu") == 0)
+        fprintf(stderr, "nettrace %s: --profile cpu is now called thread-time (its samples include blocked "
+                        "threads); --profile managed-cpu counts only samples in managed code\n", cmd);
     if (nt_profile_kind_parse(arg, k))
         return true;
-    fprintf(stderr, "nettrace %s: --profile is cpu, wall, alloc, exceptions or contention\n", cmd);
+    fprintf(stderr, "nettrace %s: --profile is thread-time, managed-cpu, wall, alloc, exceptions or contention\n",
+            cmd);
     return false;
 }
 
-/* The dump's label field into buf (escaped, cut to size). */
-static void label_field(const nt_profile_record *r, char *buf, size_t size)
+const char *cli_profile_name(nt_profile_kind k)
+{
+    return k == NT_PROFILE_CPU ? "thread-time" : nt_profile_kind_name(k);
+}
+
+/* The label into buf, cut to size: escaped as the dump's field, or (human,
+ * top's table) quoted when it holds a space. */
+static void label_field(const nt_profile_record *r, char *buf, size_t size, bool human)
 {
     const char *l = *r->label ? r->label : "?";
     char raw[1024];
@@ -39,7 +60,10 @@ static void label_field(const nt_profile_record *r, char *buf, size_t size)
         snprintf(raw, sizeof raw, "%s:%s", l, r->message);
     else
         snprintf(raw, sizeof raw, "%s", l);
-    nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
+    if (human)
+        nt_text_quote(buf, size, raw);
+    else
+        nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
 }
 
 bool cli_profile_messages_fit(const char *cmd, nt_profile_kind k, bool messages)
@@ -65,6 +89,23 @@ bool cli_profile_filter(const cli_filter *f, const char *cmd, cli_profile_select
     return true;
 }
 
+/* A trace without any event of kind k: say what it holds instead and which
+ * collect profile records the events. */
+static void say_none(const nt_profile *p, nt_profile_kind k, const char *cmd)
+{
+    static const char *const events[] = { "", "", "GCAllocationTick", "ExceptionThrown", "ContentionStart/Stop" };
+    nt_profile_totals a = { 0 }, e = { 0 }, c = { 0 };
+    nt_profile_totals_get(p, NT_PROFILE_ALLOC, &a);
+    nt_profile_totals_get(p, NT_PROFILE_EXCEPTIONS, &e);
+    nt_profile_totals_get(p, NT_PROFILE_CONTENTION, &c);
+    fprintf(stderr,
+            "nettrace %s: the trace holds no %s events, so the %s profile is empty; it holds %" PRIu64
+            " allocation ticks, %" PRIu64 " throws, %" PRIu64 " lock waits and %zu GCs "
+            "('nettrace collect --profile %s' records %s events)\n",
+            cmd, events[k], nt_profile_kind_name(k), a.events, e.events, c.events, nt_profile_gc_count(p),
+            nt_profile_kind_name(k), events[k]);
+}
+
 /* The profile of path as the selection ps builds it (its window applied per
  * event by the builder); when a window leaves none of the kind's events, says
  * on stderr where the trace's events lie.  The exit code; *out NULL when
@@ -75,11 +116,15 @@ static int load(const char *path, const cli_profile_select *ps, bool keep_events
                               .exception_messages = ps->messages };
     int rc = cli_profile_load(path, &po, out);
     nt_profile_totals tot = { 0 };
-    if (!*out || (!ps->from.set && !ps->to.set))
+    if (!*out)
         return rc;
     nt_profile_totals_get(*out, ps->kind, &tot);
     if (tot.events)
         return rc;
+    if (!ps->from.set && !ps->to.set) {
+        say_none(*out, ps->kind, cmd);
+        return rc;
+    }
     int64_t start = cli_trace_start_ns(nt_trace_header(nt_profile_trace(*out))), first, last;
     nt_profile_span(*out, &first, &last);
     char a[32], b[32];
@@ -106,8 +151,9 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
     const nt_trace *t = nt_profile_trace(p);
     size_t n = nt_profile_record_count(p), m = 0;
     size_t *order = malloc((n ? 2 * n : 1) * sizeof *order);
-    char **lines = calloc(nt_trace_stack_count(t) + 1, sizeof *lines);
-    if (!order || !lines) {
+    cli_stack_texts lines;
+    bool have_lines = cli_stack_texts_init(&lines, t, ps->name_flags, 0);
+    if (!order || !have_lines) {
         fprintf(stderr, "nettrace: out of memory\n");
         rc = CLI_EXIT_ERROR;
         goto out;
@@ -121,26 +167,23 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
     nt_merge_sort(order, order + m, m, sizeof *order, by_time, p); /* stable: ties in stream order */
     for (size_t j = 0; j < m; j++) {
         nt_profile_record r = nt_profile_record_at(p, order[j]);
-        if (!lines[r.stack_index]) {
-            if (!(lines[r.stack_index] = cli_stack_line(t, r.stack_index, ps->name_flags))) {
-                fprintf(stderr, "nettrace: out of memory\n");
-                rc = CLI_EXIT_ERROR;
-                break;
-            }
+        const char *line = cli_stack_text(&lines, r.stack_index);
+        if (!line) {
+            fprintf(stderr, "nettrace: out of memory\n");
+            rc = CLI_EXIT_ERROR;
+            break;
         }
         char label[4096];
-        label_field(&r, label, sizeof label);
-        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", r.time_ns - origin, r.thread_id, r.value, label,
-               lines[r.stack_index]);
+        label_field(&r, label, sizeof label, false);
+        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(r.time_ns, origin), r.thread_id, r.value, label,
+               line);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nettrace: writing standard output failed\n");
         rc = CLI_EXIT_ERROR;
     }
 out:
-    for (size_t i = 0; lines && i <= nt_trace_stack_count(t); i++)
-        free(lines[i]);
-    free(lines);
+    cli_stack_texts_free(&lines);
     free(order);
     nt_profile_free(p);
     return rc;
@@ -185,43 +228,88 @@ int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, 
     return rc;
 }
 
+/* The rows being gathered: one per record (its site), or with --inclusive
+ * one per distinct frame of its stack. */
+typedef struct top_rows {
+    top_row *rows;
+    size_t count, cap;
+} top_rows;
+
+static bool add_row(top_rows *tr, const char *label, const nt_frame *f, unsigned name_flags, uint64_t thread,
+                    const nt_profile_record *r)
+{
+    if (tr->count == tr->cap) {
+        size_t cap = tr->cap ? 2 * tr->cap : 64;
+        top_row *grown = realloc(tr->rows, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        tr->rows = grown;
+        tr->cap = cap;
+    }
+    char *frame = f ? cli_frame_text(f, name_flags, "") : strdup("-");
+    size_t len = strlen(label) + (frame ? strlen(frame) : 0) + 2;
+    top_row *row = &tr->rows[tr->count];
+    if (!frame || !(row->key = malloc(len))) {
+        free(frame);
+        return false;
+    }
+    snprintf(row->key, len, "%s\t%s", label, frame);
+    free(frame);
+    row->thread = thread;
+    row->value = r->value;
+    row->count = r->count;
+    tr->count++;
+    return true;
+}
+
+/* A record's rows: its site (the leaf with raw_leaf), or every distinct frame of its stack. */
+static bool record_rows(top_rows *tr, const nt_trace *t, const nt_profile_record *r, const cli_profile_select *ps,
+                        uint64_t thread)
+{
+    nt_trace_stack st = nt_trace_stack_at(t, r->stack_index);
+    char label[4096] = "";
+    if (!ps->inclusive)
+        label_field(r, label, sizeof label, true);
+    if (!st.frame_count)
+        return add_row(tr, label, NULL, 0, thread, r);
+    if (!ps->inclusive) {
+        uint32_t at = cli_site_index(t, st, ps->raw_leaf);
+        return add_row(tr, label, nt_trace_frame_at(t, st.frame_ids[at]), ps->name_flags, thread, r);
+    }
+    for (uint32_t i = 0; i < st.frame_count; i++) {
+        bool again = false; /* a recursive frame counts once per event */
+        for (uint32_t j = 0; j < i && !again; j++)
+            again = st.frame_ids[j] == st.frame_ids[i];
+        if (!again && !add_row(tr, "", nt_trace_frame_at(t, st.frame_ids[i]), ps->name_flags, thread, r))
+            return false;
+    }
+    return true;
+}
+
 bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_select *ps, size_t top, bool by_thread)
 {
     nt_profile_kind kind = ps->kind;
     const nt_trace *t = nt_profile_trace(p);
     bool ok = true;
-    size_t n = nt_profile_record_count(p), m = 0;
-    top_row *rows = calloc(n ? n : 1, sizeof *rows);
+    size_t n = nt_profile_record_count(p);
+    top_rows tr = { NULL, 0, 0 };
     int64_t total = 0, events = 0;
-    if (!rows) {
-        fprintf(stderr, "nettrace: out of memory\n");
-        return false;
-    }
     for (size_t i = 0; i < n; i++) {
         nt_profile_record r = nt_profile_record_at(p, i);
         if (r.kind != kind || (ps->has_thread && r.thread_id != ps->thread_id))
             continue;
-        nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
-        char label[4096];
-        label_field(&r, label, sizeof label);
-        char *leaf = st.frame_count ? cli_frame_text(nt_trace_frame_at(t, st.frame_ids[0]), ps->name_flags, "") : strdup("-");
-        size_t len = strlen(label) + (leaf ? strlen(leaf) : 0) + 2;
-        if (!leaf || !(rows[m].key = malloc(len))) {
-            free(leaf);
+        if (!record_rows(&tr, t, &r, ps, by_thread ? r.thread_id : 0)) {
             fprintf(stderr, "nettrace: out of memory\n");
             ok = false;
             break;
         }
-        snprintf(rows[m].key, len, "%s\t%s", label, leaf);
-        free(leaf);
-        rows[m].thread = by_thread ? r.thread_id : 0;
-        rows[m].value = r.value;
-        rows[m].count = r.count;
         total += r.value;
         events += r.count;
-        m++;
     }
-    qsort(rows, m, sizeof *rows, row_by_key);
+    top_row *rows = tr.rows;
+    size_t m = tr.count;
+    if (m)
+        qsort(rows, m, sizeof *rows, row_by_key);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
         if (k && row_by_key(&rows[k - 1], &rows[i]) == 0) {
@@ -232,13 +320,17 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
         }
         rows[k++] = rows[i];
     }
-    qsort(rows, k, sizeof *rows, row_by_value);
+    if (k)
+        qsort(rows, k, sizeof *rows, row_by_value);
     nt_profile_totals tot = { 0 };
     nt_profile_totals_get(p, kind, &tot);
     fprintf(o, "%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
     if (kind == NT_PROFILE_CONTENTION)
         fprintf(o, " (%" PRIu64 " open, %" PRIu64 " stops without a start)", tot.open, tot.unpaired_stops);
-    fprintf(o, "\n%14s %8s %6s  %s%s\n", value_unit(kind), "events", "%", by_thread ? "thread  " : "", "label  site (leaf frame)");
+    const char *what = ps->inclusive ? "method (anywhere on the stack: inclusive)"
+                       : ps->raw_leaf ? "label  site (leaf frame)"
+                                      : "label  site (innermost frame outside the runtime's dispatch and waits)";
+    fprintf(o, "\n%14s %8s %6s  %s%s\n", value_unit(kind), "events", "%", by_thread ? "thread  " : "", what);
     for (size_t i = 0; i < k && i < top; i++) {
         char *tab = strchr(rows[i].key, '\t');
         *tab = 0;
@@ -246,7 +338,10 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
                total ? 100.0 * (double)rows[i].value / (double)total : 0.0);
         if (by_thread)
             fprintf(o, "%" PRIu64 "  ", rows[i].thread);
-        fprintf(o, "%s  %s\n", rows[i].key, tab + 1);
+        if (ps->inclusive)
+            fprintf(o, "%s\n", tab + 1);
+        else
+            fprintf(o, "%s  %s\n", rows[i].key, tab + 1);
     }
     for (size_t i = 0; i < k; i++)
         free(rows[i].key);
@@ -255,8 +350,8 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
 }
 
 
-int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_profile_select *ps,
-                       nt_profile_export_options *eo)
+int cli_profile_stacks(const char *path, const char *format, const char *output, const cli_out_rules *rules,
+                       const cli_profile_select *ps, nt_profile_export_options *eo)
 {
     eo->kind = ps->kind;
     eo->filter.has_thread = ps->has_thread;
@@ -268,8 +363,10 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
         export = nt_profile_export_speedscope;
     else if (strcmp(format, "pprof") == 0)
         export = nt_profile_export_pprof;
+    else if (strcmp(format, "html") == 0)
+        export = nt_profile_export_html;
     else {
-        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof)\n", format);
+        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof, html)\n", format);
         return CLI_EXIT_USAGE;
     }
     if (export == nt_profile_export_pprof && (!output || strcmp(output, "-") == 0) && isatty(1)) {
@@ -281,7 +378,7 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
     if (!p)
         return rc;
     cli_output out;
-    if (!cli_output_open(&out, output)) {
+    if (!cli_output_open(&out, output, rules)) {
         nt_profile_free(p);
         return CLI_EXIT_ERROR;
     }

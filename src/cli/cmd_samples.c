@@ -9,6 +9,8 @@
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "cli/progress.h"
+#include "cli/stack_texts.h"
+#include "common/sat.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,7 +34,9 @@ static void usage(FILE *f)
           "\n"
           "      --relative     timestamps in ns since the trace's start (its sync time)\n"
           "                       instead of the trace clock\n" CLI_SIGNATURES_HELP CLI_FILTER_HELP
-          "      --profile P    cpu (the default: the thread samples as above), or a\n"
+          "      --profile P    thread-time (the default: the thread samples as above;\n"
+          "                       cpu is its old name), managed-cpu (= --managed-only),\n"
+          "                       or a\n"
           "                       profile, one line per sample or event in time order\n"
           "                       (an event profile takes --thread, --from and --to):\n"
           "                         <timestamp_ns> <thread_id> <value> <label> <frames>\n"
@@ -70,7 +74,7 @@ int cmd_samples(int argc, char **argv)
         case 'S': name_flags = NT_NAME_SIGNATURE; break;
         case 'M': messages = true; break;
         case 'P':
-            if (!cli_profile_parse("samples", optarg, &profile))
+            if (!cli_profile_parse("samples", optarg, &profile, &filter.managed_only))
                 return CLI_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
@@ -101,12 +105,13 @@ int cmd_samples(int argc, char **argv)
     cli_keep_init(&sel, &filter, t);
     int64_t origin = relative ? cli_trace_start_ns(nt_trace_header(t)) : 0;
     bool filtered = cli_filter_active(&filter), any = false;
-    /* One formatted line tail per distinct stack, made when first needed. */
-    size_t ns = nt_trace_stack_count(t), n = nt_trace_sample_count(t);
-    char **lines = calloc(ns ? ns : 1, sizeof *lines);
+    /* One formatted line tail per distinct stack, made when first needed (kept within a budget). */
+    size_t n = nt_trace_sample_count(t);
+    cli_stack_texts lines;
+    bool have_lines = cli_stack_texts_init(&lines, t, name_flags, 0);
     int64_t *wall_ns = wall ? malloc((n ? n : 1) * sizeof *wall_ns) : NULL;
-    if (!lines || (wall && (!wall_ns || nt_trace_wall_ns(t, wall_ns) != NT_OK))) {
-        free(lines);
+    if (!have_lines || (wall && (!wall_ns || nt_trace_wall_ns(t, wall_ns) != NT_OK))) {
+        cli_stack_texts_free(&lines);
         free(wall_ns);
         nt_trace_free(t);
         fprintf(stderr, "nettrace: out of memory\n");
@@ -122,21 +127,19 @@ int cmd_samples(int argc, char **argv)
         if (filtered && !cli_filter_keeps(&sel, &s))
             continue;
         any = true;
-        if (!lines[s.stack_index]) {
-            lines[s.stack_index] = cli_stack_line(t, s.stack_index, name_flags);
-            if (!lines[s.stack_index]) {
-                fprintf(stderr, "nettrace: out of memory\n");
-                rc = CLI_EXIT_ERROR;
-                break;
-            }
+        const char *line = cli_stack_text(&lines, s.stack_index);
+        if (!line) {
+            fprintf(stderr, "nettrace: out of memory\n");
+            rc = CLI_EXIT_ERROR;
+            break;
         }
         bool managed = s.type == NT_SAMPLE_MANAGED, external = s.type == NT_SAMPLE_EXTERNAL;
         if (wall)
-            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", s.time_ns - origin, s.thread_id, wall_ns[i],
-                   managed ? "managed" : external ? "external" : "other", lines[s.stack_index]);
+            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id, wall_ns[i],
+                   managed ? "managed" : external ? "external" : "other", line);
         else
-            printf("%" PRId64 " %" PRIu64 " %c %s\n", s.time_ns - origin, s.thread_id,
-                   managed ? 'M' : external ? 'E' : '?', lines[s.stack_index]);
+            printf("%" PRId64 " %" PRIu64 " %c %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id,
+                   managed ? 'M' : external ? 'E' : '?', line);
     }
     cli_selected count;
     if (filtered && !any && rc != CLI_EXIT_ERROR)
@@ -145,9 +148,7 @@ int cmd_samples(int argc, char **argv)
         fprintf(stderr, "nettrace: writing standard output failed\n");
         rc = CLI_EXIT_ERROR;
     }
-    for (size_t i = 0; i < ns; i++)
-        free(lines[i]);
-    free(lines);
+    cli_stack_texts_free(&lines);
     free(wall_ns);
     nt_trace_free(t);
     return rc;

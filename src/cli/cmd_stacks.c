@@ -24,12 +24,18 @@ static void usage(FILE *f)
           "                       --weight samples\n"
           "                     pprof: gzipped profile.proto (samples and wall time)\n"
           "                       for go tool pprof, Pyroscope, Parca\n"
-          "  -o, --output OUT   write to OUT instead of standard output\n"
+          "                     html: one self-contained page (no network): an\n"
+          "                       interactive flame graph / icicle with search,\n"
+          "                       zoom and a thread selector; open it in a browser\n"
+          "  -o, --output OUT   write to OUT instead of standard output (never FILE\n"
+          "                       itself; OUT is replaced only when complete)\n"
+          CLI_FORCE_HELP
           "      --weight W     samples (default for folded and pprof): each sample\n"
           "                       counts 1\n"
           "                     time: ns to the thread's next sample (the last one\n"
           "                       weighs the trace's sampling interval)\n"
-          "      --profile P    cpu (default), wall (= --weight time), or an event\n"
+          "      --profile P    thread-time (default; cpu is its old name), managed-cpu\n"
+          "                     (= --managed-only), wall (= --weight time), or an event\n"
           "                     profile: alloc (bytes; pprof alloc_space/bytes and\n"
           "                     alloc_objects/count), exceptions (count), contention\n"
           "                     (wait ns; pprof delay/nanoseconds, contentions/count)\n"
@@ -54,6 +60,7 @@ int cmd_stacks(int argc, char **argv)
                                            { "by-label", no_argument, NULL, 'l' },
                                            { "messages", no_argument, NULL, 'M' },
                                            CLI_FILTER_LONGOPTS,
+                                           CLI_FORCE_LONGOPT,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     const char *format = "folded", *output = NULL;
@@ -62,6 +69,7 @@ int cmd_stacks(int argc, char **argv)
     nt_profile_export_options po = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
     bool weight_given = false, messages = false;
+    cli_out_rules rules = { .cmd = "stacks", .input_count = 1 };
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hf:o:", opts, NULL)) != -1) {
@@ -80,12 +88,13 @@ int cmd_stacks(int argc, char **argv)
             }
             break;
         case 'P':
-            if (!cli_profile_parse("stacks", optarg, &kind))
+            if (!cli_profile_parse("stacks", optarg, &kind, &filter.managed_only))
                 return CLI_EXIT_USAGE;
             break;
         case 'c': po.by_count = true; break;
         case 'l': po.with_label = true; break;
         case 'M': messages = true; break;
+        case CLI_OPT_FORCE: rules.force = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default:
             if (!cli_filter_option_or_usage(&filter, "stacks", c, optarg, usage))
@@ -112,7 +121,8 @@ int cmd_stacks(int argc, char **argv)
         const char *base = strrchr(path, '/');
         po.signatures = eo.signatures;
         po.name = base ? base + 1 : path;
-        return cli_profile_stacks(path, format, output, &ps, &po);
+        rules.inputs = &path;
+        return cli_profile_stacks(path, format, output, &rules, &ps, &po);
     }
     nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
@@ -125,8 +135,10 @@ int cmd_stacks(int argc, char **argv)
     }
     else if (strcmp(format, "pprof") == 0)
         export = nt_export_pprof;
+    else if (strcmp(format, "html") == 0)
+        export = nt_export_html;
     else {
-        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof)\n", format);
+        fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof, html)\n", format);
         return CLI_EXIT_USAGE;
     }
     const char *path = cli_file_operand(argc, argv, usage);
@@ -153,7 +165,8 @@ int cmd_stacks(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     cli_output out;
-    if (!cli_output_open(&out, output)) {
+    rules.inputs = &path;
+    if (!cli_output_open(&out, output, &rules)) {
         nt_trace_free(t);
         return CLI_EXIT_ERROR;
     }

@@ -23,21 +23,29 @@ static void usage(FILE *f)
           "the header says what share of frames resolved.\n"
           "\n"
           "  -n, --top N        rows to print (default 20; 0 = all)\n"
-          "      --inclusive    sort by inclusive samples (default: exclusive)\n"
+          "      --inclusive    sort by inclusive samples (default: exclusive); with an\n"
+          "                       event profile, one row per method anywhere on the\n"
+          "                       events' stacks\n"
           "      --by-thread    one table per thread\n"
           CLI_FILTER_HELP
           "      --json         one JSON object: the header's counts and, per table,\n"
           "                       its samples and methods with their counts\n"
           CLI_SIGNATURES_HELP
-          "      --profile P    cpu (default: the thread samples, counted); wall: the\n"
+          "      --profile P    thread-time (default: the thread samples, running or\n"
+          "                       blocked, counted; cpu is its old name); managed-cpu:\n"
+          "                       only the samples in managed code; wall: the\n"
           "                       same samples weighed by the ns to their thread's next\n"
           "                       sample (columns in ns); or alloc (bytes), exceptions\n"
           "                       (throws), contention (wait ns): weight by label (type\n"
-          "                       and heap, lock kind) and site (leaf frame), largest\n"
-          "                       first (not with --json, --inclusive or --managed-only;\n"
+          "                       and heap, lock kind) and site (the innermost frame\n"
+          "                       outside the runtime's throw dispatch and lock waits),\n"
+          "                       largest first (not with --json or --managed-only;\n"
           "                       --from/--to count each event by its time, a wait by\n"
           "                       its start)\n"
           CLI_MESSAGES_HELP
+          "      --raw-leaf     event profiles: the site is the leaf frame, even the\n"
+          "                       runtime's own (System.Runtime.EH.DispatchEx,\n"
+          "                       Monitor.Enter_Slowpath)\n"
           "  -h, --help         this help\n"
           "Names are printed with control characters and invalid UTF-8 as \\xHH.\n",
           f);
@@ -47,6 +55,7 @@ int cmd_top(int argc, char **argv)
 {
     static const struct option opts[] = { { "top", required_argument, NULL, 'n' },
                                            { "inclusive", no_argument, NULL, 'i' },
+                                           { "raw-leaf", no_argument, NULL, 'L' },
                                            { "by-thread", no_argument, NULL, 'b' },
                                            CLI_FILTER_LONGOPTS,
                                            { "json", no_argument, NULL, 'j' },
@@ -61,7 +70,7 @@ int cmd_top(int argc, char **argv)
             (strncmp(argv[i], "-p", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9'))
             return cmd_top_live(argc, argv);
     uint64_t top = 20;
-    bool by_incl = false, by_thread = false, json = false, signatures = false, messages = false;
+    bool by_incl = false, by_thread = false, json = false, signatures = false, messages = false, raw_leaf = false;
     cli_filter filter = { 0 };
     nt_profile_kind kind = NT_PROFILE_CPU;
     int c;
@@ -73,12 +82,13 @@ int cmd_top(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             break;
         case 'i': by_incl = true; break;
+        case 'L': raw_leaf = true; break;
         case 'b': by_thread = true; break;
         case 'j': json = true; break;
         case 'S': signatures = true; break;
         case 'M': messages = true; break;
         case 'P':
-            if (!cli_profile_parse("top", optarg, &kind))
+            if (!cli_profile_parse("top", optarg, &kind, &filter.managed_only))
                 return CLI_EXIT_USAGE;
             break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
@@ -94,9 +104,9 @@ int cmd_top(int argc, char **argv)
         return CLI_EXIT_USAGE;
     if (kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL) {
         cli_profile_select ps = { .kind = kind, .name_flags = signatures ? NT_NAME_SIGNATURE : 0,
-                                  .messages = messages };
-        if (json || by_incl) {
-            fprintf(stderr, "nettrace top: --json and --inclusive are for the thread samples, not --profile %s\n",
+                                  .messages = messages, .raw_leaf = raw_leaf, .inclusive = by_incl };
+        if (json) {
+            fprintf(stderr, "nettrace top: --json is for the thread samples, not --profile %s\n",
                     nt_profile_kind_name(kind));
             return CLI_EXIT_USAGE;
         }
@@ -117,8 +127,10 @@ int cmd_top(int argc, char **argv)
     }
     const cli_selected *sel = cli_filter_active(&filter) ? &chosen : NULL;
     FILE *o = stdout;
-    if (!json)
+    if (!json) {
         cli_top_print_header(o, t, sel);
+        cli_top_print_profile(o, t, &filter, filter.managed_only, kind == NT_PROFILE_WALL);
+    }
     cli_warn_unnamed(t);
     if (!json)
         fputc('\n', o);

@@ -46,13 +46,16 @@ static void top_usage(FILE *f)
           "  -p, --pid PID        the process to attach to\n"
           "  -i, --interval T     refresh every T (seconds, or with a unit: 500ms;\n"
           "                         at least 100 ms; default 2 s)\n"
-          "  -d, --duration T     stop after T (default: until Ctrl-C or the target ends)\n"
+          "  -d, --duration T     stop after T, connecting included (default: until\n"
+          "                         Ctrl-C or the target ends)\n"
           "  -n, --top N          rows per table (default 20; 0 = all)\n"
           "      --inclusive      sort by inclusive samples (default: exclusive)\n"
           "      --by-thread      one table per thread\n"
           "      --managed-only   only samples taken in managed code\n"
           "      --thread ID      only this thread\n"
-          "      --profile P      cpu (default); wall: the samples weighed by the ns to\n"
+          "      --profile P      thread-time (default; cpu is its old name);\n"
+          "                         managed-cpu: only samples in managed code; wall: the\n"
+          "                         samples weighed by the ns to\n"
           "                         their thread's next sample (a thread's last one in\n"
           "                         the interval: the sampling interval); or alloc,\n"
           "                         exceptions, contention: the\n"
@@ -69,8 +72,9 @@ static void top_usage(FILE *f)
           f);
 }
 
+/* deadline_ns bounds the start: the connect counts in --duration. */
 static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
-                        const nt_session_config *base, const char *what)
+                        const nt_session_config *base, const char *what, int64_t deadline_ns)
 {
     nt_callbacks cb = { 0 };
     if (events)
@@ -82,6 +86,8 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, cons
     cfg.sink = nt_sink_parser;
     cfg.sink_user = ls->parser;
     cfg.caller_pumps = true;
+    /* The view holds one interval, whatever has passed: no cap on the stream's total (documented: until Ctrl-C). */
+    cfg.max_stream_bytes = UINT64_MAX;
     ls->session = ls->parser ? nt_session_new(&cfg, NULL) : NULL;
     if (!ls->session) {
         fprintf(stderr, "nettrace top: out of memory\n");
@@ -89,7 +95,7 @@ static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, cons
     }
     /* Ctrl-C while starting cancels at once (session_opts.h). */
     cli_start_guard_begin(ls->session);
-    nt_status st = nt_session_start_endpoint(ls->session, ep, nt_deadline_after_ms(10000));
+    nt_status st = nt_session_start_endpoint(ls->session, ep, deadline_ns);
     cli_start_guard_end();
     cli_interrupts_session(NULL);
     if (st != NT_OK) {
@@ -168,6 +174,8 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     }
     title(tty, pid, interval_s);
     cli_top_print_header(stdout, t, NULL);
+    cli_filter threads = { .has_thread = to->filter.has_thread, .thread_id = to->filter.thread_id };
+    cli_top_print_profile(stdout, t, &threads, to->filter.managed_only, to->weight == NT_WEIGHT_TIME);
     fputc('\n', stdout);
     cli_top_print(stdout, top, to->by_thread, to->weight == NT_WEIGHT_TIME);
     if (!tty)
@@ -177,7 +185,8 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     if (st == NT_ERR_LIMIT && !*warned) {
         const char *why = nt_trace_message(t);
         fprintf(stderr, "nettrace top: %s\n",
-                *why ? why : "more method, module and assembly records than a window remembers: later ones stay unnamed");
+                *why ? why : "more method records than the window's budget holds: records no sample needed were evicted "
+                                   "(frames whose record went show as 0x<ip>)");
         *warned = true;
     }
     nt_trace_free(t);
@@ -253,23 +262,28 @@ int cmd_top_live(int argc, char **argv)
         case 'm': to.filter.managed_only = true; break;
         case 'R': rundown_first = false; break;
         case 'P':
-            if (!cli_profile_parse("top", optarg, &kind))
+            if (!cli_profile_parse("top", optarg, &kind, &to.filter.managed_only))
                 return CLI_EXIT_USAGE;
             to.weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
             break;
         case 'h': top_usage(stdout); return CLI_EXIT_OK;
-        default: top_usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     if (pid == 0 || optind != argc) {
-        top_usage(stderr);
+        fprintf(stderr, "%s: %s; '%s --help' lists the options\n", argv[0],
+                pid == 0 ? "give the process with -p PID" : "no FILE with -p (a live process is the input)", argv[0]);
         return CLI_EXIT_USAGE;
     }
+    /* --duration counts from here, connecting included. */
+    int64_t start = nt_now_ns();
+    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
+    int64_t connect_by = nt_deadline_after_ms(10000) < until ? nt_deadline_after_ms(10000) : until;
     nt_endpoint ep;
     nt_status st = nt_endpoint_find(pid, &ep);
     if (st != NT_OK) {
         fprintf(stderr, "nettrace top: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
-                nt_endpoint_reason_name(ep.reason));
+                cli_endpoint_reason(ep.reason));
         return cli_exit_code(st);
     }
     bool events = kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL;
@@ -289,7 +303,7 @@ int cmd_top_live(int argc, char **argv)
     cli_providers providers = { .count = 0 };
     if (events) {
         char err[256];
-        if (!cli_profile_providers(nt_profile_kind_name(kind), &providers, err, sizeof err)) {
+        if (!cli_profile_providers(cli_profile_name(kind), &providers, err, sizeof err)) {
             fprintf(stderr, "nettrace top: %s\n", err);
             rc = CLI_EXIT_USAGE;
             goto out;
@@ -297,7 +311,7 @@ int cmd_top_live(int argc, char **argv)
         cfg.providers = providers.list;
         cfg.provider_count = providers.count;
     }
-    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling")) {
+    if (!open_stream(&main_s, win, events, &ep, &cfg, events ? "profile" : "sampling", connect_by)) {
         rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
         goto out;
     }
@@ -310,17 +324,15 @@ int cmd_top_live(int argc, char **argv)
         rcfg.provider_count = 1;
         rcfg.buffer_mb = 16;
         rcfg.no_stackwalk = false;
-        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown"))
+        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown", connect_by))
             nt_session_request_stop(rundown_s.session);
         else
             close_stream(&rundown_s); /* names then come at the end only */
     }
 
-    bool tty = isatty(1), warned = false;
-    int64_t start = nt_now_ns();
-    int64_t next = start + (int64_t)(interval * 1e9);
-    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
-    int64_t last = start;
+    bool tty = isatty(1), warned = false, drawn = false;
+    int64_t last = nt_now_ns();
+    int64_t next = last + (int64_t)(interval * 1e9);
     while (!main_s.ended && cli_interrupt_count() == 0) {
         struct pollfd pf[3];
         int n = 0;
@@ -338,11 +350,15 @@ int cmd_top_live(int argc, char **argv)
             close_stream(&rundown_s);
         }
         int64_t now = nt_now_ns();
-        if (now >= next) {
+        /* --duration counts the connect too: its end draws the interval so far when no refresh did, or
+         * when at least half an interval has passed since the last. */
+        bool ending = now >= until && (!drawn || now - last >= (int64_t)(interval * 0.5e9));
+        if (now >= next || ending) {
             rc = events ? render_profile(win, kind, &to, (double)(now - last) / 1e9, tty, pid, &warned)
                         : render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
             if (rc != CLI_EXIT_OK)
                 break;
+            drawn = true;
             last = now;
             while (next <= now)
                 next += (int64_t)(interval * 1e9);

@@ -1,9 +1,16 @@
 /* collect -- PROGRAM ARGS: the program starts with DOTNET_DiagnosticPorts
  * pointing at a port of ours with 'suspend', so its runtime waits before
  * any managed code runs; the session starts on the port's first connection
- * and ResumeRuntime goes on the second.  The program runs in a process group
- * of its own, so the terminal's Ctrl-C reaches only nettrace, which stops
- * the session cleanly (rundown included) before ending the program. */
+ * and ResumeRuntime goes on the second.  The runtime traced is the one that
+ * connects first (its pid from the connection's credentials: `sh -c 'dotnet
+ * app'` traces dotnet, not sh).  The program runs in a process group of its
+ * own, so the terminal's Ctrl-C reaches only nettrace, which stops the
+ * session cleanly (rundown included) before ending the group.
+ *
+ * The port lives in a directory no other user can create or enter: a fresh
+ * 0700 directory under /run/nettrace (root), $XDG_RUNTIME_DIR (others), or
+ * /tmp when neither is usable; it is kept, and answered, until the program's
+ * whole process group has ended (collect_program.c). */
 #include "cli/cli.h"
 #include "cli/collect.h"
 #include "cli/session_opts.h"
@@ -15,12 +22,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* fork + exec with the port in the environment; exec's errno comes back
- * through a close-on-exec pipe (nothing arrives when exec succeeded). */
-static pid_t spawn(char **argv, const char *port_path, int *exec_errno)
+ * through a close-on-exec pipe (nothing arrives when exec succeeded).  When
+ * the trace goes to standard output the program writes its own output to
+ * standard error, so nothing of it lands in the trace. */
+static pid_t spawn(char **argv, const char *port_path, bool trace_on_stdout, int *exec_errno)
 {
     char *env = NULL;
     const char *old = getenv("DOTNET_DiagnosticPorts");
@@ -41,6 +53,8 @@ static pid_t spawn(char **argv, const char *port_path, int *exec_errno)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
+        if (trace_on_stdout && dup2(2, 1) < 0)
+            _exit(127);
         setenv("DOTNET_DiagnosticPorts", env, 1);
         execvp(argv[0], argv);
         int e = errno;
@@ -50,6 +64,8 @@ static pid_t spawn(char **argv, const char *port_path, int *exec_errno)
     }
     free(env);
     close(pfd[1]);
+    if (pid > 0)
+        setpgid(pid, pid); /* the child does the same: whichever runs first, no signal meets it in ours */
     *exec_errno = 0;
     if (pid > 0) {
         ssize_t r;
@@ -63,119 +79,145 @@ static pid_t spawn(char **argv, const char *port_path, int *exec_errno)
     return pid;
 }
 
-/* Whether the child ended (reaping it, and saying so). */
-static bool child_gone(pid_t child, const char *program)
+/* A directory of ours that no other user can write in (so none can create a
+ * name in it once ours is gone): true with its path in out. */
+static bool private_parent(const char *path, bool create)
 {
-    int status;
-    if (waitpid(child, &status, WNOHANG) != child)
+    if (create && mkdir(path, 0700) != 0 && errno != EEXIST)
         return false;
-    if (WIFEXITED(status))
-        fprintf(stderr, "nettrace collect: %s exited with status %d before its runtime connected\n", program,
-                WEXITSTATUS(status));
-    else
-        fprintf(stderr, "nettrace collect: %s was killed by signal %d before its runtime connected\n", program,
-                WTERMSIG(status));
-    return true;
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0;
 }
 
-static void end_child(pid_t child)
+/* mkdtemp the port's directory in the most private parent available. */
+static bool make_port_dir(char *dir, size_t cap)
 {
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    const char *parent = "/tmp";
+    if (geteuid() == 0 && private_parent("/run/nettrace", true))
+        parent = "/run/nettrace";
+    else if (geteuid() != 0 && xdg && xdg[0] == '/' && strlen(xdg) < 64 && private_parent(xdg, false))
+        parent = xdg;
+    if ((size_t)snprintf(dir, cap, "%s/nettrace-port-XXXXXX", parent) >= cap)
+        return false;
+    return mkdtemp(dir) != NULL;
 }
 
-int collect_launch(collect_job *j, char **argv, const nt_session_config *cfg, int64_t connect_timeout_ns)
+/* The pid of the process at the other end of fd, as we see it (the
+ * runtime's advertise has it only as its own PID namespace sees it). */
+static pid_t peer_pid(int fd, uint64_t announced)
 {
-    char dir[] = "/tmp/nettrace-port-XXXXXX";
-    if (!mkdtemp(dir)) {
-        fprintf(stderr, "nettrace collect: cannot create a directory for the diagnostic port: %s\n", strerror(errno));
-        return CLI_EXIT_ERROR;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "%s/port", dir);
-    nt_port *port;
-    nt_status st = nt_port_open(path, &port, NULL);
-    if (st != NT_OK) {
-        fprintf(stderr, "nettrace collect: cannot listen on %s: %s\n", path, strerror(errno));
-        rmdir(dir);
-        return CLI_EXIT_ERROR;
-    }
-    int rc = CLI_EXIT_ERROR, exec_errno = 0;
-    j->program = argv[0];
-    pid_t child = spawn(argv, path, &exec_errno);
-    if (child < 0 || exec_errno) {
-        fprintf(stderr, "nettrace collect: cannot run %s: %s\n", argv[0], strerror(exec_errno ? exec_errno : errno));
-        if (child > 0)
-            waitpid(child, NULL, 0);
-        rc = exec_errno == ENOENT ? 127 : CLI_EXIT_ERROR;
-        goto out;
-    }
-    /* Wait for the runtime's first connection, watching the child and Ctrl-C. */
-    int64_t until = nt_now_ns() + connect_timeout_ns;
-    int fd = -1;
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid > 0)
+        return cred.pid;
+    return announced > 0 && announced <= INT32_MAX ? (pid_t)announced : 0;
+}
+
+/* The first runtime's connection, watching the child and Ctrl-C. */
+static nt_status await_runtime(collect_job *j, int64_t until, int *fd)
+{
     uint64_t announced = 0;
     for (;;) {
         int64_t slice = nt_now_ns() + 100 * 1000000;
-        st = nt_port_accept(port, slice < until ? slice : until, &fd, &announced);
+        nt_status st = nt_port_accept(j->port, slice < until ? slice : until, fd, &announced);
+        if (st == NT_OK)
+            j->runtime = peer_pid(*fd, announced);
         if (st != NT_ERR_TIMEOUT)
-            break;
-        if (child_gone(child, argv[0])) {
-            fprintf(stderr, "nettrace collect: (is %s a .NET program? the runtime reads DOTNET_DiagnosticPorts)\n",
-                    argv[0]);
-            goto out;
-        }
+            return st;
+        if (collect_program_reap(j)) /* the child ended first: collect_program_end reports how */
+            return NT_ERR_NO_ENDPOINT;
         if (nt_now_ns() >= until || cli_interrupt_count() > 0)
-            break;
+            return st;
     }
-    if (st != NT_OK) {
-        fprintf(stderr, "nettrace collect: %s's runtime did not connect to the diagnostic port%s\n", argv[0],
-                cli_interrupt_count() ? " (interrupted)" : " within --connect-timeout");
-        end_child(child);
-        rc = cli_interrupt_count() ? cli_exit_code(NT_ERR_CANCELLED) : cli_exit_code(NT_ERR_TIMEOUT);
-        goto out;
-    }
+}
+
+/* The session on the runtime's connection fd, then ResumeRuntime. */
+static int start_traced(collect_job *j, int fd, const nt_session_config *cfg, int64_t until)
+{
     /* StopTracing goes to the runtime's own listen endpoint (it exists while suspended). */
     nt_endpoint ep;
-    st = nt_endpoint_find(child, &ep);
+    nt_status st = nt_endpoint_find(j->runtime, &ep);
     while (st != NT_OK && nt_now_ns() < until && cli_interrupt_count() == 0) {
-        usleep(20 * 1000);
-        st = nt_endpoint_find(child, &ep);
+        collect_program_serve(j, 20);
+        st = nt_endpoint_find(j->runtime, &ep);
     }
     if (st != NT_OK) {
-        fprintf(stderr, "nettrace collect: %s (pid %d) has no listen endpoint to stop the session through\n",
-                argv[0], (int)child);
+        fprintf(stderr, "nettrace collect: the runtime of %s (pid %d) has no listen endpoint to stop the session "
+                        "through (%s)\n", j->program, (int)j->runtime, cli_endpoint_reason(ep.reason));
         close(fd);
-        end_child(child);
-        rc = cli_exit_code(st);
-        goto out;
+        return cli_exit_code(st);
     }
     j->session = nt_session_new(cfg, NULL);
     if (!j->session) {
         fprintf(stderr, "nettrace collect: out of memory\n");
         close(fd);
-        end_child(child);
-        goto out;
+        return CLI_EXIT_ERROR;
     }
     cli_start_guard_begin(j->session);
     st = nt_session_start_connected(j->session, fd, &ep, until);
     cli_start_guard_end();
     if (st == NT_OK)
-        st = nt_port_resume_runtime(port, until);
+        st = nt_port_resume_runtime(j->port, until);
+    if (st == NT_OK)
+        return CLI_EXIT_OK;
+    fprintf(stderr, "nettrace collect: %s: %s\n", nt_status_describe(st),
+            nt_session_message(j->session)[0] ? nt_session_message(j->session) : "resuming the runtime");
+    cli_interrupts_session(NULL);
+    nt_session_cancel(j->session);
+    nt_session_free(j->session);
+    j->session = NULL;
+    return cli_exit_code(st);
+}
+
+int collect_launch(collect_job *j, char **argv, const nt_session_config *cfg, int64_t connect_timeout_ns)
+{
+    j->program = argv[0];
+    if (!make_port_dir(j->port_dir, sizeof j->port_dir)) {
+        fprintf(stderr, "nettrace collect: cannot create a directory for the diagnostic port: %s\n", strerror(errno));
+        j->port_dir[0] = 0;
+        return CLI_EXIT_ERROR;
+    }
+    char path[sizeof j->port_dir + 8];
+    snprintf(path, sizeof path, "%s/port", j->port_dir);
+    nt_status st = nt_port_open(path, &j->port, NULL);
     if (st != NT_OK) {
-        fprintf(stderr, "nettrace collect: %s: %s\n", nt_status_describe(st),
-                nt_session_message(j->session)[0] ? nt_session_message(j->session) : "resuming the runtime");
-        cli_interrupts_session(NULL);
-        nt_session_cancel(j->session);
-        nt_session_free(j->session);
-        j->session = NULL;
-        end_child(child);
-        rc = cli_exit_code(st);
-        goto out;
+        fprintf(stderr, "nettrace collect: cannot listen on %s: %s\n", path, strerror(errno));
+        rmdir(j->port_dir);
+        j->port_dir[0] = 0;
+        return CLI_EXIT_ERROR;
+    }
+    /* Orphaned descendants come to us: reaped, they do not keep the group looking alive. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int exec_errno = 0;
+    pid_t child = spawn(argv, path, j->sink.fd == 1, &exec_errno);
+    if (child < 0 || exec_errno) {
+        fprintf(stderr, "nettrace collect: cannot run %s: %s\n", argv[0], strerror(exec_errno ? exec_errno : errno));
+        if (child > 0)
+            waitpid(child, NULL, 0);
+        nt_port_close(j->port);
+        j->port = NULL;
+        rmdir(j->port_dir);
+        j->port_dir[0] = 0;
+        return exec_errno == ENOENT ? 127 : CLI_EXIT_ERROR;
     }
     j->child = child;
-    rc = CLI_EXIT_OK;
-out:
-    nt_port_close(port);
-    rmdir(dir);
+    int64_t until = nt_now_ns() + connect_timeout_ns;
+    int fd = -1;
+    st = await_runtime(j, until, &fd);
+    int rc;
+    if (st == NT_OK) {
+        rc = start_traced(j, fd, cfg, until);
+    } else if (j->child_reaped) {
+        fprintf(stderr, "nettrace collect: %s ended before its runtime connected (is it a .NET program? the "
+                        "runtime reads DOTNET_DiagnosticPorts)\n", argv[0]);
+        rc = CLI_EXIT_ERROR;
+    } else {
+        fprintf(stderr, "nettrace collect: %s's runtime did not connect to the diagnostic port%s\n", argv[0],
+                cli_interrupt_count() ? " (interrupted)" : " within --connect-timeout");
+        rc = cli_interrupt_count() ? cli_exit_code(NT_ERR_CANCELLED) : cli_exit_code(NT_ERR_TIMEOUT);
+    }
+    if (rc != CLI_EXIT_OK)
+        collect_program_end(j, true);
     return rc;
 }

@@ -15,9 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* How long a launched program gets to end by itself once collection stopped. */
-#define CHILD_GRACE_MS 5000
-
 int collect_sink_write(void *user, const void *data, size_t len)
 {
     collect_sink *k = user;
@@ -39,56 +36,23 @@ static void show_counter(const collect_job *j, bool *shown)
 {
     uint64_t bytes = nt_session_bytes(j->session);
     uint64_t events = atomic_load(&((collect_job *)j)->sink.events);
-    fprintf(stderr, "\r\033[Knettrace collect: %.1f MB, %" PRIu64 " events", (double)bytes / 1048576.0, events);
+    fprintf(stderr, "\r\033[Knettrace collect: %.1f MiB, %" PRIu64 " events", (double)bytes / 1048576.0, events);
     *shown = true;
 }
 
-/* Report how the program ended (status from waitpid). */
-static void report_child(const collect_job *j, int status)
+/* Whether the traced runtime has ended (a descendant: reaped by its parent or by us). */
+static bool runtime_gone(collect_job *j)
 {
-    if (WIFEXITED(status))
-        fprintf(stderr, "nettrace collect: %s (pid %d) exited with status %d\n", j->program, (int)j->child,
-                WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-        fprintf(stderr, "nettrace collect: %s (pid %d) was killed by signal %d (%s)\n", j->program, (int)j->child,
-                WTERMSIG(status), strsignal(WTERMSIG(status)));
-}
-
-/* Whether the program ends within ms (reaped into *status). */
-static bool child_ends_within(pid_t child, int ms, int *status)
-{
-    for (int waited = 0;; waited += 50) {
-        if (waitpid(child, status, WNOHANG) == child)
-            return true;
-        if (waited >= ms)
-            return false;
-        usleep(50 * 1000);
-    }
-}
-
-/* The collection is over and the program runs on.  When the stream ended by
- * itself the runtime is shutting down: let the program finish.  Otherwise (a
- * stop: --duration, Ctrl-C) end it: SIGTERM, then SIGKILL after a grace. */
-static void end_program(collect_job *j, bool stream_ended_by_itself)
-{
-    int status;
-    if (child_ends_within(j->child, stream_ended_by_itself ? CHILD_GRACE_MS : 0, &status)) {
-        report_child(j, status);
-        return;
-    }
-    kill(j->child, SIGTERM);
-    if (!child_ends_within(j->child, CHILD_GRACE_MS, &status)) {
-        kill(j->child, SIGKILL);
-        waitpid(j->child, &status, 0);
-    }
-    report_child(j, status);
+    bool child_done = collect_program_reap(j);
+    if (j->runtime == j->child)
+        return child_done;
+    return kill(j->runtime, 0) != 0 && errno == ESRCH;
 }
 
 int collect_run(collect_job *j)
 {
     nt_session *s = j->session;
-    bool tty = !j->quiet && isatty(2), shown = false, child_done = false;
-    int child_status = 0;
+    bool tty = !j->quiet && isatty(2), shown = false;
     int64_t until = j->duration_ns > 0 ? nt_now_ns() + j->duration_ns : NT_DEADLINE_NONE;
     int64_t next_show = nt_now_ns() + 250 * 1000000;
     nt_status st;
@@ -96,9 +60,8 @@ int collect_run(collect_job *j)
         st = nt_session_wait(s, nt_now_ns());
         if (st != NT_ERR_TIMEOUT)
             break;
-        if (j->child && !child_done && waitpid(j->child, &child_status, WNOHANG) == j->child) {
+        if (j->child && runtime_gone(j)) {
             /* The runtime ends the session as it shuts down: wait for the rest of the stream. */
-            child_done = true;
             st = nt_session_wait(s, nt_now_ns() + j->stop_timeout_ns);
             break;
         }
@@ -108,19 +71,26 @@ int collect_run(collect_job *j)
             show_counter(j, &shown);
             next_show = nt_now_ns() + 250 * 1000000;
         }
-        struct pollfd pf = { .fd = cli_interrupt_fd(), .events = POLLIN };
         int ms = j->child ? 50 : 200;
         if (until != NT_DEADLINE_NONE) {
             int64_t left = (until - nt_now_ns()) / 1000000 + 1;
             if (left < ms)
                 ms = left < 0 ? 0 : (int)left;
         }
-        if (poll(&pf, 1, ms) > 0 || cli_interrupt_count() > 0)
+        if (j->child) {
+            collect_program_serve(j, ms); /* later runtimes of the program are resumed meanwhile */
+        } else {
+            struct pollfd pf = { .fd = cli_interrupt_fd(), .events = POLLIN };
+            poll(&pf, 1, ms);
+        }
+        if (cli_interrupt_count() > 0)
             break;
     }
     if (shown)
         fputs("\r\033[K", stderr);
     bool ended_by_itself = st != NT_ERR_TIMEOUT;
+    /* The runtime ended its stream (it exited, or its process goes on): the program runs to its end. */
+    bool program_goes_on = ended_by_itself && st != NT_ERR_STREAM_CAP && st != NT_ERR_STOPPED;
     if (st == NT_ERR_TIMEOUT) {
         if (!j->quiet)
             fprintf(stderr, "nettrace collect: stopping (rundown; Ctrl-C again to abandon)...\n");
@@ -143,10 +113,11 @@ int collect_run(collect_job *j)
         rc = cli_exit_code(st);
     }
     if (j->child) {
-        if (child_done)
-            report_child(j, child_status);
-        else
-            end_program(j, ended_by_itself);
+        /* The program's own status becomes ours, as dotnet-trace does, unless we ended it. */
+        bool ended_alone = program_goes_on || collect_program_reap(j);
+        int code = collect_program_end(j, !program_goes_on);
+        if (rc == CLI_EXIT_OK && ended_alone && code >= 0)
+            rc = code;
     }
     return rc;
 }

@@ -1,18 +1,22 @@
 #include "cli/event_format.h"
 #include "cli/opts.h"
 #include "common/json.h"
+#include "common/text_escape.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
-/* "GCStart" matches "GCStart_V2": the version is in the event's own field. */
+/* "GCStart" matches "GCStart_V2": the version is in the event's own field.
+ * Names match in any case, as the runtime's provider and event names do
+ * on Windows (EventPipe keeps the case they were registered with). */
 static bool name_matches(const char *want, const char *name)
 {
     size_t n = strlen(want);
-    if (strncmp(want, name, n) != 0)
+    if (strncasecmp(want, name, n) != 0)
         return false;
     if (!name[n])
         return true;
@@ -33,7 +37,7 @@ bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns)
     if (f->has_to && time_ns >= f->to_ns)
         return false;
     const nt_event_desc *d = ev->desc;
-    if (f->provider && (!d || strcmp(d->provider, f->provider) != 0))
+    if (f->provider && (!d || strcasecmp(d->provider, f->provider) != 0))
         return false;
     if (f->event) {
         if (!d)
@@ -120,13 +124,17 @@ static void put_value(FILE *f, const nt_field_value *v)
 }
 
 /* The fields as JSON members (json) or k=v words; top-level separators
- * differ, nested values are JSON either way.  Returns the iterator's end. */
-static void put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it)
+ * differ, nested values are JSON either way.  Leaves the iterator at its end;
+ * false when the output passed the stream position limit first (checked
+ * per value: one array of a payload can print gigabytes). */
+static bool put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it, long limit)
 {
     nt_field_value v;
     bool first[NT_FIELD_ITER_MAX_DEPTH + 2] = { true };
     nt_event_fields_begin(ev, it);
     while (nt_field_next(it, &v)) {
+        if (ftell(f) > limit)
+            return false;
         bool end = v.kind == NT_VALUE_STRUCT_END || v.kind == NT_VALUE_ARRAY_END;
         uint32_t d = v.depth;
         if (!end) {
@@ -135,7 +143,7 @@ static void put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
             first[d] = false;
             if (!v.in_array) {
                 if (d == 0 && !json) {
-                    fputs(v.name[0] ? v.name : "?", f);
+                    nt_text_escape_fputs(f, v.name[0] ? v.name : "?", EV_TEXT_SEPARATORS);
                     fputc('=', f);
                 } else {
                     nt_json_fputs(f, v.name);
@@ -147,9 +155,10 @@ static void put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
         if (v.kind == NT_VALUE_STRUCT_BEGIN || v.kind == NT_VALUE_ARRAY_BEGIN)
             first[d + 1] = true;
     }
+    return ftell(f) <= limit;
 }
 
-void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns)
+bool ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
 {
     const nt_event_desc *d = ev->desc;
     fputs("{\"time_ns\":", f);
@@ -166,7 +175,8 @@ void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns)
     nt_json_fputs(f, nt_event_name(ev));
     fputs(",\"fields\":{", f);
     nt_field_iter it;
-    put_fields(f, ev, true, &it);
+    if (!put_fields(f, ev, true, &it, limit))
+        return false;
     fputc('}', f);
     if (it.status) {
         fputs(",\"error\":", f);
@@ -176,9 +186,10 @@ void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns)
         fprintf(f, ",\"leftover\":%u", it.leftover);
     }
     fputc('}', f);
+    return true;
 }
 
-void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns)
+bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
 {
     const nt_event_desc *d = ev->desc;
     const char *name = nt_event_name(ev);
@@ -186,15 +197,16 @@ void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns)
     fputc(' ', f);
     put_u64(f, ev->thread_id);
     fputc(' ', f);
-    fputs(d ? d->provider : "?", f);
+    nt_text_escape_fputs(f, d ? d->provider : "?", EV_TEXT_SEPARATORS);
     fputc(' ', f);
     if (name[0])
-        fputs(name, f);
+        nt_text_escape_fputs(f, name, EV_TEXT_SEPARATORS);
     else
         fprintf(f, "Event%u", d ? d->event_id : 0);
     nt_field_iter it;
     fputc(' ', f);
-    put_fields(f, ev, false, &it);
+    if (!put_fields(f, ev, false, &it, limit))
+        return false;
     if (it.status) {
         fputs(" !error=", f);
         nt_json_fputs(f, it.message);
@@ -202,4 +214,5 @@ void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns)
     } else if (it.leftover) {
         fprintf(f, " !leftover=%u", it.leftover);
     }
+    return true;
 }

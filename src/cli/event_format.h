@@ -18,11 +18,19 @@ typedef struct ev_filter {
 
 bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns);
 
-/* The event as one JSON object (no newline):
+/* What a text line escapes in names besides controls (common/text_escape.h):
+ * its field and name=value separators, so a name forges no field. */
+#define EV_TEXT_SEPARATORS " ="
+
+/* The formatters write f no further than position limit (ftell) while
+ * printing fields, and return false when they would have.
+ *
+ * The event as one JSON object (no newline):
  * {"time_ns":..,"thread":..,"provider":"..","event_id":..,"version":..,"name":"..",
  *  "fields":{..}[,"leftover":n][,"error":"..","error_offset":n]} */
-void ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns);
-/* <time_ns> <thread> <provider> <name> k=v ... (values as in JSON; no newline) */
-void ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns);
+bool ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns, long limit);
+/* <time_ns> <thread> <provider> <name> k=v ... (values as in JSON; names
+ * escaped with EV_TEXT_SEPARATORS; no newline) */
+bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, long limit);
 
 #endif

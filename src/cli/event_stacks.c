@@ -23,12 +23,8 @@ nt_status ev_stacks_finish(ev_stacks *s, const nt_parser *p, nt_status stream_st
 {
     nt_status st = nt_trace_builder_finish(s->b, p, stream_status, &s->t);
     s->b = NULL; /* finish frees it whatever it returns */
-    if (s->t) {
-        s->nlines = nt_trace_stack_count(s->t);
-        s->lines = calloc(s->nlines ? s->nlines : 1, sizeof *s->lines);
-        if (!s->lines)
-            return NT_ERR_NOMEM;
-    }
+    if (s->t && !cli_stack_texts_init(&s->texts, s->t, 0, 0))
+        return NT_ERR_NOMEM;
     return st;
 }
 
@@ -38,19 +34,12 @@ const char *ev_stacks_line(void *ctx, size_t k)
     if (!s->t || k >= nt_trace_sample_count(s->t))
         return NULL;
     nt_trace_sample smp = nt_trace_sample_at(s->t, k);
-    if (smp.stack_index >= s->nlines)
-        return NULL;
-    if (!s->lines[smp.stack_index]) {
-        s->lines[smp.stack_index] = cli_stack_line(s->t, smp.stack_index, 0);
-    }
-    return s->lines[smp.stack_index];
+    return cli_stack_text(&s->texts, smp.stack_index);
 }
 
 void ev_stacks_free(ev_stacks *s)
 {
-    for (size_t i = 0; i < s->nlines; i++)
-        free(s->lines[i]);
-    free(s->lines);
+    cli_stack_texts_free(&s->texts);
     nt_trace_free(s->t);
     nt_trace_builder_free(s->b);
     memset(s, 0, sizeof *s);

@@ -53,15 +53,20 @@ nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t err
     return s;
 }
 
-bool cli_output_open(cli_output *o, const char *path)
+bool cli_output_open(cli_output *o, const char *path, const cli_out_rules *r)
 {
-    *o = (cli_output){ stdout, path, 0 };
-    if (path && strcmp(path, "-") != 0) {
-        o->f = fopen(path, "wb");
+    *o = (cli_output){ .f = stdout, .path = path, .cmd = r->cmd };
+    if (!cli_out_file_open(&o->file, path, r))
+        return false;
+    o->path = o->file.path;
+    if (cli_out_file_owned(&o->file)) {
+        o->f = fdopen(o->file.fd, "wb");
         if (!o->f) {
-            fprintf(stderr, "nettrace: %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "nettrace %s: %s: %s\n", r->cmd, o->path, strerror(errno));
+            cli_out_file_close(&o->file, r->cmd, false);
             return false;
         }
+        o->file.fd = -1; /* the stream owns it now */
     }
     cli_progress_phase("writing");
     return true;
@@ -78,13 +83,13 @@ int cli_write_file(void *user, const void *data, size_t len)
 int cli_output_close(cli_output *o, nt_status s, int rc)
 {
     cli_progress_clear();
-    if (fflush(o->f) != 0)
+    if (fflush(o->f) != 0 || ferror(o->f))
         s = NT_ERR_IO;
     if (o->f != stdout && fclose(o->f) != 0)
         s = NT_ERR_IO;
-    if (s == NT_OK)
-        return rc;
-    fprintf(stderr, "nettrace: writing %s failed: %s\n", o->path ? o->path : "standard output",
-            nt_status_describe(s));
-    return CLI_EXIT_ERROR;
+    if (s != NT_OK)
+        fprintf(stderr, "nettrace %s: writing %s failed: %s\n", o->cmd, o->path, nt_status_describe(s));
+    if (!cli_out_file_close(&o->file, o->cmd, s == NT_OK))
+        return CLI_EXIT_ERROR;
+    return s == NT_OK ? rc : CLI_EXIT_ERROR;
 }

@@ -24,6 +24,9 @@ static const command COMMANDS[] = {
     { "live-top", cmd_top_live, "the same as top -p PID: live hot methods over the last interval" },
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },
     { "convert", cmd_convert, "re-write a trace as NetTrace V4/V5 or V6" },
+    { "index", cmd_index, "the block index: blocks, time span, event and sample estimates, from headers only" },
+    { "heap", cmd_heap, "a heap snapshot: types by retained size, paths to roots, diff, flame graph" },
+    { "gcdump", cmd_gcdump, "take a heap snapshot of a running .NET process" },
 };
 
 static void usage(FILE *f)
@@ -33,7 +36,7 @@ static void usage(FILE *f)
           f);
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fputs("\n'nettrace COMMAND --help' describes a command.  See nettrace(1).\n", f);
+    fputs("\n'nettrace help COMMAND' (or 'nettrace COMMAND --help') describes a command.  See nettrace(1).\n", f);
 }
 
 /* Every command's standard output is checked once it is done: a full disk
@@ -53,11 +56,17 @@ static int cli_close_stdout(const char *cmd, int rc)
     return CLI_EXIT_ERROR;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "help") == 0 && argc == 3) {
+        /* 'nettrace help top' is 'nettrace top --help' */
+        static char help[] = "--help";
+        char *args[] = { argv[0], argv[2], help, NULL };
+        return run(3, args);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
@@ -78,7 +87,8 @@ int main(int argc, char **argv)
         cli_progress_clear();
         return cli_close_stdout(COMMANDS[i].name, rc);
     }
-    fprintf(stderr, "nettrace: unknown command '%s'\n\n", argv[1]);
-    usage(stderr);
+    fprintf(stderr, "nettrace: unknown command '%s'; 'nettrace --help' lists the commands\n", argv[1]);
     return CLI_EXIT_USAGE;
 }
+
+int main(int argc, char **argv) { return run(argc, argv); }

@@ -50,11 +50,23 @@ bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int6
     return false;
 }
 
+int cli_usage_hint(const char *prog)
+{
+    fprintf(stderr, "%s: '%s --help' lists the options\n", prog, prog);
+    return CLI_EXIT_USAGE;
+}
+
 const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *))
 {
+    (void)usage; /* the hint, not the whole help: the error stays on one screen line */
     if (optind == argc - 1)
         return argv[optind];
-    usage(stderr);
+    if (optind == argc)
+        fprintf(stderr, "%s: give a trace FILE (- for standard input); '%s --help' lists the options\n", argv[0],
+                argv[0]);
+    else
+        fprintf(stderr, "%s: one FILE only, not '%s' too; '%s --help' lists the options\n", argv[0],
+                argv[optind + 1], argv[0]);
     return NULL;
 }
 
@@ -70,7 +82,7 @@ int cli_json_file_args(int argc, char **argv, void (*usage)(FILE *), bool *json,
         switch (c) {
         case 'j': *json = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: usage(stderr); return CLI_EXIT_USAGE;
+        default: return cli_usage_hint(argv[0]);
         }
     }
     *path = cli_file_operand(argc, argv, usage);

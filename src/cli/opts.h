@@ -22,8 +22,14 @@ bool cli_u64_option(const char *cmd, const char *opt, const char *arg, uint64_t 
 bool cli_duration_option(const char *cmd, const char *opt, const char *arg, int64_t default_unit_ns,
                          int64_t max_ns, int64_t *out);
 
+/* A usage error's second line, after getopt's own (which names the option):
+ * where the options are, not all of them ("PROG: 'PROG --help' lists the
+ * options"; prog is argv[0], "nettrace top").  Returns CLI_EXIT_USAGE. */
+int cli_usage_hint(const char *prog);
+
 /* The one FILE operand a command takes after its options (argv[optind]), or
- * NULL after printing the command's usage on standard error (a usage error). */
+ * NULL after a one-line usage error on standard error (none given, or more
+ * than one) pointing to --help.  usage is no longer printed. */
 const char *cli_file_operand(int argc, char **argv, void (*usage)(FILE *));
 
 /* The arguments of a command that takes [--json] FILE (info, gc): -1 when

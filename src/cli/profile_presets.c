@@ -23,8 +23,8 @@ typedef struct preset {
 
 /* A profile may need several providers: one row each. */
 static const preset PRESETS[] = {
-    { "cpu", SAMPLER, 0, 5, "thread samples every 1 ms" },
-    { "cpu", RUNTIME, KW_NAMES, 5, "method and module names" },
+    { "thread-time", SAMPLER, 0, 5, "every thread's stack, running or blocked, nominally every 1 ms" },
+    { "thread-time", RUNTIME, KW_NAMES, 5, "method and module names" },
     { "wall", SAMPLER, 0, 5, "thread samples every 1 ms" },
     { "wall", RUNTIME, KW_NAMES, 5, "method and module names" },
     { "alloc", RUNTIME, KW_GC | KW_NAMES, 5, "GCAllocationTick (Verbose) every ~100 KB, with stacks" },
@@ -36,8 +36,19 @@ static const preset PRESETS[] = {
 void cli_profile_table_print(FILE *f)
 {
     for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++)
-        fprintf(f, "  %-10s %s:0x%llx:%u  %s\n", PRESETS[i].profile, PRESETS[i].provider,
+        fprintf(f, "  %-11s %s:0x%llx:%u  %s\n", PRESETS[i].profile, PRESETS[i].provider,
                 (unsigned long long)PRESETS[i].keywords, PRESETS[i].level, PRESETS[i].events);
+    fputs("  (managed-cpu, the samples in managed code, and cpu, thread-time's old name, record\n"
+          "  what thread-time does)\n", f);
+}
+
+/* The names that record what another profile records. */
+static bool same_profile(const char *profile, const char *name, size_t n)
+{
+    if (strlen(profile) == n && strncmp(profile, name, n) == 0)
+        return true;
+    return strcmp(profile, "thread-time") == 0 &&
+           ((n == 3 && strncmp(name, "cpu", 3) == 0) || (n == 11 && strncmp(name, "managed-cpu", 11) == 0));
 }
 
 static bool add(cli_providers *out, const preset *p, char *err, size_t errsize)
@@ -67,14 +78,14 @@ bool cli_profile_providers(const char *names, cli_providers *out, char *err, siz
         size_t n = strcspn(s, ",");
         bool found = false;
         for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++) {
-            if (strlen(PRESETS[i].profile) != n || strncmp(PRESETS[i].profile, s, n) != 0)
+            if (!same_profile(PRESETS[i].profile, s, n))
                 continue;
             found = true;
             if (!add(out, &PRESETS[i], err, errsize))
                 return false;
         }
         if (!found) {
-            snprintf(err, errsize, "unknown profile '%.*s' (cpu, wall, alloc, exceptions, contention, gc)", (int)n, s);
+            snprintf(err, errsize, "unknown profile '%.*s' (thread-time, managed-cpu, wall, alloc, exceptions, contention, gc)", (int)n, s);
             return false;
         }
         any = true;

@@ -8,7 +8,8 @@
 
 #include <stdio.h>
 
-/* Parse "NAME[,NAME]" (cpu, wall, alloc, exceptions, contention, gc) and add
+/* Parse "NAME[,NAME]" (thread-time, managed-cpu and cpu alike, wall, alloc,
+ * exceptions, contention, gc) and add
  * the profiles' providers to out (which may already hold --providers
  * entries): a provider named twice gets the union of the keywords and the
  * higher level.  Returns false with a message in err. */

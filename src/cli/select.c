@@ -1,6 +1,7 @@
 /* The sample filter shared by top, stacks and samples (select.h). */
 #include "cli/select.h"
 #include "cli/opts.h"
+#include "common/sat.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,8 +25,9 @@ int cli_filter_option(cli_filter *f, const char *cmd, int c, const char *arg)
 bool cli_filter_option_or_usage(cli_filter *f, const char *cmd, int c, const char *arg, void (*usage)(FILE *))
 {
     int r = cli_filter_option(f, cmd, c, arg);
+    (void)usage; /* getopt named the option; the hint, not the whole help */
     if (r == 0)
-        usage(stderr);
+        fprintf(stderr, "nettrace %s: 'nettrace %s --help' lists the options\n", cmd, cmd);
     return r > 0;
 }
 
@@ -71,8 +73,8 @@ static void explain_empty(const cli_filter *f, const nt_trace *t, const cli_keep
     if ((f->from.set || f->to.set) && n) {
         int64_t start = cli_trace_start_ns(nt_trace_header(t));
         char a[32], b[32];
-        cli_format_duration(a, sizeof a, nt_trace_sample_at(t, 0).time_ns - start);
-        cli_format_duration(b, sizeof b, nt_trace_sample_at(t, n - 1).time_ns - start);
+        cli_format_duration(a, sizeof a, nt_sat_sub(nt_trace_sample_at(t, 0).time_ns, start));
+        cli_format_duration(b, sizeof b, nt_sat_sub(nt_trace_sample_at(t, n - 1).time_ns, start));
         fprintf(stderr, "; its samples lie between +%s and +%s after its start", a, b);
         if (f->from.set && f->to.set && k->from_ns >= k->to_ns)
             fputs(" (and --from is not before --to)", stderr);

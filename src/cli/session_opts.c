@@ -20,6 +20,13 @@ int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n)
     return cli_exit_code(st);
 }
 
+const char *cli_endpoint_reason(nt_endpoint_reason r)
+{
+    if (r == NT_ENDPOINT_FOREIGN)
+        return "foreign: the only socket under its endpoint's name belongs to another user, who planted it";
+    return nt_endpoint_reason_name(r);
+}
+
 bool cli_parse_pid(const char *s, int32_t *pid)
 {
     char *end;
@@ -136,3 +143,86 @@ void cli_start_guard_begin(nt_session *s)
 void cli_start_guard_end(void) { g_starting = false; }
 int cli_interrupt_fd(void) { return g_pipe[0]; }
 int cli_interrupt_count(void) { return g_count; }
+
+/* Whether NAME names the process: its comm, its program's file name or its entry assembly (pi: what its
+ * runtime said, nt_process_info_get_many). */
+static bool name_matches(const nt_process_entry *pe, nt_process_info *pi, nt_status st, const char *name)
+{
+    if (st == NT_ERR_NO_ENDPOINT)
+        return false; /* not served by the process itself */
+    if (strcmp(pe->command, name) == 0)
+        return true;
+    if (strcmp(pi->entrypoint_assembly, name) == 0)
+        return true;
+    /* "dotnet app.dll" or "./app": the file names of the first two words */
+    char *save = NULL;
+    int words = 0;
+    for (char *w = strtok_r(pi->command_line, " ", &save); w && words < 2; w = strtok_r(NULL, " ", &save), words++) {
+        char *base = strrchr(w, '/');
+        base = base ? base + 1 : w;
+        size_t n = strlen(name);
+        if (strcmp(base, name) == 0 || (strncmp(base, name, n) == 0 && strcmp(base + n, ".dll") == 0))
+            return true;
+    }
+    return false;
+}
+
+/* The processes of list matching name (every runtime asked at once, so one
+ * that never answers costs the second once): their count, the last one's pid
+ * in *pid, and their pids in pids; -1 when memory is short. */
+static long matching(const nt_process_entry *list, size_t n, const char *name, int32_t *pid, char *pids, size_t size)
+{
+    nt_process_info *pi = calloc(n ? n : 1, sizeof *pi);
+    nt_status *st = calloc(n ? n : 1, sizeof *st);
+    nt_endpoint *eps = calloc(n ? n : 1, sizeof *eps);
+    long found = -1;
+    if (pi && st && eps) {
+        for (size_t i = 0; i < n; i++)
+            eps[i] = list[i].endpoint;
+        nt_process_info_get_many(eps, n, pi, st, nt_deadline_after_ms(1000));
+        found = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!name_matches(&list[i], &pi[i], st[i], name))
+                continue;
+            *pid = list[i].pid;
+            size_t len = strlen(pids);
+            snprintf(pids + len, size - len, "%s%d", found ? ", " : "", (int)list[i].pid);
+            found++;
+        }
+    }
+    free(pi);
+    free(st);
+    free(eps);
+    return found;
+}
+
+int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wait_until)
+{
+    nt_process_entry *list;
+    size_t n;
+    int rc;
+again:
+    rc = cli_process_list(cmd, &list, &n);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    char pids[256] = "";
+    long found = matching(list, n, name, pid, pids, sizeof pids);
+    nt_process_list_free(list, NULL);
+    if (found < 0) {
+        fprintf(stderr, "nettrace %s: out of memory\n", cmd);
+        return CLI_EXIT_ERROR;
+    }
+    if (found == 1)
+        return CLI_EXIT_OK;
+    if (!found && nt_now_ns() < wait_until && cli_interrupt_count() == 0) {
+        usleep(100 * 1000);
+        goto again;
+    }
+    if (!found) {
+        fprintf(stderr, "nettrace %s: no .NET process named '%s' (see 'nettrace ps')\n", cmd, name);
+        return cli_exit_code(NT_ERR_NO_ENDPOINT);
+    }
+    fprintf(stderr, "nettrace %s: %ld processes are named '%s' (pids %s): pick one with -p\n", cmd, found, name,
+            pids);
+    return CLI_EXIT_USAGE;
+}

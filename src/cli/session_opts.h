@@ -24,6 +24,14 @@ void cli_providers_free(cli_providers *p);
  * cannot list processes: ..." and returns the exit code; CLI_EXIT_OK on success. */
 int cli_process_list(const char *cmd, nt_process_entry **list, size_t *n);
 
+/* -n NAME: the one .NET process whose command name, program file name or
+ * entry assembly is NAME; else a message naming cmd and the exit code.  Until
+ * wait_until (CLOCK_MONOTONIC ns; 0: look once) a name no process has yet is
+ * looked for again every 100 ms. */
+int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wait_until);
+/* Why a process has no endpoint, in words ("foreign" says who may be at work). */
+const char *cli_endpoint_reason(nt_endpoint_reason r);
+
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);
 

@@ -65,6 +65,64 @@ void cli_top_print_header(FILE *o, const nt_trace *t, const cli_selected *sel)
         fputs("note:     the trace is truncated; counts cover the samples read before the cut\n", o);
 }
 
+void cli_top_print_profile(FILE *o, const nt_trace *t, const cli_filter *f, bool managed_only, bool wall)
+{
+    cli_filter every = { 0 };
+    cli_keep keep;
+    cli_keep_init(&keep, f ? f : &every, t);
+    keep.f.managed_only = false; /* the split is of what the threads did */
+    size_t n = nt_trace_sample_count(t);
+    int64_t *wall_ns = n ? malloc(n * sizeof *wall_ns) : NULL;
+    if (wall_ns && nt_trace_wall_ns(t, wall_ns) != NT_OK) {
+        free(wall_ns);
+        wall_ns = NULL;
+    }
+    uint64_t managed = 0, external = 0, other = 0;
+    double weighed_ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        if (!cli_filter_keeps(&keep, &s))
+            continue;
+        uint64_t c = s.count ? s.count : 1;
+        if (s.type == NT_SAMPLE_MANAGED)
+            managed += c;
+        else if (s.type == NT_SAMPLE_EXTERNAL)
+            external += c;
+        else
+            other += c;
+        if (wall_ns)
+            weighed_ns += (double)wall_ns[i];
+    }
+    free(wall_ns);
+    uint64_t all = managed + external + other;
+    if (!all)
+        return;
+    if (wall)
+        fputs("profile:  wall: each thread sample weighs the ns to its thread's next one, running or blocked\n", o);
+    else if (managed_only)
+        fputs("profile:  managed-cpu: only the samples in managed code (the thread was running .NET code)\n", o);
+    else
+        fputs("profile:  thread-time: every thread sampled, running or blocked (not CPU time)\n", o);
+    fprintf(o, "kinds:    %" PRIu64 " managed (%.1f%%), %" PRIu64 " external (%.1f%%: blocked, waiting or in native code)",
+            managed, share(managed, all), external, share(external, all));
+    if (other)
+        fprintf(o, ", %" PRIu64 " other (%.1f%%)", other, share(other, all));
+    fputc('\n', o);
+    uint32_t nominal = nt_trace_header(t)->sampling_interval_ns;
+    if (weighed_ns > 0) {
+        /* Each sample stands for the time to its thread's next: their sum is the threads' sampled time. */
+        double rate = (double)all * 1e9 / weighed_ns;
+        fprintf(o, "rate:     %.0f samples per thread per second measured (one every %.2f ms", rate, 1e3 / rate);
+        if (nominal)
+            fprintf(o, "; the trace's nominal interval: %.2f ms", (double)nominal / 1e6);
+        fputs(")\n", o);
+    }
+    if (!managed_only && external * 2 > all)
+        fputs("note:     most samples are external (threads blocked, waiting or in native code): --profile\n"
+              "          managed-cpu counts only running managed code; --profile wall weighs the time spent\n",
+              o);
+}
+
 void cli_top_print(FILE *o, const nt_top *top, bool by_thread, bool by_time)
 {
     for (size_t i = 0; i < top->table_count; i++) {

@@ -227,8 +227,13 @@ void cli_warn_unnamed(const nt_trace *t)
 {
     nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
-    if (!ts.samples)
+    if (!ts.samples) {
+        fputs("nettrace: the trace holds no thread samples (Microsoft-DotNETCore-SampleProfiler), so there is\n"
+              "          nothing to count: 'nettrace collect --profile thread-time' records them; 'nettrace info'\n"
+              "          lists the events it does hold (--profile alloc, exceptions or contention reads those)\n",
+              stderr);
         return;
+    }
     if (!ts.jit_records && !ts.rundown_records)
         fputs("nettrace: warning: the trace has no JIT or rundown method events, so no frame can be named\n"
               "          (trace with the runtime's JIT and loader keywords and keep rundown on)\n",

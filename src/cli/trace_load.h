@@ -18,7 +18,8 @@ int cli_trace_load(const char *path, bool count, nt_trace **out);
  * messages; NULL: the defaults). */
 int cli_profile_load(const char *path, const nt_profile_options *po, nt_profile **out);
 
-/* Warn on stderr when the trace has samples but no JIT or rundown method
+/* Say on stderr when the trace holds no thread samples (and how to record
+ * them), or warn when it has samples but no JIT or rundown method
  * events (nothing can be named) or no rundown (older code stays unnamed). */
 void cli_warn_unnamed(const nt_trace *t);
 

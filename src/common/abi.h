@@ -10,6 +10,7 @@
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
 #include "nettrace_writer.h"
+#include "nettrace_index.h"
 
 #include <stddef.h>
 
@@ -35,6 +36,10 @@
 #define ABI3_nt_provider ABI_UPTO(nt_provider, arguments)
 #define ABI3_nt_session_config ABI_UPTO(nt_session_config, caller_pumps)
 #define ABI3_nt_writer_options ABI_UPTO(nt_writer_options, block_bytes)
+#define ABI3_nt_trace_window_stats ABI_UPTO(nt_trace_window_stats, memory_peak)
+#define ABI3_nt_window_filter ABI_UPTO(nt_window_filter, span_id)
+#define ABI3_nt_index_options ABI_UPTO(nt_index_options, alloc)
+#define ABI3_nt_index_summary ABI_UPTO(nt_index_summary, estimate_exact)
 
 /* The bytes a caller's struct holds: its struct_size, or the first layout's for 0. */
 size_t abi_caller_size(const void *caller, size_t first_size);

@@ -14,5 +14,5 @@ libnettrace_core_la_SOURCES += \
 	src/common/utf8.c src/common/utf8.h \
 	src/common/json.c src/common/json.h \
 	src/common/duration.c src/common/duration.h \
-	src/common/text_escape.c src/common/text_escape.h \
+	src/common/text_escape.c src/common/text_escape.h src/common/sat.h \
 	src/common/limits.h src/common/status.c src/common/status.h

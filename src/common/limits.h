@@ -4,8 +4,11 @@
 #define NT_LIMITS_H
 
 #include "nettrace.h"
+#include "nettrace_trace.h"
 
 /* *out = the defaults, with each non-zero field of `given` (may be NULL) taken. */
 void nt_limits_resolve(nt_limits *out, const nt_limits *given);
+/* The same for what a trace or an event profile may hold. */
+void nt_trace_limits_resolve(nt_trace_limits *out, const nt_trace_limits *given);
 
 #endif

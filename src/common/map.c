@@ -136,6 +136,39 @@ bool nt_map_set(nt_mem *mem, nt_map *m, uint64_t key, uint64_t val)
     return true;
 }
 
+bool nt_map_del(nt_map *m, uint64_t key)
+{
+    if (key == 0) {
+        if (!m->has_zero)
+            return false;
+        m->has_zero = false;
+        m->count--;
+        return true;
+    }
+    if (!m->cap)
+        return false;
+    size_t mask = m->cap - 1, i = nt_map_first_slot(m, key);
+    while (m->slot[i].key != key) {
+        if (m->slot[i].key == 0)
+            return false;
+        i = (i + 1) & mask;
+    }
+    /* Pull each later entry of the run back into the hole unless its home
+     * slot lies cyclically in (hole, its slot]: probing then still finds it. */
+    for (size_t j = (i + 1) & mask; m->slot[j].key; j = (j + 1) & mask) {
+        size_t home = nt_map_first_slot(m, m->slot[j].key);
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            m->slot[i] = m->slot[j];
+            i = j;
+        }
+    }
+    m->slot[i].key = 0;
+    m->slot[i].val = 0;
+    m->count--;
+    return true;
+}
+
 void nt_map_free(nt_mem *mem, nt_map *m)
 {
     nt_mem_free(mem, m->slot, m->cap * sizeof *m->slot);

@@ -34,6 +34,9 @@ uint64_t *nt_map_get(const nt_map *m, uint64_t key);
 uint64_t *nt_map_put(nt_mem *mem, nt_map *m, uint64_t key, bool *added);
 /* Set key to val; false when memory is short. */
 bool nt_map_set(nt_mem *mem, nt_map *m, uint64_t key, uint64_t val);
+/* Remove key (backward-shift deletion: no tombstones, so a map whose keys
+ * come and go holds only its live keys).  False when key was absent. */
+bool nt_map_del(nt_map *m, uint64_t key);
 void nt_map_free(nt_mem *mem, nt_map *m);
 /* The slot a key's probe run starts at (m->cap > 0): for tests of the hash. */
 size_t nt_map_first_slot(const nt_map *m, uint64_t key);

@@ -37,6 +37,15 @@ const char *nt_status_describe(nt_status s) { return status_text(s, true); }
     X(max_array_elements, NT_DEFAULT_MAX_ARRAY_ELEMENTS)                                                    \
     X(max_field_depth, NT_DEFAULT_MAX_FIELD_DEPTH)
 
+/* What a trace and an event profile may hold, with their defaults. */
+#define NT_TRACE_LIMITS_MAP_(X)                                                                              \
+    X(max_samples, NT_DEFAULT_MAX_SAMPLES)                                                                  \
+    X(max_frames, NT_DEFAULT_MAX_FRAMES)                                                                    \
+    X(max_variants, NT_DEFAULT_MAX_VARIANTS)                                                                \
+    X(max_threads, NT_DEFAULT_MAX_TRACE_THREADS)                                                            \
+    X(max_gcs, NT_DEFAULT_MAX_GCS)                                                                          \
+    X(max_labels, NT_DEFAULT_MAX_LABELS)
+
 size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap)
 {
     char what[NT_FAILURE_WHAT_MAX];
@@ -69,6 +78,20 @@ void nt_limits_resolve(nt_limits *out, const nt_limits *given)
         return;
 #define NT_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;
     NT_LIMITS_MAP_(NT_LIMIT_TAKE_)
+#undef NT_LIMIT_TAKE_
+}
+
+void nt_trace_limits_resolve(nt_trace_limits *out, const nt_trace_limits *given)
+{
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+#define NT_LIMIT_DEFAULT_(field, value) out->field = value;
+    NT_TRACE_LIMITS_MAP_(NT_LIMIT_DEFAULT_)
+#undef NT_LIMIT_DEFAULT_
+    if (!given)
+        return;
+#define NT_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;
+    NT_TRACE_LIMITS_MAP_(NT_LIMIT_TAKE_)
 #undef NT_LIMIT_TAKE_
 }
 

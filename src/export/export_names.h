@@ -86,5 +86,8 @@ void tr_speedscope_open(tr_out *o, const tr_names *nm, size_t n);
 void tr_speedscope_profile(tr_out *o, bool first, uint64_t thread_id, const char *unit, int64_t total);
 void tr_speedscope_stack(tr_out *o, const nt_trace *t, uint32_t stack, const uint32_t *of_frame);
 void tr_speedscope_close(tr_out *o, const char *name);
+/* The threads with selected samples into order (t->nthreads entries), thread
+ * = its index, with their total weights, busiest first; returns how many. */
+size_t tr_threads_busiest(const nt_trace *t, const tr_walk *wk, tr_thread_total *order);
 
 #endif

@@ -7,7 +7,10 @@
  * Samples are merged per (stack, thread, sample type) with two values: the
  * sample count and the wall time (ns to the thread's next sample).  Weighed by
  * time (the wall profile), default_sample_type (Profile field 14) names the
- * wall time, so viewers open that one. */
+ * wall time, so viewers open that one.  A trace that kept its samples' labels
+ * merges per label set too, and each sample carries them as string labels
+ * trace_id, span_id and activity_id (hex of the bytes as the stream holds
+ * them; trace_id and span_id are the names Pyroscope reads). */
 #include "common/abi.h"
 #include "export/export_pb.h"
 
@@ -16,6 +19,59 @@
 enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_NS, S_THREAD, S_STATE, S_MANAGED, S_EXTERNAL, S_OTHER, S_FIRST_NAME };
 static const char *const FIXED[] = { "", "samples", "count", "wall", "nanoseconds", "thread_id", "state",
                                      "managed", "external", "other" };
+
+/* Hex of n bytes, into out (2n + 1 bytes). */
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+enum { L_TRACE, L_SPAN, L_ACTIVITY, L_KINDS };
+static const char *const LABEL_KEYS[L_KINDS] = { "trace_id", "span_id", "activity_id" };
+
+/* The label sets' strings after the names (from *next): the keys, then each set's values; str[3 * set + kind]
+ * is a value's string index, 0 when the set has none of that kind. */
+static bool emit_label_strings(tr_gzip *g, nt_mem *m, const nt_trace *t, uint32_t next, uint32_t **str)
+{
+    size_t n = (t->nlabel_sets + 1) * L_KINDS;
+    *str = nt_mem_alloc(m, n * sizeof **str);
+    if (!*str)
+        return false;
+    memset(*str, 0, n * sizeof **str);
+    for (int k = 0; k < L_KINDS; k++)
+        pb_emit_string(g, LABEL_KEYS[k], strlen(LABEL_KEYS[k]));
+    uint32_t at = next + L_KINDS;
+    static const uint8_t zero[16];
+    for (size_t j = 0; j < t->nlabel_sets; j++) {
+        const nt_event_labels *l = &t->label_sets[j];
+        char buf[33];
+        const uint8_t *v[L_KINDS] = { l->has_trace_id ? l->trace_id : NULL, l->has_span_id ? l->span_id : NULL,
+                                      memcmp(l->activity_id, zero, 16) ? l->activity_id : NULL };
+        const size_t len[L_KINDS] = { 16, 8, 16 };
+        for (int k = 0; k < L_KINDS; k++) {
+            if (!v[k])
+                continue;
+            hex(v[k], len[k], buf);
+            pb_emit_string(g, buf, 2 * len[k]);
+            (*str)[(j + 1) * L_KINDS + (size_t)k] = at++;
+        }
+    }
+    return true;
+}
+
+/* The merged sample of (key, set): agg keys a plain key; a labeled one goes
+ * by a keyed hash of both into lagg, checked against keys and sets (probing
+ * on), so distinct label sets never merge. */
+static uint64_t labeled_key(uint64_t key, uint32_t set, uint32_t probe)
+{
+    uint64_t h = (key ^ ((uint64_t)set << 40 | probe)) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31) ^ set;
+}
 
 nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
@@ -32,7 +88,10 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
     nt_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
-    size_t nagg = 0, agg_cap = 0, keys_cap = 0;
+    uint32_t *sets = NULL;  /* per merged sample: its label set (labeled traces) */
+    uint32_t *label_str = NULL;
+    nt_map lagg = { 0 };
+    size_t nagg = 0, agg_cap = 0, keys_cap = 0, sets_cap = 0;
     int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
     for (uint32_t th = 0; st == NT_OK && th < t->nthreads; th++) {
         if (!tr_walk_thread_selected(wk, th))
@@ -43,17 +102,29 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         for (size_t i; st == NT_OK && (i = tr_walk_next(wk, &it, true, &wall)) != SIZE_MAX;) {
             const tr_sample *s = TR_SAMPLE(t, i);
             uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
-            uint32_t a = tr_index(&agg, key);
+            uint32_t set = t->sample_labels && i < t->sample_labels_cap ? t->sample_labels[i] : 0;
+            nt_map *into = set ? &lagg : &agg;
+            uint64_t mkey = key;
+            uint32_t a = UINT32_MAX;
+            for (uint32_t probe = 0;; probe++) {
+                mkey = set ? labeled_key(key, set, probe) : key;
+                a = tr_index(into, mkey);
+                if (a == UINT32_MAX || !set || (keys[a] == key && sets[a] == set))
+                    break;
+            }
             if (a == UINT32_MAX) {
                 if (nagg >= UINT32_MAX - 2 ||
                     !nt_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
                     !nt_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    !nt_map_set(m, &agg, key, (uint32_t)nagg)) {
+                    (t->sample_labels && !nt_mem_reserve(m, (void **)&sets, &sets_cap, nagg + 1, sizeof *sets)) ||
+                    !nt_map_set(m, into, mkey, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
                 a = (uint32_t)nagg++;
                 keys[a] = key;
+                if (sets)
+                    sets[a] = set;
                 vals[2 * a] = vals[2 * a + 1] = 0;
             }
             vals[2 * a] += (int64_t)tr_count(t, i);
@@ -88,20 +159,32 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         }
         uint32_t next_string;
         st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
+        if (st == NT_OK && t->sample_labels && !emit_label_strings(&g, m, t, next_string, &label_str))
+            st = NT_ERR_NOMEM;
         for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
             uint32_t k = (uint32_t)(keys[a] >> 32);
             const tr_rstack *r = &t->stacks[k];
             uint32_t tt = (uint32_t)keys[a];
             uint32_t type = tt >> 24;
-            const pb_label labels[] = {
+            pb_label labels[2 + L_KINDS] = {
                 { S_THREAD, true, t->threads[tt & 0xFFFFFFu] },
                 { S_STATE, false, type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER },
             };
-            pb_emit_sample(&g, tr_stack_ids(t, k), nm->of_frame, r->count, vals + 2 * a, 2, labels, 2);
+            size_t nl = 2;
+            for (int kind = 0; sets && sets[a] && kind < L_KINDS; kind++) {
+                uint32_t v = label_str[(size_t)sets[a] * L_KINDS + (size_t)kind];
+                if (v)
+                    labels[nl++] = (pb_label){ next_string + (uint32_t)kind, false, v };
+            }
+            pb_emit_sample(&g, tr_stack_ids(t, k), nm->of_frame, r->count, vals + 2 * a, 2, labels, nl);
         }
         st = tr_gzip_close(&g, st);
     }
     nt_map_free(m, &agg);
+    nt_map_free(m, &lagg);
+    nt_mem_free(m, sets, sets_cap * sizeof *sets);
+    if (label_str)
+        nt_mem_free(m, label_str, (t->nlabel_sets + 1) * L_KINDS * sizeof *label_str);
     nt_mem_free(m, vals, agg_cap * sizeof *vals);
     nt_mem_free(m, keys, keys_cap * sizeof *keys);
     tr_export_close(&x);

@@ -56,6 +56,28 @@ void tr_speedscope_close(tr_out *o, const char *name)
     tr_out_str(o, "\"}\n");
 }
 
+size_t tr_threads_busiest(const nt_trace *t, const tr_walk *wk, tr_thread_total *order)
+{
+    size_t n = 0;
+    for (uint32_t th = 0; th < t->nthreads; th++) {
+        if (!tr_walk_thread_selected(wk, th))
+            continue;
+        int64_t total = 0, wt;
+        size_t count = 0;
+        tr_walk_it it;
+        tr_walk_begin(wk, th, &it);
+        while (tr_walk_next(wk, &it, false, &wt) != SIZE_MAX) {
+            total = tr_add_weight(total, wt);
+            count++;
+        }
+        if (count)
+            order[n++] = (tr_thread_total){ .thread = th, .total = total };
+    }
+    if (n)
+        qsort(order, n, sizeof *order, tr_cmp_busiest);
+    return n;
+}
+
 nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
     nt_export_options opts, *opt = &opts;
@@ -81,23 +103,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given
         tr_export_close(&x);
         return NT_ERR_NOMEM;
     }
-    size_t nprof = 0;
-    for (uint32_t th = 0; th < t->nthreads; th++) {
-        if (!tr_walk_thread_selected(wk, th))
-            continue;
-        int64_t total = 0, wt;
-        size_t count = 0;
-        tr_walk_it it;
-        tr_walk_begin(wk, th, &it);
-        while (tr_walk_next(wk, &it, false, &wt) != SIZE_MAX) {
-            total = tr_add_weight(total, wt);
-            count++;
-        }
-        if (count)
-            order[nprof++] = (tr_thread_total){ .thread = th, .total = total };
-    }
-    if (nprof)
-        qsort(order, nprof, sizeof *order, tr_cmp_busiest);
+    size_t nprof = tr_threads_busiest(t, wk, order);
     for (size_t p = 0; p < nprof && !o.failed; p++) {
         uint32_t th = (uint32_t)order[p].thread;
         int64_t total = order[p].total, wt;

@@ -5,6 +5,7 @@
 #include "common/abi.h"
 #include "export/profile_export.h"
 #include "common/sort.h"
+#include "export/flame_html.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,15 @@ size_t tr_prof_label(const nt_profile *p, size_t i, char *buf, size_t size)
 typedef struct prof_ctx {
     const nt_profile *p;
     const tr_names *nm;
-    bool with_label;
+    bool with_label; /* records of different labels stay apart */
 } prof_ctx;
+
+/* An allocation's type is what a flame graph of allocations is read for: its
+ * leaf frame, under the allocating method, unless the label is the root. */
+static bool label_leaf(const nt_profile_export_options *o)
+{
+    return !o->with_label && o->kind == NT_PROFILE_ALLOC;
+}
 
 /* Records ordered by label (when shown), then by stack names root first. */
 static int cmp_recs(const prof_ctx *c, uint32_t a, uint32_t b)
@@ -91,7 +99,8 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
         for (size_t i = 0; i < p->nrecs; i++)
             if (tr_prof_selected(p, opt, i))
                 order[n++] = (uint32_t)i;
-        prof_ctx c = { p, nm, opt->with_label };
+        bool leaf = label_leaf(opt);
+        prof_ctx c = { p, nm, opt->with_label || leaf };
         nt_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
         tr_out o;
         tr_out_init(&o, w, user);
@@ -106,8 +115,17 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
                 if (t->stacks[p->res[order[i]].stack].count)
                     tr_out_bytes(&o, ";", 1);
             }
-            if (!opt->with_label || t->stacks[p->res[order[i]].stack].count)
+            bool frames = t->stacks[p->res[order[i]].stack].count != 0;
+            if (!leaf && (!opt->with_label || frames))
                 tr_folded_stack(&o, t, p->res[order[i]].stack, nm->flags);
+            if (leaf) {
+                if (frames) {
+                    tr_folded_stack(&o, t, p->res[order[i]].stack, nm->flags);
+                    tr_out_bytes(&o, ";", 1);
+                }
+                tr_prof_label(p, order[i], label, sizeof label);
+                tr_folded_frame(&o, label);
+            }
             tr_out_bytes(&o, " ", 1);
             tr_out_i64(&o, total);
             tr_out_bytes(&o, "\n", 1);
@@ -124,6 +142,31 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
     return tr_prof_export(p, opt, w, user, folded_body);
 }
 
+/* The threads of the selected records into order (p->nrecs entries) with
+ * their totals and first records, busiest first; threads maps a thread id to
+ * its place before the sort (the caller frees it). */
+static nt_status prof_threads(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m, nt_map *threads,
+                              tr_thread_total *order, size_t *count)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nrecs; i++) {
+        if (!tr_prof_selected(p, opt, i))
+            continue;
+        uint32_t k = tr_index(threads, p->recs[i].thread_id);
+        if (k == UINT32_MAX) {
+            k = (uint32_t)n++;
+            if (!nt_map_set(m, threads, p->recs[i].thread_id, k))
+                return NT_ERR_NOMEM;
+            order[k] = (tr_thread_total){ .thread = p->recs[i].thread_id, .first = i };
+        }
+        order[k].total = tr_add_weight(order[k].total, tr_prof_weight(p, opt, i));
+    }
+    if (n)
+        qsort(order, n, sizeof *order, tr_cmp_busiest);
+    *count = n;
+    return NT_OK;
+}
+
 static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
                                  const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
@@ -132,7 +175,9 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
     nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
-    if (st == NT_OK && opt->with_label && !(label_of = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
+    bool leaf = label_leaf(opt);
+    if (st == NT_OK && (opt->with_label || leaf) &&
+        !(label_of = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
         st = NT_ERR_NOMEM;
     tr_out o;
     tr_out_init(&o, w, user);
@@ -177,22 +222,8 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
     size_t nthreads = 0;
     if (st == NT_OK && !(order = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
         st = NT_ERR_NOMEM;
-    for (size_t i = 0; st == NT_OK && i < p->nrecs; i++) {
-        if (!tr_prof_selected(p, opt, i))
-            continue;
-        uint32_t k = tr_index(&threads, p->recs[i].thread_id);
-        if (k == UINT32_MAX) {
-            k = (uint32_t)nthreads++;
-            if (!nt_map_set(m, &threads, p->recs[i].thread_id, k)) {
-                st = NT_ERR_NOMEM;
-                break;
-            }
-            order[k] = (tr_thread_total){ .thread = p->recs[i].thread_id, .first = i };
-        }
-        order[k].total = tr_add_weight(order[k].total, tr_prof_weight(p, opt, i));
-    }
-    if (st == NT_OK && nthreads)
-        qsort(order, nthreads, sizeof *order, tr_cmp_busiest);
+    if (st == NT_OK)
+        st = prof_threads(p, opt, m, &threads, order, &nthreads);
     for (size_t th = 0; st == NT_OK && th < nthreads && !o.failed; th++) {
         uint64_t tid = order[th].thread;
         size_t first = order[th].first;
@@ -204,12 +235,17 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
             const tr_rstack *r = &t->stacks[p->res[i].stack];
             tr_out_str(&o, any ? ",[" : "[");
             any = true;
-            if (label_of) {
+            if (label_of && !leaf) {
                 tr_out_u64(&o, label_of[i]);
                 if (r->count)
                     tr_out_bytes(&o, ",", 1);
             }
             tr_speedscope_stack(&o, t, p->res[i].stack, nm->of_frame);
+            if (leaf) {
+                if (r->count)
+                    tr_out_bytes(&o, ",", 1);
+                tr_out_u64(&o, label_of[i]);
+            }
             tr_out_bytes(&o, "]", 1);
         }
         tr_out_str(&o, "],\n\"weights\":[");
@@ -239,4 +275,76 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
                                        void *user)
 {
     return tr_prof_export(p, opt, w, user, speedscope_body);
+}
+
+/* The HTML flame graph (flame_html.h): the name table, then one label name
+ * per selected record where the label is a frame (the root with with_label,
+ * an allocation's leaf without), the threads busiest first, and each
+ * record's stack in its thread's group. */
+static nt_status html_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m, const tr_names *nm,
+                           nt_status st, nt_sink_fn w, void *user)
+{
+    const nt_trace *t = p->trace;
+    bool leaf = label_leaf(opt), labelled = opt->with_label || leaf;
+    size_t cap = p->nrecs ? p->nrecs : 1, nthreads = 0;
+    nt_map threads = { 0 };
+    tr_thread_total *order = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *order) : NULL;
+    uint32_t *group_of = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *group_of) : NULL;
+    if (st == NT_OK && (!order || !group_of))
+        st = NT_ERR_NOMEM;
+    if (st == NT_OK)
+        st = prof_threads(p, opt, m, &threads, order, &nthreads);
+    if (st == NT_OK) {
+        for (size_t g = 0; g < nthreads; g++)
+            group_of[tr_index(&threads, order[g].thread)] = (uint32_t)g;
+        static const char *const units[] = { "samples", "samples", "bytes", "throws", "ns waited" };
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s: %s", opt->name ? opt->name : "nettrace", nt_profile_kind_name(opt->kind));
+        tr_out o;
+        tr_out_init(&o, w, user);
+        tr_flame_open(&o, buf, opt->by_count ? "events" : units[opt->kind]);
+        for (size_t i = 0; i < nm->n; i++) {
+            nt_frame_name_ex(nm->rep[i], nm->flags, buf, sizeof buf);
+            tr_flame_name(&o, i == 0, buf);
+        }
+        for (size_t i = 0; labelled && i < p->nrecs; i++)
+            if (tr_prof_selected(p, opt, i)) {
+                tr_prof_label(p, i, buf, sizeof buf);
+                tr_flame_name(&o, false, buf);
+            }
+        tr_flame_groups(&o);
+        for (size_t g = 0; g < nthreads; g++) {
+            snprintf(buf, sizeof buf, "thread %llu", (unsigned long long)order[g].thread);
+            tr_flame_group(&o, g == 0, buf, order[g].total);
+        }
+        tr_flame_stacks(&o);
+        uint32_t label = (uint32_t)nm->n;
+        for (size_t i = 0, first = 1; i < p->nrecs && !o.failed; i++) {
+            if (!tr_prof_selected(p, opt, i))
+                continue;
+            const tr_rstack *r = &t->stacks[p->res[i].stack];
+            tr_flame_stack_begin(&o, first, group_of[tr_index(&threads, p->recs[i].thread_id)],
+                                 tr_prof_weight(p, opt, i));
+            first = 0;
+            if (opt->with_label)
+                tr_flame_stack_frame(&o, label);
+            for (uint32_t f = r->count; f-- > 0;)
+                tr_flame_stack_frame(&o, nm->of_frame[t->ids[r->off + f]]);
+            if (leaf)
+                tr_flame_stack_frame(&o, label);
+            label += labelled;
+            tr_flame_stack_end(&o);
+        }
+        tr_flame_close(&o);
+        st = tr_out_flush(&o);
+    }
+    nt_mem_free(m, group_of, group_of ? cap * sizeof *group_of : 0);
+    nt_mem_free(m, order, order ? cap * sizeof *order : 0);
+    nt_map_free(m, &threads);
+    return st;
+}
+
+nt_status nt_profile_export_html(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w, void *user)
+{
+    return tr_prof_export(p, opt, w, user, html_body);
 }

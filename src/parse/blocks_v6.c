@@ -17,11 +17,13 @@
 #define LL_KEYWORDS 0x08u
 #define LL_LEVEL 0x10u
 #define LL_VERSION 0x20u
+#define LL_TRACE 0x40u
+#define LL_SPAN 0x100u
 #define LL_MISSING 0x80000000u /* an id inside a gap */
 
 typedef struct v6_labels {
     uint32_t have;
-    uint8_t act[16], rel[16];
+    uint8_t act[16], rel[16], trace[16], span[8];
     uint8_t opcode, level, version;
     uint64_t keywords;
 } v6_labels;
@@ -313,8 +315,8 @@ static bool parse_label_list(nt_cursor *c, v6_labels *l)
         switch (k & NT_V6_LABEL_KIND_MASK) {
         case NT_V6_LABEL_ACTIVITY_ID: ok = nt_cur_bytes(c, l->act, 16); l->have |= LL_ACT; break;
         case NT_V6_LABEL_RELATED_ACTIVITY_ID: ok = nt_cur_bytes(c, l->rel, 16); l->have |= LL_REL; break;
-        case NT_V6_LABEL_TRACE_ID: ok = nt_cur_skip(c, 16); break;
-        case NT_V6_LABEL_SPAN_ID: ok = nt_cur_skip(c, 8); break;
+        case NT_V6_LABEL_TRACE_ID: ok = nt_cur_bytes(c, l->trace, 16); l->have |= LL_TRACE; break;
+        case NT_V6_LABEL_SPAN_ID: ok = nt_cur_bytes(c, l->span, 8); l->have |= LL_SPAN; break;
         case NT_V6_LABEL_STRING: ok = cur_str(c, &s, &sl) && cur_str(c, &s, &sl); break;
         case NT_V6_LABEL_INT: ok = cur_str(c, &s, &sl) && nt_cur_varu64(c, &tmp); break;
         case NT_V6_LABEL_OPCODE: ok = nt_cur_u8(c, &l->opcode); l->have |= LL_OPCODE; break;
@@ -486,6 +488,7 @@ static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *
     const nt_event_desc *desc = r->base;
     memset(ev->activity_id, 0, 16);
     memset(ev->related_activity_id, 0, 16);
+    p->fctx.has_trace_id = p->fctx.has_span_id = false;
     if (r->label_list) {
         uint32_t k = r->label_list - v->ll_base;
         if (k >= v->ll_n || (v->ll[k].have & LL_MISSING))
@@ -495,6 +498,11 @@ static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *
             memcpy(ev->activity_id, l->act, 16);
         if (l->have & LL_REL)
             memcpy(ev->related_activity_id, l->rel, 16);
+        /* TraceId and SpanId have no header field: the parser's field context carries them for nt_event_labels_get. */
+        p->fctx.has_trace_id = (l->have & LL_TRACE) != 0;
+        p->fctx.has_span_id = (l->have & LL_SPAN) != 0;
+        memcpy(p->fctx.trace_id, l->trace, 16);
+        memcpy(p->fctx.span_id, l->span, 8);
         /* Overrides apply before the payload template is chosen. */
         if (desc && (l->have & (LL_OPCODE | LL_KEYWORDS | LL_LEVEL | LL_VERSION))) {
             *over = *desc;

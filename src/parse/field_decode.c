@@ -455,3 +455,20 @@ const char *nt_event_name(const nt_event *ev)
 {
     return ev && ev->desc && ev->desc->name ? ev->desc->name : "";
 }
+
+nt_status nt_event_labels_get(const nt_event *ev, nt_event_labels *out)
+{
+    if (!out)
+        return NT_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!ev || !ev->field_ctx)
+        return NT_ERR_STATE;
+    memcpy(out->activity_id, ev->activity_id, 16);
+    memcpy(out->related_activity_id, ev->related_activity_id, 16);
+    const struct nt_field_ctx *c = ev->field_ctx;
+    out->has_trace_id = c->has_trace_id;
+    out->has_span_id = c->has_span_id;
+    memcpy(out->trace_id, c->trace_id, 16);
+    memcpy(out->span_id, c->span_id, 8);
+    return NT_OK;
+}

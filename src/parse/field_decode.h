@@ -15,6 +15,10 @@ struct nt_field_ctx {
     const nt_trace_info *info;
     uint32_t max_array_elements;
     uint32_t max_depth;
+    /* The V6 label list of the event being delivered: what nt_event_labels_get
+     * adds to the header's activity ids (set by the V6 decoder). */
+    bool has_trace_id, has_span_id;
+    uint8_t trace_id[16], span_id[8];
 };
 
 void nt_field_ctx_init(struct nt_field_ctx *c, nt_mem *mem, const nt_trace_info *info, const nt_limits *lim);

@@ -12,10 +12,12 @@
 #   field_decode.c, event_names.c, clr_event_table.c
 #                            payload fields on demand (nt_event_fields_begin)
 #                            and the runtime event table they and the
-#                            descriptions' names come from
+#                            descriptions' names come from; payload.c the
+#                            same iterator over a payload without a stream
 libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
+	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_internal.h \
 	src/parse/blocks.h \
 	src/parse/blocks_v4.c \
 	src/parse/blocks_v6.c \
@@ -29,5 +31,6 @@ libnettrace_core_la_SOURCES += \
 	src/parse/metadata.c src/parse/metadata.h \
 	src/parse/stacks.c src/parse/stacks.h \
 	src/parse/field_decode.c src/parse/field_decode.h \
+	src/parse/payload.c \
 	src/parse/event_names.c \
 	src/parse/clr_event_table.c src/parse/clr_event_table.h

@@ -97,6 +97,42 @@ static int read_ns_pid(int32_t pid, int32_t *ns_pid)
     return levels;
 }
 
+/* The process's user ids (real, effective, saved, filesystem) from the
+ * Uid: line of /proc/<pid>/status; false when unreadable. */
+static bool read_uids(int32_t pid, uid_t uids[4])
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%" PRId32 "/status", pid);
+    if (procfs_read(path, buf, sizeof buf) < 0)
+        return false;
+    char *line = strstr(buf, "\nUid:");
+    if (!line)
+        return false;
+    char *p = line + 5;
+    for (int i = 0; i < 4; i++) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p)
+            return false;
+        uids[i] = (uid_t)v;
+        p = end;
+    }
+    return true;
+}
+
+/* Whether a socket file's owner is one of the process's users: the runtime
+ * binds its socket as itself, so a socket of another user under its name was
+ * planted (by a user who can write in its TMPDIR, /tmp for most). */
+static bool owned_by_process(const struct stat *st, const uid_t *uids)
+{
+    if (!uids)
+        return true; /* the process's ids are not readable: the peer check at connect still holds */
+    for (int i = 0; i < 4; i++)
+        if (st->st_uid == uids[i])
+            return true;
+    return false;
+}
+
 /* The target's TMPDIR from its environment; false when unreadable. */
 static bool read_target_tmpdir(int32_t pid, char *out, size_t cap, bool *readable)
 {
@@ -162,7 +198,7 @@ static bool same_mount_ns(int32_t pid)
 /* Scan dir for the pid's sockets.  Exact key wins; key 0 (runtime could not
  * tell its start time) is accepted next; with no key of our own the newest
  * socket is taken.  Returns the reason. */
-static nt_endpoint_reason scan_dir(const char *dir, int32_t ns_pid, bool have_key, uint64_t key,
+static nt_endpoint_reason scan_dir(const char *dir, int32_t ns_pid, bool have_key, uint64_t key, const uid_t *uids,
                                    char *out, size_t cap)
 {
     DIR *d = opendir(dir);
@@ -172,7 +208,7 @@ static nt_endpoint_reason scan_dir(const char *dir, int32_t ns_pid, bool have_ke
     int plen = snprintf(prefix, sizeof prefix, "dotnet-diagnostic-%" PRId32 "-", ns_pid);
     int best_rank = 0; /* 3 exact, 2 key 0, 1 newest without a key */
     struct timespec best_mtime = { 0, 0 };
-    bool saw_stale = false;
+    bool saw_stale = false, saw_foreign = false;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
@@ -189,8 +225,12 @@ static nt_endpoint_reason scan_dir(const char *dir, int32_t ns_pid, bool have_ke
         if ((size_t)snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= sizeof full)
             continue;
         struct stat st;
-        if (stat(full, &st) != 0 || !S_ISSOCK(st.st_mode))
+        if (lstat(full, &st) != 0 || !S_ISSOCK(st.st_mode))
             continue;
+        if (!owned_by_process(&st, uids)) {
+            saw_foreign = true;
+            continue;
+        }
         int rank;
         if (have_key)
             rank = sk == key ? 3 : sk == 0 ? 2 : 0;
@@ -211,7 +251,7 @@ static nt_endpoint_reason scan_dir(const char *dir, int32_t ns_pid, bool have_ke
     closedir(d);
     if (best_rank > 0)
         return NT_ENDPOINT_FOUND;
-    return saw_stale ? NT_ENDPOINT_STALE : NT_ENDPOINT_NO_SOCKET;
+    return saw_foreign ? NT_ENDPOINT_FOREIGN : saw_stale ? NT_ENDPOINT_STALE : NT_ENDPOINT_NO_SOCKET;
 }
 
 static void strip_trailing_slashes(char *s)
@@ -242,6 +282,8 @@ nt_status nt_endpoint_find(int32_t pid, nt_endpoint *ep)
     bool have_key = read_start_key(pid, &ep->start_key);
     int levels = read_ns_pid(pid, &ep->ns_pid);
     bool other_ns = levels > 1 || !same_mount_ns(pid);
+    uid_t uids[4];
+    const uid_t *owner = read_uids(pid, uids) ? uids : NULL;
 
     char tmpdir[512];
     bool env_readable;
@@ -261,9 +303,9 @@ nt_status nt_endpoint_find(int32_t pid, nt_endpoint *ep)
     } else {
         snprintf(dir, sizeof dir, "%s", tmpdir);
     }
-    ep->reason = scan_dir(dir, ep->ns_pid, have_key, ep->start_key, ep->path, sizeof ep->path);
+    ep->reason = scan_dir(dir, ep->ns_pid, have_key, ep->start_key, owner, ep->path, sizeof ep->path);
     if (ep->reason == NT_ENDPOINT_NO_SOCKET && !env_readable && strcmp(dir, "/tmp") != 0 && !other_ns)
-        ep->reason = scan_dir("/tmp", ep->ns_pid, have_key, ep->start_key, ep->path, sizeof ep->path);
+        ep->reason = scan_dir("/tmp", ep->ns_pid, have_key, ep->start_key, owner, ep->path, sizeof ep->path);
     if (ep->reason == NT_ENDPOINT_NO_SOCKET && !env_readable)
         ep->reason = NT_ENDPOINT_NO_ACCESS;
     /* A process that exited while we looked has no endpoint either. */
@@ -280,6 +322,7 @@ const char *nt_endpoint_reason_name(nt_endpoint_reason r)
     case NT_ENDPOINT_NO_SOCKET: return "no_socket";
     case NT_ENDPOINT_STALE: return "stale";
     case NT_ENDPOINT_NO_ACCESS: return "no_access";
+    case NT_ENDPOINT_FOREIGN: return "foreign";
     }
     return "unknown";
 }

@@ -275,6 +275,37 @@ nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int 
     }
 }
 
+nt_status ipc_check_peer(int fd, const nt_endpoint *ep, char *why, size_t why_size)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+        snprintf(why, why_size, "%s: the peer's credentials cannot be read: %s", ep->path, strerror(errno));
+        return NT_ERR_NO_ENDPOINT;
+    }
+    if (ep->pid > 0 ? cred.pid == ep->pid : cred.uid == geteuid() || cred.uid == 0)
+        return NT_OK;
+    if (ep->pid > 0)
+        snprintf(why, why_size, "%s is served by pid %d (uid %u), not by process %d: refused (another process "
+                 "bound a socket under the name of this process's endpoint)", ep->path, (int)cred.pid,
+                 (unsigned)cred.uid, (int)ep->pid);
+    else
+        snprintf(why, why_size, "%s is served by pid %d of uid %u, neither this user nor root: refused", ep->path,
+                 (int)cred.pid, (unsigned)cred.uid);
+    return NT_ERR_NO_ENDPOINT;
+}
+
+nt_status ipc_connect_endpoint(const nt_endpoint *ep, int64_t deadline_ns, int cancel_fd, int *out_fd, char *why,
+                               size_t why_size)
+{
+    nt_status st = ipc_connect(ep->path, deadline_ns, cancel_fd, out_fd);
+    if (st == NT_OK && (st = ipc_check_peer(*out_fd, ep, why, why_size)) != NT_OK) {
+        close(*out_fd);
+        *out_fd = -1;
+    }
+    return st;
+}
+
 /* One loop for both directions: a partial transfer continues, a signal
  * retries, a full (send) or empty (receive) socket waits for readiness until
  * the deadline.  A receive that meets the peer's close is a truncated reply. */

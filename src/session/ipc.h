@@ -62,6 +62,16 @@ bool ipc_parse_header(const uint8_t *p, ipc_header *h);
  * (connect: nothing listens), NT_ERR_IO (errno kept), or for reads
  * NT_ERR_TRUNCATED when the peer closed first. */
 nt_status ipc_connect(const char *path, int64_t deadline_ns, int cancel_fd, int *out_fd);
+/* Connect to ep->path and check who serves it (ipc_check_peer); on a
+ * mismatch the connection is closed and why says who it was. */
+nt_status ipc_connect_endpoint(const nt_endpoint *ep, int64_t deadline_ns, int cancel_fd, int *out_fd, char *why,
+                               size_t why_size);
+/* Whether the process at the other end of fd (its kernel credentials, as
+ * this PID namespace sees it) is the endpoint's: ep->pid itself, or for a
+ * bare socket path (pid 0) a process of our own user or root.  Anyone can
+ * bind a socket under a name a runtime would use; only the kernel says who
+ * listens.  NT_OK, or NT_ERR_NO_ENDPOINT with why filled. */
+nt_status ipc_check_peer(int fd, const nt_endpoint *ep, char *why, size_t why_size);
 nt_status ipc_send_all(int fd, const void *data, size_t len, int64_t deadline_ns, int cancel_fd);
 nt_status ipc_recv_exact(int fd, void *data, size_t len, int64_t deadline_ns, int cancel_fd);
 /* Wait for fd to be ready for `events` (POLLIN/POLLOUT). */

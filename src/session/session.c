@@ -215,7 +215,14 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
         session_set_message(s, "the request does not fit 65,535 bytes or a string is not UTF-8");
         return start_failed(s, NT_ERR_INVALID_ARG);
     }
-    nt_status st = connected >= 0 ? NT_OK : ipc_connect(ep->path, deadline_ns, s->cancel_fd, &s->conn);
+    char why[sizeof s->msg] = "";
+    nt_status st = connected >= 0 ? NT_OK
+                                  : ipc_connect_endpoint(ep, deadline_ns, s->cancel_fd, &s->conn, why, sizeof why);
+    if (why[0]) {
+        nt_mem_free(&s->mem, req, sizeof *req);
+        session_set_message(s, "%s", why);
+        return start_failed(s, st);
+    }
     if (st == NT_OK)
         st = ipc_send_all(s->conn, req->data, req->len, deadline_ns, s->cancel_fd);
     nt_mem_free(&s->mem, req, sizeof *req);

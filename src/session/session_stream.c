@@ -73,7 +73,13 @@ static void stop_begin(nt_session *s)
     if (s->stop_retry_ns && nt_now_ns() < s->stop_retry_ns)
         return;
     int fd;
-    nt_status st = ipc_connect(s->ep.path, nt_now_ns(), -1, &fd);
+    char why[sizeof s->msg] = "";
+    nt_status st = ipc_connect_endpoint(&s->ep, nt_now_ns(), -1, &fd, why, sizeof why);
+    if (why[0]) { /* not the runtime: it gets no StopTracing, the stop's deadline ends the session */
+        session_set_message(s, "StopTracing: %s", why);
+        s->stop = STOP_DONE;
+        return;
+    }
     if (st == NT_ERR_TIMEOUT) { /* listen backlog full: try again shortly */
         s->stop_retry_ns = nt_now_ns() + 10 * 1000000;
         return;

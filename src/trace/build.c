@@ -10,6 +10,7 @@
  * (resolve.c), once rundown has arrived. */
 #include "common/compiler.h"
 #include "trace/build_internal.h"
+#include "common/limits.h"
 #include "common/abi.h"
 #include "common/sort.h"
 
@@ -46,15 +47,15 @@ void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *lim
 {
     if (!b)
         return;
-    if (!ABI_IN(nt_trace_limits, &b->lim, limits))
-        ABI_IN(nt_trace_limits, &b->lim, NULL); /* a member this library does not know: the defaults */
-    if (!b->lim.max_samples)
-        b->lim.max_samples = (uint64_t)1 << 30;
-    if (!b->lim.max_frames)
-        b->lim.max_frames = (uint64_t)1 << 26;
-    if (!b->lim.max_variants)
-        b->lim.max_variants = 1024;
+    nt_trace_limits given;
+    if (!ABI_IN(nt_trace_limits, &given, limits))
+        ABI_IN(nt_trace_limits, &given, NULL); /* a member this library does not know: the defaults */
+    nt_trace_limits_resolve(&b->lim, &given);
 }
+
+const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b) { return &b->lim; }
+
+void tr_builder_fail_limit(nt_trace_builder *b, const char *msg) { tr_fail_limit(b, "%s", msg); }
 
 static int on_trace(void *user, const nt_trace_info *info)
 {
@@ -221,8 +222,9 @@ static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_th
     nt_trace *t = b->t;
     uint32_t th = tr_index(&b->thread_index, id);
     if (th == UINT32_MAX) {
-        if (t->nthreads >= TR_MAX_THREADS) {
-            tr_fail_limit(b, "more than %u sampled threads", TR_MAX_THREADS);
+        if (t->nthreads >= TR_MAX_THREADS || t->nthreads >= b->lim.max_threads) {
+            tr_fail_limit(b, "more than %u sampled threads (nt_trace_limits.max_threads)",
+                          b->lim.max_threads < TR_MAX_THREADS ? b->lim.max_threads : TR_MAX_THREADS);
             return UINT32_MAX;
         }
         if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
@@ -371,6 +373,16 @@ static bool entries_to_samples(nt_trace_builder *b)
     return true;
 }
 
+/* The labels of the sample about to be stored: given, or its event's. */
+static TR_SLOW_PATH bool keep_labels(nt_trace_builder *b, const nt_sample *s)
+{
+    nt_event_labels l;
+    const nt_event_labels *lp = b->given_labels;
+    if (!lp && s->event && nt_event_labels_get(s->event, &l) == NT_OK)
+        lp = &l;
+    return !lp || tr_note_labels(b, b->t->nsamples, lp);
+}
+
 static int on_sample(void *user, const nt_sample *s)
 {
     nt_trace_builder *b = user;
@@ -394,9 +406,11 @@ static int on_sample(void *user, const nt_sample *s)
         return 1;
     uint32_t type = s->type > 254 ? 255 : s->type;
     if (b->aggregate)
-        return count_sample(b, s, st, th | (type << 24));
+        return count_sample(b, s, st, th | (type << 24)); /* counted samples keep no labels */
     if (b->sfill == b->send && !sample_chunk_slow(b))
         return 1;
+    if (b->keep_labels && !keep_labels(b, s))
+        return tr_fail(b, NT_ERR_NOMEM);
     *b->sfill++ = (tr_sample){ s->timestamp, st, th | (type << 24) };
     b->t->nsamples++;
     if (s->timestamp < b->last_ticks)
@@ -413,6 +427,20 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     (void)user;
     (void)sp;
     return 0;
+}
+
+int tr_builder_sample_labeled(nt_trace_builder *b, const nt_sample *s, const nt_event_labels *l)
+{
+    b->given_labels = l;
+    int rc = on_sample(b, s);
+    b->given_labels = NULL;
+    return rc;
+}
+
+void nt_trace_builder_keep_labels(nt_trace_builder *b)
+{
+    if (b)
+        b->keep_labels = true;
 }
 
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack)
@@ -453,9 +481,48 @@ static int cmp_ticks(const void *a, const void *b, void *ctx)
 
 /* The samples by time, ties in stream order.  Only streams whose samples
  * are out of order pay for the flat copies. */
+/* A sample and its label set, sorted together. */
+typedef struct tr_labeled {
+    tr_sample s;
+    uint32_t set;
+} tr_labeled;
+
+static int cmp_labeled(const void *a, const void *b, void *ctx)
+{
+    return cmp_ticks(&((const tr_labeled *)a)->s, &((const tr_labeled *)b)->s, ctx);
+}
+
+static bool sort_labeled_samples(nt_trace *t)
+{
+    size_t n = t->nsamples;
+    tr_labeled *flat = nt_mem_alloc(&t->mem, 2 * n * sizeof *flat);
+    if (!flat)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        flat[i] = (tr_labeled){ *TR_SAMPLE(t, i), i < t->sample_labels_cap ? t->sample_labels[i] : 0 };
+    nt_merge_sort(flat, flat + n, n, sizeof *flat, cmp_labeled, NULL);
+    for (size_t i = 0; i < n; i++) {
+        *TR_SAMPLE(t, i) = flat[i].s;
+        if (i < t->sample_labels_cap)
+            t->sample_labels[i] = flat[i].set;
+    }
+    nt_mem_free(&t->mem, flat, 2 * n * sizeof *flat);
+    return true;
+}
+
 static bool sort_samples(nt_trace *t)
 {
     size_t n = t->nsamples;
+    if (t->sample_labels) {
+        /* Every sample needs its entry before they move. */
+        size_t old = t->sample_labels_cap;
+        if (n > old) {
+            if (!nt_mem_reserve(&t->mem, (void **)&t->sample_labels, &t->sample_labels_cap, n, sizeof *t->sample_labels))
+                return false;
+            memset(t->sample_labels + old, 0, (t->sample_labels_cap - old) * sizeof *t->sample_labels);
+        }
+        return sort_labeled_samples(t);
+    }
     tr_sample *flat = nt_mem_alloc(&t->mem, n * sizeof *flat);
     tr_sample *tmp = nt_mem_alloc(&t->mem, n * sizeof *tmp);
     if (!flat || !tmp) {
@@ -490,6 +557,7 @@ static void builder_release(nt_trace_builder *b)
     nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
     nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
     nt_map_free(m, &b->entry_index);
+    nt_map_free(m, &b->label_index);
     b->entries = NULL;
     b->pend = NULL;
     b->entries_cap = b->pend_cap = 0;

@@ -156,6 +156,11 @@ struct nt_trace_builder {
     tr_pending *pend;       /* by thread index: its latest sample */
     uint32_t epoch;         /* loads and unloads at sampled addresses so far */
     size_t pend_cap;
+
+    /* Labels (labels.c): kept per sample when asked (not when counting). */
+    bool keep_labels;
+    nt_map label_index;     /* keyed hash of a set (+ probe) -> its number */
+    const nt_event_labels *given_labels; /* the next sample's, when it comes without an event (a window's cut) */
 };
 
 /* A load or unload at [start, start + size): new entries from here on when it may cover a sampled address. */
@@ -214,6 +219,11 @@ static inline uint32_t line_hash(uint64_t line)
     return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
 
+/* labels.c: sample number sample's labels l noted (interned); false when memory is short. */
+bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l);
+/* A sample with labels given (a cut from a window's log: its sample has no event). */
+int tr_builder_sample_labeled(nt_trace_builder *b, const nt_sample *s, const nt_event_labels *l);
+
 /* records.c */
 int tr_on_method(void *user, const nt_method *m);
 int tr_on_module(void *user, const nt_module *mo);
@@ -230,5 +240,11 @@ void tr_link_assemblies(nt_trace *t);
 nt_status tr_resolve_frames(nt_trace_builder *b);
 /* Frees the address table (done by resolution once it has what it needs). */
 void tr_addrs_release(nt_trace_builder *b);
+/* Before finish: the distinct addresses of the builder's stacks as resolution
+ * will look them up (innermost as is, return addresses minus one), sorted and
+ * deduplicated into *out (allocated through m; *n of them, *alloc entries,
+ * free with *alloc).  False when memory is short.  A live window asks its
+ * record store for exactly the records these addresses can resolve to. */
+bool tr_builder_lookup_addrs(const nt_trace_builder *b, nt_mem *m, uint64_t **out, size_t *n, size_t *alloc);
 
 #endif

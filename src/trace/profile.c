@@ -10,9 +10,11 @@
  * merge key also holds an epoch that every unload (and every load after the
  * first unload) advances. */
 #include "trace/profile_internal.h"
+#include "common/sat.h"
 #include "common/abi.h"
 #include "common/hash.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Runtime event ids (Microsoft-Windows-DotNETRuntime). */
@@ -20,6 +22,7 @@
 #define EV_EXCEPTION 80
 #define EV_CONTENTION_START 81
 #define EV_CONTENTION_STOP 91
+#define EV_GC_PER_HEAP_HISTORY 204 /* the GC's per-heap sizes (profile_gc.c) */
 
 /* A contention start waiting for its stop, per thread. */
 typedef struct pr_open {
@@ -81,6 +84,25 @@ static int fail(nt_profile_builder *b, nt_status s)
     return 1;
 }
 
+/* A limit of nt_trace_limits reached: the parse stops, and msg names it in the trace's message. */
+static int fail_limit(nt_profile_builder *b, const char *msg)
+{
+    tr_builder_fail_limit(b->tb, msg);
+    return fail(b, NT_ERR_LIMIT);
+}
+
+/* After interning a label: false (the build stopped) when the labels are past max_labels. */
+static bool labels_fit(nt_profile_builder *b)
+{
+    uint32_t max = tr_builder_limits(b->tb)->max_labels;
+    if (b->p->strings.count <= max)
+        return true;
+    char msg[96];
+    snprintf(msg, sizeof msg, "more than %u distinct labels (nt_trace_limits.max_labels)", max);
+    fail_limit(b, msg);
+    return false;
+}
+
 nt_profile_builder *nt_profile_builder_new(const nt_profile_options *given, const nt_allocator *alloc)
 {
     nt_profile_options o, *opt = &o;
@@ -103,6 +125,7 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *given, cons
     b->p = p;
     b->tb = tb;
     nt_trace_builder_set_limits(tb, opt && opt->trace ? opt->trace->trace_limits : NULL);
+    b->gc.lim = tr_builder_limits(tb);
     nt_hash_key_init(&b->key, b);
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
@@ -178,7 +201,7 @@ static int add_record(nt_profile_builder *b, const pr_rec *r, uint32_t istack, i
             size_t i = b->table[j] - 1;
             if (b->hashes[i] == h && same_key(p, i, r, istack)) {
                 pr_rec *q = &p->recs[i];
-                q->value = q->value > INT64_MAX - r->value ? INT64_MAX : q->value + r->value;
+                q->value = nt_sat_add(q->value, r->value);
                 q->count += r->count;
                 return 0;
             }
@@ -240,11 +263,13 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
                  NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0, NULL };
     if (!r.label)
         return fail(b, NT_ERR_NOMEM);
+    if (!labels_fit(b))
+        return 1;
     uint32_t st = intern(b, ev, NT_PROFILE_ALLOC);
     if (st == UINT32_MAX)
         return 1;
     p->totals[NT_PROFILE_ALLOC].events++;
-    p->totals[NT_PROFILE_ALLOC].value += r.value;
+    p->totals[NT_PROFILE_ALLOC].value = nt_sat_add(p->totals[NT_PROFILE_ALLOC].value, r.value);
     return add_record(b, &r, st, ev->timestamp);
 }
 
@@ -261,6 +286,8 @@ static int on_exception(nt_profile_builder *b, const nt_event *ev)
                  b->exception_messages ? tr_intern(&p->mem, &p->strings, message) : NULL };
     if (!r.label || (b->exception_messages && !r.message))
         return fail(b, NT_ERR_NOMEM);
+    if (!labels_fit(b))
+        return 1;
     uint32_t st = intern(b, ev, NT_PROFILE_EXCEPTIONS);
     if (st == UINT32_MAX)
         return 1;
@@ -278,13 +305,13 @@ static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool
     o->live = false;
     if (!o->counted) /* it started outside the window */
         return 0;
-    int64_t wait = ticks_ns(p, end_ticks) - ticks_ns(p, o->ticks);
-    pr_rec r = { o->thread_id, "", wait < 0 ? 0 : wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open, NULL };
+    int64_t wait = nt_elapsed(ticks_ns(p, o->ticks), ticks_ns(p, end_ticks));
+    pr_rec r = { o->thread_id, "", wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open, NULL };
     nt_profile_totals *tot = &p->totals[NT_PROFILE_CONTENTION];
     tot->events++;
     tot->open += open;
     if (!open) /* an open wait's length is only a lower bound */
-        tot->value = tot->value > INT64_MAX - r.value ? INT64_MAX : tot->value + r.value;
+        tot->value = nt_sat_add(tot->value, r.value);
     return add_record(b, &r, o->istack, o->ticks);
 }
 
@@ -303,6 +330,12 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     if (o && o->live && close_wait(b, o, ev->timestamp, true))
         return 1;
     if (!o) {
+        uint32_t max = tr_builder_limits(b->tb)->max_threads;
+        if (b->nopens >= max) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "more than %u threads in contention waits (nt_trace_limits.max_threads)", max);
+            return fail_limit(b, msg);
+        }
         if (b->nopens >= UINT32_MAX - 1 ||
             !nt_mem_reserve(&p->mem, (void **)&b->opens, &b->opens_cap, b->nopens + 1, sizeof *b->opens) ||
             !nt_map_set(&p->mem, &b->open_index, ev->thread_id, (uint32_t)b->nopens))
@@ -342,11 +375,11 @@ static int on_event(void *user, const nt_event *ev)
     const nt_event_desc *d = ev->desc;
     /* The id first: most events are not these, and only these pay for the
      * provider's name. */
-    if (!d || d->event_id > EV_CONTENTION_STOP)
+    if (!d || (d->event_id > EV_CONTENTION_STOP && d->event_id != EV_GC_PER_HEAP_HISTORY))
         return 0;
     uint32_t id = d->event_id;
     if (id != EV_ALLOC_TICK && id != EV_EXCEPTION && id != EV_CONTENTION_START && id != EV_CONTENTION_STOP &&
-        (id < 1 || id > 9))
+        id != EV_GC_PER_HEAP_HISTORY && (id < 1 || id > 9))
         return 0;
     if (strcmp(d->provider, NT_PROVIDER_RUNTIME) != 0)
         return 0;
@@ -355,7 +388,10 @@ static int on_event(void *user, const nt_event *ev)
     case EV_EXCEPTION: return on_exception(b, ev);
     case EV_CONTENTION_START: return on_contention(b, ev, true);
     case EV_CONTENTION_STOP: return on_contention(b, ev, false);
-    default: return pr_gc_event(b->p, &b->gc, ev, ticks_ns(b->p, ev->timestamp)) ? 0 : fail(b, NT_ERR_NOMEM);
+    default: {
+        nt_status s = pr_gc_event(b->p, &b->gc, ev, ticks_ns(b->p, ev->timestamp));
+        return s == NT_OK ? 0 : s == NT_ERR_LIMIT ? fail_limit(b, b->gc.limit_msg) : fail(b, NT_ERR_NOMEM);
+    }
     }
 }
 
@@ -469,6 +505,8 @@ nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *pars
     *out = p;
     return NT_OK;
 }
+
+nt_trace_builder *pr_builder_trace(nt_profile_builder *b) { return b->tb; }
 
 void nt_profile_builder_free(nt_profile_builder *b)
 {

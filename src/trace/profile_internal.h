@@ -36,6 +36,11 @@ typedef struct pr_gc_state {
     int64_t allocated_since;
     int64_t last_heap_after;
     bool heap_known;
+    bool ticks_seen;        /* an allocation tick was read: heap_before estimates from them */
+    size_t phh_gc;          /* 1 + index of the GC whose GCPerHeapHistory sizes are being summed */
+    int64_t phh_before;     /* their SizeBefore so far (every heap, every generation) */
+    const nt_trace_limits *lim; /* max_gcs, max_threads (the trace builder's) */
+    char limit_msg[128];        /* which one pr_gc_event reached */
 } pr_gc_state;
 
 struct nt_profile {
@@ -52,13 +57,17 @@ struct nt_profile {
     int64_t first_ticks, last_ticks; /* of the events and samples read (INT64_MAX / INT64_MIN: none) */
 };
 
-/* profile_gc.c: the GC events (runtime ids 1-4, 7-9) into the timeline;
- * false when memory is short. */
-bool pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns);
+/* profile_gc.c: the GC events (runtime ids 1-4, 7-9, 204) into the timeline;
+ * NT_ERR_NOMEM when memory is short, NT_ERR_LIMIT (st->limit_msg says which)
+ * past max_gcs or max_threads. */
+nt_status pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_t ns);
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes);
 /* Orders the timeline by start time (stream order for ties) and releases st. */
 bool pr_gc_finish(nt_profile *p, pr_gc_state *st);
 void pr_gc_release(nt_profile *p, pr_gc_state *st);
+
+/* profile.c: the trace builder inside a profile builder (a window asks it for its addresses). */
+nt_trace_builder *pr_builder_trace(nt_profile_builder *b);
 
 /* profile_io.c: the profile builder's kind for tr_build_input and the windows. */
 extern const tr_build_kind pr_profile_kind;

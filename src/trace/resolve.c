@@ -105,6 +105,18 @@ static uint64_t lookup_addr(const nt_trace_builder *b, size_t id)
     return b->uaddr[id] - (b->leaf[id / 64] >> (id % 64) & 1 ? 0 : 1);
 }
 
+bool tr_builder_lookup_addrs(const nt_trace_builder *b, nt_mem *m, uint64_t **out, size_t *n, size_t *alloc)
+{
+    *alloc = b->nuaddr ? b->nuaddr : 1;
+    *n = b->nuaddr;
+    *out = nt_mem_alloc(m, *alloc * sizeof **out);
+    if (!*out)
+        return false;
+    for (size_t id = 0; id < b->nuaddr; id++)
+        (*out)[id] = lookup_addr(b, id);
+    return tr_addrs_prepare(m, out, n, alloc);
+}
+
 /* The frame table, one frame per address id with its ip as recorded, and
  * the looked-up addresses (innermost as is, return addresses minus one)
  * sorted and deduplicated in q with each id's rank among them; the address

@@ -2,6 +2,7 @@
  * takes, and placed on the trace clock once the trace's header is known. */
 #include "nettrace_profile.h"
 #include "common/duration.h"
+#include "common/sat.h"
 
 bool nt_time_bound_parse(const char *s, nt_time_bound *out)
 {
@@ -31,5 +32,5 @@ int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info)
     if (b->absolute || !info)
         return b->ns;
     int64_t start = nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
-    return b->ns > INT64_MAX - start ? INT64_MAX : start + b->ns;
+    return nt_sat_add(start, b->ns);
 }

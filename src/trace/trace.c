@@ -31,6 +31,8 @@ void nt_trace_free(nt_trace *t)
     nt_mem_free(m, t->ids, t->ids_cap * sizeof *t->ids);
     nt_mem_free(m, t->stacks, t->stacks_cap * sizeof *t->stacks);
     nt_mem_free(m, t->agg, t->agg_cap * sizeof *t->agg);
+    nt_mem_free(m, t->label_sets, t->label_sets_cap * sizeof *t->label_sets);
+    nt_mem_free(m, t->sample_labels, t->sample_labels_cap * sizeof *t->sample_labels);
     NT_MEM_DELETE(nt_trace, t);
 }
 /* ---- accessors ----

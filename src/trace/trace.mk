@@ -7,9 +7,14 @@ libnettrace_core_la_SOURCES += \
 	src/trace/build_internal.h \
 	src/trace/build.c \
 	src/trace/records.c \
+	src/trace/labels.c \
 	src/trace/resolve.c \
 	src/trace/trace.c \
 	src/trace/trace_io.c \
+	src/trace/record_store.h \
+	src/trace/record_store.c \
+	src/trace/sample_log.h \
+	src/trace/sample_log.c \
 	src/trace/window.c
 # The event profiles (allocations, exceptions, contention, GC timeline) beside the trace.
 libnettrace_core_la_SOURCES += \

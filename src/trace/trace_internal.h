@@ -6,6 +6,7 @@
 #include "nettrace_trace.h"
 #include "common/alloc.h"
 #include "common/map.h"
+#include "common/sat.h"
 
 /* An index kept in an nt_map: UINT32_MAX when key is absent. */
 static inline uint32_t tr_index(const nt_map *map, uint64_t key)
@@ -120,6 +121,13 @@ struct nt_trace {
     tr_agg *agg;
     size_t agg_cap;
     uint64_t total_samples;    /* the samples counted */
+    /* With labels kept (nt_trace_builder_keep_labels): the distinct label
+     * sets, and per sample its set's number (0: none; NULL until a sample
+     * has one; in sample order once finished). */
+    nt_event_labels *label_sets;
+    size_t nlabel_sets, label_sets_cap;
+    uint32_t *sample_labels;
+    size_t sample_labels_cap;
     bool inexact;              /* the counts could not follow time exactly: build it again sample by sample */
 };
 
@@ -129,6 +137,10 @@ struct nt_trace {
  * each entry's stack, an interned index, becomes a resolved stack index
  * valid at its ticks.  extra must live until finish() returns. */
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
+/* The builder's limits (defaults filled in), for what an event profile holds beside it. */
+const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b);
+/* Stop the build at a limit of such a table: msg, naming it, becomes the trace's message. */
+void tr_builder_fail_limit(nt_trace_builder *b, const char *msg);
 void tr_builder_resolve_also(nt_trace_builder *b, tr_sample *extra, size_t n);
 
 /* The count ids at off into t->ids (an interned or resolved stack's).  An
@@ -146,7 +158,7 @@ static inline const uint32_t *tr_stack_ids(const nt_trace *t, uint32_t k)
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
 
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
-static inline int64_t tr_add_weight(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+static inline int64_t tr_add_weight(int64_t a, int64_t b) { return nt_sat_add(a, b); }
 /* The weight of one sample by time when the thread's next sample is none (the sampling interval). */
 static inline int64_t tr_default_ns(const nt_trace_info *info)
 {

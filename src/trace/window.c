@@ -1,30 +1,46 @@
-/* Windows of a live stream (nt_trace_window): each window is a builder fed
- * the window's samples; the method, module and assembly records of the whole
- * stream are remembered in arrival order and given to each window's builder
- * at the end of the window, after its samples, as a file's rundown comes
- * after its samples.  So a window resolves exactly as the file trace of its
+/* Windows of a live stream (nt_trace_window).
+ *
+ * The continuous window is a builder fed the window's samples.  The method,
+ * module and assembly records of the whole stream are kept once, in the
+ * record store (record_store.c); at the end of a window the builder's
+ * sampled addresses ask the store for the records that cover them, which
+ * reach the builder in stream order after its samples, as a file's rundown
+ * comes after its samples.  Records that cover no sampled address cannot
+ * name a frame, so a window resolves exactly as the file trace of its
  * samples and every record would (build.c, records.c, resolve.c): one
- * resolver for the file and the live view.  A profile window
- * (nt_profile_window_new) does the same with a profile builder, so each
- * window is also the file profile of its events. */
+ * resolver for the file and the live view, at a cost that follows the
+ * window's own addresses.  A profile window (nt_profile_window_new) does the
+ * same with a profile builder, so each window is also the file profile of
+ * its events.
+ *
+ * Request windows and the flight recorder cut their traces out of the sample
+ * log (sample_log.c), kept from the oldest open request window's start or
+ * the recorder's span, whichever reaches further back, within its byte
+ * bound: samples are logged once however many windows are open. */
 #include "trace/profile_internal.h"
 #include "common/abi.h"
+#include "trace/build_internal.h"
+#include "trace/record_store.h"
+#include "trace/sample_log.h"
+#include "common/sort.h"
 
 #include <string.h>
 
 #define DEFAULT_MAX_RECORDS (1u << 20)
-
-typedef enum win_kind { WIN_METHOD, WIN_MODULE, WIN_ASSEMBLY } win_kind;
+#define DEFAULT_RECORDER_BYTES (16u * 1024u * 1024u)
+#define MAX_REQUESTS 4096u
 
 /* What a window builds: a trace or a profile.  The builder's callbacks, free
- * and finish are its kind's; only starting one differs (a profile window
- * keeps the events' profiles and no thread samples). */
+ * and finish are its kind's; only starting one and reaching the trace
+ * builder inside it differ. */
 typedef struct win_type {
     const tr_build_kind *build;
     void *(*start)(const nt_allocator *alloc);
+    nt_trace_builder *(*trace_builder)(void *b);
 } win_type;
 
 static void *start_trace(const nt_allocator *alloc) { return nt_trace_builder_new(alloc); }
+static nt_trace_builder *trace_itself(void *b) { return b; }
 
 static void *start_profile(const nt_allocator *alloc)
 {
@@ -32,43 +48,58 @@ static void *start_profile(const nt_allocator *alloc)
     return nt_profile_builder_new(&events_only, alloc);
 }
 
-static const win_type TRACE_WINDOW = { &tr_trace_kind, start_trace };
-static const win_type PROFILE_WINDOW = { &pr_profile_kind, start_profile };
+static nt_trace_builder *profile_trace(void *b) { return pr_builder_trace(b); }
 
-/* A remembered record: its strings are offsets + 1 into the arena (0 = NULL)
- * while the arena may move. */
-typedef struct win_rec {
-    win_kind kind;
-    union {
-        nt_method m;
-        nt_module mo;
-        nt_assembly a;
-    } u;
-} win_rec;
+static const win_type TRACE_WINDOW = { &tr_trace_kind, start_trace, trace_itself };
+static const win_type PROFILE_WINDOW = { &pr_profile_kind, start_profile, profile_trace };
+
+/* An open request window: a filter over the sample log from its start. */
+typedef struct win_request {
+    uint32_t gen;             /* bumped at each close: an old handle is refused */
+    bool open;
+    int64_t from_ns;
+    uint64_t *threads;        /* sorted */
+    size_t nthreads;
+    nt_window_filter f;       /* the labels to match (its thread list is threads) */
+} win_request;
 
 struct nt_trace_window {
     nt_mem mem;
     nt_allocator alloc;
     nt_trace_window_config cfg;
-    nt_callbacks bcb;          /* the builder's callbacks */
+    nt_callbacks bcb;          /* the continuous builder's callbacks */
     const win_type *type;
-    void *b;                   /* this window's builder (of type); NULL after a failed start */
+    void *b;                   /* this window's builder (of type); NULL after a failed start or with no_continuous */
     nt_trace_info info;
     bool have_info;
     bool builder_stopped;      /* the builder refused a sample (memory or a table limit) */
-    bool nomem, over_limit;
-    win_rec *recs;
-    size_t nrecs, recs_cap;
-    char *arena;
-    size_t arena_len, arena_cap;
+    bool nomem;
+    rs_store store;
+    uint64_t evicted_at_take;  /* store.evicted when the last window was handed out */
+    int64_t last_ticks;        /* the stream's position: the newest sample or method record seen */
+    int64_t window_began;      /* last_ticks when the continuous window began */
+    int64_t horizon;           /* where the window taken last began: continuous windows hold nothing older */
+    uint64_t window_dropped;   /* events the sequence points reported lost in this continuous window */
+    uint64_t dropped;          /* ... in all */
+    uint64_t windows;
+    uint64_t last_work;
+    size_t peak;               /* most bytes held with a window's builder at its peak */
+    sl_log log;
+    win_request *reqs;
+    size_t nreqs, reqs_cap, nopen;
 };
 
 static bool start_window(nt_trace_window *w)
 {
-    w->b = w->type->start(&w->alloc);
     w->builder_stopped = false;
+    w->window_dropped = 0;
+    if (w->cfg.no_continuous)
+        return true;
+    w->b = w->type->start(&w->alloc);
     if (!w->b)
         return false;
+    if (w->cfg.sample_labels)
+        nt_trace_builder_keep_labels(w->type->trace_builder(w->b));
     if (w->have_info)
         w->bcb.trace(w->b, &w->info);
     return true;
@@ -87,11 +118,17 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
     w->cfg = given;
     if (!w->cfg.max_records)
         w->cfg.max_records = DEFAULT_MAX_RECORDS;
+    if (!w->cfg.recorder_bytes)
+        w->cfg.recorder_bytes = DEFAULT_RECORDER_BYTES;
     w->type = type;
+    w->horizon = w->window_began = w->last_ticks = INT64_MIN;
+    rs_init(&w->store, &w->mem, w->cfg.record_budget);
+    w->store.max_entries = w->cfg.max_records;
+    sl_init(&w->log, &w->mem, w->cfg.recorder_bytes);
     type->build->callbacks(&w->bcb);
     if (!start_window(w)) {
-        nt_mem mem = w->mem;
-        nt_mem_free(&mem, w, sizeof *w);
+        rs_free(&w->store);
+        NT_MEM_DELETE(nt_trace_window, w);
         return NULL;
     }
     return w;
@@ -107,107 +144,29 @@ nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const 
     return window_new(cfg, alloc, &PROFILE_WINDOW);
 }
 
-/* A record's string copied into the arena (converted when the parser gave
- * it lazily, as UTF-16): its offset + 1, 0 for none, UINTPTR_MAX when
- * memory is short. */
-static uintptr_t keep_string(nt_trace_window *w, const char *s, nt_str16 s16)
-{
-    if (!s && !s16.count)
-        return 0;
-    size_t n;
-    if (s) {
-        n = strlen(s) + 1;
-        if (!nt_mem_reserve(&w->mem, (void **)&w->arena, &w->arena_cap, w->arena_len + n, 1))
-            return UINTPTR_MAX;
-        memcpy(w->arena + w->arena_len, s, n);
-    } else {
-        n = tr_utf8_append(&w->mem, &w->arena, &w->arena_cap, w->arena_len, s16);
-        if (n == SIZE_MAX)
-            return UINTPTR_MAX;
-        n++; /* its NUL */
-    }
-    w->arena_len += n;
-    return w->arena_len - n + 1;
-}
-
-static const char *string_at(const nt_trace_window *w, const char *off)
-{
-    uintptr_t o = (uintptr_t)off;
-    return o ? w->arena + (o - 1) : NULL;
-}
-
-/* A new record slot, or NULL (limit or memory, noted). */
-static win_rec *new_rec(nt_trace_window *w, win_kind kind)
-{
-    if (w->nrecs >= w->cfg.max_records) {
-        w->over_limit = true;
-        return NULL;
-    }
-    if (!nt_mem_reserve(&w->mem, (void **)&w->recs, &w->recs_cap, w->nrecs + 1, sizeof *w->recs)) {
-        w->nomem = true;
-        return NULL;
-    }
-    win_rec *r = &w->recs[w->nrecs];
-    memset(r, 0, sizeof *r);
-    r->kind = kind;
-    return r;
-}
-
-/* Keep the strings of a record whose slot is the last one; drop it when memory is short. */
-static int keep_strings(nt_trace_window *w, const char **s[], const nt_str16 *s16, int n)
-{
-    for (int i = 0; i < n; i++) {
-        uintptr_t o = keep_string(w, *s[i], s16[i]);
-        if (o == UINTPTR_MAX) {
-            w->nomem = true;
-            return 0;
-        }
-        *s[i] = (const char *)o;
-    }
-    w->nrecs++;
-    return 0;
-}
-
+/* Records are kept by the store: a stream that does not end is never stopped for them. */
 static int on_method(void *user, const nt_method *m)
 {
     nt_trace_window *w = user;
-    win_rec *r = new_rec(w, WIN_METHOD);
-    if (!r)
-        return 0;
-    r->u.m = *m;
-    r->u.m.event = NULL;
-    const char **s[] = { &r->u.m.declaring_type, &r->u.m.name, &r->u.m.signature };
-    const nt_str16 s16[] = { m->declaring_type16, m->name16, m->signature16 };
-    r->u.m.declaring_type16 = r->u.m.name16 = r->u.m.signature16 = (nt_str16){ NULL, 0 };
-    return keep_strings(w, s, s16, 3);
+    rs_add_method(&w->store, m);
+    w->last_ticks = m->timestamp > w->last_ticks ? m->timestamp : w->last_ticks;
+    return 0;
 }
 
 static int on_module(void *user, const nt_module *mo)
 {
     nt_trace_window *w = user;
-    win_rec *r = new_rec(w, WIN_MODULE);
-    if (!r)
-        return 0;
-    r->u.mo = *mo;
-    r->u.mo.event = NULL;
-    const char **s[] = { &r->u.mo.il_path, &r->u.mo.native_path };
-    const nt_str16 s16[] = { mo->il_path16, mo->native_path16 };
-    r->u.mo.il_path16 = r->u.mo.native_path16 = (nt_str16){ NULL, 0 };
-    return keep_strings(w, s, s16, 2);
+    rs_add_module(&w->store, mo);
+    w->last_ticks = mo->timestamp > w->last_ticks ? mo->timestamp : w->last_ticks;
+    return 0;
 }
 
 static int on_assembly(void *user, const nt_assembly *a)
 {
     nt_trace_window *w = user;
-    win_rec *r = new_rec(w, WIN_ASSEMBLY);
-    if (!r)
-        return 0;
-    r->u.a = *a;
-    r->u.a.event = NULL;
-    const char **s[] = { &r->u.a.name };
-    const nt_str16 s16[] = { a->name16 };
-    r->u.a.name16 = (nt_str16){ NULL, 0 };
-    return keep_strings(w, s, s16, 1);
+    rs_add_assembly(&w->store, a);
+    w->last_ticks = a->timestamp > w->last_ticks ? a->timestamp : w->last_ticks;
+    return 0;
 }
 
 static int on_trace(void *user, const nt_trace_info *info)
@@ -218,6 +177,27 @@ static int on_trace(void *user, const nt_trace_info *info)
     return w->b ? w->bcb.trace(w->b, info) : 0;
 }
 
+/* The log keeps samples only while a request window is open or the recorder runs. */
+static bool logging(const nt_trace_window *w) { return w->nopen || w->cfg.recorder_ns; }
+
+/* The oldest time the log must keep: the oldest open request's start, and the recorder's span. */
+static int64_t log_keep_from(const nt_trace_window *w)
+{
+    int64_t keep = INT64_MAX;
+    for (size_t i = 0; i < w->nreqs; i++)
+        if (w->reqs[i].open && w->reqs[i].from_ns < keep)
+            keep = w->reqs[i].from_ns;
+    int64_t to;
+    if (w->cfg.recorder_ns && sl_span(&w->log, &(int64_t){ 0 }, &to)) {
+        uint64_t span = w->cfg.recorder_ns > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : w->cfg.recorder_ns;
+        int64_t from = to < INT64_MIN + (int64_t)span ? INT64_MIN : to - (int64_t)span;
+        keep = from < keep ? from : keep;
+    }
+    return keep;
+}
+
+static void retire(nt_trace_window *w);
+
 /* A stream that does not end must not be stopped by one window's trouble:
  * the window notes it and take() reports it. */
 static int on_sample(void *user, const nt_sample *s)
@@ -225,6 +205,17 @@ static int on_sample(void *user, const nt_sample *s)
     nt_trace_window *w = user;
     if (w->b && !w->builder_stopped && w->bcb.sample(w->b, s) != 0)
         w->builder_stopped = true;
+    w->last_ticks = s->timestamp > w->last_ticks ? s->timestamp : w->last_ticks;
+    if (logging(w)) {
+        if (!sl_append(&w->log, s))
+            w->nomem = true;
+        /* Whole chunks only: the trim costs a look at the oldest chunk, now and then a free. */
+        if (w->log.samples % 256 == 0) {
+            sl_trim(&w->log, log_keep_from(w));
+            if (w->cfg.no_continuous)
+                retire(w); /* no take comes to do it */
+        }
+    }
     return 0;
 }
 
@@ -237,9 +228,14 @@ static int on_event(void *user, const nt_event *ev)
     return 0;
 }
 
+/* Loss accounting: what each sequence point says its threads dropped. */
 static int on_sequence_point(void *user, const nt_sequence_point *sp)
 {
     nt_trace_window *w = user;
+    for (uint32_t i = 0; i < sp->thread_count; i++) {
+        w->window_dropped += sp->threads[i].dropped;
+        w->dropped += sp->threads[i].dropped;
+    }
     return w->b ? w->bcb.sequence_point(w->b, sp) : 0;
 }
 
@@ -264,43 +260,50 @@ void nt_profile_window_callbacks(nt_callbacks *cb)
     cb->event = on_event;
 }
 
-/* Every remembered record into the window's builder, in arrival order. */
-static void replay(nt_trace_window *w)
+/* The records b's sampled addresses can resolve to, into b (through cb, its
+ * kind's callbacks); tb is the trace builder in it.  The builder's record
+ * counts become the stream's, as if it had been fed every record.  False
+ * when the builder stopped. */
+static bool feed_records(nt_trace_window *w, void *b, const nt_callbacks *cb, nt_trace_builder *tb)
 {
-    for (size_t i = 0; i < w->nrecs && !w->builder_stopped; i++) {
-        win_rec r = w->recs[i];
-        int rc = 0;
-        switch (r.kind) {
-        case WIN_METHOD:
-            r.u.m.declaring_type = string_at(w, r.u.m.declaring_type);
-            r.u.m.name = string_at(w, r.u.m.name);
-            r.u.m.signature = string_at(w, r.u.m.signature);
-            rc = w->bcb.method(w->b, &r.u.m);
-            break;
-        case WIN_MODULE:
-            r.u.mo.il_path = string_at(w, r.u.mo.il_path);
-            r.u.mo.native_path = string_at(w, r.u.mo.native_path);
-            rc = w->bcb.module(w->b, &r.u.mo);
-            break;
-        case WIN_ASSEMBLY:
-            r.u.a.name = string_at(w, r.u.a.name);
-            rc = w->bcb.assembly(w->b, &r.u.a);
-            break;
-        }
-        w->builder_stopped = rc != 0;
+    uint64_t *addrs;
+    size_t n, alloc;
+    if (!tr_builder_lookup_addrs(tb, &w->mem, &addrs, &n, &alloc)) {
+        nt_mem_free(&w->mem, addrs, alloc * sizeof *addrs);
+        w->nomem = true;
+        return true;
     }
+    rs_sink sink = { cb->method, cb->module, cb->assembly, b };
+    int rc = rs_feed(&w->store, addrs, n, &sink);
+    nt_mem_free(&w->mem, addrs, alloc * sizeof *addrs);
+    w->last_work = w->store.work;
+    tb->t->jit_records = w->store.jit;
+    tb->t->rundown_records = w->store.rundown;
+    tb->t->unload_records = w->store.unload;
+    return rc == 0;
 }
 
-/* After a take: what the window noted, and the next window's builder. */
+/* Records whose code is gone retire once no window can hold a sample older
+ * than their unload: the continuous window (one window of slack: the window
+ * just taken began after it), and whatever the sample log holds.  A sample
+ * at or after the unload cannot resolve to the record anyway. */
+static void retire(nt_trace_window *w)
+{
+    int64_t h = w->cfg.no_continuous ? INT64_MAX : w->horizon;
+    int64_t logged = sl_min_ticks(&w->log);
+    rs_retire(&w->store, logged < h ? logged : h);
+}
+
+/* After a window is built: what the window noted, and the next window's builder. */
 static nt_status window_end(nt_trace_window *w, nt_status st)
 {
-    if (st == NT_OK && w->nomem)
+    if (st == NT_OK && (w->nomem || w->store.nomem))
         st = NT_ERR_NOMEM;
-    else if (st == NT_OK && w->over_limit)
+    else if (st == NT_OK && w->store.evicted > w->evicted_at_take)
         st = NT_ERR_LIMIT;
-    w->nomem = false;
-    if (!start_window(w) && st == NT_OK)
-        st = NT_ERR_NOMEM;
+    w->nomem = w->store.nomem = false;
+    w->evicted_at_take = w->store.evicted;
+    w->windows++;
     return st;
 }
 
@@ -308,11 +311,16 @@ static nt_status window_end(nt_trace_window *w, nt_status st)
  * profile, nor a profile window a trace). */
 static nt_status take(nt_trace_window *w, const win_type *type, void *out)
 {
-    if (!w || w->type != type)
+    if (!w || w->type != type || w->cfg.no_continuous)
         return NT_ERR_INVALID_ARG;
     nt_status st = NT_ERR_NOMEM;
     if (w->b) {
-        replay(w);
+        if (!w->builder_stopped && !feed_records(w, w->b, &w->bcb, type->trace_builder(w->b)))
+            w->builder_stopped = true;
+        nt_trace_builder *tb = type->trace_builder(w->b);
+        tb->t->events_dropped = w->window_dropped;
+        size_t with_builder = w->mem.used + tb->t->mem.peak;
+        w->peak = with_builder > w->peak ? with_builder : w->peak;
         /* A builder that stopped says why through NT_ERR_STOPPED (memory, or a table limit). */
         const nt_trace *built = NULL;
         st = type->build->finish(w->b, NULL, w->builder_stopped ? NT_ERR_STOPPED : NT_OK, out, &built);
@@ -320,7 +328,14 @@ static nt_status take(nt_trace_window *w, const win_type *type, void *out)
         if (st == NT_OK)
             st = built->status;
     }
-    return window_end(w, st);
+    /* A sample older than where the window just taken began comes late by a whole window. */
+    w->horizon = w->window_began;
+    w->window_began = w->last_ticks;
+    retire(w);
+    st = window_end(w, st);
+    if (!start_window(w) && st == NT_OK)
+        st = NT_ERR_NOMEM;
+    return st;
 }
 
 nt_status nt_trace_window_take(nt_trace_window *w, nt_trace **out)
@@ -339,13 +354,219 @@ nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out)
     return take(w, &PROFILE_WINDOW, out);
 }
 
+/* ---- request windows and the recorder: traces cut from the sample log ---- */
+
+typedef struct cut_state {
+    nt_trace_builder *b;
+    nt_callbacks cb;
+    const win_request *filter;
+    uint32_t stack_id;
+} cut_state;
+
+static bool thread_selected(const win_request *f, uint64_t tid)
+{
+    size_t lo = 0, hi = f->nthreads;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->threads[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->nthreads && f->threads[lo] == tid;
+}
+
+static int cut_sample(void *user, const sl_sample *ls, const uint64_t *ips)
+{
+    cut_state *c = user;
+    const win_request *f = c->filter;
+    if (f->threads && !thread_selected(f, ls->thread_id))
+        return 0;
+    const nt_event_labels *l = &ls->labels;
+    if (f->f.has_activity && memcmp(f->f.activity_id, l->activity_id, 16) != 0)
+        return 0;
+    if (f->f.has_trace_id && (!l->has_trace_id || memcmp(f->f.trace_id, l->trace_id, 16) != 0))
+        return 0;
+    if (f->f.has_span_id && (!l->has_span_id || memcmp(f->f.span_id, l->span_id, 8) != 0))
+        return 0;
+    /* Each logged stack gets its own id: ids only matter within an interval, and the log has none. */
+    nt_stack st = { ++c->stack_id, ls->nframes, ls->nframes ? ips : NULL, 0 };
+    nt_sample s = { ls->ticks, ls->time_ns, ls->thread_id, ls->type, st.id, &st, NULL };
+    return tr_builder_sample_labeled(c->b, &s, l);
+}
+
+/* A trace of the logged samples in [from_ns, to_ns) that f selects. */
+static nt_status cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const win_request *f, nt_trace **out)
+{
+    cut_state c = { nt_trace_builder_new(&w->alloc), { 0 }, f, 0 };
+    if (!c.b)
+        return window_end(w, NT_ERR_NOMEM);
+    nt_trace_builder_callbacks(&c.cb);
+    if (w->cfg.sample_labels)
+        nt_trace_builder_keep_labels(c.b);
+    if (w->have_info)
+        c.cb.trace(c.b, &w->info);
+    bool stopped = sl_each(&w->log, from_ns, to_ns, cut_sample, &c) != 0;
+    if (!stopped && !feed_records(w, c.b, &c.cb, c.b))
+        stopped = true;
+    nt_status st = nt_trace_builder_finish(c.b, NULL, stopped ? NT_ERR_STOPPED : NT_OK, out);
+    if (st == NT_OK)
+        st = (*out)->status;
+    /* Samples of the span dropped from the log (time or bytes) are missing from it. */
+    if (st == NT_OK && w->log.dropped_through_ns != INT64_MIN && w->log.dropped_through_ns >= from_ns)
+        st = NT_ERR_LIMIT;
+    retire(w);
+    return window_end(w, st);
+}
+
+static int cmp_u64(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A filter's copy (threads sorted); false when memory is short. */
+static bool copy_filter(nt_trace_window *w, win_request *r, const nt_window_filter *f)
+{
+    r->threads = NULL;
+    r->nthreads = 0;
+    r->f = f ? *f : (nt_window_filter){ 0 };
+    r->f.thread_ids = NULL;
+    if (!f || !f->thread_ids)
+        return true;
+    size_t n = f->thread_count ? f->thread_count : 1;
+    r->threads = nt_mem_alloc(&w->mem, 2 * n * sizeof *r->threads);
+    if (!r->threads)
+        return false;
+    memcpy(r->threads, f->thread_ids, f->thread_count * sizeof *r->threads);
+    nt_merge_sort(r->threads, r->threads + n, f->thread_count, sizeof *r->threads, cmp_u64, NULL);
+    r->nthreads = f->thread_count;
+    return true;
+}
+
+static void drop_filter(nt_trace_window *w, win_request *r)
+{
+    size_t n = r->nthreads ? r->nthreads : 1;
+    if (r->threads)
+        nt_mem_free(&w->mem, r->threads, 2 * n * sizeof *r->threads);
+    r->threads = NULL;
+}
+
+nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_window_filter *given,
+                               nt_window_id *id)
+{
+    nt_window_filter fl;
+    if (given && !ABI_IN(nt_window_filter, &fl, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_window_filter *filter = given ? &fl : NULL;
+    if (!w || !id || w->type != &TRACE_WINDOW || (filter && filter->thread_count && !filter->thread_ids))
+        return NT_ERR_INVALID_ARG;
+    size_t k = 0;
+    while (k < w->nreqs && w->reqs[k].open)
+        k++;
+    if (k == w->nreqs) {
+        if (w->nreqs >= MAX_REQUESTS)
+            return NT_ERR_LIMIT;
+        if (!nt_mem_reserve(&w->mem, (void **)&w->reqs, &w->reqs_cap, w->nreqs + 1, sizeof *w->reqs))
+            return NT_ERR_NOMEM;
+        w->reqs[w->nreqs++] = (win_request){ 0 };
+    }
+    win_request *r = &w->reqs[k];
+    if (!copy_filter(w, r, filter))
+        return NT_ERR_NOMEM;
+    r->open = true;
+    r->from_ns = from_ns;
+    w->nopen++;
+    *id = (uint64_t)r->gen << 32 | (uint64_t)(k + 1);
+    return NT_OK;
+}
+
+static win_request *request_of(nt_trace_window *w, nt_window_id id)
+{
+    uint64_t k = (id & 0xffffffffu) - 1;
+    if (!w || k >= w->nreqs || !w->reqs[k].open || w->reqs[k].gen != (uint32_t)(id >> 32))
+        return NULL;
+    return &w->reqs[k];
+}
+
+nt_status nt_trace_window_close(nt_trace_window *w, nt_window_id id, int64_t to_ns, nt_trace **out)
+{
+    if (out)
+        *out = NULL;
+    win_request *r = request_of(w, id);
+    if (!r || !out)
+        return NT_ERR_INVALID_ARG;
+    nt_status st = cut(w, r->from_ns, to_ns, r, out);
+    drop_filter(w, r);
+    r->open = false;
+    r->gen++;
+    w->nopen--;
+    sl_trim(&w->log, logging(w) ? log_keep_from(w) : INT64_MAX);
+    return st;
+}
+
+nt_status nt_trace_window_cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const nt_window_filter *given,
+                              nt_trace **out)
+{
+    if (out)
+        *out = NULL;
+    nt_window_filter fl;
+    if (given && !ABI_IN(nt_window_filter, &fl, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_window_filter *filter = given ? &fl : NULL;
+    if (!w || !out || !w->cfg.recorder_ns || w->type != &TRACE_WINDOW ||
+        (filter && filter->thread_count && !filter->thread_ids))
+        return NT_ERR_INVALID_ARG;
+    win_request f = { 0 };
+    if (!copy_filter(w, &f, filter))
+        return NT_ERR_NOMEM;
+    nt_status st = cut(w, from_ns, to_ns, &f, out);
+    drop_filter(w, &f);
+    return st;
+}
+
+bool nt_trace_window_recorder_span(const nt_trace_window *w, int64_t *from_ns, int64_t *to_ns)
+{
+    return w && from_ns && to_ns && w->cfg.recorder_ns && sl_span(&w->log, from_ns, to_ns);
+}
+
+void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *caller)
+{
+    if (!caller)
+        return;
+    nt_trace_window_stats st, *out = &st;
+    memset(out, 0, sizeof *out);
+    if (!w) {
+        ABI_OUT(nt_trace_window_stats, caller, out);
+        return;
+    }
+    rs_stats(&w->store, out);
+    out->recorder = (nt_window_table){ w->log.samples, w->log.bytes };
+    if (w->b) {
+        const nt_trace_builder *tb = w->type->trace_builder(w->b);
+        out->stacks = (nt_window_table){ tb->nistacks, tb->t->mem.used };
+    }
+    out->windows = w->windows;
+    out->open_windows = w->nopen;
+    out->last_window_work = w->last_work;
+    out->events_dropped = w->dropped;
+    out->memory = w->mem.used + out->stacks.bytes;
+    size_t peak = w->peak > w->mem.peak ? w->peak : w->mem.peak;
+    out->memory_peak = peak > out->memory ? peak : out->memory;
+    ABI_OUT(nt_trace_window_stats, caller, out);
+}
+
 void nt_trace_window_free(nt_trace_window *w)
 {
     if (!w)
         return;
     if (w->b)
         w->type->build->free(w->b);
-    nt_mem_free(&w->mem, w->recs, w->recs_cap * sizeof *w->recs);
-    nt_mem_free(&w->mem, w->arena, w->arena_cap);
+    for (size_t i = 0; i < w->nreqs; i++)
+        drop_filter(w, &w->reqs[i]);
+    nt_mem_free(&w->mem, w->reqs, w->reqs_cap * sizeof *w->reqs);
+    sl_free(&w->log);
+    rs_free(&w->store);
     NT_MEM_DELETE(nt_trace_window, w);
 }

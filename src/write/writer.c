@@ -21,6 +21,7 @@ static void fill_defaults(nt_writer_options *o)
         o->sampling_interval_ns = 1000000;
     if (!o->block_bytes)
         o->block_bytes = DEFAULT_BLOCK_BYTES;
+    nt_wclock_defaults(o);
 }
 
 void nt_writer_options_default(nt_writer_options *opt)
@@ -65,6 +66,13 @@ nt_writer *nt_writer_new(const nt_writer_options *opt, nt_sink_fn write, void *u
     w->stacks.first_id = 1;
     w->next_label_id = 1;
     w->labels.first_id = 1;
+    nt_wclock_range(&o, &w->ts_lo, &w->ts_hi);
+    if (!nt_wclock_valid(&o.sync_time_utc)) /* sticky: every call then says why */
+        nt_wfail(w, NT_ERR_INVALID_ARG,
+                 "sync_time_utc %04u-%02u-%02u %02u:%02u:%02u.%03u is not a date readers take (1601-01-01 to "
+                 "9999-12-31, or all zero for the default)",
+                 o.sync_time_utc.year, o.sync_time_utc.month, o.sync_time_utc.day, o.sync_time_utc.hour,
+                 o.sync_time_utc.minute, o.sync_time_utc.second, o.sync_time_utc.milliseconds);
     return w;
 }
 
@@ -180,6 +188,11 @@ nt_status nt_writer_write_event(nt_writer *w, const nt_writer_event *ev)
     h.seq = ev->sequence_number ? ev->sequence_number : c->seq + 1;
     h.processor = ev->processor_number;
     h.stack_id = ev->stack_id;
+    if (ev->timestamp < w->ts_lo || ev->timestamp > w->ts_hi)
+        return nt_wfail(w, NT_ERR_INVALID_ARG,
+                        "event timestamp %lld is off the calendar readers place events on from sync_qpc %lld "
+                        "at %lld Hz (years 1 to 9999)",
+                        (long long)ev->timestamp, (long long)w->opt.sync_qpc, (long long)w->opt.qpc_frequency);
     h.timestamp = ev->timestamp;
     h.payload_size = ev->payload_size;
     c->seq = h.seq;

@@ -97,6 +97,7 @@ struct nt_writer {
 
     nt_status status;
     char msg[200];
+    int64_t ts_lo, ts_hi; /* event timestamps readers can place (nt_wclock_range) */
     uint64_t offset;
     bool header_done, finished;
 
@@ -130,6 +131,15 @@ struct nt_writer {
     wtyped *typed;
     size_t typed_count, typed_cap;
 };
+
+/* ---- writer_clock.c ---- */
+
+/* A SYSTEMTIME readers turn into a DateTime: 1601-01-01 to 9999-12-31, every field in range. */
+bool nt_wclock_valid(const nt_systemtime *t);
+/* A zero sync_time_utc becomes 1970-01-01T00:00:00Z. */
+void nt_wclock_defaults(nt_writer_options *o);
+/* The event timestamps readers can place on their calendar from this header: [*lo, *hi]. */
+void nt_wclock_range(const nt_writer_options *o, int64_t *lo, int64_t *hi);
 
 /* ---- writer_status.c ---- */
 

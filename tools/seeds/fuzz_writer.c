@@ -124,6 +124,32 @@ static void writer_seed(uint32_t format, uint32_t ptr, bool uncompressed, const 
     finish_and_save(w, &out, name);
 }
 
+/* The header's SYSTEMTIME and SyncTimeQPC as written (16 + 8 bytes, little-endian). */
+static void clock_bytes(uint8_t *d, const nt_systemtime *t, int64_t qpc)
+{
+    const uint16_t v[8] = { t->year, t->month, t->day_of_week, t->day, t->hour, t->minute, t->second,
+                            t->milliseconds };
+    for (int i = 0; i < 8; i++) {
+        d[2 * i] = (uint8_t)v[i];
+        d[2 * i + 1] = (uint8_t)(v[i] >> 8);
+    }
+    for (int i = 0; i < 8; i++)
+        d[16 + i] = (uint8_t)((uint64_t)qpc >> (8 * i));
+}
+
+/* Replace the written header clock (from) with another (to). */
+static void patch_clock(nt_membuf *out, const nt_systemtime *from_t, int64_t from_q, const nt_systemtime *to_t,
+                        int64_t to_q)
+{
+    uint8_t from[24], to[24];
+    clock_bytes(from, from_t, from_q);
+    clock_bytes(to, to_t, to_q);
+    uint8_t *at = memmem(out->data, out->len, from, sizeof from);
+    if (!at)
+        exit(1);
+    memcpy(at, to, sizeof to);
+}
+
 /* Regressions for the aggregator and exporters: samples whose stacks are all
  * empty (no IP stored at all), and a hostile clock (a sync time in year
  * 65535, samples at the far ends of the tick range) that overflowed signed
@@ -133,9 +159,12 @@ static void writer_hostile_clock(const char *name, bool empty_only)
     nt_membuf out = { 0 };
     nt_writer_options opt = { 0 };
     nt_writer_options_default(&opt);
+    /* The writer refuses a header readers cannot take: this one is written valid
+     * (a marker) and made hostile afterwards. */
+    const nt_systemtime marker_time = { 2001, 2, 3, 4, 5, 6, 7, 8 };
     if (!empty_only) {
-        opt.sync_time_utc = (nt_systemtime){ 65535, 12, 0, 31, 23, 59, 59, 999 };
-        opt.sync_qpc = INT64_MIN;
+        opt.sync_time_utc = marker_time;
+        opt.sync_qpc = 0;
     }
     nt_writer *w = nt_writer_new(&opt, nt_membuf_write, &out, NULL);
     if (!w)
@@ -152,6 +181,11 @@ static void writer_hostile_clock(const char *name, bool empty_only)
         hdr.timestamp = empty_only ? 1000 * (i + 1) : times[i];
         hdr.stack_id = empty_only || i % 2 ? s_empty : s_one;
         W_OK(nt_writer_sample(w, &hdr, NT_SAMPLE_MANAGED));
+    }
+    if (!empty_only) {
+        W_OK(nt_writer_flush(w));
+        const nt_systemtime hostile = { 65535, 12, 0, 31, 23, 59, 59, 999 };
+        patch_clock(&out, &marker_time, 0, &hostile, INT64_MIN);
     }
     finish_and_save(w, &out, name);
 }

@@ -35,6 +35,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "writer") == 0)
         return seeds_writer(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "heap") == 0)
+        return seeds_heap(argv[2]);
     if ((argc == 5 || argc == 6) && strcmp(argv[1], "fuzz") == 0) {
         fuzz_out_init(argv[2], argv[3], argv[4]);
         fuzz_ipc_replies();

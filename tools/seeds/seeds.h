@@ -3,6 +3,8 @@
  *   make_seeds writer DIR
  *       corpus/seeds: small writer-made V4 and V6 traces, one corner of the
  *       format each, for conversion tests and as fuzz seeds ('make seeds').
+ *   make_seeds heap DIR
+ *       corpus/fuzz/heap: small heap snapshots for the heap fuzzer.
  *   make_seeds fuzz PARSER_DIR LIMITS_DIR IPC_DIR [RECORDED_CORPUS_DIR]
  *       corpus/fuzz: the parser seed corpus (hand-made streams from the test
  *       stream builder, writer-made streams, seeds cut from the project's
@@ -16,6 +18,9 @@
 
 #include "nettrace_writer.h"
 #include "streams.h"
+
+/* heap_seeds.c: corpus/fuzz/heap, small heap snapshots; the number of failures. */
+int seeds_heap(const char *dir);
 
 /* Write d[0..n) (after an 8-byte prefix when given) to DIR/NAME; exits on failure. */
 void seeds_save_file(const char *dir, const char *name, const uint8_t *d, size_t n, const uint8_t *prefix);

@@ -7,10 +7,13 @@
         print(trace.top(10))
         trace.write_speedscope("app.speedscope.json")
 
-A ctypes binding of the C library (NETTRACE_LIBRARY names the shared object
-to load, else the installed libnettrace); standard library only.
+A ctypes binding of the C library, standard library only.  The library is
+the one NETTRACE_LIBRARY names, else a copy bundled in the package, else
+the installed one (found through pkg-config, the loader's path or the usual
+folders); without one, importing the module raises an ImportError that says
+what to do.
 """
-from ._lib import lib as _lib_handle, text as _text
+from ._lib import lib as _lib_handle, path as _lib_path, text as _text
 from .errors import (BadStateError, CancelledError, DeadlineError, InvalidArgumentError, IOFailure, LimitError,
                      MalformedError, NettraceError, NoEndpointError, NoEventsError, NotNettraceError,
                      OutOfMemoryError, ProtocolError, RefusedError, StoppedError, StreamCapError,
@@ -18,13 +21,14 @@ from .errors import (BadStateError, CancelledError, DeadlineError, InvalidArgume
 from .parser import AssemblyRecord, Header, MethodRecord, ModuleRecord, Parser, StreamSample
 from .session import (KEYWORD_JIT, KEYWORD_LOADER, PROVIDER_RUNTIME, PROVIDER_SAMPLE_PROFILER, Provider,
                       collect, watch)
-from .profile import Profile, ProfileRecord, Totals, open_profile
+from .events import Event, FileTime, events
+from .profile import GC, Profile, ProfileRecord, Totals, open_profile
 from .trace import Frame, Method, Sample, TopEntry, Trace, open
 
 __all__ = [
-    "open", "Trace", "open_profile", "Profile", "ProfileRecord", "Totals", "Sample", "Frame", "Method", "TopEntry", "Parser", "StreamSample", "MethodRecord",
+    "open", "Trace", "open_profile", "Profile", "ProfileRecord", "Totals", "GC", "Event", "FileTime", "events", "Sample", "Frame", "Method", "TopEntry", "Parser", "StreamSample", "MethodRecord",
     "ModuleRecord", "AssemblyRecord", "Header", "collect", "watch", "Provider", "PROVIDER_SAMPLE_PROFILER",
-    "PROVIDER_RUNTIME", "KEYWORD_LOADER", "KEYWORD_JIT", "library_version", "NettraceError",
+    "PROVIDER_RUNTIME", "KEYWORD_LOADER", "KEYWORD_JIT", "library_version", "library_path", "NettraceError",
     "NotNettraceError", "UnsupportedVersionError", "NoEventsError", "MalformedError", "TruncatedError",
     "LimitError", "OutOfMemoryError", "StoppedError", "InvalidArgumentError", "IOFailure", "NoEndpointError",
     "RefusedError", "DeadlineError", "CancelledError", "StreamCapError", "ProtocolError", "BadStateError",
@@ -34,3 +38,9 @@ __all__ = [
 def library_version():
     """The loaded C library's version string."""
     return _text(_lib_handle.nt_version())
+
+
+def library_path():
+    """Where the loaded C library was found (a path, or the bare name the
+    dynamic loader resolved)."""
+    return _lib_path

@@ -4,20 +4,14 @@ The structures mirror include/nettrace*.h field for field; only what the
 module uses is declared.
 """
 import ctypes
-import ctypes.util
-import os
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_int32, c_int64,
                     c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
 
+from ._find import load
 
-def _load():
-    # NETTRACE_LIBRARY names the shared object (the build tree's, in tests);
-    # otherwise the installed libnettrace.
-    path = os.environ.get("NETTRACE_LIBRARY") or ctypes.util.find_library("nettrace") or "libnettrace.so.2"
-    return ctypes.CDLL(path)
-
-
-lib = _load()
+# The loaded library and where it was found (_find.py: NETTRACE_LIBRARY, a
+# bundled copy, pkg-config, the loader's path, the usual folders).
+lib, path = load()
 
 
 class nt_systemtime(Structure):
@@ -75,6 +69,49 @@ class nt_assembly(Structure):
                 ("app_domain_id", c_uint64), ("binding_id", c_uint64), ("flags", c_uint32), ("name", c_char_p),
                 ("clr_instance_id", c_uint16), ("timestamp", c_int64), ("event", POINTER(nt_event)),
                 ("name16", nt_str16)]
+
+
+class nt_event_desc(Structure):
+    _fields_ = [("metadata_id", c_uint32), ("provider", c_char_p), ("event_id", c_uint32), ("event_name", c_char_p),
+                ("keywords", c_uint64), ("version", c_uint32), ("level", c_uint32), ("opcode", c_uint32),
+                ("field_count", c_uint32), ("fields", c_void_p), ("kind", c_int), ("name", c_char_p),
+                ("task_name", c_char_p), ("opcode_name", c_char_p), ("schema", c_void_p)]
+
+
+class _value_str(Structure):
+    _fields_ = [("ptr", c_void_p), ("len", c_size_t)]
+
+
+class _value_union(ctypes.Union):
+    _fields_ = [("i", c_int64), ("u", c_uint64), ("f", ctypes.c_double), ("guid", c_uint8 * 16),
+                ("str", _value_str), ("bin", _value_str)]
+
+
+class nt_field_value(Structure):
+    _fields_ = [("name", c_char_p), ("kind", c_int), ("type", c_uint32), ("depth", c_uint32), ("index", c_uint32),
+                ("count", c_uint32), ("in_array", c_bool), ("offset", c_uint32), ("v", _value_union)]
+
+
+FIELD_ITER_MAX_DEPTH = 32  # NT_FIELD_ITER_MAX_DEPTH
+
+
+class _field_frame(Structure):
+    _fields_ = [(n, c_uint32) for n in ("first", "end", "cur", "count", "index", "start", "owner", "kind")]
+
+
+class nt_field_iter(Structure):
+    _fields_ = [("status", c_int), ("error_offset", c_uint32), ("leftover", c_uint32), ("message", c_char_p),
+                ("ev_", c_void_p), ("fields_", c_void_p), ("nfields_", c_uint32), ("pos_", c_uint32),
+                ("sp_", c_uint32), ("yielded_", c_uint32), ("done_", c_bool), ("schema_", c_bool),
+                ("stack_", _field_frame * (FIELD_ITER_MAX_DEPTH + 1)), ("ints_", c_uint64 * 32)]
+
+
+class nt_gc(Structure):
+    _fields_ = [("number", c_uint32), ("generation", c_uint32), ("reason", c_uint32), ("type", c_uint32),
+                ("thread_id", c_uint64), ("start_ns", c_int64), ("end_ns", c_int64), ("suspend_begin_ns", c_int64),
+                ("suspend_end_ns", c_int64), ("restart_end_ns", c_int64), ("suspension_ns", c_int64),
+                ("pause_ns", c_int64), ("heap_after", c_int64), ("heap_before", c_int64), ("promoted", c_int64),
+                ("gen_size", c_int64 * 5)]
 
 
 CB_TRACE = CFUNCTYPE(c_int, c_void_p, POINTER(nt_trace_info))
@@ -202,6 +239,15 @@ _proto("nt_version", c_char_p)
 _proto("nt_status_name", c_char_p, c_int)
 _proto("nt_status_describe", c_char_p, c_int)
 _proto("nt_hresult_name", c_char_p, c_uint32)
+_proto("nt_event_fields_begin", c_int, c_void_p, POINTER(nt_field_iter))
+_proto("nt_field_next", c_bool, POINTER(nt_field_iter), POINTER(nt_field_value))
+_proto("nt_event_name", c_char_p, c_void_p)
+_proto("nt_ticks_to_ns", c_int64, c_int64, c_int64)
+_proto("nt_frame_name", c_size_t, c_void_p, c_char_p, c_size_t)
+_proto("nt_profile_gc_count", c_size_t, c_void_p)
+_proto("nt_profile_gc_at", POINTER(nt_gc), c_void_p, c_size_t)
+_proto("nt_gc_reason_name", c_char_p, c_uint32)
+_proto("nt_gc_type_name", c_char_p, c_uint32)
 _proto("nt_parser_new", c_void_p, POINTER(nt_callbacks), c_void_p, c_void_p, c_void_p)
 _proto("nt_parser_feed", c_int, c_void_p, c_void_p, c_size_t)
 _proto("nt_parser_finish", c_int, c_void_p)
@@ -261,6 +307,8 @@ _proto("nt_session_start", c_int, c_void_p, c_int32, c_int64)
 _proto("nt_session_stop", c_int, c_void_p, c_int64)
 _proto("nt_session_wait", c_int, c_void_p, c_int64)
 _proto("nt_session_cancel", None, c_void_p)
+_proto("nt_session_pump", c_int, c_void_p, POINTER(c_bool))
+_proto("nt_session_request_stop", c_int, c_void_p)
 _proto("nt_session_hresult", c_uint32, c_void_p)
 _proto("nt_session_bytes", c_uint64, c_void_p)
 _proto("nt_session_message", c_char_p, c_void_p)

@@ -4,7 +4,9 @@ from collections import namedtuple
 from ctypes import byref, c_char, c_void_p
 
 from . import _lib, errors
+from ._guard import Guard
 from ._lib import lib
+from .events import decode as decode_event
 
 # A thread sample as the parser reads it: ips innermost first.
 StreamSample = namedtuple("StreamSample", "time_ns thread_id managed ips offset timestamp")
@@ -47,8 +49,12 @@ class Parser:
     """Parse a NetTrace stream (V4, V5 or V6) pushed in chunks of any size.
 
     Each on_* callback (all optional) receives what the parser reads, in
-    stream order, from inside feed() and close(); an exception it raises
-    stops the parse and comes out of feed().  With keep_trace=True the parser
+    stream order (on_event: every event, decoded into an Event as 'nettrace
+    events' prints it), from inside feed() and close(); an exception it raises
+    stops the parse and comes out of feed().  A callback may read offset but
+    not call feed(), close() or take_window(), and one thread at a time
+    feeds a parser: such calls raise BadStateError (and, from a callback,
+    stop the parse with it).  With keep_trace=True the parser
     also builds the Trace that close() returns; with windows=True
     take_window() returns the samples since its previous call (a live
     stream's hot methods, window by window).  The stream itself is never
@@ -56,13 +62,15 @@ class Parser:
     """
 
     def __init__(self, on_header=None, on_sample=None, on_method=None, on_module=None, on_assembly=None,
-                 keep_trace=False, windows=False):
+                 keep_trace=False, windows=False, on_event=None):
         self._user = {"header": on_header, "sample": on_sample, "method": on_method, "module": on_module,
-                      "assembly": on_assembly}
+                      "assembly": on_assembly, "event": on_event}
+        self._frequency = 0  # the header's, for the events' times
         self._raised = None
         self._error = None
         self._closed = False
         self._p = None
+        self._guard = Guard("parser")
         # What the parser keeps besides calling Python: the whole trace (a
         # builder), a trace per window, or nothing.
         self._kind = "trace" if keep_trace else "windows" if windows else None
@@ -94,14 +102,16 @@ class Parser:
         cb = _lib.nt_callbacks()
         b, bcb, user = self._keep, self._kcb, self._user
 
-        pairs = (("trace", "header", _lib.CB_TRACE, header_of),
-                 ("sample", "sample", _lib.CB_SAMPLE, _stream_sample),
-                 ("method", "method", _lib.CB_METHOD, _method_record),
-                 ("module", "module", _lib.CB_MODULE, _module_record),
-                 ("assembly", "assembly", _lib.CB_ASSEMBLY, _assembly_record))
+        pairs = (("trace", "header", _lib.CB_TRACE, self._header),
+                 ("sample", "sample", _lib.CB_SAMPLE, lambda p: _stream_sample(p.contents)),
+                 ("method", "method", _lib.CB_METHOD, lambda p: _method_record(p.contents)),
+                 ("module", "module", _lib.CB_MODULE, lambda p: _module_record(p.contents)),
+                 ("assembly", "assembly", _lib.CB_ASSEMBLY, lambda p: _assembly_record(p.contents)),
+                 ("event", "event", _lib.CB_ANY, lambda p: decode_event(p, self._frequency)))
         for field, name, ftype, convert in pairs:
             builder_fn = getattr(bcb, field) if b else None
-            if builder_fn or user.get(name):
+            # Decoded events need the header's clock frequency.
+            if builder_fn or user.get(name) or (field == "trace" and user.get("event")):
                 mine = user.get(name)
                 setattr(cb, field, ftype(self._call(b, builder_fn, mine, convert)))
         if b and bcb.sequence_point:
@@ -116,12 +126,18 @@ class Parser:
                 if builder_fn and builder_fn(b, ptr):
                     return 1
                 if mine:
-                    mine(convert(ptr.contents))
+                    mine(convert(ptr))
+                elif convert == self._header:  # no on_header: on_event still needs the frequency
+                    convert(ptr)
                 return 0
             except BaseException as e:  # re-raised from feed()
                 self._raised = e
                 return 1
         return call
+
+    def _header(self, ptr):
+        self._frequency = ptr.contents.qpc_frequency
+        return header_of(ptr.contents)
 
     def _fail(self, status):
         if self._error is None:
@@ -135,25 +151,34 @@ class Parser:
     def feed(self, data):
         """Parse the next bytes (any bytes-like object); raises on failure,
         the same error on every later call."""
-        if self._closed:
-            raise errors.BadStateError("the parser is closed")
-        if self._error is not None:
-            raise self._error
-        ptr, n = as_pointer(data)
-        if n and lib.nt_parser_feed(self._p, ptr, n) != 0:
-            raise self._fail(lib.nt_parser_feed(self._p, None, 0))
+        with self._guard("feed()", exclusive=True):
+            if self._closed:
+                raise errors.BadStateError("the parser is closed")
+            if self._error is not None:
+                raise self._error
+            ptr, n = as_pointer(data)
+            if n and lib.nt_parser_feed(self._p, ptr, n) != 0:
+                raise self._fail(lib.nt_parser_feed(self._p, None, 0))
 
     write = feed
 
     @property
     def offset(self):
-        """Bytes consumed so far."""
-        return lib.nt_parser_offset(self._p) if self._p else 0
+        """Bytes consumed so far (readable from a callback, where the
+        parser is paused and cannot be freed)."""
+        if self._guard.inside():
+            return lib.nt_parser_offset(self._p)
+        with self._guard("offset"):
+            return lib.nt_parser_offset(self._p) if self._p else 0
 
     def close(self):
         """End of stream.  Returns the Trace with keep_trace (else None).
         Raises when the stream was bad -- TruncatedError when it ended
         early -- with the trace of what was read in the exception's trace."""
+        with self._guard("close()", exclusive=True):
+            return self._close()
+
+    def _close(self):
         if self._closed:
             if self._error is not None:
                 raise self._error
@@ -186,17 +211,19 @@ class Parser:
             if exc[0] is None:
                 self.close()
             else:
-                self._abandon()
+                with self._guard("__exit__", exclusive=True):
+                    self._abandon()
 
     def take_window(self):
         """With windows=True: the samples read since the previous call as a
         Trace, named from every method, module and assembly record read since
         the stream began; a new window starts."""
-        if self._kind != "windows" or self._closed:
-            raise errors.BadStateError("take_window needs an open Parser(windows=True)")
         from .trace import Trace
-        out = c_void_p()
-        status = lib.nt_trace_window_take(self._keep, byref(out))
+        with self._guard("take_window()", exclusive=True):
+            if self._kind != "windows" or self._closed:
+                raise errors.BadStateError("take_window needs an open Parser(windows=True)")
+            out = c_void_p()
+            status = lib.nt_trace_window_take(self._keep, byref(out))
         trace = Trace(out.value) if out.value else None
         err = errors.from_status(status, trace=trace)
         if err is not None:

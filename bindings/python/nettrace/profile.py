@@ -4,6 +4,7 @@ from collections import namedtuple
 from ctypes import byref, c_int64, c_void_p, create_string_buffer
 
 from . import _lib, errors
+from ._guard import Guard
 from ._lib import lib
 from .trace import Trace, time_bound
 
@@ -19,6 +20,11 @@ _NAME = {v: k for k, v in _KIND.items()}
 # value: bytes, throws or wait ns; frames as Sample.frames (innermost first).
 ProfileRecord = namedtuple("ProfileRecord", "kind thread_id label message heap open value count time_ns frames")
 Totals = namedtuple("Totals", "events value records open unpaired_stops without_stack")
+# One GC of the timeline ('nettrace gc'): trace-clock ns, None where the
+# event was absent; reason and type named ("AllocSmall", "background");
+# heap sizes in bytes (generation_sizes: gen0, gen1, gen2, LOH, POH).
+GC = namedtuple("GC", "number generation reason type thread_id start_ns end_ns suspend_begin_ns suspend_end_ns "
+                      "restart_end_ns suspension_ns pause_ns heap_before heap_after promoted generation_sizes")
 _HEAPS = ("soh", "loh", "poh", "other")
 
 
@@ -53,11 +59,13 @@ def open_profile(path, from_=None, to=None, exception_messages=False, keep_event
 
 
 class Profile:
-    """The event records of a trace; trace is its CPU samples and names (valid while the profile is open)."""
+    """The event records of a trace; trace is its CPU samples and names (valid while the profile is open;
+    closing the profile while its trace exports raises BadStateError)."""
 
     def __init__(self, handle):
         self._p = handle
-        self.trace = Trace(lib.nt_profile_trace(handle), owner=self)
+        self._guard = Guard("profile")  # one guard for the profile and its trace: they are freed together
+        self.trace = Trace(lib.nt_profile_trace(handle), owner=self, guard=self._guard)
 
     def _handle(self):
         if not self._p:
@@ -67,9 +75,13 @@ class Profile:
     def records(self, kind=None):
         """The records of kind ("alloc", "exceptions", "contention"; None: all),
         grouped by kind, in stream order of their first event."""
-        p = self._handle()
         if kind is not None and kind not in _KIND:
             raise ValueError("kind must be one of %s, not %r" % (", ".join(KINDS), kind))
+        with self._guard("records()"):
+            return self._records(kind)
+
+    def _records(self, kind):
+        p = self._handle()
         frames = self.trace._frames
         out = []
         for i in range(lib.nt_profile_record_count(p)):
@@ -87,26 +99,37 @@ class Profile:
         if kind not in _KIND:
             raise ValueError("kind must be one of %s, not %r" % (", ".join(KINDS), kind))
         t = _lib.nt_profile_totals()
-        lib.nt_profile_totals_get(self._handle(), _KIND[kind], byref(t))
+        with self._guard("totals()"):
+            lib.nt_profile_totals_get(self._handle(), _KIND[kind], byref(t))
         return Totals(t.events, t.value, t.records, t.open, t.unpaired_stops, t.without_stack)
+
+    def gcs(self):
+        """The GC timeline, in order of start time: a GC per GCStart, with its
+        end, pause and heap sizes (the library's, as 'nettrace gc' shows)."""
+        with self._guard("gcs()"):
+            p = self._handle()
+            return [_gc(lib.nt_profile_gc_at(p, i).contents) for i in range(lib.nt_profile_gc_count(p))]
 
     @property
     def span(self):
         """Trace-clock ns of the first and last event or sample read."""
         first, last = c_int64(), c_int64()
-        lib.nt_profile_span(self._handle(), byref(first), byref(last))
+        with self._guard("span"):
+            lib.nt_profile_span(self._handle(), byref(first), byref(last))
         return first.value, last.value
 
     @property
     def memory_peak(self):
         """The most bytes the profile held while it was built (an upper bound)."""
-        return lib.nt_profile_memory_peak(self._handle())
+        with self._guard("memory_peak"):
+            return lib.nt_profile_memory_peak(self._handle())
 
     def close(self):
-        if self._p:
-            self.trace._t = None
-            lib.nt_profile_free(self._p)
-            self._p = None
+        with self._guard("close()", exclusive=True):
+            if self._p:
+                self.trace._t = None
+                lib.nt_profile_free(self._p)
+                self._p = None
 
     def __enter__(self):
         return self
@@ -117,3 +140,15 @@ class Profile:
     def __del__(self):
         if getattr(self, "_p", None):
             self.close()
+
+
+def _absent(v):
+    return None if v == -1 else v
+
+
+def _gc(g):
+    return GC(g.number, g.generation, _lib.text(lib.nt_gc_reason_name(g.reason)),
+              _lib.text(lib.nt_gc_type_name(g.type)), g.thread_id,
+              *(_absent(v) for v in (g.start_ns, g.end_ns, g.suspend_begin_ns, g.suspend_end_ns, g.restart_end_ns,
+                                     g.suspension_ns, g.pause_ns, g.heap_before, g.heap_after, g.promoted)),
+              tuple(_absent(v) for v in g.gen_size))

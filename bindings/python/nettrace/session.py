@@ -2,7 +2,7 @@
 import os
 import time
 from collections import namedtuple
-from ctypes import byref, c_int, c_void_p, cast, pointer
+from ctypes import byref, c_bool, c_int, c_void_p, cast, pointer
 
 from . import _lib, errors
 from ._lib import lib
@@ -125,11 +125,60 @@ def collect(pid, duration, providers=None, output=None, buffer_mb=0, rundown=Tru
             os.close(fd)
 
 
+class _RundownFirst:
+    """A second session, stopped as soon as it starts, whose rundown names
+    the methods compiled before the watch began, within its first windows
+    (as 'nettrace top -p' does): its records go into the watch's window
+    beside the sampling session's.  Without it those methods would be
+    named only by the rundown at the end."""
+
+    def __init__(self, window_parser, pid, start_timeout):
+        self.session = self.parser = None
+        self.parser = lib.nt_parser_new(byref(window_parser._kcb), window_parser._keep, None, None)
+        if not self.parser:
+            return
+        # Only the rundown matters: one cheap provider and a small buffer.
+        self._keep = []
+        cfg = _config([Provider(PROVIDER_RUNTIME, KEYWORD_LOADER, 4)], 16, True, 0, self._keep)
+        cfg.sink, cfg.sink_user, cfg.caller_pumps = _lib.SINK_PARSER, self.parser, True
+        try:
+            self.session = _start(cfg, pid, start_timeout)
+        except errors.NettraceError:
+            self.close()  # the names then come with the final rundown only
+            return
+        lib.nt_session_request_stop(self.session)
+
+    @property
+    def live(self):
+        return self.session is not None
+
+    def pump(self):
+        """Pass on what arrived; closes the session once its stream ended."""
+        if not self.session:
+            return
+        ended = c_bool(False)
+        lib.nt_session_pump(self.session, byref(ended))
+        if ended.value:
+            lib.nt_parser_finish(self.parser)
+            self.close()
+
+    def close(self):
+        if self.session:
+            lib.nt_session_free(self.session)
+        if self.parser:
+            lib.nt_parser_free(self.parser)
+        self.session = self.parser = None
+
+
 def watch(pid, interval=1.0, duration=None, providers=None, buffer_mb=0, rundown=True, max_stream_bytes=0,
-          start_timeout=10.0, stop_timeout=120.0):
+          start_timeout=10.0, stop_timeout=120.0, rundown_first=True):
     """Trace process pid and yield a Trace every interval seconds: the
     samples of that window, named from every record seen since the session
-    began (trace.top(n) is then the live hot-method table).
+    began (trace.top(n) is then the live hot-method table, frames named as
+    'nettrace top -p' names them).  rundown_first: a short second session's
+    rundown names the methods compiled before the watch began from the
+    first windows on (else only the last window, after the stop's rundown,
+    names them).
 
     The session runs in the calling thread, between the yields (the
     runtime's buffer holds what arrives meanwhile), so nothing runs behind
@@ -145,17 +194,23 @@ def watch(pid, interval=1.0, duration=None, providers=None, buffer_mb=0, rundown
     cfg.sink, cfg.sink_user = _lib.SINK_PARSER, parser._p
     cfg.caller_pumps = True
     session = _start(cfg, pid, start_timeout)
+    first = None
     try:
+        first = _RundownFirst(parser, pid, start_timeout) if rundown_first else None
         end = None if duration is None else time.monotonic() + duration
         ended = False
         while not ended and (end is None or time.monotonic() < end):
             until = time.monotonic() + interval
             if end is not None:
                 until = min(until, end)
-            # A caller-pumped session is driven by whoever waits on it.
+            # A caller-pumped session is driven by whoever waits on it; the
+            # rundown session between short waits while it lasts.
             while not ended and time.monotonic() < until:
-                status = lib.nt_session_wait(session, _deadline(min(until - time.monotonic(), 0.2)))
+                slice_s = 0.02 if first and first.live else 0.2
+                status = lib.nt_session_wait(session, _deadline(min(until - time.monotonic(), slice_s)))
                 ended = status != errors.DeadlineError.status
+                if first:
+                    first.pump()
             yield parser.take_window()
         status = lib.nt_session_stop(session, _deadline(stop_timeout))
         stream_error = errors.from_status(status, _lib.text(lib.nt_session_message(session)))
@@ -165,5 +220,7 @@ def watch(pid, interval=1.0, duration=None, providers=None, buffer_mb=0, rundown
             raise stream_error
         yield last
     finally:
+        if first:
+            first.close()
         lib.nt_session_free(session)
         parser._abandon()

@@ -2,9 +2,10 @@
 import builtins
 import os
 from collections import namedtuple
-from ctypes import POINTER, byref, c_int64, string_at
+from ctypes import POINTER, byref, c_int64, create_string_buffer, string_at
 
 from . import _lib, errors
+from ._guard import Guard
 from ._lib import lib
 from .parser import Header, Parser, header_of
 
@@ -12,13 +13,28 @@ from .parser import Header, Parser, header_of
 # their frames tuple.
 Sample = namedtuple("Sample", "time_ns thread_id managed frames")
 # A frame: method name, declaring type, fully qualified assembly name ("" for
-# each when no method record covers the address), and the address.
-Frame = namedtuple("Frame", "method type assembly ip")
+# each when no method record covers the address), the address, and the name
+# the tool prints ("SimpleAssembly!Type.Method", "0x<ip>" when unresolved:
+# nt_frame_name, as in top, stacks and samples).
+Frame = namedtuple("Frame", "method type assembly ip name")
 Method = namedtuple("Method", "start_address size namespace name module_id assembly method_id signature")
 TopEntry = namedtuple("TopEntry", "name exclusive inclusive")
 
 _CHUNK = 1 << 20
+# samples() reads this many samples per entry into the library: the guard's
+# cost spread over them, Python objects in between.
+_SAMPLE_BATCH = 1024
 _WEIGHTS = {"samples": 0, "wall": 1}  # nt_weight
+
+
+def frame_name(fp):
+    """The library's display name of an nt_frame (nt_frame_name)."""
+    buf = create_string_buffer(256)
+    n = lib.nt_frame_name(fp, buf, len(buf))
+    if n >= len(buf):
+        buf = create_string_buffer(n + 1)
+        lib.nt_frame_name(fp, buf, len(buf))
+    return _lib.text(buf.value)
 
 
 def time_bound(when):
@@ -48,13 +64,8 @@ def open(source, partial=False):  # noqa: A001 - nettrace.open is the module's e
     """
     parser = Parser(keep_trace=True)
     try:
-        if isinstance(source, (str, os.PathLike)):
-            with builtins.open(source, "rb") as f:
-                _feed_file(parser, f)
-        elif isinstance(source, (bytes, bytearray, memoryview)):
-            parser.feed(source)
-        else:
-            _feed_file(parser, source)
+        for chunk in chunks(source):
+            parser.feed(chunk)
         return parser.close()
     except errors.NettraceError as e:
         if not parser._closed:
@@ -68,21 +79,30 @@ def open(source, partial=False):  # noqa: A001 - nettrace.open is the module's e
         raise
 
 
-def _feed_file(parser, f):
+def chunks(source):
+    """The bytes of a path, bytes-like object or binary file object, a chunk
+    at a time (a file's chunks share one buffer: use each before the next)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        yield source
+        return
+    if isinstance(source, (str, os.PathLike)):
+        with builtins.open(source, "rb") as f:
+            yield from chunks(f)
+        return
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
-    readinto = getattr(f, "readinto", None)
+    readinto = getattr(source, "readinto", None)
     while True:
         if readinto:
             n = readinto(buf)
             if not n:
                 return
-            parser.feed(view[:n])
+            yield view[:n]
         else:
-            chunk = f.read(_CHUNK)
+            chunk = source.read(_CHUNK)
             if not chunk:
                 return
-            parser.feed(chunk)
+            yield chunk
 
 
 
@@ -98,11 +118,14 @@ def _filter(managed_only, thread_id, from_, to):
 class Trace:
     """The samples and symbols of a trace (from open(), a Parser with
     keep_trace, or collect()).  Header fields are attributes; error is the
-    exception of a partial read, else None."""
+    exception of a partial read, else None.  Closing it while an export or
+    top() runs (from its writer, or another thread) raises BadStateError; an
+    iterator used after close() raises BadStateError."""
 
-    def __init__(self, handle, owner=None):
+    def __init__(self, handle, owner=None, guard=None):
         self._t = handle
         self._owner = owner  # a Profile that frees the trace with itself; None: this object frees it
+        self._guard = guard or Guard("trace")  # an owner's guard covers both
         self.error = None
         info = lib.nt_trace_header(handle)
         # A window taken before the stream's header arrived has none.
@@ -123,7 +146,8 @@ class Trace:
         return self._t
 
     def __len__(self):
-        return lib.nt_trace_sample_count(self._handle())
+        with self._guard("len()"):
+            return lib.nt_trace_sample_count(self._handle())
 
     def _method_names(self, index):
         names = self._names.get(index)
@@ -136,11 +160,13 @@ class Trace:
         # Stacks hold the library's frame ids: each distinct frame is made once.
         fr = self._frame_of.get(frame_id)
         if fr is None:
-            f = lib.nt_trace_frame_at(self._t, frame_id).contents
+            fp = lib.nt_trace_frame_at(self._t, frame_id)
+            f = fp.contents
+            name = frame_name(fp)
             if f.method_index == _lib.NO_METHOD:
-                fr = Frame("", "", "", f.ip)
+                fr = Frame("", "", "", f.ip, name)
             else:
-                fr = Frame(*self._method_names(f.method_index), f.ip)
+                fr = Frame(*self._method_names(f.method_index), f.ip, name)
             self._frame_of[frame_id] = fr
         return fr
 
@@ -156,44 +182,64 @@ class Trace:
 
     def samples(self):
         """Every thread sample in time order (ties in stream order)."""
-        t = self._handle()
-        at, frames_of, stacks = lib.nt_trace_sample_at, self._frames, self._stacks
-        for i in range(lib.nt_trace_sample_count(t)):
-            s = at(t, i)
-            frames = stacks.get(s.stack_index)
-            if frames is None:
-                frames = frames_of(s.stack_index)
-            yield Sample(s.time_ns, s.thread_id, s.type == 2, frames)
+        i = 0
+        while True:
+            batch = self._sample_batch(i)
+            if not batch:
+                return
+            i += len(batch)
+            for s in batch:
+                if not self._t:
+                    raise errors.BadStateError("the trace was closed while its samples were read")
+                yield s
+
+    def _sample_batch(self, first):
+        # Samples first.. as Python values, read while the guard holds the trace.
+        with self._guard("samples()"):
+            t = self._handle()
+            at, frames_of, stacks = lib.nt_trace_sample_at, self._frames, self._stacks
+            out = []
+            for i in range(first, min(first + _SAMPLE_BATCH, lib.nt_trace_sample_count(t))):
+                s = at(t, i)
+                frames = stacks.get(s.stack_index)
+                if frames is None:
+                    frames = frames_of(s.stack_index)
+                out.append(Sample(s.time_ns, s.thread_id, s.type == 2, frames))
+            return out
 
     def methods(self):
         """The method records frames resolve against."""
-        t = self._handle()
-        out = []
-        for i in range(lib.nt_trace_method_count(t)):
-            m = lib.nt_trace_method_at(t, i).contents
-            out.append(Method(m.start_address, m.size, _lib.text(m.declaring_type), _lib.text(m.name),
-                              m.module_id, _lib.text(m.assembly), m.method_id, _lib.text(m.signature)))
-        return out
+        with self._guard("methods()"):
+            t = self._handle()
+            out = []
+            for i in range(lib.nt_trace_method_count(t)):
+                m = lib.nt_trace_method_at(t, i).contents
+                out.append(Method(m.start_address, m.size, _lib.text(m.declaring_type), _lib.text(m.name),
+                                  m.module_id, _lib.text(m.assembly), m.method_id, _lib.text(m.signature)))
+            return out
 
     @property
     def assemblies(self):
         """Assembly id -> fully qualified name."""
-        t = self._handle()
-        return {a.assembly_id: _lib.text(a.name) for a in
-                (lib.nt_trace_assembly_at(t, i).contents for i in range(lib.nt_trace_assembly_count(t)))}
+        with self._guard("assemblies"):
+            t = self._handle()
+            return {a.assembly_id: _lib.text(a.name) for a in
+                    (lib.nt_trace_assembly_at(t, i).contents for i in range(lib.nt_trace_assembly_count(t)))}
 
     @property
     def modules(self):
         """Module id -> assembly id."""
-        t = self._handle()
-        return {m.module_id: m.assembly_id for m in
-                (lib.nt_trace_module_at(t, i).contents for i in range(lib.nt_trace_module_count(t)))}
+        with self._guard("modules"):
+            t = self._handle()
+            return {m.module_id: m.assembly_id for m in
+                    (lib.nt_trace_module_at(t, i).contents for i in range(lib.nt_trace_module_count(t)))}
 
     @property
     def threads(self):
         """The sampled threads' ids."""
-        t = self._handle()
-        return [lib.nt_trace_thread_id(t, i) for i in range(lib.nt_trace_thread_count(t))]
+        with self._guard("threads"):
+            t = self._handle()
+            return [lib.nt_trace_thread_id(t, i) for i in range(lib.nt_trace_thread_count(t))]
 
     def top(self, n=20, by_inclusive=False, managed_only=False, thread_id=None, weight="samples", from_=None,
             to=None):
@@ -210,6 +256,10 @@ class Trace:
         one method share a row."""
         if weight not in _WEIGHTS:
             raise ValueError("weight must be one of %s, not %r" % (", ".join(_WEIGHTS), weight))
+        with self._guard("top()"):
+            return self._top(n, by_inclusive, managed_only, thread_id, weight, from_, to)
+
+    def _top(self, n, by_inclusive, managed_only, thread_id, weight, from_, to):
         t = self._handle()
         opts = _lib.nt_top_options(rows=n if n and n > 0 else 0, by_inclusive=by_inclusive,
                                    filter=_filter(managed_only, thread_id, from_, to), weight=_WEIGHTS[weight])
@@ -231,15 +281,17 @@ class Trace:
         header's sync time), "@864741168641" absolute.  ValueError for a
         string of another form (a bare "2" has no unit and is refused)."""
         bound = time_bound(when)
-        return lib.nt_time_bound_resolve(byref(bound), lib.nt_trace_header(self._handle()))
+        with self._guard("time_ns()"):
+            return lib.nt_time_bound_resolve(byref(bound), lib.nt_trace_header(self._handle()))
 
     def wall_ns(self):
         """Each sample's wall weight, in samples() order: ns to the same
         thread's next sample (the sampling interval for its last) -- the
         weight of top(weight="wall") and of the exports' by_time."""
-        t = self._handle()
-        out = (c_int64 * lib.nt_trace_sample_count(t))()
-        err = errors.from_status(lib.nt_trace_wall_ns(t, out))
+        with self._guard("wall_ns()"):
+            t = self._handle()
+            out = (c_int64 * lib.nt_trace_sample_count(t))()
+            err = errors.from_status(lib.nt_trace_wall_ns(t, out))
         if err:
             raise err
         return list(out)
@@ -261,7 +313,8 @@ class Trace:
             except BaseException as e:  # re-raised below
                 raised.append(e)
                 return 1
-        status = fn(self._handle(), byref(opts), _lib.WRITE_FN(write), None)
+        with self._guard(fn.__name__.replace("nt_export_", "write_") + "()"):
+            status = fn(self._handle(), byref(opts), _lib.WRITE_FN(write), None)
         if raised:
             raise raised[0]
         err = errors.from_status(status)
@@ -288,10 +341,11 @@ class Trace:
 
     def close(self):
         """Release the library's trace (samples() and the exports need it)."""
-        if self._t:
-            if self._owner is None:
-                lib.nt_trace_free(self._t)
-            self._t = None
+        with self._guard("close()", exclusive=True):
+            if self._t:
+                if self._owner is None:
+                    lib.nt_trace_free(self._t)
+                self._t = None
 
     def __enter__(self):
         return self

@@ -47,6 +47,14 @@ class LiveTest(unittest.TestCase):
         # The rundown at the stop names the spinners in the last window.
         hits, total = leaf_share(windows[-1], self.target.alpha, "SpinAlpha")
         self.assertTrue(total == 0 or hits * 2 >= total, "%d of %d" % (hits, total))
+        # The rundown-first session names them in the windows before, as
+        # 'nettrace top -p' does (methods compiled before the watch began).
+        named = [w for w in windows[1:-1]
+                 if any(r.name.endswith("SpinAlpha") or r.name.endswith("SpinBeta") for r in w.top(5))]
+        self.assertTrue(named, [[r.name for r in w.top(3)] for w in windows])
+        # Without it they stay addresses until the stop.
+        early = list(nettrace.watch(self.target.pid, interval=0.3, duration=0.9, rundown_first=False))[:-1]
+        self.assertFalse([w for w in early if any(r.name.endswith("SpinAlpha") for r in w.top(5))])
         # Closing the generator early stops the session.
         gen = nettrace.watch(self.target.pid, interval=0.2)
         next(gen)

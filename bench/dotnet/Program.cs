@@ -1,0 +1,354 @@
+// The .NET package against TraceEvent 4.0.0 (bench_dotnet.sh runs it):
+//
+//   BenchDotnet files RUNS FILE...   per file, RUNS warm runs of each reader in
+//       this one process: LibNetTrace (TraceFile.Open, every sample's frame names,
+//       the hot-method table) and TraceEvent (TraceLog from the file, every
+//       sample's CallStack names, the same table by name); per run wall and CPU
+//       (Process.TotalProcessorTime), and the memory each holds with its result
+//       (managed heap growth + the library's native bytes).
+//   BenchDotnet live SECONDS MODE    this process runs a churning workload (two
+//       threads serving "requests") for SECONDS while MODE profiles it in-process:
+//       none, libnettrace (ContinuousProfiler on its own thread pumped every 100 ms, a window every
+//       10 s exported as pprof) or traceevent (a session to itself through
+//       DiagnosticsClient, real-time TraceLog (CreateFromEventPipeSession with
+//       rundown) on its own thread, every sample's stack names folded into a
+//       profile reset every 10 s with TraceLog.TrimLiveSessionState, as an agent does).
+//       Prints the workload's requests per second, the reader thread's CPU
+//       (getrusage RUSAGE_THREAD) per second of profiling, the process's CPU,
+//       and the managed heap and RSS at each window.
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using System.IO;
+using System.Linq;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+using LibNetTrace;
+using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using TE = Microsoft.Diagnostics.Tracing.TraceEvent;
+
+internal static unsafe class Program
+{
+    private static long s_sink;
+
+    private static int Main(string[] args)
+    {
+        if (args.Length >= 3 && args[0] == "files")
+            return Files(int.Parse(args[1]), args.Skip(2).ToArray());
+        if (args.Length == 3 && args[0] == "live")
+            return Live(int.Parse(args[1]), args[2]);
+        Console.Error.WriteLine("usage: BenchDotnet files RUNS FILE... | live SECONDS none|libnettrace|traceevent");
+        return 2;
+    }
+
+    // ---- files -------------------------------------------------------------
+
+    private static (long samples, long frames, long native) Ours(string path)
+    {
+        using TraceFile t = TraceFile.Open(path);
+        long samples = 0, frames = 0;
+        foreach (Sample s in t.Samples)
+        {
+            samples++;
+            long sum = 0;
+            foreach (string f in s.Frames)
+            {
+                frames++;
+                sum += f.Length;
+            }
+            s_sink += sum;
+        }
+        s_sink += t.Top().Tables[0].Rows.Count;
+        return (samples, frames, t.Stats.MemoryBytes);
+    }
+
+    private static (long samples, long frames, long native) Theirs(string path)
+    {
+        string etlx = Path.Combine(Path.GetTempPath(), $"bench-dotnet-{Environment.ProcessId}.etlx");
+        long samples = 0, frames = 0;
+        var exclusive = new Dictionary<string, long>();
+        var inclusive = new Dictionary<string, long>();
+        try
+        {
+            TraceLog.CreateFromEventPipeDataFile(path, etlx);
+            using var log = new TraceLog(etlx);
+            var seen = new HashSet<string>();
+            foreach (TE ev in log.Events)
+            {
+                if (ev.ProviderName != "Microsoft-DotNETCore-SampleProfiler" || (int)ev.ID != 0)
+                    continue;
+                samples++;
+                seen.Clear();
+                bool leaf = true;
+                for (TraceCallStack st = ev.CallStack(); st != null; st = st.Caller)
+                {
+                    frames++;
+                    string name = st.CodeAddress.ModuleName + "!" + st.CodeAddress.FullMethodName;
+                    if (leaf)
+                        exclusive[name] = exclusive.GetValueOrDefault(name) + 1;
+                    leaf = false;
+                    if (seen.Add(name))
+                        inclusive[name] = inclusive.GetValueOrDefault(name) + 1;
+                }
+            }
+            s_sink += exclusive.OrderByDescending(kv => kv.Value).Take(20).Count() + inclusive.Count;
+            return (samples, frames, new FileInfo(etlx).Length);
+        }
+        finally
+        {
+            File.Delete(etlx);
+        }
+    }
+
+    private static int Files(int runs, string[] paths)
+    {
+        Console.WriteLine("file reader run wall_ms cpu_ms samples frames managed_kb native_kb");
+        foreach (string path in paths)
+        {
+            foreach ((string name, Func<string, (long, long, long)> read) in new (string, Func<string, (long, long, long)>)[] { ("libnettrace", Ours), ("traceevent", Theirs) })
+            {
+                for (int run = 0; run < runs; run++)
+                {
+                    GC.Collect();
+                    GC.WaitForPendingFinalizers();
+                    long heap0 = GC.GetTotalMemory(true);
+                    TimeSpan cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
+                    var wall = Stopwatch.StartNew();
+                    long peakHeap = 0;
+                    (long samples, long frames, long native) = Measure(read, path, ref peakHeap);
+                    wall.Stop();
+                    TimeSpan cpu = Process.GetCurrentProcess().TotalProcessorTime - cpu0;
+                    Console.WriteLine($"{Path.GetFileName(path)} {name} {run} {wall.Elapsed.TotalMilliseconds:F1} {cpu.TotalMilliseconds:F0} {samples} {frames} {(peakHeap - heap0) / 1024} {native / 1024}");
+                }
+            }
+        }
+        GC.KeepAlive(s_sink);
+        return 0;
+    }
+
+    /// <summary>Run read and note the managed heap's high mark over it (sampled every 5 ms).</summary>
+    private static (long, long, long) Measure(Func<string, (long, long, long)> read, string path, ref long peak)
+    {
+        long high = GC.GetTotalMemory(false);
+        using var done = new ManualResetEventSlim();
+        var watcher = new Thread(() =>
+        {
+            while (!done.Wait(5))
+                high = Math.Max(high, GC.GetTotalMemory(false));
+        });
+        watcher.Start();
+        var r = read(path);
+        high = Math.Max(high, GC.GetTotalMemory(false));
+        done.Set();
+        watcher.Join();
+        peak = high;
+        return r;
+    }
+
+    // ---- live --------------------------------------------------------------
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct Rusage
+    {
+        public long UtimeSec, UtimeUsec, StimeSec, StimeUsec;
+        public fixed long Rest[14];
+    }
+
+    [DllImport("libc")]
+    private static extern int getrusage(int who, Rusage* usage);
+
+    /// <summary>CPU seconds of the calling thread.</summary>
+    private static double ThreadCpu()
+    {
+        Rusage r;
+        getrusage(1 /* RUSAGE_THREAD */, &r);
+        return r.UtimeSec + r.StimeSec + (r.UtimeUsec + r.StimeUsec) / 1e6;
+    }
+
+    private static long RssKb()
+    {
+        foreach (string line in File.ReadLines("/proc/self/status"))
+            if (line.StartsWith("VmRSS:"))
+                return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1]);
+        return -1;
+    }
+
+    /// <summary>The reader thread's CPU and the time at its first window: the
+    /// figures per second are taken after it (session start, JIT and the first
+    /// window's work excluded).</summary>
+    private static double s_warmCpu = -1, s_warmAt;
+
+    private static void Warm(Stopwatch wall)
+    {
+        if (s_warmCpu < 0)
+        {
+            s_warmCpu = ThreadCpu();
+            s_warmAt = wall.Elapsed.TotalSeconds;
+        }
+    }
+
+    private static long s_requests;
+    private static volatile bool s_stop;
+    private static volatile object s_kept;
+
+    /// <summary>One request of the churning service: parse, allocate, compute, in a
+    /// few methods so stacks vary.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long Serve(int n)
+    {
+        var parts = new List<string>();
+        for (int i = 0; i < 32; i++)
+            parts.Add(Format(n, i));
+        s_kept = parts;
+        return Compute(parts);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static string Format(int n, int i) => "req-" + n + "-" + i.ToString("x4");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long Compute(List<string> parts)
+    {
+        long h = 17;
+        foreach (string p in parts)
+            foreach (char c in p)
+                h = h * 31 + c;
+        for (int i = 0; i < 2000; i++)
+            h ^= h << 7 ^ h >> 3;
+        return h;
+    }
+
+    private static int Live(int seconds, string mode)
+    {
+        var workers = Enumerable.Range(0, 2).Select(w => new Thread(() =>
+        {
+            long sink = 0;
+            for (int n = 0; !s_stop; n++)
+            {
+                sink += Serve(n);
+                Interlocked.Increment(ref s_requests);
+            }
+            GC.KeepAlive(sink);
+        }) { IsBackground = true, Name = "worker" + w }).ToList();
+        workers.ForEach(w => w.Start());
+        Thread.Sleep(1000); // the workload warms up before anything is measured
+        long req0 = Interlocked.Read(ref s_requests);
+        TimeSpan cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
+        var wall = Stopwatch.StartNew();
+        double readerCpu = 0;
+        long samples = 0, windows = 0;
+        var memory = new List<string>();
+        void Note() => memory.Add($"{GC.GetTotalMemory(false) / 1024}/{RssKb()}");
+        Thread reader = mode switch
+        {
+            "none" => new Thread(() =>
+            {
+                while (wall.Elapsed.TotalSeconds < seconds)
+                {
+                    Thread.Sleep((int)Math.Min(10_000 - wall.ElapsedMilliseconds % 10_000, Math.Max(1, seconds * 1000 - wall.ElapsedMilliseconds)));
+                    Note();
+                }
+            }),
+            "libnettrace" => new Thread(() =>
+            {
+                using var prof = ContinuousProfiler.StartSelf();
+                double next = 10;
+                while (wall.Elapsed.TotalSeconds < seconds)
+                {
+                    // Batches: the runtime buffers the session (256 MB); a pump reads what has come.
+                    Thread.Sleep(100);
+                    prof.Pump(TimeSpan.Zero);
+                    if (wall.Elapsed.TotalSeconds >= next)
+                    {
+                        next += 10;
+                        using ProfileWindow w = prof.TakeWindow();
+                        samples += w.Trace.SampleCount;
+                        windows++;
+                        using var pprof = new MemoryStream();
+                        w.Trace.ExportPprof(pprof);
+                        s_sink += pprof.Length;
+                        Note();
+                        Warm(wall);
+                    }
+                }
+                readerCpu = ThreadCpu();
+            }),
+            "traceevent" => new Thread(() => readerCpu = TraceEventReader(seconds, wall, ref samples, ref windows, Note)),
+            _ => throw new ArgumentException("mode: none, libnettrace or traceevent"),
+        };
+        reader.Name = "reader";
+        reader.Start();
+        reader.Join();
+        double secs = wall.Elapsed.TotalSeconds;
+        s_stop = true;
+        workers.ForEach(w => w.Join());
+        long requests = Interlocked.Read(ref s_requests) - req0;
+        double cpu = (Process.GetCurrentProcess().TotalProcessorTime - cpu0).TotalSeconds;
+        double warmCpu = s_warmCpu < 0 ? 0 : readerCpu - s_warmCpu, warmSecs = s_warmCpu < 0 ? 0 : secs - s_warmAt;
+        Console.WriteLine($"mode {mode} seconds {secs:F1} requests_per_s {requests / secs:F0} reader_cpu_s {readerCpu:F3} " +
+                          $"reader_cpu_per_s_after_first_window {(warmSecs > 0 ? warmCpu / warmSecs : 0):F5} process_cpu_per_s {cpu / secs:F3} samples {samples} windows {windows} " +
+                          $"managed_kb/rss_kb_per_window {string.Join(' ', memory)}");
+        GC.KeepAlive(s_sink);
+        return 0;
+    }
+
+    /// <summary>What an in-process agent on TraceEvent does (Sentry's profiler):
+    /// a session to its own process, real-time TraceLog, each sample's stack
+    /// walked by name into a profile taken every 10 s.</summary>
+    private static double TraceEventReader(int seconds, Stopwatch wall, ref long samples, ref long windows, Action note)
+    {
+        var client = new DiagnosticsClient(Environment.ProcessId);
+        var providers = new[]
+        {
+            new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
+            new EventPipeProvider("Microsoft-Windows-DotNETRuntime", EventLevel.Verbose, 0x18),
+        };
+        using EventPipeSession session = client.StartEventPipeSession(providers, requestRundown: false, circularBufferMB: 256);
+        TraceLogEventSource log = TraceLog.CreateFromEventPipeSession(session, TraceLog.EventPipeRundownConfiguration.Enable(client));
+        var profile = new Dictionary<string, long>();
+        long count = 0, taken = 0;
+        double next = 10;
+        new Microsoft.Diagnostics.Tracing.EventPipe.SampleProfilerTraceEventParser(log).ThreadSample += d =>
+        {
+            count++;
+            var names = new List<string>();
+            for (TraceCallStack st = d.CallStack(); st != null; st = st.Caller)
+                names.Add(st.CodeAddress.ModuleName + "!" + st.CodeAddress.FullMethodName);
+            string key = string.Join(';', names);
+            profile[key] = profile.GetValueOrDefault(key) + 1;
+            if (wall.Elapsed.TotalSeconds >= next)
+            {
+                next += 10;
+                taken++;
+                s_sink += profile.Count;
+                profile.Clear();
+                log.TraceLog.TrimLiveSessionState(); // 4.0.0 has it: the live session's state dropped each window
+                note();
+                Warm(wall);
+            }
+        };
+        var stopper = new Thread(() =>
+        {
+            Thread.Sleep(TimeSpan.FromSeconds(seconds) - wall.Elapsed);
+            session.Stop();
+        });
+        stopper.Start();
+        try
+        {
+            log.Process();
+        }
+        catch (Exception e)
+        {
+            Console.Error.WriteLine("traceevent reader: " + e.GetType().Name + ": " + e.Message);
+        }
+        stopper.Join();
+        samples = count;
+        windows = taken;
+        return ThreadCpu();
+    }
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# make bench-heap: `nettrace heap FILE` (read + dominators + type table) on a
+# made-up snapshot of HEAP_OBJECTS objects (default 5,000,000; bench/heap_snapshot.c),
+# against `dotnet-gcdump convert FILE` + `dotnet-gcdump report` (10.0.750501:
+# $DOTNET_GCDUMP, on PATH or in ~/.dotnet/tools) on the same file, timed by
+# bench_run in the same run: the ratios are the result, never a wall-clock limit.
+set -u
+work=${BENCH_WORK:?}
+nt=${NETTRACE:?}
+run=${BENCH_RUN:?}
+gen=${HEAP_SNAPSHOT:?}
+n=${HEAP_OBJECTS:-5000000}
+runs=${HEAP_RUNS:-3}
+mkdir -p "$work/heap"
+file="$work/heap/heap-$n.nettrace"
+[ -f "$file" ] || "$gen" "$n" "$file" || exit 1
+echo "bench-heap: $file ($(stat -c %s "$file") bytes)"
+"$nt" heap --json "$file" -n 1 > "$work/heap/ours.json" || exit 1
+ours=$("$run" -n "$runs" -- "$nt" heap -n 20 "$file") || exit 1
+echo "nettrace heap:                   $ours"
+tool=${DOTNET_GCDUMP:-$(command -v dotnet-gcdump || echo "$HOME/.dotnet/tools/dotnet-gcdump")}
+if [ ! -x "$tool" ]; then
+    echo "bench-heap: dotnet-gcdump not found (set DOTNET_GCDUMP): no comparison"
+    exit 0
+fi
+rm -f "$work/heap/theirs.gcdump"
+conv=$("$run" -n 1 -- "$tool" convert "$file" -o "$work/heap/theirs.gcdump") || exit 1
+rep=$("$run" -n "$runs" -- "$tool" report "$work/heap/theirs.gcdump") || exit 1
+echo "dotnet-gcdump convert:           $conv"
+echo "dotnet-gcdump report:            $rep"
+# best times add (convert once, report best); peaks: the larger
+echo "$ours|$conv|$rep" | awk -F'|' '{
+    split($1, a, " "); split($2, b, " "); split($3, c, " ");
+    t = b[2] + c[2]; p = b[6] > c[6] ? b[6] : c[6];
+    printf "bench-heap: time ratio %.1fx (dotnet-gcdump %.2f s / nettrace %.2f s), peak memory %.2f of dotnet-gcdump'"'"'s (%d KiB / %d KiB)\n",
+        t / a[2], t, a[2], a[6] / p, a[6], p }'

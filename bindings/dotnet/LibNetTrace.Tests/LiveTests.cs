@@ -1,0 +1,212 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
+using Xunit;
+
+namespace LibNetTrace.Tests;
+
+/// <summary>Live sessions: to a real child .NET process (the LiveTarget workload)
+/// and to this test process itself through its own diagnostics port.</summary>
+[Collection("live")]
+public class LiveTests
+{
+    /// <summary>The LiveTarget workload, started and ready (its two spinning threads run).</summary>
+    private sealed class Target : IDisposable
+    {
+        internal readonly Process Process;
+
+        internal Target()
+        {
+            string dll = Env.Get("NETTRACE_LIVE_TARGET") ?? throw new SkipException("NETTRACE_LIVE_TARGET is not set (no dotnet to build the LiveTarget workload)");
+            var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+            psi.ArgumentList.Add(dll);
+            psi.ArgumentList.Add("60");
+            Process = Process.Start(psi)!;
+            for (string? line; (line = Process.StandardOutput.ReadLine()) != null;)
+                if (line.StartsWith("ready"))
+                    return;
+            throw new InvalidOperationException("the live target ended before it was ready");
+        }
+
+        public void Dispose()
+        {
+            try { Process.Kill(); } catch (InvalidOperationException) { }
+            Process.WaitForExit();
+            Process.Dispose();
+        }
+    }
+
+    private static bool Has(TraceFile t, string method) => t.Samples.Any(s => s.Frames.Any(f => f.Contains(method)));
+
+    [SkippableFact]
+    public void ContinuousWindowsOfAChildProcess()
+    {
+        using var target = new Target();
+        using var prof = ContinuousProfiler.Start(target.Process.Id);
+        var windows = new List<ProfileWindow>();
+        try
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                var until = DateTime.UtcNow.AddMilliseconds(700);
+                while (DateTime.UtcNow < until)
+                    prof.Pump(TimeSpan.FromMilliseconds(50));
+                windows.Add(prof.TakeWindow());
+            }
+            windows.Add(prof.Stop());
+            Assert.All(windows, w => Assert.Equal("ok", w.Status));
+            Assert.True(windows.Take(3).Count(w => w.Trace.SampleCount > 0) >= 2, "windows' samples: " + string.Join(",", windows.Select(w => w.Trace.SampleCount)));
+            // The spinning methods ran before the session began: the rundown at the stop names them.
+            Assert.True(windows.Any(w => Has(w.Trace, "SpinAlpha")) && windows.Any(w => Has(w.Trace, "SpinBeta")));
+            Assert.All(windows.SelectMany(w => w.Trace.Samples), s => Assert.True(s.TimestampNs > 0));
+            using var pprof = new MemoryStream();
+            windows[1].Trace.ExportPprof(pprof);
+            Assert.Equal(new byte[] { 0x1f, 0x8b }, pprof.ToArray().Take(2).ToArray());
+        }
+        finally
+        {
+            windows.ForEach(w => w.Dispose());
+        }
+    }
+
+    [SkippableFact]
+    public void OneThreadPumpsWhileAnotherTakesWindows()
+    {
+        using var target = new Target();
+        using var prof = ContinuousProfiler.Start(target.Process.Id);
+        Exception? pumpError = null;
+        using var stop = new CancellationTokenSource();
+        var pumper = new Thread(() =>
+        {
+            try
+            {
+                while (!stop.IsCancellationRequested)
+                    prof.Pump(TimeSpan.FromMilliseconds(5));
+            }
+            catch (Exception e)
+            {
+                pumpError = e;
+            }
+        });
+        pumper.Start();
+        long samples = 0;
+        for (int i = 0; i < 10; i++)
+        {
+            Thread.Sleep(150);
+            using ProfileWindow w = prof.TakeWindow();
+            samples += w.Trace.SampleCount;
+        }
+        stop.Cancel();
+        pumper.Join();
+        Assert.Null(pumpError);
+        Assert.True(samples > 0);
+    }
+
+    [SkippableFact]
+    public void SessionToAStreamWritesATraceFile()
+    {
+        using var target = new Target();
+        string file = Path.Combine(Path.GetTempPath(), "libnettrace-dotnet-" + Environment.ProcessId + ".nettrace");
+        try
+        {
+            using (var f = File.Create(file))
+            using (var s = LiveSession.Start(target.Process.Id, f))
+            {
+                var until = DateTime.UtcNow.AddSeconds(1);
+                while (DateTime.UtcNow < until)
+                    Assert.True(s.Pump(TimeSpan.FromMilliseconds(50)));
+                s.Stop();
+                Assert.True(s.Bytes > 0);
+            }
+            using TraceFile t = TraceFile.Open(file);
+            Assert.True(t.SampleCount > 0);
+            Assert.True(Has(t, "SpinAlpha"));
+            Assert.Equal(target.Process.Id, t.Header!.ProcessId);
+        }
+        finally
+        {
+            File.Delete(file);
+        }
+    }
+
+    [Fact]
+    public void NoSuchProcessHasNoEndpoint()
+    {
+        var e = Assert.Throws<NetTraceException>(() => ContinuousProfiler.Start(int.MaxValue - 7));
+        Assert.Equal("no_endpoint", e.Status);
+    }
+
+    private static volatile byte[]? s_kept;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static double SelfSpinForTheProfiler(int n)
+    {
+        double acc = 1;
+        for (int i = 1; i < n; i++)
+            acc += Math.Sqrt(i) / acc;
+        return acc;
+    }
+
+    [SkippableFact]
+    public async Task ProfilesItsOwnProcessInWindows()
+    {
+        Skip.If(Environment.GetEnvironmentVariable("DOTNET_EnableDiagnostics") == "0", "diagnostics are disabled in this process");
+        using var prof = ContinuousProfiler.StartSelf(new SessionOptions { Profiles = "cpu,alloc" });
+        using var stop = new CancellationTokenSource();
+        var spinner = new Thread(() =>
+        {
+            double sink = 0;
+            while (!stop.IsCancellationRequested)
+            {
+                sink += SelfSpinForTheProfiler(200_000);
+                s_kept = new byte[4096]; // allocation ticks for the alloc profile (kept: an array that never escapes may live on the stack)
+            }
+            GC.KeepAlive(sink);
+        }) { IsBackground = true };
+        spinner.Start();
+        int windows = 0;
+        bool named = false;
+        long allocEvents = 0;
+        var seen = new List<string>();
+        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(3.5));
+        await foreach (ProfileWindow w in prof.WindowsAsync(TimeSpan.FromSeconds(1), cancel: deadline.Token))
+        {
+            using (w)
+            {
+                windows++;
+                Assert.NotNull(w.Profile);
+                named |= Has(w.Trace, "SelfSpinForTheProfiler");
+                seen.Add(w.Trace.SampleCount + " samples: " + string.Join(", ", w.Trace.Top(new TopOptions { Rows = 3 }).Tables[0].Rows.Select(r => r.Name + " " + r.Exclusive)));
+                allocEvents += w.Profile!.Totals(ProfileKind.Alloc).Events;
+            }
+        }
+        stop.Cancel();
+        spinner.Join();
+        using (ProfileWindow last = prof.Stop())
+            named |= Has(last.Trace, "SelfSpinForTheProfiler");
+        Assert.InRange(windows, 2, 4);
+        Assert.True(named, "no window named the spinning method: " + string.Join(" | ", seen));
+        Assert.True(allocEvents > 0, "no allocation ticks in the windows");
+    }
+
+    [SkippableFact]
+    public void PresetsAreTheTools()
+    {
+        string help = System.Text.Encoding.UTF8.GetString(Env.Run(Env.Cli, "collect", "--help").Stdout)
+            + Env.Run(Env.Cli, "collect", "--help").Stderr;
+        var rows = help.Split('\n').Select(l => l.Trim().Split(' ', StringSplitOptions.RemoveEmptyEntries))
+            .Where(w => w.Length >= 2 && ProfilePresets.Table.Any(t => t.Profile == w[0]) && w[1].Contains(':'))
+            .Select(w => w[0] + " " + w[1]).ToList();
+        var ours = ProfilePresets.Table.Select(t => t.Profile + " " + t.Provider.Name + ":0x" + t.Provider.Keywords.ToString("x") + ":" + t.Provider.Level).ToList();
+        Assert.Equal(rows, ours);
+        Assert.Throws<ArgumentException>(() => ProfilePresets.Providers("cpu,heap"));
+        var merged = ProfilePresets.Providers("cpu,alloc,exceptions");
+        Assert.Equal(2, merged.Count);
+        Assert.Equal(0x1UL | 0x18 | 0x8000, merged.Single(p => p.Name == "Microsoft-Windows-DotNETRuntime").Keywords);
+    }
+}

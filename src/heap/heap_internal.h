@@ -1,0 +1,93 @@
+/* The heap graph's storage, shared by the units of src/heap/ (the builder
+ * fills it, the analyses read it) and the flame-graph exporters. */
+#ifndef NT_HEAP_INTERNAL_H
+#define NT_HEAP_INTERNAL_H
+
+#include "nettrace_heap.h"
+#include "common/alloc.h"
+#include "common/map.h"
+
+/* A type as BulkType names it.  name and module are offsets into the name
+ * pool (0 is ""). */
+typedef struct hp_type {
+    uint64_t type_id;
+    uint64_t module_id;
+    uint32_t name;       /* while reading: the raw BulkType name; after: the display name */
+    uint32_t module;     /* after reading: the module's file name */
+    uint32_t flags;      /* BulkType Flags (0x4 RCW, 0x8 array) */
+    uint32_t name_id;    /* TypeNameID, for unnamed types */
+    uint32_t canon;      /* after reading: the first type of the same name and module */
+    bool defined;        /* a BulkType record named it */
+} hp_type;
+
+/* A root record: while reading, obj holds the address; after, the object index. */
+typedef struct hp_root {
+    uint64_t obj;
+    uint32_t name;       /* static fields: the field's name while reading, then "Type.Field" */
+    uint32_t kind;       /* nt_heap_root_kind */
+    uint32_t type;       /* static fields: the declaring type's index; else NT_HEAP_NONE */
+} hp_root;
+
+/* A growable pool of NUL-terminated names; offset 0 is "". */
+typedef struct hp_names {
+    char *p;
+    size_t len, cap;
+} hp_names;
+
+struct nt_heap {
+    nt_mem mem;
+    uint32_t n;                /* objects */
+    uint64_t *addr, *size;     /* n each */
+    uint32_t *type;            /* n: type index */
+    uint32_t *edge_start;      /* n + 1: object i's edges are edges[edge_start[i] .. edge_start[i + 1]) */
+    uint32_t *edges;           /* target object indexes */
+    uint32_t *by_addr;         /* n: object indexes in address order */
+    hp_root *roots;
+    size_t nroots;
+    hp_type *types;
+    size_t ntypes;
+    hp_names names;
+    nt_heap_stats stats;
+    char message[256];
+    /* The analyses' results, made at first need. */
+    uint32_t *idom;            /* n: NT_HEAP_NONE = the virtual root */
+    uint64_t *retained;        /* n */
+    uint32_t *bfs_parent;      /* n: predecessor on a shortest path from a root, NT_HEAP_NONE at a root */
+    uint32_t *bfs_root;        /* n: the root record a shortest path starts from; NT_HEAP_NONE: unreached */
+    uint32_t *bfs_rank;        /* n: order of discovery (closer to a root first) */
+};
+
+/* The name at offset off. */
+static inline const char *hp_name(const nt_heap *h, uint32_t off) { return h->names.p ? h->names.p + off : ""; }
+
+/* Append s (len bytes) and a NUL to the pool; *off its offset.  False when
+ * memory is short or the pool would pass max bytes. */
+bool hp_names_add(nt_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off);
+
+/* dotnet-gcdump's size classes: 0 for objects up to 1,000 bytes, then
+ * 1 (" (Bytes > 1K)") to 6 (" (Bytes > 100M)"). */
+unsigned hp_size_class(uint64_t size);
+const char *hp_size_class_suffix(unsigned cls);
+
+/* Name every type as dotnet-gcdump does, from the raw BulkType names and
+ * the module records (module_names: module id -> pool offset of the file
+ * name), and group the types of one name and module (canon).  False when
+ * memory is short or max_name_bytes is reached. */
+bool hp_types_finish(nt_heap *h, const nt_map *module_names, size_t max_name_bytes);
+
+/* Breadth-first search from every root at once, for paths (bfs_*). */
+nt_status hp_bfs(nt_heap *h);
+
+/* The dominator tree's children, as a CSR array: the children of the
+ * virtual root first (start[n] .. start[n + 1]), then of each object
+ * (start[i] .. start[i + 1]).  The caller frees *start (n + 2 entries) and
+ * *child (n entries) with h->mem. */
+nt_status hp_dom_children(nt_heap *h, uint32_t **start, uint32_t **child);
+
+/* Row of object i in the type tables: its canonical type and size class. */
+static inline uint64_t hp_row_key(const nt_heap *h, uint32_t i)
+{
+    return ((uint64_t)h->types[h->type[i]].canon << 3) | hp_size_class(h->size[i]);
+}
+
+#endif

@@ -1,0 +1,132 @@
+/* The block index's object, its entry points and its queries.  The two passes
+ * that fill it are index_scan.c and index_estimate.c. */
+#include "common/abi.h"
+#include "common/alloc.h"
+#include "parse/index_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+static void no_message(char *msg, size_t msg_size)
+{
+    if (msg && msg_size)
+        msg[0] = '\0';
+}
+
+/* One build over a buffer (data) or a file (fd). */
+static nt_status build(ix_build *b, const nt_index_options *given, nt_index **out)
+{
+    nt_index_options o;
+    if (!ABI_IN(nt_index_options, &o, given))
+        return NT_ERR_INVALID_ARG;
+    const nt_index_options *opt = &o;
+    nt_index *ix = NT_MEM_NEW(nt_index, opt->alloc);
+    if (!ix)
+        return NT_ERR_NOMEM;
+    b->ix = ix;
+    b->max_blocks = opt->max_blocks ? opt->max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
+    uint32_t sample_blocks = opt->sample_blocks ? opt->sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
+    nt_status s = b->len ? ix_scan(b) : ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "empty input");
+    if (s != NT_ERR_NOMEM && s != NT_ERR_NOT_NETTRACE && s != NT_ERR_UNSUPPORTED_VERSION)
+        ix_estimate(b, sample_blocks);
+    nt_mem_free(&ix->mem, b->body, b->body_cap);
+    if (s == NT_ERR_NOMEM || s == NT_ERR_NOT_NETTRACE || s == NT_ERR_UNSUPPORTED_VERSION) {
+        nt_index_free(ix);
+        return s;
+    }
+    *out = ix;
+    return s;
+}
+
+nt_status nt_index_from_buffer(const void *data, size_t len, const nt_index_options *opt, nt_index **out,
+                               char *msg, size_t msg_size)
+{
+    no_message(msg, msg_size);
+    if (!out || (!data && len))
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    static const uint8_t none[1];
+    ix_build b = { .data = data ? data : none, .fd = -1, .len = len, .msg = msg, .msg_size = msg_size };
+    return build(&b, opt, out);
+}
+
+nt_status nt_index_from_file(const char *path, const nt_index_options *opt, nt_index **out, char *msg,
+                             size_t msg_size)
+{
+    no_message(msg, msg_size);
+    if (!path || !out)
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "%s: %s", path, strerror(e));
+        return NT_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "%s: not a regular file (an index is built over a file, not a pipe)", path);
+        return NT_ERR_INVALID_ARG;
+    }
+    ix_build b = { .fd = fd, .len = (uint64_t)st.st_size, .msg = msg, .msg_size = msg_size };
+    nt_status s = build(&b, opt, out);
+    close(fd);
+    return s;
+}
+
+void nt_index_free(nt_index *ix)
+{
+    if (!ix)
+        return;
+    nt_mem_free(&ix->mem, ix->blocks, ix->cap * sizeof *ix->blocks);
+    NT_MEM_DELETE(nt_index, ix);
+}
+
+size_t nt_index_block_count(const nt_index *ix) { return ix ? ix->count : 0; }
+
+const nt_index_block *nt_index_block_at(const nt_index *ix, size_t i)
+{
+    return ix && i < ix->count ? &ix->blocks[i] : NULL;
+}
+
+void nt_index_summarize(const nt_index *ix, nt_index_summary *out)
+{
+    if (!out)
+        return;
+    nt_index_summary none;
+    memset(&none, 0, sizeof none);
+    ABI_OUT(nt_index_summary, out, ix ? &ix->sum : &none);
+}
+
+size_t nt_index_event_blocks_in(const nt_index *ix, int64_t from_ticks, int64_t to_ticks,
+                                void (*fn)(void *user, size_t block), void *user)
+{
+    size_t n = 0;
+    for (size_t i = 0; ix && i < ix->count; i++) {
+        const nt_index_block *b = &ix->blocks[i];
+        if (b->kind != NT_INDEX_EVENT || b->max_ticks < from_ticks || b->min_ticks > to_ticks)
+            continue;
+        n++;
+        if (fn)
+            fn(user, i);
+    }
+    return n;
+}
+
+const char *nt_index_kind_name(nt_index_kind kind)
+{
+    static const char *const NAMES[NT_INDEX_KIND_COUNT] = {
+        "trace", "event", "metadata", "stack", "sequence_point", "thread", "remove_thread", "label_list", "unknown",
+    };
+    return (unsigned)kind < NT_INDEX_KIND_COUNT ? NAMES[kind] : "unknown";
+}

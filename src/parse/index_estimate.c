@@ -1,0 +1,159 @@
+/* The index's estimate of how many events and samples the stream holds,
+ * made before anything is decoded: metadata blocks say which metadata ids
+ * are the sample event, and the headers of a spread of event blocks are
+ * walked (event_header.h, the parser's own decoder) to count events per
+ * byte, which scales to the bytes of all event blocks. */
+#include "common/cursor.h"
+#include "common/format.h"
+#include "nettrace.h"
+#include "parse/event_header.h"
+#include "parse/index_internal.h"
+
+#include <string.h>
+
+static void remember_sample_id(nt_index *ix, uint32_t id)
+{
+    for (uint32_t i = 0; i < ix->sample_id_count; i++)
+        if (ix->sample_ids[i] == id)
+            return;
+    if (ix->sample_id_count < IX_MAX_SAMPLE_IDS)
+        ix->sample_ids[ix->sample_id_count++] = id;
+}
+
+static bool is_sample_id(const nt_index *ix, uint32_t id)
+{
+    for (uint32_t i = 0; i < ix->sample_id_count; i++)
+        if (ix->sample_ids[i] == id)
+            return true;
+    return false;
+}
+
+/* V4/V5 metadata record: i32 id, provider name in UTF-16 with a NUL, i32 event id. */
+static void v4_metadata_record(nt_index *ix, const uint8_t *p, size_t n)
+{
+    static const char want[] = NT_PROVIDER_SAMPLE_PROFILER;
+    const size_t units = sizeof want; /* the name and its NUL */
+    if (n < 4 + 2 * units + 4)
+        return;
+    for (size_t i = 0; i < units; i++)
+        if (nt_le16(p + 4 + 2 * i) != (uint8_t)want[i])
+            return;
+    if (nt_le32(p + 4 + 2 * units) == 0)
+        remember_sample_id(ix, nt_le32(p));
+}
+
+/* V6 metadata row: varuint32 id, provider (varuint32 length, UTF-8), varuint32 event id. */
+static void v6_metadata_row(nt_index *ix, nt_cursor c)
+{
+    uint32_t id, name_len, event_id;
+    static const char want[] = NT_PROVIDER_SAMPLE_PROFILER;
+    if (!nt_cur_varu32(&c, &id) || !nt_cur_varu32(&c, &name_len) || name_len != sizeof want - 1 ||
+        nt_cur_left(&c) < name_len || memcmp(c.p, want, name_len) != 0)
+        return;
+    c.p += name_len;
+    if (nt_cur_varu32(&c, &event_id) && event_id == 0)
+        remember_sample_id(ix, id);
+}
+
+/* The event headers of one event (or V4 metadata) block body: calls back
+ * per event with its metadata id and payload; stops at the first bad header. */
+typedef void (*event_fn)(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size);
+static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, event_fn fn, void *user)
+{
+    uint16_t header_size = nt_le16(body);
+    bool compressed = (nt_le16(body + 2) & NT_EVENT_BLOCK_COMPRESSED) != 0;
+    nt_cursor c = nt_cursor_make(body + header_size, body_size - header_size);
+    nt_event ev;
+    memset(&ev, 0, sizeof ev);
+    uint64_t thread = 0, capture = 0, n = 0;
+    uint32_t label_list = 0, event_size = 0;
+    uint8_t flags;
+    while (c.p < c.end) {
+        if (nt_read_header(&c, &ev, &thread, &capture, v6 ? &label_list : NULL, compressed, false, -1, &flags,
+                           &event_size) != NT_HEADER_OK)
+            break;
+        n++;
+        if (fn)
+            fn(user, ev.metadata_id, ev.payload, ev.payload_size);
+    }
+    return n;
+}
+
+static void v4_metadata_event(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size)
+{
+    if (metadata_id == 0)
+        v4_metadata_record(user, payload, size);
+}
+
+void ix_note_metadata(ix_build *b, const nt_index_block *blk)
+{
+    const uint8_t *body = ix_body(b, blk);
+    if (!body)
+        return;
+    if (b->ix->sum.format_major == 4) {
+        if (blk->body_size >= 20 && nt_le16(body) >= 20 && nt_le16(body) <= blk->body_size)
+            walk_events(body, blk->body_size, false, v4_metadata_event, b->ix);
+        return;
+    }
+    /* V6: u16 header size (excluding itself), then rows of u16 size + row. */
+    nt_cursor c = nt_cursor_make(body, blk->body_size);
+    uint16_t header_size, row_size;
+    if (!nt_cur_u16(&c, &header_size) || !nt_cur_skip(&c, header_size))
+        return;
+    while (nt_cur_u16(&c, &row_size) && nt_cur_left(&c) >= row_size) {
+        v6_metadata_row(b->ix, nt_cursor_make(c.p, row_size));
+        c.p += row_size;
+    }
+}
+
+typedef struct sample_count {
+    const nt_index *ix;
+    uint64_t samples;
+} sample_count;
+
+static void count_sample(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size)
+{
+    (void)payload;
+    (void)size;
+    sample_count *sc = user;
+    sc->samples += is_sample_id(sc->ix, metadata_id);
+}
+
+/* Scale a count seen in `part` bytes to `whole` bytes, without overflow. */
+static uint64_t scale(uint64_t count, uint64_t part, uint64_t whole)
+{
+    if (part == 0)
+        return 0;
+    return (uint64_t)((double)count * (double)whole / (double)part + 0.5);
+}
+
+void ix_estimate(ix_build *b, uint32_t sample_blocks)
+{
+    nt_index *ix = b->ix;
+    nt_index_summary *s = &ix->sum;
+    uint64_t event_blocks = s->blocks[NT_INDEX_EVENT], seen = 0, walked_bytes = 0, all_bytes = 0;
+    sample_count sc = { ix, 0 };
+    bool v6 = s->format_major == 6;
+    for (size_t i = 0; i < ix->count; i++) {
+        const nt_index_block *blk = &ix->blocks[i];
+        if (blk->kind != NT_INDEX_EVENT)
+            continue;
+        all_bytes += blk->body_size;
+        /* Evenly spread: the k-th event block is walked when it is the first of its share. */
+        uint64_t k = seen++;
+        bool walk = event_blocks <= sample_blocks ||
+                    (k * sample_blocks) / event_blocks != ((k + 1) * sample_blocks) / event_blocks;
+        if (!walk)
+            continue;
+        const uint8_t *body = ix_body(b, blk);
+        if (!body)
+            continue; /* not walked: the estimate scales what was */
+        s->sampled_events += walk_events(body, blk->body_size, v6, count_sample, &sc);
+        s->sampled_event_blocks++;
+        walked_bytes += blk->body_size;
+    }
+    s->sampled_samples = sc.samples;
+    s->estimate_exact = s->sampled_event_blocks == event_blocks;
+    s->events_estimate = s->estimate_exact ? s->sampled_events : scale(s->sampled_events, walked_bytes, all_bytes);
+    s->samples_estimate = s->estimate_exact ? s->sampled_samples : scale(s->sampled_samples, walked_bytes, all_bytes);
+}

@@ -1,0 +1,88 @@
+/* Labels of a trace's samples (nt_trace_sample_labels): the distinct label
+ * sets (ActivityId, RelatedActivityId, V6 TraceId / SpanId) interned once,
+ * and per sample its set's number, kept only once a sample has one (a trace
+ * without labels holds nothing for them).  The sets come from the input:
+ * they are found by a keyed hash, their number is capped and a lookup's
+ * probes are bounded, so a hostile stream costs linear work. */
+#include "trace/build_internal.h"
+
+#include <string.h>
+
+#define TR_MAX_LABEL_SETS (1u << 20)
+#define TR_LABEL_PROBES 16u
+
+static bool no_labels(const nt_event_labels *l)
+{
+    static const nt_event_labels zero;
+    return !l->has_trace_id && !l->has_span_id && memcmp(l->activity_id, zero.activity_id, 16) == 0 &&
+           memcmp(l->related_activity_id, zero.related_activity_id, 16) == 0;
+}
+
+static uint64_t labels_hash(const nt_trace_builder *b, const nt_event_labels *l)
+{
+    uint64_t w[8] = { 0 };
+    memcpy(w, l->activity_id, 16);
+    memcpy(w + 2, l->related_activity_id, 16);
+    memcpy(w + 4, l->trace_id, 16);
+    memcpy(w + 6, l->span_id, 8);
+    w[7] = (uint64_t)l->has_trace_id << 1 | l->has_span_id;
+    uint64_t h = 0;
+    for (int i = 0; i < 8; i++)
+        h = nt_hash_u64(&b->stack_key, h ^ w[i]);
+    return h | 1; /* never 0: the map's key 0 is as good, but an odd key reads better in a dump */
+}
+
+/* The number (1-based) of set l, added if new; 0 when it has none or cannot be kept. */
+static uint32_t label_set(nt_trace_builder *b, const nt_event_labels *l)
+{
+    nt_trace *t = b->t;
+    uint64_t h = labels_hash(b, l);
+    for (uint32_t probe = 0; probe < TR_LABEL_PROBES; probe++, h++) {
+        bool added;
+        uint64_t *v = nt_map_put(&t->mem, &b->label_index, h, &added);
+        if (!v)
+            return 0;
+        if (!added) {
+            if (memcmp(&t->label_sets[*v - 1], l, sizeof *l) == 0)
+                return (uint32_t)*v;
+            continue;
+        }
+        if (t->nlabel_sets >= TR_MAX_LABEL_SETS ||
+            !nt_mem_reserve(&t->mem, (void **)&t->label_sets, &t->label_sets_cap, t->nlabel_sets + 1,
+                            sizeof *t->label_sets)) {
+            nt_map_del(&b->label_index, h);
+            return 0;
+        }
+        t->label_sets[t->nlabel_sets] = *l;
+        *v = ++t->nlabel_sets;
+        return (uint32_t)*v;
+    }
+    return 0;
+}
+
+bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l)
+{
+    nt_trace *t = b->t;
+    if (no_labels(l) && !t->sample_labels)
+        return true;
+    uint32_t set = no_labels(l) ? 0 : label_set(b, l);
+    size_t old = t->sample_labels_cap;
+    if (sample >= old) {
+        if (!nt_mem_reserve(&t->mem, (void **)&t->sample_labels, &t->sample_labels_cap, sample + 1,
+                            sizeof *t->sample_labels))
+            return false;
+        memset(t->sample_labels + old, 0, (t->sample_labels_cap - old) * sizeof *t->sample_labels);
+    }
+    t->sample_labels[sample] = set;
+    return true;
+}
+
+bool nt_trace_sample_labels(const nt_trace *t, size_t i, nt_event_labels *out)
+{
+    uint32_t set = t && t->sample_labels && i < t->nsamples && i < t->sample_labels_cap ? t->sample_labels[i] : 0;
+    if (out && set)
+        *out = t->label_sets[set - 1];
+    else if (out)
+        memset(out, 0, sizeof *out);
+    return set != 0;
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# The README's first section, "Profile your app", run as written (issue 25,
+# item 13): its shell block, taken from README.md, runs on a real .NET
+# program -- tests/workloads/ReadmeApp built as app.dll, which burns CPU in
+# Checksum.Compute, allocates Order objects in Orders.Create and throws from
+# Parser.Parse -- and each step shows what the README says it shows.  Skips,
+# saying so, without dotnet.
+set -u
+if ! command -v dotnet >/dev/null 2>&1; then
+    echo "SKIP: dotnet is not on PATH: the README's first section needs a real .NET program"
+    exit 77
+fi
+command -v bash >/dev/null || { echo "SKIP: bash not found (the README's block uses its job control)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+nt_dir=$(cd "$top_builddir" && pwd)
+
+# the workload, built once per tree
+dir="$nt_dir/tests/workloads-build/ReadmeApp"
+mkdir -p "$dir"
+flock "$dir/.lock" sh -c "[ -f '$dir/out/app.dll' ] && [ '$dir/out/app.dll' -nt '$top_srcdir/tests/workloads/ReadmeApp/Program.cs' ] ||
+    { cp '$top_srcdir/tests/workloads/ReadmeApp/Program.cs' '$top_srcdir/tests/workloads/ReadmeApp/ReadmeApp.csproj' '$dir/' &&
+      cd '$dir' && DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -o out -nodeReuse:false \
+          -p:UseSharedCompilation=false > build.log 2>&1; }"
+[ -f "$dir/out/app.dll" ] || fail "ReadmeApp did not build (see $dir/build.log)"
+cp "$dir"/out/* "$tmp/"
+
+# the first sh block after the section's heading, as written
+awk '/^## Profile your app/ { on = 1; next } on && /^```sh$/ { inb = 1; next } inb && /^```$/ { exit } inb' \
+    "$top_srcdir/README.md" > "$tmp/block.sh"
+[ -s "$tmp/block.sh" ] || fail "README.md has no sh block under '## Profile your app'"
+grep -q '^nettrace collect' "$tmp/block.sh" || fail "the README's block does not collect: $(cat "$tmp/block.sh")"
+# the background program never outlives the block
+{ echo 'trap '\''rc=$?; [ -z "$(jobs -p)" ] || kill $(jobs -p) 2>/dev/null; exit $rc'\'' EXIT'; cat "$tmp/block.sh"; } > "$tmp/run.sh"
+(cd "$tmp" && PATH="$nt_dir:$PATH" bash -e "$tmp/run.sh" > "$tmp/out.txt" 2> "$tmp/err.txt") ||
+    fail "the README's block failed: $(tail -20 "$tmp/err.txt")"
+
+# (ps runs while the program's runtime may still be starting: its table, not the row, is checked)
+grep -q 'PID  RUNTIME' "$tmp/out.txt" || fail "nettrace ps printed no table: $(head -5 "$tmp/out.txt")"
+[ -s "$tmp/app.nettrace" ] || fail "collect wrote no app.nettrace"
+grep -q '^profile:  thread-time' "$tmp/out.txt" || fail "top does not name its profile"
+grep -q '^profile:  managed-cpu' "$tmp/out.txt" || fail "the managed-cpu view is missing"
+awk '/^profile:  managed-cpu/ { on = 1 } on && /Checksum.Compute/ { f = 1 } END { exit !f }' "$tmp/out.txt" ||
+    fail "managed-cpu does not show the burner Checksum.Compute: $(cat "$tmp/out.txt")"
+grep -q 'System.InvalidOperationException  app!ReadmeApp.Parser.Parse$' "$tmp/out.txt" ||
+    fail "the exceptions profile does not name Parser.Parse as the throw site: $(cat "$tmp/out.txt")"
+grep -q 'soh:ReadmeApp.Order  app!ReadmeApp.Orders.Create$' "$tmp/out.txt" ||
+    fail "the alloc profile does not name Orders.Create allocating Order: $(cat "$tmp/out.txt")"
+grep -q 'Checksum.Compute' "$tmp/app.html" || fail "the flame graph app.html lacks Checksum.Compute"
+grep -Eiq 'https?://' "$tmp/app.html" && fail "app.html refers to the network"
+echo "ok: the README's first section ran as written: ps, collect -n app, top, managed-cpu, the flame graph, exceptions and alloc"

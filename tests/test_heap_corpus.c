@@ -1,0 +1,152 @@
+/* The heap snapshots of corpus/ (recorded from tests/workloads/HeapShape by
+ * corpus/record.sh with `nettrace gcdump`): the counts, shallow and retained
+ * bytes the workload fixes, exactly, and every object's dominator and
+ * retained size equal to the independent reference (heap_ref.c) on every
+ * heap-*.nettrace of corpus/ and every trace of ../shared/corpus that holds
+ * a heap dump. */
+#include "heap_ref.h"
+#include "support.h"
+
+#include "ltest.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static nt_heap *load(const char *name)
+{
+    nt_heap *h = NULL;
+    char msg[256];
+    nt_status s = nt_heap_from_file(ts_path(ts_own_corpus(), name), NULL, &h, msg, sizeof msg);
+    cr_assert_eq(s, NT_OK, "%s: %s", name, msg);
+    nt_heap_stats st;
+    nt_heap_stats_get(h, &st);
+    cr_assert(st.complete, "%s: %s", name, nt_heap_message(h));
+    return h;
+}
+
+static const nt_heap_type_row *row(const nt_heap_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (strcmp(t->rows[i].name, name) == 0)
+            return &t->rows[i];
+    cr_assert_fail("no type %s", name);
+    return NULL;
+}
+
+static void expect(const nt_heap_table *t, const char *name, uint64_t count, uint64_t shallow, uint64_t retained)
+{
+    const nt_heap_type_row *r = row(t, name);
+    cr_assert_eq(r->count, count, "%s: count %llu", name, (unsigned long long)r->count);
+    cr_assert_eq(r->shallow_bytes, shallow, "%s: shallow %llu", name, (unsigned long long)r->shallow_bytes);
+    cr_assert_eq(r->retained_bytes, retained, "%s: retained %llu", name, (unsigned long long)r->retained_bytes);
+}
+
+/* What HeapShape SCALE holds (x64: an object's header and method table take 16 bytes, an array's 24). */
+static void check_shape(const char *file, unsigned scale, const char *items_row)
+{
+    nt_heap *h = load(file);
+    nt_heap_table *t;
+    cr_assert_eq(nt_heap_type_table(h, NT_HEAP_BY_RETAINED, &t), NT_OK);
+    uint64_t items = 1000ull * scale, nodes = 500ull * scale;
+    expect(t, "HeapShape.Item", items, 24 * items, 24 * items);
+    expect(t, items_row, 1, 24 + 8 * items, 24 + 8 * items + 24 * items);
+    expect(t, "HeapShape.ListNode", nodes, 32 * nodes, 32 * nodes);
+    expect(t, "HeapShape.CycleA", 1, 24, 48);
+    expect(t, "HeapShape.CycleB", 1, 24, 24);
+    expect(t, "HeapShape.CwtKey", 1, 24, 24);
+    expect(t, "HeapShape.CwtValue", 1, 32, 32);
+    expect(t, "System.Byte[] (Bytes > 100K)", 1, 100024, 100024);
+    /* The value is held only by the table's dependent handle; the list's head by a static. */
+    uint32_t v, path[4];
+    size_t len, root;
+    cr_assert_eq(nt_heap_objects_of_type(h, "HeapShape.CwtValue", &v, 1), 1);
+    cr_assert_eq(nt_heap_path(h, v, path, 4, &len, &root), NT_OK);
+    cr_assert_eq(len, 1);
+    cr_assert_eq(nt_heap_root_at(h, root).kind, NT_HEAP_ROOT_DEPENDENT_HANDLE);
+    uint32_t head;
+    cr_assert_eq(nt_heap_objects_of_type(h, "HeapShape.ListNode", &head, 1), 1);
+    cr_assert_eq(nt_heap_retained(h, head), 32 * nodes, "the head retains the whole list");
+    nt_heap_table_free(t);
+    nt_heap_free(h);
+}
+
+LTest(heap_corpus, heap_shape_exact)
+{
+    check_shape("heap-shape.nettrace", 1, "HeapShape.Item[] (Bytes > 1K)");
+}
+
+LTest(heap_corpus, heap_shape_grown_exact)
+{
+    check_shape("heap-shape-grown.nettrace", 2, "HeapShape.Item[] (Bytes > 10K)");
+}
+
+LTest(heap_corpus, diff_of_the_two)
+{
+    nt_heap *a = load("heap-shape.nettrace"), *b = load("heap-shape-grown.nettrace");
+    nt_heap_table *ta, *tb;
+    nt_heap_diff *d;
+    cr_assert_eq(nt_heap_type_table(a, NT_HEAP_BY_SHALLOW, &ta), NT_OK);
+    cr_assert_eq(nt_heap_type_table(b, NT_HEAP_BY_SHALLOW, &tb), NT_OK);
+    cr_assert_eq(nt_heap_diff_tables(ta, tb, &d), NT_OK);
+    cr_assert_str_eq(d->rows[0].name, "HeapShape.Item");
+    cr_assert_eq(d->rows[0].count_delta, 1000);
+    cr_assert_eq(d->rows[0].bytes_delta, 24000);
+    nt_heap_diff_free(d);
+    nt_heap_table_free(ta);
+    nt_heap_table_free(tb);
+    nt_heap_free(a);
+    nt_heap_free(b);
+}
+
+static void check_reference(const char *path)
+{
+    nt_heap *h = NULL;
+    char msg[256];
+    nt_heap_from_file(path, NULL, &h, msg, sizeof msg);
+    if (!h)
+        return;
+    nt_heap_stats st;
+    nt_heap_stats_get(h, &st);
+    if (st.gc_found) {
+        cr_assert_eq(nt_heap_dominators(h), NT_OK);
+        uint32_t *idom;
+        uint64_t *ret;
+        cr_assert(heap_ref_dominators(h, &idom, &ret));
+        for (uint32_t i = 0; i < nt_heap_object_count(h); i++) {
+            cr_assert_eq(nt_heap_idom(h, i), idom[i], "%s: object %u", path, i);
+            cr_assert_eq(nt_heap_retained(h, i), ret[i], "%s: object %u", path, i);
+        }
+        free(idom);
+        free(ret);
+    }
+    nt_heap_free(h);
+}
+
+LTest(heap_corpus, every_snapshot_matches_the_reference)
+{
+    const char *dirs[2] = { ts_own_corpus(), ts_shared_corpus() };
+    int checked = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!dirs[k])
+            continue; /* the shared corpus is optional: its traces hold no heap dump so far */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", dirs[k]);
+        DIR *d = opendir(dir);
+        cr_assert_not_null(d, "%s", dir);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            size_t n = strlen(e->d_name);
+            if (n < 9 || strcmp(e->d_name + n - 9, ".nettrace") != 0)
+                continue;
+            if (k == 0 && strncmp(e->d_name, "heap-", 5) != 0)
+                continue;
+            check_reference(ts_path(dir, e->d_name));
+            checked++;
+        }
+        closedir(d);
+    }
+    cr_assert(checked >= 2, "corpus/heap-*.nettrace missing");
+}

@@ -1,0 +1,254 @@
+/* The block index (nt_index) against the parser: on every trace of corpus/
+ * (and ../shared/corpus when present) an index whose estimate walks every
+ * event block counts exactly the events and samples the parser delivers, its
+ * blocks tile the stream, every event lies in the time span the event block
+ * headers state; cut and damaged streams give the blocks before the damage and
+ * the offset; limits and misuse are errors. */
+#include "nettrace_index.h"
+#include "support.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct counts {
+    uint64_t events, samples;
+    int64_t min_ts, max_ts;
+} counts;
+
+static int on_event(void *user, const nt_event *ev)
+{
+    counts *c = user;
+    if (c->events == 0 || ev->timestamp < c->min_ts)
+        c->min_ts = ev->timestamp;
+    if (c->events == 0 || ev->timestamp > c->max_ts)
+        c->max_ts = ev->timestamp;
+    c->events++;
+    return 0;
+}
+
+static int on_sample(void *user, const nt_sample *s)
+{
+    (void)s;
+    ((counts *)user)->samples++;
+    return 0;
+}
+
+static nt_status parse_counts(const uint8_t *data, size_t len, counts *c)
+{
+    memset(c, 0, sizeof *c);
+    nt_callbacks cb = { 0 };
+    cb.event = on_event;
+    cb.sample = on_sample;
+    return nt_parse_buffer(data, len, &cb, c, NULL, NULL, 0);
+}
+
+static void check_tiling(const nt_index *ix, size_t len)
+{
+    uint64_t prev_end = 0;
+    for (size_t i = 0; i < nt_index_block_count(ix); i++) {
+        const nt_index_block *b = nt_index_block_at(ix, i);
+        cr_assert(b->offset >= prev_end && b->body_offset >= b->offset && b->body_offset + b->body_size <= b->end);
+        cr_assert(b->end <= len, "block %zu ends at %llu past the input's %zu bytes", i, (unsigned long long)b->end, len);
+        prev_end = b->end;
+    }
+    cr_assert_null(nt_index_block_at(ix, nt_index_block_count(ix)));
+}
+
+static int check_trace(const char *path)
+{
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(path, &data, &len), "cannot read %s", path);
+    counts c;
+    nt_status ps = parse_counts(data, len, &c);
+    nt_index_options opt = { .sample_blocks = UINT32_MAX };
+    nt_index *ix = NULL;
+    char msg[256];
+    nt_status is = nt_index_from_buffer(data, len, &opt, &ix, msg, sizeof msg);
+    if (ps == NT_ERR_UNSUPPORTED_VERSION || ps == NT_ERR_NOT_NETTRACE) { /* NetPerf: no index either */
+        cr_assert_null(ix, "%s: an index of a stream the parser refuses", path);
+        free(data);
+        return 0;
+    }
+    cr_assert_not_null(ix, "%s: %s", path, msg);
+    nt_index_summary s = { 0 };
+    nt_index_summarize(ix, &s);
+    if (ps == NT_OK) {
+        cr_assert_eq(is, NT_OK, "%s: the parser reads it whole, the index says %s", path, msg);
+        cr_assert(s.complete && s.stream_bytes <= len);
+    }
+    cr_assert(s.estimate_exact, "%s", path);
+    cr_assert_eq(s.events_estimate, c.events, "%s: index counts %llu events, the parser %llu", path,
+                 (unsigned long long)s.events_estimate, (unsigned long long)c.events);
+    cr_assert_eq(s.samples_estimate, c.samples, "%s: index counts %llu samples, the parser %llu", path,
+                 (unsigned long long)s.samples_estimate, (unsigned long long)c.samples);
+    if (c.events)
+        cr_assert(c.min_ts >= s.min_ticks && c.max_ts <= s.max_ticks, "%s: events outside the stated span", path);
+    check_tiling(ix, len);
+    cr_assert_eq(nt_index_event_blocks_in(ix, INT64_MIN, INT64_MAX, NULL, NULL), s.blocks[NT_INDEX_EVENT]);
+    if (s.blocks[NT_INDEX_EVENT] && s.min_ticks > INT64_MIN)
+        cr_assert_eq(nt_index_event_blocks_in(ix, INT64_MIN, s.min_ticks - 1, NULL, NULL), 0);
+    nt_index_free(ix);
+    free(data);
+    return 1;
+}
+
+static int check_dir(const char *dir_path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", dir_path); /* ts_path's buffer is reused below */
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l > 9 && strcmp(e->d_name + l - 9, ".nettrace") == 0)
+            n += check_trace(ts_path(dir, e->d_name));
+    }
+    closedir(d);
+    return n;
+}
+
+Test(index, counts_equal_the_parsers_on_own_corpus)
+{
+    int n = check_dir(ts_own_corpus());
+    cr_assert_gt(n, 5, "the project's own corpus has traces");
+    cr_assert_gt(check_dir(ts_path(ts_own_corpus(), "seeds")), 3);
+}
+
+Test(index, counts_equal_the_parsers_on_shared_corpus)
+{
+    const char *dir = ts_shared_corpus();
+    if (!dir || check_dir(dir) < 0)
+        cr_skip_test("../shared/corpus absent: the shared traces were not indexed");
+}
+
+/* A stream cut at many points: the blocks before the cut, NT_ERR_TRUNCATED
+ * (or another error) with a message naming an offset within the input. */
+Test(index, cut_streams_keep_the_blocks_before_the_cut)
+{
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(ts_path(ts_own_corpus(), "call-tree.nettrace"), &data, &len));
+    nt_index *whole = NULL;
+    cr_assert_eq(nt_index_from_buffer(data, len, NULL, &whole, NULL, 0), NT_OK);
+    for (size_t cut = 40; cut < len; cut += 1009) {
+        nt_index *ix = NULL;
+        char msg[256];
+        nt_status s = nt_index_from_buffer(data, cut, NULL, &ix, msg, sizeof msg);
+        cr_assert_eq(s, NT_ERR_TRUNCATED, "cut at %zu: %s", cut, msg);
+        cr_assert_not_null(ix);
+        cr_assert(strstr(msg, "at byte ") != NULL, "%s", msg);
+        check_tiling(ix, cut);
+        size_t n = nt_index_block_count(ix);
+        cr_assert_leq(n, nt_index_block_count(whole));
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq(memcmp(nt_index_block_at(ix, i), nt_index_block_at(whole, i), sizeof(nt_index_block)), 0);
+        nt_index_summary s2 = { 0 };
+        nt_index_summarize(ix, &s2);
+        cr_assert(!s2.complete);
+        nt_index_free(ix);
+    }
+    nt_index_free(whole);
+    free(data);
+}
+
+Test(index, limits_and_misuse)
+{
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(ts_path(ts_own_corpus(), "call-tree.nettrace"), &data, &len));
+    nt_index_options opt = { .max_blocks = 3 };
+    nt_index *ix = NULL;
+    char msg[256];
+    cr_assert_eq(nt_index_from_buffer(data, len, &opt, &ix, msg, sizeof msg), NT_ERR_LIMIT);
+    cr_assert(strstr(msg, "max_blocks") != NULL, "%s", msg);
+    cr_assert_eq(nt_index_block_count(ix), 3);
+    nt_index_free(ix);
+
+    /* A damaged block size: the blocks before it, and the offset of the damage. */
+    nt_index *whole = NULL;
+    cr_assert_eq(nt_index_from_buffer(data, len, NULL, &whole, NULL, 0), NT_OK);
+    const nt_index_block *third = nt_index_block_at(whole, 2);
+    uint8_t *bad = malloc(len);
+    memcpy(bad, data, len);
+    bad[third->offset] = 0x33; /* no object starts there now */
+    cr_assert_eq(nt_index_from_buffer(bad, len, NULL, &ix, msg, sizeof msg), NT_ERR_MALFORMED);
+    char want[64];
+    snprintf(want, sizeof want, "at byte %llu", (unsigned long long)third->offset);
+    cr_assert(strstr(msg, want) != NULL, "%s", msg);
+    cr_assert_eq(nt_index_block_count(ix), 2);
+    nt_index_free(ix);
+    free(bad);
+    nt_index_free(whole);
+
+    cr_assert_eq(nt_index_from_buffer("NetPerf!", 8, NULL, &ix, msg, sizeof msg), NT_ERR_NOT_NETTRACE);
+    cr_assert_null(ix);
+    cr_assert_eq(nt_index_from_buffer(NULL, 0, NULL, &ix, NULL, 0), NT_ERR_NOT_NETTRACE);
+    cr_assert_eq(nt_index_from_buffer(data, len, NULL, NULL, NULL, 0), NT_ERR_INVALID_ARG);
+    cr_assert_eq(nt_index_from_file("/", NULL, &ix, msg, sizeof msg), NT_ERR_INVALID_ARG);
+    cr_assert_eq(nt_index_from_file("/nonexistent/x.nettrace", NULL, &ix, msg, sizeof msg), NT_ERR_IO);
+    nt_index_free(NULL);
+    cr_assert_eq(nt_index_block_count(NULL), 0);
+    nt_index_summary s = { 0 };
+    nt_index_summarize(NULL, &s);
+    cr_assert_eq(s.stream_bytes, 0);
+    free(data);
+}
+
+/* The estimate from a spread of blocks is within a few percent on a trace
+ * with many event blocks (the project's own 34-block trace, 8 walked). */
+Test(index, estimate_from_a_spread)
+{
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(ts_path(ts_own_corpus(), "event-fields.nettrace"), &data, &len));
+    counts c;
+    parse_counts(data, len, &c);
+    nt_index_options opt = { .sample_blocks = 8 };
+    nt_index *ix = NULL;
+    cr_assert_eq(nt_index_from_buffer(data, len, &opt, &ix, NULL, 0), NT_OK);
+    nt_index_summary s = { 0 };
+    nt_index_summarize(ix, &s);
+    cr_assert_eq(s.sampled_event_blocks, 8);
+    cr_assert(!s.estimate_exact);
+    double ratio = (double)s.events_estimate / (double)c.events;
+    cr_assert(ratio > 0.8 && ratio < 1.25, "estimate %llu for %llu events", (unsigned long long)s.events_estimate,
+              (unsigned long long)c.events);
+    nt_index_free(ix);
+    free(data);
+}
+
+/* Over a file the index reads by pread only what it needs: the same blocks
+ * as over the whole buffer, from a small share of the bytes. */
+Test(index, a_file_is_read_only_where_needed)
+{
+    const char *path = ts_path(ts_own_corpus(), "event-fields.nettrace");
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    uint8_t *data;
+    size_t len;
+    cr_assert(ts_read_file(p, &data, &len));
+    nt_index_options opt = { .sample_blocks = 2 };
+    nt_index *a = NULL, *f = NULL;
+    cr_assert_eq(nt_index_from_buffer(data, len, &opt, &a, NULL, 0), NT_OK);
+    char msg[256];
+    cr_assert_eq(nt_index_from_file(p, &opt, &f, msg, sizeof msg), NT_OK, "%s", msg);
+    cr_assert_eq(nt_index_block_count(a), nt_index_block_count(f));
+    for (size_t i = 0; i < nt_index_block_count(a); i++)
+        cr_assert_eq(memcmp(nt_index_block_at(a, i), nt_index_block_at(f, i), sizeof(nt_index_block)), 0);
+    nt_index_summary sa = { 0 }, sf = { 0 };
+    nt_index_summarize(a, &sa);
+    nt_index_summarize(f, &sf);
+    cr_assert_eq(sa.events_estimate, sf.events_estimate);
+    cr_assert_eq(sa.bytes_read, sf.bytes_read);
+    cr_assert_lt(sf.bytes_read * 4, len, "read %llu of %zu bytes", (unsigned long long)sf.bytes_read, len);
+    nt_index_free(a);
+    nt_index_free(f);
+    free(data);
+}
