@@ -243,7 +243,7 @@ static void compare_counted(const uint8_t *data, size_t size, const nt_trace_opt
         fz_fail("folded export differs between kept and counted samples");
     if (c.sp != a->sp || !same_sink(&c.pprof, &a->pprof))
         fz_fail("pprof export differs between kept and counted samples");
-    nt_top_options to = { .by_thread = eo->has_thread, .managed_only = eo->managed_only };
+    nt_top_options to = { .by_thread = eo->filter.has_thread, .filter.managed_only = eo->filter.managed_only };
     same_top(t, tc, &to);
     free_exports(&c);
     nt_trace_free(tc);
@@ -268,18 +268,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t h = fz_hash(data, size);
     nt_export_options eo = { 0 };
     memset(&eo, 0, sizeof eo);
-    eo.managed_only = h & 1;
+    eo.filter.managed_only = h & 1;
     eo.weight = (h >> 1) & 1 ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
     if ((h >> 2) & 1 && nt_trace_thread_count(t)) {
-        eo.has_thread = true;
-        eo.thread_id = nt_trace_thread_id(t, (size_t)((h >> 8) % nt_trace_thread_count(t)));
+        eo.filter.has_thread = true;
+        eo.filter.thread_id = nt_trace_thread_id(t, (size_t)((h >> 8) % nt_trace_thread_count(t)));
     }
     if ((h >> 3) & 1 && nt_trace_sample_count(t)) {
         size_t n = nt_trace_sample_count(t);
-        eo.has_from = eo.has_to = true;
-        eo.from_ns = nt_trace_sample_at(t, (size_t)((h >> 16) % n)).time_ns;
         int64_t to = nt_trace_sample_at(t, (size_t)((h >> 24) % n)).time_ns;
-        eo.to_ns = to < INT64_MAX ? to + 1 : to;
+        eo.filter.from = (nt_time_bound){ true, true, nt_trace_sample_at(t, (size_t)((h >> 16) % n)).time_ns };
+        eo.filter.to = (nt_time_bound){ true, true, to < INT64_MAX ? to + 1 : to };
     }
     eo.name = (h >> 4) & 1 ? "fuzz \"profile\"\n\\" : NULL;
     exports a;
@@ -296,7 +295,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_fail("speedscope export differs between whole and chunked input");
     if (a.sp != b.sp || !same_sink(&a.pprof, &b.pprof))
         fz_fail("pprof export differs between whole and chunked input");
-    if (s == NT_OK && !eo.has_from && !eo.has_to)
+    if (s == NT_OK && !eo.filter.from.set && !eo.filter.to.set)
         compare_counted(data, size, &opt, t, &eo, &a);
     free_exports(&a);
     free_exports(&b);

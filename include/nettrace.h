@@ -13,6 +13,14 @@
  *  - A callback returns 0 to continue, anything else to stop the parse
  *    (the parser then reports NT_ERR_STOPPED).
  *  - Status values only ever grow; their numbers are stable.
+ *  - Every free function (nt_*_free, nt_port_close) takes NULL and does
+ *    nothing.  Every query of a handle takes NULL and answers as for an empty
+ *    object: 0, false, NULL, a zeroed struct, "" for a message, and
+ *    NT_ERR_INVALID_ARG for a status; a call that acts on a NULL handle
+ *    returns NT_ERR_INVALID_ARG (or NULL).
+ *  - A message (nt_*_message, the msg buffers of the one-call entry points)
+ *    describes a failure with its byte offset where there is one, and is ""
+ *    when there is none.
  *
  * SPDX-License-Identifier: MIT
  */

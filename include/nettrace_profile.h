@@ -123,21 +123,6 @@ typedef struct nt_profile_totals {
     uint64_t without_stack;   /**< events whose stack was absent or not defined (kept with an empty stack) */
 } nt_profile_totals;
 
-/** One end of a time window: trace-clock ns, or ns after the trace's start (its header's sync time, the
- *  moment the session began), which is known only once the header is read. */
-typedef struct nt_time_bound {
-    bool set;                 /**< false: this end is open */
-    bool absolute;            /**< ns is on the trace clock; else ns after the trace's start */
-    int64_t ns;
-} nt_time_bound;
-
-/** The trace-clock ns of b in the trace that info heads (saturating); 0 when b is not set. */
-NT_API int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info);
-/** Read a window end as the tool's --from / --to take it: relative to the trace's start with a unit
- *  ("2s", "+1.5ms", "250us", "40ns", "3m"; a bare number is refused), or '@' and trace-clock ns with an
- *  optional unit ("@864741168641", "@864741.168641s").  false (out untouched) for anything else. */
-NT_API bool nt_time_bound_parse(const char *s, nt_time_bound *out);
-
 typedef struct nt_profile_options {
     uint32_t struct_size; /**< 0, or sizeof(nt_profile_options) (see "How structs grow" in nettrace.h) */
     const nt_trace_options *trace; /**< parser and trace limits, allocator, deadline, progress (NULL = defaults) */
@@ -211,8 +196,9 @@ NT_API nt_status nt_profile_window_take(nt_trace_window *w, nt_profile **out);
 typedef struct nt_profile_export_options {
     uint32_t struct_size; /**< 0, or sizeof(nt_profile_export_options) (see "How structs grow" in nettrace.h) */
     nt_profile_kind kind;     /**< ALLOC, EXCEPTIONS or CONTENTION */
-    bool has_thread;
-    uint64_t thread_id;
+    nt_sample_filter filter;  /**< only its thread: records merge events over time and hold no managed flag,
+                                   so managed_only or a window is NT_ERR_INVALID_ARG (nt_profile_options
+                                   .from / .to cut events before they merge) */
     bool by_count;            /**< folded / speedscope weight: event count instead of the value */
     bool with_label;          /**< folded / speedscope: the label (type, heap) as a root frame; without it an
                                    allocation's label "Type (heap)" is its leaf frame (the other kinds

@@ -158,9 +158,17 @@ typedef struct nt_provider {
                                   the first element's (see "How structs grow" in nettrace.h) */
     const char *name;
     uint64_t keywords;
-    uint32_t level;          /**< 0 selects 5 (verbose), which method-load events need; sent as given otherwise */
+    uint32_t level;          /**< 0 selects 5 (verbose), which method-load events need; NT_LEVEL_LOG_ALWAYS
+                                  sends EventPipe's level 0; sent as given otherwise */
     const char *arguments;   /**< "key=value;..." filter data, or NULL */
 } nt_provider;
+
+/** nt_provider.level for EventPipe's level 0 (LogAlways: only the events written at every level), which
+ *  a level of 0 cannot say since 0 selects the default. */
+#define NT_LEVEL_LOG_ALWAYS 0x80000000u
+
+/** The level a session sends for p: 5 for 0, 0 for NT_LEVEL_LOG_ALWAYS, else p->level (0 for NULL). */
+NT_API uint32_t nt_provider_level(const nt_provider *p);
 
 /*
  * Where the stream's bytes go: an nt_sink_fn (nettrace.h), called with

@@ -272,14 +272,35 @@ typedef enum nt_weight {
     NT_WEIGHT_TIME          /**< ns to the same thread's next sample (the last one: the sampling interval) */
 } nt_weight;
 
-/** Which samples an export covers, and how they weigh.  Zeroed = everything, by sample count. */
-typedef struct nt_export_options {
-    uint32_t struct_size; /**< 0, or sizeof(nt_export_options) (see "How structs grow" in nettrace.h) */
+/** One end of a time window: trace-clock ns, or ns after the trace's start (its header's sync time, the
+ *  moment the session began), which is known only once the header is read. */
+typedef struct nt_time_bound {
+    bool set;                 /**< false: this end is open */
+    bool absolute;            /**< ns is on the trace clock; else ns after the trace's start */
+    int64_t ns;
+} nt_time_bound;
+
+/** The trace-clock ns of b in the trace that info heads (saturating); 0 when b is not set. */
+NT_API int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info);
+/** Read a window end as the tool's --from / --to take it: relative to the trace's start with a unit
+ *  ("2s", "+1.5ms", "250us", "40ns", "3m"; a bare number is refused), or '@' and trace-clock ns with an
+ *  optional unit ("@864741168641", "@864741.168641s").  false (out untouched) for anything else. */
+NT_API bool nt_time_bound_parse(const char *s, nt_time_bound *out);
+
+/** Which samples count, the one filter of every export, table and profile export: a zeroed filter
+ *  selects every sample.  The window is [from, to), each end resolved against the trace's header
+ *  (nt_time_bound_resolve); a counted trace (nt_trace_options.aggregate) takes no window. */
+typedef struct nt_sample_filter {
     bool managed_only;        /**< only samples taken in managed code (type Managed) */
     bool has_thread;          /**< only thread_id */
     uint64_t thread_id;
-    bool has_from, has_to;
-    int64_t from_ns, to_ns;   /**< sample time window [from, to) in trace-clock ns */
+    nt_time_bound from, to;   /**< only samples at or after from and before to */
+} nt_sample_filter;
+
+/** Which samples an export covers, and how they weigh.  Zeroed = everything, by sample count. */
+typedef struct nt_export_options {
+    uint32_t struct_size; /**< 0, or sizeof(nt_export_options) (see "How structs grow" in nettrace.h) */
+    nt_sample_filter filter;  /**< which samples */
     nt_weight weight;
     const char *name;         /**< profile name (speedscope); NULL = "nettrace" */
     bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
@@ -329,13 +350,9 @@ typedef struct nt_top_options {
     uint32_t rows;            /**< rows per table; 0 = all */
     bool by_inclusive;        /**< sort by inclusive samples (default: exclusive) */
     bool by_thread;           /**< one table per thread, threads in the order they first sampled */
-    bool managed_only;        /**< only samples taken in managed code */
-    bool has_thread;          /**< only thread_id */
-    uint64_t thread_id;
+    nt_sample_filter filter;  /**< which samples (no window on a counted trace) */
     bool signatures;          /**< names carry the methods' parameter lists (NT_NAME_SIGNATURE) */
     nt_weight weight;         /**< NT_WEIGHT_TIME: rows and totals in ns (nt_trace_wall_ns), not samples */
-    bool has_from, has_to;
-    int64_t from_ns, to_ns;   /**< sample time window [from, to) in trace-clock ns (not on a counted trace) */
 } nt_top_options;
 
 /** A method by display name (nt_frame_name: code versions of one method share a row). */

@@ -7,6 +7,7 @@
  * fills gets no more bytes than its struct_size allows; an array of
  * providers is stepped through by its first element's size. */
 #include "common/abi.h"
+#include "nettrace_profile.h"
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
 #include "nettrace_writer.h"
@@ -237,4 +238,110 @@ Test(abi, version_number)
     snprintf(s, sizeof s, "%u.%u.%u", nt_version_number() / 10000, nt_version_number() / 100 % 100,
              nt_version_number() % 100);
     cr_assert_str_eq(s, nt_version());
+}
+
+/* The convention of nettrace.h: every free function takes NULL and does nothing; every query of a
+ * handle takes NULL and answers as for an empty object (0, false, NULL, a zeroed struct, "" for a
+ * message, NT_ERR_INVALID_ARG for a status). */
+Test(abi, null_handles)
+{
+    nt_parser_free(NULL);
+    nt_trace_free(NULL);
+    nt_trace_builder_free(NULL);
+    nt_trace_window_free(NULL);
+    nt_profile_free(NULL);
+    nt_profile_builder_free(NULL);
+    nt_top_free(NULL);
+    nt_writer_free(NULL);
+    nt_session_free(NULL);
+    nt_port_close(NULL);
+    nt_session_cancel(NULL);
+    nt_port_cancel(NULL);
+    nt_process_list_free(NULL, NULL);
+    nt_membuf_free(NULL);
+
+    cr_assert_eq(nt_parser_status(NULL), NT_ERR_INVALID_ARG);
+    cr_assert_eq(nt_parser_offset(NULL), 0);
+    cr_assert_eq(nt_parser_error_offset(NULL), 0);
+    cr_assert_str_eq(nt_parser_message(NULL), "");
+    cr_assert_null(nt_parser_trace_info(NULL));
+    cr_assert_eq(nt_parser_format_version(NULL), 0);
+    cr_assert_eq(nt_parser_time_ns(NULL, 5), 0);
+    nt_parser_stats ps = { 0 };
+    ps.events = 9;
+    nt_parser_stats_get(NULL, &ps);
+    cr_assert_eq(ps.events, 0);
+
+    cr_assert_null(nt_trace_header(NULL));
+    cr_assert_eq(nt_trace_frequency(NULL), 0);
+    cr_assert_eq(nt_trace_pointer_size(NULL), 0);
+    cr_assert_eq(nt_trace_sample_count(NULL), 0);
+    cr_assert_eq(nt_trace_sample_at(NULL, 0).frame_count, 0);
+    cr_assert_eq(nt_trace_stack_count(NULL), 0);
+    cr_assert_null(nt_trace_stack_at(NULL, 0).frame_ids);
+    cr_assert_eq(nt_trace_frame_count(NULL), 0);
+    cr_assert_null(nt_trace_frame_at(NULL, 0));
+    cr_assert_eq(nt_trace_method_count(NULL), 0);
+    cr_assert_null(nt_trace_method_at(NULL, 0));
+    cr_assert_eq(nt_trace_module_count(NULL), 0);
+    cr_assert_null(nt_trace_module_at(NULL, 0));
+    cr_assert_eq(nt_trace_assembly_count(NULL), 0);
+    cr_assert_null(nt_trace_assembly_at(NULL, 0));
+    cr_assert_null(nt_trace_assembly_name(NULL, 1));
+    uint64_t asm_id = 7;
+    cr_assert_not(nt_trace_module_assembly(NULL, 1, &asm_id));
+    cr_assert_eq(asm_id, 7);
+    cr_assert_eq(nt_trace_thread_count(NULL), 0);
+    cr_assert_eq(nt_trace_thread_id(NULL, 0), 0);
+    cr_assert_str_eq(nt_trace_message(NULL), "");
+    cr_assert(nt_trace_counts_exact(NULL));
+    nt_trace_stats ts = { .samples = 3 };
+    nt_trace_stats_get(NULL, &ts);
+    cr_assert_eq(ts.samples, 0);
+
+    cr_assert_null(nt_profile_trace(NULL));
+    int64_t first = 1, last = 1;
+    nt_profile_span(NULL, &first, &last);
+    cr_assert_eq(first, 0);
+    cr_assert_eq(last, 0);
+    cr_assert_eq(nt_profile_record_count(NULL), 0);
+    cr_assert_eq(nt_profile_record_at(NULL, 0).count, 0);
+    cr_assert_eq(nt_profile_memory_peak(NULL), 0);
+    cr_assert_eq(nt_profile_gc_count(NULL), 0);
+    cr_assert_null(nt_profile_gc_at(NULL, 0));
+    nt_profile_totals pt = { .events = 4 };
+    nt_profile_totals_get(NULL, NT_PROFILE_ALLOC, &pt);
+    cr_assert_eq(pt.events, 0);
+
+    cr_assert_eq(nt_writer_status(NULL), NT_ERR_INVALID_ARG);
+    cr_assert_str_eq(nt_writer_message(NULL), "");
+    cr_assert_eq(nt_writer_offset(NULL), 0);
+
+    cr_assert_eq(nt_session_fd(NULL), -1);
+    cr_assert_eq(nt_session_hresult(NULL), 0);
+    cr_assert_eq(nt_session_id(NULL), 0);
+    cr_assert_eq(nt_session_bytes(NULL), 0);
+    cr_assert_str_eq(nt_session_message(NULL), "");
+    cr_assert_str_eq(nt_port_path(NULL), "");
+    cr_assert_str_eq(nt_event_name(NULL), "");
+}
+
+/* "" is the message of an object that has not failed, for every object that has one. */
+Test(abi, no_failure_message_is_empty)
+{
+    nt_parser *p = nt_parser_new(NULL, NULL, NULL, NULL);
+    cr_assert_str_eq(nt_parser_message(p), "");
+    nt_parser_free(p);
+    nt_membuf out = { 0 };
+    nt_writer *w = nt_writer_new(NULL, nt_membuf_write, &out, NULL);
+    cr_assert_str_eq(nt_writer_message(w), "");
+    nt_writer_free(w);
+    nt_membuf b = small_trace();
+    char msg[64] = "untouched";
+    cr_assert_eq(nt_parse_buffer(b.data, b.len, NULL, NULL, NULL, msg, sizeof msg), NT_OK);
+    cr_assert_str_eq(msg, "");
+    nt_trace *t = load(&b, NULL, NT_OK);
+    cr_assert_str_eq(nt_trace_message(t), "");
+    nt_trace_free(t);
+    nt_membuf_free(&b);
 }

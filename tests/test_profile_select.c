@@ -273,7 +273,7 @@ LTest(profile_select, wall_weights_are_gaps_to_the_threads_next_sample)
     cr_expect_eq(row(&top->tables[0], "Run")->exclusive, 2);
     nt_top_free(top);
     /* A window keeps a sample's full gap even when the next sample lies outside it. */
-    to = (nt_top_options){ .weight = NT_WEIGHT_TIME, .has_from = true, .from_ns = 1150, .has_to = true, .to_ns = 1350 };
+    to = (nt_top_options){ .weight = NT_WEIGHT_TIME, .filter = { .from = { true, true, 1150 }, .to = { true, true, 1350 } } };
     cr_assert_eq(nt_top_build(t, &to, &top), NT_OK);
     cr_expect_eq(top->tables[0].samples, 1000000 + 400, "samples at 1200 (thread 2's last) and 1300");
     nt_top_free(top);
@@ -303,7 +303,7 @@ LTest(profile_select, wall_weights_of_a_counted_trace_are_the_same)
     nt_top_free(a);
     nt_top_free(b);
     /* A time window over counted samples cannot be served. */
-    to.has_from = true;
+    to.filter.from.set = true;
     nt_top *none;
     cr_expect_eq(nt_top_build(counted, &to, &none), NT_ERR_INVALID_ARG);
     cr_expect_null(none);

@@ -50,6 +50,25 @@ Test(session_encoding, collect_tracing2_worked_example)
     cr_assert_arr_eq(b.data + 205, zeros, 4);
 }
 
+/* A provider's level on the wire: 0 selects verbose (5), NT_LEVEL_LOG_ALWAYS sends 0, others as given. */
+Test(session_encoding, provider_levels)
+{
+    nt_provider prov[3] = { { .name = "A" }, { .name = "B", .level = NT_LEVEL_LOG_ALWAYS }, { .name = "C", .level = 3 } };
+    nt_session_config cfg = { .providers = prov, .provider_count = 3, .buffer_mb = 1 };
+    static ipc_buf b;
+    cr_assert(ipc_encode_collect(&b, &cfg));
+    /* after the 20-byte header, 4+4+1 bytes of buffer, format and rundown, the provider count; each
+     * provider: keywords (8), level (4), name (4 + 2 units), arguments (4) */
+    const uint8_t *p = b.data + 20 + 9 + 4;
+    const uint32_t want[3] = { 5, 0, 3 };
+    for (int i = 0; i < 3; i++, p += 8 + 4 + 8 + 4) {
+        uint32_t level = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
+        cr_assert_eq(level, want[i], "provider %d: level %u on the wire, want %u", i, level, want[i]);
+        cr_assert_eq(level, nt_provider_level(&prov[i]));
+    }
+    cr_assert_eq(nt_provider_level(NULL), 0);
+}
+
 Test(session_encoding, command_selection)
 {
     nt_session_config cfg = { .rundown_keyword = NT_DEFAULT_RUNDOWN_KEYWORD };

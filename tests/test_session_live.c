@@ -433,7 +433,7 @@ Test(live, live_top_and_file_top_agree)
     cr_assert_gt(fs.samples, 100);
     cr_assert_eq(ls.samples, fs.samples);
     cr_assert_eq(ls.resolved_frames, fs.resolved_frames, "one resolver: the same frames resolve");
-    nt_top_options opts[] = { { .rows = 0 }, { .by_thread = true }, { .managed_only = true, .by_inclusive = true } };
+    nt_top_options opts[] = { { .rows = 0 }, { .by_thread = true }, { .filter.managed_only = true, .by_inclusive = true } };
     for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
         nt_top *a, *b;
         cr_assert_eq(nt_top_build(live_t, &opts[k], &a), NT_OK);

@@ -453,15 +453,15 @@ LTest(trace, folded_merges_filters_and_weighs_by_time)
     cr_assert_eq(nt_export_folded(t, &o, to_buf, &s), NT_OK);
     cr_assert_str_eq(s.d, "App!NS.C.Root 2000000\nApp!NS.C.Root;App!NS.C.Leaf 300\n");
     s.n = 0;
-    o = (nt_export_options){ .managed_only = true };
+    o = (nt_export_options){ .filter.managed_only = true };
     cr_assert_eq(nt_export_folded(t, &o, to_buf, &s), NT_OK);
     cr_assert_str_eq(s.d, "App!NS.C.Root;App!NS.C.Leaf 2\n");
     s.n = 0;
-    o = (nt_export_options){ .has_thread = true, .thread_id = 8 };
+    o = (nt_export_options){ .filter = { .has_thread = true, .thread_id = 8 } };
     cr_assert_eq(nt_export_folded(t, &o, to_buf, &s), NT_OK);
     cr_assert_str_eq(s.d, "App!NS.C.Root 1\n");
     s.n = 0;
-    o = (nt_export_options){ .has_from = true, .from_ns = 150, .has_to = true, .to_ns = 400 };
+    o = (nt_export_options){ .filter = { .from = { true, true, 150 }, .to = { true, true, 400 } } };
     cr_assert_eq(nt_export_folded(t, &o, to_buf, &s), NT_OK);
     cr_assert_str_eq(s.d, "App!NS.C.Root 1\nApp!NS.C.Root;App!NS.C.Leaf 1\n");
     nt_trace_free(t);
@@ -638,7 +638,7 @@ LTest(trace, exporters_with_many_threads)
     nt_export_options o = { .weight = NT_WEIGHT_TIME };
     cr_assert_eq(nt_export_folded(t, &o, to_buf, &s), NT_OK);
     cr_assert_str_eq(s.d, "0x2010 70070000\n", "70 x (1000 ns to the next sample + 1 ms for the last)");
-    o = (nt_export_options){ .has_thread = true, .thread_id = 169, .weight = NT_WEIGHT_TIME };
+    o = (nt_export_options){ .filter = { .has_thread = true, .thread_id = 169 }, .weight = NT_WEIGHT_TIME };
     s.n = 0;
     cr_assert_eq(nt_export_folded(t, &o, to_buf, &s), NT_OK);
     cr_assert_str_eq(s.d, "0x2010 1001000\n");

@@ -103,13 +103,13 @@ static bool compare(const void *data, size_t len, nt_status want)
     same_export("pprof", nt_export_pprof, full, counted, &eo);
     eo.weight = NT_WEIGHT_TIME;
     same_export("folded by time", nt_export_folded, full, counted, &eo);
-    eo.managed_only = true;
+    eo.filter.managed_only = true;
     same_export("folded by time, managed only", nt_export_folded, full, counted, &eo);
     same_export("pprof, managed only", nt_export_pprof, full, counted, &eo);
     nt_top_options to = { 0 };
     same_top(full, counted, &to);
     to.by_thread = true;
-    to.managed_only = true;
+    to.filter.managed_only = true;
     same_top(full, counted, &to);
     nt_trace_free(full);
     nt_trace_free(counted);

@@ -114,7 +114,7 @@ Test(trace_window, counts_like_the_file_top)
     /* The next window holds only what came after the first. */
     feed_sample(w, ticks++, 11, NT_SAMPLE_EXTERNAL, a, 3);
     feed_sample(w, ticks++, 22, NT_SAMPLE_MANAGED, recursive, 4);
-    nt_top_options opt = { .managed_only = true, .by_thread = true };
+    nt_top_options opt = { .filter.managed_only = true, .by_thread = true };
     top = window_top(w, &opt, NT_OK);
     cr_assert_eq(top->table_count, 2, "one table per thread of the window");
     cr_assert_eq(top->tables[0].thread_id, 11);

@@ -1,9 +1,11 @@
-/* nt_writer (V4/V5) -> nt_parser round trips, block buffering, and errors. */
+/* nt_writer -> nt_parser round trips in every layout (V4/V5 and V6, parameterised), and the V4/V5
+ * writer's block buffering and errors (test_v6.c: what only V6 has). */
 #include "ltest.h"
 #include "support.h"
 #include "writer_rec.h"
 
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,18 +16,6 @@ static nt_writer_options opts(uint32_t ptr, bool uncompressed)
     o.pointer_size = ptr;
     o.uncompressed = uncompressed;
     return o;
-}
-
-LTest(writer, typed_roundtrip_compressed_64)
-{
-    nt_writer_options o = opts(8, false);
-    rec_check_typed_roundtrip(&o);
-}
-
-LTest(writer, typed_roundtrip_uncompressed_32)
-{
-    nt_writer_options o = opts(4, true);
-    rec_check_typed_roundtrip(&o);
 }
 
 LTest(writer, typed_roundtrip_defaults)
@@ -71,11 +61,29 @@ LTest(writer, trace_header_fields)
     nt_membuf_free(&out);
 }
 
-/* User metadata with nested and array fields, V5 opcode tag, every header field. */
-static void raw_roundtrip(bool uncompressed, uint32_t format)
+/* Every layout the writer writes, for the round trips that hold in all of them: V4 and V6, 64- and
+ * 32-bit stack IPs, compressed and uncompressed event headers. */
+typedef struct layout {
+    uint32_t format, pointer_size;
+    bool uncompressed;
+} layout;
+
+static const layout LAYOUTS[] = {
+    { 4, 8, false }, { 4, 8, true }, { 4, 4, false }, { 4, 4, true },
+    { 6, 8, false }, { 6, 8, true }, { 6, 4, false }, { 6, 4, true },
+};
+
+static nt_writer_options layout_options(const layout *l)
 {
-    nt_writer_options o = opts(8, uncompressed);
-    o.format = format;
+    nt_writer_options o = opts(l->pointer_size, l->uncompressed);
+    o.format = l->format;
+    return o;
+}
+
+/* User metadata with nested and array fields, V5 opcode tag, every header field. */
+static void raw_roundtrip(const layout *l)
+{
+    nt_writer_options o = layout_options(l);
     nt_membuf out;
     nt_writer *w = rec_writer(&out, &o);
     const nt_field flat[] = { { "Count", NT_TYPE_INT32, 0, 0 }, { "Name", NT_TYPE_STRING, 0, 0 },
@@ -189,21 +197,27 @@ static void raw_roundtrip(bool uncompressed, uint32_t format)
     nt_membuf_free(&out);
 }
 
-LTest(writer, raw_events_compressed)
+ParameterizedTestParameters(writer, typed_roundtrip)
 {
-    raw_roundtrip(false, 4);
+    return cr_make_param_array(layout, LAYOUTS, sizeof LAYOUTS / sizeof LAYOUTS[0]);
 }
-LTest(writer, raw_events_uncompressed)
+
+ParameterizedTest(const layout *l, writer, typed_roundtrip)
 {
-    raw_roundtrip(true, 4);
+    nt_writer_options o = layout_options(l);
+    rec_check_typed_roundtrip(&o);
+    cr_assert(!ts_leaks_found(), "LeakSanitizer found a leak in this test (report above)");
 }
-LTest(writer, raw_events_v6_compressed)
+
+ParameterizedTestParameters(writer, raw_events)
 {
-    raw_roundtrip(false, 6);
+    return cr_make_param_array(layout, LAYOUTS, sizeof LAYOUTS / sizeof LAYOUTS[0]);
 }
-LTest(writer, raw_events_v6_uncompressed)
+
+ParameterizedTest(const layout *l, writer, raw_events)
 {
-    raw_roundtrip(true, 6);
+    raw_roundtrip(l);
+    cr_assert(!ts_leaks_found(), "LeakSanitizer found a leak in this test (report above)");
 }
 
 LTest(writer, event_blocks_flush_near_100k_and_take_large_payloads)

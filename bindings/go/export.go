@@ -75,15 +75,15 @@ func goWrite(h C.uintptr_t, data unsafe.Pointer, n C.size_t) (ret C.int) {
 // one conversion, for the exports and for TopWith).
 func (o *ExportOptions) selection() C.nt_export_options {
 	var co C.nt_export_options
-	co.managed_only = C.bool(o.ManagedOnly)
+	co.filter.managed_only = C.bool(o.ManagedOnly)
 	if o.ThreadID != nil {
-		co.has_thread, co.thread_id = true, C.uint64_t(*o.ThreadID)
+		co.filter.has_thread, co.filter.thread_id = true, C.uint64_t(*o.ThreadID)
 	}
 	if o.FromNS != nil {
-		co.has_from, co.from_ns = true, C.int64_t(*o.FromNS)
+		co.filter.from = C.nt_time_bound{set: true, absolute: true, ns: C.int64_t(*o.FromNS)}
 	}
 	if o.ToNS != nil {
-		co.has_to, co.to_ns = true, C.int64_t(*o.ToNS)
+		co.filter.to = C.nt_time_bound{set: true, absolute: true, ns: C.int64_t(*o.ToNS)}
 	}
 	if o.ByTime {
 		co.weight = C.NT_WEIGHT_TIME
@@ -178,8 +178,7 @@ func (t *Trace) TopWith(n int, o TopOptions) ([]TopEntry, error) {
 	co.by_inclusive = C.bool(o.ByInclusive)
 	sel := (&ExportOptions{ManagedOnly: o.ManagedOnly, ThreadID: o.ThreadID, FromNS: o.FromNS, ToNS: o.ToNS,
 		ByTime: o.ByTime}).selection()
-	co.managed_only, co.has_thread, co.thread_id = sel.managed_only, sel.has_thread, sel.thread_id
-	co.has_from, co.from_ns, co.has_to, co.to_ns = sel.has_from, sel.from_ns, sel.has_to, sel.to_ns
+	co.filter = sel.filter
 	co.weight = sel.weight
 	var top *C.nt_top
 	if st := C.nt_top_build(ct, &co, &top); st != C.NT_OK {

@@ -76,11 +76,12 @@ int main(void)
     F(nt_trace_module, module_id); F(nt_trace_module, assembly_id); F(nt_trace_module, il_path);
     S(nt_trace_assembly);
     F(nt_trace_assembly, assembly_id); F(nt_trace_assembly, name);
+    S(nt_sample_filter);
+    F(nt_sample_filter, managed_only); F(nt_sample_filter, has_thread); F(nt_sample_filter, thread_id);
+    F(nt_sample_filter, from); F(nt_sample_filter, to);
     S(nt_export_options);
     F(nt_export_options, struct_size);
-    F(nt_export_options, managed_only); F(nt_export_options, has_thread); F(nt_export_options, thread_id);
-    F(nt_export_options, has_from); F(nt_export_options, has_to); F(nt_export_options, from_ns);
-    F(nt_export_options, to_ns); F(nt_export_options, weight); F(nt_export_options, name);
+    F(nt_export_options, filter); F(nt_export_options, weight); F(nt_export_options, name);
     F(nt_export_options, signatures);
     S(nt_time_bound);
     F(nt_time_bound, set); F(nt_time_bound, absolute); F(nt_time_bound, ns);
@@ -100,9 +101,7 @@ int main(void)
     S(nt_top_options);
     F(nt_top_options, struct_size);
     F(nt_top_options, rows); F(nt_top_options, by_inclusive); F(nt_top_options, by_thread);
-    F(nt_top_options, managed_only); F(nt_top_options, has_thread); F(nt_top_options, thread_id);
-    F(nt_top_options, signatures); F(nt_top_options, weight); F(nt_top_options, has_from);
-    F(nt_top_options, has_to); F(nt_top_options, from_ns); F(nt_top_options, to_ns);
+    F(nt_top_options, filter); F(nt_top_options, signatures); F(nt_top_options, weight);
     S(nt_top_row);
     F(nt_top_row, name); F(nt_top_row, exclusive); F(nt_top_row, inclusive);
     S(nt_top_table);
@@ -141,8 +140,8 @@ int main(void)
     F(nt_gc, restart_end_ns); F(nt_gc, suspension_ns); F(nt_gc, pause_ns); F(nt_gc, heap_after);
     F(nt_gc, heap_before); F(nt_gc, promoted); F(nt_gc, gen_size);
     S(nt_profile_export_options);
-    F(nt_profile_export_options, struct_size); F(nt_profile_export_options, kind); F(nt_profile_export_options, has_thread);
-    F(nt_profile_export_options, thread_id); F(nt_profile_export_options, by_count);
+    F(nt_profile_export_options, struct_size); F(nt_profile_export_options, kind); F(nt_profile_export_options, filter);
+    F(nt_profile_export_options, by_count);
     F(nt_profile_export_options, with_label); F(nt_profile_export_options, name);
     F(nt_profile_export_options, signatures);
     S(nt_field);

@@ -354,8 +354,8 @@ int cli_profile_stacks(const char *path, const char *format, const char *output,
                        const cli_profile_select *ps, nt_profile_export_options *eo)
 {
     eo->kind = ps->kind;
-    eo->has_thread = ps->has_thread;
-    eo->thread_id = ps->thread_id;
+    eo->filter.has_thread = ps->has_thread;
+    eo->filter.thread_id = ps->thread_id;
     nt_status (*export)(const nt_profile *, const nt_profile_export_options *, nt_sink_fn, void *);
     if (strcmp(format, "folded") == 0)
         export = nt_profile_export_folded;

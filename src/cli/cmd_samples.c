@@ -101,8 +101,8 @@ int cmd_samples(int argc, char **argv)
     if (!t)
         return rc;
     cli_warn_unnamed(t);
-    nt_export_options sel = { 0 };
-    cli_filter_export(&filter, t, &sel);
+    cli_keep sel;
+    cli_keep_init(&sel, &filter, t);
     int64_t origin = relative ? cli_trace_start_ns(nt_trace_header(t)) : 0;
     bool filtered = cli_filter_active(&filter), any = false;
     /* One formatted line tail per distinct stack, made when first needed (kept within a budget). */

@@ -157,7 +157,7 @@ int cmd_stacks(int argc, char **argv)
     if (!t)
         return rc;
     cli_warn_unnamed(t);
-    cli_filter_export(&filter, t, &eo);
+    cli_filter_export(&filter, &eo);
     cli_selected sel;
     if (!cli_filter_count(&filter, t, "stacks", &sel)) {
         fprintf(stderr, "nettrace stacks: out of memory\n");

@@ -136,15 +136,8 @@ int cmd_top(int argc, char **argv)
         fputc('\n', o);
 
     nt_top_options to = { .rows = (uint32_t)top, .by_inclusive = by_incl, .by_thread = by_thread,
-                          .managed_only = filter.managed_only, .has_thread = filter.has_thread,
-                          .thread_id = filter.thread_id, .signatures = signatures,
+                          .filter = filter, .signatures = signatures,
                           .weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES };
-    nt_export_options window = { 0 };
-    cli_filter_export(&filter, t, &window);
-    to.has_from = window.has_from;
-    to.has_to = window.has_to;
-    to.from_ns = window.from_ns;
-    to.to_ns = window.to_ns;
     nt_top *tt;
     cli_progress_phase("counting");
     nt_status bs = nt_top_build(t, &to, &tt);

@@ -141,7 +141,7 @@ static int render_profile(nt_trace_window *win, nt_profile_kind kind, const nt_t
         return cli_exit_code(st);
     }
     title(tty, pid, interval_s);
-    cli_profile_select ps = { .kind = kind, .has_thread = to->has_thread, .thread_id = to->thread_id };
+    cli_profile_select ps = { .kind = kind, .has_thread = to->filter.has_thread, .thread_id = to->filter.thread_id };
     bool ok = cli_profile_top_print(stdout, p, &ps, to->rows ? to->rows : SIZE_MAX, to->by_thread);
     if (!tty)
         puts("");
@@ -174,8 +174,8 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     }
     title(tty, pid, interval_s);
     cli_top_print_header(stdout, t, NULL);
-    cli_filter threads = { .has_thread = to->has_thread, .thread_id = to->thread_id };
-    cli_top_print_profile(stdout, t, &threads, to->managed_only, to->weight == NT_WEIGHT_TIME);
+    cli_filter threads = { .has_thread = to->filter.has_thread, .thread_id = to->filter.thread_id };
+    cli_top_print_profile(stdout, t, &threads, to->filter.managed_only, to->weight == NT_WEIGHT_TIME);
     fputc('\n', stdout);
     cli_top_print(stdout, top, to->by_thread, to->weight == NT_WEIGHT_TIME);
     if (!tty)
@@ -253,16 +253,16 @@ int cmd_top_live(int argc, char **argv)
             buffer_mb = (long)v;
             break;
         case 'T':
-            if (!cli_u64_option("top", "--thread", optarg, 0, UINT64_MAX, &to.thread_id))
+            if (!cli_u64_option("top", "--thread", optarg, 0, UINT64_MAX, &to.filter.thread_id))
                 return CLI_EXIT_USAGE;
-            to.has_thread = true;
+            to.filter.has_thread = true;
             break;
         case 'I': to.by_inclusive = true; break;
         case 'B': to.by_thread = true; break;
-        case 'm': to.managed_only = true; break;
+        case 'm': to.filter.managed_only = true; break;
         case 'R': rundown_first = false; break;
         case 'P':
-            if (!cli_profile_parse("top", optarg, &kind, &to.managed_only))
+            if (!cli_profile_parse("top", optarg, &kind, &to.filter.managed_only))
                 return CLI_EXIT_USAGE;
             to.weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
             break;

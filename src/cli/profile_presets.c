@@ -58,8 +58,8 @@ static bool add(cli_providers *out, const preset *p, char *err, size_t errsize)
         if (strcmp(q->name, p->provider) != 0)
             continue;
         q->keywords |= p->keywords;
-        uint32_t have = q->level ? q->level : 5; /* 0 means Verbose (nt_provider) */
-        q->level = have > p->level ? have : p->level;
+        if (nt_provider_level(q) < p->level)
+            q->level = p->level;
         return true;
     }
     if (out->count == CLI_MAX_PROVIDERS) {

@@ -36,26 +36,25 @@ bool cli_filter_active(const cli_filter *f)
     return f->managed_only || f->has_thread || f->from.set || f->to.set;
 }
 
-void cli_filter_export(const cli_filter *f, const nt_trace *t, nt_export_options *eo)
+void cli_filter_export(const cli_filter *f, nt_export_options *eo) { eo->filter = *f; }
+
+void cli_keep_init(cli_keep *k, const cli_filter *f, const nt_trace *t)
 {
     const nt_trace_info *ti = nt_trace_header(t);
-    eo->managed_only = f->managed_only;
-    eo->has_thread = f->has_thread;
-    eo->thread_id = f->thread_id;
-    eo->has_from = f->from.set;
-    eo->has_to = f->to.set;
-    eo->from_ns = nt_time_bound_resolve(&f->from, ti);
-    eo->to_ns = nt_time_bound_resolve(&f->to, ti);
+    k->f = *f;
+    k->from_ns = nt_time_bound_resolve(&f->from, ti);
+    k->to_ns = nt_time_bound_resolve(&f->to, ti);
 }
 
-bool cli_filter_keeps(const nt_export_options *eo, const nt_trace_sample *s)
+bool cli_filter_keeps(const cli_keep *k, const nt_trace_sample *s)
 {
-    return !(eo->managed_only && s->type != NT_SAMPLE_MANAGED) && !(eo->has_thread && s->thread_id != eo->thread_id) &&
-           !(eo->has_from && s->time_ns < eo->from_ns) && !(eo->has_to && s->time_ns >= eo->to_ns);
+    const cli_filter *f = &k->f;
+    return !(f->managed_only && s->type != NT_SAMPLE_MANAGED) && !(f->has_thread && s->thread_id != f->thread_id) &&
+           !(f->from.set && s->time_ns < k->from_ns) && !(f->to.set && s->time_ns >= k->to_ns);
 }
 
 /* What the trace holds, for the "selects nothing" message. */
-static void explain_empty(const cli_filter *f, const nt_trace *t, const nt_export_options *eo, const char *cmd)
+static void explain_empty(const cli_filter *f, const nt_trace *t, const cli_keep *k, const char *cmd)
 {
     size_t n = nt_trace_sample_count(t);
     nt_trace_stats ts = { 0 };
@@ -77,7 +76,7 @@ static void explain_empty(const cli_filter *f, const nt_trace *t, const nt_expor
         cli_format_duration(a, sizeof a, nt_sat_sub(nt_trace_sample_at(t, 0).time_ns, start));
         cli_format_duration(b, sizeof b, nt_sat_sub(nt_trace_sample_at(t, n - 1).time_ns, start));
         fprintf(stderr, "; its samples lie between +%s and +%s after its start", a, b);
-        if (eo->has_from && eo->has_to && eo->from_ns >= eo->to_ns)
+        if (f->from.set && f->to.set && k->from_ns >= k->to_ns)
             fputs(" (and --from is not before --to)", stderr);
     }
     fputc('\n', stderr);
@@ -91,8 +90,8 @@ static int cmp_u64(const void *a, const void *b)
 
 bool cli_filter_count(const cli_filter *f, const nt_trace *t, const char *cmd, cli_selected *out)
 {
-    nt_export_options eo = { 0 };
-    cli_filter_export(f, t, &eo);
+    cli_keep keep;
+    cli_keep_init(&keep, f, t);
     size_t nth = nt_trace_thread_count(t), n = nt_trace_sample_count(t);
     /* Distinct threads among the selected samples: a sorted id table. */
     uint64_t *ids = calloc(nth ? nth : 1, sizeof *ids);
@@ -109,7 +108,7 @@ bool cli_filter_count(const cli_filter *f, const nt_trace *t, const char *cmd, c
     *out = (cli_selected){ 0, 0 };
     for (size_t i = 0; i < n; i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
-        if (!cli_filter_keeps(&eo, &s))
+        if (!cli_filter_keeps(&keep, &s))
             continue;
         out->samples += s.count ? s.count : 1; /* an aggregated trace's sample stands for count */
         const uint64_t *at = bsearch(&s.thread_id, ids, nth, sizeof *ids, cmp_u64);
@@ -121,6 +120,6 @@ bool cli_filter_count(const cli_filter *f, const nt_trace *t, const char *cmd, c
     free(ids);
     free(seen);
     if (!out->samples && n && cli_filter_active(f))
-        explain_empty(f, t, &eo, cmd);
+        explain_empty(f, t, &keep, cmd);
     return true;
 }

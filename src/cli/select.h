@@ -10,11 +10,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-typedef struct cli_filter {
-    bool managed_only, has_thread;
-    uint64_t thread_id;
-    cli_time from, to;
-} cli_filter;
+/* The library's one sample filter, as the options fill it. */
+typedef nt_sample_filter cli_filter;
 
 /* getopt_long entries for the filter options (their values are the CLI_FILTER_* codes). */
 enum { CLI_FILTER_MANAGED = 0x1000, CLI_FILTER_THREAD, CLI_FILTER_FROM, CLI_FILTER_TO };
@@ -39,11 +36,17 @@ bool cli_filter_option_or_usage(cli_filter *f, const char *cmd, int c, const cha
 
 bool cli_filter_active(const cli_filter *f);
 
-/* Fill eo's selection (managed_only, thread, time window) from f for t. */
-void cli_filter_export(const cli_filter *f, const nt_trace *t, nt_export_options *eo);
+/* Fill eo's selection (managed_only, thread, time window) from f. */
+void cli_filter_export(const cli_filter *f, nt_export_options *eo);
 
-/* Whether sample s is selected (same rule as eo). */
-bool cli_filter_keeps(const nt_export_options *eo, const nt_trace_sample *s);
+/* f with its window on t's clock, for selecting samples one by one by the exporters' rule. */
+typedef struct cli_keep {
+    cli_filter f;
+    int64_t from_ns, to_ns;
+} cli_keep;
+void cli_keep_init(cli_keep *k, const cli_filter *f, const nt_trace *t);
+/* Whether sample s is selected. */
+bool cli_filter_keeps(const cli_keep *k, const nt_trace_sample *s);
 
 typedef struct cli_selected {
     uint64_t samples;   /* selected samples */

@@ -85,7 +85,7 @@ bool cli_parse_providers(const char *spec, cli_providers *out, char *err, size_t
                 snprintf(err, errsize, "provider %s: bad level '%s'", p->name, fields[2]);
                 return false;
             }
-            p->level = (uint32_t)lv;
+            p->level = lv ? (uint32_t)lv : NT_LEVEL_LOG_ALWAYS; /* a level written 0 is sent as 0 */
         }
         p->arguments = fields[3];
     }

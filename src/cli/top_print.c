@@ -67,10 +67,10 @@ void cli_top_print_header(FILE *o, const nt_trace *t, const cli_selected *sel)
 
 void cli_top_print_profile(FILE *o, const nt_trace *t, const cli_filter *f, bool managed_only, bool wall)
 {
-    nt_export_options eo = { 0 };
-    if (f)
-        cli_filter_export(f, t, &eo);
-    eo.managed_only = false; /* the split is of what the threads did */
+    cli_filter every = { 0 };
+    cli_keep keep;
+    cli_keep_init(&keep, f ? f : &every, t);
+    keep.f.managed_only = false; /* the split is of what the threads did */
     size_t n = nt_trace_sample_count(t);
     int64_t *wall_ns = n ? malloc(n * sizeof *wall_ns) : NULL;
     if (wall_ns && nt_trace_wall_ns(t, wall_ns) != NT_OK) {
@@ -81,7 +81,7 @@ void cli_top_print_profile(FILE *o, const nt_trace *t, const cli_filter *f, bool
     double weighed_ns = 0;
     for (size_t i = 0; i < n; i++) {
         nt_trace_sample s = nt_trace_sample_at(t, i);
-        if (!cli_filter_keeps(&eo, &s))
+        if (!cli_filter_keeps(&keep, &s))
             continue;
         uint64_t c = s.count ? s.count : 1;
         if (s.type == NT_SAMPLE_MANAGED)

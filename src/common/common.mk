@@ -3,7 +3,7 @@
 libnettrace_core_la_SOURCES += \
 	src/common/abi.c src/common/abi.h \
 	src/common/alloc.c src/common/alloc.h \
-	src/common/clock.h \
+	src/common/clock.h src/common/compiler.h \
 	src/common/map.c src/common/map.h \
 	src/common/sort.h \
 	src/common/cursor.h \

@@ -2,6 +2,7 @@
 #ifndef NT_COMMON_STATUS_H
 #define NT_COMMON_STATUS_H
 
+#include "common/compiler.h"
 #include "nettrace.h"
 
 #include <stdarg.h>
@@ -14,7 +15,7 @@
  * Returns the length written, so a caller can append where it happened. */
 size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 5, 0)))
+    CC_PRINTF(5, 0)
 #endif
     ;
 

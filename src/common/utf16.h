@@ -3,6 +3,7 @@
 #ifndef NT_UTF16_H
 #define NT_UTF16_H
 
+#include "common/compiler.h"
 #include "common/cursor.h"
 
 #if defined(__SSE2__)
@@ -48,7 +49,7 @@ static inline uint32_t nt_utf16_nul_mask16(const uint8_t *q)
  * HeartRateMonitor's parse by 28 instructions per event but not its time:
  * dropped.) */
 #if defined(__GNUC__)
-__attribute__((always_inline))
+CC_ALWAYS_INLINE
 #endif
 static inline uint32_t nt_utf16_nul_mask32(const uint8_t *q)
 {
@@ -107,7 +108,7 @@ static inline void nt_utf16_nuls_tail(nt_utf16_nuls *z, const uint8_t *start)
 /* The next zero unit into *at (its address); false when the span has no
  * more.  start is the span's first byte. */
 #if defined(__GNUC__)
-__attribute__((always_inline)) /* once per string, inlined: a call cost more than the scan */
+CC_ALWAYS_INLINE /* once per string, inlined: a call cost more than the scan */
 #endif
 static inline bool nt_utf16_nuls_next(nt_utf16_nuls *z, const uint8_t *start, const uint8_t **at)
 {

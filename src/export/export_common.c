@@ -12,25 +12,28 @@ void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_opt
     sel->t = t;
     if (opt)
         sel->opt = *opt;
+    sel->from_ns = nt_time_bound_resolve(&sel->opt.filter.from, &t->info);
+    sel->to_ns = nt_time_bound_resolve(&sel->opt.filter.to, &t->info);
     sel->default_ns = tr_default_ns(&t->info);
 }
 
 bool tr_selection_fits(const nt_trace *t, const nt_export_options *opt)
 {
     /* Counted samples keep no time of their own to cut a window by. */
-    return !t->agg || !opt || (!opt->has_from && !opt->has_to);
+    return !t->agg || !opt || (!opt->filter.from.set && !opt->filter.to.set);
 }
 
 bool tr_selected(const tr_selection *sel, size_t i)
 {
     const tr_sample *s = TR_SAMPLE(sel->t, i);
-    if (sel->opt.managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED)
+    const nt_sample_filter *f = &sel->opt.filter;
+    if (f->managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED)
         return false;
-    if (sel->opt.has_thread && sel->t->threads[TR_THREAD(s)] != sel->opt.thread_id)
+    if (f->has_thread && sel->t->threads[TR_THREAD(s)] != f->thread_id)
         return false;
-    if (sel->opt.has_from || sel->opt.has_to) {
+    if (f->from.set || f->to.set) {
         int64_t ns = nt_ticks_to_ns(s->ticks, sel->t->info.qpc_frequency);
-        if ((sel->opt.has_from && ns < sel->opt.from_ns) || (sel->opt.has_to && ns >= sel->opt.to_ns))
+        if ((f->from.set && ns < sel->from_ns) || (f->to.set && ns >= sel->to_ns))
             return false;
     }
     return true;

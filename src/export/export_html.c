@@ -65,7 +65,7 @@ nt_status nt_export_html(const nt_trace *t, const nt_export_options *given, nt_s
     char buf[1024];
     snprintf(buf, sizeof buf, "%s: %s", x.sel.opt.name ? x.sel.opt.name : "nettrace",
              by_time ? "wall time of the thread samples"
-             : x.sel.opt.managed_only ? "managed-cpu (thread samples in managed code)"
+             : x.sel.opt.filter.managed_only ? "managed-cpu (thread samples in managed code)"
                                       : "thread-time (thread samples, running or blocked)");
     tr_flame_open(&o, buf, by_time ? "ns" : "samples");
     for (size_t i = 0; i < x.nm.n; i++) {

@@ -135,7 +135,7 @@ bool tr_walk_init(tr_walk *w, nt_mem *m, const nt_trace *t, const tr_selection *
     w->sel = sel;
     w->m = m;
     size_t n = t->nsamples, nt = t->nthreads;
-    if (nt <= TR_SCAN_THREADS || sel->opt.has_thread)
+    if (nt <= TR_SCAN_THREADS || sel->opt.filter.has_thread)
         return true;
     w->order = nt_mem_alloc(m, (n ? n : 1) * sizeof *w->order);
     w->first = nt_mem_alloc(m, (nt + 1) * sizeof *w->first);
@@ -168,7 +168,7 @@ void tr_walk_free(tr_walk *w)
 
 bool tr_walk_thread_selected(const tr_walk *w, uint32_t th)
 {
-    return !w->sel->opt.has_thread || w->t->threads[th] == w->sel->opt.thread_id;
+    return !w->sel->opt.filter.has_thread || w->t->threads[th] == w->sel->opt.filter.thread_id;
 }
 
 /* The thread's next sample at or after it->pos, any selection. */

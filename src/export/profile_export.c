@@ -13,7 +13,7 @@
 bool tr_prof_selected(const nt_profile *p, const nt_profile_export_options *o, size_t i)
 {
     const pr_rec *r = &p->recs[i];
-    return r->kind == (uint8_t)o->kind && (!o->has_thread || r->thread_id == o->thread_id);
+    return r->kind == (uint8_t)o->kind && (!o->filter.has_thread || r->thread_id == o->filter.thread_id);
 }
 
 int64_t tr_prof_weight(const nt_profile *p, const nt_profile_export_options *o, size_t i)
@@ -77,6 +77,8 @@ nt_status tr_prof_export(const nt_profile *p, const nt_profile_export_options *g
         return NT_ERR_INVALID_ARG;
     if (o->kind != NT_PROFILE_ALLOC && o->kind != NT_PROFILE_EXCEPTIONS && o->kind != NT_PROFILE_CONTENTION)
         return NT_ERR_INVALID_ARG;
+    if (o->filter.managed_only || o->filter.from.set || o->filter.to.set)
+        return NT_ERR_INVALID_ARG; /* merged records hold neither the managed flag nor each event's time */
     nt_mem m;
     tr_names nm;
     nt_mem_init(&m, &p->trace->mem.a);

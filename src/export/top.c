@@ -153,9 +153,7 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     if (!ti)
         return NT_ERR_NOMEM;
     top_work w = { .t = t, .opt = &opt };
-    nt_export_options so = { .managed_only = opt.managed_only, .has_thread = opt.has_thread,
-                             .thread_id = opt.thread_id, .has_from = opt.has_from, .has_to = opt.has_to,
-                             .from_ns = opt.from_ns, .to_ns = opt.to_ns };
+    nt_export_options so = { .filter = opt.filter };
     if (!tr_selection_fits(t, &so)) {
         NT_MEM_DELETE(top_impl, ti);
         return NT_ERR_INVALID_ARG;
@@ -179,7 +177,7 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     }
     size_t made = 0;
     for (size_t i = 0; st == NT_OK && i < ti->ntables; i++) {
-        if (opt.by_thread && opt.has_thread && t->threads[i] != opt.thread_id)
+        if (opt.by_thread && opt.filter.has_thread && t->threads[i] != opt.filter.thread_id)
             continue;
         memset(w.seen, 0, nn * sizeof *w.seen); /* stamps are stack indices: fresh per table */
         st = count_table(ti, &w, opt.by_thread ? i : SIZE_MAX, &ti->tables[made]);

@@ -1,6 +1,7 @@
 /* V4/V5 blocks: event and metadata blocks (compressed or fixed event
  * headers), V1 and V2Params metadata field lists, sequence-point blocks.
  * Stack blocks are shared with V6 (stack_block.c). */
+#include "common/compiler.h"
 #include "common/format.h"
 #include "common/utf16.h"
 #include "parse/blocks.h"
@@ -16,7 +17,7 @@
  * Within a run (no NT_HDR_CAPTURE bit) the header counts the sequence number
  * up by one per event, so those events cannot show a gap: the loop only
  * records their numbers. */
-__attribute__((always_inline)) static inline nt_status run_start(nt_parser *p, const nt_event *ev, uint64_t off,
+CC_ALWAYS_INLINE static inline nt_status run_start(nt_parser *p, const nt_event *ev, uint64_t off,
                                                                   nt_thread_entry **run)
 {
     nt_thread_entry *t = p->threads.last;
@@ -36,7 +37,7 @@ static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, siz
 /* One event's header, of the block's form (a constant in each caller's copy,
  * as is roomy: see nt_read_header); on failure the parser's error at the
  * event's offset. */
-__attribute__((always_inline)) static inline nt_status read_header(nt_parser *p, nt_cursor *c, nt_event *ev, bool compressed,
+CC_ALWAYS_INLINE static inline nt_status read_header(nt_parser *p, nt_cursor *c, nt_event *ev, bool compressed,
                                                                    bool roomy, int known, uint8_t *flags,
                                                                    uint64_t blob_off, const char *what)
 {
@@ -56,7 +57,7 @@ typedef struct v4_run {
 
 /* One event of an event block: its header, drops, lookups and callbacks
  * (known: see nt_read_compressed_header_in). */
-__attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v4_run *r,
+CC_ALWAYS_INLINE static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v4_run *r,
                                                                  nt_sample *sample, bool compressed, bool roomy,
                                                                  int known)
 {
@@ -87,7 +88,7 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
 /* The events of an event block, specialised on the header form: the loop
  * every event runs, so nothing in it is tested per event that is fixed per
  * block (NT_EVENT_LOOPS). */
-__attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *content,
+CC_ALWAYS_INLINE static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *content,
                                                                   uint64_t content_off, bool compressed)
 {
     nt_event ev;

@@ -2,6 +2,7 @@
  * lists), Metadata (V6 rows, field types and optional metadata), Stack (as
  * V4), SequencePoint (thread and metadata flushes), Thread, RemoveThread and
  * LabelList.  Each decoder gets one whole block in memory. */
+#include "common/compiler.h"
 #include "common/format.h"
 #include "parse/blocks.h"
 #include "parse/deliver.h"
@@ -522,7 +523,7 @@ static nt_status describe(nt_parser *p, nt_event *ev, v6_run *r, nt_event_desc *
 }
 
 /* One event: its header, threads, drop detection, lookups and callbacks. */
-__attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v6_run *r,
+CC_ALWAYS_INLINE static inline nt_status one_event(nt_parser *p, nt_cursor *c, nt_event *ev, v6_run *r,
                                                                  nt_event_desc *over, nt_sample *sample, bool compressed,
                                                                  bool roomy, int known)
 {
@@ -560,7 +561,7 @@ __attribute__((always_inline)) static inline nt_status one_event(nt_parser *p, n
 
 /* The events of an event block, specialised on the header form (as in V4:
  * NT_EVENT_LOOPS). */
-__attribute__((always_inline)) static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *u,
+CC_ALWAYS_INLINE static inline nt_status event_loop(nt_parser *p, nt_cursor c, const uint8_t *u,
                                                                   uint64_t off, bool compressed)
 {
     nt_event ev;

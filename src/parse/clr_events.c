@@ -4,6 +4,7 @@
  * are win:UInt64 in every template, so layouts do not depend on the pointer
  * size.  A version newer than the ones we know decodes its known prefix; a
  * payload too short for its version is malformed. */
+#include "common/compiler.h"
 #include "common/utf16.h"
 #include "parse/deliver.h"
 
@@ -19,7 +20,7 @@ typedef struct str_reader {
 
 /* The strings start at c. */
 #if defined(__GNUC__)
-__attribute__((always_inline))
+CC_ALWAYS_INLINE
 #endif
 static inline void str_reader_start(str_reader *r, const nt_cursor *c)
 {
@@ -28,7 +29,7 @@ static inline void str_reader_start(str_reader *r, const nt_cursor *c)
 }
 
 #if defined(__GNUC__)
-__attribute__((always_inline)) /* up to three per record: the call cost more than the scan */
+CC_ALWAYS_INLINE /* up to three per record: the call cost more than the scan */
 #endif
 static inline bool read_str(str_reader *r, nt_str16 *span)
 {

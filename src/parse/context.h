@@ -8,6 +8,7 @@
 #ifndef NT_PARSE_CONTEXT_H
 #define NT_PARSE_CONTEXT_H
 
+#include "common/compiler.h"
 #include "common/alloc.h"
 #include "common/cursor.h"
 #include "parse/field_decode.h"
@@ -88,7 +89,7 @@ struct nt_parser {
 /* Record a sticky error; the message gets " at byte N" appended. */
 nt_status nt_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
+    CC_PRINTF(4, 5)
 #endif
     ;
 

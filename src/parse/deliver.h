@@ -5,6 +5,7 @@
 #ifndef NT_PARSE_DELIVER_H
 #define NT_PARSE_DELIVER_H
 
+#include "common/compiler.h"
 #include "parse/context.h"
 
 #include <string.h>
@@ -65,7 +66,7 @@ static inline unsigned nt_event_find_stack(nt_parser *p, nt_event *ev)
 
 /* The uncommon ends of nt_event_deliver: unknown ids counted, a stop
  * passed on. */
-static __attribute__((noinline, unused)) nt_status nt_deliver_rest(nt_parser *p, const nt_event *ev, unsigned what,
+static CC_NOINLINE CC_UNUSED nt_status nt_deliver_rest(nt_parser *p, const nt_event *ev, unsigned what,
                                                                    nt_status s, nt_sample *sample)
 {
     p->stats.unknown_metadata_refs += (what & NT_UNKNOWN_METADATA) != 0;
@@ -80,7 +81,7 @@ static __attribute__((noinline, unused)) nt_status nt_deliver_rest(nt_parser *p,
  * sample->event is ev (set once per block: the loop keeps the struct
  * beside ev).  The unknown ids are counted once the event callback has
  * returned, so that an ordinary event tests one word after it. */
-__attribute__((always_inline)) static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, unsigned what,
+CC_ALWAYS_INLINE static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, unsigned what,
                                                                         nt_sample *sample)
 {
     p->stats.events++;

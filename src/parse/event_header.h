@@ -16,6 +16,7 @@
 #ifndef NT_EVENT_HEADER_H
 #define NT_EVENT_HEADER_H
 
+#include "common/compiler.h"
 #include "common/cursor.h"
 #include "nettrace.h"
 
@@ -53,7 +54,7 @@ typedef enum nt_header_result {
 
 /* The fields every event may change: thread (0x04), stack id (0x08) and the
  * timestamp delta (always present). */
-__attribute__((always_inline)) static inline bool nt_header_middle(nt_cursor *c, nt_event *ev, uint64_t *thread, uint8_t f,
+CC_ALWAYS_INLINE static inline bool nt_header_middle(nt_cursor *c, nt_event *ev, uint64_t *thread, uint8_t f,
                                                                    bool ok, bool roomy)
 {
     if (f & 0x04)
@@ -72,7 +73,7 @@ __attribute__((always_inline)) static inline bool nt_header_middle(nt_cursor *c,
  * that byte when the caller has tested it (a constant in a copy of the
  * caller specialised on it: no flag is tested then), else -1.  On failure
  * the cursor is unusable; the caller reports the event's offset. */
-__attribute__((always_inline)) static inline nt_header_result
+CC_ALWAYS_INLINE static inline nt_header_result
 nt_read_compressed_header_in(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread, uint32_t *label_list,
                              uint8_t *flags, bool roomy, int known)
 {
@@ -149,7 +150,7 @@ nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_
  * *flags says which fields changed (NT_HDR_ALL for the uncompressed form):
  * the caller looks up what an id names only when the id changed.
  * *event_size is the uncompressed header's EventSize (for nt_header_fail). */
-__attribute__((always_inline)) static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
+CC_ALWAYS_INLINE static inline nt_header_result nt_read_header(nt_cursor *c, nt_event *ev, uint64_t *thread,
                                                                               uint64_t *capture_thread, uint32_t *label_list,
                                                                               bool compressed, bool roomy, int known,
                                                                               uint8_t *flags, uint32_t *event_size)

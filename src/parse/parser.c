@@ -415,10 +415,8 @@ uint64_t nt_parser_error_offset(const nt_parser *p) { return p ? p->err_offset :
 
 const char *nt_parser_message(const nt_parser *p)
 {
-    if (!p)
-        return "invalid_argument: NULL parser";
-    if (p->status == NT_OK)
-        return "ok";
+    if (!p || p->status == NT_OK)
+        return ""; /* the library's one convention: "" when there is no failure to describe */
     return p->msg;
 }
 

@@ -1,13 +1,14 @@
 /* Stack blocks, the same in both versions: u32 first id, u32 count, then per
  * stack u32 byte size and the IPs at the trace's pointer size.  Ids are dense
  * within a sequence-point interval (stacks.h). */
+#include "common/compiler.h"
 #include "parse/blocks.h"
 
 #include <string.h>
 
 /* Widen (or copy) `frames` IPs of `ptr` bytes each (a constant in each
  * caller's copy). */
-__attribute__((always_inline)) static inline void copy_ips(uint64_t *dst, const uint8_t *src, uint32_t frames,
+CC_ALWAYS_INLINE static inline void copy_ips(uint64_t *dst, const uint8_t *src, uint32_t frames,
                                                            uint32_t ptr)
 {
     if (ptr == 8) {
@@ -44,7 +45,7 @@ static void rebase(nt_stack_table *t)
  * and their copy is inlined) and on `limits`: false when the block cannot
  * reach max_stacks or max_stack_frames whatever it holds, so that no stack
  * tests them. */
-__attribute__((always_inline)) static inline nt_status read_stacks(nt_parser *p, nt_cursor *cur, const uint8_t *content,
+CC_ALWAYS_INLINE static inline nt_status read_stacks(nt_parser *p, nt_cursor *cur, const uint8_t *content,
                                                                    uint64_t content_off, uint32_t first, uint32_t count,
                                                                    const uint32_t ptr, const bool limits)
 {

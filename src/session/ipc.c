@@ -119,6 +119,14 @@ uint8_t ipc_collect_command(const nt_session_config *cfg)
     return IPC_EP_COLLECT2;
 }
 
+/* What a provider's level field means on the wire: 0 selects verbose, NT_LEVEL_LOG_ALWAYS is 0. */
+uint32_t nt_provider_level(const nt_provider *p)
+{
+    if (!p)
+        return 0;
+    return p->level == 0 ? 5 : p->level == NT_LEVEL_LOG_ALWAYS ? 0 : p->level;
+}
+
 bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg)
 {
     uint8_t cmd = ipc_collect_command(cfg);
@@ -137,7 +145,7 @@ bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg)
     for (size_t i = 0; i < cfg->provider_count; i++) {
         const nt_provider *p = &cfg->providers[i];
         ipc_put_u64(b, p->keywords);
-        ipc_put_u32(b, p->level == 0 ? 5 : p->level);
+        ipc_put_u32(b, nt_provider_level(p));
         ipc_put_string(b, p->name);
         ipc_put_string(b, p->arguments);
     }

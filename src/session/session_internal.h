@@ -3,6 +3,7 @@
 #ifndef NT_SESSION_INTERNAL_H
 #define NT_SESSION_INTERNAL_H
 
+#include "common/compiler.h"
 #include "nettrace_session.h"
 #include "common/alloc.h"
 #include "session/ipc.h"
@@ -75,7 +76,7 @@ struct nt_session {
 void session_step(nt_session *s, int64_t deadline_ns);
 /* Close the connections and publish the final status (first call wins). */
 void session_end(nt_session *s, nt_status status);
-void session_set_message(nt_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void session_set_message(nt_session *s, const char *fmt, ...) CC_PRINTF(2, 3);
 void session_wake(nt_session *s);
 
 #endif

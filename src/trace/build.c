@@ -8,6 +8,7 @@
  * frame) in the trace's id table, the ips once each in the address table.
  * Records go to records.c; frames are resolved only in finish()
  * (resolve.c), once rundown has arrived. */
+#include "common/compiler.h"
 #include "trace/build_internal.h"
 #include "common/limits.h"
 #include "common/abi.h"
@@ -199,7 +200,7 @@ static bool add_sample_chunk(nt_trace *t)
 }
 
 #if defined(__GNUC__)
-#define TR_SLOW_PATH __attribute__((noinline, cold))
+#define TR_SLOW_PATH CC_SLOW
 #else
 #define TR_SLOW_PATH
 #endif

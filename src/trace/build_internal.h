@@ -4,6 +4,7 @@
 #ifndef NT_TRACE_BUILD_INTERNAL_H
 #define NT_TRACE_BUILD_INTERNAL_H
 
+#include "common/compiler.h"
 #include "trace/trace_internal.h"
 #include "common/hash.h"
 
@@ -200,7 +201,7 @@ static inline int tr_fail(nt_trace_builder *b, nt_status s)
  * without calling up into build.c. */
 static inline int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    CC_PRINTF(2, 3)
 #endif
     ;
 static inline int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)

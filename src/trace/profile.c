@@ -532,20 +532,22 @@ void nt_profile_free(nt_profile *p)
     NT_MEM_DELETE(nt_profile, p);
 }
 
-const nt_trace *nt_profile_trace(const nt_profile *p) { return p->trace; }
+const nt_trace *nt_profile_trace(const nt_profile *p) { return p ? p->trace : NULL; }
 
 void nt_profile_span(const nt_profile *p, int64_t *first_ns, int64_t *last_ns)
 {
-    bool any = p->first_ticks <= p->last_ticks;
+    bool any = p && p->first_ticks <= p->last_ticks;
     *first_ns = any ? ticks_ns(p, p->first_ticks) : 0;
     *last_ns = any ? ticks_ns(p, p->last_ticks) : 0;
 }
-size_t nt_profile_record_count(const nt_profile *p) { return p->nrecs; }
+size_t nt_profile_record_count(const nt_profile *p) { return p ? p->nrecs : 0; }
 
 nt_profile_record nt_profile_record_at(const nt_profile *p, size_t i)
 {
+    nt_profile_record o = { 0 };
+    if (!p)
+        return o;
     const pr_rec *r = &p->recs[i];
-    nt_profile_record o;
     o.kind = (nt_profile_kind)r->kind;
     o.stack_index = p->res[i].stack;
     o.thread_id = r->thread_id;
@@ -568,12 +570,14 @@ void nt_profile_totals_get(const nt_profile *p, nt_profile_kind k, nt_profile_to
     ABI_OUT(nt_profile_totals, out, &t);
 }
 
-size_t nt_profile_gc_count(const nt_profile *p) { return p->ngcs; }
+size_t nt_profile_gc_count(const nt_profile *p) { return p ? p->ngcs : 0; }
 
 size_t nt_profile_memory_peak(const nt_profile *p)
 {
+    if (!p)
+        return 0;
     nt_trace_stats ts = { 0 };
     nt_trace_stats_get(p->trace, &ts);
     return p->mem.peak + ts.memory_peak;
 }
-const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i) { return &p->gcs[i]; }
+const nt_gc *nt_profile_gc_at(const nt_profile *p, size_t i) { return p ? &p->gcs[i] : NULL; }

@@ -35,18 +35,21 @@ void nt_trace_free(nt_trace *t)
     nt_mem_free(m, t->sample_labels, t->sample_labels_cap * sizeof *t->sample_labels);
     NT_MEM_DELETE(nt_trace, t);
 }
-/* ---- accessors ---- */
+/* ---- accessors ----
+ * A NULL trace is an empty one: counts 0, pointers NULL, a zeroed struct, "" (nettrace.h's convention). */
 
-const nt_trace_info *nt_trace_header(const nt_trace *t) { return t->have_info ? &t->info : NULL; }
-int64_t nt_trace_frequency(const nt_trace *t) { return t->info.qpc_frequency; }
-uint32_t nt_trace_pointer_size(const nt_trace *t) { return t->info.pointer_size; }
-size_t nt_trace_sample_count(const nt_trace *t) { return t->nsamples; }
+const nt_trace_info *nt_trace_header(const nt_trace *t) { return t && t->have_info ? &t->info : NULL; }
+int64_t nt_trace_frequency(const nt_trace *t) { return t ? t->info.qpc_frequency : 0; }
+uint32_t nt_trace_pointer_size(const nt_trace *t) { return t ? t->info.pointer_size : 0; }
+size_t nt_trace_sample_count(const nt_trace *t) { return t ? t->nsamples : 0; }
 
 nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i)
 {
+    nt_trace_sample o = { 0 };
+    if (!t)
+        return o;
     const tr_sample *s = TR_SAMPLE(t, i);
     const tr_rstack *r = &t->stacks[s->stack];
-    nt_trace_sample o;
     o.timestamp = s->ticks;
     o.time_ns = nt_ticks_to_ns(s->ticks, t->info.qpc_frequency);
     o.thread_id = t->threads[TR_THREAD(s)];
@@ -58,43 +61,45 @@ nt_trace_sample nt_trace_sample_at(const nt_trace *t, size_t i)
     return o;
 }
 
-size_t nt_trace_stack_count(const nt_trace *t) { return t->nstacks; }
+size_t nt_trace_stack_count(const nt_trace *t) { return t ? t->nstacks : 0; }
 
 nt_trace_stack nt_trace_stack_at(const nt_trace *t, size_t i)
 {
-    nt_trace_stack s = { t->stacks[i].count, tr_stack_ids(t, (uint32_t)i) };
+    nt_trace_stack s = { 0, NULL };
+    if (t)
+        s = (nt_trace_stack){ t->stacks[i].count, tr_stack_ids(t, (uint32_t)i) };
     return s;
 }
 
-size_t nt_trace_frame_count(const nt_trace *t) { return t->nframes; }
-const nt_frame *nt_trace_frame_at(const nt_trace *t, uint32_t id) { return &t->frames[id]; }
+size_t nt_trace_frame_count(const nt_trace *t) { return t ? t->nframes : 0; }
+const nt_frame *nt_trace_frame_at(const nt_trace *t, uint32_t id) { return t ? &t->frames[id] : NULL; }
 
-size_t nt_trace_method_count(const nt_trace *t) { return t->nmethods; }
-const nt_trace_method *nt_trace_method_at(const nt_trace *t, size_t i) { return &t->methods[i]; }
-size_t nt_trace_module_count(const nt_trace *t) { return t->nmodules; }
-const nt_trace_module *nt_trace_module_at(const nt_trace *t, size_t i) { return &t->modules[i]; }
-size_t nt_trace_assembly_count(const nt_trace *t) { return t->nassemblies; }
-const nt_trace_assembly *nt_trace_assembly_at(const nt_trace *t, size_t i) { return &t->assemblies[i]; }
+size_t nt_trace_method_count(const nt_trace *t) { return t ? t->nmethods : 0; }
+const nt_trace_method *nt_trace_method_at(const nt_trace *t, size_t i) { return t ? &t->methods[i] : NULL; }
+size_t nt_trace_module_count(const nt_trace *t) { return t ? t->nmodules : 0; }
+const nt_trace_module *nt_trace_module_at(const nt_trace *t, size_t i) { return t ? &t->modules[i] : NULL; }
+size_t nt_trace_assembly_count(const nt_trace *t) { return t ? t->nassemblies : 0; }
+const nt_trace_assembly *nt_trace_assembly_at(const nt_trace *t, size_t i) { return t ? &t->assemblies[i] : NULL; }
 
 const char *nt_trace_assembly_name(const nt_trace *t, uint64_t assembly_id)
 {
-    uint32_t i = tr_index(&t->assembly_index, assembly_id);
+    uint32_t i = t ? tr_index(&t->assembly_index, assembly_id) : UINT32_MAX;
     return i == UINT32_MAX ? NULL : t->assemblies[i].name;
 }
 
 bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint64_t *assembly_id)
 {
-    uint32_t i = tr_index(&t->module_index, module_id);
+    uint32_t i = t ? tr_index(&t->module_index, module_id) : UINT32_MAX;
     if (i == UINT32_MAX)
         return false;
     *assembly_id = t->modules[i].assembly_id;
     return true;
 }
 
-size_t nt_trace_thread_count(const nt_trace *t) { return t->nthreads; }
-uint64_t nt_trace_thread_id(const nt_trace *t, size_t i) { return t->threads[i]; }
-const char *nt_trace_message(const nt_trace *t) { return t->message; }
-bool nt_trace_counts_exact(const nt_trace *t) { return !t->inexact; }
+size_t nt_trace_thread_count(const nt_trace *t) { return t ? t->nthreads : 0; }
+uint64_t nt_trace_thread_id(const nt_trace *t, size_t i) { return t ? t->threads[i] : 0; }
+const char *nt_trace_message(const nt_trace *t) { return t ? t->message : ""; }
+bool nt_trace_counts_exact(const nt_trace *t) { return !t || !t->inexact; }
 
 void nt_trace_stats_get(const nt_trace *t, nt_trace_stats *out)
 {

@@ -232,6 +232,7 @@ extern const tr_build_kind tr_trace_kind;
 typedef struct tr_selection {
     const nt_trace *t;
     nt_export_options opt;
+    int64_t from_ns, to_ns; /* opt.filter's window on the trace clock */
     int64_t default_ns;    /* weight of a thread's last sample when weighing by time */
 } tr_selection;
 

@@ -15,6 +15,7 @@
 #ifndef NT_WRITER_INTERNAL_H
 #define NT_WRITER_INTERNAL_H
 
+#include "common/compiler.h"
 #include "common/alloc.h"
 #include "common/format.h"
 #include "common/hash.h"
@@ -145,7 +146,7 @@ void nt_wclock_range(const nt_writer_options *o, int64_t *lo, int64_t *hi);
 /* Record a sticky error and return it. */
 nt_status nt_wfail(nt_writer *w, nt_status s, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    CC_PRINTF(3, 4)
 #endif
     ;
 /* The entry check of every public call: NULL, a sticky error, or finished. */

@@ -35,7 +35,5 @@ uint64_t nt_writer_offset(const nt_writer *w) { return w ? w->offset : 0; }
 
 const char *nt_writer_message(const nt_writer *w)
 {
-    if (!w)
-        return "invalid_argument: NULL writer";
-    return w->status == NT_OK ? "ok" : w->msg;
+    return !w || w->status == NT_OK ? "" : w->msg; /* "" when there is no failure to describe */
 }

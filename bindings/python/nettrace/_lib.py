@@ -162,22 +162,24 @@ class nt_trace_assembly(Structure):
     _fields_ = [("assembly_id", c_uint64), ("name", c_char_p)]
 
 
+class nt_time_bound(Structure):
+    _fields_ = [("set", c_bool), ("absolute", c_bool), ("ns", c_int64)]
+
+
+class nt_sample_filter(Structure):
+    _fields_ = [("managed_only", c_bool), ("has_thread", c_bool), ("thread_id", c_uint64),
+                ("from", nt_time_bound), ("to", nt_time_bound)]
+
+
 class nt_export_options(Structure):
     _fields_ = [("struct_size", c_uint32),
-                ("managed_only", c_bool), ("has_thread", c_bool), ("thread_id", c_uint64),
-                ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64),
-                ("weight", c_int), ("name", c_char_p), ("signatures", c_bool)]
+                ("filter", nt_sample_filter), ("weight", c_int), ("name", c_char_p), ("signatures", c_bool)]
 
 
 class nt_top_options(Structure):
     _fields_ = [("struct_size", c_uint32),
-                ("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool), ("managed_only", c_bool),
-                ("has_thread", c_bool), ("thread_id", c_uint64), ("signatures", c_bool), ("weight", c_int),
-                ("has_from", c_bool), ("has_to", c_bool), ("from_ns", c_int64), ("to_ns", c_int64)]
-
-
-class nt_time_bound(Structure):
-    _fields_ = [("set", c_bool), ("absolute", c_bool), ("ns", c_int64)]
+                ("rows", c_uint32), ("by_inclusive", c_bool), ("by_thread", c_bool),
+                ("filter", nt_sample_filter), ("signatures", c_bool), ("weight", c_int)]
 
 
 class nt_profile_options(Structure):

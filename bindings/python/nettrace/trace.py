@@ -105,6 +105,16 @@ def chunks(source):
             yield chunk
 
 
+
+def _filter(managed_only, thread_id, from_, to):
+    """The one nt_sample_filter of the exports and top: each window end as time_bound() reads it."""
+    f = _lib.nt_sample_filter(managed_only=managed_only)
+    if thread_id is not None:
+        f.has_thread, f.thread_id = True, thread_id
+    setattr(f, "from", time_bound(from_))
+    f.to = time_bound(to)
+    return f
+
 class Trace:
     """The samples and symbols of a trace (from open(), a Parser with
     keep_trace, or collect()).  Header fields are attributes; error is the
@@ -252,13 +262,7 @@ class Trace:
     def _top(self, n, by_inclusive, managed_only, thread_id, weight, from_, to):
         t = self._handle()
         opts = _lib.nt_top_options(rows=n if n and n > 0 else 0, by_inclusive=by_inclusive,
-                                   managed_only=managed_only, weight=_WEIGHTS[weight])
-        if thread_id is not None:
-            opts.has_thread, opts.thread_id = True, thread_id
-        if from_ is not None:
-            opts.has_from, opts.from_ns = True, self.time_ns(from_)
-        if to is not None:
-            opts.has_to, opts.to_ns = True, self.time_ns(to)
+                                   filter=_filter(managed_only, thread_id, from_, to), weight=_WEIGHTS[weight])
         top = POINTER(_lib.nt_top)()
         err = errors.from_status(lib.nt_top_build(t, byref(opts), byref(top)))
         if err:
@@ -294,13 +298,7 @@ class Trace:
 
     def _export(self, fn, dest, managed_only, thread_id, from_ns, to_ns, by_time, name):
         opts = _lib.nt_export_options()
-        opts.managed_only = managed_only
-        if thread_id is not None:
-            opts.has_thread, opts.thread_id = True, thread_id
-        if from_ns is not None:
-            opts.has_from, opts.from_ns = True, from_ns
-        if to_ns is not None:
-            opts.has_to, opts.to_ns = True, to_ns
+        opts.filter = _filter(managed_only, thread_id, from_ns, to_ns)
         opts.weight = 1 if by_time else 0
         opts.name = name.encode() if name else None
         if isinstance(dest, (str, os.PathLike)):
