@@ -176,6 +176,7 @@ int main(void)
     F(nt_trace_window_config, recorder_bytes); F(nt_trace_window_config, no_continuous);
     F(nt_trace_window_config, sample_labels);
     S(nt_window_filter);
+    F(nt_window_filter, struct_size);
     F(nt_window_filter, thread_ids); F(nt_window_filter, thread_count); F(nt_window_filter, has_activity);
     F(nt_window_filter, activity_id); F(nt_window_filter, has_trace_id); F(nt_window_filter, trace_id);
     F(nt_window_filter, has_span_id); F(nt_window_filter, span_id);

@@ -38,13 +38,7 @@ public sealed class ExportOptions : SampleFilter
     internal unsafe nt_export_options ToNative(byte* name) => new()
     {
         struct_size = Sized.Of<nt_export_options>(),
-        managed_only = (byte)(ManagedOnly ? 1 : 0),
-        has_thread = (byte)(ThreadId.HasValue ? 1 : 0),
-        thread_id = (ulong)(ThreadId ?? 0),
-        has_from = (byte)(FromNs.HasValue ? 1 : 0),
-        has_to = (byte)(ToNs.HasValue ? 1 : 0),
-        from_ns = FromNs ?? 0,
-        to_ns = ToNs ?? 0,
+        filter = nt_sample_filter.Of(ManagedOnly, ThreadId, FromNs, ToNs),
         weight = (int)Weight,
         name = name,
         signatures = (byte)(Signatures ? 1 : 0),
@@ -71,15 +65,9 @@ public sealed class TopOptions : SampleFilter
             rows = (uint)Rows,
             by_inclusive = (byte)(ByInclusive ? 1 : 0),
             by_thread = (byte)(ByThread ? 1 : 0),
-            managed_only = (byte)(ManagedOnly ? 1 : 0),
-            has_thread = (byte)(ThreadId.HasValue ? 1 : 0),
-            thread_id = (ulong)(ThreadId ?? 0),
+            filter = nt_sample_filter.Of(ManagedOnly, ThreadId, FromNs, ToNs),
             signatures = (byte)(Signatures ? 1 : 0),
             weight = (int)Weight,
-            has_from = (byte)(FromNs.HasValue ? 1 : 0),
-            has_to = (byte)(ToNs.HasValue ? 1 : 0),
-            from_ns = FromNs ?? 0,
-            to_ns = ToNs ?? 0,
         };
     }
 }

@@ -280,8 +280,7 @@ public sealed unsafe class Profile : IDisposable
             {
                 struct_size = Sized.Of<nt_profile_export_options>(),
                 kind = (int)kind,
-                has_thread = (byte)(options.ThreadId.HasValue ? 1 : 0),
-                thread_id = (ulong)(options.ThreadId ?? 0),
+                filter = nt_sample_filter.Of(false, options.ThreadId, null, null),
                 by_count = (byte)(options.ByCount ? 1 : 0),
                 with_label = (byte)(options.WithLabel ? 1 : 0),
                 name = np,

@@ -29,6 +29,7 @@ public sealed class SampleSelection
         var pin = GCHandle.Alloc(ids, GCHandleType.Pinned);
         var f = new nt_window_filter
         {
+            struct_size = Sized.Of<nt_window_filter>(),
             thread_ids = ids.Length > 0 ? (ulong*)pin.AddrOfPinnedObject() : null,
             thread_count = (nuint)ids.Length,
         };

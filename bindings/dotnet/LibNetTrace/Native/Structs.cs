@@ -92,13 +92,28 @@ internal struct nt_trace_stats
 }
 
 [StructLayout(LayoutKind.Sequential)]
+internal struct nt_sample_filter
+{
+    public byte managed_only, has_thread;
+    public ulong thread_id;
+    public nt_time_bound from, to;
+
+    /// <summary>The filter of a window in trace-clock ns (null: an open end).</summary>
+    internal static nt_sample_filter Of(bool managedOnly, long? threadId, long? fromNs, long? toNs) => new()
+    {
+        managed_only = (byte)(managedOnly ? 1 : 0),
+        has_thread = (byte)(threadId.HasValue ? 1 : 0),
+        thread_id = (ulong)(threadId ?? 0),
+        from = new nt_time_bound { set = (byte)(fromNs.HasValue ? 1 : 0), absolute = 1, ns = fromNs ?? 0 },
+        to = new nt_time_bound { set = (byte)(toNs.HasValue ? 1 : 0), absolute = 1, ns = toNs ?? 0 },
+    };
+}
+
+[StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_export_options
 {
     public uint struct_size; // the layout this package was built with: sizeof, set by every caller
-    public byte managed_only, has_thread;
-    public ulong thread_id;
-    public byte has_from, has_to;
-    public long from_ns, to_ns;
+    public nt_sample_filter filter;
     public int weight;
     public byte* name;
     public byte signatures;
@@ -109,12 +124,10 @@ internal struct nt_top_options
 {
     public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public uint rows;
-    public byte by_inclusive, by_thread, managed_only, has_thread;
-    public ulong thread_id;
+    public byte by_inclusive, by_thread;
+    public nt_sample_filter filter;
     public byte signatures;
     public int weight;
-    public byte has_from, has_to;
-    public long from_ns, to_ns;
 }
 
 [StructLayout(LayoutKind.Sequential)]
@@ -192,8 +205,7 @@ internal unsafe struct nt_profile_export_options
 {
     public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public int kind;
-    public byte has_thread;
-    public ulong thread_id;
+    public nt_sample_filter filter;
     public byte by_count, with_label;
     public byte* name;
     public byte signatures;
@@ -345,6 +357,7 @@ internal struct nt_trace_window_config
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_window_filter
 {
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
     public ulong* thread_ids;
     public nuint thread_count;
     public byte has_activity;
