@@ -16,7 +16,7 @@ import sys
 
 # The library's ABI version (the soname's number: configure.ac's
 # NT_LT_VERSION current - age); test_find.py checks it against the build.
-SONAME_MAJOR = 2
+SONAME_MAJOR = 3
 if sys.platform == "darwin":
     NAMES = ("libnettrace.%d.dylib" % SONAME_MAJOR, "libnettrace.dylib")
 else:
