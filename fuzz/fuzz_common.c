@@ -112,8 +112,8 @@ nt_status fz_parse(const uint8_t *data, size_t size, fz_chunker next_chunk, void
     if (*err_offset > size)
         fz_fail("error offset %llu beyond the %zu-byte input", (unsigned long long)*err_offset, size);
     const char *msg = nt_parser_message(p);
-    if (!msg || !*msg)
-        fz_fail("empty message");
+    if (!msg || (s == NT_OK) != !*msg)
+        fz_fail("a message must be \"\" exactly when there is no failure: %s", msg ? msg : "(NULL)");
     if (s != NT_OK && !strstr(msg, " at byte "))
         fz_fail("error message without a byte offset: %s", msg);
     nt_parser_stats_get(p, stats);

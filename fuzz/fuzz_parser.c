@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Misuse of the API is an error, never a crash. */
     if (nt_parser_feed(NULL, data, size) != NT_ERR_INVALID_ARG || nt_parser_finish(NULL) != NT_ERR_INVALID_ARG ||
         nt_parser_status(NULL) != NT_ERR_INVALID_ARG || nt_parser_offset(NULL) != 0 ||
-        nt_parser_error_offset(NULL) != 0 || nt_parser_trace_info(NULL) != NULL || !*nt_parser_message(NULL))
+        nt_parser_error_offset(NULL) != 0 || nt_parser_trace_info(NULL) != NULL || *nt_parser_message(NULL))
         fz_fail("NULL parser not rejected");
     nt_parser_free(NULL);
     nt_parser *p = nt_parser_new(NULL, NULL, &lim, NULL);
