@@ -31,7 +31,8 @@ const char *cli_endpoint_reason(nt_endpoint_reason r)
     case NT_ENDPOINT_STALE: return "only the sockets of an earlier process with that pid are left";
     case NT_ENDPOINT_NO_ACCESS: return "its environment is not readable: another user's process (run as that user)";
     case NT_ENDPOINT_FOREIGN:
-        return "the only socket under its endpoint's name belongs to another user, who may have planted it";
+        return "foreign: the only socket under its endpoint's name belongs to another user, who may have "
+               "planted it";
     default: return "no endpoint found";
     }
 }
