@@ -40,13 +40,13 @@ typedef struct ix_build {
     size_t msg_size;
 } ix_build;
 
-/* The `want` bytes at off, or as many as the stream holds there (*got);
- * NULL when a read fails or memory is short.  A header read (want <= 128)
- * stays valid until the next header read, a body read until the next body
- * read. */
+/* A header read: the `want` bytes at off (at most the 128 of head), or as
+ * many as the stream holds there (*got); NULL when the read fails.  Valid
+ * until the next header read. */
 const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got);
 /* A block's whole content, or NULL (read failed, out of memory, or larger
- * than NT_DEFAULT_MAX_BLOCK_BYTES, which the parser would refuse too). */
+ * than NT_DEFAULT_MAX_BLOCK_BYTES, which the parser would refuse too); valid
+ * until the next body read. */
 const uint8_t *ix_body(ix_build *b, const nt_index_block *blk);
 
 /* Framing: every block from the stream's start to its end or the damage. */

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 /* pread until want bytes or the end of the file; false on a read error. */
@@ -26,6 +25,17 @@ static bool read_fully(int fd, uint64_t off, uint8_t *dst, size_t want, size_t *
     return true;
 }
 
+/* The want bytes at off (off < len, want <= len - off) into dst, or the
+ * buffer's own bytes: counted either way; NULL when the read fails. */
+static const uint8_t *fetch(ix_build *b, uint64_t off, size_t want, uint8_t *dst)
+{
+    b->ix->sum.bytes_read += want;
+    if (b->data)
+        return b->data + off;
+    size_t got = 0;
+    return read_fully(b->fd, off, dst, want, &got) && got == want ? dst : NULL;
+}
+
 const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got)
 {
     *got = 0;
@@ -33,45 +43,25 @@ const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got)
         return b->data ? b->data + b->len : b->head; /* nothing there: a valid pointer to no bytes */
     if (want > b->len - off)
         want = (size_t)(b->len - off);
-    b->ix->sum.bytes_read += want;
-    if (b->data) {
-        *got = want;
-        return b->data + off;
-    }
-    uint8_t *dst = b->head;
-    if (want > sizeof b->head) {
-        if (want > b->body_cap) {
-            if (!nt_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, want))
-                return NULL;
-            b->body_cap = want;
-        }
-        dst = b->body;
-    }
-    return read_fully(b->fd, off, dst, want, got) && *got == want ? dst : NULL;
+    if (want > sizeof b->head) /* a header read: every caller asks for less */
+        return NULL;
+    const uint8_t *p = fetch(b, off, want, b->head);
+    *got = p ? want : 0;
+    return p;
 }
 
 const uint8_t *ix_body(ix_build *b, const nt_index_block *blk)
 {
+    /* The framing pass put every block within the stream. */
     if (blk->body_size > NT_DEFAULT_MAX_BLOCK_BYTES)
         return NULL;
-    size_t got = 0;
-    /* Never into the header buffer: a body read asks for more than it holds or is copied there. */
-    if (blk->body_size <= sizeof b->head && !b->data) {
-        const uint8_t *p = ix_at(b, blk->body_offset, blk->body_size, &got);
-        if (!p || got != blk->body_size)
+    if (!b->data && blk->body_size > b->body_cap) {
+        if (!nt_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, blk->body_size))
             return NULL;
-        if (blk->body_size > b->body_cap) {
-            if (!nt_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, sizeof b->head))
-                return NULL;
-            b->body_cap = sizeof b->head;
-        }
-        memcpy(b->body, p, blk->body_size);
-        return b->body;
+        b->body_cap = blk->body_size;
     }
-    const uint8_t *p = ix_at(b, blk->body_offset, blk->body_size, &got);
-    return p && got == blk->body_size ? p : NULL;
+    return fetch(b, blk->body_offset, blk->body_size, b->body);
 }
-
 
 nt_status ix_fail(ix_build *b, nt_status s, uint64_t off, const char *what)
 {
