@@ -5,7 +5,7 @@ nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
 	src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/cli/progress.c src/cli/progress.h \
 	src/cli/opts.c src/cli/opts.h \
-	src/cli/time_opt.c src/cli/time_opt.h \
+	src/cli/time_opt.c src/cli/time_opt.h src/cli/human.c src/cli/human.h \
 	src/cli/select.c src/cli/select.h \
 	src/cli/trace_load.c src/cli/trace_load.h \
 	src/cli/session_opts.c src/cli/session_opts.h src/cli/keywords.c src/cli/keywords.h \

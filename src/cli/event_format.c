@@ -95,8 +95,27 @@ static void put_datetime(FILE *f, int64_t ft)
     fprintf(f, "%" PRId64, ft);
 }
 
-static void put_value(FILE *f, const nt_field_value *v)
+/* An HRESULT: a 32-bit field whose name says so (ExceptionHRESULT,
+ * HResult, ...), which people read as 0x80131509, never as 2148734217. */
+static bool is_hresult(const nt_field_value *v)
 {
+    if (v->type != NT_TYPE_UINT32 && v->type != NT_TYPE_INT32)
+        return false;
+    size_t n = strlen(v->name);
+    return n >= 7 && strcasecmp(v->name + n - 7, "HRESULT") == 0;
+}
+
+/* hex: the text line's spelling of pointers and HRESULTs (JSON keeps numbers). */
+static void put_value(FILE *f, const nt_field_value *v, bool hex)
+{
+    if (hex && v->kind == NT_VALUE_UINT && v->type == NT_TYPE_POINTER) {
+        fprintf(f, "0x%" PRIx64, v->v.u);
+        return;
+    }
+    if (hex && (v->kind == NT_VALUE_UINT || v->kind == NT_VALUE_INT) && is_hresult(v)) {
+        fprintf(f, "0x%08" PRIx32, (uint32_t)v->v.u);
+        return;
+    }
     switch (v->kind) {
     case NT_VALUE_INT: put_i64(f, v->v.i); break;
     case NT_VALUE_UINT: put_u64(f, v->v.u); break;
@@ -151,7 +170,7 @@ static bool put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
                 }
             }
         }
-        put_value(f, &v);
+        put_value(f, &v, !json);
         if (v.kind == NT_VALUE_STRUCT_BEGIN || v.kind == NT_VALUE_ARRAY_BEGIN)
             first[d + 1] = true;
     }
@@ -189,11 +208,26 @@ bool ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
     return true;
 }
 
-bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
+/* ns since the origin as s with every ns digit: exact, unlike a double */
+static void put_seconds(FILE *f, int64_t ns)
+{
+    uint64_t v = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    if (ns < 0)
+        fputc('-', f);
+    put_u64(f, v / 1000000000u);
+    char frac[11];
+    snprintf(frac, sizeof frac, ".%09u", (unsigned)(v % 1000000000u));
+    fputs(frac, f);
+}
+
+bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, int64_t origin_ns, bool absolute, long limit)
 {
     const nt_event_desc *d = ev->desc;
     const char *name = nt_event_name(ev);
-    put_i64(f, time_ns);
+    if (absolute)
+        put_i64(f, time_ns);
+    else
+        put_seconds(f, time_ns - origin_ns);
     fputc(' ', f);
     put_u64(f, ev->thread_id);
     fputc(' ', f);
