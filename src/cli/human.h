@@ -6,8 +6,8 @@
  *
  * Each formatter returns its text by value, so it can be an argument of
  * the printf that writes it: fprintf(o, "%s", cli_count(n).s). */
-#ifndef NT_CLI_HUMAN_H
-#define NT_CLI_HUMAN_H
+#ifndef CLI_HUMAN_H
+#define CLI_HUMAN_H
 
 #include <stdint.h>
 
