@@ -24,6 +24,7 @@ nettrace_SOURCES = \
 	src/cli/cmd_ps.c src/cli/cmd_profiles.c \
 	src/cli/cmd_index.c \
 	src/cli/cmd_top_live.c \
-	src/cli/cmd_heap.c src/cli/cmd_gcdump.c
+	src/cli/cmd_heap.c src/cli/cmd_gcdump.c \
+	src/cli/cmd_stack.c src/cli/session_pump.c src/cli/session_pump.h
 nettrace_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 nettrace_LDADD = libnettrace_core.la

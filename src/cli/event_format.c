@@ -142,6 +142,17 @@ static void put_value(FILE *f, const nt_field_value *v, bool hex)
     }
 }
 
+/* In a text line, a struct at the top that carries no name of its own is
+ * see-through: its members are the line's fields.  EventCounters' payload is
+ * such a struct holding one struct, "Payload", which is see-through too, so
+ * its Name=, Mean=, ... are named fields rather than one unnamed ?={...}. */
+static bool see_through(const nt_field_value *v, uint32_t depth, uint32_t hidden, uint32_t parent_count)
+{
+    if (v->kind != NT_VALUE_STRUCT_BEGIN || v->in_array || depth != 0)
+        return false;
+    return !v->name[0] || (hidden > 0 && parent_count == 1 && strcmp(v->name, "Payload") == 0);
+}
+
 /* The fields as JSON members (json) or k=v words; top-level separators
  * differ, nested values are JSON either way.  Leaves the iterator at its end;
  * false when the output passed the stream position limit first (checked
@@ -150,12 +161,25 @@ static bool put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
 {
     nt_field_value v;
     bool first[NT_FIELD_ITER_MAX_DEPTH + 2] = { true };
+    bool hid[NT_FIELD_ITER_MAX_DEPTH + 2] = { false }; /* by the iterator's depth: a see-through struct */
+    uint32_t hidden = 0, hidden_count = 0;              /* see-through structs open; the innermost's fields */
     nt_event_fields_begin(ev, it);
     while (nt_field_next(it, &v)) {
         if (ftell(f) > limit)
             return false;
         bool end = v.kind == NT_VALUE_STRUCT_END || v.kind == NT_VALUE_ARRAY_END;
-        uint32_t d = v.depth;
+        uint32_t d = v.depth - hidden; /* the depth the line shows */
+        if (!json && v.kind == NT_VALUE_STRUCT_END && hid[v.depth]) {
+            hid[v.depth] = false;
+            hidden--;
+            continue;
+        }
+        if (!json && see_through(&v, d, hidden, hidden_count)) {
+            hid[v.depth] = true;
+            hidden++;
+            hidden_count = v.count;
+            continue;
+        }
         if (!end) {
             if (!first[d])
                 fputs(d == 0 && !json ? " " : ",", f);

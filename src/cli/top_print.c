@@ -177,3 +177,10 @@ void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_
     }
     fputs(top->table_count ? "\n  ]\n}\n" : "]\n}\n", o);
 }
+
+bool cli_top_n_is_rows(const char *v)
+{
+    if (*v == '-' || *v == '+')
+        v++;
+    return *v >= '0' && *v <= '9';
+}
