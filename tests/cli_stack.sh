@@ -82,16 +82,27 @@ grep -q ' Name="cpu-usage" DisplayName="CPU Usage" Mean=' "$TMP/counters.txt" &&
 "$NT" events --json --event EventCounters "$TMP/counters.nettrace" | head -1 | grep -q '"Payload":{"Name":"' ||
     fail "--json lost the payload's structure"
 
-# the target's end, seen live: "process N exited" on standard error
+# the target's end, seen live: "process N exited" on standard error, from
+# top attached by name (-n NAME, as collect takes it) and from collect -p
 kill "$pid"; wait "$pid" 2>/dev/null; pid=
-dotnet "$dll" 3 > "$TMP/short.log" 2>&1 &
-pid=$!
-i=0
-until grep -q '^ready' "$TMP/short.log"; do
-    i=$((i + 1)); [ $i -gt 300 ] && { echo "FAIL: the short target did not start"; exit 1; }; sleep 0.1
-done
-timeout 60 "$NT" top -p "$pid" --interval 1 --top 3 > /dev/null 2> "$TMP/top.err"
+short() { # start a target that lives 6 s; $pid
+    dotnet "$dll" 6 > "$TMP/short.log" 2>&1 &
+    pid=$!
+    i=0
+    until grep -q '^ready' "$TMP/short.log"; do
+        i=$((i + 1)); [ $i -gt 300 ] && { echo "FAIL: the short target did not start"; exit 1; }; sleep 0.1
+    done
+}
+short
+timeout 60 "$NT" top -n StackTarget --interval 1 --top 3 --no-rundown-first > "$TMP/top.txt" 2> "$TMP/top.err"
+grep -q "^nettrace top  pid $pid" "$TMP/top.txt" && ok "top -n NAME attaches by name" ||
+    fail "top -n StackTarget: $(head -3 "$TMP/top.txt") $(cat "$TMP/top.err")"
 grep -q "^nettrace top: process $pid exited$" "$TMP/top.err" && ok "top -p says the process exited" ||
-    fail "top -p at the target's end: $(cat "$TMP/top.err")"
+    fail "top at the target's end: $(cat "$TMP/top.err")"
+wait "$pid" 2>/dev/null; pid=
+short
+timeout 60 "$NT" collect -p "$pid" -o "$TMP/short.nettrace" > /dev/null 2> "$TMP/collect.err"
+grep -q "^nettrace collect: process $pid exited$" "$TMP/collect.err" && ok "collect -p says the process exited" ||
+    fail "collect at the target's end: $(cat "$TMP/collect.err")"
 wait "$pid" 2>/dev/null; pid=
 finish
