@@ -2,8 +2,8 @@
  * out_file rules (never the input, a trace replaced only with --force), the
  * input read through the library's nt_convert with the progress line, and
  * the outcome said on standard error. */
-#ifndef NT_CLI_CONVERT_RUN_H
-#define NT_CLI_CONVERT_RUN_H
+#ifndef CLI_CONVERT_RUN_H
+#define CLI_CONVERT_RUN_H
 
 #include "nettrace_convert.h"
 

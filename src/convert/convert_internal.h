@@ -4,8 +4,8 @@
  * convert.c (the parser's callbacks: header, events, sequence points, the
  * slice's window), convert_meta.c (source metadata ids to output ids, with
  * the V6 label-list variants and the output's metadata flushes). */
-#ifndef NT_CONVERT_INTERNAL_H
-#define NT_CONVERT_INTERNAL_H
+#ifndef CV_CONVERT_INTERNAL_H
+#define CV_CONVERT_INTERNAL_H
 
 #include "nettrace_convert.h"
 #include "common/alloc.h"
@@ -30,10 +30,10 @@ typedef struct cv_conv {
     const nt_allocator *alloc;
     const nt_parser *parser; /* the input's clock, for the window */
     nt_writer *w;
-    nt_mem mem;             /* the maps' and metas' allocations */
-    nt_map base;            /* source metadata id -> index + 1 in metas of its base */
-    nt_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
-    nt_hash_key hash_key;   /* per run: the source cannot aim variants at one hash */
+    cm_mem mem;             /* the maps' and metas' allocations */
+    cm_map base;            /* source metadata id -> index + 1 in metas of its base */
+    cm_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
+    cm_hash_key hash_key;   /* per run: the source cannot aim variants at one hash */
     cv_meta *metas;
     size_t nmetas, cap;
     int64_t last_timestamp;

@@ -28,8 +28,8 @@ static void conv_init(cv_conv *c, const nt_convert_options *o, nt_sink_fn out, v
     c->window = o->from.set || o->to.set;
     c->from = o->from;
     c->to = o->to;
-    nt_mem_init(&c->mem, o->alloc);
-    nt_hash_key_init(&c->hash_key, c);
+    cm_mem_init(&c->mem, o->alloc);
+    cm_hash_key_init(&c->hash_key, c);
 }
 
 /* The input's failure described: the parser's message, and where the input

@@ -47,15 +47,15 @@ static bool lossy_fields(const nt_event_desc *d, uint32_t format)
 
 void cv_forget_metadata(cv_conv *c)
 {
-    nt_map_free(&c->mem, &c->base);
-    nt_map_free(&c->mem, &c->variants);
+    cm_map_free(&c->mem, &c->base);
+    cm_map_free(&c->mem, &c->variants);
     c->nmetas = 0;
 }
 
 void cv_meta_free(cv_conv *c)
 {
     cv_forget_metadata(c);
-    nt_mem_free(&c->mem, c->metas, c->cap * sizeof *c->metas);
+    cm_mem_free(&c->mem, c->metas, c->cap * sizeof *c->metas);
     c->metas = NULL;
     c->cap = 0;
 }
@@ -95,7 +95,7 @@ static int define(cv_conv *c, const nt_event_desc *d, size_t base, uint32_t *dst
     }
     if (nt_writer_define(c->w, &x, dst) != NT_OK)
         return cv_fail_writer(c);
-    if (!nt_mem_reserve(&c->mem, (void **)&c->metas, &c->cap, c->nmetas + 1, sizeof *c->metas))
+    if (!cm_mem_reserve(&c->mem, (void **)&c->metas, &c->cap, c->nmetas + 1, sizeof *c->metas))
         return cv_fail_nomem(c);
     c->metas[c->nmetas++] = (cv_meta){ d->metadata_id, *dst, (uint32_t)base, 0, d->version, d->opcode, d->level,
                                        d->keywords };
@@ -108,7 +108,7 @@ int cv_define_base(cv_conv *c, const nt_event_desc *d, uint32_t *dst)
 {
     if (make_room(c) || define(c, d, c->nmetas, dst))
         return 1;
-    uint64_t *v = nt_map_put(&c->mem, &c->base, d->metadata_id, NULL);
+    uint64_t *v = cm_map_put(&c->mem, &c->base, d->metadata_id, NULL);
     if (!v)
         return cv_fail_nomem(c);
     *v = c->nmetas;
@@ -123,17 +123,17 @@ static bool same(const cv_meta *m, const nt_event_desc *d)
 /* What tells a base's variants apart, through the run's keyed hash. */
 static uint64_t variant_hash(const cv_conv *c, size_t base, const nt_event_desc *d)
 {
-    uint64_t h = nt_hash_u64(&c->hash_key, base);
-    h = nt_hash_u64(&c->hash_key, h ^ d->version);
-    h = nt_hash_u64(&c->hash_key, h ^ ((uint64_t)d->opcode << 32 | d->level));
-    return nt_hash_u64(&c->hash_key, h ^ d->keywords);
+    uint64_t h = cm_hash_u64(&c->hash_key, base);
+    h = cm_hash_u64(&c->hash_key, h ^ d->version);
+    h = cm_hash_u64(&c->hash_key, h ^ ((uint64_t)d->opcode << 32 | d->level));
+    return cm_hash_u64(&c->hash_key, h ^ d->keywords);
 }
 
 /* A variant of metas[base] for d: found among those with its hash, or defined. */
 static int variant_id(cv_conv *c, size_t base, const nt_event_desc *d, uint32_t *dst)
 {
     uint64_t h = variant_hash(c, base, d);
-    uint64_t *first = nt_map_put(&c->mem, &c->variants, h, NULL);
+    uint64_t *first = cm_map_put(&c->mem, &c->variants, h, NULL);
     if (!first)
         return cv_fail_nomem(c);
     for (uint32_t i = (uint32_t)*first; i; i = c->metas[i - 1].next) {
@@ -150,7 +150,7 @@ static int variant_id(cv_conv *c, size_t base, const nt_event_desc *d, uint32_t 
         return cv_define_base(c, d, dst);
     if (define(c, d, base, dst))
         return 1;
-    first = nt_map_put(&c->mem, &c->variants, h, NULL); /* (the map may have moved) */
+    first = cm_map_put(&c->mem, &c->variants, h, NULL); /* (the map may have moved) */
     if (!first)
         return cv_fail_nomem(c);
     c->metas[c->nmetas - 1].next = (uint32_t)*first;
@@ -160,7 +160,7 @@ static int variant_id(cv_conv *c, size_t base, const nt_event_desc *d, uint32_t 
 
 int cv_out_id(cv_conv *c, const nt_event *ev, uint32_t *dst)
 {
-    uint64_t *v = nt_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
+    uint64_t *v = cm_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
     if (!v)
         return cv_fail_nomem(c);
     if (!*v) /* defined before a metadata flush of the output's own */
