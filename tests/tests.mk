@@ -43,7 +43,7 @@ CRITERION_TESTS = \
 	tests/test_hostile tests/test_cli_output tests/test_cursor tests/test_map \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
-	tests/test_abi
+	tests/test_abi tests/test_convert_api
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
 TESTS += $(CRITERION_TESTS)

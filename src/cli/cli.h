@@ -49,6 +49,7 @@ int cmd_top_live(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_slice(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_heap(int argc, char **argv);
 int cmd_gcdump(int argc, char **argv);

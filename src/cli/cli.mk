@@ -18,7 +18,7 @@ nettrace_SOURCES = \
 	src/cli/cmd_stacks.c \
 	src/cli/cmd_profile.c src/cli/profile_cli.h src/cli/site.c src/cli/site.h \
 	src/cli/cmd_gc.c \
-	src/cli/cmd_convert.c \
+	src/cli/cmd_convert.c src/cli/cmd_slice.c src/cli/convert_run.c src/cli/convert_run.h \
 	src/cli/cmd_collect.c src/cli/collect.h src/cli/collect_launch.c src/cli/collect_run.c \
 	src/cli/collect_program.c \
 	src/cli/cmd_ps.c src/cli/cmd_profiles.c \

@@ -12,6 +12,7 @@
 #include "nettrace_writer.h"
 #include "nettrace_index.h"
 #include "nettrace_heap.h"
+#include "nettrace_convert.h"
 
 #include <stddef.h>
 
@@ -45,6 +46,8 @@
 #define ABI3_nt_heap_options ABI_UPTO(nt_heap_options, progress_user)
 #define ABI3_nt_heap_stats ABI_UPTO(nt_heap_stats, memory_peak)
 #define ABI3_nt_heap_export_options ABI_UPTO(nt_heap_export_options, by_count)
+#define ABI3_nt_convert_options ABI_UPTO(nt_convert_options, alloc)
+#define ABI3_nt_convert_stats ABI_UPTO(nt_convert_stats, message)
 
 /* The bytes a caller's struct holds: its struct_size, or the first layout's for 0. */
 size_t abi_caller_size(const void *caller, size_t first_size);
