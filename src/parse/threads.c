@@ -28,6 +28,12 @@ void nt_threads_clear(nt_thread_table *t)
     memset(t->recent, 0, sizeof t->recent);
 }
 
+void ps_threads_forget_sequence(nt_thread_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        t->e[i].last_seq = 0;
+}
+
 static size_t slot_of(const nt_thread_table *t, uint64_t key, size_t cap)
 {
     return (size_t)nt_hash_u64(&t->key, key) & (cap - 1);

@@ -43,6 +43,9 @@ typedef struct nt_thread_table {
 void nt_threads_init(nt_thread_table *t, const void *owner);
 void nt_threads_free(nt_thread_table *t, nt_mem *mem);
 void nt_threads_clear(nt_thread_table *t); /* V6 thread flush */
+/* Blocks were skipped (a windowed read): the next event or sequence point of
+ * each thread starts its count again rather than counting the skipped as lost. */
+void ps_threads_forget_sequence(nt_thread_table *t);
 
 /* The live entry of key, or NULL. */
 nt_thread_entry *nt_threads_find_hashed(nt_thread_table *t, uint64_t key);
