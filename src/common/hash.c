@@ -1,4 +1,4 @@
-/* Keys for nt_hash_u64 (hash.h). */
+/* Keys for cm_hash_u64 (hash.h). */
 #if !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* getentropy */
 #endif
@@ -13,7 +13,7 @@
 #include <sys/random.h>
 #endif
 
-void nt_hash_key_set(nt_hash_key *k, uint64_t k0, uint64_t k1)
+void cm_hash_key_set(cm_hash_key *k, uint64_t k0, uint64_t k1)
 {
     k->v0 = k0 ^ 0x736f6d6570736575ull;
     k->v1 = k1 ^ 0x646f72616e646f6dull;
@@ -30,7 +30,7 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-void nt_hash_seed(uint64_t out[2], const void *owner, uint64_t salt)
+void cm_hash_seed(uint64_t out[2], const void *owner, uint64_t salt)
 {
     uint64_t w[2] = { 0, 0 };
 #if defined(__linux__)
@@ -49,22 +49,22 @@ void nt_hash_seed(uint64_t out[2], const void *owner, uint64_t salt)
     out[1] = w[1];
 }
 
-void nt_hash_key_init(nt_hash_key *k, const void *owner)
+void cm_hash_key_init(cm_hash_key *k, const void *owner)
 {
     uint64_t w[2];
-    nt_hash_seed(w, owner, 0);
-    nt_hash_key_set(k, w[0], w[1]);
+    cm_hash_seed(w, owner, 0);
+    cm_hash_key_set(k, w[0], w[1]);
 }
 
-uint64_t cm_hash_bytes(const nt_hash_key *k, const void *data, size_t n)
+uint64_t cm_hash_bytes(const cm_hash_key *k, const void *data, size_t n)
 {
     const uint8_t *p = data;
     uint64_t v0 = k->v0, v1 = k->v1, v2 = k->v2, v3 = k->v3;
     size_t whole = n & ~(size_t)7;
     for (size_t i = 0; i < whole; i += 8) {
-        uint64_t m = nt_le64(p + i);
+        uint64_t m = cm_le64(p + i);
         v3 ^= m;
-        NT_HASH_ROUND_(v0, v1, v2, v3);
+        CM_HASH_ROUND_(v0, v1, v2, v3);
         v0 ^= m;
     }
     /* The last word: the tail bytes and the length's low byte on top, as SipHash pads. */
@@ -72,11 +72,11 @@ uint64_t cm_hash_bytes(const nt_hash_key *k, const void *data, size_t n)
     for (size_t i = whole; i < n; i++)
         last |= (uint64_t)p[i] << (8 * (i - whole));
     v3 ^= last;
-    NT_HASH_ROUND_(v0, v1, v2, v3);
+    CM_HASH_ROUND_(v0, v1, v2, v3);
     v0 ^= last;
     v2 ^= 0xff;
-    NT_HASH_ROUND_(v0, v1, v2, v3);
-    NT_HASH_ROUND_(v0, v1, v2, v3);
-    NT_HASH_ROUND_(v0, v1, v2, v3);
+    CM_HASH_ROUND_(v0, v1, v2, v3);
+    CM_HASH_ROUND_(v0, v1, v2, v3);
+    CM_HASH_ROUND_(v0, v1, v2, v3);
     return v0 ^ v1 ^ v2 ^ v3;
 }

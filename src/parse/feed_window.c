@@ -47,7 +47,7 @@ static nt_status flush(window_read *w)
 {
     if (w->run_end == w->run_start)
         return NT_OK;
-    if (w->feed && w->feed->deadline_ns && w->feed->deadline_ns != INT64_MAX && nt_clock_ns() > w->feed->deadline_ns)
+    if (w->feed && w->feed->deadline_ns && w->feed->deadline_ns != INT64_MAX && cm_clock_ns() > w->feed->deadline_ns)
         return NT_ERR_TIMEOUT;
     nt_status s = ps_parser_skip_to(w->p, w->run_start);
     for (uint64_t off = w->run_start; s == NT_OK && off < w->run_end;) {
@@ -134,10 +134,10 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
     int64_t lo = ticks_floor(o.from_ns, sum->qpc_frequency);
     int64_t hi = o.to_ns ? ticks_ceil(o.to_ns, sum->qpc_frequency) : INT64_MAX;
 
-    nt_mem m;
-    nt_mem_init(&m, &p->mem.a);
-    bool *want = nt_mem_alloc(&m, ix->count * sizeof *want);
-    w.buf = nt_mem_alloc(&m, w.chunk);
+    cm_mem m;
+    cm_mem_init(&m, &p->mem.a);
+    bool *want = cm_mem_alloc(&m, ix->count * sizeof *want);
+    w.buf = cm_mem_alloc(&m, w.chunk);
     nt_status s = want && w.buf ? NT_OK : NT_ERR_NOMEM;
     /* The choice first (its total drives the progress), then the reads. */
     for (size_t first = 0; s == NT_OK && first < ix->count;) {
@@ -162,8 +162,8 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
         s = flush(&w);
     if (s == NT_OK)
         s = nt_parser_finish(p);
-    nt_mem_free(&m, want, ix->count * sizeof *want);
-    nt_mem_free(&m, w.buf, w.chunk);
+    cm_mem_free(&m, want, ix->count * sizeof *want);
+    cm_mem_free(&m, w.buf, w.chunk);
     if (os_error)
         *os_error = w.err;
     if (stats)

@@ -50,7 +50,7 @@ static void v4_metadata_record(nt_index *ix, const uint8_t *p, size_t n)
     for (;; units++) {
         if (4 + 2 * units + 2 > n || units > IX_MAX_PROVIDER_NAME)
             return;
-        uint16_t u = nt_le16(p + 4 + 2 * units);
+        uint16_t u = cm_le16(p + 4 + 2 * units);
         if (u == 0)
             break;
         if (u >= 0x80)
@@ -60,22 +60,22 @@ static void v4_metadata_record(nt_index *ix, const uint8_t *p, size_t n)
     name[units] = '\0';
     size_t at = 4 + 2 * units + 2;
     if (at + 4 <= n)
-        note_kind(ix, nt_le32(p), nt_classify_event(name, nt_le32(p + at)));
+        note_kind(ix, cm_le32(p), ps_classify_event(name, cm_le32(p + at)));
 }
 
 /* V6 metadata row: varuint32 id, provider (varuint32 length, UTF-8), varuint32 event id. */
-static void v6_metadata_row(nt_index *ix, nt_cursor c)
+static void v6_metadata_row(nt_index *ix, cm_cursor c)
 {
     uint32_t id, name_len, event_id;
     char name[IX_MAX_PROVIDER_NAME + 1];
-    if (!nt_cur_varu32(&c, &id) || !nt_cur_varu32(&c, &name_len) || name_len > IX_MAX_PROVIDER_NAME ||
-        nt_cur_left(&c) < name_len)
+    if (!cm_cur_varu32(&c, &id) || !cm_cur_varu32(&c, &name_len) || name_len > IX_MAX_PROVIDER_NAME ||
+        cm_cur_left(&c) < name_len)
         return;
     memcpy(name, c.p, name_len);
     name[name_len] = '\0';
     c.p += name_len;
-    if (memchr(name, '\0', name_len) == NULL && nt_cur_varu32(&c, &event_id))
-        note_kind(ix, id, nt_classify_event(name, event_id));
+    if (memchr(name, '\0', name_len) == NULL && cm_cur_varu32(&c, &event_id))
+        note_kind(ix, id, ps_classify_event(name, event_id));
 }
 
 /* The event headers of one event (or V4 metadata) block body: calls back
@@ -84,17 +84,17 @@ static void v6_metadata_row(nt_index *ix, nt_cursor c)
 typedef void (*event_fn)(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size);
 static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, event_fn fn, void *user, bool *whole)
 {
-    uint16_t header_size = nt_le16(body);
-    bool compressed = (nt_le16(body + 2) & NT_EVENT_BLOCK_COMPRESSED) != 0;
-    nt_cursor c = nt_cursor_make(body + header_size, body_size - header_size);
+    uint16_t header_size = cm_le16(body);
+    bool compressed = (cm_le16(body + 2) & CM_EVENT_BLOCK_COMPRESSED) != 0;
+    cm_cursor c = cm_cursor_make(body + header_size, body_size - header_size);
     nt_event ev;
     memset(&ev, 0, sizeof ev);
     uint64_t thread = 0, capture = 0, n = 0;
     uint32_t label_list = 0, event_size = 0;
     uint8_t flags;
     while (c.p < c.end) {
-        if (nt_read_header(&c, &ev, &thread, &capture, v6 ? &label_list : NULL, compressed, false, -1, &flags,
-                           &event_size) != NT_HEADER_OK)
+        if (ps_read_header(&c, &ev, &thread, &capture, v6 ? &label_list : NULL, compressed, false, -1, &flags,
+                           &event_size) != PS_HEADER_OK)
             break;
         n++;
         if (fn)
@@ -117,17 +117,17 @@ void ix_note_metadata(ix_build *b, const nt_index_block *blk)
         return;
     if (b->ix->sum.format_major == 4) {
         bool whole;
-        if (blk->body_size >= 20 && nt_le16(body) >= 20 && nt_le16(body) <= blk->body_size)
+        if (blk->body_size >= 20 && cm_le16(body) >= 20 && cm_le16(body) <= blk->body_size)
             walk_events(body, blk->body_size, false, v4_metadata_event, b->ix, &whole);
         return;
     }
     /* V6: u16 header size (excluding itself), then rows of u16 size + row. */
-    nt_cursor c = nt_cursor_make(body, blk->body_size);
+    cm_cursor c = cm_cursor_make(body, blk->body_size);
     uint16_t header_size, row_size;
-    if (!nt_cur_u16(&c, &header_size) || !nt_cur_skip(&c, header_size))
+    if (!cm_cur_u16(&c, &header_size) || !cm_cur_skip(&c, header_size))
         return;
-    while (nt_cur_u16(&c, &row_size) && nt_cur_left(&c) >= row_size) {
-        v6_metadata_row(b->ix, nt_cursor_make(c.p, row_size));
+    while (cm_cur_u16(&c, &row_size) && cm_cur_left(&c) >= row_size) {
+        v6_metadata_row(b->ix, cm_cursor_make(c.p, row_size));
         c.p += row_size;
     }
 }

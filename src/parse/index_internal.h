@@ -1,8 +1,8 @@
 /* The block index's object and the two passes that fill it (index_scan.c:
  * the framing of both format versions, block headers only; index_estimate.c:
  * metadata names and a walk of a few event blocks' headers). */
-#ifndef NT_INDEX_INTERNAL_H
-#define NT_INDEX_INTERNAL_H
+#ifndef PS_INDEX_INTERNAL_H
+#define PS_INDEX_INTERNAL_H
 
 #include "common/alloc.h"
 #include "nettrace_index.h"
@@ -33,7 +33,7 @@ typedef struct ix_identity {
 #define IX_TAIL_BYTES (64u << 10)
 
 struct nt_index {
-    nt_mem mem;
+    cm_mem mem;
     nt_index_block *blocks;
     size_t count, cap;
     nt_index_summary sum;

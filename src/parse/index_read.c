@@ -57,7 +57,7 @@ const uint8_t *ix_body(ix_build *b, const nt_index_block *blk)
     if (blk->body_size > NT_DEFAULT_MAX_BLOCK_BYTES)
         return NULL;
     if (!b->data && blk->body_size > b->body_cap) {
-        if (!nt_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, blk->body_size))
+        if (!cm_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, blk->body_size))
             return NULL;
         b->body_cap = blk->body_size;
     }
@@ -78,8 +78,8 @@ nt_status ix_fail(ix_build *b, nt_status s, uint64_t off, const char *what)
 /* The hash of the n bytes at off (n <= IX_HEAD_BYTES), read into buf. */
 static bool hash_span(ix_build *b, uint64_t off, size_t n, uint8_t *buf, uint64_t *out)
 {
-    nt_hash_key k;
-    nt_hash_key_set(&k, IX_ID_KEY0, IX_ID_KEY1);
+    cm_hash_key k;
+    cm_hash_key_set(&k, IX_ID_KEY0, IX_ID_KEY1);
     const uint8_t *p = n ? fetch(b, off, n, buf) : buf;
     if (!p)
         return false;
@@ -91,10 +91,10 @@ bool ix_identify(ix_build *b, int64_t mtime_ns, ix_identity *out)
 {
     size_t head = b->len < IX_HEAD_BYTES ? (size_t)b->len : IX_HEAD_BYTES;
     size_t tail = b->len < IX_TAIL_BYTES ? (size_t)b->len : IX_TAIL_BYTES;
-    uint8_t *buf = nt_mem_alloc(&b->ix->mem, IX_HEAD_BYTES);
+    uint8_t *buf = cm_mem_alloc(&b->ix->mem, IX_HEAD_BYTES);
     bool ok = buf && hash_span(b, 0, head, buf, &out->head_hash) &&
               hash_span(b, b->len - tail, tail, buf, &out->tail_hash);
-    nt_mem_free(&b->ix->mem, buf, IX_HEAD_BYTES);
+    cm_mem_free(&b->ix->mem, buf, IX_HEAD_BYTES);
     out->known = ok;
     out->size = b->len;
     out->mtime_ns = mtime_ns;

@@ -46,8 +46,8 @@
 
 static uint64_t checksum(const uint8_t *p, size_t n)
 {
-    nt_hash_key k;
-    nt_hash_key_set(&k, SC_KEY0, SC_KEY1);
+    cm_hash_key k;
+    cm_hash_key_set(&k, SC_KEY0, SC_KEY1);
     return cm_hash_bytes(&k, p, n);
 }
 
@@ -58,43 +58,43 @@ nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user)
     const nt_index_summary *s = &ix->sum;
     /* One span, header to checksum: SipHash is computed over the file's bytes at once. */
     size_t total = SC_HEADER + ix->count * SC_ENTRY;
-    nt_mem m;
-    nt_mem_init(&m, &ix->mem.a);
-    uint8_t *buf = nt_mem_alloc(&m, total + SC_CHECKSUM);
+    cm_mem m;
+    cm_mem_init(&m, &ix->mem.a);
+    uint8_t *buf = cm_mem_alloc(&m, total + SC_CHECKSUM);
     if (!buf)
         return NT_ERR_NOMEM;
     memset(buf, 0, total);
     memcpy(buf, SC_MAGIC, sizeof SC_MAGIC);
-    nt_store_le32(buf + 8, SC_VERSION);
-    nt_store_le32(buf + 12, SC_ENTRY);
-    nt_store_le64(buf + 16, ix->id.size);
-    nt_store_le64(buf + 24, (uint64_t)ix->id.mtime_ns);
-    nt_store_le64(buf + 32, ix->id.head_hash);
-    nt_store_le64(buf + 40, ix->id.tail_hash);
-    nt_store_le32(buf + 48, s->format_major);
-    nt_store_le32(buf + 52, (s->complete ? SC_COMPLETE : 0) | (s->estimate_exact ? SC_EXACT : 0));
-    nt_store_le64(buf + 56, ix->count);
-    nt_store_le64(buf + 64, s->sampled_event_blocks);
-    nt_store_le64(buf + 72, s->sampled_events);
-    nt_store_le64(buf + 80, s->sampled_samples);
-    nt_store_le64(buf + 88, s->events_estimate);
-    nt_store_le64(buf + 96, s->samples_estimate);
-    nt_store_le64(buf + 104, s->stream_bytes);
+    cm_store_le32(buf + 8, SC_VERSION);
+    cm_store_le32(buf + 12, SC_ENTRY);
+    cm_store_le64(buf + 16, ix->id.size);
+    cm_store_le64(buf + 24, (uint64_t)ix->id.mtime_ns);
+    cm_store_le64(buf + 32, ix->id.head_hash);
+    cm_store_le64(buf + 40, ix->id.tail_hash);
+    cm_store_le32(buf + 48, s->format_major);
+    cm_store_le32(buf + 52, (s->complete ? SC_COMPLETE : 0) | (s->estimate_exact ? SC_EXACT : 0));
+    cm_store_le64(buf + 56, ix->count);
+    cm_store_le64(buf + 64, s->sampled_event_blocks);
+    cm_store_le64(buf + 72, s->sampled_events);
+    cm_store_le64(buf + 80, s->sampled_samples);
+    cm_store_le64(buf + 88, s->events_estimate);
+    cm_store_le64(buf + 96, s->samples_estimate);
+    cm_store_le64(buf + 104, s->stream_bytes);
     for (size_t i = 0; i < ix->count; i++) {
         const nt_index_block *b = &ix->blocks[i];
         uint8_t *e = buf + SC_HEADER + i * SC_ENTRY;
-        nt_store_le64(e, b->offset);
-        nt_store_le64(e + 8, b->end);
-        nt_store_le64(e + 16, b->body_offset);
-        nt_store_le32(e + 24, b->body_size);
+        cm_store_le64(e, b->offset);
+        cm_store_le64(e + 8, b->end);
+        cm_store_le64(e + 16, b->body_offset);
+        cm_store_le32(e + 24, b->body_size);
         e[28] = b->kind;
         e[29] = b->flags;
-        nt_store_le64(e + 32, (uint64_t)b->min_ticks);
-        nt_store_le64(e + 40, (uint64_t)b->max_ticks);
+        cm_store_le64(e + 32, (uint64_t)b->min_ticks);
+        cm_store_le64(e + 40, (uint64_t)b->max_ticks);
     }
-    nt_store_le64(buf + total, checksum(buf, total));
+    cm_store_le64(buf + total, checksum(buf, total));
     int r = w(user, buf, total + SC_CHECKSUM);
-    nt_mem_free(&m, buf, total + SC_CHECKSUM);
+    cm_mem_free(&m, buf, total + SC_CHECKSUM);
     return r == 0 ? NT_OK : NT_ERR_IO;
 }
 
@@ -108,9 +108,9 @@ static nt_status refuse(char *msg, size_t msg_size, nt_status s, uint64_t off, c
 /* The sidecar's entry i against the scan's block: equal in every field the scan knows. */
 static bool entry_matches(const uint8_t *e, const nt_index_block *b)
 {
-    return nt_le64(e) == b->offset && nt_le64(e + 8) == b->end && nt_le64(e + 16) == b->body_offset &&
-           nt_le32(e + 24) == b->body_size && e[28] == b->kind && (int64_t)nt_le64(e + 32) == b->min_ticks &&
-           (int64_t)nt_le64(e + 40) == b->max_ticks && nt_le16(e + 30) == 0;
+    return cm_le64(e) == b->offset && cm_le64(e + 8) == b->end && cm_le64(e + 16) == b->body_offset &&
+           cm_le32(e + 24) == b->body_size && e[28] == b->kind && (int64_t)cm_le64(e + 32) == b->min_ticks &&
+           (int64_t)cm_le64(e + 40) == b->max_ticks && cm_le16(e + 30) == 0;
 }
 
 /* The header's checks that need no trace: magic, version, sizes, checksum. */
@@ -118,15 +118,15 @@ static nt_status check_header(const uint8_t *d, size_t len, char *msg, size_t ms
 {
     if (len < SC_HEADER + SC_CHECKSUM || memcmp(d, SC_MAGIC, sizeof SC_MAGIC) != 0)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 0, "not an index sidecar (no \"ntindex\" magic)");
-    if (nt_le32(d + 8) != SC_VERSION || nt_le32(d + 12) != SC_ENTRY)
+    if (cm_le32(d + 8) != SC_VERSION || cm_le32(d + 12) != SC_ENTRY)
         return refuse(msg, msg_size, NT_ERR_UNSUPPORTED_VERSION, 8, "a sidecar version this reader does not know");
-    uint64_t n = nt_le64(d + 56);
+    uint64_t n = cm_le64(d + 56);
     if (n > (len - SC_HEADER - SC_CHECKSUM) / SC_ENTRY || len != SC_HEADER + n * SC_ENTRY + SC_CHECKSUM)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 56, "block count does not fit the sidecar's size");
     size_t body = len - SC_CHECKSUM;
-    if (checksum(d, body) != nt_le64(d + body))
+    if (checksum(d, body) != cm_le64(d + body))
         return refuse(msg, msg_size, NT_ERR_MALFORMED, body, "checksum mismatch (the sidecar is damaged)");
-    if ((nt_le32(d + 52) & ~(SC_COMPLETE | SC_EXACT)) != 0 || nt_le64(d + 112) != 0)
+    if ((cm_le32(d + 52) & ~(SC_COMPLETE | SC_EXACT)) != 0 || cm_le64(d + 112) != 0)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 52, "unknown flags");
     *count = n;
     return NT_OK;
@@ -135,12 +135,12 @@ static nt_status check_header(const uint8_t *d, size_t len, char *msg, size_t ms
 /* The trace now against the identity the sidecar names. */
 static nt_status check_identity(const uint8_t *d, const ix_identity *now, char *msg, size_t msg_size)
 {
-    if (nt_le64(d + 16) != now->size)
+    if (cm_le64(d + 16) != now->size)
         return refuse(msg, msg_size, NT_ERR_STATE, 16, "stale: the trace's size changed since the sidecar was written");
-    if ((int64_t)nt_le64(d + 24) != now->mtime_ns)
+    if ((int64_t)cm_le64(d + 24) != now->mtime_ns)
         return refuse(msg, msg_size, NT_ERR_STATE, 24,
                       "stale: the trace was modified since the sidecar was written (its modification time)");
-    if (nt_le64(d + 32) != now->head_hash || nt_le64(d + 40) != now->tail_hash)
+    if (cm_le64(d + 32) != now->head_hash || cm_le64(d + 40) != now->tail_hash)
         return refuse(msg, msg_size, NT_ERR_STATE, 32, "stale: the trace's bytes differ from those the sidecar describes");
     return NT_OK;
 }
@@ -149,8 +149,8 @@ static nt_status check_identity(const uint8_t *d, const ix_identity *now, char *
 static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
 {
     nt_index_summary *s = &ix->sum;
-    uint32_t flags = nt_le32(d + 52);
-    if (count != ix->count || nt_le32(d + 48) != s->format_major || nt_le64(d + 104) != s->stream_bytes ||
+    uint32_t flags = cm_le32(d + 52);
+    if (count != ix->count || cm_le32(d + 48) != s->format_major || cm_le64(d + 104) != s->stream_bytes ||
         ((flags & SC_COMPLETE) != 0) != s->complete)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 48, "the sidecar's blocks are not the trace's");
     for (size_t i = 0; i < ix->count; i++) {
@@ -164,14 +164,14 @@ static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg
     for (size_t i = 0; i < ix->count; i++)
         ix->blocks[i].flags = d[SC_HEADER + i * SC_ENTRY + 29];
     /* Counts: believed as counts (they select nothing), capped by what the scan allows. */
-    uint64_t walked = nt_le64(d + 64);
+    uint64_t walked = cm_le64(d + 64);
     if (walked > s->blocks[NT_INDEX_EVENT])
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 64, "more event blocks walked than the trace holds");
     s->sampled_event_blocks = walked;
-    s->sampled_events = nt_le64(d + 72);
-    s->sampled_samples = nt_le64(d + 80);
-    s->events_estimate = nt_le64(d + 88);
-    s->samples_estimate = nt_le64(d + 96);
+    s->sampled_events = cm_le64(d + 72);
+    s->sampled_samples = cm_le64(d + 80);
+    s->events_estimate = cm_le64(d + 88);
+    s->samples_estimate = cm_le64(d + 96);
     s->estimate_exact = (flags & SC_EXACT) != 0 && walked == s->blocks[NT_INDEX_EVENT];
     if (!s->estimate_exact) /* flags of blocks not walked are not known: none is believed */
         for (size_t i = 0; i < ix->count; i++)
