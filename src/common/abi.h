@@ -12,6 +12,7 @@
 #include "nettrace_writer.h"
 #include "nettrace_index.h"
 #include "nettrace_heap.h"
+#include "nettrace_parallel.h"
 
 #include <stddef.h>
 
@@ -40,6 +41,8 @@
 #define ABI3_nt_trace_window_stats ABI_UPTO(nt_trace_window_stats, memory_peak)
 #define ABI3_nt_window_filter ABI_UPTO(nt_window_filter, span_id)
 #define ABI3_nt_index_options ABI_UPTO(nt_index_options, alloc)
+#define ABI3_nt_parallel_options ABI_UPTO(nt_parallel_options, lazy_names)
+#define ABI3_nt_parallel_stats ABI_UPTO(nt_parallel_stats, primed_blocks)
 #define ABI3_nt_index_summary ABI_UPTO(nt_index_summary, estimate_exact)
 #define ABI3_nt_heap_limits ABI_UPTO(nt_heap_limits, max_name_bytes)
 #define ABI3_nt_heap_options ABI_UPTO(nt_heap_options, progress_user)

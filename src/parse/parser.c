@@ -11,6 +11,7 @@
 #include "common/limits.h"
 #include "common/utf16.h"
 #include "parse/blocks.h"
+#include "parse/resume.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -407,6 +408,20 @@ nt_status nt_parser_finish(nt_parser *p)
     uint64_t at = p->have || !boundary ? p->unit_off : p->offset;
     /* Report where the incomplete object began, when we know it. */
     return nt_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
+}
+
+bool nt_parser_at_block(const nt_parser *p)
+{
+    return p->status == NT_OK && p->have == 0 && p->have_trace &&
+           (p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER);
+}
+
+bool nt_parser_seek_block(nt_parser *p, uint64_t offset)
+{
+    if (!nt_parser_at_block(p) || offset < p->offset)
+        return false;
+    p->offset = p->unit_off = offset;
+    return true;
 }
 
 nt_status nt_parser_status(const nt_parser *p) { return p ? p->status : NT_ERR_INVALID_ARG; }
