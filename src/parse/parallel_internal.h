@@ -22,6 +22,13 @@ typedef struct pp_block {
     size_t index; /* position in the index */
 } pp_block;
 
+/* The sizes of a parser's tables that the parse before a part decides. */
+typedef struct pp_tables {
+    size_t meta_count, meta_bytes;
+    uint32_t stacks, interval;
+    bool v6;
+} pp_tables;
+
 typedef struct pp_part {
     size_t first_block;   /* index position of its first own block (0 for part 0) */
     uint64_t start, end;  /* its own bytes */
@@ -33,6 +40,7 @@ typedef struct pp_part {
     nt_parser_stats base; /* the parser's counts after reading the blocks before the part */
     pp_thread *start_threads; /* its thread table after them, by key */
     size_t nstart_threads;
+    pp_tables start_tables;
     bool usable;          /* primed, framed where the index said, the log complete */
 } pp_part;
 

@@ -125,6 +125,11 @@ static bool threads_of(const nt_parser *p, nt_mem *m, pp_thread **out, size_t *n
     return true;
 }
 
+static pp_tables tables_of(const nt_parser *p)
+{
+    return (pp_tables){ p->meta.count, p->meta.arena_bytes, p->stacks.n, p->stacks.interval, p->v6 != NULL };
+}
+
 /* Read the stream's header and the blocks before the part, no callbacks. */
 static bool prime(nt_parallel *pp, pp_part *part)
 {
@@ -141,6 +146,7 @@ static bool prime(nt_parallel *pp, pp_part *part)
     ok = ok && nt_parser_at_block(p) && nt_parser_seek_block(p, part->start);
     p->cb = keep;
     part->base = p->stats;
+    part->start_tables = tables_of(p);
     return ok && threads_of(p, &part->logmem, &part->start_threads, &part->nstart_threads);
 }
 
@@ -179,10 +185,10 @@ nt_status nt_parallel_decode(nt_parallel *pp, size_t k)
 /* cur reached the state part starts from: the same thread rows, tables and position. */
 static bool same_start(nt_parallel *pp, const pp_part *part)
 {
-    const nt_parser *a = pp->cur, *b = part->p;
-    if (a->offset != part->start || !nt_parser_at_block(a) || a->meta.count != b->meta.count ||
-        a->meta.arena_bytes != b->meta.arena_bytes || a->stacks.interval != b->stacks.interval ||
-        a->stacks.n != b->stacks.n || (a->v6 == NULL) != (b->v6 == NULL))
+    const nt_parser *a = pp->cur;
+    pp_tables ta = tables_of(a), tb = part->start_tables;
+    if (a->offset != part->start || !nt_parser_at_block(a) || ta.meta_count != tb.meta_count ||
+        ta.meta_bytes != tb.meta_bytes || ta.stacks != tb.stacks || ta.interval != tb.interval || ta.v6 != tb.v6)
         return false;
     pp_thread *rows;
     size_t n;
