@@ -79,27 +79,29 @@ typedef struct nt_parallel_stats {
 typedef struct nt_parallel nt_parallel;
 
 /**
- * Plan a parallel parse of the len bytes at data.  ix is the stream's index
- * (NULL: built here from the buffer; it is not kept).  Returns NT_OK with
+ * Plan a parallel parse of the len bytes at data, for the callbacks cb with
+ * user (copied; what a part keeps is what these callbacks are handed, so a
+ * NULL member costs nothing).  ix is the stream's index (NULL: built here
+ * from the buffer; it is not kept).  Returns NT_OK with
  * *out set, NT_ERR_NOMEM or NT_ERR_INVALID_ARG (*out NULL).  A stream the
  * index cannot cut (no sequence point, damaged early, not NetTrace) is one
  * part: nt_parallel_deliver(0) then parses it sequentially.
  */
-NT_API nt_status nt_parallel_new(const void *data, size_t len, const nt_index *ix, const nt_parallel_options *opt,
-                                 nt_parallel **out);
+NT_API nt_status nt_parallel_new(const void *data, size_t len, const nt_index *ix, const nt_callbacks *cb,
+                                 void *user, const nt_parallel_options *opt, nt_parallel **out);
 /** Parts of the plan (at least 1); 0 for NULL. */
 NT_API size_t nt_parallel_part_count(const nt_parallel *pp);
 /** Parse part k (any thread; each k once).  NT_OK, or NT_ERR_INVALID_ARG / NT_ERR_STATE for a bad or
  *  repeated k; a damaged part is not an error here: its delivery reports it. */
 NT_API nt_status nt_parallel_decode(nt_parallel *pp, size_t k);
 /**
- * Deliver part k to cb (user) on the calling thread; k = 0, 1, ... in order,
+ * Deliver part k to the callbacks on the calling thread; k = 0, 1, ... in order,
  * each after nt_parallel_decode(k) returned.  Returns NT_OK while the stream
  * is good so far; after the last part, the status nt_parser_finish gives
  * (NT_OK, NT_ERR_TRUNCATED, ...).  An error ends the parse: later parts are
  * not delivered (NT_ERR_STATE).
  */
-NT_API nt_status nt_parallel_deliver(nt_parallel *pp, size_t k, const nt_callbacks *cb, void *user);
+NT_API nt_status nt_parallel_deliver(nt_parallel *pp, size_t k);
 /**
  * The parser that holds the stream's state once delivery stopped or ended:
  * its status, message, error offset, trace header and stats (nt_parser_stats_get:

@@ -140,14 +140,14 @@ static void run_caller_threads(const uint8_t *data, size_t len, uint64_t part_by
     both_init(&b, &cb);
     nt_parallel_options opt = { .part_bytes = part_bytes };
     nt_parallel *pp = NULL;
-    cr_assert_eq(nt_parallel_new(data, len, NULL, &opt, &pp), NT_OK);
+    cr_assert_eq(nt_parallel_new(data, len, NULL, &cb, &b, &opt, &pp), NT_OK);
     size_t n = nt_parallel_part_count(pp);
     for (size_t k = n; k-- > 0;)
         cr_assert_eq(nt_parallel_decode(pp, k), NT_OK);
     cr_assert_eq(nt_parallel_decode(pp, 0), NT_ERR_STATE, "a part decoded twice");
     nt_status st = NT_OK;
     for (size_t k = 0; k < n && st == NT_OK; k++)
-        st = nt_parallel_deliver(pp, k, &cb, &b);
+        st = nt_parallel_deliver(pp, k);
     settle(o, &b, st, nt_parallel_parser(pp));
     nt_parallel_free(pp);
 }
@@ -373,17 +373,16 @@ Test(parallel, writer_v6_flushes) { check_shape(&(shape){ .format = 6, .flushes 
 Test(parallel, misuse)
 {
     nt_parallel *pp = NULL;
-    cr_assert_eq(nt_parallel_new(NULL, 5, NULL, NULL, &pp), NT_ERR_INVALID_ARG);
+    cr_assert_eq(nt_parallel_new(NULL, 5, NULL, NULL, NULL, NULL, &pp), NT_ERR_INVALID_ARG);
     cr_assert_null(pp);
-    cr_assert_eq(nt_parallel_new("x", 1, NULL, NULL, NULL), NT_ERR_INVALID_ARG);
-    cr_assert_eq(nt_parallel_new("Nettrace", 8, NULL, NULL, &pp), NT_OK);
+    cr_assert_eq(nt_parallel_new("x", 1, NULL, NULL, NULL, NULL, NULL), NT_ERR_INVALID_ARG);
+    cr_assert_eq(nt_parallel_new("Nettrace", 8, NULL, NULL, NULL, NULL, &pp), NT_OK);
     cr_assert_eq(nt_parallel_part_count(pp), 1);
-    nt_callbacks cb = { 0 };
-    cr_assert_eq(nt_parallel_deliver(pp, 0, &cb, NULL), NT_ERR_STATE, "delivered before it was decoded");
+    cr_assert_eq(nt_parallel_deliver(pp, 0), NT_ERR_STATE, "delivered before it was decoded");
     cr_assert_eq(nt_parallel_decode(pp, 1), NT_ERR_INVALID_ARG);
     cr_assert_eq(nt_parallel_decode(pp, 0), NT_OK);
-    cr_assert_eq(nt_parallel_deliver(pp, 0, &cb, NULL), NT_ERR_TRUNCATED);
-    cr_assert_eq(nt_parallel_deliver(pp, 0, &cb, NULL), NT_ERR_STATE);
+    cr_assert_eq(nt_parallel_deliver(pp, 0), NT_ERR_TRUNCATED);
+    cr_assert_eq(nt_parallel_deliver(pp, 0), NT_ERR_STATE);
     nt_parallel_free(pp);
     nt_parallel_free(NULL);
     cr_assert_eq(nt_parallel_part_count(NULL), 0);

@@ -2,8 +2,8 @@
  * parallel_plan.c cuts the stream into parts from its index,
  * parallel_part.c parses one part (any thread) and delivers it in order
  * (one thread), parallel_run.c runs both on threads the library starts. */
-#ifndef NT_PARSE_PARALLEL_INTERNAL_H
-#define NT_PARSE_PARALLEL_INTERNAL_H
+#ifndef PS_PARSE_PARALLEL_INTERNAL_H
+#define PS_PARSE_PARALLEL_INTERNAL_H
 
 #include "nettrace_parallel.h"
 #include "parse/plog.h"
@@ -35,8 +35,8 @@ typedef struct pp_part {
     uint64_t sp_end;      /* end of the sequence point at `end` that the next part starts after (last part: end) */
     int state;
     nt_parser *p;         /* its parser, then (once delivered exactly) the stream's */
-    nt_mem logmem;        /* the log's allocations, counted apart from the parser's */
-    nt_plog log;
+    cm_mem logmem;        /* the log's other allocations, counted apart from the parser's */
+    ps_plog log;
     nt_parser_stats base; /* the parser's counts after reading the blocks before the part */
     pp_thread *start_threads; /* its thread table after them, by key */
     size_t nstart_threads;
@@ -45,13 +45,16 @@ typedef struct pp_part {
 } pp_part;
 
 struct nt_parallel {
-    nt_mem mem;
+    cm_mem mem;
     const uint8_t *data;
     size_t len;
     nt_limits lim;
     nt_allocator alloc;
     bool have_alloc, lazy;
     uint32_t jobs;
+    nt_callbacks cb;      /* what delivery calls, and so what the parts keep */
+    void *user;
+    ps_plog_pool pool;
     uint64_t header_end;  /* the stream's start through its Trace object or block */
     pp_block *prime;      /* metadata, thread, remove-thread and sequence-point blocks, in order */
     size_t nprime;

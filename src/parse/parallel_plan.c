@@ -18,7 +18,7 @@ static bool is_prime_kind(uint8_t kind)
 
 static bool one_part(nt_parallel *pp)
 {
-    pp->parts = nt_mem_alloc(&pp->mem, sizeof *pp->parts);
+    pp->parts = cm_mem_alloc(&pp->mem, sizeof *pp->parts);
     if (!pp->parts)
         return false;
     memset(pp->parts, 0, sizeof *pp->parts);
@@ -52,8 +52,8 @@ bool pp_plan(nt_parallel *pp, const nt_index *ix, uint64_t part_bytes)
     uint64_t target = part_target(pp->len, n, primes, part_bytes);
     /* Parts: at most one per target bytes, plus the first. */
     size_t max_parts = (size_t)(pp->len / target) + 2;
-    pp->parts = nt_mem_alloc(&pp->mem, max_parts * sizeof *pp->parts);
-    pp->prime = primes ? nt_mem_alloc(&pp->mem, primes * sizeof *pp->prime) : NULL;
+    pp->parts = cm_mem_alloc(&pp->mem, max_parts * sizeof *pp->parts);
+    pp->prime = primes ? cm_mem_alloc(&pp->mem, primes * sizeof *pp->prime) : NULL;
     if (!pp->parts || (primes && !pp->prime))
         return false;
     memset(pp->parts, 0, max_parts * sizeof *pp->parts);

@@ -64,7 +64,7 @@ static uint32_t default_jobs(void)
 }
 
 /* Deliver every part on this thread, decoding whatever is next while waiting. */
-static nt_status deliver_all(pp_run *r, const nt_callbacks *cb, void *user)
+static nt_status deliver_all(pp_run *r)
 {
     nt_status s = NT_OK;
     pthread_mutex_lock(&r->mu);
@@ -77,7 +77,7 @@ static nt_status deliver_all(pp_run *r, const nt_callbacks *cb, void *user)
                 pthread_cond_wait(&r->cv, &r->mu);
         }
         pthread_mutex_unlock(&r->mu);
-        s = nt_parallel_deliver(r->pp, k, cb, user);
+        s = nt_parallel_deliver(r->pp, k);
         pthread_mutex_lock(&r->mu);
         r->delivered = k + 1;
         pthread_cond_broadcast(&r->cv);
@@ -88,10 +88,10 @@ static nt_status deliver_all(pp_run *r, const nt_callbacks *cb, void *user)
     return s;
 }
 
-static nt_status run(nt_parallel *pp, uint32_t jobs, const nt_callbacks *cb, void *user)
+static nt_status run(nt_parallel *pp, uint32_t jobs)
 {
     pp_run r = { .pp = pp, .window = (size_t)jobs + 1 };
-    r.ready = nt_mem_alloc(&pp->mem, pp->nparts * sizeof *r.ready);
+    r.ready = cm_mem_alloc(&pp->mem, pp->nparts * sizeof *r.ready);
     if (!r.ready)
         return NT_ERR_NOMEM;
     memset(r.ready, 0, pp->nparts * sizeof *r.ready);
@@ -103,12 +103,12 @@ static nt_status run(nt_parallel *pp, uint32_t jobs, const nt_callbacks *cb, voi
     while (started < want && started < NT_DEFAULT_PARALLEL_MAX_JOBS &&
            pthread_create(&th[started], NULL, worker, &r) == 0) /* fewer threads when the system refuses more */
         started++;
-    nt_status s = deliver_all(&r, cb, user);
+    nt_status s = deliver_all(&r);
     for (uint32_t i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     pthread_cond_destroy(&r.cv);
     pthread_mutex_destroy(&r.mu);
-    nt_mem_free(&pp->mem, r.ready, pp->nparts * sizeof *r.ready);
+    cm_mem_free(&pp->mem, r.ready, pp->nparts * sizeof *r.ready);
     return s;
 }
 
@@ -120,7 +120,7 @@ nt_status nt_parse_parallel(const void *data, size_t len, const nt_index *ix, co
     if (msg && msg_size)
         msg[0] = '\0';
     nt_parallel *pp = NULL;
-    nt_status s = nt_parallel_new(data, len, ix, opt, &pp);
+    nt_status s = nt_parallel_new(data, len, ix, cb, user, opt, &pp);
     if (s != NT_OK) {
         if (msg && msg_size)
             snprintf(msg, msg_size, "%s", nt_status_describe(s));
@@ -129,7 +129,7 @@ nt_status nt_parse_parallel(const void *data, size_t len, const nt_index *ix, co
     uint32_t jobs = pp->jobs ? pp->jobs : default_jobs();
     if (jobs > NT_DEFAULT_PARALLEL_MAX_JOBS)
         jobs = NT_DEFAULT_PARALLEL_MAX_JOBS;
-    s = run(pp, jobs, cb, user);
+    s = run(pp, jobs);
     if (msg && msg_size)
         snprintf(msg, msg_size, "%s", pp->cur ? nt_parser_message(pp->cur) : nt_status_describe(s));
     if (out)

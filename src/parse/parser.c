@@ -410,15 +410,15 @@ nt_status nt_parser_finish(nt_parser *p)
     return ps_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
 }
 
-bool nt_parser_at_block(const nt_parser *p)
+bool ps_parser_at_block(const nt_parser *p)
 {
     return p->status == NT_OK && p->have == 0 && p->have_trace &&
            (p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER);
 }
 
-bool nt_parser_seek_block(nt_parser *p, uint64_t offset)
+bool ps_parser_seek_block(nt_parser *p, uint64_t offset)
 {
-    if (!nt_parser_at_block(p) || offset < p->offset)
+    if (!ps_parser_at_block(p) || offset < p->offset)
         return false;
     p->offset = p->unit_off = offset;
     return true;
