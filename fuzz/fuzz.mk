@@ -6,7 +6,7 @@ FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_repl
 FUZZ_COMMON = fuzz/fuzz.h fuzz/peak_bound.h fuzz/fuzz_common.c
 # The tool's commands without its main(), for fuzz_profile.
 FUZZ_CLI = src/cli/cli.h src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/cli/progress.c src/cli/progress.h src/cli/opts.c src/cli/opts.h \
-	src/cli/time_opt.c src/cli/time_opt.h src/cli/select.c src/cli/select.h src/cli/trace_load.c src/cli/trace_load.h \
+	src/cli/time_opt.c src/cli/time_opt.h src/cli/select.c src/cli/select.h src/cli/trace_load.c src/cli/trace_load.h src/cli/stream_read.c src/cli/stream_read.h src/cli/io_window.c \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h src/cli/cmd_events.c src/cli/event_census.c src/cli/event_census.h src/cli/event_format.c \
 	src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h src/cli/event_stacks.c src/cli/event_stacks.h \
 	src/cli/stack_texts.c src/cli/stack_texts.h src/cli/cmd_samples.c src/cli/cmd_profile.c src/cli/profile_cli.h \

@@ -153,3 +153,6 @@ tests_window_soak_SOURCES = tests/window_soak.c
 tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
 tests_window_soak_LDADD = libnettrace_core.la
 tests_window_soak_LDFLAGS = $(T_LINK)
+
+# The parallel parse against the sequential one (nettrace_parallel.h).
+CRITERION_TESTS += tests/test_parallel

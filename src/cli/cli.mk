@@ -7,7 +7,7 @@ nettrace_SOURCES = \
 	src/cli/opts.c src/cli/opts.h \
 	src/cli/time_opt.c src/cli/time_opt.h \
 	src/cli/select.c src/cli/select.h \
-	src/cli/trace_load.c src/cli/trace_load.h \
+	src/cli/trace_load.c src/cli/trace_load.h src/cli/stream_read.c src/cli/stream_read.h \
 	src/cli/session_opts.c src/cli/session_opts.h src/cli/keywords.c src/cli/keywords.h \
 	src/cli/profile_presets.c src/cli/profile_presets.h \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h \

@@ -13,6 +13,7 @@
 #include "nettrace_index.h"
 #include "nettrace_heap.h"
 #include "nettrace_convert.h"
+#include "nettrace_parallel.h"
 
 #include <stddef.h>
 
@@ -41,6 +42,8 @@
 #define ABI3_nt_trace_window_stats ABI_UPTO(nt_trace_window_stats, memory_peak)
 #define ABI3_nt_window_filter ABI_UPTO(nt_window_filter, span_id)
 #define ABI3_nt_index_options ABI_UPTO(nt_index_options, alloc)
+#define ABI3_nt_parallel_options ABI_UPTO(nt_parallel_options, lazy_names)
+#define ABI3_nt_parallel_stats ABI_UPTO(nt_parallel_stats, primed_blocks)
 #define ABI3_nt_index_summary ABI_UPTO(nt_index_summary, estimate_exact)
 #define ABI3_nt_window_options ABI_UPTO(nt_window_options, feed)
 #define ABI3_nt_window_stats ABI_UPTO(nt_window_stats, stack_blocks)
