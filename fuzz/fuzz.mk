@@ -10,7 +10,7 @@ FUZZ_CLI = src/cli/cli.h src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h src/cli/cmd_events.c src/cli/event_census.c src/cli/event_census.h src/cli/event_format.c \
 	src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h src/cli/event_stacks.c src/cli/event_stacks.h \
 	src/cli/stack_texts.c src/cli/stack_texts.h src/cli/cmd_samples.c src/cli/cmd_profile.c src/cli/profile_cli.h \
-	src/cli/cmd_gc.c src/cli/site.c src/cli/site.h
+	src/cli/cmd_gc.c src/cli/site.c src/cli/site.h src/cli/human.c src/cli/human.h
 
 # ---- replay builds: every harness + replay_main.c, run by fuzz/replay.sh ----
 check_PROGRAMS += fuzz/replay_parser fuzz/replay_parser_chunked fuzz/replay_parser_limits fuzz/replay_parser_alloc \

@@ -58,6 +58,14 @@ awk '{ if ($NF !~ /^[0-9]+$/) exit 1 }' "$tmp/heap.folded" || fail "a folded lin
 echo keep > "$tmp/exists"
 "$nt" heap -f speedscope -o "$tmp/exists" "$snap" 2> /dev/null && fail "an existing output was overwritten"
 [ "$(cat "$tmp/exists")" = keep ] || fail "the existing file changed"
+# the output rules are out_file.c's, as for every command: the input is never
+# the output (even with --force), --force replaces another existing file
+cp "$snap" "$tmp/snap.nettrace"
+"$nt" heap -f folded --force -o "$tmp/snap.nettrace" "$tmp/snap.nettrace" 2> "$tmp/err" && fail "heap wrote over its input"
+grep -q 'is the input' "$tmp/err" || fail "writing over the input: $(cat "$tmp/err")"
+cmp -s "$snap" "$tmp/snap.nettrace" || fail "the snapshot read changed"
+"$nt" heap -f folded --force -o "$tmp/exists" "$snap" || fail "heap --force exited $?"
+[ "$(cat "$tmp/exists")" != keep ] && [ -s "$tmp/exists" ] || fail "--force did not replace the existing file"
 "$nt" heap -f speedscope -o "$tmp/heap.speedscope.json" "$snap" || fail "-f speedscope exited $?"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/heap.speedscope.json" || fail "speedscope is not JSON"
 "$nt" heap -f pprof -o "$tmp/heap.pb.gz" "$snap" || fail "-f pprof exited $?"

@@ -139,6 +139,11 @@ EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj t
 # gc's time base, units, window and sizes; quoted labels; usage errors.
 TESTS += tests/cli_readable.sh
 EXTRA_DIST += tests/cli_readable.sh
+# nettrace stack -p on a real .NET process (issue 25; SKIP without dotnet)
+TESTS += tests/cli_stack.sh
+EXTRA_DIST += tests/cli_stack.sh
+TESTS += tests/readme_docs.sh
+EXTRA_DIST += tests/readme_docs.sh
 # (issue 21: test_events_bounds, test_overflow, test_profile_limits, test_writer_clock are in CRITERION_TESTS.)
 # nettrace profiles, keyword names in --providers, collect's provider table.
 TESTS += tests/cli_dotnet_like.sh

@@ -64,5 +64,6 @@ int cmd_slice(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_heap(int argc, char **argv);
 int cmd_gcdump(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 
 #endif
