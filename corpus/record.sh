@@ -8,7 +8,8 @@
 #                                    spin-threads-dotnet-trace, event-fields,
 #                                    profile-alloc, profile-exceptions,
 #                                    profile-contention, profile-gc,
-#                                    heap-shape, heap-shape-grown)
+#                                    heap-shape, heap-shape-grown,
+#                                    heap-shape-gcdump, heap-shape-grown-gcdump)
 #
 # Environment: DURATION_MS (default 2000) is the workload's run time;
 # DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
@@ -139,6 +140,27 @@ record_gcdump() {
     check_size "$out"
 }
 
+# record_dotnet_gcdump NAME SCALE: the same workload's snapshot as dotnet-gcdump
+# writes it (a .gcdump, PerfView's serialized MemoryGraph), into corpus/heap/.
+# DOTNET_GCDUMP (default: dotnet-gcdump on PATH or ~/.dotnet/tools) is
+# dotnet-gcdump 10.0.750501 (`dotnet tool install --tool-path DIR dotnet-gcdump --version 10.0.750501`).
+record_dotnet_gcdump() {
+    local out="$here/heap/$1.gcdump" dir log pid
+    local tool=${DOTNET_GCDUMP:-$(command -v dotnet-gcdump || echo "$HOME/.dotnet/tools/dotnet-gcdump")}
+    build HeapShape
+    dir=$(mktemp -d)
+    log="$dir/log"
+    rm -f "$out"
+    dotnet "$workloads/HeapShape/bin/Release/net10.0/HeapShape.dll" "$2" 30000 >"$log" &
+    pid=$!
+    for _ in $(seq 1 300); do grep -q '^ready' "$log" && break; sleep 0.1; done
+    "$tool" collect -p "$pid" -o "$out" >/dev/null
+    kill "$pid"
+    wait "$pid" || true
+    rm -rf "$dir"
+    check_size "$out"
+}
+
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 
 # GC 0x1, Loader 0x8, JIT 0x10, Contention 0x4000, Exception 0x8000,
@@ -146,7 +168,7 @@ want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 fields_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1C019:5,System.Threading.Tasks.TplEventSource:0x3:5,Workloads-EventFields:0:5'
 
 for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields profile-alloc profile-exceptions \
-    profile-contention profile-gc heap-shape heap-shape-grown; do
+    profile-contention profile-gc heap-shape heap-shape-grown heap-shape-gcdump heap-shape-grown-gcdump; do
     want "$@" || continue
     case $TARGET in
         spin-threads) record_env spin-threads SpinThreads Workloads-SpinThreads:0:5 ;;
@@ -160,6 +182,8 @@ for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields prof
         profile-gc) record_profile profile-gc gc cpu,gc ;;
         heap-shape) record_gcdump shape 1 ;;
         heap-shape-grown) record_gcdump shape-grown 2 ;;
+        heap-shape-gcdump) record_dotnet_gcdump shape 1 ;;
+        heap-shape-grown-gcdump) record_dotnet_gcdump shape-grown 2 ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

@@ -36,3 +36,7 @@ clean-local: heap-conformance-clean
 
 TESTS += tests/cli_heap.sh
 EXTRA_DIST += tests/cli_heap.sh
+
+# The .gcdump reader on damaged and hostile input (corpus/heap/*.gcdump and graphs the test writes).
+CRITERION_TESTS += tests/test_gcdump
+EXTRA_DIST += corpus/heap/shape.gcdump corpus/heap/shape-grown.gcdump
