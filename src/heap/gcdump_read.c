@@ -54,6 +54,7 @@ typedef struct gd_reader {
     gd_type *types;
     uint32_t ntypes;
     int32_t root;
+    uint64_t root_at;      /* the root field's byte offset */
     uint32_t nnodes;       /* labels present */
     const uint8_t *labels; /* nnodes Int32 offsets into blob */
     const uint8_t *blob;
@@ -222,6 +223,7 @@ static bool read_graph(gd_reader *r, const nt_heap_limits *lim)
                     min_reader, (unsigned long long)offset(r));
     if (!nt_cur_u64(&r->c, &total))
         return truncated(r, "the graph's total size");
+    r->root_at = offset(r);
     if (!read_i32(r, &r->root, "the graph's root") || !read_types(r, lim->max_types))
         return false;
     /* nodes: the heap's objects and the roots' pseudo-nodes, so max_objects bounds both */
@@ -495,8 +497,8 @@ static int add_roots(gd_reader *r)
 {
     if (r->root < 0 || (uint32_t)r->root >= r->nnodes) {
         if (r->nnodes)
-            return hb_fail(r->b, NT_ERR_MALFORMED, ".gcdump: the graph's root %d is not one of its %u nodes",
-                           r->root, r->nnodes);
+            return hb_fail(r->b, NT_ERR_MALFORMED, ".gcdump: the graph's root %d is not one of its %u nodes at byte %llu",
+                           r->root, r->nnodes, (unsigned long long)r->root_at);
         return 0;
     }
     size_t n = r->nnodes;
