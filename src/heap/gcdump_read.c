@@ -23,15 +23,12 @@
 #include "heap/gcdump_read.h"
 #include "heap/heap_build.h"
 #include "common/cursor.h"
+#include "common/format.h" /* FastSerialization's header and tags, shared with NetTrace V4/V5 */
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* FastSerialization's tags (FastSerialization.cs, enum Tags). */
-enum { TAG_NULL = 1, TAG_OBJECT_REF = 2, TAG_BEGIN_OBJECT = 4, TAG_END_OBJECT = 6 };
-
-static const char GCDUMP_MAGIC[] = "!FastSerialization.1";
 
 typedef struct gd_str {
     const uint8_t *p;      /* NULL: the null string */
@@ -46,8 +43,8 @@ typedef struct gd_type {
 
 typedef struct gd_reader {
     const uint8_t *base;
-    nt_cursor c;
-    nt_mem mem;            /* the reader's own arrays */
+    cm_cursor c;
+    cm_mem mem;            /* the reader's own arrays */
     nt_heap_builder *b;
     nt_status status;
     char msg[200];
@@ -68,8 +65,8 @@ typedef struct gd_reader {
 bool hp_gcdump_magic(const void *data, size_t len)
 {
     const uint8_t *p = data;
-    return len >= GCDUMP_MAGIC_BYTES && nt_le32(p) == sizeof GCDUMP_MAGIC - 1 &&
-           memcmp(p + 4, GCDUMP_MAGIC, sizeof GCDUMP_MAGIC - 1) == 0;
+    return len >= GCDUMP_MAGIC_BYTES && cm_le32(p) == CM_FMT_FS_HEADER_LEN &&
+           memcmp(p + 4, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN) == 0;
 }
 
 static uint64_t offset(const gd_reader *r) { return (uint64_t)(r->c.p - r->base); }
@@ -101,7 +98,7 @@ static bool truncated(gd_reader *r, const char *what)
 static bool read_i32(gd_reader *r, int32_t *v, const char *what)
 {
     uint32_t u;
-    if (!nt_cur_u32(&r->c, &u))
+    if (!cm_cur_u32(&r->c, &u))
         return truncated(r, what);
     *v = (int32_t)u;
     return true;
@@ -120,7 +117,7 @@ static bool read_count(gd_reader *r, uint32_t *n, uint32_t max, size_t min_bytes
     if ((uint32_t)v > max)
         return fail(r, NT_ERR_LIMIT, ".gcdump: %s count %d passes the limit (%u) at byte %llu", what, v, max,
                     (unsigned long long)at);
-    if ((uint64_t)(uint32_t)v * min_bytes > nt_cur_left(&r->c)) { /* the items cannot all be there */
+    if ((uint64_t)(uint32_t)v * min_bytes > cm_cur_left(&r->c)) { /* the items cannot all be there */
         r->c.p = r->c.end;
         return truncated(r, what);
     }
@@ -144,7 +141,7 @@ static bool read_string(gd_reader *r, gd_str *s, const char *what)
     if (n < 0)
         return fail(r, NT_ERR_MALFORMED, ".gcdump: %s has length %d at byte %llu", what, n, (unsigned long long)at);
     const uint8_t *p = r->c.p;
-    size_t left = nt_cur_left(&r->c), k = 0;
+    size_t left = cm_cur_left(&r->c), k = 0;
     for (int32_t i = 0; i < n; i++) {
         if (k >= left)
             return truncated(r, what);
@@ -163,7 +160,7 @@ static bool read_tag(gd_reader *r, uint8_t want, const char *what)
 {
     uint64_t at = offset(r);
     uint8_t t;
-    if (!nt_cur_u8(&r->c, &t))
+    if (!cm_cur_u8(&r->c, &t))
         return truncated(r, what);
     if (t != want)
         return fail(r, NT_ERR_MALFORMED, ".gcdump: tag %u where %s (tag %u) belongs at byte %llu", t, what, want,
@@ -181,15 +178,15 @@ static bool read_object_start(gd_reader *r, const char *type_name, int32_t *min_
 {
     int32_t version;
     gd_str name;
-    if (!read_tag(r, TAG_BEGIN_OBJECT, "an object's start") || !read_tag(r, TAG_BEGIN_OBJECT, "a type's start") ||
-        !read_tag(r, TAG_NULL, "a type's type") || !read_i32(r, &version, "a type's version") ||
+    if (!read_tag(r, CM_TAG_BEGIN_OBJECT, "an object's start") || !read_tag(r, CM_TAG_BEGIN_OBJECT, "a type's start") ||
+        !read_tag(r, CM_TAG_NULL_REFERENCE, "a type's type") || !read_i32(r, &version, "a type's version") ||
         !read_i32(r, min_reader, "a type's reader version") || !read_string(r, &name, "a type's name"))
         return false;
     if (!str_is(name, type_name))
         return fail(r, NT_ERR_MALFORMED, ".gcdump: the object of type %.*s where %s belongs at byte %llu",
                     name.p ? (int)(name.len > 80 ? 80 : name.len) : 0, name.p ? (const char *)name.p : "",
                     type_name, (unsigned long long)offset(r));
-    return read_tag(r, TAG_END_OBJECT, "a type's end");
+    return read_tag(r, CM_TAG_END_OBJECT, "a type's end");
 }
 
 static bool read_types(gd_reader *r, uint32_t max_types)
@@ -197,7 +194,7 @@ static bool read_types(gd_reader *r, uint32_t max_types)
     /* a type takes at least 12 bytes: two string lengths and a size */
     if (!read_count(r, &r->ntypes, max_types, 12, "the type table"))
         return false;
-    r->types = nt_mem_alloc(&r->mem, (size_t)(r->ntypes ? r->ntypes : 1) * sizeof *r->types);
+    r->types = cm_mem_alloc(&r->mem, (size_t)(r->ntypes ? r->ntypes : 1) * sizeof *r->types);
     if (!r->types)
         return fail(r, NT_ERR_NOMEM, ".gcdump: out of memory for %u types", r->ntypes);
     memset(r->types, 0, (size_t)(r->ntypes ? r->ntypes : 1) * sizeof *r->types);
@@ -221,7 +218,7 @@ static bool read_graph(gd_reader *r, const nt_heap_limits *lim)
         return fail(r, NT_ERR_UNSUPPORTED_VERSION,
                     ".gcdump: the graph has deferred types (reader version %d, .NET Native): not supported, at byte %llu",
                     min_reader, (unsigned long long)offset(r));
-    if (!nt_cur_u64(&r->c, &total))
+    if (!cm_cur_u64(&r->c, &total))
         return truncated(r, "the graph's total size");
     r->root_at = offset(r);
     if (!read_i32(r, &r->root, "the graph's root") || !read_types(r, lim->max_types))
@@ -243,7 +240,7 @@ static bool read_graph(gd_reader *r, const nt_heap_limits *lim)
         return fail(r, NT_ERR_MALFORMED, ".gcdump: %u addresses for %u nodes at byte %llu", naddrs, r->nnodes,
                     (unsigned long long)at);
     r->addrs = r->c.p;
-    size_t fit = nt_cur_left(&r->c) / 8;
+    size_t fit = cm_cur_left(&r->c) / 8;
     r->naddrs = naddrs <= fit ? naddrs : (uint32_t)fit; /* what was read before the end still counts */
     r->c.p += (size_t)r->naddrs * 8;
     if (r->naddrs < naddrs)
@@ -274,8 +271,8 @@ static bool compressed_int(const gd_reader *r, uint32_t *pos, int32_t *v)
     return true;
 }
 
-static uint32_t label(const gd_reader *r, uint32_t i) { return nt_le32(r->labels + (size_t)i * 4); }
-static uint64_t address(const gd_reader *r, uint32_t i) { return i < r->naddrs ? nt_le64(r->addrs + (size_t)i * 8) : 0; }
+static uint32_t label(const gd_reader *r, uint32_t i) { return cm_le32(r->labels + (size_t)i * 4); }
+static uint64_t address(const gd_reader *r, uint32_t i) { return i < r->naddrs ? cm_le64(r->addrs + (size_t)i * 8) : 0; }
 
 /* Label 0 is the graph's "undefined" node: a node referenced but never given a definition. */
 static bool defined(const gd_reader *r, uint32_t i) { return label(r, i) != 0 && label(r, i) < r->blob_len; }
@@ -364,7 +361,7 @@ static int add_type(gd_reader *r, uint32_t t, uint64_t off)
             r->last_module = mod;
             r->last_module_off = moff;
         }
-        if (!nt_map_set(&b->mem, &b->module_names, (uint64_t)t + 1, moff))
+        if (!cm_map_set(&b->mem, &b->module_names, (uint64_t)t + 1, moff))
             return hb_fail(b, NT_ERR_NOMEM, "out of memory building the heap");
     }
     gd_str name = base_name(ty->name);
@@ -503,9 +500,9 @@ static int add_roots(gd_reader *r)
     }
     size_t n = r->nnodes;
     gd_walk w = { .budget = r->blob_len };
-    w.queue = nt_mem_alloc(&r->mem, n * sizeof *w.queue);
-    w.kind = nt_mem_alloc(&r->mem, n);
-    w.seen = nt_mem_alloc(&r->mem, n / 8 + 1);
+    w.queue = cm_mem_alloc(&r->mem, n * sizeof *w.queue);
+    w.kind = cm_mem_alloc(&r->mem, n);
+    w.seen = cm_mem_alloc(&r->mem, n / 8 + 1);
     int stop = 0;
     if (!w.queue || !w.kind || !w.seen) {
         stop = hb_fail(r->b, NT_ERR_NOMEM, "out of memory building the heap");
@@ -524,9 +521,9 @@ static int add_roots(gd_reader *r)
             stop = visit(r, &w, w.queue[at], (nt_heap_root_kind)w.kind[at]);
         }
     }
-    nt_mem_free(&r->mem, w.queue, n * sizeof *w.queue);
-    nt_mem_free(&r->mem, w.kind, n);
-    nt_mem_free(&r->mem, w.seen, n / 8 + 1);
+    cm_mem_free(&r->mem, w.queue, n * sizeof *w.queue);
+    cm_mem_free(&r->mem, w.kind, n);
+    cm_mem_free(&r->mem, w.seen, n / 8 + 1);
     return stop;
 }
 
@@ -544,8 +541,8 @@ nt_status hp_gcdump_read(const void *data, size_t len, const nt_heap_limits *lim
         set_msg(msg, msg_size, "not a .gcdump: no \"!FastSerialization.1\" header at byte 0");
         return NT_ERR_NOT_NETTRACE;
     }
-    gd_reader r = { .base = data, .c = nt_cursor_make(data, len) };
-    nt_mem_init(&r.mem, alloc);
+    gd_reader r = { .base = data, .c = cm_cursor_make(data, len) };
+    cm_mem_init(&r.mem, alloc);
     r.b = nt_heap_builder_new(limits, alloc);
     if (!r.b) {
         set_msg(msg, msg_size, limits ? "out of memory, or nt_heap_limits has a member this library does not know"
@@ -559,7 +556,7 @@ nt_status hp_gcdump_read(const void *data, size_t len, const nt_heap_limits *lim
         add_roots(&r);
     r.b->state = HB_DONE;
     r.b->h->stats.gc_found = true;
-    nt_mem_free(&r.mem, r.types, (size_t)(r.ntypes ? r.ntypes : 1) * sizeof *r.types);
+    cm_mem_free(&r.mem, r.types, (size_t)(r.ntypes ? r.ntypes : 1) * sizeof *r.types);
     nt_status s = nt_heap_builder_finish(r.b, NULL, r.status, out);
     if (s != NT_OK) {
         set_msg(msg, msg_size, "out of memory while building the heap");

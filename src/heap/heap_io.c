@@ -120,9 +120,9 @@ static nt_status gcdump_from_fd(int fd, off_t at, size_t size, const nt_heap_opt
                      (unsigned long long)GCDUMP_MAX_FILE_BYTES);
         return NT_ERR_LIMIT;
     }
-    nt_mem mem;
-    nt_mem_init(&mem, o.alloc);
-    unsigned char *buf = nt_mem_alloc(&mem, size ? size : 1);
+    cm_mem mem;
+    cm_mem_init(&mem, o.alloc);
+    unsigned char *buf = cm_mem_alloc(&mem, size ? size : 1);
     if (!buf) {
         set_msg(msg, msg_size, "out of memory for the .gcdump file");
         return NT_ERR_NOMEM;
@@ -130,7 +130,7 @@ static nt_status gcdump_from_fd(int fd, off_t at, size_t size, const nt_heap_opt
     size_t got = 0;
     nt_status s = NT_OK;
     while (got < size) {
-        if (o.deadline_ns && nt_clock_ns() > o.deadline_ns) {
+        if (o.deadline_ns && cm_clock_ns() > o.deadline_ns) {
             set_msg(msg, msg_size, "the deadline passed while reading");
             s = NT_ERR_TIMEOUT;
             break;
@@ -152,7 +152,7 @@ static nt_status gcdump_from_fd(int fd, off_t at, size_t size, const nt_heap_opt
     }
     if (s == NT_OK)
         s = hp_gcdump_read(buf, got, o.heap_limits, o.alloc, out, msg, msg_size);
-    nt_mem_free(&mem, buf, size ? size : 1);
+    cm_mem_free(&mem, buf, size ? size : 1);
     return s;
 }
 
