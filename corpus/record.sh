@@ -121,44 +121,37 @@ record_profile() {
     check_size "$out"
 }
 
-# record_gcdump NAME SCALE: a heap snapshot of HeapShape SCALE taken with
-# this project's own `nettrace gcdump` once the workload says it is ready,
-# into corpus/heap/ (the tests that take every corpus/*.nettrace want samples).
-record_gcdump() {
-    local out="$here/heap/$1.nettrace" dir log pid tool=${NETTRACE:-$top/nettrace}
+# record_heap FILE SCALE CAPTURE...: a heap snapshot of HeapShape SCALE into
+# corpus/heap/FILE, taken once the workload says it is ready by CAPTURE -p PID
+# -o FILE (corpus/heap/, apart: the tests that take every corpus/*.nettrace
+# want samples).
+record_heap() {
+    local out="$here/heap/$1" scale=$2 dir log pid
+    shift 2
     build HeapShape
     dir=$(mktemp -d)
     log="$dir/log"
     rm -f "$out"
-    dotnet "$workloads/HeapShape/bin/Release/net10.0/HeapShape.dll" "$2" 30000 >"$log" &
+    dotnet "$workloads/HeapShape/bin/Release/net10.0/HeapShape.dll" "$scale" 30000 >"$log" &
     pid=$!
     for _ in $(seq 1 300); do grep -q '^ready' "$log" && break; sleep 0.1; done
-    "$tool" gcdump -q -p "$pid" -o "$out"
+    "$@" -p "$pid" -o "$out" >/dev/null
     kill "$pid"
     wait "$pid" || true
     rm -rf "$dir"
     check_size "$out"
 }
 
-# record_dotnet_gcdump NAME SCALE: the same workload's snapshot as dotnet-gcdump
-# writes it (a .gcdump, PerfView's serialized MemoryGraph), into corpus/heap/.
-# DOTNET_GCDUMP (default: dotnet-gcdump on PATH or ~/.dotnet/tools) is
-# dotnet-gcdump 10.0.750501 (`dotnet tool install --tool-path DIR dotnet-gcdump --version 10.0.750501`).
+# record_gcdump NAME SCALE: with this project's own `nettrace gcdump`, a .nettrace.
+record_gcdump() { record_heap "$1.nettrace" "$2" "${NETTRACE:-$top/nettrace}" gcdump -q; }
+
+# record_dotnet_gcdump NAME SCALE: the same snapshot as dotnet-gcdump writes it
+# (a .gcdump, PerfView's serialized MemoryGraph).  DOTNET_GCDUMP (default:
+# dotnet-gcdump on PATH or ~/.dotnet/tools) is dotnet-gcdump 10.0.750501
+# (`dotnet tool install --tool-path DIR dotnet-gcdump --version 10.0.750501`).
 record_dotnet_gcdump() {
-    local out="$here/heap/$1.gcdump" dir log pid
-    local tool=${DOTNET_GCDUMP:-$(command -v dotnet-gcdump || echo "$HOME/.dotnet/tools/dotnet-gcdump")}
-    build HeapShape
-    dir=$(mktemp -d)
-    log="$dir/log"
-    rm -f "$out"
-    dotnet "$workloads/HeapShape/bin/Release/net10.0/HeapShape.dll" "$2" 30000 >"$log" &
-    pid=$!
-    for _ in $(seq 1 300); do grep -q '^ready' "$log" && break; sleep 0.1; done
-    "$tool" collect -p "$pid" -o "$out" >/dev/null
-    kill "$pid"
-    wait "$pid" || true
-    rm -rf "$dir"
-    check_size "$out"
+    record_heap "$1.gcdump" "$2" \
+        "${DOTNET_GCDUMP:-$(command -v dotnet-gcdump || echo "$HOME/.dotnet/tools/dotnet-gcdump")}" collect
 }
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }

@@ -25,7 +25,6 @@
 #include "common/cursor.h"
 #include "common/format.h" /* FastSerialization's header and tags, shared with NetTrace V4/V5 */
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,8 +45,6 @@ typedef struct gd_reader {
     cm_cursor c;
     cm_mem mem;            /* the reader's own arrays */
     nt_heap_builder *b;
-    nt_status status;
-    char msg[200];
     gd_type *types;
     uint32_t ntypes;
     int32_t root;
@@ -71,23 +68,9 @@ bool hp_gcdump_magic(const void *data, size_t len)
 
 static uint64_t offset(const gd_reader *r) { return (uint64_t)(r->c.p - r->base); }
 
-/* Record the first failure (printf-style); returns false for the callers' chains. */
-static bool fail(gd_reader *r, nt_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static bool fail(gd_reader *r, nt_status s, const char *fmt, ...)
-{
-    if (r->status == NT_OK) {
-        r->status = s;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r->msg, sizeof r->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
+/* A failure stops the build with the builder's status and message (the first one stands); false for
+ * the callers' chains. */
+#define fail(r, ...) (hb_fail((r)->b, __VA_ARGS__), false)
 
 static bool truncated(gd_reader *r, const char *what)
 {
@@ -196,7 +179,7 @@ static bool read_types(gd_reader *r, uint32_t max_types)
         return false;
     r->types = cm_mem_alloc(&r->mem, (size_t)(r->ntypes ? r->ntypes : 1) * sizeof *r->types);
     if (!r->types)
-        return fail(r, NT_ERR_NOMEM, ".gcdump: out of memory for %u types", r->ntypes);
+        return fail(r, NT_ERR_NOMEM, "out of memory for the .gcdump's %u types", r->ntypes);
     memset(r->types, 0, (size_t)(r->ntypes ? r->ntypes : 1) * sizeof *r->types);
     for (uint32_t i = 0; i < r->ntypes; i++) {
         gd_type *t = &r->types[i];
@@ -557,14 +540,12 @@ nt_status hp_gcdump_read(const void *data, size_t len, const nt_heap_limits *lim
     r.b->state = HB_DONE;
     r.b->h->stats.gc_found = true;
     cm_mem_free(&r.mem, r.types, (size_t)(r.ntypes ? r.ntypes : 1) * sizeof *r.types);
-    nt_status s = nt_heap_builder_finish(r.b, NULL, r.status, out);
+    nt_status s = nt_heap_builder_finish(r.b, NULL, NT_OK, out);
     if (s != NT_OK) {
         set_msg(msg, msg_size, "out of memory while building the heap");
         return s;
     }
     nt_heap *h = *out;
-    if (h->stats.status != NT_OK && !h->message[0])
-        snprintf(h->message, sizeof h->message, "%s", r.msg);
     h->stats.memory_peak += r.mem.peak;
     set_msg(msg, msg_size, h->message);
     return h->stats.status;
