@@ -6,29 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct sink {
-    uint8_t *d;
-    size_t n, cap;
-} sink;
-
-static int sink_write(void *user, const void *data, size_t len)
-{
-    sink *s = user;
-    if (s->n + len > s->cap) {
-        size_t c = s->cap ? s->cap * 2 : 4096;
-        while (c < s->n + len)
-            c *= 2;
-        uint8_t *nd = realloc(s->d, c);
-        if (!nd)
-            return 1;
-        s->d = nd;
-        s->cap = c;
-    }
-    if (len)
-        memcpy(s->d + s->n, data, len);
-    s->n += len;
-    return 0;
-}
 
 static volatile size_t hole;
 
@@ -150,8 +127,8 @@ void fz_heap_check_paths(nt_heap *h, uint64_t hash)
 void fz_heap_check_exports(nt_heap *h, uint64_t hash)
 {
     nt_heap_export_options o = { .max_depth = 1 + (uint32_t)(hash % 8), .by_count = (hash >> 3) & 1 };
-    sink f = { 0 }, s = { 0 }, p = { 0 };
-    if (nt_heap_export_folded(h, &o, sink_write, &f) == NT_OK) {
+    fz_sink f = { 0 }, s = { 0 }, p = { 0 };
+    if (nt_heap_export_folded(h, &o, fz_sink_write, &f) == NT_OK) {
         size_t line = 0;
         for (size_t i = 0; i < f.n; i++) {
             if (f.d[i] != '\n')
@@ -164,9 +141,9 @@ void fz_heap_check_exports(nt_heap *h, uint64_t hash)
             line = i + 1;
         }
     }
-    if (nt_heap_export_speedscope(h, &o, sink_write, &s) == NT_OK && (s.n < 2 || s.d[0] != '{'))
+    if (nt_heap_export_speedscope(h, &o, fz_sink_write, &s) == NT_OK && (s.n < 2 || s.d[0] != '{'))
         fz_fail("speedscope output is not a JSON object");
-    if (nt_heap_export_pprof(h, &o, sink_write, &p) == NT_OK && (p.n < 18 || p.d[0] != 0x1f || p.d[1] != 0x8b))
+    if (nt_heap_export_pprof(h, &o, fz_sink_write, &p) == NT_OK && (p.n < 18 || p.d[0] != 0x1f || p.d[1] != 0x8b))
         fz_fail("pprof output is not gzip");
     free(f.d);
     free(s.d);
