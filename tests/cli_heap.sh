@@ -25,6 +25,7 @@ python3 - "$tmp/heap.json" <<'PY' || exit 1
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["complete"] is True, j
+assert j["format"] == ("gcdump" if j["file"].endswith(".gcdump") else "nettrace"), j["format"]
 rows = {t["type"]: t for t in j["types"]}
 for t in j["types"]:
     assert set(["type", "count", "shallow_bytes", "retained_bytes"]) <= set(t), t

@@ -324,6 +324,13 @@ LTest(gcdump, detection)
     char msg[256];
     cr_assert_eq(nt_heap_from_file(path, NULL, &h, msg, sizeof msg), NT_OK, "%s", msg);
     size_t n = nt_heap_object_count(h);
+    nt_heap_stats st = { .struct_size = sizeof st };
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.format, NT_HEAP_FROM_GCDUMP);
+    nt_heap_free(h);
+    cr_assert_eq(nt_heap_from_file(ts_path(ts_own_corpus(), "heap/shape.nettrace"), NULL, &h, msg, sizeof msg), NT_OK);
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.format, NT_HEAP_FROM_NETTRACE);
     nt_heap_free(h);
     int fd = open(path, O_RDONLY);
     cr_assert_geq(fd, 0);

@@ -106,6 +106,7 @@ LTest(heap_corpus, gcdump_totals_and_roots)
     nt_heap_stats_get(h, &st);
     cr_assert_eq(st.total_bytes, 206694, "total %llu", (unsigned long long)st.total_bytes);
     cr_assert_eq(st.objects, 1775, "objects %llu", (unsigned long long)st.objects);
+    cr_assert_eq(st.format, NT_HEAP_FROM_GCDUMP);
     bool items = false, stack = false;
     for (size_t i = 0; i < nt_heap_root_count(h); i++) {
         nt_heap_root r = nt_heap_root_at(h, i);

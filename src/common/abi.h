@@ -43,7 +43,7 @@
 #define ABI3_nt_index_summary ABI_UPTO(nt_index_summary, estimate_exact)
 #define ABI3_nt_heap_limits ABI_UPTO(nt_heap_limits, max_name_bytes)
 #define ABI3_nt_heap_options ABI_UPTO(nt_heap_options, progress_user)
-#define ABI3_nt_heap_stats ABI_UPTO(nt_heap_stats, memory_peak)
+#define ABI3_nt_heap_stats ABI_UPTO(nt_heap_stats, format)
 #define ABI3_nt_heap_export_options ABI_UPTO(nt_heap_export_options, by_count)
 
 /* The bytes a caller's struct holds: its struct_size, or the first layout's for 0. */

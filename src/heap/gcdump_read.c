@@ -546,6 +546,7 @@ nt_status hp_gcdump_read(const void *data, size_t len, const nt_heap_limits *lim
         return s;
     }
     nt_heap *h = *out;
+    h->stats.format = NT_HEAP_FROM_GCDUMP;
     h->stats.memory_peak += r.mem.peak;
     set_msg(msg, msg_size, h->message);
     return h->stats.status;
