@@ -62,7 +62,7 @@ typedef struct gd_reader {
 bool hp_gcdump_magic(const void *data, size_t len)
 {
     const uint8_t *p = data;
-    return len >= GCDUMP_MAGIC_BYTES && cm_le32(p) == CM_FMT_FS_HEADER_LEN &&
+    return len >= HP_GCDUMP_MAGIC_BYTES && cm_le32(p) == CM_FMT_FS_HEADER_LEN &&
            memcmp(p + 4, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN) == 0;
 }
 
@@ -532,7 +532,7 @@ nt_status hp_gcdump_read(const void *data, size_t len, const nt_heap_limits *lim
                                       : "out of memory");
         return NT_ERR_NOMEM;
     }
-    r.c.p += GCDUMP_MAGIC_BYTES;
+    r.c.p += HP_GCDUMP_MAGIC_BYTES;
     read_graph(&r, &r.b->lim);
     /* what the file held before any damage still becomes the heap */
     if (!add_objects(&r))

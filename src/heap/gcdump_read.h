@@ -1,8 +1,8 @@
 /* The .gcdump reader: PerfView's FastSerialization stream of a MemoryGraph
  * (what dotnet-gcdump and dotnet-monitor write), into the same nt_heap the
  * NetTrace builder makes.  doc/gcdump-format.md describes the format. */
-#ifndef NT_GCDUMP_READ_H
-#define NT_GCDUMP_READ_H
+#ifndef HP_GCDUMP_READ_H
+#define HP_GCDUMP_READ_H
 
 #include "nettrace_heap.h"
 
@@ -10,14 +10,14 @@
 #include <stddef.h>
 
 /* Bytes the magic takes: an Int32 length (20) and "!FastSerialization.1". */
-#define GCDUMP_MAGIC_BYTES 24u
+#define HP_GCDUMP_MAGIC_BYTES 24u
 
 /* The most bytes a .gcdump read from a file descriptor may hold (the format's
  * counts are Int32: nodes' labels, a blob under 2 GiB and 8-byte addresses
  * stay below this).  Past it the read stops with NT_ERR_LIMIT. */
-#define GCDUMP_MAX_FILE_BYTES (32ull << 30)
+#define HP_GCDUMP_MAX_FILE_BYTES (32ull << 30)
 
-/* True when the first len bytes (at least GCDUMP_MAGIC_BYTES) start a .gcdump. */
+/* True when the first len bytes (at least HP_GCDUMP_MAGIC_BYTES) start a .gcdump. */
 bool hp_gcdump_magic(const void *data, size_t len);
 
 /* Build *out from a whole .gcdump in memory.  Returns the status the heap's

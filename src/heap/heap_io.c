@@ -114,10 +114,10 @@ static nt_status gcdump_from_fd(int fd, off_t at, size_t size, const nt_heap_opt
         set_msg(msg, msg_size, "nt_heap_options: a member this library does not know is set");
         return NT_ERR_INVALID_ARG;
     }
-    if ((uint64_t)size > GCDUMP_MAX_FILE_BYTES) {
+    if ((uint64_t)size > HP_GCDUMP_MAX_FILE_BYTES) {
         if (msg && msg_size)
             snprintf(msg, msg_size, ".gcdump: the file's %zu bytes pass the reader's limit (%llu bytes)", size,
-                     (unsigned long long)GCDUMP_MAX_FILE_BYTES);
+                     (unsigned long long)HP_GCDUMP_MAX_FILE_BYTES);
         return NT_ERR_LIMIT;
     }
     cm_mem mem;
@@ -164,7 +164,7 @@ nt_status nt_heap_from_fd(int fd, const nt_heap_options *opt, nt_heap **out, cha
     /* A regular file is looked at before it is read (a pipe cannot be: it is read as NetTrace). */
     struct stat st;
     off_t at = lseek(fd, 0, SEEK_CUR);
-    unsigned char head[GCDUMP_MAGIC_BYTES];
+    unsigned char head[HP_GCDUMP_MAGIC_BYTES];
     if (at >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > at &&
         pread(fd, head, sizeof head, at) == (ssize_t)sizeof head && hp_gcdump_magic(head, sizeof head))
         return gcdump_from_fd(fd, at, (size_t)(st.st_size - at), opt, out, msg, msg_size);
