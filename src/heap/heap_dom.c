@@ -26,6 +26,8 @@ typedef struct lt {
     uint32_t *pred_start, *preds; /* by number: the numbers of its predecessors */
     uint8_t *from_root;  /* node: the virtual root has an edge to it */
     size_t root_edges;   /* how many nodes that is */
+    bool past_roots;     /* the search has gone past the root objects */
+    uint64_t reached_from_roots; /* objects numbered before that */
 } lt;
 
 #define LT_ARRAYS 5
@@ -87,7 +89,8 @@ static inline void lt_enter(const nt_heap *h, lt *s, size_t *top, uint32_t w, ui
 
 /* The virtual root's next successor not yet numbered, from position *pos:
  * the root objects, then every object (an object no root reaches starts a
- * search of its own).  False past the end. */
+ * search of its own).  Past the roots, the objects numbered so far are those
+ * the roots reach.  False past the end. */
 static bool lt_root_next(const nt_heap *h, lt *s, uint32_t *pos, uint32_t *w)
 {
     while (*pos < h->nroots) {
@@ -100,6 +103,10 @@ static bool lt_root_next(const nt_heap *h, lt *s, uint32_t *pos, uint32_t *w)
             *w = x;
             return true;
         }
+    }
+    if (!s->past_roots) {
+        s->past_roots = true;
+        s->reached_from_roots = s->count - 1;
     }
     while (*pos - h->nroots < h->n) {
         uint32_t x = (uint32_t)(*pos - h->nroots);
@@ -124,15 +131,9 @@ static bool lt_search(nt_heap *h, lt *s)
     uint32_t root = h->n, root_pos = 0;
     s->num[root] = ++s->count;
     s->vertex[s->count] = root;
-    uint64_t reached_from_roots = 0;
-    bool past_roots = false;
     uint32_t w;
     for (;;) {
         if (top == 0) { /* back at the virtual root */
-            if (!past_roots && root_pos >= h->nroots) {
-                past_roots = true; /* every object numbered from here on is one no root reaches */
-                reached_from_roots = s->count - 1;
-            }
             if (!lt_root_next(h, s, &root_pos, &w))
                 break;
             lt_enter(h, s, &top, w, 1);
@@ -148,9 +149,7 @@ static bool lt_search(nt_heap *h, lt *s)
         s->nd[top - 1].label = k + 1;
         lt_enter(h, s, &top, h->edges[k], s->num[v]);
     }
-    if (!past_roots)
-        reached_from_roots = s->count - 1;
-    h->stats.unreachable = h->n - reached_from_roots;
+    h->stats.unreachable = h->n - s->reached_from_roots;
     return true;
 }
 
