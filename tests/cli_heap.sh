@@ -1,23 +1,31 @@
 #!/bin/sh
-# nettrace heap and gcdump on the project's own snapshots: the JSON shape
-# outside programs rely on, the workload's known types, paths, the diff, the
-# flame graphs (an existing output is never overwritten), a truncated copy
-# (an incomplete graph is said to be one), a trace without a heap dump, and
-# gcdump's usage errors.
+# nettrace heap and gcdump on the project's own snapshots (.nettrace and
+# .gcdump alike): the JSON shape outside programs rely on, the workload's
+# known types, paths, the diff, the flame graphs (an existing output is never
+# overwritten), a truncated copy (an incomplete graph is said to be one), a
+# trace without a heap dump, and gcdump's usage errors.
 set -u
 nt="$top_builddir/nettrace"
-snap="$top_srcdir/corpus/heap/shape.nettrace"
-grown="$top_srcdir/corpus/heap/shape-grown.nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Every check below runs on the NetTrace snapshots and on the .gcdump files
+# dotnet-gcdump wrote of the same workload (the diff across the two kinds too).
+root=$(mktemp -d)
+tmp=$root
+trap 'rm -rf "$root"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not on PATH: the JSON cannot be checked"; exit 77; }
 
+# check_snapshot SNAPSHOT GROWN (not indented: its here-documents end at the line start)
+check_snapshot() {
+snap=$1 grown=$2 round=$((${round:-0} + 1))
+tmp="$root/$round"
+mkdir "$tmp"
+echo "checking $snap"
 "$nt" heap --json "$snap" > "$tmp/heap.json" || fail "heap --json exited $?"
 python3 - "$tmp/heap.json" <<'PY' || exit 1
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["complete"] is True, j
+assert j["format"] == ("gcdump" if j["file"].endswith(".gcdump") else "nettrace"), j["format"]
 rows = {t["type"]: t for t in j["types"]}
 for t in j["types"]:
     assert set(["type", "count", "shallow_bytes", "retained_bytes"]) <= set(t), t
@@ -82,6 +90,14 @@ rc=$?
 [ $rc -eq 15 ] || fail "a truncated snapshot exited $rc, not 15"
 grep -q '"complete":false' "$tmp/cut.json" || fail "a truncated snapshot is not marked incomplete"
 grep -q 'what was read before' "$tmp/cut.err" || fail "no warning: $(cat "$tmp/cut.err")"
+
+}
+
+h="$top_srcdir/corpus/heap"
+check_snapshot "$h/shape.nettrace" "$h/shape-grown.nettrace"
+check_snapshot "$h/shape.gcdump" "$h/shape-grown.gcdump"
+check_snapshot "$h/shape.nettrace" "$h/shape-grown.gcdump"
+tmp=$root
 
 # a trace without a heap dump
 "$nt" heap "$top_srcdir/corpus/call-tree.nettrace" > /dev/null 2> "$tmp/none.err" && fail "a trace without a heap dump succeeded"

@@ -43,7 +43,7 @@ CRITERION_TESTS = \
 	tests/test_hostile tests/test_cli_output tests/test_cursor tests/test_map \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
-	tests/test_abi
+	tests/test_abi tests/test_convert_api
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
 TESTS += $(CRITERION_TESTS)
@@ -158,3 +158,6 @@ tests_window_soak_SOURCES = tests/window_soak.c
 tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
 tests_window_soak_LDADD = libnettrace_core.la
 tests_window_soak_LDFLAGS = $(T_LINK)
+
+# The parallel parse against the sequential one (nettrace_parallel.h).
+CRITERION_TESTS += tests/test_parallel

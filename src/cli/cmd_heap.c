@@ -98,9 +98,14 @@ static void summary(FILE *f, nt_heap *h)
 {
     nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
+    char source[40];
+    if (st.format == NT_HEAP_FROM_GCDUMP) /* a .gcdump keeps no GC number */
+        snprintf(source, sizeof source, "from a .gcdump");
+    else
+        snprintf(source, sizeof source, "GC #%u", st.gc_number);
     fprintf(f, "heap: %" PRIu64 " objects, %" PRIu64 " bytes, %" PRIu64 " references, %" PRIu64
-               " roots, GC #%u, %s\n",
-            st.objects, st.total_bytes, st.edges, st.roots, st.gc_number,
+               " roots, %s, %s\n",
+            st.objects, st.total_bytes, st.edges, st.roots, source,
             st.complete ? "complete" : "INCOMPLETE (see the warning above)");
     if (st.unreachable)
         fprintf(f, "      %" PRIu64 " objects no root reaches (filed under [unreachable])\n", st.unreachable);
@@ -134,6 +139,7 @@ static void json_table(FILE *f, nt_heap *h, const nt_heap_table *t, const char *
     nt_heap_stats_get(h, &st);
     fputs("{\"file\":", f);
     cm_json_fputs(f, path);
+    fprintf(f, ",\"format\":\"%s\"", st.format == NT_HEAP_FROM_GCDUMP ? "gcdump" : "nettrace");
     fprintf(f, ",\"complete\":%s,\"gc_number\":%u,\"objects\":%" PRIu64 ",\"total_bytes\":%" PRIu64
                ",\"references\":%" PRIu64 ",\"roots\":%" PRIu64 ",\"unreachable_objects\":%" PRIu64
                ",\"unresolved_references\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"types\":[",
