@@ -3,7 +3,7 @@
 bin_PROGRAMS += nettrace
 nettrace_SOURCES = \
 	src/cli/main.c src/cli/cli.h \
-	src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/cli/progress.c src/cli/progress.h \
+	src/cli/io.c src/cli/io_window.c src/cli/out_file.c src/cli/out_file.h src/cli/progress.c src/cli/progress.h \
 	src/cli/opts.c src/cli/opts.h \
 	src/cli/time_opt.c src/cli/time_opt.h \
 	src/cli/select.c src/cli/select.h \

@@ -255,7 +255,7 @@ int cmd_events(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     char err[256];
-    nt_status s = cli_feed_path(p, path, err, sizeof err);
+    nt_status s = cli_feed_path_window(p, path, &r.from, &r.to, err, sizeof err);
     /* what was read before any damage is still printed */
     bool flushed;
     if (r.with_stacks) {

@@ -116,7 +116,7 @@ int cmd_top(int argc, char **argv)
     }
     nt_trace *t;
     /* Counts per stack are enough, unless a time window cuts samples. */
-    int rc = cli_trace_load(path, !filter.from.set && !filter.to.set, &t);
+    int rc = cli_trace_load_window(path, !filter.from.set && !filter.to.set, &filter, &t);
     if (!t)
         return rc;
     cli_selected chosen;

@@ -34,8 +34,8 @@ static int report(const char *path, const char *err, nt_status s, size_t kept, c
 
 /* Feed path through a parser with cb / user (err: its message, errsize bytes);
  * false (exit code in *rc, the parser freed) when there is nothing to build from. */
-static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser **pp, nt_status *s, int *rc,
-                 char *err, size_t errsize)
+static bool feed(const char *path, const nt_time_bound *from, const nt_time_bound *to, const nt_callbacks *cb,
+                 void *user, nt_parser **pp, nt_status *s, int *rc, char *err, size_t errsize)
 {
     nt_parser *p = nt_parser_new(cb, user, NULL, NULL);
     *pp = p;
@@ -46,7 +46,7 @@ static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser
     }
     /* The trace builder (also inside a profile builder) converts only the names it keeps. */
     nt_parser_set_lazy_names(p, true);
-    *s = cli_feed_path(p, path, err, errsize);
+    *s = cli_feed_path_window(p, path, from, to, err, errsize);
     if (*s == NT_ERR_IO || !nt_parser_trace_info(p)) {
         if (*s == NT_ERR_IO)
             fprintf(stderr, "nettrace: %s\n", err);
@@ -60,7 +60,7 @@ static bool feed(const char *path, const nt_callbacks *cb, void *user, nt_parser
     return true;
 }
 
-static int load(const char *path, bool count, nt_trace **out)
+static int load(const char *path, bool count, const nt_time_bound *from, const nt_time_bound *to, nt_trace **out)
 {
     *out = NULL;
     nt_trace_builder *b = nt_trace_builder_new(NULL);
@@ -76,7 +76,7 @@ static int load(const char *path, bool count, nt_trace **out)
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, &cb, b, &p, &s, &rc, err, sizeof err)) {
+    if (!feed(path, from, to, &cb, b, &p, &s, &rc, err, sizeof err)) {
         nt_trace_builder_free(b);
         return rc;
     }
@@ -125,7 +125,7 @@ int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, &cb, b, &p, &s, &rc, err, sizeof err)) {
+    if (!feed(path, &po.from, &po.to, &cb, b, &p, &s, &rc, err, sizeof err)) {
         nt_profile_builder_free(b);
         return rc;
     }
@@ -144,18 +144,21 @@ int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile
     return rc;
 }
 
-int cli_trace_load(const char *path, bool count, nt_trace **out)
+int cli_trace_load_window(const char *path, bool count, const nt_sample_filter *f, nt_trace **out)
 {
+    const nt_time_bound *from = f ? &f->from : NULL, *to = f ? &f->to : NULL;
     count = count && rereadable(path);
-    int rc = load(path, count, out);
+    int rc = load(path, count, from, to, out);
     if (count && *out && !nt_trace_counts_exact(*out)) {
         nt_trace_free(*out);
         if (strcmp(path, "-") == 0)
             lseek(0, 0, SEEK_SET);
-        rc = load(path, false, out);
+        rc = load(path, false, from, to, out);
     }
     return rc;
 }
+
+int cli_trace_load(const char *path, bool count, nt_trace **out) { return cli_trace_load_window(path, count, NULL, out); }
 
 char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps)
 {

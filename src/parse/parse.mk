@@ -17,7 +17,7 @@
 libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
-	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_internal.h \
+	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_sidecar.c src/parse/feed_window.c src/parse/index_internal.h \
 	src/parse/blocks.h \
 	src/parse/blocks_v4.c \
 	src/parse/blocks_v6.c \

@@ -409,6 +409,22 @@ nt_status nt_parser_finish(nt_parser *p)
     return ps_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
 }
 
+nt_status ps_parser_skip_to(nt_parser *p, uint64_t off)
+{
+    if (p->status)
+        return p->status;
+    if (off == p->offset)
+        return NT_OK;
+    bool between = p->have_trace && p->have == 0 && (p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER);
+    if (!between || off < p->offset)
+        return ps_fail(p, NT_ERR_MALFORMED, p->offset,
+                       "the index places a block at byte %llu, but the stream's unit there ends elsewhere",
+                       (unsigned long long)off);
+    p->offset = off;
+    ps_threads_forget_sequence(&p->threads);
+    return NT_OK;
+}
+
 nt_status nt_parser_status(const nt_parser *p) { return p ? p->status : NT_ERR_INVALID_ARG; }
 uint64_t nt_parser_offset(const nt_parser *p) { return p ? p->offset : 0; }
 uint64_t nt_parser_error_offset(const nt_parser *p) { return p ? p->err_offset : 0; }
