@@ -96,6 +96,9 @@ clean-live-workload:
 # ---- writer ----
 # nettrace convert round trips over the seeds (and the shared corpus when present)
 TESTS += tests/test_v6_convert.sh tests/test_writer_seeds.sh
+# nettrace slice: the window's samples and top, on corpus/ and (a test of its own) the shared corpus
+TESTS += tests/slice_windows.sh tests/slice_shared.sh
+EXTRA_DIST += tests/slice_windows.sh tests/slice_shared.sh
 
 # No cycle among the library's units (symbol level), and the checker itself on made-up libraries.
 TESTS += tools/check-cycles.sh tests/check_cycles.sh
