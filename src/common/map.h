@@ -29,6 +29,13 @@ typedef struct nt_map {
 
 /* The value of key, or NULL when absent.  Valid until the next put. */
 uint64_t *nt_map_get(const nt_map *m, uint64_t key);
+/* The value of key as an index (a map of indices below UINT32_MAX):
+ * UINT32_MAX when key is absent. */
+static inline uint32_t nt_map_index(const nt_map *m, uint64_t key)
+{
+    const uint64_t *v = nt_map_get(m, key);
+    return v ? (uint32_t)*v : UINT32_MAX;
+}
 /* The value of key, inserted as 0 when absent (*added says which; may be
  * NULL).  NULL when memory is short.  Valid until the next put. */
 uint64_t *nt_map_put(nt_mem *mem, nt_map *m, uint64_t key, bool *added);
