@@ -95,7 +95,7 @@ void ex_out_i64(ex_out *o, int64_t v)
 static void out_put(void *o, const char *p, size_t n) { ex_out_bytes(o, p, n); }
 
 /* The project's one JSON string writer (common/json.h): names are valid UTF-8 JSON whatever the trace holds. */
-void ex_out_json(ex_out *o, const char *s) { nt_json_string(out_put, o, s); }
+void ex_out_json(ex_out *o, const char *s) { cm_json_string(out_put, o, s); }
 
 nt_status ex_out_flush(ex_out *o)
 {

@@ -40,7 +40,7 @@ void ex_folded_frame(ex_out *o, const char *name)
     /* A name from the trace may hold the format's separator or controls: keep one frame one
      * field, one stack one line, and no control byte (common/text_escape.h). */
     char esc[4096];
-    size_t n = nt_text_escape(esc, sizeof esc, name, ";");
+    size_t n = cm_text_escape(esc, sizeof esc, name, ";");
     ex_out_bytes(o, esc, n < sizeof esc ? n : sizeof esc - 1);
 }
 
@@ -69,15 +69,15 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
         return NT_ERR_INVALID_ARG;
     ex_selection sel;
     ex_selection_init(&sel, t, opt);
-    nt_mem m;
-    nt_mem_init(&m, tr_view_allocator(t));
+    cm_mem m;
+    cm_mem_init(&m, tr_view_allocator(t));
     size_t nstacks = nt_trace_stack_count(t), ns = nstacks ? nstacks : 1;
-    int64_t *sw = nt_mem_alloc(&m, ns * sizeof *sw);
-    bool *used = nt_mem_alloc(&m, ns);
+    int64_t *sw = cm_mem_alloc(&m, ns * sizeof *sw);
+    bool *used = cm_mem_alloc(&m, ns);
     ex_walk wk;
     if (!sw || !used || !ex_walk_init(&wk, &m, t, &sel)) {
-        nt_mem_free(&m, sw, sw ? ns * sizeof *sw : 0);
-        nt_mem_free(&m, used, used ? ns : 0);
+        cm_mem_free(&m, sw, sw ? ns * sizeof *sw : 0);
+        cm_mem_free(&m, used, used ? ns : 0);
         return NT_ERR_NOMEM;
     }
     memset(sw, 0, ns * sizeof *sw);
@@ -91,7 +91,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
         int64_t wt;
         for (size_t i; (i = ex_walk_next(&wk, &it, false, &wt)) != SIZE_MAX;) {
             uint32_t k = tr_view_stack(t, i);
-            sw[k] = nt_sat_add(sw[k], wt);
+            sw[k] = cm_sat_add(sw[k], wt);
             nused += !used[k];
             used[k] = true;
         }
@@ -99,7 +99,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
     ex_walk_free(&wk);
     ex_names nm;
     nt_status st = ex_names_build(&m, t, sel.opt.signatures ? NT_NAME_SIGNATURE : 0, &nm);
-    uint32_t *order = st == NT_OK ? nt_mem_alloc(&m, (nused ? nused : 1) * 2 * sizeof *order) : NULL;
+    uint32_t *order = st == NT_OK ? cm_mem_alloc(&m, (nused ? nused : 1) * 2 * sizeof *order) : NULL;
     if (st == NT_OK && !order)
         st = NT_ERR_NOMEM;
     if (st == NT_OK) {
@@ -108,13 +108,13 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
             if (used[k])
                 order[n++] = (uint32_t)k;
         folded_ctx c = { t, &nm };
-        nt_merge_sort(order, order + nused, n, sizeof *order, cmp_stacks, &c);
+        cm_merge_sort(order, order + nused, n, sizeof *order, cmp_stacks, &c);
         ex_out o;
         ex_out_init(&o, w, user);
         for (size_t i = 0; i < n && !o.failed; i++) {
             int64_t total = sw[order[i]];
             while (i + 1 < n && cmp_stacks(&order[i], &order[i + 1], &c) == 0)
-                total = nt_sat_add(total, sw[order[++i]]);
+                total = cm_sat_add(total, sw[order[++i]]);
             ex_folded_stack(&o, t, order[i], nm.flags);
             ex_out_bytes(&o, " ", 1);
             ex_out_i64(&o, total);
@@ -122,9 +122,9 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
         }
         st = ex_out_flush(&o);
     }
-    nt_mem_free(&m, order, (nused ? nused : 1) * 2 * sizeof *order);
+    cm_mem_free(&m, order, (nused ? nused : 1) * 2 * sizeof *order);
     ex_names_free(&m, &nm);
-    nt_mem_free(&m, used, ns);
-    nt_mem_free(&m, sw, ns * sizeof *sw);
+    cm_mem_free(&m, used, ns);
+    cm_mem_free(&m, sw, ns * sizeof *sw);
     return st;
 }

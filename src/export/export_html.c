@@ -26,7 +26,7 @@ static void thread_stacks(ex_out *o, const nt_trace *t, const ex_walk *wk, const
             touched[n++] = k;
             sw[k] = 0;
         }
-        sw[k] = nt_sat_add(sw[k], wt);
+        sw[k] = cm_sat_add(sw[k], wt);
     }
     for (size_t j = 0; j < n && !o->failed; j++) {
         uint32_t k = touched[j];
@@ -51,9 +51,9 @@ nt_status nt_export_html(const nt_trace *t, const nt_export_options *given, nt_s
         return st;
     size_t nth = nt_trace_thread_count(t) ? nt_trace_thread_count(t) : 1;
     size_t ns = nt_trace_stack_count(t) ? nt_trace_stack_count(t) : 1;
-    ex_thread_total *order = nt_mem_alloc(&x.m, nth * sizeof *order);
-    int64_t *sw = nt_mem_alloc(&x.m, ns * sizeof *sw);
-    uint32_t *touched = nt_mem_alloc(&x.m, ns * sizeof *touched);
+    ex_thread_total *order = cm_mem_alloc(&x.m, nth * sizeof *order);
+    int64_t *sw = cm_mem_alloc(&x.m, ns * sizeof *sw);
+    uint32_t *touched = cm_mem_alloc(&x.m, ns * sizeof *touched);
     if (!order || !sw || !touched) {
         st = NT_ERR_NOMEM;
         goto out;
@@ -86,9 +86,9 @@ nt_status nt_export_html(const nt_trace *t, const nt_export_options *given, nt_s
     ex_flame_close(&o);
     st = ex_out_flush(&o);
 out:
-    nt_mem_free(&x.m, touched, touched ? ns * sizeof *touched : 0);
-    nt_mem_free(&x.m, sw, sw ? ns * sizeof *sw : 0);
-    nt_mem_free(&x.m, order, order ? nth * sizeof *order : 0);
+    cm_mem_free(&x.m, touched, touched ? ns * sizeof *touched : 0);
+    cm_mem_free(&x.m, sw, sw ? ns * sizeof *sw : 0);
+    cm_mem_free(&x.m, order, order ? nth * sizeof *order : 0);
     ex_export_close(&x);
     return st;
 }

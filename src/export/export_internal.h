@@ -54,8 +54,8 @@ typedef struct ex_names {
 } ex_names;
 
 /* flags: nt_frame_name_ex's (NT_NAME_SIGNATURE keeps overloads apart). */
-nt_status ex_names_build(nt_mem *m, const nt_trace *t, unsigned flags, ex_names *nm);
-void ex_names_free(nt_mem *m, ex_names *nm);
+nt_status ex_names_build(cm_mem *m, const nt_trace *t, unsigned flags, ex_names *nm);
+void ex_names_free(cm_mem *m, ex_names *nm);
 
 /* Walking one thread's samples in time order, with the weight of each (the
  * time to that thread's next sample).  With few threads a walk scans all
@@ -64,7 +64,7 @@ void ex_names_free(nt_mem *m, ex_names *nm);
 typedef struct ex_walk {
     const nt_trace *t;
     const ex_selection *sel;
-    nt_mem *m;
+    cm_mem *m;
     uint32_t *order, *first;   /* NULL when scanning */
 } ex_walk;
 
@@ -74,7 +74,7 @@ typedef struct ex_walk_it {
     size_t cur, next;          /* current and lookahead sample, SIZE_MAX at the end */
 } ex_walk_it;
 
-bool ex_walk_init(ex_walk *w, nt_mem *m, const nt_trace *t, const ex_selection *sel);
+bool ex_walk_init(ex_walk *w, cm_mem *m, const nt_trace *t, const ex_selection *sel);
 void ex_walk_free(ex_walk *w);
 void ex_walk_begin(const ex_walk *w, uint32_t thread, ex_walk_it *it);
 /* Next sample of the thread that the selection keeps, SIZE_MAX at the end;
@@ -87,7 +87,7 @@ bool ex_walk_thread_selected(const ex_walk *w, uint32_t th);
  * selection, the name table and a walk, all through the trace's allocator. */
 typedef struct ex_export {
     ex_selection sel;
-    nt_mem m;
+    cm_mem m;
     ex_names nm;
     ex_walk wk;
 } ex_export;

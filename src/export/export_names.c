@@ -15,7 +15,7 @@ static uint64_t name_hash(const char *s, size_t n)
 }
 
 /* The name of f into buf (grown in *big when it does not fit). */
-static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *buf, size_t size, char **big,
+static const char *name_of(cm_mem *m, const nt_frame *f, unsigned flags, char *buf, size_t size, char **big,
                            size_t *big_size, size_t *len)
 {
     *len = nt_frame_name_ex(f, flags, buf, size);
@@ -23,7 +23,7 @@ static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *b
         return buf;
     if (*len + 1 > *big_size) {
         void *p = *big;
-        if (!nt_mem_resize(m, &p, *big_size, *len + 1))
+        if (!cm_mem_resize(m, &p, *big_size, *len + 1))
             return NULL;
         *big = p;
         *big_size = *len + 1;
@@ -34,10 +34,10 @@ static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *b
 
 /* While names are given out: the scratch of ex_names_build. */
 typedef struct names_work {
-    nt_mem *m;
+    cm_mem *m;
     const nt_trace *t;
     ex_names *nm;
-    nt_map by_hash;       /* name hash (probing on) -> name index */
+    cm_map by_hash;       /* name hash (probing on) -> name index */
     uint32_t *by_method;  /* method index -> name index */
     char a[512], b[512];
     char *big_a, *big_b;
@@ -62,7 +62,7 @@ static nt_status name_frame(names_work *w, uint32_t i)
     uint32_t id = UINT32_MAX;
     /* Probe the hash, then successors, until a free key: collisions stay exact. */
     for (uint64_t k = h;; k++) {
-        uint32_t cand = nt_map_index(&w->by_hash, k);
+        uint32_t cand = cm_map_index(&w->by_hash, k);
         if (cand == UINT32_MAX)
             break;
         const char *nb = name_of(w->m, nm->rep[cand], nm->flags, w->b, sizeof w->b, &w->big_b, &w->big_b_size, &lb);
@@ -75,8 +75,8 @@ static nt_status name_frame(names_work *w, uint32_t i)
         h = k + 1;
     }
     if (id == UINT32_MAX) {
-        if (!nt_mem_reserve(w->m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
-            !nt_map_set(w->m, &w->by_hash, h, (uint32_t)nm->n))
+        if (!cm_mem_reserve(w->m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
+            !cm_map_set(w->m, &w->by_hash, h, (uint32_t)nm->n))
             return NT_ERR_NOMEM;
         id = (uint32_t)nm->n;
         nm->rep[nm->n++] = f;
@@ -87,16 +87,16 @@ static nt_status name_frame(names_work *w, uint32_t i)
     return NT_OK;
 }
 
-nt_status ex_names_build(nt_mem *m, const nt_trace *t, unsigned flags, ex_names *nm)
+nt_status ex_names_build(cm_mem *m, const nt_trace *t, unsigned flags, ex_names *nm)
 {
     memset(nm, 0, sizeof *nm);
     nm->flags = flags;
     size_t nf = nt_trace_frame_count(t) ? nt_trace_frame_count(t) : 1;
-    nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
+    nm->of_frame = cm_mem_alloc(m, nf * sizeof *nm->of_frame);
     nm->frames_alloc = nf;
     /* Method indices are dense: a frame's record finds its name id directly. */
     size_t nm_methods = nt_trace_method_count(t) ? nt_trace_method_count(t) : 1;
-    names_work w = { .m = m, .t = t, .nm = nm, .by_method = nt_mem_alloc(m, nm_methods * sizeof *w.by_method) };
+    names_work w = { .m = m, .t = t, .nm = nm, .by_method = cm_mem_alloc(m, nm_methods * sizeof *w.by_method) };
     nt_status st = nm->of_frame && w.by_method ? NT_OK : NT_ERR_NOMEM;
     if (st == NT_OK) {
         memset(w.by_method, 0xff, nm_methods * sizeof *w.by_method);
@@ -110,25 +110,25 @@ nt_status ex_names_build(nt_mem *m, const nt_trace *t, unsigned flags, ex_names 
             if (nm->of_frame[s.frame_ids[k]] == UINT32_MAX)
                 st = name_frame(&w, s.frame_ids[k]);
     }
-    nt_mem_free(m, w.big_a, w.big_a_size);
-    nt_mem_free(m, w.big_b, w.big_b_size);
-    nt_map_free(m, &w.by_hash);
-    nt_mem_free(m, w.by_method, nm_methods * sizeof *w.by_method);
+    cm_mem_free(m, w.big_a, w.big_a_size);
+    cm_mem_free(m, w.big_b, w.big_b_size);
+    cm_map_free(m, &w.by_hash);
+    cm_mem_free(m, w.by_method, nm_methods * sizeof *w.by_method);
     if (st != NT_OK)
         ex_names_free(m, nm);
     return st;
 }
 
-void ex_names_free(nt_mem *m, ex_names *nm)
+void ex_names_free(cm_mem *m, ex_names *nm)
 {
-    nt_mem_free(m, nm->of_frame, nm->frames_alloc * sizeof *nm->of_frame);
-    nt_mem_free(m, (void *)nm->rep, nm->rep_cap * sizeof *nm->rep);
+    cm_mem_free(m, nm->of_frame, nm->frames_alloc * sizeof *nm->of_frame);
+    cm_mem_free(m, (void *)nm->rep, nm->rep_cap * sizeof *nm->rep);
     memset(nm, 0, sizeof *nm);
 }
 
 #define EX_SCAN_THREADS 64u
 
-bool ex_walk_init(ex_walk *w, nt_mem *m, const nt_trace *t, const ex_selection *sel)
+bool ex_walk_init(ex_walk *w, cm_mem *m, const nt_trace *t, const ex_selection *sel)
 {
     memset(w, 0, sizeof *w);
     w->t = t;
@@ -137,8 +137,8 @@ bool ex_walk_init(ex_walk *w, nt_mem *m, const nt_trace *t, const ex_selection *
     size_t n = nt_trace_sample_count(t), nt = nt_trace_thread_count(t);
     if (nt <= EX_SCAN_THREADS || sel->opt.filter.has_thread)
         return true;
-    w->order = nt_mem_alloc(m, (n ? n : 1) * sizeof *w->order);
-    w->first = nt_mem_alloc(m, (nt + 1) * sizeof *w->first);
+    w->order = cm_mem_alloc(m, (n ? n : 1) * sizeof *w->order);
+    w->first = cm_mem_alloc(m, (nt + 1) * sizeof *w->first);
     if (!w->order || !w->first) {
         ex_walk_free(w);
         return false;
@@ -162,8 +162,8 @@ void ex_walk_free(ex_walk *w)
     if (!w->m)
         return;
     size_t n = nt_trace_sample_count(w->t);
-    nt_mem_free(w->m, w->order, (n ? n : 1) * sizeof *w->order);
-    nt_mem_free(w->m, w->first, (nt_trace_thread_count(w->t) + 1) * sizeof *w->first);
+    cm_mem_free(w->m, w->order, (n ? n : 1) * sizeof *w->order);
+    cm_mem_free(w->m, w->first, (nt_trace_thread_count(w->t) + 1) * sizeof *w->first);
     w->order = w->first = NULL;
 }
 
@@ -225,7 +225,7 @@ nt_status ex_export_open(ex_export *x, const nt_trace *t, const nt_export_option
     if (!t || !w || !ex_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;
     ex_selection_init(&x->sel, t, opt);
-    nt_mem_init(&x->m, tr_view_allocator(t));
+    cm_mem_init(&x->m, tr_view_allocator(t));
     nt_status st = ex_names_build(&x->m, t, opt && opt->signatures ? NT_NAME_SIGNATURE : 0, &x->nm);
     if (st == NT_OK && !ex_walk_init(&x->wk, &x->m, t, &x->sel))
         st = NT_ERR_NOMEM;

@@ -36,10 +36,10 @@ static const char *const LABEL_KEYS[L_KINDS] = { "trace_id", "span_id", "activit
 
 /* The label sets' strings after the names (from *next): the keys, then each set's values; str[3 * set + kind]
  * is a value's string index, 0 when the set has none of that kind. */
-static bool emit_label_strings(ex_gzip *g, nt_mem *m, const nt_trace *t, uint32_t next, uint32_t **str)
+static bool emit_label_strings(ex_gzip *g, cm_mem *m, const nt_trace *t, uint32_t next, uint32_t **str)
 {
     size_t nsets = tr_view_label_set_count(t), n = (nsets + 1) * L_KINDS;
-    *str = nt_mem_alloc(m, n * sizeof **str);
+    *str = cm_mem_alloc(m, n * sizeof **str);
     if (!*str)
         return false;
     memset(*str, 0, n * sizeof **str);
@@ -84,13 +84,13 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         return st;
     const ex_names *nm = &x.nm;
     ex_walk *wk = &x.wk;
-    nt_mem *m = &x.m;
-    nt_map agg = { 0 };
+    cm_mem *m = &x.m;
+    cm_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
     uint32_t *sets = NULL;  /* per merged sample: its label set (labeled traces) */
     uint32_t *label_str = NULL;
-    nt_map lagg = { 0 };
+    cm_map lagg = { 0 };
     size_t nagg = 0, agg_cap = 0, keys_cap = 0, sets_cap = 0;
     int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
     bool labelled = tr_view_labelled(t);
@@ -104,21 +104,21 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
             /* The merge key: stack << 32 | type << 24 | thread index (the trace has fewer than 2^24 threads). */
             uint64_t key = (uint64_t)tr_view_stack(t, i) << 32 | tr_view_type(t, i) << 24 | tr_view_thread(t, i);
             uint32_t set = tr_view_label_set(t, i);
-            nt_map *into = set ? &lagg : &agg;
+            cm_map *into = set ? &lagg : &agg;
             uint64_t mkey = key;
             uint32_t a = UINT32_MAX;
             for (uint32_t probe = 0;; probe++) {
                 mkey = set ? labeled_key(key, set, probe) : key;
-                a = nt_map_index(into, mkey);
+                a = cm_map_index(into, mkey);
                 if (a == UINT32_MAX || !set || (keys[a] == key && sets[a] == set))
                     break;
             }
             if (a == UINT32_MAX) {
                 if (nagg >= UINT32_MAX - 2 ||
-                    !nt_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
-                    !nt_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    (labelled && !nt_mem_reserve(m, (void **)&sets, &sets_cap, nagg + 1, sizeof *sets)) ||
-                    !nt_map_set(m, into, mkey, (uint32_t)nagg)) {
+                    !cm_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
+                    !cm_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
+                    (labelled && !cm_mem_reserve(m, (void **)&sets, &sets_cap, nagg + 1, sizeof *sets)) ||
+                    !cm_map_set(m, into, mkey, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -129,7 +129,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
                 vals[2 * a] = vals[2 * a + 1] = 0;
             }
             vals[2 * a] += (int64_t)tr_view_count(t, i);
-            vals[2 * a + 1] = nt_sat_add(vals[2 * a + 1], wall);
+            vals[2 * a + 1] = cm_sat_add(vals[2 * a + 1], wall);
             int64_t ticks = tr_view_ticks(t, i), ticks_last = tr_view_last_ticks(t, i);
             if (ticks < first_ticks)
                 first_ticks = ticks;
@@ -182,13 +182,13 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         }
         st = ex_gzip_close(&g, st);
     }
-    nt_map_free(m, &agg);
-    nt_map_free(m, &lagg);
-    nt_mem_free(m, sets, sets_cap * sizeof *sets);
+    cm_map_free(m, &agg);
+    cm_map_free(m, &lagg);
+    cm_mem_free(m, sets, sets_cap * sizeof *sets);
     if (label_str)
-        nt_mem_free(m, label_str, (tr_view_label_set_count(t) + 1) * L_KINDS * sizeof *label_str);
-    nt_mem_free(m, vals, agg_cap * sizeof *vals);
-    nt_mem_free(m, keys, keys_cap * sizeof *keys);
+        cm_mem_free(m, label_str, (tr_view_label_set_count(t) + 1) * L_KINDS * sizeof *label_str);
+    cm_mem_free(m, vals, agg_cap * sizeof *vals);
+    cm_mem_free(m, keys, keys_cap * sizeof *keys);
     ex_export_close(&x);
     return st;
 }

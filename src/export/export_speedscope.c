@@ -67,7 +67,7 @@ size_t ex_threads_busiest(const nt_trace *t, const ex_walk *wk, ex_thread_total 
         ex_walk_it it;
         ex_walk_begin(wk, th, &it);
         while (ex_walk_next(wk, &it, false, &wt) != SIZE_MAX) {
-            total = nt_sat_add(total, wt);
+            total = cm_sat_add(total, wt);
             count++;
         }
         if (count)
@@ -99,7 +99,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given
     ex_out_str(&o, "]},\n\"profiles\":[");
     /* Busiest thread first: speedscope opens the first profile (activeProfileIndex 0). */
     size_t nth = nt_trace_thread_count(t) ? nt_trace_thread_count(t) : 1;
-    ex_thread_total *order = nt_mem_alloc(&x.m, nth * sizeof *order);
+    ex_thread_total *order = cm_mem_alloc(&x.m, nth * sizeof *order);
     if (!order) {
         ex_export_close(&x);
         return NT_ERR_NOMEM;
@@ -129,7 +129,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given
         }
         ex_out_str(&o, "]}");
     }
-    nt_mem_free(&x.m, order, nth * sizeof *order);
+    cm_mem_free(&x.m, order, nth * sizeof *order);
     ex_speedscope_close(&o, sel->opt.name);
     st = ex_out_flush(&o);
     ex_export_close(&x);

@@ -24,7 +24,7 @@ static void put_html_safe(void *ctx, const char *p, size_t n)
     ex_out_bytes(o, p + run, n - run);
 }
 
-static void json(ex_out *o, const char *s) { nt_json_string(put_html_safe, o, s); }
+static void json(ex_out *o, const char *s) { cm_json_string(put_html_safe, o, s); }
 
 void ex_flame_open(ex_out *o, const char *title, const char *unit)
 {

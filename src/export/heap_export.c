@@ -24,21 +24,21 @@ typedef struct fnode {
 } fnode;
 
 typedef struct flame {
-    nt_mem *mem;
+    cm_mem *mem;
     fnode *nodes;
     size_t count, cap;
-    nt_map child;      /* (parent << 32 | frame) -> node */
+    cm_map child;      /* (parent << 32 | frame) -> node */
     uint32_t nframes;
 } flame;
 
 static bool flame_child(flame *f, uint32_t parent, uint32_t frame, uint32_t *out)
 {
     bool added;
-    uint64_t *v = nt_map_put(f->mem, &f->child, ((uint64_t)parent << 32) | frame, &added);
+    uint64_t *v = cm_map_put(f->mem, &f->child, ((uint64_t)parent << 32) | frame, &added);
     if (!v)
         return false;
     if (added) {
-        if (!nt_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, f->count + 1, sizeof *f->nodes))
+        if (!cm_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, f->count + 1, sizeof *f->nodes))
             return false;
         f->nodes[f->count] = (fnode){ parent, frame, f->nodes[parent].depth + 1, 0 };
         *v = f->count++;
@@ -60,7 +60,7 @@ static bool flame_walk(nt_heap *h, flame *f, const nt_heap_export_options *opt, 
                        const uint32_t *start, const uint32_t *child)
 {
     typedef struct { uint32_t obj, pos, node; } frame;
-    frame *stack = nt_mem_alloc(f->mem, ((size_t)h->n + 1) * sizeof *stack);
+    frame *stack = cm_mem_alloc(f->mem, ((size_t)h->n + 1) * sizeof *stack);
     if (!stack)
         return false;
     uint32_t max_depth = opt && opt->max_depth ? opt->max_depth : NT_HEAP_DEFAULT_MAX_DEPTH;
@@ -88,7 +88,7 @@ static bool flame_walk(nt_heap *h, flame *f, const nt_heap_export_options *opt, 
         f->nodes[node].self += opt && opt->by_count ? 1 : h->size[c];
         stack[top++] = (frame){ c, start[c], node };
     }
-    nt_mem_free(f->mem, stack, ((size_t)h->n + 1) * sizeof *stack);
+    cm_mem_free(f->mem, stack, ((size_t)h->n + 1) * sizeof *stack);
     return ok;
 }
 
@@ -105,8 +105,8 @@ static nt_status flame_build(nt_heap *h, const nt_heap_export_options *opt, flam
     if (s != NT_OK)
         return s;
     size_t n = h->n ? h->n : 1;
-    uint8_t *kind = nt_mem_alloc(f->mem, n);
-    bool ok = kind && nt_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, 1, sizeof *f->nodes);
+    uint8_t *kind = cm_mem_alloc(f->mem, n);
+    bool ok = kind && cm_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, 1, sizeof *f->nodes);
     if (ok) {
         memset(kind, 0xff, n);
         for (size_t r = h->nroots; r-- > 0;) /* the first record of an object names its kind */
@@ -115,16 +115,16 @@ static nt_status flame_build(nt_heap *h, const nt_heap_export_options *opt, flam
         f->count = 1;
         ok = flame_walk(h, f, opt, kind, start, child);
     }
-    nt_mem_free(f->mem, kind, n);
-    nt_mem_free(&h->mem, start, ((size_t)h->n + 2) * sizeof *start);
-    nt_mem_free(&h->mem, child, n * sizeof *child);
+    cm_mem_free(f->mem, kind, n);
+    cm_mem_free(&h->mem, start, ((size_t)h->n + 2) * sizeof *start);
+    cm_mem_free(&h->mem, child, n * sizeof *child);
     return ok ? NT_OK : NT_ERR_NOMEM;
 }
 
 static void flame_free(flame *f)
 {
-    nt_mem_free(f->mem, f->nodes, f->cap * sizeof *f->nodes);
-    nt_map_free(f->mem, &f->child);
+    cm_mem_free(f->mem, f->nodes, f->cap * sizeof *f->nodes);
+    cm_map_free(f->mem, &f->child);
 }
 
 static const char *frame_name(const nt_heap *h, uint32_t frame)
@@ -166,7 +166,7 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given,
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
         return s;
-    uint32_t *ids = nt_mem_alloc(f.mem, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
+    uint32_t *ids = cm_mem_alloc(f.mem, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
     if (!ids) {
         flame_free(&f);
         return NT_ERR_NOMEM;
@@ -186,7 +186,7 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given,
         ex_out_u64(&o, f.nodes[k].self);
         ex_out_bytes(&o, "\n", 1);
     }
-    nt_mem_free(f.mem, ids, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
+    cm_mem_free(f.mem, ids, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
     flame_free(&f);
     return ex_out_flush(&o);
 }
@@ -202,7 +202,7 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
     if (s != NT_OK)
         return s;
     size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = nt_mem_alloc(f.mem, idn * sizeof *ids);
+    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
     if (!ids) {
         flame_free(&f);
         return NT_ERR_NOMEM;
@@ -251,7 +251,7 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
     ex_out_str(&o, "]}],\n\"name\":\"heap\",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
     ex_out_str(&o, NT_VERSION_STRING);
     ex_out_str(&o, "\"}\n");
-    nt_mem_free(f.mem, ids, idn * sizeof *ids);
+    cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
     return ex_out_flush(&o);
 }
@@ -269,11 +269,11 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
     if (s != NT_OK)
         return s;
     size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = nt_mem_alloc(f.mem, idn * sizeof *ids);
-    uint32_t *self = nt_mem_alloc(f.mem, (size_t)f.nframes * sizeof *self);
+    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
+    uint32_t *self = cm_mem_alloc(f.mem, (size_t)f.nframes * sizeof *self);
     if (!ids || !self) {
-        nt_mem_free(f.mem, ids, idn * sizeof *ids);
-        nt_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
+        cm_mem_free(f.mem, ids, idn * sizeof *ids);
+        cm_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
         flame_free(&f);
         return NT_ERR_NOMEM;
     }
@@ -318,8 +318,8 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
         }
         st = ex_gzip_close(&g, NT_OK);
     }
-    nt_mem_free(f.mem, ids, idn * sizeof *ids);
-    nt_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
+    cm_mem_free(f.mem, ids, idn * sizeof *ids);
+    cm_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
     flame_free(&f);
     return st;
 }
@@ -335,7 +335,7 @@ nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, n
     if (s != NT_OK)
         return s;
     size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = nt_mem_alloc(f.mem, idn * sizeof *ids);
+    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
     if (!ids) {
         flame_free(&f);
         return NT_ERR_NOMEM;
@@ -363,7 +363,7 @@ nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, n
         first = false;
     }
     ex_flame_close(&o);
-    nt_mem_free(f.mem, ids, idn * sizeof *ids);
+    cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
     return ex_out_flush(&o);
 }

@@ -78,21 +78,21 @@ nt_status ex_prof_export(const nt_profile *p, const nt_profile_export_options *g
         return NT_ERR_INVALID_ARG;
     if (o->filter.managed_only || o->filter.from.set || o->filter.to.set)
         return NT_ERR_INVALID_ARG; /* merged records hold neither the managed flag nor each event's time */
-    nt_mem m;
+    cm_mem m;
     ex_names nm;
     const nt_trace *t = nt_profile_trace(p);
-    nt_mem_init(&m, tr_view_allocator(t));
+    cm_mem_init(&m, tr_view_allocator(t));
     nt_status st = ex_names_build(&m, t, o->signatures ? NT_NAME_SIGNATURE : 0, &nm);
     st = body(p, o, &m, &nm, st, w, user);
     ex_names_free(&m, &nm);
     return st;
 }
-static nt_status folded_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+static nt_status folded_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m,
                              const ex_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = nt_profile_trace(p);
     size_t nrecs = nt_profile_record_count(p), n = 0, cap = nrecs ? 2 * nrecs : 1;
-    uint32_t *order = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *order) : NULL;
+    uint32_t *order = st == NT_OK ? cm_mem_alloc(m, cap * sizeof *order) : NULL;
     if (st == NT_OK && !order)
         st = NT_ERR_NOMEM;
     if (st == NT_OK) {
@@ -103,7 +103,7 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
         }
         bool leaf = label_leaf(opt);
         prof_ctx c = { p, nm, opt->with_label || leaf };
-        nt_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
+        cm_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
         ex_out o;
         ex_out_init(&o, w, user);
         char label[512];
@@ -112,7 +112,7 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
             int64_t total = ex_prof_weight(&r, opt);
             while (i + 1 < n && cmp_recs(&c, order[i], order[i + 1]) == 0) {
                 r = nt_profile_record_at(p, order[++i]);
-                total = nt_sat_add(total, ex_prof_weight(&r, opt));
+                total = cm_sat_add(total, ex_prof_weight(&r, opt));
             }
             bool frames = nt_trace_stack_at(t, r.stack_index).frame_count != 0;
             if (opt->with_label) {
@@ -137,7 +137,7 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
         }
         st = ex_out_flush(&o);
     }
-    nt_mem_free(m, order, cap * sizeof *order);
+    cm_mem_free(m, order, cap * sizeof *order);
     return st;
 }
 
@@ -150,7 +150,7 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
 /* The threads of the selected records into order (one entry per record) with
  * their totals and first records, busiest first; threads maps a thread id to
  * its place before the sort (the caller frees it). */
-static nt_status prof_threads(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m, nt_map *threads,
+static nt_status prof_threads(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m, cm_map *threads,
                               ex_thread_total *order, size_t *count)
 {
     size_t n = 0;
@@ -158,14 +158,14 @@ static nt_status prof_threads(const nt_profile *p, const nt_profile_export_optio
         nt_profile_record r = nt_profile_record_at(p, i);
         if (!ex_prof_selected(&r, opt))
             continue;
-        uint32_t k = nt_map_index(threads, r.thread_id);
+        uint32_t k = cm_map_index(threads, r.thread_id);
         if (k == UINT32_MAX) {
             k = (uint32_t)n++;
-            if (!nt_map_set(m, threads, r.thread_id, k))
+            if (!cm_map_set(m, threads, r.thread_id, k))
                 return NT_ERR_NOMEM;
             order[k] = (ex_thread_total){ .thread = r.thread_id, .first = i };
         }
-        order[k].total = nt_sat_add(order[k].total, ex_prof_weight(&r, opt));
+        order[k].total = cm_sat_add(order[k].total, ex_prof_weight(&r, opt));
     }
     if (n)
         qsort(order, n, sizeof *order, ex_cmp_busiest);
@@ -173,18 +173,18 @@ static nt_status prof_threads(const nt_profile *p, const nt_profile_export_optio
     return NT_OK;
 }
 
-static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m,
                                  const ex_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = nt_profile_trace(p);
     size_t nrecs = nt_profile_record_count(p), cap = nrecs ? nrecs : 1;
-    nt_map threads = { 0 };   /* thread id -> its index in order */
-    nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
+    cm_map threads = { 0 };   /* thread id -> its index in order */
+    cm_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
     bool leaf = label_leaf(opt);
     if (st == NT_OK && (opt->with_label || leaf) &&
-        !(label_of = nt_mem_alloc(m, cap * sizeof *label_of)))
+        !(label_of = cm_mem_alloc(m, cap * sizeof *label_of)))
         st = NT_ERR_NOMEM;
     ex_out o;
     ex_out_init(&o, w, user);
@@ -201,7 +201,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
             h = (h ^ (unsigned char)label[k]) * 1099511628211ull;
         uint32_t f = UINT32_MAX;
         for (;; h++) { /* probe past hash collisions with other texts */
-            uint32_t r = nt_map_index(&labels, h);
+            uint32_t r = cm_map_index(&labels, h);
             if (r == UINT32_MAX)
                 break;
             char other[512];
@@ -213,7 +213,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
             }
         }
         if (f == UINT32_MAX) {
-            if (!nt_map_set(m, &labels, h, (uint32_t)i)) {
+            if (!cm_map_set(m, &labels, h, (uint32_t)i)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
@@ -229,7 +229,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
     /* One profile per thread, the busiest first (speedscope opens the first, as for the CPU profile). */
     ex_thread_total *order = NULL;
     size_t nthreads = 0;
-    if (st == NT_OK && !(order = nt_mem_alloc(m, cap * sizeof *order)))
+    if (st == NT_OK && !(order = cm_mem_alloc(m, cap * sizeof *order)))
         st = NT_ERR_NOMEM;
     if (st == NT_OK)
         st = prof_threads(p, opt, m, &threads, order, &nthreads);
@@ -271,14 +271,14 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
         }
         ex_out_str(&o, "]}");
     }
-    nt_mem_free(m, order, cap * sizeof *order);
+    cm_mem_free(m, order, cap * sizeof *order);
     ex_speedscope_close(&o, opt->name);
     nt_status fs = ex_out_flush(&o);
     if (st == NT_OK)
         st = fs;
-    nt_mem_free(m, label_of, cap * sizeof *label_of);
-    nt_map_free(m, &labels);
-    nt_map_free(m, &threads);
+    cm_mem_free(m, label_of, cap * sizeof *label_of);
+    cm_map_free(m, &labels);
+    cm_map_free(m, &threads);
     return st;
 }
 
@@ -292,22 +292,22 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
  * per selected record where the label is a frame (the root with with_label,
  * an allocation's leaf without), the threads busiest first, and each
  * record's stack in its thread's group. */
-static nt_status html_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m, const ex_names *nm,
+static nt_status html_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m, const ex_names *nm,
                            nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = nt_profile_trace(p);
     bool leaf = label_leaf(opt), labelled = opt->with_label || leaf;
     size_t nrecs = nt_profile_record_count(p), cap = nrecs ? nrecs : 1, nthreads = 0;
-    nt_map threads = { 0 };
-    ex_thread_total *order = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *order) : NULL;
-    uint32_t *group_of = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *group_of) : NULL;
+    cm_map threads = { 0 };
+    ex_thread_total *order = st == NT_OK ? cm_mem_alloc(m, cap * sizeof *order) : NULL;
+    uint32_t *group_of = st == NT_OK ? cm_mem_alloc(m, cap * sizeof *group_of) : NULL;
     if (st == NT_OK && (!order || !group_of))
         st = NT_ERR_NOMEM;
     if (st == NT_OK)
         st = prof_threads(p, opt, m, &threads, order, &nthreads);
     if (st == NT_OK) {
         for (size_t g = 0; g < nthreads; g++)
-            group_of[nt_map_index(&threads, order[g].thread)] = (uint32_t)g;
+            group_of[cm_map_index(&threads, order[g].thread)] = (uint32_t)g;
         static const char *const units[] = { "samples", "samples", "bytes", "throws", "ns waited" };
         char buf[1024];
         snprintf(buf, sizeof buf, "%s: %s", opt->name ? opt->name : "nettrace", nt_profile_kind_name(opt->kind));
@@ -337,7 +337,7 @@ static nt_status html_body(const nt_profile *p, const nt_profile_export_options 
             if (!ex_prof_selected(&rec, opt))
                 continue;
             nt_trace_stack r = nt_trace_stack_at(t, rec.stack_index);
-            ex_flame_stack_begin(&o, first, group_of[nt_map_index(&threads, rec.thread_id)], ex_prof_weight(&rec, opt));
+            ex_flame_stack_begin(&o, first, group_of[cm_map_index(&threads, rec.thread_id)], ex_prof_weight(&rec, opt));
             first = 0;
             if (opt->with_label)
                 ex_flame_stack_frame(&o, label);
@@ -351,9 +351,9 @@ static nt_status html_body(const nt_profile *p, const nt_profile_export_options 
         ex_flame_close(&o);
         st = ex_out_flush(&o);
     }
-    nt_mem_free(m, group_of, group_of ? cap * sizeof *group_of : 0);
-    nt_mem_free(m, order, order ? cap * sizeof *order : 0);
-    nt_map_free(m, &threads);
+    cm_mem_free(m, group_of, group_of ? cap * sizeof *group_of : 0);
+    cm_mem_free(m, order, order ? cap * sizeof *order : 0);
+    cm_map_free(m, &threads);
     return st;
 }
 

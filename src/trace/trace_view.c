@@ -42,6 +42,6 @@ const nt_event_labels *tr_view_label_set_at(const nt_trace *t, size_t j) { retur
 
 const char *tr_view_module_path(const nt_trace *t, uint64_t module_id)
 {
-    uint32_t k = nt_map_index(&t->module_index, module_id);
+    uint32_t k = cm_map_index(&t->module_index, module_id);
     return k != UINT32_MAX && t->modules[k].il_path && t->modules[k].il_path[0] ? t->modules[k].il_path : NULL;
 }
