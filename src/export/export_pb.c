@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-static void ex_pb_raw(ex_pbuf *b, const void *p, size_t n)
+static void pb_raw(pbuf *b, const void *p, size_t n)
 {
     if (b->n + n > sizeof b->d) {
         b->overflow = true;
@@ -14,7 +14,7 @@ static void ex_pb_raw(ex_pbuf *b, const void *p, size_t n)
     b->n += n;
 }
 
-void ex_pb_varint(ex_pbuf *b, uint64_t v)
+void pb_varint(pbuf *b, uint64_t v)
 {
     unsigned char x[10];
     size_t n = 0;
@@ -25,46 +25,46 @@ void ex_pb_varint(ex_pbuf *b, uint64_t v)
             x[n] |= 0x80;
         n++;
     } while (v);
-    ex_pb_raw(b, x, n);
+    pb_raw(b, x, n);
 }
 
-void ex_pb_uint(ex_pbuf *b, uint32_t field, uint64_t v)
+void pb_uint(pbuf *b, uint32_t field, uint64_t v)
 {
-    ex_pb_varint(b, (uint64_t)field << 3);
-    ex_pb_varint(b, v);
+    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, v);
 }
 
-void ex_pb_bytes(ex_pbuf *b, uint32_t field, const void *p, size_t n)
+void pb_bytes(pbuf *b, uint32_t field, const void *p, size_t n)
 {
-    ex_pb_varint(b, (uint64_t)field << 3 | 2);
-    ex_pb_varint(b, n);
-    ex_pb_raw(b, p, n);
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, n);
+    pb_raw(b, p, n);
 }
 
-void ex_pb_emit_msg(ex_gzip *g, uint32_t field, const ex_pbuf *m)
+void pb_emit_msg(ex_gzip *g, uint32_t field, const pbuf *m)
 {
-    ex_pbuf h = { .n = 0 };
-    ex_pb_varint(&h, (uint64_t)field << 3 | 2);
-    ex_pb_varint(&h, m->n);
+    pbuf h = { .n = 0 };
+    pb_varint(&h, (uint64_t)field << 3 | 2);
+    pb_varint(&h, m->n);
     ex_gzip_write(g, h.d, h.n);
     ex_gzip_write(g, m->d, m->n);
 }
 
-void ex_pb_emit_string(ex_gzip *g, const char *s, size_t n)
+void pb_emit_string(ex_gzip *g, const char *s, size_t n)
 {
-    ex_pbuf h = { .n = 0 };
-    ex_pb_varint(&h, 6 << 3 | 2);
-    ex_pb_varint(&h, n);
+    pbuf h = { .n = 0 };
+    pb_varint(&h, 6 << 3 | 2);
+    pb_varint(&h, n);
     ex_gzip_write(g, h.d, h.n);
     ex_gzip_write(g, s, n);
 }
 
-void ex_pb_emit_value_type(ex_gzip *g, uint32_t field, uint32_t type, uint32_t unit)
+void pb_emit_value_type(ex_gzip *g, uint32_t field, uint32_t type, uint32_t unit)
 {
-    ex_pbuf b = { .n = 0 };
-    ex_pb_uint(&b, 1, type);
-    ex_pb_uint(&b, 2, unit);
-    ex_pb_emit_msg(g, field, &b);
+    pbuf b = { .n = 0 };
+    pb_uint(&b, 1, type);
+    pb_uint(&b, 2, unit);
+    pb_emit_msg(g, field, &b);
 }
 
 /* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
@@ -78,10 +78,10 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
     return era * 146097 + (int64_t)doe - 719468;
 }
 
-void ex_pb_emit_times(ex_gzip *g, const nt_trace *t, int64_t first_ns, int64_t last_ns, int64_t period)
+void pb_emit_times(ex_gzip *g, const nt_trace *t, int64_t first_ns, int64_t last_ns, int64_t period)
 {
-    ex_pbuf b = { .n = 0 };
-    ex_pb_uint(&b, 12, period > 0 ? (uint64_t)period : 0);
+    pbuf b = { .n = 0 };
+    pb_uint(&b, 12, period > 0 ? (uint64_t)period : 0);
     const nt_trace_info *info = tr_view_info(t);
     if (info->sync_time_utc.year) {
         const nt_systemtime *u = &info->sync_time_utc;
@@ -91,10 +91,10 @@ void ex_pb_emit_times(ex_gzip *g, const nt_trace *t, int64_t first_ns, int64_t l
         uint64_t wall = (uint64_t)secs * 1000000000u + (uint64_t)u->milliseconds * 1000000u;
         if (first_ns != INT64_MAX)
             wall += (uint64_t)first_ns - (uint64_t)nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
-        ex_pb_uint(&b, 9, wall);
+        pb_uint(&b, 9, wall);
     }
     if (first_ns != INT64_MAX)
-        ex_pb_uint(&b, 10, (uint64_t)last_ns - (uint64_t)first_ns + (uint64_t)period);
+        pb_uint(&b, 10, (uint64_t)last_ns - (uint64_t)first_ns + (uint64_t)period);
     ex_gzip_write(g, b.d, b.n);
 }
 
@@ -116,7 +116,7 @@ static const char *mapping_file(const nt_trace *t, const nt_frame *f)
     return f->method->assembly[0] ? f->method->assembly : "[unknown module]";
 }
 
-nt_status ex_pb_emit_names(ex_gzip *g, cm_mem *m, const nt_trace *t, const ex_names *nm, uint32_t first_string,
+nt_status pb_emit_names(ex_gzip *g, cm_mem *m, const nt_trace *t, const ex_names *nm, uint32_t first_string,
                         uint32_t *next_string)
 {
     nt_status st = NT_OK;
@@ -152,34 +152,34 @@ nt_status ex_pb_emit_names(ex_gzip *g, cm_mem *m, const nt_trace *t, const ex_na
         size_t len = nt_frame_name_ex(nm->rep[i], nm->flags, name, sizeof name);
         if (len >= sizeof name)
             len = sizeof name - 1;
-        ex_pb_emit_string(g, name, len);
-        ex_pbuf b = { .n = 0 };
-        ex_pb_uint(&b, 1, i + 1);
-        ex_pb_uint(&b, 2, first_string + i);
-        ex_pb_uint(&b, 3, first_string + i);
-        ex_pb_uint(&b, 4, first_string + nm->n + mod_of[i]);
-        ex_pb_emit_msg(g, 5, &b);
+        pb_emit_string(g, name, len);
+        pbuf b = { .n = 0 };
+        pb_uint(&b, 1, i + 1);
+        pb_uint(&b, 2, first_string + i);
+        pb_uint(&b, 3, first_string + i);
+        pb_uint(&b, 4, first_string + nm->n + mod_of[i]);
+        pb_emit_msg(g, 5, &b);
         b.n = 0;
-        ex_pb_uint(&b, 1, i + 1);
-        ex_pb_uint(&b, 2, mod_of[i] + 1);
+        pb_uint(&b, 1, i + 1);
+        pb_uint(&b, 2, mod_of[i] + 1);
         if (nm->rep[i]->method_index == NT_TRACE_NO_METHOD)
-            ex_pb_uint(&b, 3, nm->rep[i]->ip);
-        ex_pbuf line = { .n = 0 };
-        ex_pb_uint(&line, 1, i + 1);
-        ex_pb_bytes(&b, 4, line.d, line.n);
-        ex_pb_emit_msg(g, 4, &b);
+            pb_uint(&b, 3, nm->rep[i]->ip);
+        pbuf line = { .n = 0 };
+        pb_uint(&line, 1, i + 1);
+        pb_bytes(&b, 4, line.d, line.n);
+        pb_emit_msg(g, 4, &b);
     }
     /* The mappings' file names follow the names in the string table, in mapping order. */
     for (size_t k = 0; st == NT_OK && k < nmaps; k++) {
         const char *file = mapping_file(t, nm->rep[maps[k].rep]);
-        ex_pb_emit_string(g, file, strlen(file));
-        ex_pbuf b = { .n = 0 };
-        ex_pb_uint(&b, 1, k + 1);
-        ex_pb_uint(&b, 2, maps[k].lo);
-        ex_pb_uint(&b, 3, maps[k].hi);
-        ex_pb_uint(&b, 5, first_string + nm->n + k);
-        ex_pb_uint(&b, 7, 1);
-        ex_pb_emit_msg(g, 3, &b);
+        pb_emit_string(g, file, strlen(file));
+        pbuf b = { .n = 0 };
+        pb_uint(&b, 1, k + 1);
+        pb_uint(&b, 2, maps[k].lo);
+        pb_uint(&b, 3, maps[k].hi);
+        pb_uint(&b, 5, first_string + nm->n + k);
+        pb_uint(&b, 7, 1);
+        pb_emit_msg(g, 3, &b);
     }
     cm_mem_free(m, mod_of, (nm->n + 1) * sizeof *mod_of);
     cm_mem_free(m, maps, (nm->n + 1) * sizeof *maps);
@@ -198,29 +198,29 @@ static size_t varint_len(uint64_t v)
     return n;
 }
 
-void ex_pb_emit_sample(ex_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
-                    size_t nvals, const ex_pb_label *labels, size_t nlabels)
+void pb_emit_sample(ex_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
+                    size_t nvals, const pb_label *labels, size_t nlabels)
 {
     size_t idlen = 0;
     for (uint32_t k = 0; k < depth; k++)
         idlen += varint_len(of_frame[ids[k]] + 1u);
-    ex_pbuf rest = { .n = 0 }, v = { .n = 0 }, lab = { .n = 0 };
+    pbuf rest = { .n = 0 }, v = { .n = 0 }, lab = { .n = 0 };
     for (size_t i = 0; i < nvals; i++)
-        ex_pb_varint(&v, (uint64_t)vals[i]);
-    ex_pb_bytes(&rest, 2, v.d, v.n);
+        pb_varint(&v, (uint64_t)vals[i]);
+    pb_bytes(&rest, 2, v.d, v.n);
     for (size_t i = 0; i < nlabels; i++) {
         lab.n = 0;
-        ex_pb_uint(&lab, 1, labels[i].key);
-        ex_pb_uint(&lab, labels[i].is_num ? 3 : 2, labels[i].value);
-        ex_pb_bytes(&rest, 3, lab.d, lab.n);
+        pb_uint(&lab, 1, labels[i].key);
+        pb_uint(&lab, labels[i].is_num ? 3 : 2, labels[i].value);
+        pb_bytes(&rest, 3, lab.d, lab.n);
     }
-    ex_pbuf h = { .n = 0 };
+    pbuf h = { .n = 0 };
     size_t ids_field = depth ? 1 + varint_len(idlen) + idlen : 0;
-    ex_pb_varint(&h, 2 << 3 | 2);
-    ex_pb_varint(&h, ids_field + rest.n);
+    pb_varint(&h, 2 << 3 | 2);
+    pb_varint(&h, ids_field + rest.n);
     if (depth) {
-        ex_pb_varint(&h, 1 << 3 | 2);
-        ex_pb_varint(&h, idlen);
+        pb_varint(&h, 1 << 3 | 2);
+        pb_varint(&h, idlen);
     }
     ex_gzip_write(g, h.d, h.n);
     unsigned char buf[640];

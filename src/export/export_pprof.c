@@ -44,7 +44,7 @@ static bool emit_label_strings(ex_gzip *g, cm_mem *m, const nt_trace *t, uint32_
         return false;
     memset(*str, 0, n * sizeof **str);
     for (int k = 0; k < L_KINDS; k++)
-        ex_pb_emit_string(g, LABEL_KEYS[k], strlen(LABEL_KEYS[k]));
+        pb_emit_string(g, LABEL_KEYS[k], strlen(LABEL_KEYS[k]));
     uint32_t at = next + L_KINDS;
     static const uint8_t zero[16];
     for (size_t j = 0; j < nsets; j++) {
@@ -57,7 +57,7 @@ static bool emit_label_strings(ex_gzip *g, cm_mem *m, const nt_trace *t, uint32_
             if (!v[k])
                 continue;
             hex(v[k], len[k], buf);
-            ex_pb_emit_string(g, buf, 2 * len[k]);
+            pb_emit_string(g, buf, 2 * len[k]);
             (*str)[(j + 1) * L_KINDS + (size_t)k] = at++;
         }
     }
@@ -149,18 +149,18 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         st = ex_gzip_begin(&g, &o);
     if (st == NT_OK) {
         for (size_t i = 0; i < sizeof FIXED / sizeof FIXED[0]; i++)
-            ex_pb_emit_string(&g, FIXED[i], strlen(FIXED[i]));
-        ex_pb_emit_value_type(&g, 1, S_SAMPLES, S_COUNT);
-        ex_pb_emit_value_type(&g, 1, S_WALL, S_NS);
-        ex_pb_emit_value_type(&g, 11, S_WALL, S_NS); /* period_type: wall nanoseconds */
-        ex_pb_emit_times(&g, t, first_ns, last_ns, x.sel.default_ns);
+            pb_emit_string(&g, FIXED[i], strlen(FIXED[i]));
+        pb_emit_value_type(&g, 1, S_SAMPLES, S_COUNT);
+        pb_emit_value_type(&g, 1, S_WALL, S_NS);
+        pb_emit_value_type(&g, 11, S_WALL, S_NS); /* period_type: wall nanoseconds */
+        pb_emit_times(&g, t, first_ns, last_ns, x.sel.default_ns);
         if (x.sel.opt.weight == NT_WEIGHT_TIME) {
-            ex_pbuf def = { .n = 0 };
-            ex_pb_uint(&def, 14, S_WALL);
+            pbuf def = { .n = 0 };
+            pb_uint(&def, 14, S_WALL);
             ex_gzip_write(&g, def.d, def.n);
         }
         uint32_t next_string;
-        st = ex_pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
+        st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
         if (st == NT_OK && labelled && !emit_label_strings(&g, m, t, next_string, &label_str))
             st = NT_ERR_NOMEM;
         for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
@@ -168,7 +168,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
             nt_trace_stack r = nt_trace_stack_at(t, k);
             uint32_t tt = (uint32_t)keys[a];
             uint32_t type = tt >> 24;
-            ex_pb_label labels[2 + L_KINDS] = {
+            pb_label labels[2 + L_KINDS] = {
                 { S_THREAD, true, nt_trace_thread_id(t, tt & 0xFFFFFFu) },
                 { S_STATE, false, type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER },
             };
@@ -176,9 +176,9 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
             for (int kind = 0; sets && sets[a] && kind < L_KINDS; kind++) {
                 uint32_t v = label_str[(size_t)sets[a] * L_KINDS + (size_t)kind];
                 if (v)
-                    labels[nl++] = (ex_pb_label){ next_string + (uint32_t)kind, false, v };
+                    labels[nl++] = (pb_label){ next_string + (uint32_t)kind, false, v };
             }
-            ex_pb_emit_sample(&g, r.frame_ids, nm->of_frame, r.frame_count, vals + 2 * a, 2, labels, nl);
+            pb_emit_sample(&g, r.frame_ids, nm->of_frame, r.frame_count, vals + 2 * a, 2, labels, nl);
         }
         st = ex_gzip_close(&g, st);
     }

@@ -286,23 +286,23 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
     if (st == NT_OK) {
         bool by_count = opt && opt->by_count;
         /* strings: "", the sample type and unit, then the frame names from index 3 */
-        ex_pb_emit_string(&g, "", 0);
+        pb_emit_string(&g, "", 0);
         const char *type = by_count ? "objects" : "retained_space", *unit = by_count ? "count" : "bytes";
-        ex_pb_emit_string(&g, type, strlen(type));
-        ex_pb_emit_string(&g, unit, strlen(unit));
-        ex_pb_emit_value_type(&g, 1, 1, 2);
+        pb_emit_string(&g, type, strlen(type));
+        pb_emit_string(&g, unit, strlen(unit));
+        pb_emit_value_type(&g, 1, 1, 2);
         for (uint32_t i = 0; i < f.nframes; i++) {
             const char *name = frame_name(h, i);
-            ex_pb_emit_string(&g, name, strlen(name));
-            ex_pbuf fn = { .n = 0 }, loc = { .n = 0 }, line = { .n = 0 };
-            ex_pb_uint(&fn, 1, i + 1u);
-            ex_pb_uint(&fn, 2, i + 3u);
-            ex_pb_uint(&fn, 3, i + 3u);
-            ex_pb_emit_msg(&g, 5, &fn);
-            ex_pb_uint(&line, 1, i + 1u);
-            ex_pb_uint(&loc, 1, i + 1u);
-            ex_pb_bytes(&loc, 4, line.d, line.n);
-            ex_pb_emit_msg(&g, 4, &loc);
+            pb_emit_string(&g, name, strlen(name));
+            pbuf fn = { .n = 0 }, loc = { .n = 0 }, line = { .n = 0 };
+            pb_uint(&fn, 1, i + 1u);
+            pb_uint(&fn, 2, i + 3u);
+            pb_uint(&fn, 3, i + 3u);
+            pb_emit_msg(&g, 5, &fn);
+            pb_uint(&line, 1, i + 1u);
+            pb_uint(&loc, 1, i + 1u);
+            pb_bytes(&loc, 4, line.d, line.n);
+            pb_emit_msg(&g, 4, &loc);
         }
         for (size_t k = 1; k < f.count; k++) {
             if (!f.nodes[k].self)
@@ -314,7 +314,7 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
                 ids[d - 1 - i] = x;
             }
             int64_t v = (int64_t)f.nodes[k].self;
-            ex_pb_emit_sample(&g, ids, self, d, &v, 1, NULL, 0);
+            pb_emit_sample(&g, ids, self, d, &v, 1, NULL, 0);
         }
         st = ex_gzip_close(&g, NT_OK);
     }

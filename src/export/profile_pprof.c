@@ -27,7 +27,7 @@ static uint32_t string_index(ex_gzip *g, cm_mem *m, cm_map *seen, uint32_t *next
         return at;
     if (!cm_map_set(m, seen, (uint64_t)(uintptr_t)s, *next_string))
         return UINT32_MAX;
-    ex_pb_emit_string(g, s, strlen(s));
+    pb_emit_string(g, s, strlen(s));
     return (*next_string)++;
 }
 
@@ -61,27 +61,27 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
     if (st != NT_OK)
         return st;
     for (size_t i = 0; i < sizeof FIXED / sizeof FIXED[0]; i++)
-        ex_pb_emit_string(&g, FIXED[i], strlen(FIXED[i]));
+        pb_emit_string(&g, FIXED[i], strlen(FIXED[i]));
     switch (opt->kind) {
     case NT_PROFILE_ALLOC:
-        ex_pb_emit_value_type(&g, 1, S_ALLOC_OBJECTS, S_COUNT);
-        ex_pb_emit_value_type(&g, 1, S_ALLOC_SPACE, S_BYTES);
-        ex_pb_emit_value_type(&g, 11, S_ALLOC_SPACE, S_BYTES);
+        pb_emit_value_type(&g, 1, S_ALLOC_OBJECTS, S_COUNT);
+        pb_emit_value_type(&g, 1, S_ALLOC_SPACE, S_BYTES);
+        pb_emit_value_type(&g, 11, S_ALLOC_SPACE, S_BYTES);
         break;
     case NT_PROFILE_EXCEPTIONS:
-        ex_pb_emit_value_type(&g, 1, S_EXCEPTIONS, S_COUNT);
-        ex_pb_emit_value_type(&g, 11, S_EXCEPTIONS, S_COUNT);
+        pb_emit_value_type(&g, 1, S_EXCEPTIONS, S_COUNT);
+        pb_emit_value_type(&g, 11, S_EXCEPTIONS, S_COUNT);
         break;
     default:
-        ex_pb_emit_value_type(&g, 1, S_CONTENTIONS, S_COUNT);
-        ex_pb_emit_value_type(&g, 1, S_DELAY, S_NS);
-        ex_pb_emit_value_type(&g, 11, S_CONTENTIONS, S_COUNT);
+        pb_emit_value_type(&g, 1, S_CONTENTIONS, S_COUNT);
+        pb_emit_value_type(&g, 1, S_DELAY, S_NS);
+        pb_emit_value_type(&g, 11, S_CONTENTIONS, S_COUNT);
         break;
     }
-    ex_pb_emit_times(&g, t, first_ns, last_ns, 1);
+    pb_emit_times(&g, t, first_ns, last_ns, 1);
     /* The type names follow the frame names and mapping files in the string table. */
     uint32_t next_string;
-    st = ex_pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
+    st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
     for (size_t i = 0; st == NT_OK && i < nrecs && !g.failed && !o.failed; i++) {
         nt_profile_record rec = nt_profile_record_at(p, i), *r = &rec;
         if (!ex_prof_selected(r, opt))
@@ -101,28 +101,28 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
         }
         int64_t vals[2];
         size_t nvals = 0;
-        ex_pb_label labels[4];
+        pb_label labels[4];
         size_t nlab = 0;
-        labels[nlab++] = (ex_pb_label){ S_THREAD, true, r->thread_id };
+        labels[nlab++] = (pb_label){ S_THREAD, true, r->thread_id };
         if (opt->kind == NT_PROFILE_ALLOC) {
             vals[nvals++] = r->count;
             vals[nvals++] = r->value;
-            labels[nlab++] = (ex_pb_label){ S_TYPE, false, type };
-            labels[nlab++] = (ex_pb_label){ S_HEAP, false, r->heap < 3 ? (uint64_t)S_SOH + r->heap : S_OTHER };
+            labels[nlab++] = (pb_label){ S_TYPE, false, type };
+            labels[nlab++] = (pb_label){ S_HEAP, false, r->heap < 3 ? (uint64_t)S_SOH + r->heap : S_OTHER };
         } else if (opt->kind == NT_PROFILE_EXCEPTIONS) {
             vals[nvals++] = r->count;
-            labels[nlab++] = (ex_pb_label){ S_TYPE, false, type };
+            labels[nlab++] = (pb_label){ S_TYPE, false, type };
             if (with_message)
-                labels[nlab++] = (ex_pb_label){ key, false, message };
+                labels[nlab++] = (pb_label){ key, false, message };
         } else {
             vals[nvals++] = r->count;
             vals[nvals++] = r->value;
-            labels[nlab++] = (ex_pb_label){ S_LOCK, false, r->heap == 1 ? S_NATIVE : S_MANAGED };
+            labels[nlab++] = (pb_label){ S_LOCK, false, r->heap == 1 ? S_NATIVE : S_MANAGED };
             if (r->open)
-                labels[nlab++] = (ex_pb_label){ S_STATE, false, S_OPEN };
+                labels[nlab++] = (pb_label){ S_STATE, false, S_OPEN };
         }
         nt_trace_stack rs = nt_trace_stack_at(t, r->stack_index);
-        ex_pb_emit_sample(&g, rs.frame_ids, nm->of_frame, rs.frame_count, vals, nvals, labels, nlab);
+        pb_emit_sample(&g, rs.frame_ids, nm->of_frame, rs.frame_count, vals, nvals, labels, nlab);
     }
     st = ex_gzip_close(&g, st);
     cm_map_free(m, &types);
