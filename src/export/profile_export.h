@@ -22,7 +22,8 @@ nt_status ex_prof_export(const nt_profile *p, const nt_profile_export_options *o
 bool ex_prof_selected(const nt_profile_record *r, const nt_profile_export_options *o);
 /* A record's weight: its value, or its event count with by_count. */
 int64_t ex_prof_weight(const nt_profile_record *r, const nt_profile_export_options *o);
-/* A record's label as shown: "Type (soh)", "Type", "Type: message", "managed lock (open)". */
+/* A record's label as shown: "soh:Type" (the heap first, as top and samples
+ * spell it), "Type", "Type: message", "managed lock (open)". */
 size_t ex_prof_label(const nt_profile_record *r, char *buf, size_t size);
 
 #endif
