@@ -103,6 +103,9 @@ EXTRA_DIST += tests/slice_windows.sh tests/slice_shared.sh
 # No cycle among the library's units (symbol level), and the checker itself on made-up libraries.
 TESTS += tools/check-cycles.sh tests/check_cycles.sh
 EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh tests/check_cycles.sh
+# No function in src/ over 120 lines, and the length checker itself on made-up files.
+TESTS += tests/function_length.sh
+EXTRA_DIST += tests/function_length.sh tools/function-lengths.py
 
 # ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
 TESTS += tests/cli_pty.sh
