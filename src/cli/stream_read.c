@@ -57,18 +57,21 @@ static bool map_for_parallel(cli_stream *st, const char *path)
     return true;
 }
 
-nt_status cli_stream_read(cli_stream *st, const char *path, const nt_callbacks *cb, void *user, bool lazy_names,
-                          char *err, size_t errsize)
+nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound *from, const nt_time_bound *to,
+                          const nt_callbacks *cb, void *user, bool lazy_names, char *err, size_t errsize)
 {
     memset(st, 0, sizeof *st);
-    if (!map_for_parallel(st, path)) {
+    /* A window is read by one parser: through the sidecar it reads only the window's blocks (io_window.c),
+     * which beats decoding all of them on every core; without one it reads the whole trace. */
+    bool window = (from && from->set) || (to && to->set);
+    if (window || !map_for_parallel(st, path)) {
         st->p = nt_parser_new(cb, user, NULL, NULL);
         if (!st->p) {
             snprintf(err, errsize, "out of memory");
             return NT_ERR_NOMEM;
         }
         nt_parser_set_lazy_names(st->p, lazy_names);
-        return cli_feed_path(st->p, path, err, errsize);
+        return cli_feed_path_window(st->p, path, from, to, err, errsize);
     }
     cli_progress_start();
     cli_progress_phase("reading");

@@ -33,14 +33,15 @@ static int report(const char *path, const char *err, nt_status s, size_t kept, c
     return cli_exit_code(s);
 }
 
-/* Read path into cb / user (err: the message, errsize bytes), in parallel
+/* Read path into cb / user (err: the message, errsize bytes): the blocks of
+ * the window [from, to) through the sidecar when there is one, in parallel
  * when it pays (stream_read.c); false (exit code in *rc, st closed) when
  * there is nothing to build from. */
-static bool feed(const char *path, const nt_callbacks *cb, void *user, cli_stream *st, nt_status *s, int *rc,
-                 char *err, size_t errsize)
+static bool feed(const char *path, const nt_time_bound *from, const nt_time_bound *to, const nt_callbacks *cb,
+                 void *user, cli_stream *st, nt_status *s, int *rc, char *err, size_t errsize)
 {
     /* The trace builder (also inside a profile builder) converts only the names it keeps. */
-    *s = cli_stream_read(st, path, cb, user, true, err, errsize);
+    *s = cli_stream_read(st, path, from, to, cb, user, true, err, errsize);
     const nt_parser *p = cli_stream_parser(st);
     if (!p || *s == NT_ERR_IO || !nt_parser_trace_info(p)) {
         if (!p)
@@ -56,7 +57,7 @@ static bool feed(const char *path, const nt_callbacks *cb, void *user, cli_strea
     return true;
 }
 
-static int load(const char *path, bool count, nt_trace **out)
+static int load(const char *path, bool count, const nt_time_bound *from, const nt_time_bound *to, nt_trace **out)
 {
     *out = NULL;
     nt_trace_builder *b = nt_trace_builder_new(NULL);
@@ -72,7 +73,7 @@ static int load(const char *path, bool count, nt_trace **out)
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, &cb, b, &st, &s, &rc, err, sizeof err)) {
+    if (!feed(path, from, to, &cb, b, &st, &s, &rc, err, sizeof err)) {
         nt_trace_builder_free(b);
         return rc;
     }
@@ -121,7 +122,7 @@ int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, &cb, b, &st, &s, &rc, err, sizeof err)) {
+    if (!feed(path, &po.from, &po.to, &cb, b, &st, &s, &rc, err, sizeof err)) {
         nt_profile_builder_free(b);
         return rc;
     }
@@ -140,18 +141,21 @@ int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile
     return rc;
 }
 
-int cli_trace_load(const char *path, bool count, nt_trace **out)
+int cli_trace_load_window(const char *path, bool count, const nt_sample_filter *f, nt_trace **out)
 {
+    const nt_time_bound *from = f ? &f->from : NULL, *to = f ? &f->to : NULL;
     count = count && rereadable(path);
-    int rc = load(path, count, out);
+    int rc = load(path, count, from, to, out);
     if (count && *out && !nt_trace_counts_exact(*out)) {
         nt_trace_free(*out);
         if (strcmp(path, "-") == 0)
             lseek(0, 0, SEEK_SET);
-        rc = load(path, false, out);
+        rc = load(path, false, from, to, out);
     }
     return rc;
 }
+
+int cli_trace_load(const char *path, bool count, nt_trace **out) { return cli_trace_load_window(path, count, NULL, out); }
 
 char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps)
 {

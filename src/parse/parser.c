@@ -424,6 +424,21 @@ bool ps_parser_seek_block(nt_parser *p, uint64_t offset)
     return true;
 }
 
+/* The windowed read's skip: the one seek above, and the blocks skipped break every thread's sequence. */
+nt_status ps_parser_skip_to(nt_parser *p, uint64_t off)
+{
+    if (p->status)
+        return p->status;
+    if (off == p->offset)
+        return NT_OK;
+    if (!ps_parser_seek_block(p, off))
+        return ps_fail(p, NT_ERR_MALFORMED, p->offset,
+                       "the index places a block at byte %llu, but the stream's unit there ends elsewhere",
+                       (unsigned long long)off);
+    ps_threads_forget_sequence(&p->threads);
+    return NT_OK;
+}
+
 nt_status nt_parser_status(const nt_parser *p) { return p ? p->status : NT_ERR_INVALID_ARG; }
 uint64_t nt_parser_offset(const nt_parser *p) { return p ? p->offset : 0; }
 uint64_t nt_parser_error_offset(const nt_parser *p) { return p ? p->err_offset : 0; }
