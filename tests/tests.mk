@@ -167,3 +167,5 @@ tests_window_soak_LDFLAGS = $(T_LINK)
 
 # The parallel parse against the sequential one (nettrace_parallel.h).
 CRITERION_TESTS += tests/test_parallel
+TESTS += tests/cli_parallel.sh
+EXTRA_DIST += tests/cli_parallel.sh
