@@ -8,6 +8,8 @@
 # peak resident memory; wall times are printed too, but on a shared machine
 # they measure the neighbours.  bench/heap_phases first splits our time and
 # memory by phase and states the bytes per object and per reference.
+# Then the .gcdump dotnet-gcdump converted, read by `nettrace heap` against
+# `dotnet-gcdump report` on it.
 set -u
 work=${BENCH_WORK:?}
 nt=${NETTRACE:?}
@@ -40,3 +42,10 @@ echo "$ours|$conv|$rep" | awk -F'|' '{
     t = b[10] + c[10]; w = b[2] + c[2]; p = b[6] > c[6] ? b[6] : c[6];
     printf "bench-heap: CPU time ratio %.2fx (dotnet-gcdump %.2f s / nettrace %.2f s; target 10x), peak memory %.2f of dotnet-gcdump'"'"'s (%d KiB / %d KiB; target 0.25); wall %.2f s / %.2f s\n",
         t / a[10], t, a[10], a[6] / p, a[6], p, w, a[2] }'
+# The same .gcdump read by both: nettrace heap (read + dominators + type table) against dotnet-gcdump report.
+gd=$("$run" -n "$runs" -- "$nt" heap -n 20 "$work/heap/theirs.gcdump") || exit 1
+echo "nettrace heap on the .gcdump:    $gd"
+echo "$gd|$rep" | awk -F'|' '{
+    split($1, a, " "); split($2, c, " ");
+    printf "bench-heap: the .gcdump: nettrace heap %.2f s CPU, dotnet-gcdump report %.2f s CPU (%.1fx), peak memory %.2f of its (%d KiB / %d KiB)\n",
+        a[10], c[10], c[10] / a[10], a[6] / c[6], a[6], c[6] }'
