@@ -57,7 +57,10 @@ typedef struct nt_index_block {
     int64_t max_ticks;    /**< event block: the header's largest timestamp; sequence point: its timestamp; else 0 */
     uint8_t kind;         /**< nt_index_kind */
     uint8_t flags;        /**< NT_INDEX_BLOCK_* (known for the event blocks that were walked) */
-    uint8_t reserved[6];
+    uint8_t reserved[2];
+    uint32_t next_sample_block; /**< walked event block: the furthest later block holding the next sample of a
+                                     thread sampled in it (a sample's wall-time weight runs to its thread's
+                                     next sample); 0 = none */
 } nt_index_block;
 
 /** nt_index_block.flags: an event block holding method, module or assembly events (JIT, loader,
