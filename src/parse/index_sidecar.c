@@ -44,7 +44,7 @@
 #define SC_KEY0 0x6e74696478686472ull /* "ntidxhdr" */
 #define SC_KEY1 0x636865636b73756dull /* "checksum" */
 
-static uint64_t checksum(const uint8_t *p, size_t n)
+uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n)
 {
     cm_hash_key k;
     cm_hash_key_set(&k, SC_KEY0, SC_KEY1);
@@ -93,7 +93,7 @@ nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user)
         cm_store_le64(e + 40, (uint64_t)b->max_ticks);
         cm_store_le32(e + 48, b->next_sample_block);
     }
-    cm_store_le64(buf + total, checksum(buf, total));
+    cm_store_le64(buf + total, ix_sidecar_checksum(buf, total));
     int r = w(user, buf, total + SC_CHECKSUM);
     cm_mem_free(&m, buf, total + SC_CHECKSUM);
     return r == 0 ? NT_OK : NT_ERR_IO;
@@ -125,7 +125,7 @@ static nt_status check_header(const uint8_t *d, size_t len, char *msg, size_t ms
     if (n > (len - SC_HEADER - SC_CHECKSUM) / SC_ENTRY || len != SC_HEADER + n * SC_ENTRY + SC_CHECKSUM)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 56, "block count does not fit the sidecar's size");
     size_t body = len - SC_CHECKSUM;
-    if (checksum(d, body) != cm_le64(d + body))
+    if (ix_sidecar_checksum(d, body) != cm_le64(d + body))
         return refuse(msg, msg_size, NT_ERR_MALFORMED, body, "checksum mismatch (the sidecar is damaged)");
     if ((cm_le32(d + 52) & ~(SC_COMPLETE | SC_EXACT)) != 0 || cm_le64(d + 112) != 0)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 52, "unknown flags");
