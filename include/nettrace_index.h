@@ -125,8 +125,9 @@ NT_API nt_status nt_index_from_file(const char *path, const nt_index_options *op
                                     size_t msg_size);
 
 /** The same over an open regular file, read by pread from offset 0 (the descriptor's position is
- *  not used or moved; the caller keeps and closes it).  The index remembers the file's identity
- *  (size, modification time, hashes of its first MiB and last 64 KiB) for nt_index_save. */
+ *  not used or moved; the caller keeps and closes it).  With sample_blocks NT_INDEX_WALK_ALL the index
+ *  also remembers the file's identity (size, modification time, hashes of its first MiB and last
+ *  64 KiB) for nt_index_save. */
 NT_API nt_status nt_index_from_fd(int fd, const nt_index_options *opt, nt_index **out, char *msg, size_t msg_size);
 
 /** Free an index; NULL is accepted. */
