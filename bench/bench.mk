@@ -16,6 +16,7 @@ bench_bench_ours_LDADD = libnettrace_core.la
 CLEANFILES += $(EXTRA_PROGRAMS)
 EXTRA_DIST += bench/live_soak.sh bench/live_soak/ChurnService/ChurnService.csproj bench/live_soak/ChurnService/Program.cs \
 	bench/live_soak/TraceLogReader/TraceLogReader.csproj bench/live_soak/TraceLogReader/Program.cs
+EXTRA_DIST += bench/window.sh
 EXTRA_DIST += bench/README.md bench/traceevent.sh bench/record-large.sh bench/instructions.sh \
 	bench/traceevent/BenchTraceEvent.csproj bench/traceevent/Program.cs \
 	tests/workloads/BenchLoad/BenchLoad.csproj tests/workloads/BenchLoad/Program.cs
@@ -38,6 +39,7 @@ bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS) te
 	BENCH_WORK='$(BENCH_WORK)' $(SHELL) '$(abs_top_srcdir)/bench/instructions.sh' ./bench/bench_ours$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
 	$(BENCH_TE_CMD)
+	BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' bash '$(abs_top_srcdir)/bench/window.sh'
 	$(BENCH_LIVE_SOAK_CMD)
 	$(BENCH_HEAP_CMD)
 

@@ -110,7 +110,8 @@ EXTRA_DIST += tests/function_length.sh tools/function-lengths.py
 # ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
 TESTS += tests/cli_pty.sh
 EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
-TESTS += tests/man_flags.sh
+TESTS += tests/man_flags.sh tests/cli_window.sh
+EXTRA_DIST += tests/cli_window.sh
 EXTRA_DIST += tests/man_flags.sh
 TESTS += tests/man_api.sh
 EXTRA_DIST += tests/man_api.sh
