@@ -38,13 +38,13 @@ typedef struct top_work {
 
 typedef struct row_order {
     bool by_incl;
-    const tr_names *nm;
+    const ex_names *nm;
 } row_order;
 
 /* Equal counts go by name, then by name index: the order is the trace's
  * content, not the order in which a read met the names (a windowed read
  * meets fewer of them). */
-static int cmp_names(const top_row *x, const top_row *y, const tr_names *nm)
+static int cmp_names(const top_row *x, const top_row *y, const ex_names *nm)
 {
     char a[256], b[256];
     nt_frame_name_ex(nm->rep[x->id], nm->flags, a, sizeof a);
