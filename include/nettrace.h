@@ -440,6 +440,26 @@ typedef struct nt_sequence_point {
     const nt_sp_thread *threads;
 } nt_sequence_point;
 
+/** Where a gap in a thread's sequence numbers was found (nt_sequence_gap.found_at). */
+enum {
+    NT_GAP_AT_EVENT = 1,          /**< an event whose number skips: the events between never arrived */
+    NT_GAP_AT_SEQUENCE_POINT = 2, /**< a sequence point's number for the thread is past its last event's */
+    NT_GAP_AT_REMOVE_THREAD = 3   /**< V6: the same in a RemoveThread block */
+};
+
+/** Events one thread lost, found from its sequence numbers (the runtime numbers every event it tried
+ *  to write per capture thread, so a skip is a loss: its buffer was full, the session fell behind). */
+typedef struct nt_sequence_gap {
+    uint64_t capture_thread_id;  /**< the OS thread id */
+    uint32_t first;              /**< sequence number of the first event lost */
+    uint32_t lost;               /**< events lost: first .. first + lost - 1 */
+    int64_t timestamp;           /**< ticks of the event or sequence point where it was found; INT64_MIN at a
+                                      RemoveThread (the block carries no time) */
+    int64_t time_ns;             /**< the same in trace-clock ns (INT64_MIN with it) */
+    uint64_t offset;             /**< stream byte offset of that event or block entry */
+    uint32_t found_at;           /**< NT_GAP_AT_EVENT, _SEQUENCE_POINT or _REMOVE_THREAD */
+} nt_sequence_gap;
+
 /** Every callback may be NULL.  Return 0 to continue, non-zero to stop the parse. */
 typedef struct nt_callbacks {
     uint32_t struct_size; /**< 0, or sizeof(nt_callbacks) (see "How structs grow") */
@@ -452,6 +472,9 @@ typedef struct nt_callbacks {
     int (*module)(void *user, const nt_module *module);
     int (*assembly)(void *user, const nt_assembly *assembly);
     int (*sequence_point)(void *user, const nt_sequence_point *sp);
+    /** Each gap in a thread's sequence numbers, as it is found (rare: one call per loss, not per event);
+     *  the sequence point that follows still counts the thread's losses in nt_sp_thread.dropped. */
+    int (*sequence_gap)(void *user, const nt_sequence_gap *gap);
 } nt_callbacks;
 
 /* ------------------------------------------------------------------------ */

@@ -44,6 +44,7 @@ CRITERION_TESTS = \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
 	tests/test_abi
+CRITERION_TESTS += tests/test_window_loss
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
 TESTS += $(CRITERION_TESTS)

@@ -27,9 +27,10 @@ CC_ALWAYS_INLINE static inline nt_status run_start(nt_parser *p, const nt_event 
             return s;
         p->threads.last = t;
     }
-    nt_seq_event(t, ev->sequence_number, true, &p->stats.events_dropped);
     *run = t;
-    return NT_OK;
+    uint32_t lost = nt_seq_event(t, ev->sequence_number, true);
+    return lost ? nt_gap_report(p, t, ev->sequence_number - lost, lost, ev->timestamp, off, NT_GAP_AT_EVENT)
+                : NT_OK;
 }
 
 static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off);
@@ -249,7 +250,8 @@ static nt_status decode_sp_block(nt_parser *p, const uint8_t *content, size_t si
         nt_thread_entry *t;
         if ((s = nt_threads_get(p, tid, toff, &t)) != NT_OK)
             return s;
-        nt_sp_set_thread(p, i, t, seq);
+        if ((s = nt_sp_set_thread(p, i, t, seq, (int64_t)ts, toff)) != NT_OK)
+            return s;
     }
     return nt_sp_deliver(p, (int64_t)ts, 0, count);
 }
