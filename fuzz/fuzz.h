@@ -5,8 +5,8 @@
  * it replays corpus files under any compiler (make check).  A broken invariant
  * calls fz_fail(), which prints what broke and aborts, so both libFuzzer and
  * the replay driver report it as a crash with the input kept. */
-#ifndef NT_FUZZ_H
-#define NT_FUZZ_H
+#ifndef FUZZ_H
+#define FUZZ_H
 
 #include "nettrace.h"
 #include "support.h"

@@ -199,8 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             .fields = nf ? f : NULL };
         one_event(&d, data + 1 + nspec, size - 1 - nspec, v6 ? 6 : 4, 8, max_array);
     } else if (mode == 2 && size >= 3) {
-        const struct nt_schema *s = &nt_schemas[(data[0] | (uint32_t)data[1] << 8) % nt_schema_count];
-        nt_event_desc d = { .provider = nt_schema_providers[s->provider], .event_id = s->event_id,
+        const struct nt_schema *s = &ps_schemas[(data[0] | (uint32_t)data[1] << 8) % ps_schema_count];
+        nt_event_desc d = { .provider = ps_schema_providers[s->provider], .event_id = s->event_id,
                             .version = s->version, .event_name = "" };
         one_event(&d, data + 3, size - 3, data[2] & 1 ? 6 : 4, data[2] & 2 ? 4 : 8, max_array);
     }

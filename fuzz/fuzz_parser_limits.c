@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nt_parser_stats wst = { 0 };
     uint64_t err;
     fz_parse(stream, len, NULL, NULL, &lim, NULL, 0, &whole, &wst, &err);
-    size_t bound = nt_fuzz_peak_bound(&lim);
+    size_t bound = fuzz_peak_bound(&lim);
     if (wst.memory_peak > bound)
         fz_fail("memory peak %zu above the %zu bytes the limits allow", wst.memory_peak, bound);
 

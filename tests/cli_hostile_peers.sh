@@ -102,6 +102,8 @@ fi
 kill "$esc"
 
 # 4. Twenty runtimes that never answer (another user's, when possible): ps asks them all at once.
+#    Asked one after another they take 20 s or more (a second each); the bound of 12 s sits well below
+#    that and well above what the parallel query takes on a loaded two-core machine (1-5 s seen).
 for i in $(seq 20); do
     if [ -n "$second" ]; then
         (TMPDIR="$work" second_user "$PY" "$FAKE" self silent x "$work/silent$i") &
@@ -116,7 +118,7 @@ t0=$(date +%s%N)
 t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 listed=$(grep -c " - .* - " "$work/ps4.out")
-if [ "$ms" -gt 5000 ]; then
+if [ "$ms" -gt 12000 ]; then
     fail "ps took $ms ms with 20 silent runtimes (one second each?)"
 else
     ok "ps took $ms ms with 20 silent runtimes ($listed rows without an answer)"
@@ -127,7 +129,7 @@ t0=$(date +%s%N)
 rc=$?
 t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
-if [ "$ms" -gt 5000 ] || [ $rc -ne 30 ]; then
+if [ "$ms" -gt 12000 ] || [ $rc -ne 30 ]; then
     fail "collect -n with 20 silent runtimes: exit $rc after $ms ms: $(cat "$work/byname.err")"
 else
     ok "collect -n looked through 20 silent runtimes in $ms ms (exit 30: no such name)"

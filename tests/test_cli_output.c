@@ -23,11 +23,11 @@ Test(text_escape, controls_separators_and_bad_utf8_become_hex)
 {
     char out[256];
     /* ESC ] ... BEL (an OSC sequence), a C1 CSI (U+009B), a lone 0xFF, DEL, a newline, the separators */
-    size_t n = nt_text_escape(out, sizeof out, "a;b c\n\x1b]0;x\x07\xc2\x9b\xff\x7f\xc3\xa9", "; ");
+    size_t n = cm_text_escape(out, sizeof out, "a;b c\n\x1b]0;x\x07\xc2\x9b\xff\x7f\xc3\xa9", "; ");
     cr_assert_str_eq(out, "a\\x3Bb\\x20c\\x0A\\x1B]0\\x3Bx\\x07\\xC2\\x9B\\xFF\\x7F\xc3\xa9");
     cr_assert_eq(n, strlen(out));
     /* snprintf-like: the length needed is returned also when the buffer is short */
-    cr_assert_eq(nt_text_escape(out, 4, "\n\n", ""), 8);
+    cr_assert_eq(cm_text_escape(out, 4, "\n\n", ""), 8);
     cr_assert_str_eq(out, "\\x0");
 }
 
@@ -47,11 +47,11 @@ static void put(void *ctx, const char *p, size_t n)
 Test(json, strings_are_valid_utf8_with_controls_escaped)
 {
     sbuf b = { .n = 0 };
-    nt_json_string(put, &b, "q\"\\\n\t\x01\x7f\xc2\x85\xff\xe2\x82\xac\xed\xa0\x80z");
+    cm_json_string(put, &b, "q\"\\\n\t\x01\x7f\xc2\x85\xff\xe2\x82\xac\xed\xa0\x80z");
     /* invalid sequences (a lone 0xFF, a UTF-8-encoded surrogate) become U+FFFD; C1 and DEL are escaped */
     cr_assert_str_eq(b.d, "\"q\\\"\\\\\\n\\t\\u0001\\u007f\\u0085\\ufffd\xe2\x82\xac\\ufffd\\ufffd\\ufffdz\"");
     b.n = 0;
-    nt_json_string(put, &b, NULL);
+    cm_json_string(put, &b, NULL);
     cr_assert_str_eq(b.d, "null");
 }
 

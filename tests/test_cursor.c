@@ -45,35 +45,35 @@ static void check_all(const uint8_t *buf)
     bool ok64 = len != 0 && !(len == 10 && buf[9] > 1);
     bool ok32 = len != 0 && len <= 5 && ref <= UINT32_MAX && !(len == 5 && buf[4] >= 0x10);
 
-    nt_cursor c = nt_cursor_make(buf, 16);
+    cm_cursor c = cm_cursor_make(buf, 16);
     uint64_t v64 = 0;
-    cr_assert_eq(nt_cur_varu64_roomy(&c, &v64), ok64, "64-bit roomy on %02x %02x %02x", buf[0], buf[1], buf[2]);
+    cr_assert_eq(cm_cur_varu64_roomy(&c, &v64), ok64, "64-bit roomy on %02x %02x %02x", buf[0], buf[1], buf[2]);
     if (ok64) {
         cr_assert_eq(v64, ref);
         cr_assert_eq((size_t)(c.p - buf), len);
     }
-    c = nt_cursor_make(buf, 16);
-    cr_assert_eq(nt_cur_varu64(&c, &v64), ok64);
+    c = cm_cursor_make(buf, 16);
+    cr_assert_eq(cm_cur_varu64(&c, &v64), ok64);
     if (ok64)
         cr_assert(v64 == ref && (size_t)(c.p - buf) == len);
 
     uint32_t v32 = 0;
-    c = nt_cursor_make(buf, 16);
-    cr_assert_eq(nt_cur_varu32_roomy(&c, &v32), ok32, "32-bit roomy on %02x %02x %02x %02x %02x", buf[0], buf[1],
+    c = cm_cursor_make(buf, 16);
+    cr_assert_eq(cm_cur_varu32_roomy(&c, &v32), ok32, "32-bit roomy on %02x %02x %02x %02x %02x", buf[0], buf[1],
                  buf[2], buf[3], buf[4]);
     if (ok32)
         cr_assert(v32 == ref && (size_t)(c.p - buf) == len);
-    c = nt_cursor_make(buf, 16);
-    cr_assert_eq(nt_cur_varu32(&c, &v32), ok32);
+    c = cm_cursor_make(buf, 16);
+    cr_assert_eq(cm_cur_varu32(&c, &v32), ok32);
     if (ok32)
         cr_assert(v32 == ref && (size_t)(c.p - buf) == len);
 
     /* Cut just before the end of the varint: the checked readers refuse. */
     if (len > 0) {
-        c = nt_cursor_make(buf, len - 1);
-        cr_assert(!nt_cur_varu64(&c, &v64) && c.p == buf);
-        c = nt_cursor_make(buf, len - 1);
-        cr_assert(!nt_cur_varu32(&c, &v32) && c.p == buf);
+        c = cm_cursor_make(buf, len - 1);
+        cr_assert(!cm_cur_varu64(&c, &v64) && c.p == buf);
+        c = cm_cursor_make(buf, len - 1);
+        cr_assert(!cm_cur_varu32(&c, &v32) && c.p == buf);
     }
 }
 

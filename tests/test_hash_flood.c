@@ -35,7 +35,7 @@ static uint64_t inverse64(uint64_t a)
 /* Key i of a set whose old-hash slot is 0 in every table of up to 2^32 slots. */
 static uint64_t colliding_thread_key(uint64_t i) { return i * inverse64(OLD_THREAD_MUL); }
 
-/* n metadata ids (>= NT_META_DIRECT_IDS, so they are hashed, and <=
+/* n metadata ids (>= PS_META_DIRECT_IDS, so they are hashed, and <=
  * INT32_MAX): with adversarial, ids whose old-hash slot is 0 in every table
  * of up to 2^15 slots; else consecutive ids. */
 static uint32_t *meta_ids(uint32_t n, bool adversarial)
@@ -43,8 +43,8 @@ static uint32_t *meta_ids(uint32_t n, bool adversarial)
     uint32_t *ids = calloc(n, sizeof *ids);
     uint32_t inv = (uint32_t)inverse64(OLD_META_MUL);
     for (uint32_t k = 1, i = 0; i < n; k++) {
-        uint32_t id = adversarial ? (k << 15) * inv : NT_META_DIRECT_IDS + k;
-        if (id >= NT_META_DIRECT_IDS && id <= INT32_MAX)
+        uint32_t id = adversarial ? (k << 15) * inv : PS_META_DIRECT_IDS + k;
+        if (id >= PS_META_DIRECT_IDS && id <= INT32_MAX)
             ids[i++] = id;
     }
     return ids;
@@ -123,13 +123,13 @@ static void v6_threads(tb *b, uint32_t n, bool adversarial)
         uint64_t index = adversarial ? colliding_thread_key(i + 1) : i + 1;
         tb row = { 0 };
         tb_varu(&row, index);
-        tb_u8(&row, NT_V6_THREAD_OS_TID);
+        tb_u8(&row, CM_V6_THREAD_OS_TID);
         tb_varu(&row, 1000 + i);
         tb_u16(&body, (uint16_t)row.n);
         tb_bytes(&body, row.d, row.n);
         tb_free(&row);
     }
-    tb_v6_block(b, NT_V6_THREAD, &body);
+    tb_v6_block(b, CM_V6_THREAD, &body);
     body.n = 0;
     tb_u64(&body, 1);
     tb_u32(&body, 0);
@@ -138,7 +138,7 @@ static void v6_threads(tb *b, uint32_t n, bool adversarial)
         tb_varu(&body, adversarial ? colliding_thread_key(i + 1) : i + 1);
         tb_varu(&body, 0);
     }
-    tb_v6_block(b, NT_V6_SEQUENCE_POINT, &body);
+    tb_v6_block(b, CM_V6_SEQUENCE_POINT, &body);
     tb_free(&body);
     tb_u32(b, 0); /* EndOfStream */
 }

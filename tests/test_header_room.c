@@ -1,5 +1,5 @@
 /* The event loops read a compressed header without bounds checks while the
- * block has room for the longest one (NT_COMPRESSED_HEADER_MAX, event_header.h)
+ * block has room for the longest one (PS_COMPRESSED_HEADER_MAX, event_header.h)
  * and with them for the block's last few events.  These streams put the
  * longest header a writer can produce (every flag set, every varint at its
  * full width: 88 bytes in V4/V5, 61 in V6) at every distance from its
@@ -206,7 +206,7 @@ static void v4_stream(tb *b, uint32_t payload, unsigned trail, int brk, size_t c
     tb_header(b, 8, 1000);
     tb_metadata_block(b, L_META, "Test-Provider", 5, 0);
     size_t pos = tb_block_begin(b, "EventBlock");
-    tb_event_header(b, NT_EVENT_BLOCK_COMPRESSED);
+    tb_event_header(b, CM_EVENT_BLOCK_COMPRESSED);
     size_t at;
     events(b, false, payload, trail, brk, cut, &at);
     *long_off = b->base + at;
@@ -341,7 +341,7 @@ static void v6_thread_row(tb *body, uint64_t index, uint64_t os_tid)
 {
     tb row = { 0 };
     tb_varu(&row, index);
-    tb_u8(&row, NT_V6_THREAD_OS_TID);
+    tb_u8(&row, CM_V6_THREAD_OS_TID);
     tb_varu(&row, os_tid);
     tb_u16(body, (uint16_t)row.n);
     tb_bytes(body, row.d, row.n);
@@ -365,28 +365,28 @@ static void v6_stream(tb *b, uint32_t payload, unsigned trail, int brk, size_t c
     tb_u16(&body, (uint16_t)row.n);
     tb_bytes(&body, row.d, row.n);
     tb_free(&row);
-    tb_v6_block(b, NT_V6_METADATA, &body);
+    tb_v6_block(b, CM_V6_METADATA, &body);
     body.n = 0;
     v6_thread_row(&body, 7, 7);
     v6_thread_row(&body, L_CAPTURE, 4242);
     v6_thread_row(&body, L_THREAD, 4343);
-    tb_v6_block(b, NT_V6_THREAD, &body);
+    tb_v6_block(b, CM_V6_THREAD, &body);
     body.n = 0;
     tb_u32(&body, L_LABEL); /* the last id there is */
     tb_u32(&body, 1);
-    tb_u8(&body, NT_V6_LABEL_ACTIVITY_ID | NT_V6_LABEL_LAST_IN_LIST);
+    tb_u8(&body, CM_V6_LABEL_ACTIVITY_ID | CM_V6_LABEL_LAST_IN_LIST);
     for (int k = 0; k < 16; k++)
         tb_u8(&body, (uint8_t)(0x50 + k));
-    tb_v6_block(b, NT_V6_LABEL_LIST, &body);
+    tb_v6_block(b, CM_V6_LABEL_LIST, &body);
     body.n = 0;
     tb_u16(&body, 20);
-    tb_u16(&body, NT_EVENT_BLOCK_COMPRESSED);
+    tb_u16(&body, CM_EVENT_BLOCK_COMPRESSED);
     tb_u64(&body, 0);
     tb_u64(&body, 0);
     size_t at;
     events(&body, true, payload, trail, brk, cut, &at);
     *long_off = b->n + 4 + at;
-    tb_v6_block(b, NT_V6_EVENT, &body);
+    tb_v6_block(b, CM_V6_EVENT, &body);
     tb_free(&body);
     tb_u32(b, 0); /* EndOfStream */
 }

@@ -364,7 +364,7 @@ static void prepare(file_check *c, const trace_file *f, size_t max_block)
     outcome d = parse(f->data, f->len, NULL), t = parse(f->data, f->len, &tight);
     if (d.status == t.status && d.err_offset == t.err_offset)
         c->lim = tight;
-    c->bound = nt_fuzz_peak_bound(&c->lim);
+    c->bound = fuzz_peak_bound(&c->lim);
     double best = 1e9;
     for (int i = 0; i < 3; i++) {
         outcome o = parse(f->data, f->len, &c->lim);

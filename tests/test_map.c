@@ -39,42 +39,42 @@ static uint64_t old_unmix(uint64_t h)
 
 static uint64_t probes_to_insert(const uint64_t *keys, size_t n, uint32_t *rekeys)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, NULL);
-    nt_map m = { 0 };
+    cm_mem mem;
+    cm_mem_init(&mem, NULL);
+    cm_map m = { 0 };
     for (size_t i = 0; i < n; i++)
-        cr_assert(nt_map_set(&mem, &m, keys[i], i + 1));
+        cr_assert(cm_map_set(&mem, &m, keys[i], i + 1));
     for (size_t i = 0; i < n; i++) {
-        uint64_t *v = nt_map_get(&m, keys[i]);
+        uint64_t *v = cm_map_get(&m, keys[i]);
         cr_assert(v && *v == i + 1, "key %zu", i);
     }
     uint64_t p = m.probes;
     *rekeys = m.rekeys;
-    nt_map_free(&mem, &m);
+    cm_map_free(&mem, &m);
     cr_assert_eq(mem.used, 0);
     return p;
 }
 
 Test(map, values_key_zero_and_growth)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, NULL);
-    nt_map m = { 0 };
-    cr_assert_null(nt_map_get(&m, 5), "a zeroed map is empty");
+    cm_mem mem;
+    cm_mem_init(&mem, NULL);
+    cm_map m = { 0 };
+    cr_assert_null(cm_map_get(&m, 5), "a zeroed map is empty");
     bool added;
-    uint64_t *v = nt_map_put(&mem, &m, 0, &added);
+    uint64_t *v = cm_map_put(&mem, &m, 0, &added);
     cr_assert(v && added && *v == 0);
     *v = 42;
     for (uint64_t k = 1; k <= 10000; k++)
-        cr_assert(nt_map_set(&mem, &m, k * 4096, k));
-    cr_assert_eq(*nt_map_get(&m, 0), 42, "key 0 is a key like the others");
+        cr_assert(cm_map_set(&mem, &m, k * 4096, k));
+    cr_assert_eq(*cm_map_get(&m, 0), 42, "key 0 is a key like the others");
     cr_assert_eq(m.count, 10001);
     for (uint64_t k = 1; k <= 10000; k++)
-        cr_assert_eq(*nt_map_get(&m, k * 4096), k);
-    cr_assert_null(nt_map_get(&m, 4095));
-    v = nt_map_put(&mem, &m, 4096, &added);
+        cr_assert_eq(*cm_map_get(&m, k * 4096), k);
+    cr_assert_null(cm_map_get(&m, 4095));
+    v = cm_map_put(&mem, &m, 4096, &added);
     cr_assert(v && !added && *v == 1, "put of a present key finds it");
-    nt_map_free(&mem, &m);
+    cm_map_free(&mem, &m);
     cr_assert_eq(mem.used, 0);
 }
 
@@ -102,17 +102,17 @@ Test(map, keys_colliding_under_the_old_hash_cost_what_other_keys_cost)
 /* Even a known key cannot make a run long: the map draws a new one. */
 Test(map, a_long_probe_run_draws_a_new_key)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, NULL);
-    nt_map m = { 0 };
-    cr_assert(nt_map_set(&mem, &m, 1, 1)); /* the key is drawn */
+    cm_mem mem;
+    cm_mem_init(&mem, NULL);
+    cm_map m = { 0 };
+    cr_assert(cm_map_set(&mem, &m, 1, 1)); /* the key is drawn */
     /* Pretend the key leaked: find 300 keys that share a slot under it. */
     uint64_t want = 0, found[300];
     size_t n = 0;
-    nt_map probe = m; /* the same key over 4096 slots: keys sharing a slot there share it in any smaller table */
+    cm_map probe = m; /* the same key over 4096 slots: keys sharing a slot there share it in any smaller table */
     probe.cap = 4096;
     for (uint64_t k = 2; n < 300 && k < 100000000; k++) {
-        size_t slot = nt_map_first_slot(&probe, k);
+        size_t slot = cm_map_first_slot(&probe, k);
         if (n == 0)
             want = slot;
         if (slot == want)
@@ -120,39 +120,39 @@ Test(map, a_long_probe_run_draws_a_new_key)
     }
     cr_assert_eq(n, 300);
     for (size_t i = 0; i < n; i++)
-        cr_assert(nt_map_set(&mem, &m, found[i], i));
+        cr_assert(cm_map_set(&mem, &m, found[i], i));
     cr_assert_gt(m.rekeys, 0, "the long run was noticed");
     for (size_t i = 0; i < n; i++)
-        cr_assert_eq(*nt_map_get(&m, found[i]), i);
-    nt_map_free(&mem, &m);
+        cr_assert_eq(*cm_map_get(&m, found[i]), i);
+    cm_map_free(&mem, &m);
 }
 
 /* Keys that come and go (the live window's records): deleting keeps every
  * other key findable, and a map whose keys churn holds only its live ones. */
 Test(map, deleted_keys_leave_no_trace)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, NULL);
-    nt_map m = { 0 };
-    cr_assert_not(nt_map_del(&m, 7), "nothing to delete in an empty map");
+    cm_mem mem;
+    cm_mem_init(&mem, NULL);
+    cm_map m = { 0 };
+    cr_assert_not(cm_map_del(&m, 7), "nothing to delete in an empty map");
     const uint64_t live = 5000;
     for (uint64_t k = 0; k < live; k++)
-        cr_assert(nt_map_set(&mem, &m, k, k + 1));
+        cr_assert(cm_map_set(&mem, &m, k, k + 1));
     size_t cap = m.cap;
     /* Churn: each round deletes the oldest key and adds a new one. */
     for (uint64_t k = live; k < 50 * live; k++) {
-        cr_assert(nt_map_del(&m, k - live), "key %llu", (unsigned long long)(k - live));
-        cr_assert_not(nt_map_del(&m, k - live), "a key is deleted once");
-        cr_assert(nt_map_set(&mem, &m, k, k + 1));
+        cr_assert(cm_map_del(&m, k - live), "key %llu", (unsigned long long)(k - live));
+        cr_assert_not(cm_map_del(&m, k - live), "a key is deleted once");
+        cr_assert(cm_map_set(&mem, &m, k, k + 1));
     }
     cr_assert_eq(m.count, live);
     cr_assert_eq(m.cap, cap, "churn does not grow the table");
     for (uint64_t k = 0; k < 49 * live; k++)
-        cr_assert_null(nt_map_get(&m, k));
+        cr_assert_null(cm_map_get(&m, k));
     for (uint64_t k = 49 * live; k < 50 * live; k++) {
-        uint64_t *v = nt_map_get(&m, k);
+        uint64_t *v = cm_map_get(&m, k);
         cr_assert(v && *v == k + 1, "key %llu", (unsigned long long)k);
     }
-    nt_map_free(&mem, &m);
+    cm_map_free(&mem, &m);
     cr_assert_eq(mem.used, 0);
 }

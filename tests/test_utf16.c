@@ -187,7 +187,7 @@ static size_t ref_utf8(const uint8_t *s, size_t units, char *out)
 
 /* Runs of ASCII broken at every position of the 16-, 8- and 4-unit blocks
  * by wide units, surrogate pairs across block edges, lone surrogates and
- * zero units; the output never passes nt_utf8_bound. */
+ * zero units; the output never passes cm_utf8_bound. */
 LTest(utf16, conversion_fast_paths_match_the_reference)
 {
     static const uint16_t wide[] = { 0xE9, 0x4E2D, 0xD83D, 0xDE00, 0xDC00, 0x7F, 0x80, 0x7FF, 0, 0xFFFF };
@@ -208,12 +208,12 @@ LTest(utf16, conversion_fast_paths_match_the_reference)
                                                 : wide[(x >> 8) % (sizeof wide / sizeof wide[0])];
             put_unit(s, i, u);
         }
-        size_t bound = nt_utf8_bound(units);
+        size_t bound = cm_utf8_bound(units);
         char want[3 * 90 + 1], got[3 * 90 + 1 + 8], port[3 * 90 + 1 + 8];
         memset(got, 0x5A, sizeof got);
         memset(port, 0x5A, sizeof port);
         size_t wn = ref_utf8(s, units, want);
-        size_t gn = nt_utf16_to_utf8(s, units, got);
+        size_t gn = cm_utf16_to_utf8(s, units, got);
         size_t pn = ts_portable_to_utf8(s, units, port);
         cr_assert_eq(gn, wn, "round %d (%zu units): length %zu, want %zu", round, units, gn, wn);
         cr_assert_eq(pn, wn, "round %d: portable length %zu, want %zu", round, pn, wn);
@@ -252,7 +252,7 @@ LTest(utf16, one_wide_unit_at_every_position_of_an_ascii_span)
                     memset(got, 0x5A, sizeof got);
                     memset(port, 0x5A, sizeof port);
                     size_t wn = ref_utf8(s, units, want);
-                    size_t gn = nt_utf16_to_utf8(s, units, got);
+                    size_t gn = cm_utf16_to_utf8(s, units, got);
                     size_t pn = ts_portable_to_utf8(s, units, port);
                     cr_assert_eq(gn, wn, "%zu units, unit %04x at %zu: length %zu, want %zu", units, wide[w][0], k,
                                  gn, wn);
@@ -262,7 +262,7 @@ LTest(utf16, one_wide_unit_at_every_position_of_an_ascii_span)
                               wide[w][0], k);
                     cr_assert(memcmp(port, want, wn + 1) == 0, "%zu units, unit %04x at %zu: portable differs",
                               units, wide[w][0], k);
-                    for (size_t i = nt_utf8_bound(units); i < sizeof got; i++)
+                    for (size_t i = cm_utf8_bound(units); i < sizeof got; i++)
                         cr_assert_eq(got[i], 0x5A, "%zu units, unit %04x at %zu: byte %zu past the bound written",
                                      units, wide[w][0], k, i);
                 }

@@ -36,16 +36,16 @@ LTest(utf8, both_policies)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const utf8_case *k = &cases[i];
         const unsigned char *s = (const unsigned char *)k->in, *p = s;
-        uint32_t cp = nt_utf8_next(&p, NT_UTF8_REPLACE);
+        uint32_t cp = cm_utf8_next(&p, CM_UTF8_REPLACE);
         cr_expect_eq(cp, k->cp, "case %zu: U+%04X", i, cp);
         cr_expect_eq((size_t)(p - s), k->used, "case %zu: %zu bytes used", i, (size_t)(p - s));
         p = s;
-        cp = nt_utf8_next(&p, NT_UTF8_REJECT);
+        cp = cm_utf8_next(&p, CM_UTF8_REJECT);
         if (k->valid) {
             cr_expect_eq(cp, k->cp, "case %zu", i);
             cr_expect_eq((size_t)(p - s), k->used, "case %zu", i);
         } else {
-            cr_expect_eq(cp, NT_UTF8_INVALID, "case %zu is refused", i);
+            cr_expect_eq(cp, CM_UTF8_INVALID, "case %zu is refused", i);
             cr_expect_eq(p, s, "case %zu: a refusal does not advance", i);
         }
     }
@@ -54,9 +54,9 @@ LTest(utf8, both_policies)
 LTest(utf8, utf16_encoding)
 {
     uint16_t u[2];
-    cr_expect_eq(nt_utf16_encode(0x41, u), 1);
+    cr_expect_eq(cm_utf16_encode(0x41, u), 1);
     cr_expect_eq(u[0], 0x41);
-    cr_expect_eq(nt_utf16_encode(0x1F600, u), 2);
+    cr_expect_eq(cm_utf16_encode(0x1F600, u), 2);
     cr_expect_eq(u[0], 0xD83D);
     cr_expect_eq(u[1], 0xDE00);
 }

@@ -32,7 +32,7 @@ static void v6_with_metadata(tb *b, const char *provider, const char *name)
     tb_u16(&body, 0); /* header size */
     tb_u16(&body, (uint16_t)row.n);
     tb_bytes(&body, row.d, row.n);
-    tb_v6_block(b, NT_V6_METADATA, &body);
+    tb_v6_block(b, CM_V6_METADATA, &body);
     tb_free(&row);
     tb_free(&body);
     tb_u32(b, 0);

@@ -2,7 +2,7 @@
  * compiled with -U__SSE2__ (tests/tests.mk), so that test_utf16 runs the
  * portable paths beside the SSE2 ones, on the same inputs, on any host.  The
  * conversion's source is compiled here a second time under other names. */
-#define nt_utf16_to_utf8 ts_portable_utf16_to_utf8
+#define cm_utf16_to_utf8 ts_portable_utf16_to_utf8
 #define nt_str16_utf8 ts_portable_str16_utf8
 #include "../src/common/utf16.c"
 #include "utf16_portable.h"

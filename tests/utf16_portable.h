@@ -1,6 +1,6 @@
 /* The portable (no SSE2) UTF-16 paths, built apart (utf16_portable.c). */
-#ifndef NT_TEST_UTF16_PORTABLE_H
-#define NT_TEST_UTF16_PORTABLE_H
+#ifndef TEST_UTF16_PORTABLE_H
+#define TEST_UTF16_PORTABLE_H
 
 #include "common/utf16.h"
 
@@ -8,15 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The zero units of the `units` units at p, in order, as the nt_utf16_nuls
+/* The zero units of the `units` units at p, in order, as the cm_utf16_nuls
  * walk of the including file's build finds them: up to max indexes into at;
  * returns how many. */
 static inline size_t ts_walk_nuls(const uint8_t *p, size_t units, size_t *at, size_t max)
 {
-    nt_utf16_nuls z = nt_utf16_nuls_begin(p, units);
+    cm_utf16_nuls z = cm_utf16_nuls_begin(p, units);
     const uint8_t *u;
     size_t n = 0;
-    while (n < max && nt_utf16_nuls_next(&z, p, &u))
+    while (n < max && cm_utf16_nuls_next(&z, p, &u))
         at[n++] = (size_t)(u - p) / 2;
     return n;
 }
@@ -28,7 +28,7 @@ bool ts_portable_has_sse2(void);
 /* ts_walk_nuls built without SSE2. */
 size_t ts_portable_nuls(const uint8_t *p, size_t units, size_t *at, size_t max);
 
-/* nt_utf16_to_utf8, portable. */
+/* cm_utf16_to_utf8, portable. */
 size_t ts_portable_to_utf8(const uint8_t *src, size_t units, char *dst);
 
 #endif

@@ -71,7 +71,7 @@ TYPES = {
     "win:Binary": "NT_TYPE_BINARY",
 }
 
-MAX_REF = 32  # NT_SCHEMA_MAX_REF
+MAX_REF = 32  # PS_SCHEMA_MAX_REF
 
 
 def opcode_name(op):
@@ -91,7 +91,7 @@ def template_fields(tmpl, where):
             sys.exit(f"{where}: {what} refers to {attr!r}, not an earlier field")
         idx = siblings[attr]
         if idx >= MAX_REF:
-            sys.exit(f"{where}: {what} refers to field {idx}, beyond NT_SCHEMA_MAX_REF")
+            sys.exit(f"{where}: {what} refers to field {idx}, beyond PS_SCHEMA_MAX_REF")
         return idx + 1, 0
 
     def walk(elem, depth, siblings):
@@ -186,17 +186,17 @@ def render(events, manifest_shas):
     w(" * clr_event_table.h). */")
     w('#include "parse/clr_event_table.h"')
     w("")
-    w("const char nt_schema_source[] = " + c_str(SOURCE) + ";")
+    w("const char ps_schema_source[] = " + c_str(SOURCE) + ";")
     w("")
-    w("const char *const nt_schema_providers[] = {")
+    w("const char *const ps_schema_providers[] = {")
     for p in provs:
         w("    " + c_str(p) + ",")
     w("};")
-    w("const size_t nt_schema_provider_count = %d;" % len(provs))
+    w("const size_t ps_schema_provider_count = %d;" % len(provs))
     w("")
     w("#define A NT_TYPE_ARRAY")
     w("#define O NT_TYPE_OBJECT")
-    w("static const nt_schema_field F[] = {")
+    w("static const ps_schema_field F[] = {")
     for l in layouts:
         cells = []
         for name, t, el, depth, ref, fixed in l:
@@ -208,13 +208,13 @@ def render(events, manifest_shas):
     w("#undef A")
     w("#undef O")
     w("")
-    w("const struct nt_schema nt_schemas[] = {")
+    w("const struct nt_schema ps_schemas[] = {")
     for p, i, v, sym, task, op, rows in events:
         fields = "F + %d" % layout_at[tuple(rows)] if rows else "0"
         w("    {%s, %s, %s, %d, %d, %d, %d, %s}," % (c_str(sym), c_str(task), c_str(op), provs.index(p), i, v,
                                                    len(rows), fields))
     w("};")
-    w("const size_t nt_schema_count = %d;" % len(events))
+    w("const size_t ps_schema_count = %d;" % len(events))
     return "\n".join(out) + "\n"
 
 

@@ -1,6 +1,6 @@
 /* Shared pieces of the nettrace tool. */
-#ifndef NT_CLI_H
-#define NT_CLI_H
+#ifndef CLI_H
+#define CLI_H
 
 #include "nettrace.h"
 #include "cli/out_file.h"

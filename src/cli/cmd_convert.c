@@ -44,10 +44,10 @@ typedef struct conv {
     const char *out_path;   /* as messages name it */
     int out_errno;          /* the sink's first failure */
     nt_writer *w;
-    nt_mem mem;             /* the maps' and metas' allocations */
-    nt_map base;            /* source metadata id -> index + 1 in metas of its base */
-    nt_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
-    nt_hash_key hash_key;   /* per run: the source cannot aim variants at one hash */
+    cm_mem mem;             /* the maps' and metas' allocations */
+    cm_map base;            /* source metadata id -> index + 1 in metas of its base */
+    cm_map variants;        /* variant_hash -> index + 1 in metas of the first variant with it */
+    cm_hash_key hash_key;   /* per run: the source cannot aim variants at one hash */
     conv_meta *metas;
     size_t nmetas, cap;
     int64_t last_timestamp;
@@ -124,8 +124,8 @@ static bool lossy_fields(const nt_event_desc *d, uint32_t format)
 /* After the output's metadata was flushed: every description is defined again on use. */
 static void forget_metadata(conv *c)
 {
-    nt_map_free(&c->mem, &c->base);
-    nt_map_free(&c->mem, &c->variants);
+    cm_map_free(&c->mem, &c->base);
+    cm_map_free(&c->mem, &c->variants);
     c->nmetas = 0;
 }
 
@@ -163,7 +163,7 @@ static int define(conv *c, const nt_event_desc *d, size_t base, uint32_t *dst)
     }
     if (nt_writer_define(c->w, &x, dst) != NT_OK)
         return fail_writer(c);
-    if (!nt_mem_reserve(&c->mem, (void **)&c->metas, &c->cap, c->nmetas + 1, sizeof *c->metas))
+    if (!cm_mem_reserve(&c->mem, (void **)&c->metas, &c->cap, c->nmetas + 1, sizeof *c->metas))
         return c->oom = true;
     c->metas[c->nmetas++] = (conv_meta){ d->metadata_id, *dst, (uint32_t)base, 0, d->version, d->opcode, d->level,
                                          d->keywords };
@@ -176,7 +176,7 @@ static int define_base(conv *c, const nt_event_desc *d, uint32_t *dst)
 {
     if (make_room(c) || define(c, d, c->nmetas, dst))
         return 1;
-    uint64_t *v = nt_map_put(&c->mem, &c->base, d->metadata_id, NULL);
+    uint64_t *v = cm_map_put(&c->mem, &c->base, d->metadata_id, NULL);
     if (!v)
         return c->oom = true;
     *v = c->nmetas;
@@ -197,17 +197,17 @@ static bool same(const conv_meta *m, const nt_event_desc *d)
 /* What tells a base's variants apart, through the run's keyed hash. */
 static uint64_t variant_hash(const conv *c, size_t base, const nt_event_desc *d)
 {
-    uint64_t h = nt_hash_u64(&c->hash_key, base);
-    h = nt_hash_u64(&c->hash_key, h ^ d->version);
-    h = nt_hash_u64(&c->hash_key, h ^ ((uint64_t)d->opcode << 32 | d->level));
-    return nt_hash_u64(&c->hash_key, h ^ d->keywords);
+    uint64_t h = cm_hash_u64(&c->hash_key, base);
+    h = cm_hash_u64(&c->hash_key, h ^ d->version);
+    h = cm_hash_u64(&c->hash_key, h ^ ((uint64_t)d->opcode << 32 | d->level));
+    return cm_hash_u64(&c->hash_key, h ^ d->keywords);
 }
 
 /* The output metadata id of an event's (possibly overridden) description:
  * its base's, or a variant's, defined on first use. */
 static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
 {
-    uint64_t *v = nt_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
+    uint64_t *v = cm_map_put(&c->mem, &c->base, ev->metadata_id, NULL);
     if (!v)
         return c->oom = true;
     if (!*v) /* defined before a metadata flush of the output's own */
@@ -218,7 +218,7 @@ static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
         return 0;
     }
     uint64_t h = variant_hash(c, base, ev->desc);
-    uint64_t *first = nt_map_put(&c->mem, &c->variants, h, NULL);
+    uint64_t *first = cm_map_put(&c->mem, &c->variants, h, NULL);
     if (!first)
         return c->oom = true;
     for (uint32_t i = (uint32_t)*first; i; i = c->metas[i - 1].next) {
@@ -235,7 +235,7 @@ static int out_id(conv *c, const nt_event *ev, uint32_t *dst)
         return define_base(c, ev->desc, dst);
     if (define(c, ev->desc, base, dst))
         return 1;
-    first = nt_map_put(&c->mem, &c->variants, h, NULL); /* (the map may have moved) */
+    first = cm_map_put(&c->mem, &c->variants, h, NULL); /* (the map may have moved) */
     if (!first)
         return c->oom = true;
     c->metas[c->nmetas - 1].next = (uint32_t)*first;
@@ -331,7 +331,7 @@ int cmd_convert(int argc, char **argv)
     conv c;
     memset(&c, 0, sizeof c);
     cli_out_rules rules = { .cmd = "convert", .input_count = 1 };
-    nt_mem_init(&c.mem, NULL);
+    cm_mem_init(&c.mem, NULL);
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "t:o:h", opts, NULL)) != -1) {
@@ -359,7 +359,7 @@ int cmd_convert(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *in_path = argv[optind];
-    nt_hash_key_init(&c.hash_key, &c);
+    cm_hash_key_init(&c.hash_key, &c);
     rules.inputs = &in_path;
     if (!cli_out_file_open(&c.file, c.out_path, &rules))
         return CLI_EXIT_ERROR;
@@ -408,9 +408,9 @@ int cmd_convert(int argc, char **argv)
         rc = CLI_EXIT_INCOMPLETE;
     nt_parser_free(p);
     nt_writer_free(c.w);
-    nt_map_free(&c.mem, &c.base);
-    nt_map_free(&c.mem, &c.variants);
-    nt_mem_free(&c.mem, c.metas, c.cap * sizeof *c.metas);
+    cm_map_free(&c.mem, &c.base);
+    cm_map_free(&c.mem, &c.variants);
+    cm_mem_free(&c.mem, c.metas, c.cap * sizeof *c.metas);
     /* Kept: a complete output, or all of a truncated input's (rc says which). */
     bool delivered = rc == CLI_EXIT_OK || rc == CLI_EXIT_INCOMPLETE || (s == NT_ERR_TRUNCATED && rc != CLI_EXIT_ERROR);
     if (!close_output(&c, delivered))

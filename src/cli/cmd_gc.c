@@ -65,7 +65,7 @@ static void print_row(FILE *o, const nt_gc *g, int64_t origin, bool absolute)
     if (absolute)
         snprintf(a, sizeof a, "%" PRId64, g->start_ns);
     else
-        snprintf(a, sizeof a, "%.6f", (double)nt_sat_sub(g->start_ns, origin) / 1e9);
+        snprintf(a, sizeof a, "%.6f", (double)cm_sat_sub(g->start_ns, origin) / 1e9);
     ms(b, sizeof b, g->pause_ns);
     ms(d, sizeof d, g->suspension_ns);
     mib(e, sizeof e, g->heap_before);
@@ -147,17 +147,17 @@ int cmd_gc(int argc, char **argv)
         s->count++;
         all.count++;
         if (pause > 0) {
-            s->pause_total = nt_sat_add(s->pause_total, pause);
-            all.pause_total = nt_sat_add(all.pause_total, pause);
+            s->pause_total = cm_sat_add(s->pause_total, pause);
+            all.pause_total = cm_sat_add(all.pause_total, pause);
             s->pause_max = pause > s->pause_max ? pause : s->pause_max;
             all.pause_max = pause > all.pause_max ? pause : all.pause_max;
         }
         if (json) {
             fprintf(o, "%s\n{\"number\":%" PRIu32 ",\"generation\":%" PRIu32 ",\"reason\":", all.count > 1 ? "," : "",
                     g->number, g->generation);
-            nt_json_fputs(o, nt_gc_reason_name(g->reason));
+            cm_json_fputs(o, nt_gc_reason_name(g->reason));
             fputs(",\"type\":", o);
-            nt_json_fputs(o, nt_gc_type_name(g->type));
+            cm_json_fputs(o, nt_gc_type_name(g->type));
             fprintf(o, ",\"thread_id\":%" PRIu64 ",", g->thread_id);
             json_num(o, "start_ns", g->start_ns, false);
             json_num(o, "end_ns", g->end_ns, false);
@@ -182,7 +182,7 @@ int cmd_gc(int argc, char **argv)
     /* The trace's span: its first to last event. */
     int64_t first, last;
     nt_profile_span(p, &first, &last);
-    int64_t span = nt_sat_sub(last, first);
+    int64_t span = cm_sat_sub(last, first);
     nt_profile_totals at = { 0 };
     nt_profile_totals_get(p, NT_PROFILE_ALLOC, &at);
     double paused = span > 0 ? 100.0 * (double)all.pause_total / (double)span : 0.0;

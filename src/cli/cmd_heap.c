@@ -59,7 +59,7 @@ typedef struct heap_args {
 static void put_name(FILE *f, const char *s)
 {
     char buf[2048];
-    size_t n = nt_text_escape(buf, sizeof buf, s, "");
+    size_t n = cm_text_escape(buf, sizeof buf, s, "");
     fputs(buf, f);
     if (n >= sizeof buf)
         fputs("...", f);
@@ -132,7 +132,7 @@ static void json_table(FILE *f, nt_heap *h, const nt_heap_table *t, const char *
     nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     fputs("{\"file\":", f);
-    nt_json_fputs(f, path);
+    cm_json_fputs(f, path);
     fprintf(f, ",\"complete\":%s,\"gc_number\":%u,\"objects\":%" PRIu64 ",\"total_bytes\":%" PRIu64
                ",\"references\":%" PRIu64 ",\"roots\":%" PRIu64 ",\"unreachable_objects\":%" PRIu64
                ",\"unresolved_references\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"types\":[",
@@ -142,9 +142,9 @@ static void json_table(FILE *f, nt_heap *h, const nt_heap_table *t, const char *
     for (size_t i = 0; i < n; i++) {
         const nt_heap_type_row *r = &t->rows[i];
         fputs(i ? ",\n{\"type\":" : "\n{\"type\":", f);
-        nt_json_fputs(f, r->name);
+        cm_json_fputs(f, r->name);
         fputs(",\"module\":", f);
-        nt_json_fputs(f, r->module);
+        cm_json_fputs(f, r->module);
         fprintf(f, ",\"count\":%" PRIu64 ",\"shallow_bytes\":%" PRIu64 ",\"retained_bytes\":%" PRIu64 "}", r->count,
                 r->shallow_bytes, r->retained_bytes);
     }
@@ -304,8 +304,8 @@ static int diff(const char *old_path, const char *new_path, const heap_args *a)
     } else {
         size_t n = a->top && a->top < d->count ? (size_t)a->top : d->count;
         if (a->json)
-            fputs("{\"old\":", stdout), nt_json_fputs(stdout, old_path), fputs(",\"new\":", stdout),
-                nt_json_fputs(stdout, new_path), fputs(",\"types\":[", stdout);
+            fputs("{\"old\":", stdout), cm_json_fputs(stdout, old_path), fputs(",\"new\":", stdout),
+                cm_json_fputs(stdout, new_path), fputs(",\"types\":[", stdout);
         else
             printf("%12s %12s %12s %14s %14s %14s  %s\n", "Count old", "Count new", "Change", "Bytes old",
                    "Bytes new", "Change", "Type");
@@ -313,7 +313,7 @@ static int diff(const char *old_path, const char *new_path, const heap_args *a)
             const nt_heap_diff_row *r = &d->rows[i];
             if (a->json) {
                 fputs(i ? ",\n{\"type\":" : "\n{\"type\":", stdout);
-                nt_json_fputs(stdout, r->name);
+                cm_json_fputs(stdout, r->name);
                 printf(",\"count_before\":%" PRIu64 ",\"count_after\":%" PRIu64 ",\"count_delta\":%" PRId64
                        ",\"bytes_before\":%" PRIu64 ",\"bytes_after\":%" PRIu64 ",\"bytes_delta\":%" PRId64
                        ",\"retained_before\":%" PRIu64 ",\"retained_after\":%" PRIu64 "}",

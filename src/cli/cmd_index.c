@@ -63,10 +63,10 @@ static void print_json(FILE *o, const nt_index *ix, const nt_index_summary *s, b
 {
     fprintf(o, "{\"format_major\":%u,\"stream_bytes\":%" PRIu64 ",\"bytes_read\":%" PRIu64 ",\"complete\":%s,\"status\":",
             s->format_major, s->stream_bytes, s->bytes_read, s->complete ? "true" : "false");
-    nt_json_fputs(o, nt_status_name(st));
+    cm_json_fputs(o, nt_status_name(st));
     if (st) {
         fputs(",\"message\":", o);
-        nt_json_fputs(o, msg);
+        cm_json_fputs(o, msg);
     }
     fputs(",\"kinds\":{", o);
     bool first = true;

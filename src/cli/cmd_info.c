@@ -15,8 +15,8 @@
 
 typedef struct info_state {
     cli_event_types types;
-    nt_mem mem;            /* sampled_threads' allocations */
-    nt_map sampled_threads;
+    cm_mem mem;            /* sampled_threads' allocations */
+    cm_map sampled_threads;
     bool any_event;
     int64_t last_ticks;    /* the latest event's timestamp */
     bool oom;
@@ -44,7 +44,7 @@ static int on_event(void *user, const nt_event *ev)
 static int on_sample(void *user, const nt_sample *s)
 {
     info_state *st = user;
-    if (!nt_map_put(&st->mem, &st->sampled_threads, s->thread_id, NULL))
+    if (!cm_map_put(&st->mem, &st->sampled_threads, s->thread_id, NULL))
         return st->oom = true;
     return 0;
 }
@@ -81,9 +81,9 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
                        const nt_parser *p, const char *message)
 {
     fputs("{\n  \"status\": ", o);
-    nt_json_fputs(o, nt_status_name(s));
+    cm_json_fputs(o, nt_status_name(s));
     fputs(",\n  \"message\": ", o);
-    nt_json_fputs(o, s == NT_OK ? NULL : message);
+    cm_json_fputs(o, s == NT_OK ? NULL : message);
     if (ti) {
         fprintf(o,
                 ",\n  \"format_version\": %u,\n  \"pointer_size\": %u,\n  \"process_id\": %u,\n"
@@ -98,7 +98,7 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
         fprintf(o, ",\n  \"start_ns\": %" PRId64, sp.start_ns);
         if (sp.has_end)
             fprintf(o, ",\n  \"end_ns\": %" PRId64 ",\n  \"duration_ns\": %" PRId64, sp.end_ns,
-                    nt_sat_sub(sp.end_ns, sp.start_ns));
+                    cm_sat_sub(sp.end_ns, sp.start_ns));
         else
             fputs(",\n  \"end_ns\": null,\n  \"duration_ns\": null", o);
     } else {
@@ -125,10 +125,10 @@ static void print_json(FILE *o, nt_status s, const nt_trace_info *ti, const nt_p
     fputs(",\n  \"event_types\": [", o);
     for (size_t i = 0; i < st->types.n; i++) {
         fputs(i ? ",\n    {\"provider\": " : "\n    {\"provider\": ", o);
-        nt_json_fputs(o, st->types.types[i].provider);
+        cm_json_fputs(o, st->types.types[i].provider);
         fprintf(o, ", \"event_id\": %u, \"version\": %u, \"name\": ", st->types.types[i].event_id,
                 st->types.types[i].version);
-        nt_json_fputs(o, st->types.types[i].name);
+        cm_json_fputs(o, st->types.types[i].name);
         fprintf(o, ", \"count\": %" PRIu64 "}", st->types.types[i].count);
     }
     fputs(st->types.n ? "\n  ]" : "]", o);
@@ -163,7 +163,7 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_parser *
         cli_format_utc(utc, sizeof utc, &ti->sync_time_utc);
         fprintf(o, "start:             %s (trace clock %" PRId64 " ns)\n", utc, sp.start_ns);
         if (sp.has_end) {
-            cli_format_duration(d, sizeof d, nt_sat_sub(sp.end_ns, sp.start_ns));
+            cli_format_duration(d, sizeof d, cm_sat_sub(sp.end_ns, sp.start_ns));
             fprintf(o, "end:               +%s, the last event (trace clock %" PRId64 " ns)\n", d, sp.end_ns);
             fprintf(o, "duration:          %s\n", d);
         }
@@ -184,8 +184,8 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_parser *
         fprintf(o, "event types:\n  %10s  %5s  %3s  %-40s %s\n", "count", "id", "ver", "provider", "name");
         for (size_t i = 0; i < st->types.n; i++) {
             char prov[512], name[512];
-            nt_text_escape(prov, sizeof prov, st->types.types[i].provider, "");
-            nt_text_escape(name, sizeof name, st->types.types[i].name, "");
+            cm_text_escape(prov, sizeof prov, st->types.types[i].provider, "");
+            cm_text_escape(name, sizeof name, st->types.types[i].name, "");
             fprintf(o, "  %10" PRIu64 "  %5u  %3u  %-40s %s\n", st->types.types[i].count,
                     st->types.types[i].event_id, st->types.types[i].version, prov, name);
         }
@@ -200,7 +200,7 @@ int cmd_info(int argc, char **argv)
     if (rc >= 0)
         return rc;
     info_state st = { 0 };
-    nt_mem_init(&st.mem, NULL);
+    cm_mem_init(&st.mem, NULL);
     cli_event_types_init(&st.types);
     nt_callbacks cb = { 0 };
     cb.metadata = on_metadata;
@@ -229,7 +229,7 @@ int cmd_info(int argc, char **argv)
         rc = cli_exit_code(s);
     }
     cli_event_types_free(&st.types);
-    nt_map_free(&st.mem, &st.sampled_threads);
+    cm_map_free(&st.mem, &st.sampled_threads);
     nt_parser_free(p);
     return rc;
 }

@@ -61,9 +61,9 @@ static void label_field(const nt_profile_record *r, char *buf, size_t size, bool
     else
         snprintf(raw, sizeof raw, "%s", l);
     if (human)
-        nt_text_quote(buf, size, raw);
+        cm_text_quote(buf, size, raw);
     else
-        nt_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
+        cm_text_escape(buf, size, raw, CLI_SAMPLES_SEPARATORS);
 }
 
 bool cli_profile_messages_fit(const char *cmd, nt_profile_kind k, bool messages)
@@ -164,7 +164,7 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
             order[m++] = i;
     }
     int64_t origin = ps->relative ? cli_trace_start_ns(nt_trace_header(t)) : 0;
-    nt_merge_sort(order, order + m, m, sizeof *order, by_time, p); /* stable: ties in stream order */
+    cm_merge_sort(order, order + m, m, sizeof *order, by_time, p); /* stable: ties in stream order */
     for (size_t j = 0; j < m; j++) {
         nt_profile_record r = nt_profile_record_at(p, order[j]);
         const char *line = cli_stack_text(&lines, r.stack_index);
@@ -175,7 +175,7 @@ int cli_profile_samples(const char *path, const cli_profile_select *ps)
         }
         char label[4096];
         label_field(&r, label, sizeof label, false);
-        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(r.time_ns, origin), r.thread_id, r.value, label,
+        printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", cm_sat_sub(r.time_ns, origin), r.thread_id, r.value, label,
                line);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {

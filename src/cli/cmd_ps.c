@@ -41,13 +41,13 @@ static void print_text(const nt_process_entry *pe, const nt_process_info *pi, nt
 {
     char cmd[sizeof pi->command_line * 4], version[sizeof pi->runtime_version * 4], osarch[72], osarch_e[72 * 4];
     char path[sizeof pe->endpoint.path * 4];
-    nt_text_escape(cmd, sizeof cmd, pi->command_line[0] ? pi->command_line : pe->command, "");
-    nt_text_escape(version, sizeof version, st == NT_OK && pi->runtime_version[0] ? pi->runtime_version : "-", "");
+    cm_text_escape(cmd, sizeof cmd, pi->command_line[0] ? pi->command_line : pe->command, "");
+    cm_text_escape(version, sizeof version, st == NT_OK && pi->runtime_version[0] ? pi->runtime_version : "-", "");
     snprintf(osarch, sizeof osarch, "%s/%s", pi->os, pi->arch);
-    nt_text_escape(osarch_e, sizeof osarch_e, st == NT_OK ? osarch : "-", "");
+    cm_text_escape(osarch_e, sizeof osarch_e, st == NT_OK ? osarch : "-", "");
     printf("%8" PRId32 "  %-10s  %-12s  ", pe->pid, version, osarch_e);
     if (verbose) {
-        nt_text_escape(path, sizeof path, pe->endpoint.path, "");
+        cm_text_escape(path, sizeof path, pe->endpoint.path, "");
         printf("%5" PRId32 "  %s  ", pe->endpoint.ns_pid, path);
     }
     printf("%s\n", cmd);
@@ -57,23 +57,23 @@ static void print_json(const nt_process_entry *pe, const nt_process_info *pi, nt
 {
     printf("%s  {\"pid\": %" PRId32 ", \"ns_pid\": %" PRId32 ", \"endpoint\": ", first ? "" : ",\n", pe->pid,
            pe->endpoint.ns_pid);
-    nt_json_fputs(stdout, pe->endpoint.path);
+    cm_json_fputs(stdout, pe->endpoint.path);
     fputs(", \"command\": ", stdout);
-    nt_json_fputs(stdout, pe->command);
+    cm_json_fputs(stdout, pe->command);
     fputs(", \"command_line\": ", stdout);
-    nt_json_fputs(stdout, pi->command_line[0] ? pi->command_line : NULL);
+    cm_json_fputs(stdout, pi->command_line[0] ? pi->command_line : NULL);
     fputs(", \"command_line_source\": ", stdout);
-    nt_json_fputs(stdout, st == NT_OK ? "runtime" : pi->from_proc ? "proc" : NULL);
+    cm_json_fputs(stdout, st == NT_OK ? "runtime" : pi->from_proc ? "proc" : NULL);
     fputs(", \"runtime_version\": ", stdout);
-    nt_json_fputs(stdout, st == NT_OK && pi->runtime_version[0] ? pi->runtime_version : NULL);
+    cm_json_fputs(stdout, st == NT_OK && pi->runtime_version[0] ? pi->runtime_version : NULL);
     fputs(", \"entrypoint_assembly\": ", stdout);
-    nt_json_fputs(stdout, st == NT_OK && pi->entrypoint_assembly[0] ? pi->entrypoint_assembly : NULL);
+    cm_json_fputs(stdout, st == NT_OK && pi->entrypoint_assembly[0] ? pi->entrypoint_assembly : NULL);
     fputs(", \"os\": ", stdout);
-    nt_json_fputs(stdout, st == NT_OK ? pi->os : NULL);
+    cm_json_fputs(stdout, st == NT_OK ? pi->os : NULL);
     fputs(", \"arch\": ", stdout);
-    nt_json_fputs(stdout, st == NT_OK ? pi->arch : NULL);
+    cm_json_fputs(stdout, st == NT_OK ? pi->arch : NULL);
     fputs(", \"status\": ", stdout);
-    nt_json_fputs(stdout, nt_status_name(st));
+    cm_json_fputs(stdout, nt_status_name(st));
     fputs("}", stdout);
 }
 
@@ -127,7 +127,7 @@ int cmd_ps(int argc, char **argv)
         if (st[i] == NT_ERR_NO_ENDPOINT) {
             /* Not served by the process itself: another process took its endpoint's name. */
             char path[sizeof eps[i].path * 4];
-            nt_text_escape(path, sizeof path, eps[i].path, "");
+            cm_text_escape(path, sizeof path, eps[i].path, "");
             fprintf(stderr, "nettrace ps: pid %" PRId32 ": %s is not served by that process (nothing listens, or "
                             "another process bound a socket under its endpoint's name): not listed\n",
                     list[i].pid, path);

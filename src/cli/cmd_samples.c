@@ -135,10 +135,10 @@ int cmd_samples(int argc, char **argv)
         }
         bool managed = s.type == NT_SAMPLE_MANAGED, external = s.type == NT_SAMPLE_EXTERNAL;
         if (wall)
-            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id, wall_ns[i],
+            printf("%" PRId64 " %" PRIu64 " %" PRId64 " %s %s\n", cm_sat_sub(s.time_ns, origin), s.thread_id, wall_ns[i],
                    managed ? "managed" : external ? "external" : "other", line);
         else
-            printf("%" PRId64 " %" PRIu64 " %c %s\n", nt_sat_sub(s.time_ns, origin), s.thread_id,
+            printf("%" PRId64 " %" PRIu64 " %c %s\n", cm_sat_sub(s.time_ns, origin), s.thread_id,
                    managed ? 'M' : external ? 'E' : '?', line);
     }
     cli_selected count;

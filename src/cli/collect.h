@@ -2,8 +2,8 @@
  * attaches to a running process (-p, -n); collect_launch.c starts a program
  * suspended on a diagnostic port; collect_run.c drives a started session to
  * its end (program exit, --duration, Ctrl-C), with a live counter. */
-#ifndef NT_CLI_COLLECT_H
-#define NT_CLI_COLLECT_H
+#ifndef CLI_COLLECT_H
+#define CLI_COLLECT_H
 
 #include "nettrace_session.h"
 

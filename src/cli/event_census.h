@@ -2,8 +2,8 @@
  * that a filter that selects nothing says what the trace does hold (its
  * providers, their events and counts) and which `nettrace collect` records
  * what was asked for -- never an empty output and exit 0 without a word. */
-#ifndef NT_CLI_EVENT_CENSUS_H
-#define NT_CLI_EVENT_CENSUS_H
+#ifndef CLI_EVENT_CENSUS_H
+#define CLI_EVENT_CENSUS_H
 
 #include "cli/event_format.h"
 

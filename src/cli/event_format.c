@@ -109,7 +109,7 @@ static void put_value(FILE *f, const nt_field_value *v)
         break;
     case NT_VALUE_GUID: put_guid(f, v->v.guid); break;
     case NT_VALUE_DATETIME: put_datetime(f, v->v.i); break;
-    case NT_VALUE_STRING: nt_json_fputs(f, v->v.str.ptr); break;
+    case NT_VALUE_STRING: cm_json_fputs(f, v->v.str.ptr); break;
     case NT_VALUE_BINARY:
         fputs("\"0x", f);
         for (size_t i = 0; i < v->v.bin.len; i++)
@@ -143,10 +143,10 @@ static bool put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
             first[d] = false;
             if (!v.in_array) {
                 if (d == 0 && !json) {
-                    nt_text_escape_fputs(f, v.name[0] ? v.name : "?", EV_TEXT_SEPARATORS);
+                    cm_text_escape_fputs(f, v.name[0] ? v.name : "?", EV_TEXT_SEPARATORS);
                     fputc('=', f);
                 } else {
-                    nt_json_fputs(f, v.name);
+                    cm_json_fputs(f, v.name);
                     fputc(':', f);
                 }
             }
@@ -166,13 +166,13 @@ bool ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
     fputs(",\"thread\":", f);
     put_u64(f, ev->thread_id);
     fputs(",\"provider\":", f);
-    nt_json_fputs(f, d ? d->provider : "");
+    cm_json_fputs(f, d ? d->provider : "");
     fputs(",\"event_id\":", f);
     put_u64(f, d ? d->event_id : 0);
     fputs(",\"version\":", f);
     put_u64(f, d ? d->version : 0);
     fputs(",\"name\":", f);
-    nt_json_fputs(f, nt_event_name(ev));
+    cm_json_fputs(f, nt_event_name(ev));
     fputs(",\"fields\":{", f);
     nt_field_iter it;
     if (!put_fields(f, ev, true, &it, limit))
@@ -180,7 +180,7 @@ bool ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
     fputc('}', f);
     if (it.status) {
         fputs(",\"error\":", f);
-        nt_json_fputs(f, it.message);
+        cm_json_fputs(f, it.message);
         fprintf(f, ",\"error_offset\":%u", it.error_offset);
     } else if (it.leftover) {
         fprintf(f, ",\"leftover\":%u", it.leftover);
@@ -197,10 +197,10 @@ bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
     fputc(' ', f);
     put_u64(f, ev->thread_id);
     fputc(' ', f);
-    nt_text_escape_fputs(f, d ? d->provider : "?", EV_TEXT_SEPARATORS);
+    cm_text_escape_fputs(f, d ? d->provider : "?", EV_TEXT_SEPARATORS);
     fputc(' ', f);
     if (name[0])
-        nt_text_escape_fputs(f, name, EV_TEXT_SEPARATORS);
+        cm_text_escape_fputs(f, name, EV_TEXT_SEPARATORS);
     else
         fprintf(f, "Event%u", d ? d->event_id : 0);
     nt_field_iter it;
@@ -209,7 +209,7 @@ bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
         return false;
     if (it.status) {
         fputs(" !error=", f);
-        nt_json_fputs(f, it.message);
+        cm_json_fputs(f, it.message);
         fprintf(f, " !error_offset=%u", it.error_offset);
     } else if (it.leftover) {
         fprintf(f, " !leftover=%u", it.leftover);

@@ -1,7 +1,7 @@
 /* One event as a line of text or JSON, with its decoded fields, and the
  * filters of nettrace events. */
-#ifndef NT_CLI_EVENT_FORMAT_H
-#define NT_CLI_EVENT_FORMAT_H
+#ifndef CLI_EVENT_FORMAT_H
+#define CLI_EVENT_FORMAT_H
 
 #include "nettrace.h"
 

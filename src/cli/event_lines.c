@@ -13,7 +13,7 @@
 bool ev_lines_init(ev_lines *l, FILE *out, uint64_t hold_max, bool spool)
 {
     *l = (ev_lines){ 0 };
-    nt_mem_init(&l->mem_v, NULL);
+    cm_mem_init(&l->mem_v, NULL);
     l->out = out;
     l->hold_max = hold_max ? hold_max : EV_LINES_DEFAULT_HOLD;
     l->mem = open_memstream(&l->buf, &l->buf_len);
@@ -28,7 +28,7 @@ bool ev_lines_init(ev_lines *l, FILE *out, uint64_t hold_max, bool spool)
 
 FILE *ev_lines_begin(ev_lines *l, int64_t timestamp)
 {
-    if (!nt_mem_reserve(&l->mem_v, (void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+    if (!cm_mem_reserve(&l->mem_v, (void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
         return NULL;
     l->start = ftell(l->mem);
     if (l->start < 0)
@@ -120,7 +120,7 @@ static bool write_sorted(ev_lines *l, const char *(*stack_of)(void *ctx, size_t 
         ok = copy_text(l, e, e->len - (e->json ? 2 : 1));
         fputs(e->json ? ",\"stack\":" : " stack=", l->out);
         if (e->json)
-            nt_json_fputs(l->out, stack);
+            cm_json_fputs(l->out, stack);
         else
             fputs(stack, l->out);
         fputs(e->json ? "}\n" : "\n", l->out);
@@ -175,6 +175,6 @@ void ev_lines_free(ev_lines *l)
     if (l->spool)
         fclose(l->spool);
     free(l->buf);
-    nt_mem_free(&l->mem_v, l->v, l->cap * sizeof *l->v);
+    cm_mem_free(&l->mem_v, l->v, l->cap * sizeof *l->v);
     *l = (ev_lines){ 0 };
 }

@@ -10,8 +10,8 @@
  * the frames): the lines are spooled to an unlinked temporary file, and only
  * their places (40 bytes a line) stay in memory.  Either way one line holds at
  * most hold_max bytes in memory while it is written. */
-#ifndef NT_CLI_EVENT_LINES_H
-#define NT_CLI_EVENT_LINES_H
+#ifndef CLI_EVENT_LINES_H
+#define CLI_EVENT_LINES_H
 
 #include "common/alloc.h"
 
@@ -39,7 +39,7 @@ typedef struct ev_lines {
     uint64_t spooled;  /* bytes moved to the spool */
     ev_line *v;        /* allocated through mem_v */
     size_t n, cap;
-    nt_mem mem_v;
+    cm_mem mem_v;
     uint64_t seq;
     long start;        /* where the line being written began in mem */
     uint64_t hold_max; /* bytes of lines held in memory */

@@ -2,8 +2,8 @@
  * goes to the trace builder as a sample (the one resolver, by address and
  * time), and after the end of the stream -- rundown names come last -- the
  * k-th such sample in time order is the k-th event with a stack. */
-#ifndef NT_CLI_EVENT_STACKS_H
-#define NT_CLI_EVENT_STACKS_H
+#ifndef CLI_EVENT_STACKS_H
+#define CLI_EVENT_STACKS_H
 
 #include "cli/stack_texts.h"
 #include "nettrace_trace.h"

@@ -8,17 +8,17 @@
 void cli_event_types_init(cli_event_types *et)
 {
     memset(et, 0, sizeof *et);
-    nt_mem_init(&et->mem, NULL);
+    cm_mem_init(&et->mem, NULL);
 }
 
 bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const char *provider, const char *name,
                             uint32_t event_id, uint32_t version)
 {
-    if (!nt_mem_reserve(&et->mem, (void **)&et->types, &et->cap, et->n + 1, sizeof *et->types))
+    if (!cm_mem_reserve(&et->mem, (void **)&et->types, &et->cap, et->n + 1, sizeof *et->types))
         return false;
     char *prov = strdup(provider);
     char *nm = strdup(name ? name : "");
-    uint64_t *v = prov && nm ? nt_map_put(&et->mem, &et->of_meta, metadata_id, NULL) : NULL;
+    uint64_t *v = prov && nm ? cm_map_put(&et->mem, &et->of_meta, metadata_id, NULL) : NULL;
     if (!v) {
         free(prov);
         free(nm);
@@ -31,7 +31,7 @@ bool cli_event_types_define(cli_event_types *et, uint32_t metadata_id, const cha
 
 bool cli_event_types_count(cli_event_types *et, uint32_t metadata_id)
 {
-    uint64_t *v = nt_map_put(&et->mem, &et->of_meta, metadata_id, NULL);
+    uint64_t *v = cm_map_put(&et->mem, &et->of_meta, metadata_id, NULL);
     if (!v)
         return false;
     if (*v)
@@ -64,7 +64,7 @@ void cli_event_types_finish(cli_event_types *et)
         return;
     cli_event_type *tmp = malloc(et->n * sizeof *tmp);
     if (tmp) /* short of memory the list stays in stream order, merged below only where adjacent */
-        nt_merge_sort(et->types, tmp, et->n, sizeof *tmp, cmp_counted, et);
+        cm_merge_sort(et->types, tmp, et->n, sizeof *tmp, cmp_counted, et);
     free(tmp);
     size_t out = 0;
     for (size_t i = 0; i < et->n; i++) {
@@ -95,7 +95,7 @@ void cli_event_types_free(cli_event_types *et)
         free(et->types[i].provider);
         free(et->types[i].name);
     }
-    nt_mem_free(&et->mem, et->types, et->cap * sizeof *et->types);
-    nt_map_free(&et->mem, &et->of_meta);
+    cm_mem_free(&et->mem, et->types, et->cap * sizeof *et->types);
+    cm_map_free(&et->mem, &et->of_meta);
     cli_event_types_init(et);
 }

@@ -3,8 +3,8 @@
  * are counted through a map from metadata id, and the entries of one type
  * are merged once at the end by sorting: n log n in the number of metadata
  * records, never a list searched per record. */
-#ifndef NT_CLI_EVENT_TYPES_H
-#define NT_CLI_EVENT_TYPES_H
+#ifndef CLI_EVENT_TYPES_H
+#define CLI_EVENT_TYPES_H
 
 #include "common/map.h"
 
@@ -22,8 +22,8 @@ typedef struct cli_event_type {
 typedef struct cli_event_types {
     cli_event_type *types;
     size_t n, cap;
-    nt_mem mem;         /* the map's allocations */
-    nt_map of_meta;     /* metadata id -> index + 1 in types */
+    cm_mem mem;         /* the map's allocations */
+    cm_map of_meta;     /* metadata id -> index + 1 in types */
     uint64_t compares;  /* comparisons the merge made (the tests bound the cost with it) */
 } cli_event_types;
 

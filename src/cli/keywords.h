@@ -3,8 +3,8 @@
  * --providers Microsoft-Windows-DotNETRuntime:gc+exception:5 and for the
  * table of enabled providers collect prints.  The values are those of the
  * runtime's event manifest (ClrEtwAll.man), documented in nettrace(1). */
-#ifndef NT_CLI_KEYWORDS_H
-#define NT_CLI_KEYWORDS_H
+#ifndef CLI_KEYWORDS_H
+#define CLI_KEYWORDS_H
 
 #include <stdbool.h>
 #include <stddef.h>

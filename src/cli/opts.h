@@ -1,8 +1,8 @@
 /* Numeric command-line values, validated the same way by every command: a
  * value out of range or with junk is a usage error (exit 2) that names the
  * command and the option. */
-#ifndef NT_CLI_OPTS_H
-#define NT_CLI_OPTS_H
+#ifndef CLI_OPTS_H
+#define CLI_OPTS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -25,7 +25,7 @@ bool cli_out_is_trace(const char *path)
     char head[4 + 18];
     ssize_t n = read(fd, head, sizeof head);
     close(fd);
-    if (n >= NT_FMT_MAGIC_LEN && memcmp(head, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN) == 0)
+    if (n >= CM_FMT_MAGIC_LEN && memcmp(head, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN) == 0)
         return true;
     return n == (ssize_t)sizeof head && memcmp(head + 4, "!FastSerialization", 18) == 0;
 }

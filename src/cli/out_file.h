@@ -6,8 +6,8 @@
  * is one of the command's inputs (same device and inode, whatever the
  * spelling or links) is refused before anything is opened, and an existing
  * trace is replaced only when the user said --force. */
-#ifndef NT_CLI_OUT_FILE_H
-#define NT_CLI_OUT_FILE_H
+#ifndef CLI_OUT_FILE_H
+#define CLI_OUT_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* The event profiles in the file commands (cmd_profile.c) and the GC
  * timeline (cmd_gc.c). */
-#ifndef NT_CLI_PROFILE_CLI_H
-#define NT_CLI_PROFILE_CLI_H
+#ifndef CLI_PROFILE_CLI_H
+#define CLI_PROFILE_CLI_H
 
 #include "cli/select.h"
 #include "cli/trace_load.h"

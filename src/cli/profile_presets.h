@@ -1,8 +1,8 @@
 /* The providers, keywords and levels each profile needs when collecting
  * (`nettrace collect --profile`, `nettrace top -p PID --profile`): one table,
  * documented in nettrace(1) and the README. */
-#ifndef NT_CLI_PROFILE_PRESETS_H
-#define NT_CLI_PROFILE_PRESETS_H
+#ifndef CLI_PROFILE_PRESETS_H
+#define CLI_PROFILE_PRESETS_H
 
 #include "cli/session_opts.h"
 

@@ -23,7 +23,7 @@ void cli_progress_start(void)
         return;
     g.started = true;
     g.enabled = isatty(2) && getenv("NETTRACE_NO_PROGRESS") == NULL;
-    g.start = g.last = nt_clock_ns();
+    g.start = g.last = cm_clock_ns();
     g.label = "reading";
 }
 
@@ -31,7 +31,7 @@ static bool due(bool force)
 {
     if (!g.enabled)
         return false;
-    int64_t t = nt_clock_ns();
+    int64_t t = cm_clock_ns();
     if (t - g.start < SHOW_AFTER_NS || (!force && t - g.last < REDRAW_NS))
         return false;
     g.last = t;

@@ -3,8 +3,8 @@
  * before the job has run half a second, nor when standard error is not a
  * terminal, nor with NETTRACE_NO_PROGRESS set; the line is erased when the
  * job ends or a message follows.  One job per process (the tool runs one). */
-#ifndef NT_CLI_PROGRESS_H
-#define NT_CLI_PROGRESS_H
+#ifndef CLI_PROGRESS_H
+#define CLI_PROGRESS_H
 
 #include <stdint.h>
 

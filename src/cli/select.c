@@ -73,8 +73,8 @@ static void explain_empty(const cli_filter *f, const nt_trace *t, const cli_keep
     if ((f->from.set || f->to.set) && n) {
         int64_t start = cli_trace_start_ns(nt_trace_header(t));
         char a[32], b[32];
-        cli_format_duration(a, sizeof a, nt_sat_sub(nt_trace_sample_at(t, 0).time_ns, start));
-        cli_format_duration(b, sizeof b, nt_sat_sub(nt_trace_sample_at(t, n - 1).time_ns, start));
+        cli_format_duration(a, sizeof a, cm_sat_sub(nt_trace_sample_at(t, 0).time_ns, start));
+        cli_format_duration(b, sizeof b, cm_sat_sub(nt_trace_sample_at(t, n - 1).time_ns, start));
         fprintf(stderr, "; its samples lie between +%s and +%s after its start", a, b);
         if (f->from.set && f->to.set && k->from_ns >= k->to_ns)
             fputs(" (and --from is not before --to)", stderr);

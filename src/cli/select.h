@@ -1,8 +1,8 @@
 /* Which samples a command covers: --managed-only, --thread, --from, --to,
  * parsed once for top, stacks and samples, applied the way the exporters
  * select (time in [from, to) on the trace clock). */
-#ifndef NT_CLI_SELECT_H
-#define NT_CLI_SELECT_H
+#ifndef CLI_SELECT_H
+#define CLI_SELECT_H
 
 #include "cli/time_opt.h"
 #include "nettrace_trace.h"

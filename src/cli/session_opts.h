@@ -1,7 +1,7 @@
 /* Command-line pieces shared by the commands that attach to a process
  * (collect, live top): provider lists and the Ctrl-C protocol. */
-#ifndef NT_CLI_SESSION_OPTS_H
-#define NT_CLI_SESSION_OPTS_H
+#ifndef CLI_SESSION_OPTS_H
+#define CLI_SESSION_OPTS_H
 
 #include "nettrace_session.h"
 

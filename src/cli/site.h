@@ -6,8 +6,8 @@
  * another; the site is the innermost frame that is resolved and outside the
  * runtime's dispatch and wait machinery (the table in site.c, documented in
  * nettrace(1)), and the leaf itself when every frame is either. */
-#ifndef NT_CLI_SITE_H
-#define NT_CLI_SITE_H
+#ifndef CLI_SITE_H
+#define CLI_SITE_H
 
 #include "nettrace_trace.h"
 

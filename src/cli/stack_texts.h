@@ -2,8 +2,8 @@
  * made once per distinct stack while the texts held stay within a budget,
  * and made per use past it: a trace of many distinct deep stacks with long
  * names costs time then, not memory (samples, samples --profile, events --stacks). */
-#ifndef NT_CLI_STACK_TEXTS_H
-#define NT_CLI_STACK_TEXTS_H
+#ifndef CLI_STACK_TEXTS_H
+#define CLI_STACK_TEXTS_H
 
 #include "nettrace_trace.h"
 

@@ -8,7 +8,7 @@
 bool cli_duration_parse(const char *s, int64_t default_unit_ns, int64_t max_ns, int64_t *out)
 {
     int64_t ns, unit;
-    if (!nt_duration_read(s, default_unit_ns, &ns, &unit) || ns > max_ns)
+    if (!cm_duration_read(s, default_unit_ns, &ns, &unit) || ns > max_ns)
         return false;
     *out = ns;
     return true;

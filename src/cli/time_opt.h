@@ -9,8 +9,8 @@
  *                                       it; the unit is optional, ns)
  *
  * A relative value needs a unit: "--to 2" is refused rather than guessed. */
-#ifndef NT_CLI_TIME_OPT_H
-#define NT_CLI_TIME_OPT_H
+#ifndef CLI_TIME_OPT_H
+#define CLI_TIME_OPT_H
 
 #include "nettrace_profile.h"
 

@@ -13,10 +13,10 @@ static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
 static void print_name(FILE *o, const char *name)
 {
     char small[1024];
-    size_t n = nt_text_escape(small, sizeof small, name, "");
+    size_t n = cm_text_escape(small, sizeof small, name, "");
     char *big = n < sizeof small ? NULL : malloc(n + 1);
     if (big)
-        nt_text_escape(big, n + 1, name, "");
+        cm_text_escape(big, n + 1, name, "");
     fputs(big ? big : small, o);
     free(big);
 }
@@ -140,11 +140,11 @@ void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_
     nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     fputs("{\n  \"file\": ", o);
-    nt_json_fputs(o, path);
+    cm_json_fputs(o, path);
     fputs(",\n  \"status\": ", o);
-    nt_json_fputs(o, nt_status_name(ts.status));
+    cm_json_fputs(o, nt_status_name(ts.status));
     fputs(",\n  \"message\": ", o);
-    nt_json_fputs(o, ts.status == NT_OK ? NULL : nt_trace_message(t));
+    cm_json_fputs(o, ts.status == NT_OK ? NULL : nt_trace_message(t));
     fprintf(o,
             ",\n  \"samples\": %" PRIu64 ",\n  \"selected_samples\": %" PRIu64 ",\n  \"threads\": %" PRIu64
             ",\n  \"selected_threads\": %" PRIu64 ",\n  \"frames\": %" PRIu64 ",\n  \"resolved_frames\": %" PRIu64
@@ -160,7 +160,7 @@ void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_
                 i ? "," : "", tb->thread_id, tb->samples, tb->empty);
         for (size_t r = 0; r < tb->row_count; r++) {
             fputs(r ? ",\n      {\"name\": " : "\n      {\"name\": ", o);
-            nt_json_fputs(o, tb->rows[r].name);
+            cm_json_fputs(o, tb->rows[r].name);
             fprintf(o, ", \"exclusive\": %" PRIu64 ", \"inclusive\": %" PRIu64 "}", tb->rows[r].exclusive,
                     tb->rows[r].inclusive);
         }

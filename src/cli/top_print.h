@@ -1,7 +1,7 @@
 /* The hot-method tables as 'nettrace top' prints them, for a file and for a
  * live process alike. */
-#ifndef NT_CLI_TOP_PRINT_H
-#define NT_CLI_TOP_PRINT_H
+#ifndef CLI_TOP_PRINT_H
+#define CLI_TOP_PRINT_H
 
 #include "cli/select.h"
 #include "nettrace_trace.h"

@@ -168,10 +168,10 @@ char *cli_frame_text(const nt_frame *f, unsigned flags, const char *seps)
             return NULL;
         nt_frame_name_ex(f, flags, name, n + 1);
     }
-    size_t len = nt_text_escape(NULL, 0, name, seps);
+    size_t len = cm_text_escape(NULL, 0, name, seps);
     char *out = malloc(len + 1);
     if (out)
-        nt_text_escape(out, len + 1, name, seps);
+        cm_text_escape(out, len + 1, name, seps);
     if (name != small)
         free(name);
     return out;
@@ -199,7 +199,7 @@ char *cli_stack_line(const nt_trace *t, uint32_t stack_index, unsigned flags)
             name_cap = n + 1;
             nt_frame_name_ex(nt_trace_frame_at(t, s->frame_ids[k]), flags, name, name_cap);
         }
-        size_t e = nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
+        size_t e = cm_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
         if (len + e + 2 > cap) {
             while (len + e + 2 > cap)
                 cap *= 2;
@@ -207,7 +207,7 @@ char *cli_stack_line(const nt_trace *t, uint32_t stack_index, unsigned flags)
             if (!bigger)
                 break;
             line = bigger;
-            nt_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
+            cm_text_escape(line + len, cap - len, name, CLI_SAMPLES_SEPARATORS);
         }
         len += e;
         line[len++] = k ? ';' : '\0';

@@ -1,6 +1,6 @@
 /* Loading a trace for the samples/top/stacks commands. */
-#ifndef NT_CLI_TRACE_LOAD_H
-#define NT_CLI_TRACE_LOAD_H
+#ifndef CLI_TRACE_LOAD_H
+#define CLI_TRACE_LOAD_H
 
 #include "cli/cli.h"
 #include "nettrace_profile.h"

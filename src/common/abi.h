@@ -2,8 +2,8 @@
  * grow"): every struct that begins with struct_size is read and written
  * through these two calls, so a caller built against an older or newer
  * header than the library's is served by the same rule everywhere. */
-#ifndef NT_COMMON_ABI_H
-#define NT_COMMON_ABI_H
+#ifndef CM_ABI_H
+#define CM_ABI_H
 
 #include "nettrace.h"
 #include "nettrace_profile.h"

@@ -15,7 +15,7 @@ static void default_free(void *ctx, void *ptr)
     free(ptr);
 }
 
-void nt_mem_init(nt_mem *m, const nt_allocator *a)
+void cm_mem_init(cm_mem *m, const nt_allocator *a)
 {
     if (a && a->realloc && a->free) {
         m->a = *a;
@@ -28,10 +28,10 @@ void nt_mem_init(nt_mem *m, const nt_allocator *a)
     m->peak = 0;
 }
 
-bool nt_mem_resize(nt_mem *m, void **ptr, size_t old_size, size_t new_size)
+bool cm_mem_resize(cm_mem *m, void **ptr, size_t old_size, size_t new_size)
 {
     if (new_size == 0) {
-        nt_mem_free(m, *ptr, old_size);
+        cm_mem_free(m, *ptr, old_size);
         *ptr = NULL;
         return true;
     }
@@ -45,15 +45,15 @@ bool nt_mem_resize(nt_mem *m, void **ptr, size_t old_size, size_t new_size)
     return true;
 }
 
-void *nt_mem_alloc(nt_mem *m, size_t size)
+void *cm_mem_alloc(cm_mem *m, size_t size)
 {
     void *p = NULL;
-    if (!nt_mem_resize(m, &p, 0, size ? size : 1))
+    if (!cm_mem_resize(m, &p, 0, size ? size : 1))
         return NULL;
     return p;
 }
 
-void nt_mem_free(nt_mem *m, void *ptr, size_t size)
+void cm_mem_free(cm_mem *m, void *ptr, size_t size)
 {
     if (!ptr)
         return;
@@ -61,7 +61,7 @@ void nt_mem_free(nt_mem *m, void *ptr, size_t size)
     m->used -= size;
 }
 
-bool nt_mem_reserve(nt_mem *m, void **ptr, size_t *cap, size_t need, size_t elem)
+bool cm_mem_reserve(cm_mem *m, void **ptr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
@@ -73,17 +73,17 @@ bool nt_mem_reserve(nt_mem *m, void **ptr, size_t *cap, size_t need, size_t elem
     }
     if (ncap > SIZE_MAX / elem)
         return false;
-    if (!nt_mem_resize(m, ptr, *cap * elem, ncap * elem))
+    if (!cm_mem_resize(m, ptr, *cap * elem, ncap * elem))
         return false;
     *cap = ncap;
     return true;
 }
 
-void *nt_mem_new_object(const nt_allocator *a, size_t size, size_t mem_at)
+void *cm_mem_new_object(const nt_allocator *a, size_t size, size_t mem_at)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, a);
-    unsigned char *obj = nt_mem_alloc(&mem, size);
+    cm_mem mem;
+    cm_mem_init(&mem, a);
+    unsigned char *obj = cm_mem_alloc(&mem, size);
     if (!obj)
         return NULL;
     memset(obj, 0, size);
@@ -91,11 +91,11 @@ void *nt_mem_new_object(const nt_allocator *a, size_t size, size_t mem_at)
     return obj;
 }
 
-void nt_mem_delete_object(void *obj, size_t size, size_t mem_at)
+void cm_mem_delete_object(void *obj, size_t size, size_t mem_at)
 {
     if (!obj)
         return;
-    nt_mem mem;
+    cm_mem mem;
     memcpy(&mem, (unsigned char *)obj + mem_at, sizeof mem);
-    nt_mem_free(&mem, obj, size);
+    cm_mem_free(&mem, obj, size);
 }

@@ -1,11 +1,11 @@
 /* The monotonic clock deadlines are measured on (CLOCK_MONOTONIC, ns). */
-#ifndef NT_CLOCK_H
-#define NT_CLOCK_H
+#ifndef CM_CLOCK_H
+#define CM_CLOCK_H
 
 #include <stdint.h>
 #include <time.h>
 
-static inline int64_t nt_clock_ns(void)
+static inline int64_t cm_clock_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

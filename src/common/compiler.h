@@ -1,8 +1,8 @@
 /* The compiler attributes the library uses inside, all here (the public
  * API's, NT_API and NT_DEPRECATED, are in include/nettrace.h), so that a
  * compiler without them needs one change. */
-#ifndef NT_COMMON_COMPILER_H
-#define NT_COMMON_COMPILER_H
+#ifndef CM_COMPILER_H
+#define CM_COMPILER_H
 
 #if defined(__GNUC__)
 /* Inlined whatever the optimiser thinks: per-event and per-byte steps whose call cost more than their work. */

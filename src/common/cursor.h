@@ -2,29 +2,29 @@
  * Every read checks the remaining length; a failed read leaves the cursor
  * where it was and returns false, so callers report "truncated X" at a
  * precise offset. */
-#ifndef NT_CURSOR_H
-#define NT_CURSOR_H
+#ifndef CM_CURSOR_H
+#define CM_CURSOR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-typedef struct nt_cursor {
+typedef struct cm_cursor {
     const uint8_t *p;
     const uint8_t *end;
-} nt_cursor;
+} cm_cursor;
 
-static inline nt_cursor nt_cursor_make(const uint8_t *p, size_t len)
+static inline cm_cursor cm_cursor_make(const uint8_t *p, size_t len)
 {
-    nt_cursor c = { p, p + len };
+    cm_cursor c = { p, p + len };
     return c;
 }
 
-static inline size_t nt_cur_left(const nt_cursor *c) { return (size_t)(c->end - c->p); }
+static inline size_t cm_cur_left(const cm_cursor *c) { return (size_t)(c->end - c->p); }
 
-static inline uint16_t nt_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t nt_le32(const uint8_t *p)
+static inline uint16_t cm_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t cm_le32(const uint8_t *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -33,7 +33,7 @@ static inline uint32_t nt_le32(const uint8_t *p)
 #endif
     return v;
 }
-static inline uint64_t nt_le64(const uint8_t *p)
+static inline uint64_t cm_le64(const uint8_t *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
@@ -43,47 +43,47 @@ static inline uint64_t nt_le64(const uint8_t *p)
     return v;
 }
 
-static inline bool nt_cur_skip(nt_cursor *c, size_t n)
+static inline bool cm_cur_skip(cm_cursor *c, size_t n)
 {
-    if (nt_cur_left(c) < n)
+    if (cm_cur_left(c) < n)
         return false;
     c->p += n;
     return true;
 }
-static inline bool nt_cur_u8(nt_cursor *c, uint8_t *v)
+static inline bool cm_cur_u8(cm_cursor *c, uint8_t *v)
 {
     if (c->p >= c->end)
         return false;
     *v = *c->p++;
     return true;
 }
-static inline bool nt_cur_u16(nt_cursor *c, uint16_t *v)
+static inline bool cm_cur_u16(cm_cursor *c, uint16_t *v)
 {
-    if (nt_cur_left(c) < 2)
+    if (cm_cur_left(c) < 2)
         return false;
-    *v = nt_le16(c->p);
+    *v = cm_le16(c->p);
     c->p += 2;
     return true;
 }
-static inline bool nt_cur_u32(nt_cursor *c, uint32_t *v)
+static inline bool cm_cur_u32(cm_cursor *c, uint32_t *v)
 {
-    if (nt_cur_left(c) < 4)
+    if (cm_cur_left(c) < 4)
         return false;
-    *v = nt_le32(c->p);
+    *v = cm_le32(c->p);
     c->p += 4;
     return true;
 }
-static inline bool nt_cur_u64(nt_cursor *c, uint64_t *v)
+static inline bool cm_cur_u64(cm_cursor *c, uint64_t *v)
 {
-    if (nt_cur_left(c) < 8)
+    if (cm_cur_left(c) < 8)
         return false;
-    *v = nt_le64(c->p);
+    *v = cm_le64(c->p);
     c->p += 8;
     return true;
 }
-static inline bool nt_cur_bytes(nt_cursor *c, void *dst, size_t n)
+static inline bool cm_cur_bytes(cm_cursor *c, void *dst, size_t n)
 {
-    if (nt_cur_left(c) < n)
+    if (cm_cur_left(c) < n)
         return false;
     memcpy(dst, c->p, n);
     c->p += n;
@@ -100,7 +100,7 @@ static inline bool nt_cur_bytes(nt_cursor *c, void *dst, size_t n)
  * bit set when the value goes on.  r, b and n are the caller's variables,
  * r and b of the value's width: a macro so that each width keeps its own
  * arithmetic (a shared 64-bit helper cost 1-2 instructions per event). */
-#define NT_LEB_FIRST4(p, r, b, n)                               \
+#define CM_LEB_FIRST4(p, r, b, n)                               \
     do {                                                        \
         (r) = (b) = (p)[0], (n) = 1;                            \
         if ((b) >= 0x80) {                                      \
@@ -114,12 +114,12 @@ static inline bool nt_cur_bytes(nt_cursor *c, void *dst, size_t n)
     } while (0)
 
 /* Returns false (cursor unmoved) when the value is too long for its width. */
-static inline bool nt_cur_varu32_roomy(nt_cursor *c, uint32_t *v)
+static inline bool cm_cur_varu32_roomy(cm_cursor *c, uint32_t *v)
 {
     const uint8_t *p = c->p;
     uint32_t r, b;
     unsigned n;
-    NT_LEB_FIRST4(p, r, b, n);
+    CM_LEB_FIRST4(p, r, b, n);
     if (b >= 0x80) {
         b = p[4], n = 5;
         if (b >= 0x10) /* bits beyond 32, or a sixth byte */
@@ -131,12 +131,12 @@ static inline bool nt_cur_varu32_roomy(nt_cursor *c, uint32_t *v)
     return true;
 }
 
-static inline bool nt_cur_varu64_roomy(nt_cursor *c, uint64_t *v)
+static inline bool cm_cur_varu64_roomy(cm_cursor *c, uint64_t *v)
 {
     const uint8_t *p = c->p;
     uint64_t r, b;
     unsigned n;
-    NT_LEB_FIRST4(p, r, b, n);
+    CM_LEB_FIRST4(p, r, b, n);
     if (b >= 0x80) {
         for (;;) { /* longer values finish in a loop */
             b = p[n];
@@ -159,7 +159,7 @@ static inline bool nt_cur_varu64_roomy(nt_cursor *c, uint64_t *v)
 }
 
 /* LEB128, at most 5 bytes for 32 bits; bits beyond 32 are an error. */
-static inline bool nt_cur_varu32(nt_cursor *c, uint32_t *v)
+static inline bool cm_cur_varu32(cm_cursor *c, uint32_t *v)
 {
     const uint8_t *p = c->p;
     if (p < c->end && !(*p & 0x80)) { /* one-byte fast path: most deltas */
@@ -168,7 +168,7 @@ static inline bool nt_cur_varu32(nt_cursor *c, uint32_t *v)
         return true;
     }
     if (c->end - p >= 5)
-        return nt_cur_varu32_roomy(c, v);
+        return cm_cur_varu32_roomy(c, v);
     uint32_t r = 0;
     for (unsigned shift = 0; shift < 35; shift += 7) {
         if (p >= c->end)
@@ -187,7 +187,7 @@ static inline bool nt_cur_varu32(nt_cursor *c, uint32_t *v)
 }
 
 /* LEB128, at most 10 bytes for 64 bits. */
-static inline bool nt_cur_varu64(nt_cursor *c, uint64_t *v)
+static inline bool cm_cur_varu64(cm_cursor *c, uint64_t *v)
 {
     const uint8_t *p = c->p;
     if (p < c->end && !(*p & 0x80)) {
@@ -196,7 +196,7 @@ static inline bool nt_cur_varu64(nt_cursor *c, uint64_t *v)
         return true;
     }
     if (c->end - p >= 10)
-        return nt_cur_varu64_roomy(c, v);
+        return cm_cur_varu64_roomy(c, v);
     uint64_t r = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
         if (p >= c->end)

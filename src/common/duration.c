@@ -16,7 +16,7 @@ static int64_t unit_ns(const char *u)
     return 0;
 }
 
-bool nt_duration_read(const char *s, int64_t default_unit, int64_t *value_ns, int64_t *unit)
+bool cm_duration_read(const char *s, int64_t default_unit, int64_t *value_ns, int64_t *unit)
 {
     if (!s || *s < '0' || *s > '9') /* no sign, no space, no "inf" */
         return false;

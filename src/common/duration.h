@@ -1,8 +1,8 @@
 /* Durations written by people ("2s", "1.5ms", "250us", "40ns", "3m"): the
  * library's one reader of them, for time windows (nt_time_bound_parse) and
  * the tool's durations (collect --duration). */
-#ifndef NT_DURATION_H
-#define NT_DURATION_H
+#ifndef CM_DURATION_H
+#define CM_DURATION_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +11,6 @@
  * *unit is the unit's ns, or 0 when s had none (the number then counts
  * default_unit ns).  Integers are exact (trace clocks count ns since boot,
  * beyond a double's 2^53).  false for anything else or a value past INT64_MAX. */
-bool nt_duration_read(const char *s, int64_t default_unit, int64_t *ns, int64_t *unit);
+bool cm_duration_read(const char *s, int64_t default_unit, int64_t *ns, int64_t *unit);
 
 #endif

@@ -1,4 +1,4 @@
-/* Keys for nt_hash_u64 (hash.h). */
+/* Keys for cm_hash_u64 (hash.h). */
 #if !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* getentropy */
 #endif
@@ -12,7 +12,7 @@
 #include <sys/random.h>
 #endif
 
-void nt_hash_key_set(nt_hash_key *k, uint64_t k0, uint64_t k1)
+void cm_hash_key_set(cm_hash_key *k, uint64_t k0, uint64_t k1)
 {
     k->v0 = k0 ^ 0x736f6d6570736575ull;
     k->v1 = k1 ^ 0x646f72616e646f6dull;
@@ -29,7 +29,7 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-void nt_hash_seed(uint64_t out[2], const void *owner, uint64_t salt)
+void cm_hash_seed(uint64_t out[2], const void *owner, uint64_t salt)
 {
     uint64_t w[2] = { 0, 0 };
 #if defined(__linux__)
@@ -48,9 +48,9 @@ void nt_hash_seed(uint64_t out[2], const void *owner, uint64_t salt)
     out[1] = w[1];
 }
 
-void nt_hash_key_init(nt_hash_key *k, const void *owner)
+void cm_hash_key_init(cm_hash_key *k, const void *owner)
 {
     uint64_t w[2];
-    nt_hash_seed(w, owner, 0);
-    nt_hash_key_set(k, w[0], w[1]);
+    cm_hash_seed(w, owner, 0);
+    cm_hash_key_set(k, w[0], w[1]);
 }

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-void nt_json_string(nt_json_put put, void *ctx, const char *s)
+void cm_json_string(cm_json_put put, void *ctx, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     if (!s) {
@@ -20,8 +20,8 @@ void nt_json_string(nt_json_put put, void *ctx, const char *s)
             continue;
         }
         const unsigned char *next = p;
-        uint32_t cp = c < 0x80 ? (next++, c) : nt_utf8_next(&next, NT_UTF8_REJECT);
-        size_t n = cp == NT_UTF8_INVALID ? 0 : (size_t)(next - p);
+        uint32_t cp = c < 0x80 ? (next++, c) : cm_utf8_next(&next, CM_UTF8_REJECT);
+        size_t n = cp == CM_UTF8_INVALID ? 0 : (size_t)(next - p);
         if (n > 1 && cp > 0x9F) { /* printable beyond ASCII: kept as is */
             p = next;
             continue;
@@ -50,4 +50,4 @@ void nt_json_string(nt_json_put put, void *ctx, const char *s)
 
 static void put_file(void *ctx, const char *p, size_t n) { fwrite(p, 1, n, (FILE *)ctx); }
 
-void nt_json_fputs(FILE *f, const char *s) { nt_json_string(put_file, f, s); }
+void cm_json_fputs(FILE *f, const char *s) { cm_json_string(put_file, f, s); }

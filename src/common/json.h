@@ -5,19 +5,19 @@
  *   other C0 controls, DEL, C1 controls       as \u00XX
  *   a byte that starts no valid UTF-8 seq.    as \ufffd (the replacement character)
  *   everything else                           as is */
-#ifndef NT_JSON_H
-#define NT_JSON_H
+#ifndef CM_JSON_H
+#define CM_JSON_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 /* Where the bytes go: a FILE, a buffered callback, ... */
-typedef void (*nt_json_put)(void *ctx, const char *p, size_t n);
+typedef void (*cm_json_put)(void *ctx, const char *p, size_t n);
 
 /* Write s as a JSON string literal, quotes included; NULL writes null. */
-void nt_json_string(nt_json_put put, void *ctx, const char *s);
+void cm_json_string(cm_json_put put, void *ctx, const char *s);
 
 /* The same onto a stdio stream. */
-void nt_json_fputs(FILE *f, const char *s);
+void cm_json_fputs(FILE *f, const char *s);
 
 #endif

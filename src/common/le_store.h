@@ -1,19 +1,19 @@
-/* Little-endian stores: the counterparts of cursor.h's nt_le16/32/64 loads,
+/* Little-endian stores: the counterparts of cursor.h's cm_le16/32/64 loads,
  * shared by everything that encodes the wire formats (the writer's buffer,
  * the diagnostics IPC requests). */
-#ifndef NT_LE_STORE_H
-#define NT_LE_STORE_H
+#ifndef CM_LE_STORE_H
+#define CM_LE_STORE_H
 
 #include <stdint.h>
 #include <string.h>
 
-static inline void nt_store_le16(uint8_t *p, uint16_t v)
+static inline void cm_store_le16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
 }
 
-static inline void nt_store_le32(uint8_t *p, uint32_t v)
+static inline void cm_store_le32(uint8_t *p, uint32_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     v = __builtin_bswap32(v);
@@ -21,7 +21,7 @@ static inline void nt_store_le32(uint8_t *p, uint32_t v)
     memcpy(p, &v, 4);
 }
 
-static inline void nt_store_le64(uint8_t *p, uint64_t v)
+static inline void cm_store_le64(uint8_t *p, uint64_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     v = __builtin_bswap64(v);

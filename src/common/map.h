@@ -5,40 +5,40 @@
  * key is a keyed hash: each map draws a random key when it first allocates,
  * and a file cannot be made to put its keys in one probe run.  Should a run
  * still grow long (a weak random source), the map draws a new key and
- * rebuilds.  Every allocation goes through the owner's nt_mem.  A zeroed
- * nt_map is an empty map. */
-#ifndef NT_COMMON_MAP_H
-#define NT_COMMON_MAP_H
+ * rebuilds.  Every allocation goes through the owner's cm_mem.  A zeroed
+ * cm_map is an empty map. */
+#ifndef CM_MAP_H
+#define CM_MAP_H
 
 #include "common/alloc.h"
 
-typedef struct nt_map_slot {
+typedef struct cm_map_slot {
     uint64_t key; /* 0 = empty slot (key 0 itself lives in zero_val) */
     uint64_t val;
-} nt_map_slot;
+} cm_map_slot;
 
-typedef struct nt_map {
-    nt_map_slot *slot;
+typedef struct cm_map {
+    cm_map_slot *slot;
     size_t cap, count;     /* count includes key 0 */
     bool has_zero;
     uint64_t zero_val;
     uint64_t k0, k1;       /* the hash key */
-    uint64_t probes;       /* slots examined by nt_map_put, so tests can bound the work */
+    uint64_t probes;       /* slots examined by cm_map_put, so tests can bound the work */
     uint32_t rekeys;
-} nt_map;
+} cm_map;
 
 /* The value of key, or NULL when absent.  Valid until the next put. */
-uint64_t *nt_map_get(const nt_map *m, uint64_t key);
+uint64_t *cm_map_get(const cm_map *m, uint64_t key);
 /* The value of key, inserted as 0 when absent (*added says which; may be
  * NULL).  NULL when memory is short.  Valid until the next put. */
-uint64_t *nt_map_put(nt_mem *mem, nt_map *m, uint64_t key, bool *added);
+uint64_t *cm_map_put(cm_mem *mem, cm_map *m, uint64_t key, bool *added);
 /* Set key to val; false when memory is short. */
-bool nt_map_set(nt_mem *mem, nt_map *m, uint64_t key, uint64_t val);
+bool cm_map_set(cm_mem *mem, cm_map *m, uint64_t key, uint64_t val);
 /* Remove key (backward-shift deletion: no tombstones, so a map whose keys
  * come and go holds only its live keys).  False when key was absent. */
-bool nt_map_del(nt_map *m, uint64_t key);
-void nt_map_free(nt_mem *mem, nt_map *m);
+bool cm_map_del(cm_map *m, uint64_t key);
+void cm_map_free(cm_mem *mem, cm_map *m);
 /* The slot a key's probe run starts at (m->cap > 0): for tests of the hash. */
-size_t nt_map_first_slot(const nt_map *m, uint64_t key);
+size_t cm_map_first_slot(const cm_map *m, uint64_t key);
 
 #endif

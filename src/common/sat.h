@@ -2,12 +2,12 @@
  * counts): a hostile trace puts operands anywhere in int64, where C's signed
  * overflow is undefined.  Results clamp to INT64_MIN / INT64_MAX, as
  * nt_ticks_to_ns does. */
-#ifndef NT_SAT_H
-#define NT_SAT_H
+#ifndef CM_SAT_H
+#define CM_SAT_H
 
 #include <stdint.h>
 
-static inline int64_t nt_sat_add(int64_t a, int64_t b)
+static inline int64_t cm_sat_add(int64_t a, int64_t b)
 {
     int64_t r;
     if (__builtin_add_overflow(a, b, &r))
@@ -15,7 +15,7 @@ static inline int64_t nt_sat_add(int64_t a, int64_t b)
     return r;
 }
 
-static inline int64_t nt_sat_sub(int64_t a, int64_t b)
+static inline int64_t cm_sat_sub(int64_t a, int64_t b)
 {
     int64_t r;
     if (__builtin_sub_overflow(a, b, &r))
@@ -25,7 +25,7 @@ static inline int64_t nt_sat_sub(int64_t a, int64_t b)
 
 /* The time from start to end: never negative (an end before its start, as a
  * disordered trace has, is 0), at most INT64_MAX. */
-static inline int64_t nt_elapsed(int64_t start, int64_t end)
+static inline int64_t cm_elapsed(int64_t start, int64_t end)
 {
     if (end <= start)
         return 0;

@@ -2,17 +2,17 @@
  * with a context for the comparison (qsort has none in C11, and is not
  * stable).  Ties keep their order.  Inline, so that at each call site the
  * element size is a constant and every element move a plain copy. */
-#ifndef NT_COMMON_SORT_H
-#define NT_COMMON_SORT_H
+#ifndef CM_SORT_H
+#define CM_SORT_H
 
 #include <stddef.h>
 #include <string.h>
 
 /* Negative when a goes before b. */
-typedef int (*nt_sort_cmp)(const void *a, const void *b, void *ctx);
+typedef int (*cm_sort_cmp)(const void *a, const void *b, void *ctx);
 
 /* Sorts n elements of size elem at base; tmp has room for n elements. */
-static inline void nt_merge_sort(void *base, void *tmp, size_t n, size_t elem, nt_sort_cmp cmp, void *ctx)
+static inline void cm_merge_sort(void *base, void *tmp, size_t n, size_t elem, cm_sort_cmp cmp, void *ctx)
 {
     char *src = base, *dst = tmp;
     for (size_t w = 1; w < n; w *= 2) {

@@ -14,9 +14,9 @@ unsigned nt_version_number(void) { return NT_VERSION_NUMBER; }
 static const char *status_text(nt_status s, bool sentence)
 {
     switch (s) {
-#define NT_STATUS_TEXT_(sym, num, name, desc) case sym: return sentence ? desc : name;
-        NT_STATUS_MAP(NT_STATUS_TEXT_)
-#undef NT_STATUS_TEXT_
+#define CM_STATUS_TEXT_(sym, num, name, desc) case sym: return sentence ? desc : name;
+        NT_STATUS_MAP(CM_STATUS_TEXT_)
+#undef CM_STATUS_TEXT_
     }
     return sentence ? "unknown status" : "unknown";
 }
@@ -26,7 +26,7 @@ const char *nt_status_name(nt_status s) { return status_text(s, false); }
 const char *nt_status_describe(nt_status s) { return status_text(s, true); }
 
 /* Each limit with its default, once, for both functions below. */
-#define NT_LIMITS_MAP_(X)                                                                                    \
+#define CM_LIMITS_MAP_(X)                                                                                    \
     X(max_block_bytes, NT_DEFAULT_MAX_BLOCK_BYTES)                                                          \
     X(max_metadata, NT_DEFAULT_MAX_METADATA)                                                                \
     X(max_metadata_bytes, NT_DEFAULT_MAX_METADATA_BYTES)                                                    \
@@ -38,7 +38,7 @@ const char *nt_status_describe(nt_status s) { return status_text(s, true); }
     X(max_field_depth, NT_DEFAULT_MAX_FIELD_DEPTH)
 
 /* What a trace and an event profile may hold, with their defaults. */
-#define NT_TRACE_LIMITS_MAP_(X)                                                                              \
+#define CM_TRACE_LIMITS_MAP_(X)                                                                              \
     X(max_samples, NT_DEFAULT_MAX_SAMPLES)                                                                  \
     X(max_frames, NT_DEFAULT_MAX_FRAMES)                                                                    \
     X(max_variants, NT_DEFAULT_MAX_VARIANTS)                                                                \
@@ -46,9 +46,9 @@ const char *nt_status_describe(nt_status s) { return status_text(s, true); }
     X(max_gcs, NT_DEFAULT_MAX_GCS)                                                                          \
     X(max_labels, NT_DEFAULT_MAX_LABELS)
 
-size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap)
+size_t cm_failure_text(char *msg, size_t size, size_t what_max, nt_status s, const char *fmt, va_list ap)
 {
-    char what[NT_FAILURE_WHAT_MAX];
+    char what[CM_FAILURE_WHAT_MAX];
     vsnprintf(what, what_max < sizeof what ? what_max : sizeof what, fmt, ap);
     int n = snprintf(msg, size, "%s: %s", nt_status_name(s), what);
     if (n < 0)
@@ -59,9 +59,9 @@ size_t nt_failure_text(char *msg, size_t size, size_t what_max, nt_status s, con
 static void limits_defaults(nt_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
-#define NT_LIMIT_DEFAULT_(field, value) lim->field = value;
-    NT_LIMITS_MAP_(NT_LIMIT_DEFAULT_)
-#undef NT_LIMIT_DEFAULT_
+#define CM_LIMIT_DEFAULT_(field, value) lim->field = value;
+    CM_LIMITS_MAP_(CM_LIMIT_DEFAULT_)
+#undef CM_LIMIT_DEFAULT_
 }
 
 void nt_limits_default(nt_limits *lim)
@@ -71,28 +71,28 @@ void nt_limits_default(nt_limits *lim)
     ABI_OUT(nt_limits, lim, &d);
 }
 
-void nt_limits_resolve(nt_limits *out, const nt_limits *given)
+void cm_limits_resolve(nt_limits *out, const nt_limits *given)
 {
     limits_defaults(out);
     if (!given)
         return;
-#define NT_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;
-    NT_LIMITS_MAP_(NT_LIMIT_TAKE_)
-#undef NT_LIMIT_TAKE_
+#define CM_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;
+    CM_LIMITS_MAP_(CM_LIMIT_TAKE_)
+#undef CM_LIMIT_TAKE_
 }
 
-void nt_trace_limits_resolve(nt_trace_limits *out, const nt_trace_limits *given)
+void cm_trace_limits_resolve(nt_trace_limits *out, const nt_trace_limits *given)
 {
     memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
-#define NT_LIMIT_DEFAULT_(field, value) out->field = value;
-    NT_TRACE_LIMITS_MAP_(NT_LIMIT_DEFAULT_)
-#undef NT_LIMIT_DEFAULT_
+#define CM_LIMIT_DEFAULT_(field, value) out->field = value;
+    CM_TRACE_LIMITS_MAP_(CM_LIMIT_DEFAULT_)
+#undef CM_LIMIT_DEFAULT_
     if (!given)
         return;
-#define NT_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;
-    NT_TRACE_LIMITS_MAP_(NT_LIMIT_TAKE_)
-#undef NT_LIMIT_TAKE_
+#define CM_LIMIT_TAKE_(field, value) if (given->field) out->field = given->field;
+    CM_TRACE_LIMITS_MAP_(CM_LIMIT_TAKE_)
+#undef CM_LIMIT_TAKE_
 }
 
 int64_t nt_ticks_to_ns(int64_t ticks, int64_t frequency)

@@ -41,9 +41,9 @@ static void escape_into(sink *s, size_t *len, const char *src, const bool plain[
         bool escape = true;
         if (*p >= 0x80) {
             const unsigned char *next = p;
-            uint32_t cp = nt_utf8_next(&next, NT_UTF8_REJECT);
-            escape = cp == NT_UTF8_INVALID || cp <= 0x9F;
-            n = cp == NT_UTF8_INVALID ? 1 : (size_t)(next - p);
+            uint32_t cp = cm_utf8_next(&next, CM_UTF8_REJECT);
+            escape = cp == CM_UTF8_INVALID || cp <= 0x9F;
+            n = cp == CM_UTF8_INVALID ? 1 : (size_t)(next - p);
         }
         if (!escape) {
             emit(s, len, (const char *)p, n);
@@ -85,22 +85,22 @@ static size_t escape(sink *s, const char *src, const char *seps)
     return len;
 }
 
-size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps)
+size_t cm_text_escape(char *dst, size_t size, const char *src, const char *seps)
 {
     sink s = { dst, size, NULL };
     return finish(dst, size, escape(&s, src, seps));
 }
 
-size_t nt_text_escape_fputs(FILE *f, const char *src, const char *seps)
+size_t cm_text_escape_fputs(FILE *f, const char *src, const char *seps)
 {
     sink s = { NULL, 0, f };
     return escape(&s, src, seps);
 }
 
-size_t nt_text_quote(char *dst, size_t size, const char *src)
+size_t cm_text_quote(char *dst, size_t size, const char *src)
 {
     if (*src && !strpbrk(src, " \""))
-        return nt_text_escape(dst, size, src, "");
+        return cm_text_escape(dst, size, src, "");
     bool plain[128];
     plain_table(plain, "\"\\");
     sink s = { dst, size, NULL };

@@ -6,8 +6,8 @@
  * is written as \xHH (two upper-case hex digits); every other byte as is.
  * So one sample stays one line and no byte of a trace reaches a terminal as
  * a control sequence. */
-#ifndef NT_TEXT_ESCAPE_H
-#define NT_TEXT_ESCAPE_H
+#ifndef CM_TEXT_ESCAPE_H
+#define CM_TEXT_ESCAPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,15 +15,15 @@
 
 /* Escape src into dst (at most size bytes, NUL included); returns the length
  * the whole escaped text needs (NUL excluded), like snprintf.  seps may be "" */
-size_t nt_text_escape(char *dst, size_t size, const char *src, const char *seps);
+size_t cm_text_escape(char *dst, size_t size, const char *src, const char *seps);
 /* The same escaping written to f; returns the bytes written (asked to be). */
-size_t nt_text_escape_fputs(FILE *f, const char *src, const char *seps);
+size_t cm_text_escape_fputs(FILE *f, const char *src, const char *seps);
 
 /* A name in a cell of a human table (top's labels and sites, --messages,
  * --signatures): read as it is, not as \x20s.  A name with a space or a '"'
  * (or an empty one) is written in double quotes with '"' and '\\' inside as
  * \" and \\\\; every name has its controls and invalid bytes as \xHH, as
  * above.  Machine formats (samples, folded, JSON) keep their own escaping. */
-size_t nt_text_quote(char *dst, size_t size, const char *src);
+size_t cm_text_quote(char *dst, size_t size, const char *src);
 
 #endif

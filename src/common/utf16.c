@@ -60,7 +60,7 @@ static inline bool ascii8(__m128i v)
 }
 #endif
 
-size_t nt_utf16_to_utf8(const uint8_t *src, size_t units, char *dst)
+size_t cm_utf16_to_utf8(const uint8_t *src, size_t units, char *dst)
 {
     char *o = dst;
     const uint8_t *p = src, *end = src + 2 * units;

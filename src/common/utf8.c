@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-uint32_t nt_utf8_next(const unsigned char **ps, nt_utf8_policy policy)
+uint32_t cm_utf8_next(const unsigned char **ps, cm_utf8_policy policy)
 {
     const unsigned char *s = *ps;
     uint32_t c = s[0];
@@ -28,16 +28,16 @@ uint32_t nt_utf8_next(const unsigned char **ps, nt_utf8_policy policy)
         c = (c << 6) | (s[i] & 0x3F);
     }
     if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-        if (policy == NT_UTF8_REJECT)
-            return NT_UTF8_INVALID;
+        if (policy == CM_UTF8_REJECT)
+            return CM_UTF8_INVALID;
         *ps = s + 1 + n;
-        return NT_UTF8_REPLACEMENT;
+        return CM_UTF8_REPLACEMENT;
     }
     *ps = s + 1 + n;
     return c;
 bad_byte:
-    if (policy == NT_UTF8_REJECT)
-        return NT_UTF8_INVALID;
+    if (policy == CM_UTF8_REJECT)
+        return CM_UTF8_INVALID;
     *ps = s + 1;
-    return NT_UTF8_REPLACEMENT;
+    return CM_UTF8_REPLACEMENT;
 }

@@ -2,27 +2,27 @@
  * happens to invalid input (an overlong form, a surrogate, a value above
  * U+10FFFF, a stray or missing continuation byte): the IPC client refuses to
  * send such a string, the writer stores U+FFFD in its place. */
-#ifndef NT_UTF8_H
-#define NT_UTF8_H
+#ifndef CM_UTF8_H
+#define CM_UTF8_H
 
 #include <stdint.h>
 
-typedef enum nt_utf8_policy {
-    NT_UTF8_REJECT,  /* invalid input: NT_UTF8_INVALID, *s unchanged */
-    NT_UTF8_REPLACE  /* invalid input: U+FFFD; a complete sequence of a bad value is consumed whole,
+typedef enum cm_utf8_policy {
+    CM_UTF8_REJECT,  /* invalid input: CM_UTF8_INVALID, *s unchanged */
+    CM_UTF8_REPLACE  /* invalid input: U+FFFD; a complete sequence of a bad value is consumed whole,
                         a bad lead or continuation byte alone */
-} nt_utf8_policy;
+} cm_utf8_policy;
 
-#define NT_UTF8_INVALID UINT32_MAX
-#define NT_UTF8_REPLACEMENT 0xFFFDu
+#define CM_UTF8_INVALID UINT32_MAX
+#define CM_UTF8_REPLACEMENT 0xFFFDu
 
 /* The code point at *s, a NUL-terminated string (never read past its NUL;
  * *s must not point at it), and *s advanced past it. */
-uint32_t nt_utf8_next(const unsigned char **s, nt_utf8_policy policy);
+uint32_t cm_utf8_next(const unsigned char **s, cm_utf8_policy policy);
 
 /* A code point (at most U+10FFFF, not a surrogate) as UTF-8 into o; returns
  * how many bytes (1 to 4). */
-static inline unsigned nt_utf8_encode(uint32_t cp, char o[4])
+static inline unsigned cm_utf8_encode(uint32_t cp, char o[4])
 {
     if (cp < 0x80) {
         o[0] = (char)cp;
@@ -48,7 +48,7 @@ static inline unsigned nt_utf8_encode(uint32_t cp, char o[4])
 
 /* A code point (at most U+10FFFF, not a surrogate) as UTF-16 units into u;
  * returns how many (1 or 2). */
-static inline unsigned nt_utf16_encode(uint32_t cp, uint16_t u[2])
+static inline unsigned cm_utf16_encode(uint32_t cp, uint16_t u[2])
 {
     if (cp < 0x10000) {
         u[0] = (uint16_t)cp;

@@ -95,7 +95,7 @@ void tr_out_i64(tr_out *o, int64_t v)
 static void out_put(void *o, const char *p, size_t n) { tr_out_bytes(o, p, n); }
 
 /* The project's one JSON string writer (common/json.h): names are valid UTF-8 JSON whatever the trace holds. */
-void tr_out_json(tr_out *o, const char *s) { nt_json_string(out_put, o, s); }
+void tr_out_json(tr_out *o, const char *s) { cm_json_string(out_put, o, s); }
 
 nt_status tr_out_flush(tr_out *o)
 {

@@ -40,7 +40,7 @@ void tr_folded_frame(tr_out *o, const char *name)
     /* A name from the trace may hold the format's separator or controls: keep one frame one
      * field, one stack one line, and no control byte (common/text_escape.h). */
     char esc[4096];
-    size_t n = nt_text_escape(esc, sizeof esc, name, ";");
+    size_t n = cm_text_escape(esc, sizeof esc, name, ";");
     tr_out_bytes(o, esc, n < sizeof esc ? n : sizeof esc - 1);
 }
 
@@ -69,15 +69,15 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
         return NT_ERR_INVALID_ARG;
     tr_selection sel;
     tr_selection_init(&sel, t, opt);
-    nt_mem m;
-    nt_mem_init(&m, &t->mem.a);
+    cm_mem m;
+    cm_mem_init(&m, &t->mem.a);
     size_t ns = t->nstacks ? t->nstacks : 1;
-    int64_t *sw = nt_mem_alloc(&m, ns * sizeof *sw);
-    bool *used = nt_mem_alloc(&m, ns);
+    int64_t *sw = cm_mem_alloc(&m, ns * sizeof *sw);
+    bool *used = cm_mem_alloc(&m, ns);
     tr_walk wk;
     if (!sw || !used || !tr_walk_init(&wk, &m, t, &sel)) {
-        nt_mem_free(&m, sw, sw ? ns * sizeof *sw : 0);
-        nt_mem_free(&m, used, used ? ns : 0);
+        cm_mem_free(&m, sw, sw ? ns * sizeof *sw : 0);
+        cm_mem_free(&m, used, used ? ns : 0);
         return NT_ERR_NOMEM;
     }
     memset(sw, 0, ns * sizeof *sw);
@@ -99,7 +99,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
     tr_walk_free(&wk);
     tr_names nm;
     nt_status st = tr_names_build(&m, t, sel.opt.signatures ? NT_NAME_SIGNATURE : 0, &nm);
-    uint32_t *order = st == NT_OK ? nt_mem_alloc(&m, (nused ? nused : 1) * 2 * sizeof *order) : NULL;
+    uint32_t *order = st == NT_OK ? cm_mem_alloc(&m, (nused ? nused : 1) * 2 * sizeof *order) : NULL;
     if (st == NT_OK && !order)
         st = NT_ERR_NOMEM;
     if (st == NT_OK) {
@@ -108,7 +108,7 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
             if (used[k])
                 order[n++] = (uint32_t)k;
         folded_ctx c = { t, &nm };
-        nt_merge_sort(order, order + nused, n, sizeof *order, cmp_stacks, &c);
+        cm_merge_sort(order, order + nused, n, sizeof *order, cmp_stacks, &c);
         tr_out o;
         tr_out_init(&o, w, user);
         for (size_t i = 0; i < n && !o.failed; i++) {
@@ -122,9 +122,9 @@ nt_status nt_export_folded(const nt_trace *t, const nt_export_options *given, nt
         }
         st = tr_out_flush(&o);
     }
-    nt_mem_free(&m, order, (nused ? nused : 1) * 2 * sizeof *order);
+    cm_mem_free(&m, order, (nused ? nused : 1) * 2 * sizeof *order);
     tr_names_free(&m, &nm);
-    nt_mem_free(&m, used, ns);
-    nt_mem_free(&m, sw, ns * sizeof *sw);
+    cm_mem_free(&m, used, ns);
+    cm_mem_free(&m, sw, ns * sizeof *sw);
     return st;
 }

@@ -1,8 +1,8 @@
 /* A gzip stream over a tr_out: deflate through zlib when configured with it,
  * otherwise stored (uncompressed) deflate blocks, which every gzip reader
  * accepts. */
-#ifndef NT_EXPORT_GZIP_H
-#define NT_EXPORT_GZIP_H
+#ifndef EX_GZIP_H
+#define EX_GZIP_H
 
 #include "trace/trace_internal.h"
 

@@ -50,9 +50,9 @@ nt_status nt_export_html(const nt_trace *t, const nt_export_options *given, nt_s
     if (st != NT_OK)
         return st;
     size_t nth = t->nthreads ? t->nthreads : 1, ns = t->nstacks ? t->nstacks : 1;
-    tr_thread_total *order = nt_mem_alloc(&x.m, nth * sizeof *order);
-    int64_t *sw = nt_mem_alloc(&x.m, ns * sizeof *sw);
-    uint32_t *touched = nt_mem_alloc(&x.m, ns * sizeof *touched);
+    tr_thread_total *order = cm_mem_alloc(&x.m, nth * sizeof *order);
+    int64_t *sw = cm_mem_alloc(&x.m, ns * sizeof *sw);
+    uint32_t *touched = cm_mem_alloc(&x.m, ns * sizeof *touched);
     if (!order || !sw || !touched) {
         st = NT_ERR_NOMEM;
         goto out;
@@ -85,9 +85,9 @@ nt_status nt_export_html(const nt_trace *t, const nt_export_options *given, nt_s
     tr_flame_close(&o);
     st = tr_out_flush(&o);
 out:
-    nt_mem_free(&x.m, touched, touched ? ns * sizeof *touched : 0);
-    nt_mem_free(&x.m, sw, sw ? ns * sizeof *sw : 0);
-    nt_mem_free(&x.m, order, order ? nth * sizeof *order : 0);
+    cm_mem_free(&x.m, touched, touched ? ns * sizeof *touched : 0);
+    cm_mem_free(&x.m, sw, sw ? ns * sizeof *sw : 0);
+    cm_mem_free(&x.m, order, order ? nth * sizeof *order : 0);
     tr_export_close(&x);
     return st;
 }

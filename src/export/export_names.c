@@ -15,7 +15,7 @@ static uint64_t name_hash(const char *s, size_t n)
 }
 
 /* The name of f into buf (grown in *big when it does not fit). */
-static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *buf, size_t size, char **big,
+static const char *name_of(cm_mem *m, const nt_frame *f, unsigned flags, char *buf, size_t size, char **big,
                            size_t *big_size, size_t *len)
 {
     *len = nt_frame_name_ex(f, flags, buf, size);
@@ -23,7 +23,7 @@ static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *b
         return buf;
     if (*len + 1 > *big_size) {
         void *p = *big;
-        if (!nt_mem_resize(m, &p, *big_size, *len + 1))
+        if (!cm_mem_resize(m, &p, *big_size, *len + 1))
             return NULL;
         *big = p;
         *big_size = *len + 1;
@@ -34,10 +34,10 @@ static const char *name_of(nt_mem *m, const nt_frame *f, unsigned flags, char *b
 
 /* While names are given out: the scratch of tr_names_build. */
 typedef struct names_work {
-    nt_mem *m;
+    cm_mem *m;
     const nt_trace *t;
     tr_names *nm;
-    nt_map by_hash;       /* name hash (probing on) -> name index */
+    cm_map by_hash;       /* name hash (probing on) -> name index */
     uint32_t *by_method;  /* method index -> name index */
     char a[512], b[512];
     char *big_a, *big_b;
@@ -75,8 +75,8 @@ static nt_status name_frame(names_work *w, uint32_t i)
         h = k + 1;
     }
     if (id == UINT32_MAX) {
-        if (!nt_mem_reserve(w->m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
-            !nt_map_set(w->m, &w->by_hash, h, (uint32_t)nm->n))
+        if (!cm_mem_reserve(w->m, (void **)&nm->rep, &nm->rep_cap, nm->n + 1, sizeof *nm->rep) ||
+            !cm_map_set(w->m, &w->by_hash, h, (uint32_t)nm->n))
             return NT_ERR_NOMEM;
         id = (uint32_t)nm->n;
         nm->rep[nm->n++] = f;
@@ -87,16 +87,16 @@ static nt_status name_frame(names_work *w, uint32_t i)
     return NT_OK;
 }
 
-nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names *nm)
+nt_status tr_names_build(cm_mem *m, const nt_trace *t, unsigned flags, tr_names *nm)
 {
     memset(nm, 0, sizeof *nm);
     nm->flags = flags;
     size_t nf = t->nframes ? t->nframes : 1;
-    nm->of_frame = nt_mem_alloc(m, nf * sizeof *nm->of_frame);
+    nm->of_frame = cm_mem_alloc(m, nf * sizeof *nm->of_frame);
     nm->frames_alloc = nf;
     /* Method indices are dense: a frame's record finds its name id directly. */
     size_t nm_methods = t->nmethods ? t->nmethods : 1;
-    names_work w = { .m = m, .t = t, .nm = nm, .by_method = nt_mem_alloc(m, nm_methods * sizeof *w.by_method) };
+    names_work w = { .m = m, .t = t, .nm = nm, .by_method = cm_mem_alloc(m, nm_methods * sizeof *w.by_method) };
     nt_status st = nm->of_frame && w.by_method ? NT_OK : NT_ERR_NOMEM;
     if (st == NT_OK) {
         memset(w.by_method, 0xff, nm_methods * sizeof *w.by_method);
@@ -110,25 +110,25 @@ nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names 
             if (nm->of_frame[ids[k]] == UINT32_MAX)
                 st = name_frame(&w, ids[k]);
     }
-    nt_mem_free(m, w.big_a, w.big_a_size);
-    nt_mem_free(m, w.big_b, w.big_b_size);
-    nt_map_free(m, &w.by_hash);
-    nt_mem_free(m, w.by_method, nm_methods * sizeof *w.by_method);
+    cm_mem_free(m, w.big_a, w.big_a_size);
+    cm_mem_free(m, w.big_b, w.big_b_size);
+    cm_map_free(m, &w.by_hash);
+    cm_mem_free(m, w.by_method, nm_methods * sizeof *w.by_method);
     if (st != NT_OK)
         tr_names_free(m, nm);
     return st;
 }
 
-void tr_names_free(nt_mem *m, tr_names *nm)
+void tr_names_free(cm_mem *m, tr_names *nm)
 {
-    nt_mem_free(m, nm->of_frame, nm->frames_alloc * sizeof *nm->of_frame);
-    nt_mem_free(m, (void *)nm->rep, nm->rep_cap * sizeof *nm->rep);
+    cm_mem_free(m, nm->of_frame, nm->frames_alloc * sizeof *nm->of_frame);
+    cm_mem_free(m, (void *)nm->rep, nm->rep_cap * sizeof *nm->rep);
     memset(nm, 0, sizeof *nm);
 }
 
 #define TR_SCAN_THREADS 64u
 
-bool tr_walk_init(tr_walk *w, nt_mem *m, const nt_trace *t, const tr_selection *sel)
+bool tr_walk_init(tr_walk *w, cm_mem *m, const nt_trace *t, const tr_selection *sel)
 {
     memset(w, 0, sizeof *w);
     w->t = t;
@@ -137,8 +137,8 @@ bool tr_walk_init(tr_walk *w, nt_mem *m, const nt_trace *t, const tr_selection *
     size_t n = t->nsamples, nt = t->nthreads;
     if (nt <= TR_SCAN_THREADS || sel->opt.filter.has_thread)
         return true;
-    w->order = nt_mem_alloc(m, (n ? n : 1) * sizeof *w->order);
-    w->first = nt_mem_alloc(m, (nt + 1) * sizeof *w->first);
+    w->order = cm_mem_alloc(m, (n ? n : 1) * sizeof *w->order);
+    w->first = cm_mem_alloc(m, (nt + 1) * sizeof *w->first);
     if (!w->order || !w->first) {
         tr_walk_free(w);
         return false;
@@ -161,8 +161,8 @@ void tr_walk_free(tr_walk *w)
 {
     if (!w->m)
         return;
-    nt_mem_free(w->m, w->order, (w->t->nsamples ? w->t->nsamples : 1) * sizeof *w->order);
-    nt_mem_free(w->m, w->first, (w->t->nthreads + 1) * sizeof *w->first);
+    cm_mem_free(w->m, w->order, (w->t->nsamples ? w->t->nsamples : 1) * sizeof *w->order);
+    cm_mem_free(w->m, w->first, (w->t->nthreads + 1) * sizeof *w->first);
     w->order = w->first = NULL;
 }
 
@@ -228,7 +228,7 @@ nt_status tr_export_open(tr_export *x, const nt_trace *t, const nt_export_option
     if (!t || !w || !tr_selection_fits(t, opt))
         return NT_ERR_INVALID_ARG;
     tr_selection_init(&x->sel, t, opt);
-    nt_mem_init(&x->m, &t->mem.a);
+    cm_mem_init(&x->m, &t->mem.a);
     nt_status st = tr_names_build(&x->m, t, opt && opt->signatures ? NT_NAME_SIGNATURE : 0, &x->nm);
     if (st == NT_OK && !tr_walk_init(&x->wk, &x->m, t, &x->sel))
         st = NT_ERR_NOMEM;

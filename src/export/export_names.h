@@ -1,6 +1,6 @@
 /* Dense name indices for frames, and samples grouped by thread. */
-#ifndef NT_EXPORT_NAMES_H
-#define NT_EXPORT_NAMES_H
+#ifndef EX_NAMES_H
+#define EX_NAMES_H
 
 #include "trace/trace_internal.h"
 
@@ -13,8 +13,8 @@ typedef struct tr_names {
 } tr_names;
 
 /* flags: nt_frame_name_ex's (NT_NAME_SIGNATURE keeps overloads apart). */
-nt_status tr_names_build(nt_mem *m, const nt_trace *t, unsigned flags, tr_names *nm);
-void tr_names_free(nt_mem *m, tr_names *nm);
+nt_status tr_names_build(cm_mem *m, const nt_trace *t, unsigned flags, tr_names *nm);
+void tr_names_free(cm_mem *m, tr_names *nm);
 
 /* Walking one thread's samples in time order, with the weight of each (the
  * time to that thread's next sample).  With few threads a walk scans all
@@ -23,7 +23,7 @@ void tr_names_free(nt_mem *m, tr_names *nm);
 typedef struct tr_walk {
     const nt_trace *t;
     const tr_selection *sel;
-    nt_mem *m;
+    cm_mem *m;
     uint32_t *order, *first;   /* NULL when scanning */
 } tr_walk;
 
@@ -33,7 +33,7 @@ typedef struct tr_walk_it {
     size_t cur, next;          /* current and lookahead sample, SIZE_MAX at the end */
 } tr_walk_it;
 
-bool tr_walk_init(tr_walk *w, nt_mem *m, const nt_trace *t, const tr_selection *sel);
+bool tr_walk_init(tr_walk *w, cm_mem *m, const nt_trace *t, const tr_selection *sel);
 void tr_walk_free(tr_walk *w);
 void tr_walk_begin(const tr_walk *w, uint32_t thread, tr_walk_it *it);
 /* Next sample of the thread that the selection keeps, SIZE_MAX at the end;
@@ -46,7 +46,7 @@ bool tr_walk_thread_selected(const tr_walk *w, uint32_t th);
  * selection, the name table and a walk, all through the trace's allocator. */
 typedef struct tr_export {
     tr_selection sel;
-    nt_mem m;
+    cm_mem m;
     tr_names nm;
     tr_walk wk;
 } tr_export;

@@ -115,15 +115,15 @@ static const char *mapping_file(const nt_trace *t, const nt_frame *f)
     return f->method->assembly[0] ? f->method->assembly : "[unknown module]";
 }
 
-nt_status pb_emit_names(tr_gzip *g, nt_mem *m, const nt_trace *t, const tr_names *nm, uint32_t first_string,
+nt_status pb_emit_names(tr_gzip *g, cm_mem *m, const nt_trace *t, const tr_names *nm, uint32_t first_string,
                         uint32_t *next_string)
 {
     nt_status st = NT_OK;
     /* The mapping of each name: one per module, one for the unresolved frames. */
-    uint32_t *mod_of = nt_mem_alloc(m, (nm->n + 1) * sizeof *mod_of);
-    tr_mapping *maps = nt_mem_alloc(m, (nm->n + 1) * sizeof *maps);
+    uint32_t *mod_of = cm_mem_alloc(m, (nm->n + 1) * sizeof *mod_of);
+    tr_mapping *maps = cm_mem_alloc(m, (nm->n + 1) * sizeof *maps);
     size_t nmaps = 0;
-    nt_map map_of = { 0 };
+    cm_map map_of = { 0 };
     if (!mod_of || !maps)
         st = NT_ERR_NOMEM;
     for (size_t i = 0; st == NT_OK && i < nm->n; i++) {
@@ -133,7 +133,7 @@ nt_status pb_emit_names(tr_gzip *g, nt_mem *m, const nt_trace *t, const tr_names
         uint32_t k = tr_index(&map_of, key);
         if (k == UINT32_MAX) {
             k = (uint32_t)nmaps++;
-            if (!nt_map_set(m, &map_of, key, k)) {
+            if (!cm_map_set(m, &map_of, key, k)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
@@ -180,9 +180,9 @@ nt_status pb_emit_names(tr_gzip *g, nt_mem *m, const nt_trace *t, const tr_names
         pb_uint(&b, 7, 1);
         pb_emit_msg(g, 3, &b);
     }
-    nt_mem_free(m, mod_of, (nm->n + 1) * sizeof *mod_of);
-    nt_mem_free(m, maps, (nm->n + 1) * sizeof *maps);
-    nt_map_free(m, &map_of);
+    cm_mem_free(m, mod_of, (nm->n + 1) * sizeof *mod_of);
+    cm_mem_free(m, maps, (nm->n + 1) * sizeof *maps);
+    cm_map_free(m, &map_of);
     *next_string = (uint32_t)(first_string + nm->n + nmaps);
     return st;
 }

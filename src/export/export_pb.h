@@ -17,8 +17,8 @@
  * record), spanning that module's sampled methods, and one more for the
  * frames no method record covers, so every location has a mapping with a
  * file name and pprof has a "main binary" to name. */
-#ifndef NT_EXPORT_PB_H
-#define NT_EXPORT_PB_H
+#ifndef EX_PB_H
+#define EX_PB_H
 
 #include "export/export_gzip.h"
 #include "export/export_names.h"
@@ -45,7 +45,7 @@ void pb_emit_times(tr_gzip *g, const nt_trace *t, int64_t first_ns, int64_t last
  * and location i + 1 (with the address when the frame is unresolved), then
  * the mappings (their file names after the frame names in the string table);
  * *next_string: the string index after them.  m: scratch memory. */
-nt_status pb_emit_names(tr_gzip *g, nt_mem *m, const nt_trace *t, const tr_names *nm, uint32_t first_string,
+nt_status pb_emit_names(tr_gzip *g, cm_mem *m, const nt_trace *t, const tr_names *nm, uint32_t first_string,
                         uint32_t *next_string);
 
 /* A Sample label: a number (num) or a string index (str). */

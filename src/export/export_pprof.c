@@ -36,10 +36,10 @@ static const char *const LABEL_KEYS[L_KINDS] = { "trace_id", "span_id", "activit
 
 /* The label sets' strings after the names (from *next): the keys, then each set's values; str[3 * set + kind]
  * is a value's string index, 0 when the set has none of that kind. */
-static bool emit_label_strings(tr_gzip *g, nt_mem *m, const nt_trace *t, uint32_t next, uint32_t **str)
+static bool emit_label_strings(tr_gzip *g, cm_mem *m, const nt_trace *t, uint32_t next, uint32_t **str)
 {
     size_t n = (t->nlabel_sets + 1) * L_KINDS;
-    *str = nt_mem_alloc(m, n * sizeof **str);
+    *str = cm_mem_alloc(m, n * sizeof **str);
     if (!*str)
         return false;
     memset(*str, 0, n * sizeof **str);
@@ -84,13 +84,13 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         return st;
     const tr_names *nm = &x.nm;
     tr_walk *wk = &x.wk;
-    nt_mem *m = &x.m;
-    nt_map agg = { 0 };
+    cm_mem *m = &x.m;
+    cm_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
     uint64_t *keys = NULL;
     uint32_t *sets = NULL;  /* per merged sample: its label set (labeled traces) */
     uint32_t *label_str = NULL;
-    nt_map lagg = { 0 };
+    cm_map lagg = { 0 };
     size_t nagg = 0, agg_cap = 0, keys_cap = 0, sets_cap = 0;
     int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
     for (uint32_t th = 0; st == NT_OK && th < t->nthreads; th++) {
@@ -103,7 +103,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
             const tr_sample *s = TR_SAMPLE(t, i);
             uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
             uint32_t set = t->sample_labels && i < t->sample_labels_cap ? t->sample_labels[i] : 0;
-            nt_map *into = set ? &lagg : &agg;
+            cm_map *into = set ? &lagg : &agg;
             uint64_t mkey = key;
             uint32_t a = UINT32_MAX;
             for (uint32_t probe = 0;; probe++) {
@@ -114,10 +114,10 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
             }
             if (a == UINT32_MAX) {
                 if (nagg >= UINT32_MAX - 2 ||
-                    !nt_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
-                    !nt_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    (t->sample_labels && !nt_mem_reserve(m, (void **)&sets, &sets_cap, nagg + 1, sizeof *sets)) ||
-                    !nt_map_set(m, into, mkey, (uint32_t)nagg)) {
+                    !cm_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
+                    !cm_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
+                    (t->sample_labels && !cm_mem_reserve(m, (void **)&sets, &sets_cap, nagg + 1, sizeof *sets)) ||
+                    !cm_map_set(m, into, mkey, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
                 }
@@ -180,13 +180,13 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         }
         st = tr_gzip_close(&g, st);
     }
-    nt_map_free(m, &agg);
-    nt_map_free(m, &lagg);
-    nt_mem_free(m, sets, sets_cap * sizeof *sets);
+    cm_map_free(m, &agg);
+    cm_map_free(m, &lagg);
+    cm_mem_free(m, sets, sets_cap * sizeof *sets);
     if (label_str)
-        nt_mem_free(m, label_str, (t->nlabel_sets + 1) * L_KINDS * sizeof *label_str);
-    nt_mem_free(m, vals, agg_cap * sizeof *vals);
-    nt_mem_free(m, keys, keys_cap * sizeof *keys);
+        cm_mem_free(m, label_str, (t->nlabel_sets + 1) * L_KINDS * sizeof *label_str);
+    cm_mem_free(m, vals, agg_cap * sizeof *vals);
+    cm_mem_free(m, keys, keys_cap * sizeof *keys);
     tr_export_close(&x);
     return st;
 }

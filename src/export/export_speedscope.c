@@ -98,7 +98,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given
     tr_speedscope_open(&o, nm, nm->n);
     tr_out_str(&o, "]},\n\"profiles\":[");
     /* Busiest thread first: speedscope opens the first profile (activeProfileIndex 0). */
-    tr_thread_total *order = nt_mem_alloc(&x.m, (t->nthreads ? t->nthreads : 1) * sizeof *order);
+    tr_thread_total *order = cm_mem_alloc(&x.m, (t->nthreads ? t->nthreads : 1) * sizeof *order);
     if (!order) {
         tr_export_close(&x);
         return NT_ERR_NOMEM;
@@ -128,7 +128,7 @@ nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given
         }
         tr_out_str(&o, "]}");
     }
-    nt_mem_free(&x.m, order, (t->nthreads ? t->nthreads : 1) * sizeof *order);
+    cm_mem_free(&x.m, order, (t->nthreads ? t->nthreads : 1) * sizeof *order);
     tr_speedscope_close(&o, sel->opt.name);
     st = tr_out_flush(&o);
     tr_export_close(&x);

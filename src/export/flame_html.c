@@ -24,7 +24,7 @@ static void put_html_safe(void *ctx, const char *p, size_t n)
     tr_out_bytes(o, p + run, n - run);
 }
 
-static void json(tr_out *o, const char *s) { nt_json_string(put_html_safe, o, s); }
+static void json(tr_out *o, const char *s) { cm_json_string(put_html_safe, o, s); }
 
 void tr_flame_open(tr_out *o, const char *title, const char *unit)
 {

@@ -8,8 +8,8 @@
  * empty stack is weight on the root), close.  Strings go through the one
  * JSON writer with '<', '>' and '&' escaped as well, so no name from a trace
  * can end the data's <script> element. */
-#ifndef NT_EXPORT_FLAME_HTML_H
-#define NT_EXPORT_FLAME_HTML_H
+#ifndef EX_FLAME_HTML_H
+#define EX_FLAME_HTML_H
 
 #include "trace/trace_internal.h"
 

@@ -25,21 +25,21 @@ typedef struct fnode {
 } fnode;
 
 typedef struct flame {
-    nt_mem *mem;
+    cm_mem *mem;
     fnode *nodes;
     size_t count, cap;
-    nt_map child;      /* (parent << 32 | frame) -> node */
+    cm_map child;      /* (parent << 32 | frame) -> node */
     uint32_t nframes;
 } flame;
 
 static bool flame_child(flame *f, uint32_t parent, uint32_t frame, uint32_t *out)
 {
     bool added;
-    uint64_t *v = nt_map_put(f->mem, &f->child, ((uint64_t)parent << 32) | frame, &added);
+    uint64_t *v = cm_map_put(f->mem, &f->child, ((uint64_t)parent << 32) | frame, &added);
     if (!v)
         return false;
     if (added) {
-        if (!nt_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, f->count + 1, sizeof *f->nodes))
+        if (!cm_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, f->count + 1, sizeof *f->nodes))
             return false;
         f->nodes[f->count] = (fnode){ parent, frame, f->nodes[parent].depth + 1, 0 };
         *v = f->count++;
@@ -61,7 +61,7 @@ static bool flame_walk(nt_heap *h, flame *f, const nt_heap_export_options *opt, 
                        const uint32_t *start, const uint32_t *child)
 {
     typedef struct { uint32_t obj, pos, node; } frame;
-    frame *stack = nt_mem_alloc(f->mem, ((size_t)h->n + 1) * sizeof *stack);
+    frame *stack = cm_mem_alloc(f->mem, ((size_t)h->n + 1) * sizeof *stack);
     if (!stack)
         return false;
     uint32_t max_depth = opt && opt->max_depth ? opt->max_depth : NT_HEAP_DEFAULT_MAX_DEPTH;
@@ -89,7 +89,7 @@ static bool flame_walk(nt_heap *h, flame *f, const nt_heap_export_options *opt, 
         f->nodes[node].self += opt && opt->by_count ? 1 : h->size[c];
         stack[top++] = (frame){ c, start[c], node };
     }
-    nt_mem_free(f->mem, stack, ((size_t)h->n + 1) * sizeof *stack);
+    cm_mem_free(f->mem, stack, ((size_t)h->n + 1) * sizeof *stack);
     return ok;
 }
 
@@ -106,8 +106,8 @@ static nt_status flame_build(nt_heap *h, const nt_heap_export_options *opt, flam
     if (s != NT_OK)
         return s;
     size_t n = h->n ? h->n : 1;
-    uint8_t *kind = nt_mem_alloc(f->mem, n);
-    bool ok = kind && nt_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, 1, sizeof *f->nodes);
+    uint8_t *kind = cm_mem_alloc(f->mem, n);
+    bool ok = kind && cm_mem_reserve(f->mem, (void **)&f->nodes, &f->cap, 1, sizeof *f->nodes);
     if (ok) {
         memset(kind, 0xff, n);
         for (size_t r = h->nroots; r-- > 0;) /* the first record of an object names its kind */
@@ -116,16 +116,16 @@ static nt_status flame_build(nt_heap *h, const nt_heap_export_options *opt, flam
         f->count = 1;
         ok = flame_walk(h, f, opt, kind, start, child);
     }
-    nt_mem_free(f->mem, kind, n);
-    nt_mem_free(&h->mem, start, ((size_t)h->n + 2) * sizeof *start);
-    nt_mem_free(&h->mem, child, n * sizeof *child);
+    cm_mem_free(f->mem, kind, n);
+    cm_mem_free(&h->mem, start, ((size_t)h->n + 2) * sizeof *start);
+    cm_mem_free(&h->mem, child, n * sizeof *child);
     return ok ? NT_OK : NT_ERR_NOMEM;
 }
 
 static void flame_free(flame *f)
 {
-    nt_mem_free(f->mem, f->nodes, f->cap * sizeof *f->nodes);
-    nt_map_free(f->mem, &f->child);
+    cm_mem_free(f->mem, f->nodes, f->cap * sizeof *f->nodes);
+    cm_map_free(f->mem, &f->child);
 }
 
 static const char *frame_name(const nt_heap *h, uint32_t frame)
@@ -167,7 +167,7 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given,
     nt_status s = flame_build(h, opt, &f);
     if (s != NT_OK)
         return s;
-    uint32_t *ids = nt_mem_alloc(f.mem, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
+    uint32_t *ids = cm_mem_alloc(f.mem, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
     if (!ids) {
         flame_free(&f);
         return NT_ERR_NOMEM;
@@ -187,7 +187,7 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given,
         tr_out_u64(&o, f.nodes[k].self);
         tr_out_bytes(&o, "\n", 1);
     }
-    nt_mem_free(f.mem, ids, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
+    cm_mem_free(f.mem, ids, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
     flame_free(&f);
     return tr_out_flush(&o);
 }
@@ -203,7 +203,7 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
     if (s != NT_OK)
         return s;
     size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = nt_mem_alloc(f.mem, idn * sizeof *ids);
+    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
     if (!ids) {
         flame_free(&f);
         return NT_ERR_NOMEM;
@@ -252,7 +252,7 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
     tr_out_str(&o, "]}],\n\"name\":\"heap\",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
     tr_out_str(&o, NT_VERSION_STRING);
     tr_out_str(&o, "\"}\n");
-    nt_mem_free(f.mem, ids, idn * sizeof *ids);
+    cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
     return tr_out_flush(&o);
 }
@@ -270,11 +270,11 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
     if (s != NT_OK)
         return s;
     size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = nt_mem_alloc(f.mem, idn * sizeof *ids);
-    uint32_t *self = nt_mem_alloc(f.mem, (size_t)f.nframes * sizeof *self);
+    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
+    uint32_t *self = cm_mem_alloc(f.mem, (size_t)f.nframes * sizeof *self);
     if (!ids || !self) {
-        nt_mem_free(f.mem, ids, idn * sizeof *ids);
-        nt_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
+        cm_mem_free(f.mem, ids, idn * sizeof *ids);
+        cm_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
         flame_free(&f);
         return NT_ERR_NOMEM;
     }
@@ -319,8 +319,8 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
         }
         st = tr_gzip_close(&g, NT_OK);
     }
-    nt_mem_free(f.mem, ids, idn * sizeof *ids);
-    nt_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
+    cm_mem_free(f.mem, ids, idn * sizeof *ids);
+    cm_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
     flame_free(&f);
     return st;
 }
@@ -336,7 +336,7 @@ nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, n
     if (s != NT_OK)
         return s;
     size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = nt_mem_alloc(f.mem, idn * sizeof *ids);
+    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
     if (!ids) {
         flame_free(&f);
         return NT_ERR_NOMEM;
@@ -364,7 +364,7 @@ nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, n
         first = false;
     }
     tr_flame_close(&o);
-    nt_mem_free(f.mem, ids, idn * sizeof *ids);
+    cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
     return tr_out_flush(&o);
 }

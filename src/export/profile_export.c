@@ -79,20 +79,20 @@ nt_status tr_prof_export(const nt_profile *p, const nt_profile_export_options *g
         return NT_ERR_INVALID_ARG;
     if (o->filter.managed_only || o->filter.from.set || o->filter.to.set)
         return NT_ERR_INVALID_ARG; /* merged records hold neither the managed flag nor each event's time */
-    nt_mem m;
+    cm_mem m;
     tr_names nm;
-    nt_mem_init(&m, &p->trace->mem.a);
+    cm_mem_init(&m, &p->trace->mem.a);
     nt_status st = tr_names_build(&m, p->trace, o->signatures ? NT_NAME_SIGNATURE : 0, &nm);
     st = body(p, o, &m, &nm, st, w, user);
     tr_names_free(&m, &nm);
     return st;
 }
-static nt_status folded_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+static nt_status folded_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m,
                              const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = p->trace;
     size_t n = 0, cap = p->nrecs ? 2 * p->nrecs : 1;
-    uint32_t *order = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *order) : NULL;
+    uint32_t *order = st == NT_OK ? cm_mem_alloc(m, cap * sizeof *order) : NULL;
     if (st == NT_OK && !order)
         st = NT_ERR_NOMEM;
     if (st == NT_OK) {
@@ -101,7 +101,7 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
                 order[n++] = (uint32_t)i;
         bool leaf = label_leaf(opt);
         prof_ctx c = { p, nm, opt->with_label || leaf };
-        nt_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
+        cm_merge_sort(order, order + n, n, sizeof *order, cmp_rec_ids, &c);
         tr_out o;
         tr_out_init(&o, w, user);
         char label[512];
@@ -132,7 +132,7 @@ static nt_status folded_body(const nt_profile *p, const nt_profile_export_option
         }
         st = tr_out_flush(&o);
     }
-    nt_mem_free(m, order, cap * sizeof *order);
+    cm_mem_free(m, order, cap * sizeof *order);
     return st;
 }
 
@@ -145,7 +145,7 @@ nt_status nt_profile_export_folded(const nt_profile *p, const nt_profile_export_
 /* The threads of the selected records into order (p->nrecs entries) with
  * their totals and first records, busiest first; threads maps a thread id to
  * its place before the sort (the caller frees it). */
-static nt_status prof_threads(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m, nt_map *threads,
+static nt_status prof_threads(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m, cm_map *threads,
                               tr_thread_total *order, size_t *count)
 {
     size_t n = 0;
@@ -155,7 +155,7 @@ static nt_status prof_threads(const nt_profile *p, const nt_profile_export_optio
         uint32_t k = tr_index(threads, p->recs[i].thread_id);
         if (k == UINT32_MAX) {
             k = (uint32_t)n++;
-            if (!nt_map_set(m, threads, p->recs[i].thread_id, k))
+            if (!cm_map_set(m, threads, p->recs[i].thread_id, k))
                 return NT_ERR_NOMEM;
             order[k] = (tr_thread_total){ .thread = p->recs[i].thread_id, .first = i };
         }
@@ -167,17 +167,17 @@ static nt_status prof_threads(const nt_profile *p, const nt_profile_export_optio
     return NT_OK;
 }
 
-static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m,
                                  const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = p->trace;
-    nt_map threads = { 0 };   /* thread id -> its index in order */
-    nt_map labels = { 0 };    /* record index of a label's first record -> frame index */
+    cm_map threads = { 0 };   /* thread id -> its index in order */
+    cm_map labels = { 0 };    /* record index of a label's first record -> frame index */
     uint32_t *label_of = NULL; /* record -> label frame index */
     size_t nlabels = 0;
     bool leaf = label_leaf(opt);
     if (st == NT_OK && (opt->with_label || leaf) &&
-        !(label_of = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
+        !(label_of = cm_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *label_of)))
         st = NT_ERR_NOMEM;
     tr_out o;
     tr_out_init(&o, w, user);
@@ -204,7 +204,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
             }
         }
         if (f == UINT32_MAX) {
-            if (!nt_map_set(m, &labels, h, (uint32_t)i)) {
+            if (!cm_map_set(m, &labels, h, (uint32_t)i)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
@@ -220,7 +220,7 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
     /* One profile per thread, the busiest first (speedscope opens the first, as for the CPU profile). */
     tr_thread_total *order = NULL;
     size_t nthreads = 0;
-    if (st == NT_OK && !(order = nt_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
+    if (st == NT_OK && !(order = cm_mem_alloc(m, (p->nrecs ? p->nrecs : 1) * sizeof *order)))
         st = NT_ERR_NOMEM;
     if (st == NT_OK)
         st = prof_threads(p, opt, m, &threads, order, &nthreads);
@@ -260,14 +260,14 @@ static nt_status speedscope_body(const nt_profile *p, const nt_profile_export_op
         }
         tr_out_str(&o, "]}");
     }
-    nt_mem_free(m, order, (p->nrecs ? p->nrecs : 1) * sizeof *order);
+    cm_mem_free(m, order, (p->nrecs ? p->nrecs : 1) * sizeof *order);
     tr_speedscope_close(&o, opt->name);
     nt_status fs = tr_out_flush(&o);
     if (st == NT_OK)
         st = fs;
-    nt_mem_free(m, label_of, (p->nrecs ? p->nrecs : 1) * sizeof *label_of);
-    nt_map_free(m, &labels);
-    nt_map_free(m, &threads);
+    cm_mem_free(m, label_of, (p->nrecs ? p->nrecs : 1) * sizeof *label_of);
+    cm_map_free(m, &labels);
+    cm_map_free(m, &threads);
     return st;
 }
 
@@ -281,15 +281,15 @@ nt_status nt_profile_export_speedscope(const nt_profile *p, const nt_profile_exp
  * per selected record where the label is a frame (the root with with_label,
  * an allocation's leaf without), the threads busiest first, and each
  * record's stack in its thread's group. */
-static nt_status html_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m, const tr_names *nm,
+static nt_status html_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m, const tr_names *nm,
                            nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = p->trace;
     bool leaf = label_leaf(opt), labelled = opt->with_label || leaf;
     size_t cap = p->nrecs ? p->nrecs : 1, nthreads = 0;
-    nt_map threads = { 0 };
-    tr_thread_total *order = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *order) : NULL;
-    uint32_t *group_of = st == NT_OK ? nt_mem_alloc(m, cap * sizeof *group_of) : NULL;
+    cm_map threads = { 0 };
+    tr_thread_total *order = st == NT_OK ? cm_mem_alloc(m, cap * sizeof *order) : NULL;
+    uint32_t *group_of = st == NT_OK ? cm_mem_alloc(m, cap * sizeof *group_of) : NULL;
     if (st == NT_OK && (!order || !group_of))
         st = NT_ERR_NOMEM;
     if (st == NT_OK)
@@ -338,9 +338,9 @@ static nt_status html_body(const nt_profile *p, const nt_profile_export_options 
         tr_flame_close(&o);
         st = tr_out_flush(&o);
     }
-    nt_mem_free(m, group_of, group_of ? cap * sizeof *group_of : 0);
-    nt_mem_free(m, order, order ? cap * sizeof *order : 0);
-    nt_map_free(m, &threads);
+    cm_mem_free(m, group_of, group_of ? cap * sizeof *group_of : 0);
+    cm_mem_free(m, order, order ? cap * sizeof *order : 0);
+    cm_map_free(m, &threads);
     return st;
 }
 

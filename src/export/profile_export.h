@@ -1,7 +1,7 @@
 /* What the event profiles' exporters share (profile_export.c: folded and
  * speedscope; profile_pprof.c). */
-#ifndef NT_PROFILE_EXPORT_H
-#define NT_PROFILE_EXPORT_H
+#ifndef EX_PROFILE_EXPORT_H
+#define EX_PROFILE_EXPORT_H
 
 #include "export/export_names.h"
 #include "trace/profile_internal.h"
@@ -11,7 +11,7 @@
 /* One exporter's writing: p's records of opt->kind through w, with the frame
  * names nm allocated from m (the trace's allocator).  st is NT_OK, or the
  * failure to build the names (nm then holds nothing), which the body returns. */
-typedef nt_status (*tr_prof_body)(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+typedef nt_status (*tr_prof_body)(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m,
                                   const tr_names *nm, nt_status st, nt_sink_fn w, void *user);
 
 /* Checks the arguments (NT_ERR_INVALID_ARG), builds the frame names, runs

@@ -20,22 +20,22 @@ static const char *const FIXED[] = { "", "alloc_objects", "count", "alloc_space"
 /* The string index of an interned profile string (a type, a message, the key
  * "message"), added to the table when first used; UINT32_MAX when memory is
  * short.  Interned strings are equal exactly when their pointers are. */
-static uint32_t string_index(tr_gzip *g, nt_mem *m, nt_map *seen, uint32_t *next_string, const char *s)
+static uint32_t string_index(tr_gzip *g, cm_mem *m, cm_map *seen, uint32_t *next_string, const char *s)
 {
     uint32_t at = tr_index(seen, (uint64_t)(uintptr_t)s);
     if (at != UINT32_MAX)
         return at;
-    if (!nt_map_set(m, seen, (uint64_t)(uintptr_t)s, *next_string))
+    if (!cm_map_set(m, seen, (uint64_t)(uintptr_t)s, *next_string))
         return UINT32_MAX;
     pb_emit_string(g, s, strlen(s));
     return (*next_string)++;
 }
 
-static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options *opt, nt_mem *m,
+static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m,
                             const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
     const nt_trace *t = p->trace;
-    nt_map types = { 0 }; /* label or message pointer (interned) -> string index */
+    cm_map types = { 0 }; /* label or message pointer (interned) -> string index */
     static const char message_key[] = "message"; /* its own pointer: no interned string shares it */
     int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
     bool any = false;
@@ -122,7 +122,7 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
         pb_emit_sample(&g, tr_stack_ids(t, p->res[i].stack), nm->of_frame, rs->count, vals, nvals, labels, nlab);
     }
     st = tr_gzip_close(&g, st);
-    nt_map_free(m, &types);
+    cm_map_free(m, &types);
     return st;
 }
 

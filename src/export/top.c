@@ -15,7 +15,7 @@ typedef struct top_row {
 
 typedef struct top_impl {
     nt_top pub;
-    nt_mem mem;
+    cm_mem mem;
     nt_top_table *tables;
     size_t ntables;
     nt_top_row *rows;
@@ -56,7 +56,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UI
 static size_t store_name(top_impl *ti, const nt_frame *f, unsigned flags)
 {
     size_t len = nt_frame_name_ex(f, flags, NULL, 0) + 1;
-    if (!nt_mem_reserve(&ti->mem, (void **)&ti->names, &ti->names_cap, ti->names_len + len, 1))
+    if (!cm_mem_reserve(&ti->mem, (void **)&ti->names, &ti->names_cap, ti->names_len + len, 1))
         return SIZE_MAX;
     nt_frame_name_ex(f, flags, ti->names + ti->names_len, len);
     ti->names_len += len;
@@ -108,14 +108,14 @@ static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table 
     for (size_t i = 0; i < w->nm.n; i++)
         if (w->rows[i].incl)
             w->rows[n++] = w->rows[i];
-    top_row *scratch = nt_mem_alloc(&ti->mem, (n ? n : 1) * sizeof *scratch);
+    top_row *scratch = cm_mem_alloc(&ti->mem, (n ? n : 1) * sizeof *scratch);
     if (!scratch)
         return NT_ERR_NOMEM;
     bool by_incl = opt->by_inclusive;
-    nt_merge_sort(w->rows, scratch, n, sizeof *w->rows, cmp_rows, &by_incl);
-    nt_mem_free(&ti->mem, scratch, (n ? n : 1) * sizeof *scratch);
+    cm_merge_sort(w->rows, scratch, n, sizeof *w->rows, cmp_rows, &by_incl);
+    cm_mem_free(&ti->mem, scratch, (n ? n : 1) * sizeof *scratch);
     size_t keep = opt->rows && n > opt->rows ? opt->rows : n;
-    if (!nt_mem_reserve(&ti->mem, (void **)&ti->rows, &ti->rows_cap, ti->nrows + keep, sizeof *ti->rows))
+    if (!cm_mem_reserve(&ti->mem, (void **)&ti->rows, &ti->rows_cap, ti->nrows + keep, sizeof *ti->rows))
         return NT_ERR_NOMEM;
     out->row_count = keep;
     out->rows = (const nt_top_row *)(uintptr_t)ti->nrows; /* an index until the rows stop moving */
@@ -133,10 +133,10 @@ void nt_top_free(nt_top *top)
     if (!top)
         return;
     top_impl *ti = (top_impl *)top;
-    nt_mem_free(&ti->mem, ti->tables, (ti->ntables ? ti->ntables : 1) * sizeof *ti->tables);
-    nt_mem_free(&ti->mem, ti->rows, ti->rows_cap * sizeof *ti->rows);
-    nt_mem_free(&ti->mem, ti->names, ti->names_cap);
-    NT_MEM_DELETE(top_impl, ti);
+    cm_mem_free(&ti->mem, ti->tables, (ti->ntables ? ti->ntables : 1) * sizeof *ti->tables);
+    cm_mem_free(&ti->mem, ti->rows, ti->rows_cap * sizeof *ti->rows);
+    cm_mem_free(&ti->mem, ti->names, ti->names_cap);
+    CM_MEM_DELETE(top_impl, ti);
 }
 
 nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top **out)
@@ -149,29 +149,29 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
     nt_top_options opt;
     if (!ABI_IN(nt_top_options, &opt, options))
         return NT_ERR_INVALID_ARG;
-    top_impl *ti = NT_MEM_NEW(top_impl, &t->mem.a);
+    top_impl *ti = CM_MEM_NEW(top_impl, &t->mem.a);
     if (!ti)
         return NT_ERR_NOMEM;
     top_work w = { .t = t, .opt = &opt };
     nt_export_options so = { .filter = opt.filter };
     if (!tr_selection_fits(t, &so)) {
-        NT_MEM_DELETE(top_impl, ti);
+        CM_MEM_DELETE(top_impl, ti);
         return NT_ERR_INVALID_ARG;
     }
     tr_selection_init(&w.sel, t, &so);
     size_t ns = t->nstacks ? t->nstacks : 1, nsamples = t->nsamples ? t->nsamples : 1;
     nt_status st = tr_names_build(&ti->mem, t, opt.signatures ? NT_NAME_SIGNATURE : 0, &w.nm);
     if (st == NT_OK && opt.weight == NT_WEIGHT_TIME) {
-        w.wall = nt_mem_alloc(&ti->mem, nsamples * sizeof *w.wall);
+        w.wall = cm_mem_alloc(&ti->mem, nsamples * sizeof *w.wall);
         st = w.wall ? nt_trace_wall_ns(t, w.wall) : NT_ERR_NOMEM;
     }
     size_t nn = w.nm.n ? w.nm.n : 1;
     if (st == NT_OK) {
-        w.stack_w = nt_mem_alloc(&ti->mem, ns * sizeof *w.stack_w);
-        w.seen = nt_mem_alloc(&ti->mem, nn * sizeof *w.seen);
-        w.rows = nt_mem_alloc(&ti->mem, nn * sizeof *w.rows);
+        w.stack_w = cm_mem_alloc(&ti->mem, ns * sizeof *w.stack_w);
+        w.seen = cm_mem_alloc(&ti->mem, nn * sizeof *w.seen);
+        w.rows = cm_mem_alloc(&ti->mem, nn * sizeof *w.rows);
         ti->ntables = opt.by_thread ? t->nthreads : 1;
-        ti->tables = nt_mem_alloc(&ti->mem, (ti->ntables ? ti->ntables : 1) * sizeof *ti->tables);
+        ti->tables = cm_mem_alloc(&ti->mem, (ti->ntables ? ti->ntables : 1) * sizeof *ti->tables);
         if (!w.stack_w || !w.seen || !w.rows || !ti->tables)
             st = NT_ERR_NOMEM;
     }
@@ -183,10 +183,10 @@ nt_status nt_top_build(const nt_trace *t, const nt_top_options *options, nt_top 
         st = count_table(ti, &w, opt.by_thread ? i : SIZE_MAX, &ti->tables[made]);
         made++;
     }
-    nt_mem_free(&ti->mem, w.wall, nsamples * sizeof *w.wall);
-    nt_mem_free(&ti->mem, w.stack_w, ns * sizeof *w.stack_w);
-    nt_mem_free(&ti->mem, w.seen, nn * sizeof *w.seen);
-    nt_mem_free(&ti->mem, w.rows, nn * sizeof *w.rows);
+    cm_mem_free(&ti->mem, w.wall, nsamples * sizeof *w.wall);
+    cm_mem_free(&ti->mem, w.stack_w, ns * sizeof *w.stack_w);
+    cm_mem_free(&ti->mem, w.seen, nn * sizeof *w.seen);
+    cm_mem_free(&ti->mem, w.rows, nn * sizeof *w.rows);
     tr_names_free(&ti->mem, &w.nm);
     if (st != NT_OK) {
         nt_top_free(&ti->pub);

@@ -9,8 +9,8 @@ nt_status nt_trace_wall_ns(const nt_trace *t, int64_t *out)
         return NT_ERR_INVALID_ARG;
     tr_selection sel; /* every sample: the gap runs to the next sample whatever a filter keeps */
     tr_selection_init(&sel, t, NULL);
-    nt_mem m;
-    nt_mem_init(&m, &t->mem.a);
+    cm_mem m;
+    cm_mem_init(&m, &t->mem.a);
     tr_walk wk;
     if (!tr_walk_init(&wk, &m, t, &sel))
         return NT_ERR_NOMEM;

@@ -16,12 +16,12 @@ nt_heap_builder *nt_heap_builder_new(const nt_heap_limits *limits, const nt_allo
     nt_heap_limits l;
     if (!ABI_IN(nt_heap_limits, &l, limits))
         return NULL;
-    nt_heap_builder *b = NT_MEM_NEW(nt_heap_builder, alloc);
+    nt_heap_builder *b = CM_MEM_NEW(nt_heap_builder, alloc);
     if (!b)
         return NULL;
-    b->h = NT_MEM_NEW(nt_heap, alloc);
+    b->h = CM_MEM_NEW(nt_heap, alloc);
     if (!b->h) {
-        NT_MEM_DELETE(nt_heap_builder, b);
+        CM_MEM_DELETE(nt_heap_builder, b);
         return NULL;
     }
     b->lim.max_objects = pick(l.max_objects, NT_HEAP_DEFAULT_MAX_OBJECTS);
@@ -38,39 +38,39 @@ void nt_heap_free(nt_heap *h)
 {
     if (!h)
         return;
-    nt_mem *m = &h->mem;
+    cm_mem *m = &h->mem;
     size_t n = h->n;
-    nt_mem_free(m, h->addr, n * sizeof *h->addr);
-    nt_mem_free(m, h->size, n * sizeof *h->size);
-    nt_mem_free(m, h->type, n * sizeof *h->type);
-    nt_mem_free(m, h->edge_start, (n + 1) * sizeof *h->edge_start);
-    nt_mem_free(m, h->edges, h->stats.edges * sizeof *h->edges);
-    nt_mem_free(m, h->by_addr, n * sizeof *h->by_addr);
-    nt_mem_free(m, h->roots, h->nroots * sizeof *h->roots);
-    nt_mem_free(m, h->types, h->ntypes * sizeof *h->types);
-    nt_mem_free(m, h->names.p, h->names.cap);
-    nt_mem_free(m, h->idom, n * sizeof *h->idom);
-    nt_mem_free(m, h->retained, n * sizeof *h->retained);
-    nt_mem_free(m, h->bfs_parent, n * sizeof *h->bfs_parent);
-    nt_mem_free(m, h->bfs_root, n * sizeof *h->bfs_root);
-    nt_mem_free(m, h->bfs_rank, n * sizeof *h->bfs_rank);
-    NT_MEM_DELETE(nt_heap, h);
+    cm_mem_free(m, h->addr, n * sizeof *h->addr);
+    cm_mem_free(m, h->size, n * sizeof *h->size);
+    cm_mem_free(m, h->type, n * sizeof *h->type);
+    cm_mem_free(m, h->edge_start, (n + 1) * sizeof *h->edge_start);
+    cm_mem_free(m, h->edges, h->stats.edges * sizeof *h->edges);
+    cm_mem_free(m, h->by_addr, n * sizeof *h->by_addr);
+    cm_mem_free(m, h->roots, h->nroots * sizeof *h->roots);
+    cm_mem_free(m, h->types, h->ntypes * sizeof *h->types);
+    cm_mem_free(m, h->names.p, h->names.cap);
+    cm_mem_free(m, h->idom, n * sizeof *h->idom);
+    cm_mem_free(m, h->retained, n * sizeof *h->retained);
+    cm_mem_free(m, h->bfs_parent, n * sizeof *h->bfs_parent);
+    cm_mem_free(m, h->bfs_root, n * sizeof *h->bfs_root);
+    cm_mem_free(m, h->bfs_rank, n * sizeof *h->bfs_rank);
+    CM_MEM_DELETE(nt_heap, h);
 }
 
 /* The builder's arrays at their capacities (the heap's own sizes are set only at finish). */
 static void free_building(nt_heap_builder *b)
 {
     nt_heap *h = b->h;
-    nt_mem *m = &h->mem;
-    nt_mem_free(m, h->addr, b->cap_addr * sizeof *h->addr);
-    nt_mem_free(m, h->size, b->cap_size * sizeof *h->size);
-    nt_mem_free(m, h->type, b->cap_type * sizeof *h->type);
-    nt_mem_free(m, h->edge_start, b->cap_start * sizeof *h->edge_start);
-    nt_mem_free(m, b->edge_addr, b->cap_e * sizeof *b->edge_addr);
-    nt_mem_free(m, h->roots, b->cap_r * sizeof *h->roots);
-    nt_mem_free(m, h->types, b->cap_t * sizeof *h->types);
-    nt_mem_free(m, h->names.p, h->names.cap);
-    NT_MEM_DELETE(nt_heap, h);
+    cm_mem *m = &h->mem;
+    cm_mem_free(m, h->addr, b->cap_addr * sizeof *h->addr);
+    cm_mem_free(m, h->size, b->cap_size * sizeof *h->size);
+    cm_mem_free(m, h->type, b->cap_type * sizeof *h->type);
+    cm_mem_free(m, h->edge_start, b->cap_start * sizeof *h->edge_start);
+    cm_mem_free(m, b->edge_addr, b->cap_e * sizeof *b->edge_addr);
+    cm_mem_free(m, h->roots, b->cap_r * sizeof *h->roots);
+    cm_mem_free(m, h->types, b->cap_t * sizeof *h->types);
+    cm_mem_free(m, h->names.p, h->names.cap);
+    CM_MEM_DELETE(nt_heap, h);
 }
 
 void nt_heap_builder_free(nt_heap_builder *b)
@@ -79,10 +79,10 @@ void nt_heap_builder_free(nt_heap_builder *b)
         return;
     if (b->h)
         free_building(b);
-    nt_map_free(&b->mem, &b->type_map);
-    nt_map_free(&b->mem, &b->module_names);
-    nt_map_free(&b->mem, &b->rcw);
-    NT_MEM_DELETE(nt_heap_builder, b);
+    cm_map_free(&b->mem, &b->type_map);
+    cm_map_free(&b->mem, &b->module_names);
+    cm_map_free(&b->mem, &b->rcw);
+    CM_MEM_DELETE(nt_heap_builder, b);
 }
 
 bool nt_heap_builder_done(const nt_heap_builder *b) { return b && b->state == HB_DONE; }
@@ -139,10 +139,10 @@ int hb_add_object(nt_heap_builder *b, uint64_t addr, uint64_t size, uint64_t typ
         size = 0;
     }
     size_t need = (size_t)h->n + 1;
-    if (!nt_mem_reserve(&h->mem, (void **)&h->addr, &b->cap_addr, need, sizeof *h->addr) ||
-        !nt_mem_reserve(&h->mem, (void **)&h->size, &b->cap_size, need, sizeof *h->size) ||
-        !nt_mem_reserve(&h->mem, (void **)&h->type, &b->cap_type, need, sizeof *h->type) ||
-        !nt_mem_reserve(&h->mem, (void **)&h->edge_start, &b->cap_start, need + 1, sizeof *h->edge_start))
+    if (!cm_mem_reserve(&h->mem, (void **)&h->addr, &b->cap_addr, need, sizeof *h->addr) ||
+        !cm_mem_reserve(&h->mem, (void **)&h->size, &b->cap_size, need, sizeof *h->size) ||
+        !cm_mem_reserve(&h->mem, (void **)&h->type, &b->cap_type, need, sizeof *h->type) ||
+        !cm_mem_reserve(&h->mem, (void **)&h->edge_start, &b->cap_start, need + 1, sizeof *h->edge_start))
         return short_of_memory(b);
     h->addr[h->n] = addr;
     h->size[h->n] = size;
@@ -159,7 +159,7 @@ int hb_add_edge(nt_heap_builder *b, uint64_t target, uint64_t off)
     if (b->nedges >= b->lim.max_edges)
         return hb_fail(b, NT_ERR_LIMIT, "the heap passed max_edges (%u references) at byte %llu", b->lim.max_edges,
                        (unsigned long long)off);
-    if (!nt_mem_reserve(&b->h->mem, (void **)&b->edge_addr, &b->cap_e, b->nedges + 1, sizeof *b->edge_addr))
+    if (!cm_mem_reserve(&b->h->mem, (void **)&b->edge_addr, &b->cap_e, b->nedges + 1, sizeof *b->edge_addr))
         return short_of_memory(b);
     b->edge_addr[b->nedges++] = target;
     return 0;
@@ -178,7 +178,7 @@ int hb_add_root(nt_heap_builder *b, uint64_t addr, nt_heap_root_kind kind, uint3
     if (!hp_names_add(&h->mem, &h->names, name, name_len, b->lim.max_name_bytes, &name_off))
         return hb_fail(b, NT_ERR_LIMIT, "the heap's names passed max_name_bytes (%u bytes) at byte %llu",
                        b->lim.max_name_bytes, (unsigned long long)off);
-    if (!nt_mem_reserve(&h->mem, (void **)&h->roots, &b->cap_r, h->nroots + 1, sizeof *h->roots))
+    if (!cm_mem_reserve(&h->mem, (void **)&h->roots, &b->cap_r, h->nroots + 1, sizeof *h->roots))
         return short_of_memory(b);
     hp_root *r = &h->roots[h->nroots++];
     r->obj = addr;
@@ -198,7 +198,7 @@ bool hb_type_index(nt_heap_builder *b, uint64_t type_id, uint64_t off, uint32_t 
         *index = slot->index1 - 1;
         return true;
     }
-    uint64_t *v = nt_map_get(&b->type_map, type_id);
+    uint64_t *v = cm_map_get(&b->type_map, type_id);
     if (v) {
         *index = (uint32_t)(*v - 1);
         *slot = (hb_type_slot){ type_id, (uint32_t)*v };
@@ -209,8 +209,8 @@ bool hb_type_index(nt_heap_builder *b, uint64_t type_id, uint64_t off, uint32_t 
                 (unsigned long long)off);
         return false;
     }
-    if (!nt_mem_reserve(&h->mem, (void **)&h->types, &b->cap_t, h->ntypes + 1, sizeof *h->types) ||
-        !nt_map_set(&b->mem, &b->type_map, type_id, h->ntypes + 1)) {
+    if (!cm_mem_reserve(&h->mem, (void **)&h->types, &b->cap_t, h->ntypes + 1, sizeof *h->types) ||
+        !cm_map_set(&b->mem, &b->type_map, type_id, h->ntypes + 1)) {
         short_of_memory(b);
         return false;
     }
@@ -245,7 +245,7 @@ int hb_add_type(nt_heap_builder *b, uint64_t type_id, uint64_t module_id, uint32
 
 int hb_add_rcw(nt_heap_builder *b, uint64_t addr)
 {
-    return nt_map_set(&b->mem, &b->rcw, addr, 1) ? 0 : short_of_memory(b);
+    return cm_map_set(&b->mem, &b->rcw, addr, 1) ? 0 : short_of_memory(b);
 }
 
 /* ---- finish: resolve addresses to object indexes ---- */
@@ -268,13 +268,13 @@ typedef struct addr_index {
     uint64_t *sample;
 } addr_index;
 
-static bool index_make(nt_mem *m, addr_index *x, const uint64_t *sorted, const uint32_t *order, uint32_t n)
+static bool index_make(cm_mem *m, addr_index *x, const uint64_t *sorted, const uint32_t *order, uint32_t n)
 {
     x->sorted = sorted;
     x->order = order;
     x->n = n;
     x->ns = (n + SAMPLE_STRIDE - 1) / SAMPLE_STRIDE;
-    x->sample = nt_mem_alloc(m, (x->ns ? x->ns : 1) * sizeof *x->sample);
+    x->sample = cm_mem_alloc(m, (x->ns ? x->ns : 1) * sizeof *x->sample);
     if (!x->sample)
         return false;
     for (uint32_t k = 0; k < x->ns; k++)
@@ -282,9 +282,9 @@ static bool index_make(nt_mem *m, addr_index *x, const uint64_t *sorted, const u
     return true;
 }
 
-static void index_free(nt_mem *m, addr_index *x)
+static void index_free(cm_mem *m, addr_index *x)
 {
-    nt_mem_free(m, x->sample, (x->ns ? x->ns : 1) * sizeof *x->sample);
+    cm_mem_free(m, x->sample, (x->ns ? x->ns : 1) * sizeof *x->sample);
 }
 
 /* The first object (in walk order) at address a, or NT_HEAP_NONE. */
@@ -315,17 +315,17 @@ static uint32_t lookup(const addr_index *x, uint64_t a)
 static bool sort_addresses(nt_heap *h, uint64_t **sorted)
 {
     uint32_t n = h->n;
-    uint32_t *tmp = nt_mem_alloc(&h->mem, (size_t)n * sizeof *tmp);
-    h->by_addr = nt_mem_alloc(&h->mem, (size_t)n * sizeof *h->by_addr);
-    *sorted = nt_mem_alloc(&h->mem, (size_t)n * sizeof **sorted);
+    uint32_t *tmp = cm_mem_alloc(&h->mem, (size_t)n * sizeof *tmp);
+    h->by_addr = cm_mem_alloc(&h->mem, (size_t)n * sizeof *h->by_addr);
+    *sorted = cm_mem_alloc(&h->mem, (size_t)n * sizeof **sorted);
     if (!tmp || !h->by_addr || !*sorted) {
-        nt_mem_free(&h->mem, tmp, (size_t)n * sizeof *tmp);
+        cm_mem_free(&h->mem, tmp, (size_t)n * sizeof *tmp);
         return false;
     }
     for (uint32_t i = 0; i < n; i++)
         h->by_addr[i] = i;
-    nt_merge_sort(h->by_addr, tmp, n, sizeof *h->by_addr, by_address, h->addr);
-    nt_mem_free(&h->mem, tmp, (size_t)n * sizeof *tmp);
+    cm_merge_sort(h->by_addr, tmp, n, sizeof *h->by_addr, by_address, h->addr);
+    cm_mem_free(&h->mem, tmp, (size_t)n * sizeof *tmp);
     for (uint32_t i = 0; i < n; i++) {
         (*sorted)[i] = h->addr[h->by_addr[i]];
         if (i && (*sorted)[i] == (*sorted)[i - 1])
@@ -371,9 +371,9 @@ static bool resolve_edges(nt_heap_builder *b, const addr_index *x)
     h->stats.edges = w;
     void *p = b->edge_addr;
     if (w == 0) {
-        nt_mem_free(&h->mem, p, b->cap_e * 8);
+        cm_mem_free(&h->mem, p, b->cap_e * 8);
         p = NULL;
-    } else if (!nt_mem_resize(&h->mem, &p, b->cap_e * 8, (size_t)w * 4)) {
+    } else if (!cm_mem_resize(&h->mem, &p, b->cap_e * 8, (size_t)w * 4)) {
         return false;
     }
     h->edges = p;
@@ -408,7 +408,7 @@ static bool name_static_roots(nt_heap_builder *b)
             continue;
         const char *tn = hp_name(h, h->types[r->type].name), *fn = hp_name(h, r->name);
         size_t tl = strlen(tn), fl = strlen(fn);
-        char *buf = nt_mem_alloc(&h->mem, tl + fl + 2);
+        char *buf = cm_mem_alloc(&h->mem, tl + fl + 2);
         if (!buf)
             return false;
         memcpy(buf, tn, tl);
@@ -416,7 +416,7 @@ static bool name_static_roots(nt_heap_builder *b)
         memcpy(buf + tl + 1, fn, fl);
         uint32_t off;
         bool ok = hp_names_add(&h->mem, &h->names, buf, tl + fl + 1, b->lim.max_name_bytes, &off);
-        nt_mem_free(&h->mem, buf, tl + fl + 2);
+        cm_mem_free(&h->mem, buf, tl + fl + 2);
         if (!ok)
             return false;
         r->name = off;
@@ -441,11 +441,11 @@ static bool trim(nt_heap_builder *b)
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
         size_t want = a[i].count * a[i].elem, have = *a[i].cap * a[i].elem;
         if (!*a[i].p && a[i].count) { /* edge_start of an empty heap: one zero entry */
-            *a[i].p = nt_mem_alloc(&h->mem, want);
+            *a[i].p = cm_mem_alloc(&h->mem, want);
             if (!*a[i].p)
                 return false;
             memset(*a[i].p, 0, want);
-        } else if (want != have && !nt_mem_resize(&h->mem, a[i].p, have, want ? want : 0)) {
+        } else if (want != have && !cm_mem_resize(&h->mem, a[i].p, have, want ? want : 0)) {
             return false;
         }
         *a[i].cap = a[i].count;
@@ -459,7 +459,7 @@ static void add_rcw_overhead(nt_heap_builder *b)
     if (b->rcw.count == 0)
         return;
     for (uint32_t i = 0; i < h->n; i++)
-        if (nt_map_get(&b->rcw, h->addr[i]))
+        if (cm_map_get(&b->rcw, h->addr[i]))
             h->size[i] += 1000; /* dotnet-gcdump's estimate of the RCW's memory off the GC heap */
 }
 
@@ -514,11 +514,11 @@ nt_status nt_heap_builder_finish(nt_heap_builder *b, const nt_parser *parser, nt
     if (ok)
         resolve_roots(h, &x);
     index_free(&h->mem, &x);
-    nt_mem_free(&h->mem, sorted, (size_t)h->n * sizeof *sorted);
+    cm_mem_free(&h->mem, sorted, (size_t)h->n * sizeof *sorted);
     ok = ok && hp_types_finish(h, &b->module_names, b->lim.max_name_bytes) && name_static_roots(b) && trim(b);
     if (!ok) {
-        nt_mem_free(&h->mem, h->by_addr, (size_t)h->n * sizeof *h->by_addr);
-        nt_mem_free(&h->mem, h->edges, (size_t)h->stats.edges * sizeof *h->edges);
+        cm_mem_free(&h->mem, h->by_addr, (size_t)h->n * sizeof *h->by_addr);
+        cm_mem_free(&h->mem, h->edges, (size_t)h->stats.edges * sizeof *h->edges);
         h->by_addr = NULL;
         h->edges = NULL;
         nt_heap_builder_free(b);

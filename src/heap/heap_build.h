@@ -1,7 +1,7 @@
 /* The heap builder's state: heap_events.c decodes the runtime's heap-dump
  * payloads into it, heap_build.c stores and finishes the graph. */
-#ifndef NT_HEAP_BUILD_H
-#define NT_HEAP_BUILD_H
+#ifndef HP_BUILD_H
+#define HP_BUILD_H
 
 #include "heap/heap_internal.h"
 
@@ -15,7 +15,7 @@ typedef struct hb_type_slot {
 } hb_type_slot;
 
 struct nt_heap_builder {
-    nt_mem mem;
+    cm_mem mem;
     nt_heap *h;                /* what is built; its arrays grow through h->mem */
     nt_heap_limits lim;
     uint32_t ptr_size;         /* from the trace header: width of Pointer fields */
@@ -25,10 +25,10 @@ struct nt_heap_builder {
     uint64_t *edge_addr;       /* references as addresses, in arrival order */
     size_t nedges, cap_e;
     size_t cap_r, cap_t;
-    nt_map type_map;           /* type id -> type index + 1 */
+    cm_map type_map;           /* type id -> type index + 1 */
     hb_type_slot type_cache[HB_TYPE_CACHE];
-    nt_map module_names;       /* module id -> pool offset of the module's file name */
-    nt_map rcw;                /* addresses of objects an RCW wraps */
+    cm_map module_names;       /* module id -> pool offset of the module's file name */
+    cm_map rcw;                /* addresses of objects an RCW wraps */
     uint32_t next_node_block, next_edge_block; /* the Index the next GCBulkNode / GCBulkEdge should carry */
     nt_status status;          /* a limit reached or memory short: the build stops */
     char message[200];

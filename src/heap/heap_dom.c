@@ -14,7 +14,7 @@ typedef struct lt_node {
 
 /* The search's state, every array indexed by DFS number (1 .. count; 0 is "none"). */
 typedef struct lt {
-    nt_mem *mem;
+    cm_mem *mem;
     uint32_t n;          /* objects; node n is the virtual root */
     uint32_t count;      /* nodes numbered */
     uint32_t *num;       /* node -> number (0: not yet reached) */
@@ -37,25 +37,25 @@ static void lt_free(lt *s, size_t nedges)
 {
     size_t nodes = (size_t)s->n + 2;
     for (int i = 0; i < LT_ARRAYS; i++)
-        nt_mem_free(s->mem, *lt_array(s, i), nodes * sizeof(uint32_t));
-    nt_mem_free(s->mem, s->pred_start, ((size_t)s->count + 2) * sizeof(uint32_t));
-    nt_mem_free(s->mem, s->preds, nedges * sizeof(uint32_t));
-    nt_mem_free(s->mem, s->from_root, nodes);
-    nt_mem_free(s->mem, s->nd, nodes * sizeof *s->nd);
+        cm_mem_free(s->mem, *lt_array(s, i), nodes * sizeof(uint32_t));
+    cm_mem_free(s->mem, s->pred_start, ((size_t)s->count + 2) * sizeof(uint32_t));
+    cm_mem_free(s->mem, s->preds, nedges * sizeof(uint32_t));
+    cm_mem_free(s->mem, s->from_root, nodes);
+    cm_mem_free(s->mem, s->nd, nodes * sizeof *s->nd);
 }
 
 static bool lt_alloc(lt *s)
 {
     size_t nodes = (size_t)s->n + 2;
     for (int i = 0; i < LT_ARRAYS; i++) {
-        uint32_t *p = nt_mem_alloc(s->mem, nodes * sizeof(uint32_t));
+        uint32_t *p = cm_mem_alloc(s->mem, nodes * sizeof(uint32_t));
         if (!p)
             return false;
         memset(p, 0, nodes * sizeof(uint32_t));
         *lt_array(s, i) = p;
     }
-    s->from_root = nt_mem_alloc(s->mem, nodes);
-    s->nd = nt_mem_alloc(s->mem, nodes * sizeof *s->nd);
+    s->from_root = cm_mem_alloc(s->mem, nodes);
+    s->nd = cm_mem_alloc(s->mem, nodes * sizeof *s->nd);
     if (!s->from_root || !s->nd)
         return false;
     memset(s->from_root, 0, nodes);
@@ -136,8 +136,8 @@ static bool lt_search(nt_heap *h, lt *s)
 static bool lt_preds(const nt_heap *h, lt *s, size_t nedges)
 {
     size_t slots = (size_t)s->count + 2;
-    s->pred_start = nt_mem_alloc(s->mem, slots * sizeof(uint32_t));
-    s->preds = nt_mem_alloc(s->mem, (nedges ? nedges : 1) * sizeof(uint32_t));
+    s->pred_start = cm_mem_alloc(s->mem, slots * sizeof(uint32_t));
+    s->preds = cm_mem_alloc(s->mem, (nedges ? nedges : 1) * sizeof(uint32_t));
     if (!s->pred_start || !s->preds)
         return false;
     uint32_t *cnt = s->pred_start;
@@ -160,7 +160,7 @@ static bool lt_preds(const nt_heap *h, lt *s, size_t nedges)
     for (size_t i = slots - 1; i > 0; i--)
         cnt[i] = cnt[i - 1];
     cnt[0] = 0;
-    nt_mem_free(s->mem, s->num, ((size_t)s->n + 2) * sizeof(uint32_t));
+    cm_mem_free(s->mem, s->num, ((size_t)s->n + 2) * sizeof(uint32_t));
     s->num = NULL;
     return true;
 }
@@ -219,8 +219,8 @@ static void lt_dominators(lt *s, uint32_t *stack)
 static bool lt_results(nt_heap *h, lt *s)
 {
     size_t n = h->n;
-    h->idom = nt_mem_alloc(&h->mem, (n ? n : 1) * sizeof *h->idom);
-    h->retained = nt_mem_alloc(&h->mem, (n ? n : 1) * sizeof *h->retained);
+    h->idom = cm_mem_alloc(&h->mem, (n ? n : 1) * sizeof *h->idom);
+    h->retained = cm_mem_alloc(&h->mem, (n ? n : 1) * sizeof *h->retained);
     if (!h->idom || !h->retained)
         return false;
     for (uint32_t i = 0; i < h->n; i++)
@@ -247,18 +247,18 @@ nt_status nt_heap_dominators(nt_heap *h)
     uint32_t *stack = NULL;
     bool ok = lt_alloc(&s) && lt_search(h, &s) && lt_preds(h, &s, nedges);
     if (ok) {
-        stack = nt_mem_alloc(s.mem, ((size_t)h->n + 2) * sizeof *stack);
+        stack = cm_mem_alloc(s.mem, ((size_t)h->n + 2) * sizeof *stack);
         ok = stack != NULL;
     }
     if (ok) {
         lt_dominators(&s, stack);
         ok = lt_results(h, &s);
     }
-    nt_mem_free(s.mem, stack, ((size_t)h->n + 2) * sizeof *stack);
+    cm_mem_free(s.mem, stack, ((size_t)h->n + 2) * sizeof *stack);
     lt_free(&s, nedges ? nedges : 1);
     if (!ok) {
-        nt_mem_free(&h->mem, h->idom, (h->n ? h->n : 1) * sizeof *h->idom);
-        nt_mem_free(&h->mem, h->retained, (h->n ? h->n : 1) * sizeof *h->retained);
+        cm_mem_free(&h->mem, h->idom, (h->n ? h->n : 1) * sizeof *h->idom);
+        cm_mem_free(&h->mem, h->retained, (h->n ? h->n : 1) * sizeof *h->retained);
         h->idom = NULL;
         h->retained = NULL;
         return NT_ERR_NOMEM;
@@ -283,11 +283,11 @@ nt_status hp_dom_children(nt_heap *h, uint32_t **start_out, uint32_t **child_out
     if (s != NT_OK)
         return s;
     size_t n = h->n;
-    uint32_t *start = nt_mem_alloc(&h->mem, (n + 2) * sizeof *start);
-    uint32_t *child = nt_mem_alloc(&h->mem, (n ? n : 1) * sizeof *child);
+    uint32_t *start = cm_mem_alloc(&h->mem, (n + 2) * sizeof *start);
+    uint32_t *child = cm_mem_alloc(&h->mem, (n ? n : 1) * sizeof *child);
     if (!start || !child) {
-        nt_mem_free(&h->mem, start, (n + 2) * sizeof *start);
-        nt_mem_free(&h->mem, child, (n ? n : 1) * sizeof *child);
+        cm_mem_free(&h->mem, start, (n + 2) * sizeof *start);
+        cm_mem_free(&h->mem, child, (n ? n : 1) * sizeof *child);
         return NT_ERR_NOMEM;
     }
     /* Slot n holds the virtual root's children; count at d + 1, then prefix sums. */

@@ -44,36 +44,36 @@ enum { STATIC_THREAD_LOCAL = 0x1 };
 /* GCStart: Reason Induced, Type NonConcurrentGC. */
 enum { GC_REASON_INDUCED = 1, GC_TYPE_NONCONCURRENT = 0 };
 
-static bool read_ptr(nt_cursor *c, uint32_t ps, uint64_t *v)
+static bool read_ptr(cm_cursor *c, uint32_t ps, uint64_t *v)
 {
     if (ps == 4) {
         uint32_t x;
-        if (!nt_cur_u32(c, &x))
+        if (!cm_cur_u32(c, &x))
             return false;
         *v = x;
         return true;
     }
-    return nt_cur_u64(c, v);
+    return cm_cur_u64(c, v);
 }
 
 /* A UTF-16z string at c as UTF-8 in buf (room for cap bytes, at least 4 per unit + 1 is safe); false when unterminated. */
-static bool read_name(nt_cursor *c, char *buf, size_t cap, size_t *len)
+static bool read_name(cm_cursor *c, char *buf, size_t cap, size_t *len)
 {
     const uint8_t *start;
     size_t units;
-    if (!nt_utf16z_scan(c, &start, &units))
+    if (!cm_utf16z_scan(c, &start, &units))
         return false;
-    if (nt_utf8_bound(units) > cap)
+    if (cm_utf8_bound(units) > cap)
         units = (cap - 1) / 3; /* a name over the scratch is cut, never overrun */
-    *len = nt_utf16_to_utf8(start, units, buf);
+    *len = cm_utf16_to_utf8(start, units, buf);
     return true;
 }
 
 /* Index, Count and ClrInstanceID of the node, edge and root-edge events. */
-static bool bulk_header(nt_cursor *c, uint32_t *index, uint32_t *count)
+static bool bulk_header(cm_cursor *c, uint32_t *index, uint32_t *count)
 {
     uint16_t clr;
-    return nt_cur_u32(c, index) && nt_cur_u32(c, count) && nt_cur_u16(c, &clr);
+    return cm_cur_u32(c, index) && cm_cur_u32(c, count) && cm_cur_u16(c, &clr);
 }
 
 /* A gap in an Index sequence counts the events missing from it. */
@@ -86,7 +86,7 @@ static void check_sequence(nt_heap_builder *b, uint32_t *next, uint32_t index)
 
 static int on_nodes(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t index, count;
     if (!bulk_header(&c, &index, &count)) {
         hb_bad_event(b, ev->offset);
@@ -95,8 +95,8 @@ static int on_nodes(nt_heap_builder *b, const nt_event *ev)
     check_sequence(b, &b->next_node_block, index);
     for (uint32_t i = 0; i < count; i++) {
         uint64_t addr, size, type, edges;
-        if (!read_ptr(&c, b->ptr_size, &addr) || !nt_cur_u64(&c, &size) || !nt_cur_u64(&c, &type) ||
-            !nt_cur_u64(&c, &edges)) {
+        if (!read_ptr(&c, b->ptr_size, &addr) || !cm_cur_u64(&c, &size) || !cm_cur_u64(&c, &type) ||
+            !cm_cur_u64(&c, &edges)) {
             hb_bad_event(b, ev->offset);
             return 0;
         }
@@ -108,7 +108,7 @@ static int on_nodes(nt_heap_builder *b, const nt_event *ev)
 
 static int on_edges(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t index, count;
     if (!bulk_header(&c, &index, &count)) {
         hb_bad_event(b, ev->offset);
@@ -118,7 +118,7 @@ static int on_edges(nt_heap_builder *b, const nt_event *ev)
     for (uint32_t i = 0; i < count; i++) {
         uint64_t target;
         uint32_t field;
-        if (!read_ptr(&c, b->ptr_size, &target) || !nt_cur_u32(&c, &field)) {
+        if (!read_ptr(&c, b->ptr_size, &target) || !cm_cur_u32(&c, &field)) {
             hb_bad_event(b, ev->offset);
             return 0;
         }
@@ -144,7 +144,7 @@ static nt_heap_root_kind root_kind(uint8_t kind, uint32_t flags)
 
 static int on_root_edges(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t index, count;
     if (!bulk_header(&c, &index, &count)) {
         hb_bad_event(b, ev->offset);
@@ -154,7 +154,7 @@ static int on_root_edges(nt_heap_builder *b, const nt_event *ev)
         uint64_t addr, id;
         uint8_t kind;
         uint32_t flags;
-        if (!read_ptr(&c, b->ptr_size, &addr) || !nt_cur_u8(&c, &kind) || !nt_cur_u32(&c, &flags) ||
+        if (!read_ptr(&c, b->ptr_size, &addr) || !cm_cur_u8(&c, &kind) || !cm_cur_u32(&c, &flags) ||
             !read_ptr(&c, b->ptr_size, &id)) {
             hb_bad_event(b, ev->offset);
             return 0;
@@ -171,7 +171,7 @@ static int on_root_edges(nt_heap_builder *b, const nt_event *ev)
 
 static int on_cwt(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t index, count;
     if (!bulk_header(&c, &index, &count)) {
         hb_bad_event(b, ev->offset);
@@ -193,11 +193,11 @@ static int on_cwt(nt_heap_builder *b, const nt_event *ev)
 
 static int on_statics(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t count;
     uint64_t domain;
     uint16_t clr;
-    if (!nt_cur_u32(&c, &count) || !nt_cur_u64(&c, &domain) || !nt_cur_u16(&c, &clr)) {
+    if (!cm_cur_u32(&c, &count) || !cm_cur_u64(&c, &domain) || !cm_cur_u16(&c, &clr)) {
         hb_bad_event(b, ev->offset);
         return 0;
     }
@@ -206,8 +206,8 @@ static int on_statics(nt_heap_builder *b, const nt_event *ev)
         uint64_t id, obj, type_id;
         uint32_t flags, t;
         size_t len;
-        if (!nt_cur_u64(&c, &id) || !nt_cur_u64(&c, &obj) || !nt_cur_u64(&c, &type_id) ||
-            !nt_cur_u32(&c, &flags) || !read_name(&c, name, sizeof name, &len)) {
+        if (!cm_cur_u64(&c, &id) || !cm_cur_u64(&c, &obj) || !cm_cur_u64(&c, &type_id) ||
+            !cm_cur_u32(&c, &flags) || !read_name(&c, name, sizeof name, &len)) {
             hb_bad_event(b, ev->offset);
             return 0;
         }
@@ -222,19 +222,19 @@ static int on_statics(nt_heap_builder *b, const nt_event *ev)
 
 static int on_ccws(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t count;
     uint16_t clr;
-    if (!nt_cur_u32(&c, &count) || !nt_cur_u16(&c, &clr)) {
+    if (!cm_cur_u32(&c, &count) || !cm_cur_u16(&c, &clr)) {
         hb_bad_event(b, ev->offset);
         return 0;
     }
     for (uint32_t i = 0; i < count; i++) {
         uint64_t id, obj, type_id, iunknown;
         uint32_t ref, pegged, flags;
-        if (!nt_cur_u64(&c, &id) || !nt_cur_u64(&c, &obj) || !nt_cur_u64(&c, &type_id) ||
-            !nt_cur_u64(&c, &iunknown) || !nt_cur_u32(&c, &ref) || !nt_cur_u32(&c, &pegged) ||
-            !nt_cur_u32(&c, &flags)) {
+        if (!cm_cur_u64(&c, &id) || !cm_cur_u64(&c, &obj) || !cm_cur_u64(&c, &type_id) ||
+            !cm_cur_u64(&c, &iunknown) || !cm_cur_u32(&c, &ref) || !cm_cur_u32(&c, &pegged) ||
+            !cm_cur_u32(&c, &flags)) {
             hb_bad_event(b, ev->offset);
             return 0;
         }
@@ -246,18 +246,18 @@ static int on_ccws(nt_heap_builder *b, const nt_event *ev)
 
 static int on_rcws(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t count;
     uint16_t clr;
-    if (!nt_cur_u32(&c, &count) || !nt_cur_u16(&c, &clr)) {
+    if (!cm_cur_u32(&c, &count) || !cm_cur_u16(&c, &clr)) {
         hb_bad_event(b, ev->offset);
         return 0;
     }
     for (uint32_t i = 0; i < count; i++) {
         uint64_t obj, type_id, iunknown, vtable;
         uint32_t ref, flags;
-        if (!nt_cur_u64(&c, &obj) || !nt_cur_u64(&c, &type_id) || !nt_cur_u64(&c, &iunknown) ||
-            !nt_cur_u64(&c, &vtable) || !nt_cur_u32(&c, &ref) || !nt_cur_u32(&c, &flags)) {
+        if (!cm_cur_u64(&c, &obj) || !cm_cur_u64(&c, &type_id) || !cm_cur_u64(&c, &iunknown) ||
+            !cm_cur_u64(&c, &vtable) || !cm_cur_u32(&c, &ref) || !cm_cur_u32(&c, &flags)) {
             hb_bad_event(b, ev->offset);
             return 0;
         }
@@ -269,10 +269,10 @@ static int on_rcws(nt_heap_builder *b, const nt_event *ev)
 
 static int on_types(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t count;
     uint16_t clr;
-    if (!nt_cur_u32(&c, &count) || !nt_cur_u16(&c, &clr)) {
+    if (!cm_cur_u32(&c, &count) || !cm_cur_u16(&c, &clr)) {
         hb_bad_event(b, ev->offset);
         return 0;
     }
@@ -282,9 +282,9 @@ static int on_types(nt_heap_builder *b, const nt_event *ev)
         uint32_t name_id, flags, params;
         uint8_t elem;
         size_t len;
-        if (!nt_cur_u64(&c, &type_id) || !nt_cur_u64(&c, &module_id) || !nt_cur_u32(&c, &name_id) ||
-            !nt_cur_u32(&c, &flags) || !nt_cur_u8(&c, &elem) || !read_name(&c, name, sizeof name, &len) ||
-            !nt_cur_u32(&c, &params) || params > nt_cur_left(&c) / 8 || !nt_cur_skip(&c, (size_t)params * 8)) {
+        if (!cm_cur_u64(&c, &type_id) || !cm_cur_u64(&c, &module_id) || !cm_cur_u32(&c, &name_id) ||
+            !cm_cur_u32(&c, &flags) || !cm_cur_u8(&c, &elem) || !read_name(&c, name, sizeof name, &len) ||
+            !cm_cur_u32(&c, &params) || params > cm_cur_left(&c) / 8 || !cm_cur_skip(&c, (size_t)params * 8)) {
             hb_bad_event(b, ev->offset);
             return 0;
         }
@@ -299,11 +299,11 @@ static int on_types(nt_heap_builder *b, const nt_event *ev)
  * dotnet-gcdump's reader does). */
 static void on_gc_start(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t count, depth, reason, type;
     if (b->state != HB_WAIT || ev->desc->version < 1)
         return;
-    if (!nt_cur_u32(&c, &count) || !nt_cur_u32(&c, &depth) || !nt_cur_u32(&c, &reason) || !nt_cur_u32(&c, &type)) {
+    if (!cm_cur_u32(&c, &count) || !cm_cur_u32(&c, &depth) || !cm_cur_u32(&c, &reason) || !cm_cur_u32(&c, &type)) {
         hb_bad_event(b, ev->offset);
         return;
     }
@@ -316,11 +316,11 @@ static void on_gc_start(nt_heap_builder *b, const nt_event *ev)
 
 static void on_gc_end(nt_heap_builder *b, const nt_event *ev)
 {
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     uint32_t count;
     if (b->state != HB_IN)
         return;
-    if (!nt_cur_u32(&c, &count)) {
+    if (!cm_cur_u32(&c, &count)) {
         hb_bad_event(b, ev->offset);
         return;
     }
@@ -372,7 +372,7 @@ static int on_trace(void *user, const nt_trace_info *info)
 static int on_module(void *user, const nt_module *m)
 {
     nt_heap_builder *b = user;
-    if (nt_map_get(&b->module_names, m->module_id))
+    if (cm_map_get(&b->module_names, m->module_id))
         return 0;
     char buf[3 * 1024 + 1];
     const char *path = m->il_path;
@@ -390,7 +390,7 @@ static int on_module(void *user, const nt_module *m)
     uint32_t off;
     if (!hp_names_add(&b->h->mem, &b->h->names, base, strlen(base), b->lim.max_name_bytes, &off))
         return hb_fail(b, NT_ERR_LIMIT, "the heap's names passed max_name_bytes (%u bytes)", b->lim.max_name_bytes);
-    if (!nt_map_set(&b->mem, &b->module_names, m->module_id, off))
+    if (!cm_map_set(&b->mem, &b->module_names, m->module_id, off))
         return hb_fail(b, NT_ERR_NOMEM, "out of memory building the heap");
     return 0;
 }

@@ -1,7 +1,7 @@
 /* The heap graph's storage, shared by the units of src/heap/ (the builder
  * fills it, the analyses read it) and the flame-graph exporters. */
-#ifndef NT_HEAP_INTERNAL_H
-#define NT_HEAP_INTERNAL_H
+#ifndef HP_INTERNAL_H
+#define HP_INTERNAL_H
 
 #include "nettrace_heap.h"
 #include "common/alloc.h"
@@ -35,7 +35,7 @@ typedef struct hp_names {
 } hp_names;
 
 struct nt_heap {
-    nt_mem mem;
+    cm_mem mem;
     uint32_t n;                /* objects */
     uint64_t *addr, *size;     /* n each */
     uint32_t *type;            /* n: type index */
@@ -62,7 +62,7 @@ static inline const char *hp_name(const nt_heap *h, uint32_t off) { return h->na
 
 /* Append s (len bytes) and a NUL to the pool; *off its offset.  False when
  * memory is short or the pool would pass max bytes. */
-bool hp_names_add(nt_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off);
+bool hp_names_add(cm_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off);
 
 /* dotnet-gcdump's size classes: 0 for objects up to 1,000 bytes, then
  * 1 (" (Bytes > 1K)") to 6 (" (Bytes > 100M)"). */
@@ -73,7 +73,7 @@ const char *hp_size_class_suffix(unsigned cls);
  * the module records (module_names: module id -> pool offset of the file
  * name), and group the types of one name and module (canon).  False when
  * memory is short or max_name_bytes is reached. */
-bool hp_types_finish(nt_heap *h, const nt_map *module_names, size_t max_name_bytes);
+bool hp_types_finish(nt_heap *h, const cm_map *module_names, size_t max_name_bytes);
 
 /* Breadth-first search from every root at once, for paths (bfs_*). */
 nt_status hp_bfs(nt_heap *h);

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-bool hp_names_add(nt_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off)
+bool hp_names_add(cm_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off)
 {
     if (len == 0) {
         *off = 0;
@@ -12,7 +12,7 @@ bool hp_names_add(nt_mem *mem, hp_names *pool, const char *s, size_t len, size_t
     size_t start = pool->len ? pool->len : 1; /* byte 0 is the empty name */
     if (start + len + 1 > max)
         return false;
-    if (!nt_mem_reserve(mem, (void **)&pool->p, &pool->cap, start + len + 1, 1))
+    if (!cm_mem_reserve(mem, (void **)&pool->p, &pool->cap, start + len + 1, 1))
         return false;
     pool->p[0] = '\0';
     memcpy(pool->p + start, s, len);

@@ -10,15 +10,15 @@ nt_status hp_bfs(nt_heap *h)
     if (h->bfs_parent)
         return NT_OK;
     size_t n = h->n ? h->n : 1;
-    uint32_t *parent = nt_mem_alloc(&h->mem, n * sizeof *parent);
-    uint32_t *root = nt_mem_alloc(&h->mem, n * sizeof *root);
-    uint32_t *rank = nt_mem_alloc(&h->mem, n * sizeof *rank);
-    uint32_t *queue = nt_mem_alloc(&h->mem, n * sizeof *queue);
+    uint32_t *parent = cm_mem_alloc(&h->mem, n * sizeof *parent);
+    uint32_t *root = cm_mem_alloc(&h->mem, n * sizeof *root);
+    uint32_t *rank = cm_mem_alloc(&h->mem, n * sizeof *rank);
+    uint32_t *queue = cm_mem_alloc(&h->mem, n * sizeof *queue);
     if (!parent || !root || !rank || !queue) {
-        nt_mem_free(&h->mem, parent, n * sizeof *parent);
-        nt_mem_free(&h->mem, root, n * sizeof *root);
-        nt_mem_free(&h->mem, rank, n * sizeof *rank);
-        nt_mem_free(&h->mem, queue, n * sizeof *queue);
+        cm_mem_free(&h->mem, parent, n * sizeof *parent);
+        cm_mem_free(&h->mem, root, n * sizeof *root);
+        cm_mem_free(&h->mem, rank, n * sizeof *rank);
+        cm_mem_free(&h->mem, queue, n * sizeof *queue);
         return NT_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < h->n; i++) {
@@ -46,7 +46,7 @@ nt_status hp_bfs(nt_heap *h)
             queue[tail++] = w;
         }
     }
-    nt_mem_free(&h->mem, queue, n * sizeof *queue);
+    cm_mem_free(&h->mem, queue, n * sizeof *queue);
     h->bfs_parent = parent;
     h->bfs_root = root;
     h->bfs_rank = rank;

@@ -9,7 +9,7 @@
 /* A table with what it owns: the public part first, so that the caller's pointer is this. */
 typedef struct hp_table {
     nt_heap_table pub;
-    nt_mem mem;
+    cm_mem mem;
     size_t rows_cap;
     char *names;
     size_t names_len;
@@ -17,25 +17,25 @@ typedef struct hp_table {
 
 typedef struct hp_diff {
     nt_heap_diff pub;
-    nt_mem mem;
+    cm_mem mem;
     size_t cap;
 } hp_diff;
 
 /* Each object's row, the rows' names and counts; rows in first-seen order. */
 static bool make_rows(nt_heap *h, hp_table *t, uint32_t *row_of)
 {
-    nt_map rows = { 0 };
+    cm_map rows = { 0 };
     bool ok = true;
     for (uint32_t i = 0; i < h->n && ok; i++) {
         bool added;
-        uint64_t *v = nt_map_put(&t->mem, &rows, hp_row_key(h, i), &added);
+        uint64_t *v = cm_map_put(&t->mem, &rows, hp_row_key(h, i), &added);
         if (!v) {
             ok = false;
             break;
         }
         if (added) {
             size_t r = t->pub.count;
-            if (!nt_mem_reserve(&t->mem, (void **)&t->pub.rows, &t->rows_cap, r + 1, sizeof *t->pub.rows)) {
+            if (!cm_mem_reserve(&t->mem, (void **)&t->pub.rows, &t->rows_cap, r + 1, sizeof *t->pub.rows)) {
                 ok = false;
                 break;
             }
@@ -52,7 +52,7 @@ static bool make_rows(nt_heap *h, hp_table *t, uint32_t *row_of)
         row->name = (const char *)(uintptr_t)hp_size_class(h->size[i]);
         row_of[i] = (uint32_t)*v;
     }
-    nt_map_free(&t->mem, &rows);
+    cm_map_free(&t->mem, &rows);
     return ok;
 }
 
@@ -61,7 +61,7 @@ static bool name_rows(nt_heap *h, hp_table *t)
     size_t total = 0;
     for (size_t r = 0; r < t->pub.count; r++)
         total += strlen(nt_heap_type_name(h, t->pub.rows[r].type)) + 20;
-    t->names = nt_mem_alloc(&t->mem, total ? total : 1);
+    t->names = cm_mem_alloc(&t->mem, total ? total : 1);
     if (!t->names)
         return false;
     t->names_len = total ? total : 1;
@@ -90,8 +90,8 @@ static bool retained_rows(nt_heap *h, hp_table *t, const uint32_t *row_of)
         return false;
     size_t n = h->n;
     typedef struct { uint32_t node, pos; } frame;
-    frame *stack = nt_mem_alloc(&t->mem, (n + 1) * sizeof *stack);
-    uint32_t *open = nt_mem_alloc(&t->mem, (t->pub.count ? t->pub.count : 1) * sizeof *open);
+    frame *stack = cm_mem_alloc(&t->mem, (n + 1) * sizeof *stack);
+    uint32_t *open = cm_mem_alloc(&t->mem, (t->pub.count ? t->pub.count : 1) * sizeof *open);
     bool ok = stack && open;
     if (ok) {
         memset(open, 0, (t->pub.count ? t->pub.count : 1) * sizeof *open);
@@ -115,10 +115,10 @@ static bool retained_rows(nt_heap *h, hp_table *t, const uint32_t *row_of)
             stack[top++] = (frame){ c, start[c] };
         }
     }
-    nt_mem_free(&t->mem, stack, (n + 1) * sizeof *stack);
-    nt_mem_free(&t->mem, open, (t->pub.count ? t->pub.count : 1) * sizeof *open);
-    nt_mem_free(&h->mem, start, (n + 2) * sizeof *start);
-    nt_mem_free(&h->mem, child, (n ? n : 1) * sizeof *child);
+    cm_mem_free(&t->mem, stack, (n + 1) * sizeof *stack);
+    cm_mem_free(&t->mem, open, (t->pub.count ? t->pub.count : 1) * sizeof *open);
+    cm_mem_free(&h->mem, start, (n + 2) * sizeof *start);
+    cm_mem_free(&h->mem, child, (n ? n : 1) * sizeof *child);
     return ok;
 }
 
@@ -142,10 +142,10 @@ static int row_cmp(const void *a, const void *b, void *ctx)
 
 static void sort_rows(hp_table *t, nt_heap_order order)
 {
-    nt_heap_type_row *tmp = nt_mem_alloc(&t->mem, (t->pub.count ? t->pub.count : 1) * sizeof *tmp);
+    nt_heap_type_row *tmp = cm_mem_alloc(&t->mem, (t->pub.count ? t->pub.count : 1) * sizeof *tmp);
     if (tmp) /* without room to sort, first-seen order stands */
-        nt_merge_sort(t->pub.rows, tmp, t->pub.count, sizeof *tmp, row_cmp, &order);
-    nt_mem_free(&t->mem, tmp, (t->pub.count ? t->pub.count : 1) * sizeof *tmp);
+        cm_merge_sort(t->pub.rows, tmp, t->pub.count, sizeof *tmp, row_cmp, &order);
+    cm_mem_free(&t->mem, tmp, (t->pub.count ? t->pub.count : 1) * sizeof *tmp);
 }
 
 void nt_heap_table_free(nt_heap_table *pub)
@@ -153,9 +153,9 @@ void nt_heap_table_free(nt_heap_table *pub)
     if (!pub)
         return;
     hp_table *t = (hp_table *)pub;
-    nt_mem_free(&t->mem, t->pub.rows, t->rows_cap * sizeof *t->pub.rows);
-    nt_mem_free(&t->mem, t->names, t->names_len);
-    NT_MEM_DELETE(hp_table, t);
+    cm_mem_free(&t->mem, t->pub.rows, t->rows_cap * sizeof *t->pub.rows);
+    cm_mem_free(&t->mem, t->names, t->names_len);
+    CM_MEM_DELETE(hp_table, t);
 }
 
 nt_status nt_heap_type_table(nt_heap *h, nt_heap_order order, nt_heap_table **out)
@@ -163,13 +163,13 @@ nt_status nt_heap_type_table(nt_heap *h, nt_heap_order order, nt_heap_table **ou
     if (!h || !out)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    hp_table *t = NT_MEM_NEW(hp_table, &h->mem.a);
+    hp_table *t = CM_MEM_NEW(hp_table, &h->mem.a);
     if (!t)
         return NT_ERR_NOMEM;
     size_t n = h->n;
-    uint32_t *row_of = nt_mem_alloc(&t->mem, (n ? n : 1) * sizeof *row_of);
+    uint32_t *row_of = cm_mem_alloc(&t->mem, (n ? n : 1) * sizeof *row_of);
     bool ok = row_of && make_rows(h, t, row_of) && name_rows(h, t) && retained_rows(h, t, row_of);
-    nt_mem_free(&t->mem, row_of, (n ? n : 1) * sizeof *row_of);
+    cm_mem_free(&t->mem, row_of, (n ? n : 1) * sizeof *row_of);
     if (!ok) {
         /* the names of rows made before a failure are size classes, not pointers */
         for (size_t r = 0; r < t->pub.count; r++)
@@ -203,19 +203,19 @@ static int growth_cmp(const void *a, const void *b, void *ctx)
 }
 
 /* Rows of t by name (rows of one name in two modules are merged in the diff). */
-static const nt_heap_type_row **by_name(nt_mem *m, const nt_heap_table *t)
+static const nt_heap_type_row **by_name(cm_mem *m, const nt_heap_table *t)
 {
     size_t n = t->count ? t->count : 1;
-    const nt_heap_type_row **v = nt_mem_alloc(m, n * sizeof *v), **tmp = nt_mem_alloc(m, n * sizeof *tmp);
+    const nt_heap_type_row **v = cm_mem_alloc(m, n * sizeof *v), **tmp = cm_mem_alloc(m, n * sizeof *tmp);
     if (v && tmp) {
         for (size_t i = 0; i < t->count; i++)
             v[i] = &t->rows[i];
-        nt_merge_sort(v, tmp, t->count, sizeof *v, name_cmp, NULL);
+        cm_merge_sort(v, tmp, t->count, sizeof *v, name_cmp, NULL);
     } else {
-        nt_mem_free(m, v, n * sizeof *v);
+        cm_mem_free(m, v, n * sizeof *v);
         v = NULL;
     }
-    nt_mem_free(m, tmp, n * sizeof *tmp);
+    cm_mem_free(m, tmp, n * sizeof *tmp);
     return v;
 }
 
@@ -223,7 +223,7 @@ static nt_heap_diff_row *diff_row(hp_diff *d, const char *name)
 {
     if (d->pub.count && strcmp(d->pub.rows[d->pub.count - 1].name, name) == 0)
         return &d->pub.rows[d->pub.count - 1];
-    if (!nt_mem_reserve(&d->mem, (void **)&d->pub.rows, &d->cap, d->pub.count + 1, sizeof *d->pub.rows))
+    if (!cm_mem_reserve(&d->mem, (void **)&d->pub.rows, &d->cap, d->pub.count + 1, sizeof *d->pub.rows))
         return NULL;
     nt_heap_diff_row *r = &d->pub.rows[d->pub.count++];
     memset(r, 0, sizeof *r);
@@ -236,8 +236,8 @@ void nt_heap_diff_free(nt_heap_diff *pub)
     if (!pub)
         return;
     hp_diff *d = (hp_diff *)pub;
-    nt_mem_free(&d->mem, d->pub.rows, d->cap * sizeof *d->pub.rows);
-    NT_MEM_DELETE(hp_diff, d);
+    cm_mem_free(&d->mem, d->pub.rows, d->cap * sizeof *d->pub.rows);
+    CM_MEM_DELETE(hp_diff, d);
 }
 
 nt_status nt_heap_diff_tables(const nt_heap_table *before, const nt_heap_table *after, nt_heap_diff **out)
@@ -245,7 +245,7 @@ nt_status nt_heap_diff_tables(const nt_heap_table *before, const nt_heap_table *
     if (!before || !after || !out)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    hp_diff *d = NT_MEM_NEW(hp_diff, NULL);
+    hp_diff *d = CM_MEM_NEW(hp_diff, NULL);
     if (!d)
         return NT_ERR_NOMEM;
     const nt_heap_type_row **a = by_name(&d->mem, before), **b = by_name(&d->mem, after);
@@ -271,18 +271,18 @@ nt_status nt_heap_diff_tables(const nt_heap_table *before, const nt_heap_table *
             j++;
         }
     }
-    nt_mem_free(&d->mem, a, (before->count ? before->count : 1) * sizeof *a);
-    nt_mem_free(&d->mem, b, (after->count ? after->count : 1) * sizeof *b);
+    cm_mem_free(&d->mem, a, (before->count ? before->count : 1) * sizeof *a);
+    cm_mem_free(&d->mem, b, (after->count ? after->count : 1) * sizeof *b);
     if (ok) {
         for (size_t k = 0; k < d->pub.count; k++) {
             nt_heap_diff_row *r = &d->pub.rows[k];
             r->count_delta = (int64_t)(r->count_after - r->count_before);
             r->bytes_delta = (int64_t)(r->bytes_after - r->bytes_before);
         }
-        nt_heap_diff_row *tmp = nt_mem_alloc(&d->mem, (d->pub.count ? d->pub.count : 1) * sizeof *tmp);
+        nt_heap_diff_row *tmp = cm_mem_alloc(&d->mem, (d->pub.count ? d->pub.count : 1) * sizeof *tmp);
         if (tmp)
-            nt_merge_sort(d->pub.rows, tmp, d->pub.count, sizeof *tmp, growth_cmp, NULL);
-        nt_mem_free(&d->mem, tmp, (d->pub.count ? d->pub.count : 1) * sizeof *tmp);
+            cm_merge_sort(d->pub.rows, tmp, d->pub.count, sizeof *tmp, growth_cmp, NULL);
+        cm_mem_free(&d->mem, tmp, (d->pub.count ? d->pub.count : 1) * sizeof *tmp);
         ok = tmp != NULL;
     }
     if (!ok) {

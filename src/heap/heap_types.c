@@ -57,7 +57,7 @@ static size_t display_name(const char *raw, size_t len, char *out)
     return w;
 }
 
-static bool name_type(nt_heap *h, hp_type *t, const nt_map *module_names, size_t max)
+static bool name_type(nt_heap *h, hp_type *t, const cm_map *module_names, size_t max)
 {
     char buf[3 * 1024 + 48];
     size_t len;
@@ -83,7 +83,7 @@ static bool name_type(nt_heap *h, hp_type *t, const nt_map *module_names, size_t
     }
     if (!hp_names_add(&h->mem, &h->names, buf, len, max, &t->name))
         return false;
-    const uint64_t *m = t->defined ? nt_map_get(module_names, t->module_id) : NULL;
+    const uint64_t *m = t->defined ? cm_map_get(module_names, t->module_id) : NULL;
     t->module = m ? (uint32_t)*m : 0;
     return true;
 }
@@ -96,26 +96,26 @@ static int by_name(const void *a, const void *b, void *ctx)
     return c ? c : strcmp(hp_name(h, x->module), hp_name(h, y->module));
 }
 
-bool hp_types_finish(nt_heap *h, const nt_map *module_names, size_t max_name_bytes)
+bool hp_types_finish(nt_heap *h, const cm_map *module_names, size_t max_name_bytes)
 {
     for (size_t i = 0; i < h->ntypes; i++)
         if (!name_type(h, &h->types[i], module_names, max_name_bytes))
             return false;
     size_t n = h->ntypes;
-    uint32_t *order = nt_mem_alloc(&h->mem, (n ? n : 1) * sizeof *order);
-    uint32_t *tmp = nt_mem_alloc(&h->mem, (n ? n : 1) * sizeof *tmp);
+    uint32_t *order = cm_mem_alloc(&h->mem, (n ? n : 1) * sizeof *order);
+    uint32_t *tmp = cm_mem_alloc(&h->mem, (n ? n : 1) * sizeof *tmp);
     bool ok = order && tmp;
     if (ok) {
         for (size_t i = 0; i < n; i++)
             order[i] = (uint32_t)i;
-        nt_merge_sort(order, tmp, n, sizeof *order, by_name, h);
+        cm_merge_sort(order, tmp, n, sizeof *order, by_name, h);
         for (size_t i = 0; i < n; i++) {
             /* The stable sort keeps the first-made type of a name first: it stands for the group. */
             bool same = i > 0 && by_name(&order[i - 1], &order[i], h) == 0;
             h->types[order[i]].canon = same ? h->types[order[i - 1]].canon : order[i];
         }
     }
-    nt_mem_free(&h->mem, order, (n ? n : 1) * sizeof *order);
-    nt_mem_free(&h->mem, tmp, (n ? n : 1) * sizeof *tmp);
+    cm_mem_free(&h->mem, order, (n ? n : 1) * sizeof *order);
+    cm_mem_free(&h->mem, tmp, (n ? n : 1) * sizeof *tmp);
     return ok;
 }

@@ -1,34 +1,34 @@
 /* The block decoders the framing machine (parser.c) calls.  Each gets one
  * whole block in memory and walks it with a bounded cursor. */
-#ifndef NT_PARSE_BLOCKS_H
-#define NT_PARSE_BLOCKS_H
+#ifndef PS_BLOCKS_H
+#define PS_BLOCKS_H
 
 #include "parse/context.h"
 
 /* V4/V5 (blocks_v4.c): the content of a block of type p->btype whose first
  * byte is at stream offset p->unit_off. */
-nt_status nt_v4_decode_block(nt_parser *p, const uint8_t *content, size_t size);
+nt_status ps_v4_decode_block(nt_parser *p, const uint8_t *content, size_t size);
 
 /* Stack blocks, the same in both versions (stack_block.c). */
-nt_status nt_decode_stack_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off);
+nt_status ps_decode_stack_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off);
 
 /* V6 (blocks_v6.c), with its own tables (label lists). */
 
 /* What the framing does after a V6 block header. */
-typedef enum nt_v6_next {
-    NT_V6_BODY,   /* gather BlockSize bytes and call nt_v6_decode_block */
-    NT_V6_SKIP,   /* unknown kind: skip BlockSize bytes */
-    NT_V6_END     /* EndOfStream */
-} nt_v6_next;
+typedef enum ps_v6_next {
+    PS_V6_BODY,   /* gather BlockSize bytes and call ps_v6_decode_block */
+    PS_V6_SKIP,   /* unknown kind: skip BlockSize bytes */
+    PS_V6_END     /* EndOfStream */
+} ps_v6_next;
 
 /* Allocate the V6 state (after a major version 6 header). */
-nt_status nt_v6_begin(nt_parser *p);
-void nt_v6_free(nt_parser *p);
+nt_status ps_v6_begin(nt_parser *p);
+void ps_v6_free(nt_parser *p);
 
 /* Decode a 4-byte block header at u (stream offset p->unit_off). */
-nt_status nt_v6_block_header(nt_parser *p, const uint8_t *u, uint32_t *size, nt_v6_next *next);
+nt_status ps_v6_block_header(nt_parser *p, const uint8_t *u, uint32_t *size, ps_v6_next *next);
 
 /* Decode the content of the block whose header was read last. */
-nt_status nt_v6_decode_block(nt_parser *p, const uint8_t *content, size_t size);
+nt_status ps_v6_decode_block(nt_parser *p, const uint8_t *content, size_t size);
 
 #endif

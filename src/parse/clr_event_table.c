@@ -7,9 +7,9 @@
  * clr_event_table.h). */
 #include "parse/clr_event_table.h"
 
-const char nt_schema_source[] = "dotnet/coreclr src/vm/ClrEtwAll.man at 92a61c430e2b433f2b42190cb8ee5ee9170ad365 + the runtime and rundown events added by dotnet/runtime src/coreclr/vm/ClrEtwAll.man at 68813511f6a4855bd2f2b1605ae19418680ae7de";
+const char ps_schema_source[] = "dotnet/coreclr src/vm/ClrEtwAll.man at 92a61c430e2b433f2b42190cb8ee5ee9170ad365 + the runtime and rundown events added by dotnet/runtime src/coreclr/vm/ClrEtwAll.man at 68813511f6a4855bd2f2b1605ae19418680ae7de";
 
-const char *const nt_schema_providers[] = {
+const char *const ps_schema_providers[] = {
     "Microsoft-Windows-DotNETRuntime",
     "Microsoft-Windows-DotNETRuntimeRundown",
     "Microsoft-Windows-DotNETRuntimeStress",
@@ -17,11 +17,11 @@ const char *const nt_schema_providers[] = {
     "Microsoft-DotNETCore-EventPipe",
     "Microsoft-DotNETCore-SampleProfiler",
 };
-const size_t nt_schema_provider_count = 6;
+const size_t ps_schema_provider_count = 6;
 
 #define A NT_TYPE_ARRAY
 #define O NT_TYPE_OBJECT
-static const nt_schema_field F[] = {
+static const ps_schema_field F[] = {
     {"Count",NT_TYPE_UINT32,0,0,0,0}, {"Reason",NT_TYPE_UINT32,0,0,0,0},
     {"Count",NT_TYPE_UINT32,0,0,0,0}, {"Depth",NT_TYPE_UINT32,0,0,0,0}, {"Reason",NT_TYPE_UINT32,0,0,0,0}, {"Type",NT_TYPE_UINT32,0,0,0,0}, {"ClrInstanceID",NT_TYPE_UINT16,0,0,0,0},
     {"Count",NT_TYPE_UINT32,0,0,0,0}, {"Depth",NT_TYPE_UINT32,0,0,0,0}, {"Reason",NT_TYPE_UINT32,0,0,0,0}, {"Type",NT_TYPE_UINT32,0,0,0,0}, {"ClrInstanceID",NT_TYPE_UINT16,0,0,0,0}, {"ClientSequenceNumber",NT_TYPE_UINT64,0,0,0,0},
@@ -209,7 +209,7 @@ static const nt_schema_field F[] = {
 #undef A
 #undef O
 
-const struct nt_schema nt_schemas[] = {
+const struct nt_schema ps_schemas[] = {
     {"GCStart", "GarbageCollection", "Start", 0, 1, 0, 2, F + 0},
     {"GCStart_V1", "GarbageCollection", "Start", 0, 1, 1, 5, F + 2},
     {"GCStart_V2", "GarbageCollection", "Start", 0, 1, 2, 6, F + 7},
@@ -656,4 +656,4 @@ const struct nt_schema nt_schemas[] = {
     {"ProcessInfo", "", "", 4, 1, 0, 1, F + 992},
     {"ThreadSample", "", "", 5, 0, 0, 1, F + 993},
 };
-const size_t nt_schema_count = 445;
+const size_t ps_schema_count = 445;

@@ -14,7 +14,7 @@
  * into the scratch only when the record's callback is set and the consumer
  * did not ask for lazy names. */
 typedef struct str_reader {
-    nt_utf16_nuls z;          /* the terminators from the first string on */
+    cm_utf16_nuls z;          /* the terminators from the first string on */
     const uint8_t *start, *at; /* the first string's first byte, the next one's */
 } str_reader;
 
@@ -22,9 +22,9 @@ typedef struct str_reader {
 #if defined(__GNUC__)
 CC_ALWAYS_INLINE
 #endif
-static inline void str_reader_start(str_reader *r, const nt_cursor *c)
+static inline void str_reader_start(str_reader *r, const cm_cursor *c)
 {
-    r->z = nt_utf16_nuls_begin(c->p, nt_cur_left(c) / 2);
+    r->z = cm_utf16_nuls_begin(c->p, cm_cur_left(c) / 2);
     r->start = r->at = c->p;
 }
 
@@ -34,7 +34,7 @@ CC_ALWAYS_INLINE /* up to three per record: the call cost more than the scan */
 static inline bool read_str(str_reader *r, nt_str16 *span)
 {
     const uint8_t *end;
-    if (!nt_utf16_nuls_next(&r->z, r->start, &end))
+    if (!cm_utf16_nuls_next(&r->z, r->start, &end))
         return false;
     span->units = r->at;
     span->count = (uint32_t)((size_t)(end - r->at) / 2);
@@ -43,7 +43,7 @@ static inline bool read_str(str_reader *r, nt_str16 *span)
 }
 
 /* Moves c past the strings read. */
-static inline void str_reader_done(const str_reader *r, nt_cursor *c) { c->p = r->at; }
+static inline void str_reader_done(const str_reader *r, cm_cursor *c) { c->p = r->at; }
 
 /* Whether the record's strings are to be converted: its callback is set and
  * the consumer did not ask for lazy names. */
@@ -66,9 +66,9 @@ static nt_status convert_strs(nt_parser *p, const nt_event *ev, const uint8_t *s
                               unsigned count, utf8_strs *u)
 {
     size_t units = (size_t)(end - start) / 2;
-    if (nt_utf8_bound(units) > p->str_cap && !nt_scratch_reserve(p, nt_utf8_bound(units)))
-        return nt_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode record strings");
-    u->ascii = nt_utf16_to_utf8(start, units, p->str) == units;
+    if (cm_utf8_bound(units) > p->str_cap && !ps_scratch_reserve(p, cm_utf8_bound(units)))
+        return ps_fail(p, NT_ERR_NOMEM, ev->offset, "cannot decode record strings");
+    u->ascii = cm_utf16_to_utf8(start, units, p->str) == units;
     u->dst = u->next = p->str;
     u->from = start;
     p->names_converted += count;
@@ -87,7 +87,7 @@ static inline const char *utf8_of(utf8_strs *u, nt_str16 span)
 
 static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *what)
 {
-    return nt_fail(p, NT_ERR_MALFORMED, ev->offset, "%s payload (version %u, %u bytes) is truncated", what,
+    return ps_fail(p, NT_ERR_MALFORMED, ev->offset, "%s payload (version %u, %u bytes) is truncated", what,
                    ev->desc->version, ev->payload_size);
 }
 
@@ -102,7 +102,7 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event
         return short_payload(p, ev, "method");
     const uint8_t *f = ev->payload;
     nt_method m;
-    nt_cursor c = nt_cursor_make(f + 36, ev->payload_size - 36);
+    cm_cursor c = cm_cursor_make(f + 36, ev->payload_size - 36);
     str_reader r;
     str_reader_start(&r, &c);
     if (!read_str(&r, &m.declaring_type16) || !read_str(&r, &m.name16) || !read_str(&r, &m.signature16))
@@ -111,9 +111,9 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event
     m.version = ev->desc->version;
     m.clr_instance_id = 0;
     m.rejit_id = 0;
-    if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
+    if (m.version >= 1 && !cm_cur_u16(&c, &m.clr_instance_id))
         return short_payload(p, ev, "method");
-    if (m.version >= 2 && !nt_cur_u64(&c, &m.rejit_id))
+    if (m.version >= 2 && !cm_cur_u64(&c, &m.rejit_id))
         return short_payload(p, ev, "method");
     if (!p->cb.method)
         return NT_OK; /* validated: nobody reads the rest */
@@ -128,36 +128,36 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event
         m.signature = utf8_of(&u, m.signature16);
     }
     m.which = which;
-    m.method_id = nt_le64(f);
-    m.module_id = nt_le64(f + 8);
-    m.start_address = nt_le64(f + 16);
-    m.size = nt_le32(f + 24);
-    m.token = nt_le32(f + 28);
-    m.flags = nt_le32(f + 32);
+    m.method_id = cm_le64(f);
+    m.module_id = cm_le64(f + 8);
+    m.start_address = cm_le64(f + 16);
+    m.size = cm_le32(f + 24);
+    m.token = cm_le32(f + 28);
+    m.flags = cm_le32(f + 32);
     m.timestamp = ev->timestamp;
     m.event = ev;
-    return NT_CALL(p, method, &m);
+    return PS_CALL(p, method, &m);
 }
 
 static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event which, bool domain)
 {
     p->stats.modules++;
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     nt_module m = { 0 };
     uint32_t reserved;
     m.which = which;
     m.domain = domain;
     m.version = ev->desc->version;
-    if (!nt_cur_u64(&c, &m.module_id) || !nt_cur_u64(&c, &m.assembly_id) ||
-        (domain && !nt_cur_u64(&c, &m.app_domain_id)) || !nt_cur_u32(&c, &m.flags) ||
-        !nt_cur_u32(&c, &reserved))
+    if (!cm_cur_u64(&c, &m.module_id) || !cm_cur_u64(&c, &m.assembly_id) ||
+        (domain && !cm_cur_u64(&c, &m.app_domain_id)) || !cm_cur_u32(&c, &m.flags) ||
+        !cm_cur_u32(&c, &reserved))
         return short_payload(p, ev, "module");
     str_reader r;
     str_reader_start(&r, &c);
     if (!read_str(&r, &m.il_path16) || !read_str(&r, &m.native_path16))
         return short_payload(p, ev, "module");
     str_reader_done(&r, &c);
-    if (m.version >= 1 && !nt_cur_u16(&c, &m.clr_instance_id))
+    if (m.version >= 1 && !cm_cur_u16(&c, &m.clr_instance_id))
         return short_payload(p, ev, "module");
     if (want_utf8(p, p->cb.module != NULL)) {
         utf8_strs u = { 0 };
@@ -169,26 +169,26 @@ static nt_status decode_module(nt_parser *p, const nt_event *ev, nt_record_event
     }
     m.timestamp = ev->timestamp;
     m.event = ev;
-    return NT_CALL(p, module, &m);
+    return PS_CALL(p, module, &m);
 }
 
 static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     p->stats.assemblies++;
-    nt_cursor c = nt_cursor_make(ev->payload, ev->payload_size);
+    cm_cursor c = cm_cursor_make(ev->payload, ev->payload_size);
     nt_assembly a = { 0 };
     a.which = which;
     a.version = ev->desc->version;
     /* V1 inserted BindingID in the middle: not append-only, decode by version. */
-    if (!nt_cur_u64(&c, &a.assembly_id) || !nt_cur_u64(&c, &a.app_domain_id) ||
-        (a.version >= 1 && !nt_cur_u64(&c, &a.binding_id)) || !nt_cur_u32(&c, &a.flags))
+    if (!cm_cur_u64(&c, &a.assembly_id) || !cm_cur_u64(&c, &a.app_domain_id) ||
+        (a.version >= 1 && !cm_cur_u64(&c, &a.binding_id)) || !cm_cur_u32(&c, &a.flags))
         return short_payload(p, ev, "assembly");
     str_reader r;
     str_reader_start(&r, &c);
     if (!read_str(&r, &a.name16))
         return short_payload(p, ev, "assembly");
     str_reader_done(&r, &c);
-    if (a.version >= 1 && !nt_cur_u16(&c, &a.clr_instance_id))
+    if (a.version >= 1 && !cm_cur_u16(&c, &a.clr_instance_id))
         return short_payload(p, ev, "assembly");
     if (want_utf8(p, p->cb.assembly != NULL)) {
         utf8_strs u = { 0 };
@@ -199,7 +199,7 @@ static nt_status decode_assembly(nt_parser *p, const nt_event *ev, nt_record_eve
     }
     a.timestamp = ev->timestamp;
     a.event = ev;
-    return NT_CALL(p, assembly, &a);
+    return PS_CALL(p, assembly, &a);
 }
 
 /* The four method kinds are in nt_record_event's order. */
@@ -209,7 +209,7 @@ _Static_assert(NT_KIND_METHOD_UNLOAD_VERBOSE - NT_KIND_METHOD_LOAD_VERBOSE == NT
                    NT_RECORD_LOAD == 0,
                "method kinds follow nt_record_event");
 
-nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev)
+nt_status ps_dispatch_typed(nt_parser *p, const nt_event *ev)
 {
     /* method records first, with one test: rundown is mostly them */
     unsigned method = (unsigned)ev->desc->kind - NT_KIND_METHOD_LOAD_VERBOSE;

@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-nt_status nt_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, ...)
+nt_status ps_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, ...)
 {
     if (p->status != NT_OK)
         return p->status;
@@ -17,13 +17,13 @@ nt_status nt_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, .
     p->err_offset = offset;
     va_list ap;
     va_start(ap, fmt);
-    size_t n = nt_failure_text(p->msg, sizeof p->msg, 200, s, fmt, ap);
+    size_t n = cm_failure_text(p->msg, sizeof p->msg, 200, s, fmt, ap);
     va_end(ap);
     snprintf(p->msg + n, sizeof p->msg - n, " at byte %llu", (unsigned long long)offset);
     return s;
 }
 
-bool nt_scratch_reserve(nt_parser *p, size_t n)
+bool ps_scratch_reserve(nt_parser *p, size_t n)
 {
     if (n <= p->str_cap)
         return true;
@@ -31,65 +31,65 @@ bool nt_scratch_reserve(nt_parser *p, size_t n)
     while (cap < n)
         cap *= 2;
     /* The scratch holds one payload's strings; payloads live in one block. */
-    if (!nt_mem_resize(&p->mem, (void **)&p->str, p->str_cap, cap))
+    if (!cm_mem_resize(&p->mem, (void **)&p->str, p->str_cap, cap))
         return false;
     p->str_cap = cap;
     return true;
 }
 
-nt_header_result nt_read_uncompressed_header(nt_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread,
+ps_header_result ps_read_uncompressed_header(cm_cursor *c, nt_event *ev, uint64_t *thread, uint64_t *capture_thread,
                                              uint32_t *label_list, uint32_t *event_size)
 {
     const size_t fixed = label_list ? 52 : 80; /* EventSize itself included */
     uint32_t raw_meta = 0;
     uint64_t ts = 0;
     *event_size = 0;
-    if (nt_cur_left(c) < fixed)
-        return NT_HEADER_SHORT;
-    nt_cur_u32(c, event_size);
-    if (*event_size < fixed - 4 || *event_size > nt_cur_left(c))
-        return NT_HEADER_SIZE;
+    if (cm_cur_left(c) < fixed)
+        return PS_HEADER_SHORT;
+    cm_cur_u32(c, event_size);
+    if (*event_size < fixed - 4 || *event_size > cm_cur_left(c))
+        return PS_HEADER_SIZE;
     const uint8_t *next = c->p + *event_size;
-    nt_cur_u32(c, &raw_meta);
+    cm_cur_u32(c, &raw_meta);
     ev->metadata_id = raw_meta & 0x7FFFFFFFu;
     ev->is_sorted = (raw_meta & 0x80000000u) == 0; /* the writer sets bit 31 when NOT sorted */
-    nt_cur_u32(c, &ev->sequence_number);
-    nt_cur_u64(c, thread);
-    nt_cur_u64(c, capture_thread);
-    nt_cur_u32(c, &ev->processor_number);
-    nt_cur_u32(c, &ev->stack_id);
-    nt_cur_u64(c, &ts);
+    cm_cur_u32(c, &ev->sequence_number);
+    cm_cur_u64(c, thread);
+    cm_cur_u64(c, capture_thread);
+    cm_cur_u32(c, &ev->processor_number);
+    cm_cur_u32(c, &ev->stack_id);
+    cm_cur_u64(c, &ts);
     ev->timestamp = (int64_t)ts;
     if (label_list) {
-        nt_cur_u32(c, label_list);
+        cm_cur_u32(c, label_list);
     } else {
-        nt_cur_bytes(c, ev->activity_id, 16);
-        nt_cur_bytes(c, ev->related_activity_id, 16);
+        cm_cur_bytes(c, ev->activity_id, 16);
+        cm_cur_bytes(c, ev->related_activity_id, 16);
     }
-    nt_cur_u32(c, &ev->payload_size);
+    cm_cur_u32(c, &ev->payload_size);
     if (ev->payload_size > *event_size - (fixed - 4))
-        return NT_HEADER_PAYLOAD_SIZE;
+        return PS_HEADER_PAYLOAD_SIZE;
     ev->payload = c->p;
     c->p = next; /* EventSize covers the trailing alignment padding */
-    return NT_HEADER_OK;
+    return PS_HEADER_OK;
 }
 
-nt_status nt_header_fail(nt_parser *p, nt_header_result r, uint64_t off, const nt_event *ev, const char *block,
+nt_status ps_header_fail(nt_parser *p, ps_header_result r, uint64_t off, const nt_event *ev, const char *block,
                          uint32_t event_size)
 {
-    if (r == NT_HEADER_OVERRUN)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "event payload of %u bytes overruns the %s", ev->payload_size, block);
-    if (r == NT_HEADER_SIZE)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "event size %u out of range", event_size);
-    if (r == NT_HEADER_PAYLOAD_SIZE)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "event payload of %u bytes overruns its event size %u",
+    if (r == PS_HEADER_OVERRUN)
+        return ps_fail(p, NT_ERR_MALFORMED, off, "event payload of %u bytes overruns the %s", ev->payload_size, block);
+    if (r == PS_HEADER_SIZE)
+        return ps_fail(p, NT_ERR_MALFORMED, off, "event size %u out of range", event_size);
+    if (r == PS_HEADER_PAYLOAD_SIZE)
+        return ps_fail(p, NT_ERR_MALFORMED, off, "event payload of %u bytes overruns its event size %u",
                        ev->payload_size, event_size);
-    if (r == NT_HEADER_SHORT)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "event header truncated");
-    return nt_fail(p, NT_ERR_MALFORMED, off, "compressed event header truncated or invalid");
+    if (r == PS_HEADER_SHORT)
+        return ps_fail(p, NT_ERR_MALFORMED, off, "event header truncated");
+    return ps_fail(p, NT_ERR_MALFORMED, off, "compressed event header truncated or invalid");
 }
 
-/* The divisions of nt_parser_ticks_to_ns happen here, once, not per sample. */
+/* The divisions of ps_parser_ticks_to_ns happen here, once, not per sample. */
 static void set_clock(nt_parser *p, int64_t frequency)
 {
     p->ns_fast_end = 0;
@@ -112,59 +112,59 @@ static void set_clock(nt_parser *p, int64_t frequency)
 #endif
 }
 
-nt_status nt_trace_check_pointer_size(nt_parser *p, uint64_t off)
+nt_status ps_trace_check_pointer_size(nt_parser *p, uint64_t off)
 {
     uint32_t ptr = p->info.pointer_size;
     if (ptr != 4 && ptr != 8)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "pointer size %u is neither 4 nor 8", ptr);
+        return ps_fail(p, NT_ERR_MALFORMED, off, "pointer size %u is neither 4 nor 8", ptr);
     return NT_OK;
 }
 
-nt_status nt_trace_commit(nt_parser *p)
+nt_status ps_trace_commit(nt_parser *p)
 {
     p->have_trace = true;
     set_clock(p, p->info.qpc_frequency);
-    return NT_CALL(p, trace, &p->info);
+    return PS_CALL(p, trace, &p->info);
 }
 
-nt_status nt_sp_reserve(nt_parser *p, uint32_t count, uint64_t off)
+nt_status ps_sp_reserve(nt_parser *p, uint32_t count, uint64_t off)
 {
-    if (!nt_mem_reserve(&p->mem, (void **)&p->sp_threads, &p->sp_threads_cap, count ? count : 1,
+    if (!cm_mem_reserve(&p->mem, (void **)&p->sp_threads, &p->sp_threads_cap, count ? count : 1,
                         sizeof *p->sp_threads))
-        return nt_fail(p, NT_ERR_NOMEM, off, "cannot hold %u sequence-point threads", count);
+        return ps_fail(p, NT_ERR_NOMEM, off, "cannot hold %u sequence-point threads", count);
     return NT_OK;
 }
 
-nt_status nt_gap_report(nt_parser *p, const nt_thread_entry *t, uint32_t first, uint32_t lost, int64_t ticks,
+nt_status ps_gap_report(nt_parser *p, const ps_thread_entry *t, uint32_t first, uint32_t lost, int64_t ticks,
                         uint64_t off, uint32_t found_at)
 {
     p->stats.events_dropped += lost;
     if (!p->cb.sequence_gap)
         return NT_OK;
-    int64_t ns = ticks == INT64_MIN ? INT64_MIN : nt_parser_ticks_to_ns(p, ticks);
+    int64_t ns = ticks == INT64_MIN ? INT64_MIN : ps_parser_ticks_to_ns(p, ticks);
     nt_sequence_gap g = { t->os_tid, first, lost, ticks, ns, off, found_at };
-    return NT_CALL(p, sequence_gap, &g);
+    return PS_CALL(p, sequence_gap, &g);
 }
 
-nt_status nt_sp_deliver(nt_parser *p, int64_t timestamp, uint32_t flags, uint32_t count)
+nt_status ps_sp_deliver(nt_parser *p, int64_t timestamp, uint32_t flags, uint32_t count)
 {
     p->stats.sequence_points++;
     nt_sequence_point sp = { timestamp, flags, count, p->sp_threads };
-    nt_status s = NT_CALL(p, sequence_point, &sp);
-    nt_stacks_clear(&p->stacks); /* stack ids restart after every sequence point */
+    nt_status s = PS_CALL(p, sequence_point, &sp);
+    ps_stacks_clear(&p->stacks); /* stack ids restart after every sequence point */
     return s;
 }
 
-nt_status nt_event_block_begin(nt_parser *p, nt_cursor *c, const uint8_t *content, size_t size, uint64_t off,
+nt_status ps_event_block_begin(nt_parser *p, cm_cursor *c, const uint8_t *content, size_t size, uint64_t off,
                                const char *what, bool *compressed)
 {
-    *c = nt_cursor_make(content, size);
+    *c = cm_cursor_make(content, size);
     uint16_t header_size, flags;
-    if (!nt_cur_u16(c, &header_size) || !nt_cur_u16(c, &flags))
-        return nt_fail(p, NT_ERR_MALFORMED, off, "%s header truncated", what);
+    if (!cm_cur_u16(c, &header_size) || !cm_cur_u16(c, &flags))
+        return ps_fail(p, NT_ERR_MALFORMED, off, "%s header truncated", what);
     if (header_size < 20 || header_size > size)
-        return nt_fail(p, NT_ERR_MALFORMED, off, "%s header size %u out of range", what, header_size);
+        return ps_fail(p, NT_ERR_MALFORMED, off, "%s header size %u out of range", what, header_size);
     c->p = content + header_size;
-    *compressed = flags & NT_EVENT_BLOCK_COMPRESSED;
+    *compressed = flags & CM_EVENT_BLOCK_COMPRESSED;
     return NT_OK;
 }

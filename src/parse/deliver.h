@@ -2,8 +2,8 @@
  * block decoders and inline because it runs once per event: the event
  * callback, then the sample fast path or the typed payload
  * decoders (clr_events.c). */
-#ifndef NT_PARSE_DELIVER_H
-#define NT_PARSE_DELIVER_H
+#ifndef PS_DELIVER_H
+#define PS_DELIVER_H
 
 #include "common/compiler.h"
 #include "parse/context.h"
@@ -12,89 +12,89 @@
 
 /* Typed payload decoders (clr_events.c) for every kind but
  * NT_KIND_THREAD_SAMPLE and NT_KIND_OTHER; ev->desc is non-NULL. */
-nt_status nt_dispatch_typed(nt_parser *p, const nt_event *ev);
+nt_status ps_dispatch_typed(nt_parser *p, const nt_event *ev);
 
 /* SampleProfiler ThreadSample.  The payload is a u32 sample type; an empty
  * payload (early runtimes) carries no type and is reported as
  * NT_SAMPLE_ERROR. */
-static inline nt_status nt_decode_sample(nt_parser *p, const nt_event *ev, nt_sample *s)
+static inline nt_status ps_decode_sample(nt_parser *p, const nt_event *ev, nt_sample *s)
 {
     p->stats.samples++;
     if (!p->cb.sample)
         return NT_OK;
-    s->type = ev->payload_size >= 4 ? nt_le32(ev->payload) : NT_SAMPLE_ERROR;
+    s->type = ev->payload_size >= 4 ? cm_le32(ev->payload) : NT_SAMPLE_ERROR;
     s->timestamp = ev->timestamp;
-    s->time_ns = nt_parser_ticks_to_ns(p, ev->timestamp);
+    s->time_ns = ps_parser_ticks_to_ns(p, ev->timestamp);
     s->thread_id = ev->thread_id;
     s->stack_id = ev->stack_id;
     s->stack = ev->stack;
-    return NT_CALL(p, sample, s);
+    return PS_CALL(p, sample, s);
 }
 
 /* An event block's event before its first header: every field 0 (what
  * compressed headers count from), the field decoding context set once. */
-static inline void nt_block_event_init(nt_parser *p, nt_event *ev)
+static inline void ps_block_event_init(nt_parser *p, nt_event *ev)
 {
     memset(ev, 0, sizeof *ev);
     ev->field_ctx = &p->fctx;
 }
 
-/* What nt_event_deliver does after the event callback, in one word the
+/* What ps_event_deliver does after the event callback, in one word the
  * loops keep beside ev.desc and ev.stack (updated only when the header
  * changes an id): the event's kind, and above every kind a bit for each id
  * its interval does not hold (counted per event in the stats). */
-#define NT_UNKNOWN_METADATA 0x100u
-#define NT_UNKNOWN_STACK 0x200u
-#define NT_KIND_MASK 0xffu
-_Static_assert(NT_KIND_COUNT_ <= NT_KIND_MASK, "event kinds fit below the unknown bits");
+#define PS_UNKNOWN_METADATA 0x100u
+#define PS_UNKNOWN_STACK 0x200u
+#define PS_KIND_MASK 0xffu
+_Static_assert(NT_KIND_COUNT_ <= PS_KIND_MASK, "event kinds fit below the unknown bits");
 
-/* The kind of a descriptor, or NT_UNKNOWN_METADATA for an undefined one. */
-static inline unsigned nt_desc_what(const nt_event_desc *d) { return d ? (unsigned)d->kind : NT_UNKNOWN_METADATA; }
+/* The kind of a descriptor, or PS_UNKNOWN_METADATA for an undefined one. */
+static inline unsigned ps_desc_what(const nt_event_desc *d) { return d ? (unsigned)d->kind : PS_UNKNOWN_METADATA; }
 
-/* The stack of ev->stack_id into ev->stack; NT_UNKNOWN_STACK when the id is
+/* The stack of ev->stack_id into ev->stack; PS_UNKNOWN_STACK when the id is
  * set but the interval does not hold it.  Stack blocks come between event
  * blocks, so an event block's lookups hold for the whole block. */
-static inline unsigned nt_event_find_stack(nt_parser *p, nt_event *ev)
+static inline unsigned ps_event_find_stack(nt_parser *p, nt_event *ev)
 {
     if (!ev->stack_id) {
         ev->stack = NULL;
         return 0;
     }
-    ev->stack = nt_stacks_find(&p->stacks, ev->stack_id);
-    return ev->stack ? 0 : NT_UNKNOWN_STACK;
+    ev->stack = ps_stacks_find(&p->stacks, ev->stack_id);
+    return ev->stack ? 0 : PS_UNKNOWN_STACK;
 }
 
-/* The uncommon ends of nt_event_deliver: unknown ids counted, a stop
+/* The uncommon ends of ps_event_deliver: unknown ids counted, a stop
  * passed on. */
-static CC_NOINLINE CC_UNUSED nt_status nt_deliver_rest(nt_parser *p, const nt_event *ev, unsigned what,
+static CC_NOINLINE CC_UNUSED nt_status ps_deliver_rest(nt_parser *p, const nt_event *ev, unsigned what,
                                                                    nt_status s, nt_sample *sample)
 {
-    p->stats.unknown_metadata_refs += (what & NT_UNKNOWN_METADATA) != 0;
-    p->stats.unknown_stack_refs += (what & NT_UNKNOWN_STACK) != 0;
-    unsigned kind = what & NT_KIND_MASK;
+    p->stats.unknown_metadata_refs += (what & PS_UNKNOWN_METADATA) != 0;
+    p->stats.unknown_stack_refs += (what & PS_UNKNOWN_STACK) != 0;
+    unsigned kind = what & PS_KIND_MASK;
     if (s || kind == NT_KIND_OTHER)
         return s;
-    return kind == NT_KIND_THREAD_SAMPLE ? nt_decode_sample(p, ev, sample) : nt_dispatch_typed(p, ev);
+    return kind == NT_KIND_THREAD_SAMPLE ? ps_decode_sample(p, ev, sample) : ps_dispatch_typed(p, ev);
 }
 
 /* ev->desc and ev->stack are set, what is their word (above);
  * sample->event is ev (set once per block: the loop keeps the struct
  * beside ev).  The unknown ids are counted once the event callback has
  * returned, so that an ordinary event tests one word after it. */
-CC_ALWAYS_INLINE static inline nt_status nt_event_deliver(nt_parser *p, nt_event *ev, unsigned what,
+CC_ALWAYS_INLINE static inline nt_status ps_event_deliver(nt_parser *p, nt_event *ev, unsigned what,
                                                                         nt_sample *sample)
 {
     p->stats.events++;
-    nt_status s = NT_CALL(p, event, ev);
+    nt_status s = PS_CALL(p, event, ev);
     if (__builtin_expect(s == NT_OK, 1)) {
         if (what == NT_KIND_OTHER)
             return NT_OK;
         if (what == NT_KIND_THREAD_SAMPLE)
-            return nt_decode_sample(p, ev, sample);
-        if (what <= NT_KIND_MASK)
-            return nt_dispatch_typed(p, ev);
+            return ps_decode_sample(p, ev, sample);
+        if (what <= PS_KIND_MASK)
+            return ps_dispatch_typed(p, ev);
     }
-    return nt_deliver_rest(p, ev, what, s, sample);
+    return ps_deliver_rest(p, ev, what, s, sample);
 }
 
 #endif

@@ -13,17 +13,17 @@ static const struct nt_schema *schema_find(const char *provider, uint32_t event_
 {
     if (!provider)
         return NULL;
-    size_t prov = nt_schema_provider_count;
-    for (size_t i = 0; i < nt_schema_provider_count; i++)
-        if (strcmp(nt_schema_providers[i], provider) == 0)
+    size_t prov = ps_schema_provider_count;
+    for (size_t i = 0; i < ps_schema_provider_count; i++)
+        if (strcmp(ps_schema_providers[i], provider) == 0)
             prov = i;
-    if (prov == nt_schema_provider_count || event_id > UINT16_MAX)
+    if (prov == ps_schema_provider_count || event_id > UINT16_MAX)
         return NULL;
     /* first entry not less than (prov, event_id, version) */
-    size_t lo = 0, hi = nt_schema_count;
+    size_t lo = 0, hi = ps_schema_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const struct nt_schema *s = &nt_schemas[mid];
+        const struct nt_schema *s = &ps_schemas[mid];
         bool less = s->provider != prov ? s->provider < prov
                     : s->event_id != event_id ? s->event_id < event_id
                                               : s->version < version;
@@ -32,16 +32,16 @@ static const struct nt_schema *schema_find(const char *provider, uint32_t event_
         else
             hi = mid;
     }
-    if (lo < nt_schema_count && nt_schemas[lo].provider == prov && nt_schemas[lo].event_id == event_id &&
-        nt_schemas[lo].version == version)
-        return &nt_schemas[lo];
+    if (lo < ps_schema_count && ps_schemas[lo].provider == prov && ps_schemas[lo].event_id == event_id &&
+        ps_schemas[lo].version == version)
+        return &ps_schemas[lo];
     /* newer than known: the entry before is the newest older version of this id, if any */
-    if (lo > 0 && nt_schemas[lo - 1].provider == prov && nt_schemas[lo - 1].event_id == event_id)
-        return &nt_schemas[lo - 1];
+    if (lo > 0 && ps_schemas[lo - 1].provider == prov && ps_schemas[lo - 1].event_id == event_id)
+        return &ps_schemas[lo - 1];
     return NULL;
 }
 
-void nt_schema_attach(nt_event_desc *d)
+void ps_schema_attach(nt_event_desc *d)
 {
     const struct nt_schema *s = schema_find(d->provider, d->event_id, d->version);
     d->schema = s;

@@ -24,7 +24,7 @@ static nt_status wait_readable(int fd, int64_t deadline, int *err)
     for (;;) {
         int ms = -1;
         if (deadline) {
-            int64_t left = deadline - nt_clock_ns();
+            int64_t left = deadline - cm_clock_ns();
             if (left <= 0)
                 return NT_ERR_TIMEOUT;
             ms = left / 1000000 > 60000 ? 60000 : (int)(left / 1000000) + 1;
@@ -59,9 +59,9 @@ nt_status nt_parser_feed_fd(nt_parser *p, int fd, const nt_feed_options *opt, in
         total = (uint64_t)st.st_size;
 
     /* The parser's allocator, but not its memory figures: the buffer is the caller's I/O, not parser state. */
-    nt_mem m;
-    nt_mem_init(&m, &p->mem.a);
-    unsigned char *raw = nt_mem_alloc(&m, chunk + FEED_ALIGN);
+    cm_mem m;
+    cm_mem_init(&m, &p->mem.a);
+    unsigned char *raw = cm_mem_alloc(&m, chunk + FEED_ALIGN);
     if (!raw)
         return NT_ERR_NOMEM;
     unsigned char *buf = raw + (FEED_ALIGN - (uintptr_t)raw % FEED_ALIGN) % FEED_ALIGN;
@@ -94,7 +94,7 @@ nt_status nt_parser_feed_fd(nt_parser *p, int fd, const nt_feed_options *opt, in
         if (s != NT_OK)
             break;
     }
-    nt_mem_free(&m, raw, chunk + FEED_ALIGN);
+    cm_mem_free(&m, raw, chunk + FEED_ALIGN);
     if (os_error)
         *os_error = err;
     return s;

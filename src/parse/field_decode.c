@@ -19,7 +19,7 @@ typedef struct node {
     uint32_t type, elem, depth, ref, fixed;
 } node;
 
-void nt_field_ctx_init(struct nt_field_ctx *c, nt_mem *mem, const nt_trace_info *info, const nt_limits *lim)
+void ps_field_ctx_init(struct nt_field_ctx *c, cm_mem *mem, const nt_trace_info *info, const nt_limits *lim)
 {
     memset(c, 0, sizeof *c);
     c->mem = mem;
@@ -28,9 +28,9 @@ void nt_field_ctx_init(struct nt_field_ctx *c, nt_mem *mem, const nt_trace_info 
     c->max_depth = lim->max_field_depth > NT_FIELD_ITER_MAX_DEPTH ? NT_FIELD_ITER_MAX_DEPTH : lim->max_field_depth;
 }
 
-void nt_field_ctx_free(struct nt_field_ctx *c)
+void ps_field_ctx_free(struct nt_field_ctx *c)
 {
-    nt_mem_free(c->mem, c->buf, c->cap);
+    cm_mem_free(c->mem, c->buf, c->cap);
     c->buf = NULL;
     c->cap = 0;
 }
@@ -38,7 +38,7 @@ void nt_field_ctx_free(struct nt_field_ctx *c)
 static void node_at(const nt_field_iter *it, uint32_t i, node *n)
 {
     if (it->schema_) {
-        const nt_schema_field *f = (const nt_schema_field *)it->fields_ + i;
+        const ps_schema_field *f = (const ps_schema_field *)it->fields_ + i;
         *n = (node){ f->name, f->type, f->elem, f->depth, f->ref, f->fixed };
     } else {
         const nt_field *f = (const nt_field *)it->fields_ + i;
@@ -48,7 +48,7 @@ static void node_at(const nt_field_iter *it, uint32_t i, node *n)
 
 static uint32_t node_depth(const nt_field_iter *it, uint32_t i)
 {
-    return it->schema_ ? ((const nt_schema_field *)it->fields_)[i].depth : ((const nt_field *)it->fields_)[i].depth;
+    return it->schema_ ? ((const ps_schema_field *)it->fields_)[i].depth : ((const nt_field *)it->fields_)[i].depth;
 }
 
 /* The index after node i's last descendant. */
@@ -107,7 +107,7 @@ nt_status nt_event_fields_begin(const nt_event *ev, nt_field_iter *it)
         size_t cap = c->cap ? c->cap : 256;
         while (cap < need)
             cap *= 2;
-        if (!nt_mem_resize(c->mem, (void **)&c->buf, c->cap, cap)) {
+        if (!cm_mem_resize(c->mem, (void **)&c->buf, c->cap, cap)) {
             fail(it, NT_ERR_NOMEM, 0, "out of memory for field strings");
             return NT_ERR_NOMEM;
         }
@@ -129,7 +129,7 @@ static bool read_count(nt_field_iter *it, const node *n, uint32_t *count)
         /* self-describing arrays carry a u16 element count */
         if (!need(it, 2))
             return false;
-        *count = nt_le16(it->ev_->payload + it->pos_);
+        *count = cm_le16(it->ev_->payload + it->pos_);
         it->pos_ += 2;
         return true;
     }
@@ -137,7 +137,7 @@ static bool read_count(nt_field_iter *it, const node *n, uint32_t *count)
         *count = n->fixed;
         return true;
     }
-    uint64_t v = n->ref <= NT_SCHEMA_MAX_REF ? it->ints_[n->ref - 1] : 0;
+    uint64_t v = n->ref <= PS_SCHEMA_MAX_REF ? it->ints_[n->ref - 1] : 0;
     if (v > UINT32_MAX)
         return fail(it, NT_ERR_MALFORMED, it->pos_, "count field out of range");
     *count = (uint32_t)v;
@@ -158,7 +158,7 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
     case NT_TYPE_BOOLEAN32:
         size = 4;
         if (left >= 4)
-            out->v.u = nt_le32(p) != 0;
+            out->v.u = cm_le32(p) != 0;
         out->kind = NT_VALUE_BOOL;
         break;
     case NT_TYPE_BOOLEAN8:
@@ -183,20 +183,20 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
     case NT_TYPE_INT16:
         size = 2;
         if (left >= 2)
-            out->v.i = (int16_t)nt_le16(p);
+            out->v.i = (int16_t)cm_le16(p);
         out->kind = NT_VALUE_INT;
         break;
     case NT_TYPE_CHAR:
     case NT_TYPE_UINT16:
         size = 2;
         if (left >= 2)
-            out->v.u = nt_le16(p);
+            out->v.u = cm_le16(p);
         out->kind = NT_VALUE_UINT;
         break;
     case NT_TYPE_INT32:
         size = 4;
         if (left >= 4)
-            out->v.i = (int32_t)nt_le32(p);
+            out->v.i = (int32_t)cm_le32(p);
         out->kind = NT_VALUE_INT;
         break;
     case NT_TYPE_UINT32:
@@ -204,34 +204,34 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
     case NT_TYPE_DATALOC:
         size = 4;
         if (left >= 4)
-            out->v.u = nt_le32(p);
+            out->v.u = cm_le32(p);
         out->kind = NT_VALUE_UINT;
         break;
     case NT_TYPE_INT64:
     case NT_TYPE_DATETIME:
         size = 8;
         if (left >= 8)
-            out->v.i = (int64_t)nt_le64(p);
+            out->v.i = (int64_t)cm_le64(p);
         out->kind = t == NT_TYPE_INT64 ? NT_VALUE_INT : NT_VALUE_DATETIME;
         break;
     case NT_TYPE_UINT64:
         size = 8;
         if (left >= 8)
-            out->v.u = nt_le64(p);
+            out->v.u = cm_le64(p);
         out->kind = NT_VALUE_UINT;
         break;
     case NT_TYPE_POINTER: {
         uint32_t ps = it->ev_->field_ctx->info->pointer_size == 4 ? 4 : 8;
         size = ps;
         if (left >= ps)
-            out->v.u = ps == 4 ? nt_le32(p) : nt_le64(p);
+            out->v.u = ps == 4 ? cm_le32(p) : cm_le64(p);
         out->kind = NT_VALUE_UINT;
         break;
     }
     case NT_TYPE_SINGLE: {
         size = 4;
         if (left >= 4) {
-            uint32_t b = nt_le32(p);
+            uint32_t b = cm_le32(p);
             float f;
             memcpy(&f, &b, 4);
             out->v.f = f;
@@ -242,7 +242,7 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
     case NT_TYPE_DOUBLE: {
         size = 8;
         if (left >= 8) {
-            uint64_t b = nt_le64(p);
+            uint64_t b = cm_le64(p);
             memcpy(&out->v.f, &b, 8);
         }
         out->kind = NT_VALUE_FLOAT;
@@ -272,9 +272,9 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
     }
     case NT_TYPE_VARINT:
     case NT_TYPE_VARUINT: {
-        nt_cursor c = nt_cursor_make(p, left);
+        cm_cursor c = cm_cursor_make(p, left);
         uint64_t v;
-        if (!nt_cur_varu64(&c, &v))
+        if (!cm_cur_varu64(&c, &v))
             return fail(it, NT_ERR_MALFORMED, it->pos_, "bad variable-length integer");
         size = (size_t)(c.p - p);
         if (t == NT_TYPE_VARINT) {
@@ -287,13 +287,13 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
         break;
     }
     case NT_TYPE_STRING: {
-        nt_cursor c = nt_cursor_make(p, left);
+        cm_cursor c = cm_cursor_make(p, left);
         const uint8_t *s;
         size_t units;
-        if (!nt_utf16z_scan(&c, &s, &units))
+        if (!cm_utf16z_scan(&c, &s, &units))
             return fail(it, NT_ERR_MALFORMED, it->pos_, "string without its terminator");
         char *dst = it->ev_->field_ctx->buf + it->pos_ + it->pos_ / 2;
-        out->v.str.len = nt_utf16_to_utf8(s, units, dst);
+        out->v.str.len = cm_utf16_to_utf8(s, units, dst);
         out->v.str.ptr = dst;
         out->kind = NT_VALUE_STRING;
         size = (size_t)(c.p - p);
@@ -372,7 +372,7 @@ static bool begin_node(nt_field_iter *it, uint32_t i, nt_field_value *out)
     }
     if (!scalar(it, &n, n.type, out))
         return false;
-    if (i < NT_SCHEMA_MAX_REF) /* an array element's struct overwrites its own counts */
+    if (i < PS_SCHEMA_MAX_REF) /* an array element's struct overwrites its own counts */
         it->ints_[i] = out->kind == NT_VALUE_INT ? (uint64_t)out->v.i : out->v.u;
     return true;
 }

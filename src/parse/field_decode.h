@@ -1,7 +1,7 @@
 /* Payload field decoding (field_decode.c): the per-parser context events point to,
  * and the hook that names a description from the runtime event table. */
-#ifndef NT_FIELD_DECODE_H
-#define NT_FIELD_DECODE_H
+#ifndef PS_FIELD_DECODE_H
+#define PS_FIELD_DECODE_H
 
 #include "common/alloc.h"
 
@@ -9,7 +9,7 @@
  * (one per parser, sized for the current event's payload), the pointer size
  * win:Pointer fields take, and the limits. */
 struct nt_field_ctx {
-    nt_mem *mem;
+    cm_mem *mem;
     char *buf;
     size_t cap;
     const nt_trace_info *info;
@@ -21,11 +21,11 @@ struct nt_field_ctx {
     uint8_t trace_id[16], span_id[8];
 };
 
-void nt_field_ctx_init(struct nt_field_ctx *c, nt_mem *mem, const nt_trace_info *info, const nt_limits *lim);
-void nt_field_ctx_free(struct nt_field_ctx *c);
+void ps_field_ctx_init(struct nt_field_ctx *c, cm_mem *mem, const nt_trace_info *info, const nt_limits *lim);
+void ps_field_ctx_free(struct nt_field_ctx *c);
 
 /* Fill d->name, task_name, opcode_name and schema from the runtime event
  * table (once per metadata record, before it is stored). */
-void nt_schema_attach(nt_event_desc *d);
+void ps_schema_attach(nt_event_desc *d);
 
 #endif

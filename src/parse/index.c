@@ -25,7 +25,7 @@ static nt_status build(ix_build *b, const nt_index_options *given, nt_index **ou
     if (!ABI_IN(nt_index_options, &o, given))
         return NT_ERR_INVALID_ARG;
     const nt_index_options *opt = &o;
-    nt_index *ix = NT_MEM_NEW(nt_index, opt->alloc);
+    nt_index *ix = CM_MEM_NEW(nt_index, opt->alloc);
     if (!ix)
         return NT_ERR_NOMEM;
     b->ix = ix;
@@ -34,7 +34,7 @@ static nt_status build(ix_build *b, const nt_index_options *given, nt_index **ou
     nt_status s = b->len ? ix_scan(b) : ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "empty input");
     if (s != NT_ERR_NOMEM && s != NT_ERR_NOT_NETTRACE && s != NT_ERR_UNSUPPORTED_VERSION)
         ix_estimate(b, sample_blocks);
-    nt_mem_free(&ix->mem, b->body, b->body_cap);
+    cm_mem_free(&ix->mem, b->body, b->body_cap);
     if (s == NT_ERR_NOMEM || s == NT_ERR_NOT_NETTRACE || s == NT_ERR_UNSUPPORTED_VERSION) {
         nt_index_free(ix);
         return s;
@@ -88,8 +88,8 @@ void nt_index_free(nt_index *ix)
 {
     if (!ix)
         return;
-    nt_mem_free(&ix->mem, ix->blocks, ix->cap * sizeof *ix->blocks);
-    NT_MEM_DELETE(nt_index, ix);
+    cm_mem_free(&ix->mem, ix->blocks, ix->cap * sizeof *ix->blocks);
+    CM_MEM_DELETE(nt_index, ix);
 }
 
 size_t nt_index_block_count(const nt_index *ix) { return ix ? ix->count : 0; }

@@ -36,22 +36,22 @@ static void v4_metadata_record(nt_index *ix, const uint8_t *p, size_t n)
     if (n < 4 + 2 * units + 4)
         return;
     for (size_t i = 0; i < units; i++)
-        if (nt_le16(p + 4 + 2 * i) != (uint8_t)want[i])
+        if (cm_le16(p + 4 + 2 * i) != (uint8_t)want[i])
             return;
-    if (nt_le32(p + 4 + 2 * units) == 0)
-        remember_sample_id(ix, nt_le32(p));
+    if (cm_le32(p + 4 + 2 * units) == 0)
+        remember_sample_id(ix, cm_le32(p));
 }
 
 /* V6 metadata row: varuint32 id, provider (varuint32 length, UTF-8), varuint32 event id. */
-static void v6_metadata_row(nt_index *ix, nt_cursor c)
+static void v6_metadata_row(nt_index *ix, cm_cursor c)
 {
     uint32_t id, name_len, event_id;
     static const char want[] = NT_PROVIDER_SAMPLE_PROFILER;
-    if (!nt_cur_varu32(&c, &id) || !nt_cur_varu32(&c, &name_len) || name_len != sizeof want - 1 ||
-        nt_cur_left(&c) < name_len || memcmp(c.p, want, name_len) != 0)
+    if (!cm_cur_varu32(&c, &id) || !cm_cur_varu32(&c, &name_len) || name_len != sizeof want - 1 ||
+        cm_cur_left(&c) < name_len || memcmp(c.p, want, name_len) != 0)
         return;
     c.p += name_len;
-    if (nt_cur_varu32(&c, &event_id) && event_id == 0)
+    if (cm_cur_varu32(&c, &event_id) && event_id == 0)
         remember_sample_id(ix, id);
 }
 
@@ -60,17 +60,17 @@ static void v6_metadata_row(nt_index *ix, nt_cursor c)
 typedef void (*event_fn)(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size);
 static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, event_fn fn, void *user)
 {
-    uint16_t header_size = nt_le16(body);
-    bool compressed = (nt_le16(body + 2) & NT_EVENT_BLOCK_COMPRESSED) != 0;
-    nt_cursor c = nt_cursor_make(body + header_size, body_size - header_size);
+    uint16_t header_size = cm_le16(body);
+    bool compressed = (cm_le16(body + 2) & CM_EVENT_BLOCK_COMPRESSED) != 0;
+    cm_cursor c = cm_cursor_make(body + header_size, body_size - header_size);
     nt_event ev;
     memset(&ev, 0, sizeof ev);
     uint64_t thread = 0, capture = 0, n = 0;
     uint32_t label_list = 0, event_size = 0;
     uint8_t flags;
     while (c.p < c.end) {
-        if (nt_read_header(&c, &ev, &thread, &capture, v6 ? &label_list : NULL, compressed, false, -1, &flags,
-                           &event_size) != NT_HEADER_OK)
+        if (ps_read_header(&c, &ev, &thread, &capture, v6 ? &label_list : NULL, compressed, false, -1, &flags,
+                           &event_size) != PS_HEADER_OK)
             break;
         n++;
         if (fn)
@@ -91,17 +91,17 @@ void ix_note_metadata(ix_build *b, const nt_index_block *blk)
     if (!body)
         return;
     if (b->ix->sum.format_major == 4) {
-        if (blk->body_size >= 20 && nt_le16(body) >= 20 && nt_le16(body) <= blk->body_size)
+        if (blk->body_size >= 20 && cm_le16(body) >= 20 && cm_le16(body) <= blk->body_size)
             walk_events(body, blk->body_size, false, v4_metadata_event, b->ix);
         return;
     }
     /* V6: u16 header size (excluding itself), then rows of u16 size + row. */
-    nt_cursor c = nt_cursor_make(body, blk->body_size);
+    cm_cursor c = cm_cursor_make(body, blk->body_size);
     uint16_t header_size, row_size;
-    if (!nt_cur_u16(&c, &header_size) || !nt_cur_skip(&c, header_size))
+    if (!cm_cur_u16(&c, &header_size) || !cm_cur_skip(&c, header_size))
         return;
-    while (nt_cur_u16(&c, &row_size) && nt_cur_left(&c) >= row_size) {
-        v6_metadata_row(b->ix, nt_cursor_make(c.p, row_size));
+    while (cm_cur_u16(&c, &row_size) && cm_cur_left(&c) >= row_size) {
+        v6_metadata_row(b->ix, cm_cursor_make(c.p, row_size));
         c.p += row_size;
     }
 }

@@ -1,8 +1,8 @@
 /* The block index's object and the two passes that fill it (index_scan.c:
  * the framing of both format versions, block headers only; index_estimate.c:
  * metadata names and a walk of a few event blocks' headers). */
-#ifndef NT_INDEX_INTERNAL_H
-#define NT_INDEX_INTERNAL_H
+#ifndef PS_INDEX_INTERNAL_H
+#define PS_INDEX_INTERNAL_H
 
 #include "common/alloc.h"
 #include "nettrace_index.h"
@@ -14,7 +14,7 @@
 #define IX_MAX_SAMPLE_IDS 8
 
 struct nt_index {
-    nt_mem mem;
+    cm_mem mem;
     nt_index_block *blocks;
     size_t count, cap;
     nt_index_summary sum;

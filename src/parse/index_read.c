@@ -56,7 +56,7 @@ const uint8_t *ix_body(ix_build *b, const nt_index_block *blk)
     if (blk->body_size > NT_DEFAULT_MAX_BLOCK_BYTES)
         return NULL;
     if (!b->data && blk->body_size > b->body_cap) {
-        if (!nt_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, blk->body_size))
+        if (!cm_mem_resize(&b->ix->mem, (void **)&b->body, b->body_cap, blk->body_size))
             return NULL;
         b->body_cap = blk->body_size;
     }

@@ -28,14 +28,14 @@ static nt_index_kind v4_kind(const uint8_t *name, uint32_t len)
 static nt_index_kind v6_kind(uint32_t k)
 {
     switch (k) {
-    case NT_V6_TRACE: return NT_INDEX_TRACE;
-    case NT_V6_EVENT: return NT_INDEX_EVENT;
-    case NT_V6_METADATA: return NT_INDEX_METADATA;
-    case NT_V6_SEQUENCE_POINT: return NT_INDEX_SEQUENCE_POINT;
-    case NT_V6_STACK: return NT_INDEX_STACK;
-    case NT_V6_THREAD: return NT_INDEX_THREAD;
-    case NT_V6_REMOVE_THREAD: return NT_INDEX_REMOVE_THREAD;
-    case NT_V6_LABEL_LIST: return NT_INDEX_LABEL_LIST;
+    case CM_V6_TRACE: return NT_INDEX_TRACE;
+    case CM_V6_EVENT: return NT_INDEX_EVENT;
+    case CM_V6_METADATA: return NT_INDEX_METADATA;
+    case CM_V6_SEQUENCE_POINT: return NT_INDEX_SEQUENCE_POINT;
+    case CM_V6_STACK: return NT_INDEX_STACK;
+    case CM_V6_THREAD: return NT_INDEX_THREAD;
+    case CM_V6_REMOVE_THREAD: return NT_INDEX_REMOVE_THREAD;
+    case CM_V6_LABEL_LIST: return NT_INDEX_LABEL_LIST;
     default: return NT_INDEX_UNKNOWN;
     }
 }
@@ -52,11 +52,11 @@ static nt_status read_body_header(ix_build *b, nt_index_block *blk)
     nt_index_summary *s = &b->ix->sum;
     switch (blk->kind) {
     case NT_INDEX_EVENT:
-        if (blk->body_size < EVENT_BLOCK_HEADER_MIN || nt_le16(body) < EVENT_BLOCK_HEADER_MIN ||
-            nt_le16(body) > blk->body_size)
+        if (blk->body_size < EVENT_BLOCK_HEADER_MIN || cm_le16(body) < EVENT_BLOCK_HEADER_MIN ||
+            cm_le16(body) > blk->body_size)
             return ix_fail(b, NT_ERR_MALFORMED, blk->body_offset, "event block header shorter than 20 bytes or past the block");
-        blk->min_ticks = (int64_t)nt_le64(body + 4);
-        blk->max_ticks = (int64_t)nt_le64(body + 12);
+        blk->min_ticks = (int64_t)cm_le64(body + 4);
+        blk->max_ticks = (int64_t)cm_le64(body + 12);
         if (blk->min_ticks > blk->max_ticks) { /* the parser reads such a block: its range is unknown */
             blk->min_ticks = INT64_MIN;
             blk->max_ticks = INT64_MAX;
@@ -65,13 +65,13 @@ static nt_status read_body_header(ix_build *b, nt_index_block *blk)
     case NT_INDEX_SEQUENCE_POINT:
         if (blk->body_size < 8)
             return ix_fail(b, NT_ERR_MALFORMED, blk->body_offset, "sequence point block shorter than its timestamp");
-        blk->min_ticks = blk->max_ticks = (int64_t)nt_le64(body);
+        blk->min_ticks = blk->max_ticks = (int64_t)cm_le64(body);
         break;
     case NT_INDEX_TRACE:
         /* V4/V5 payload and V6 block both start SYSTEMTIME, sync ticks, frequency. */
         if (blk->body_size >= 32) {
-            s->sync_qpc = (int64_t)nt_le64(body + 16);
-            s->qpc_frequency = (int64_t)nt_le64(body + 24);
+            s->sync_qpc = (int64_t)cm_le64(body + 16);
+            s->qpc_frequency = (int64_t)cm_le64(body + 24);
         }
         break;
     default:
@@ -90,7 +90,7 @@ static nt_status add_block(ix_build *b, nt_index_block *blk)
         return st;
     if (blk->kind == NT_INDEX_METADATA)
         ix_note_metadata(b, blk);
-    if (!nt_mem_reserve(&ix->mem, (void **)&ix->blocks, &ix->cap, ix->count + 1, sizeof *ix->blocks))
+    if (!cm_mem_reserve(&ix->mem, (void **)&ix->blocks, &ix->cap, ix->count + 1, sizeof *ix->blocks))
         return ix_fail(b, NT_ERR_NOMEM, blk->offset, "out of memory for the block table");
     ix->blocks[ix->count++] = *blk;
     nt_index_summary *s = &ix->sum;
@@ -119,36 +119,36 @@ static nt_status scan_v4(ix_build *b, uint64_t off)
         const uint8_t *h = ix_at(b, off, V4_HEADER_MAX, &got);
         if (!h)
             return ix_fail(b, NT_ERR_IO, off, "reading an object header failed");
-        nt_cursor c = nt_cursor_make(h, got);
+        cm_cursor c = cm_cursor_make(h, got);
         uint8_t tag, tag2, null_ref;
         uint32_t version, min_reader, name_len;
-        if (!nt_cur_u8(&c, &tag))
+        if (!cm_cur_u8(&c, &tag))
             return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream mark");
-        if (tag == NT_TAG_NULL_REFERENCE) {
+        if (tag == CM_TAG_NULL_REFERENCE) {
             b->ix->sum.stream_bytes = off + 1;
             b->ix->sum.complete = true;
             return NT_OK;
         }
-        if (tag != NT_TAG_BEGIN_PRIVATE_OBJECT)
+        if (tag != CM_TAG_BEGIN_PRIVATE_OBJECT)
             return ix_fail(b, NT_ERR_MALFORMED, off, "expected an object (BeginPrivateObject) or the end of the stream");
-        if (!nt_cur_u8(&c, &tag2) || !nt_cur_u8(&c, &null_ref) || !nt_cur_u32(&c, &version) ||
-            !nt_cur_u32(&c, &min_reader) || !nt_cur_u32(&c, &name_len))
+        if (!cm_cur_u8(&c, &tag2) || !cm_cur_u8(&c, &null_ref) || !cm_cur_u32(&c, &version) ||
+            !cm_cur_u32(&c, &min_reader) || !cm_cur_u32(&c, &name_len))
             return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends inside an object's type header");
-        if (tag2 != NT_TAG_BEGIN_PRIVATE_OBJECT || null_ref != NT_TAG_NULL_REFERENCE || name_len > MAX_TYPE_NAME)
+        if (tag2 != CM_TAG_BEGIN_PRIVATE_OBJECT || null_ref != CM_TAG_NULL_REFERENCE || name_len > MAX_TYPE_NAME)
             return ix_fail(b, NT_ERR_MALFORMED, off + 1, "malformed object type header");
         const uint8_t *name = c.p;
         uint8_t end_type;
-        if (!nt_cur_skip(&c, name_len) || !nt_cur_u8(&c, &end_type))
+        if (!cm_cur_skip(&c, name_len) || !cm_cur_u8(&c, &end_type))
             return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends inside an object's type name");
-        if (end_type != NT_TAG_END_OBJECT)
+        if (end_type != CM_TAG_END_OBJECT)
             return ix_fail(b, NT_ERR_MALFORMED, off + (uint64_t)(c.p - h) - 1, "type header does not end with EndObject");
         nt_index_block blk = { .offset = off, .kind = (uint8_t)v4_kind(name, name_len), .interval = interval };
         uint32_t size = 48; /* the Trace object's fixed payload */
         if (blk.kind != NT_INDEX_TRACE) {
-            if (!nt_cur_u32(&c, &size))
+            if (!cm_cur_u32(&c, &size))
                 return ix_fail(b, NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h), "the stream ends inside a block size");
             size_t pad = (size_t)((4 - (off + (uint64_t)(c.p - h)) % 4) % 4);
-            if (size > INT32_MAX || !nt_cur_skip(&c, pad))
+            if (size > INT32_MAX || !cm_cur_skip(&c, pad))
                 return ix_fail(b, size > INT32_MAX ? NT_ERR_MALFORMED : NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h) - 4,
                                size > INT32_MAX ? "block size out of range" : "the stream ends inside a block's padding");
         }
@@ -160,7 +160,7 @@ static nt_status scan_v4(ix_build *b, uint64_t off)
             return ix_fail(b, NT_ERR_TRUNCATED, blk.body_offset, "the stream ends inside a block");
         if (!end_obj)
             return ix_fail(b, NT_ERR_IO, blk.body_offset + size, "reading a block's end failed");
-        if (*end_obj != NT_TAG_END_OBJECT)
+        if (*end_obj != CM_TAG_END_OBJECT)
             return ix_fail(b, NT_ERR_MALFORMED, blk.body_offset + size, "block does not end with EndObject");
         blk.end = blk.body_offset + size + 1;
         nt_status st = add_block(b, &blk);
@@ -182,9 +182,9 @@ static nt_status scan_v6(ix_build *b, uint64_t off)
             return ix_fail(b, NT_ERR_IO, off, "reading a block header failed");
         if (got < 4)
             return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream block");
-        uint32_t h = nt_le32(hp);
-        uint32_t size = h & NT_V6_BLOCK_SIZE_MASK, kind = h >> NT_V6_BLOCK_KIND_SHIFT;
-        if (kind == NT_V6_END_OF_STREAM) { /* its size is not read, as the parser does not */
+        uint32_t h = cm_le32(hp);
+        uint32_t size = h & CM_V6_BLOCK_SIZE_MASK, kind = h >> CM_V6_BLOCK_KIND_SHIFT;
+        if (kind == CM_V6_END_OF_STREAM) { /* its size is not read, as the parser does not */
             b->ix->sum.stream_bytes = off + 4;
             b->ix->sum.complete = true;
             return NT_OK;
@@ -203,29 +203,29 @@ static nt_status scan_v6(ix_build *b, uint64_t off)
 
 nt_status ix_scan(ix_build *b)
 {
-    const size_t v4_head = NT_FMT_MAGIC_LEN + 4 + NT_FMT_FS_HEADER_LEN;
+    const size_t v4_head = CM_FMT_MAGIC_LEN + 4 + CM_FMT_FS_HEADER_LEN;
     size_t got = 0;
     const uint8_t *h = ix_at(b, 0, v4_head, &got);
     if (!h)
         return ix_fail(b, NT_ERR_IO, 0, "reading the stream header failed");
-    if (got < NT_FMT_MAGIC_LEN + 4 || memcmp(h, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN) != 0)
+    if (got < CM_FMT_MAGIC_LEN + 4 || memcmp(h, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN) != 0)
         return ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "no NetTrace magic (NetPerf and other streams have no index)");
-    uint32_t after = nt_le32(h + NT_FMT_MAGIC_LEN);
-    if (after == NT_FMT_FS_HEADER_LEN) {
+    uint32_t after = cm_le32(h + CM_FMT_MAGIC_LEN);
+    if (after == CM_FMT_FS_HEADER_LEN) {
         if (got < v4_head)
-            return ix_fail(b, NT_ERR_TRUNCATED, NT_FMT_MAGIC_LEN + 4, "the stream ends inside its serialization header");
-        if (memcmp(h + NT_FMT_MAGIC_LEN + 4, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN) != 0)
-            return ix_fail(b, NT_ERR_NOT_NETTRACE, NT_FMT_MAGIC_LEN + 4, "no FastSerialization header after the magic");
+            return ix_fail(b, NT_ERR_TRUNCATED, CM_FMT_MAGIC_LEN + 4, "the stream ends inside its serialization header");
+        if (memcmp(h + CM_FMT_MAGIC_LEN + 4, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN) != 0)
+            return ix_fail(b, NT_ERR_NOT_NETTRACE, CM_FMT_MAGIC_LEN + 4, "no FastSerialization header after the magic");
         b->ix->sum.format_major = 4;
         return scan_v4(b, v4_head);
     }
     if (after != 0)
-        return ix_fail(b, NT_ERR_NOT_NETTRACE, NT_FMT_MAGIC_LEN, "neither a V4/V5 nor a V6 header after the magic");
-    if (got < NT_FMT_MAGIC_LEN + 12)
-        return ix_fail(b, NT_ERR_TRUNCATED, NT_FMT_MAGIC_LEN + 4, "the stream ends inside its version");
-    uint32_t major = nt_le32(h + NT_FMT_MAGIC_LEN + 4);
+        return ix_fail(b, NT_ERR_NOT_NETTRACE, CM_FMT_MAGIC_LEN, "neither a V4/V5 nor a V6 header after the magic");
+    if (got < CM_FMT_MAGIC_LEN + 12)
+        return ix_fail(b, NT_ERR_TRUNCATED, CM_FMT_MAGIC_LEN + 4, "the stream ends inside its version");
+    uint32_t major = cm_le32(h + CM_FMT_MAGIC_LEN + 4);
     if (major != 6)
-        return ix_fail(b, NT_ERR_UNSUPPORTED_VERSION, NT_FMT_MAGIC_LEN + 4, "unsupported major version");
+        return ix_fail(b, NT_ERR_UNSUPPORTED_VERSION, CM_FMT_MAGIC_LEN + 4, "unsupported major version");
     b->ix->sum.format_major = 6;
-    return scan_v6(b, NT_FMT_MAGIC_LEN + 12);
+    return scan_v6(b, CM_FMT_MAGIC_LEN + 12);
 }

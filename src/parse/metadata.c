@@ -2,28 +2,28 @@
 
 #include <string.h>
 
-struct nt_arena_chunk {
-    nt_arena_chunk *next;
+struct ps_arena_chunk {
+    ps_arena_chunk *next;
     size_t size, used;
     /* data follows, max_align_t aligned */
 };
 
-#define CHUNK_HDR ((sizeof(nt_arena_chunk) + 15) & ~(size_t)15)
+#define CHUNK_HDR ((sizeof(ps_arena_chunk) + 15) & ~(size_t)15)
 #define CHUNK_MIN (64u * 1024u)
 
-void nt_metadata_init(nt_metadata_table *t, nt_mem *mem)
+void ps_metadata_init(ps_metadata_table *t, cm_mem *mem)
 {
     memset(t, 0, sizeof *t);
     t->mem = mem;
-    nt_hash_key_init(&t->key, t);
+    cm_hash_key_init(&t->key, t);
 }
 
-static void free_chunks(nt_metadata_table *t)
+static void free_chunks(ps_metadata_table *t)
 {
-    nt_arena_chunk *c = t->chunks;
+    ps_arena_chunk *c = t->chunks;
     while (c) {
-        nt_arena_chunk *n = c->next;
-        nt_mem_free(t->mem, c, CHUNK_HDR + c->size);
+        ps_arena_chunk *n = c->next;
+        cm_mem_free(t->mem, c, CHUNK_HDR + c->size);
         c = n;
     }
     t->chunks = NULL;
@@ -32,9 +32,9 @@ static void free_chunks(nt_metadata_table *t)
 
 /* The slot holding entry k, which is in the hash table: found by value, not
  * stopping at empty slots, so slots can be cleared in any order. */
-static size_t slot_holding(const nt_metadata_table *t, size_t k)
+static size_t slot_holding(const ps_metadata_table *t, size_t k)
 {
-    size_t i = nt_metadata_slot(t, t->descs[k].metadata_id, t->slot_cap);
+    size_t i = ps_metadata_slot(t, t->descs[k].metadata_id, t->slot_cap);
     while (t->slots[i] != k + 1)
         i = (i + 1) & (t->slot_cap - 1);
     return i;
@@ -43,12 +43,12 @@ static size_t slot_holding(const nt_metadata_table *t, size_t k)
 /* Only the slots in use are cleared: a flush costs what its interval defined,
  * not the size the tables once grew to (tiny flushes after one big interval
  * stay cheap). */
-void nt_metadata_clear(nt_metadata_table *t)
+void ps_metadata_clear(ps_metadata_table *t)
 {
     free_chunks(t);
     for (size_t k = 0; k < t->count; k++) {
         uint32_t id = t->descs[k].metadata_id;
-        if (id < NT_META_DIRECT_IDS)
+        if (id < PS_META_DIRECT_IDS)
             t->direct[id] = 0;
         else
             t->slots[slot_holding(t, k)] = 0;
@@ -56,28 +56,28 @@ void nt_metadata_clear(nt_metadata_table *t)
     t->count = t->hashed = 0;
 }
 
-void nt_metadata_free(nt_metadata_table *t)
+void ps_metadata_free(ps_metadata_table *t)
 {
     free_chunks(t);
-    nt_mem_free(t->mem, t->descs, t->cap * sizeof *t->descs);
-    nt_mem_free(t->mem, t->slots, t->slot_cap * sizeof *t->slots);
-    nt_mem_free(t->mem, t->direct, t->direct_cap * sizeof *t->direct);
+    cm_mem_free(t->mem, t->descs, t->cap * sizeof *t->descs);
+    cm_mem_free(t->mem, t->slots, t->slot_cap * sizeof *t->slots);
+    cm_mem_free(t->mem, t->direct, t->direct_cap * sizeof *t->direct);
     t->descs = NULL;
     t->slots = NULL;
     t->direct = NULL;
     t->cap = t->slot_cap = t->count = t->direct_cap = t->hashed = 0;
 }
 
-void *nt_metadata_alloc(nt_metadata_table *t, size_t size, size_t budget)
+void *ps_metadata_alloc(ps_metadata_table *t, size_t size, size_t budget)
 {
     size = (size + 15) & ~(size_t)15;
     t->over_budget = size > budget || t->arena_bytes > budget - size;
     if (t->over_budget)
         return NULL;
-    nt_arena_chunk *c = t->chunks;
+    ps_arena_chunk *c = t->chunks;
     if (!c || c->size - c->used < size) {
         size_t csize = size > CHUNK_MIN ? size : CHUNK_MIN;
-        c = nt_mem_alloc(t->mem, CHUNK_HDR + csize);
+        c = cm_mem_alloc(t->mem, CHUNK_HDR + csize);
         if (!c)
             return NULL;
         c->size = csize;
@@ -91,9 +91,9 @@ void *nt_metadata_alloc(nt_metadata_table *t, size_t size, size_t budget)
     return r;
 }
 
-char *nt_metadata_strdup(nt_metadata_table *t, const char *s, size_t len, size_t budget)
+char *ps_metadata_strdup(ps_metadata_table *t, const char *s, size_t len, size_t budget)
 {
-    char *d = nt_metadata_alloc(t, len + 1, budget);
+    char *d = ps_metadata_alloc(t, len + 1, budget);
     if (!d)
         return NULL;
     memcpy(d, s, len);
@@ -101,54 +101,54 @@ char *nt_metadata_strdup(nt_metadata_table *t, const char *s, size_t len, size_t
     return d;
 }
 
-static bool rehash(nt_metadata_table *t, size_t ncap)
+static bool rehash(ps_metadata_table *t, size_t ncap)
 {
     uint32_t *ns = NULL;
-    if (!nt_mem_resize(t->mem, (void **)&ns, 0, ncap * sizeof *ns))
+    if (!cm_mem_resize(t->mem, (void **)&ns, 0, ncap * sizeof *ns))
         return false;
     memset(ns, 0, ncap * sizeof *ns);
     for (size_t k = 0; k < t->count; k++) {
-        if (t->descs[k].metadata_id < NT_META_DIRECT_IDS)
+        if (t->descs[k].metadata_id < PS_META_DIRECT_IDS)
             continue;
-        size_t i = nt_metadata_slot(t, t->descs[k].metadata_id, ncap);
+        size_t i = ps_metadata_slot(t, t->descs[k].metadata_id, ncap);
         while (ns[i])
             i = (i + 1) & (ncap - 1);
         ns[i] = (uint32_t)(k + 1);
     }
-    nt_mem_free(t->mem, t->slots, t->slot_cap * sizeof *t->slots);
+    cm_mem_free(t->mem, t->slots, t->slot_cap * sizeof *t->slots);
     t->slots = ns;
     t->slot_cap = ncap;
     return true;
 }
 
-/* Make the direct array cover id (< NT_META_DIRECT_IDS). */
-static bool direct_cover(nt_metadata_table *t, uint32_t id)
+/* Make the direct array cover id (< PS_META_DIRECT_IDS). */
+static bool direct_cover(ps_metadata_table *t, uint32_t id)
 {
     if (id < t->direct_cap)
         return true;
     size_t ncap = t->direct_cap ? t->direct_cap : 64;
     while (ncap <= id)
         ncap *= 2;
-    if (!nt_mem_resize(t->mem, (void **)&t->direct, t->direct_cap * sizeof *t->direct, ncap * sizeof *t->direct))
+    if (!cm_mem_resize(t->mem, (void **)&t->direct, t->direct_cap * sizeof *t->direct, ncap * sizeof *t->direct))
         return false;
     memset(t->direct + t->direct_cap, 0, (ncap - t->direct_cap) * sizeof *t->direct);
     t->direct_cap = ncap;
     return true;
 }
 
-nt_event_desc *nt_metadata_add(nt_metadata_table *t, const nt_event_desc *d)
+nt_event_desc *ps_metadata_add(ps_metadata_table *t, const nt_event_desc *d)
 {
-    if (!nt_mem_reserve(t->mem, (void **)&t->descs, &t->cap, t->count + 1, sizeof *t->descs))
+    if (!cm_mem_reserve(t->mem, (void **)&t->descs, &t->cap, t->count + 1, sizeof *t->descs))
         return NULL;
     uint32_t id = d->metadata_id;
-    if (id < NT_META_DIRECT_IDS) {
+    if (id < PS_META_DIRECT_IDS) {
         if (!direct_cover(t, id))
             return NULL;
         t->direct[id] = (uint32_t)(t->count + 1);
     } else {
         if ((t->hashed + 1) * 2 > t->slot_cap && !rehash(t, t->slot_cap ? t->slot_cap * 2 : 64))
             return NULL;
-        size_t i = nt_metadata_slot(t, id, t->slot_cap);
+        size_t i = ps_metadata_slot(t, id, t->slot_cap);
         while (t->slots[i])
             i = (i + 1) & (t->slot_cap - 1);
         t->slots[i] = (uint32_t)(t->count + 1);
@@ -158,7 +158,7 @@ nt_event_desc *nt_metadata_add(nt_metadata_table *t, const nt_event_desc *d)
     return &t->descs[t->count++];
 }
 
-nt_event_kind nt_classify_event(const char *provider, uint32_t id)
+nt_event_kind ps_classify_event(const char *provider, uint32_t id)
 {
     if (strcmp(provider, NT_PROVIDER_SAMPLE_PROFILER) == 0)
         return id == 0 ? NT_KIND_THREAD_SAMPLE : NT_KIND_OTHER;

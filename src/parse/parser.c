@@ -46,16 +46,16 @@ nt_parser *nt_parser_new(const nt_callbacks *cb, void *user, const nt_limits *li
     nt_callbacks calls;
     if (!ABI_IN(nt_limits, &given, lim) || !ABI_IN(nt_callbacks, &calls, cb))
         return NULL;
-    nt_parser *p = NT_MEM_NEW(nt_parser, alloc);
+    nt_parser *p = CM_MEM_NEW(nt_parser, alloc);
     if (!p)
         return NULL;
     p->cb = calls;
     p->user = user;
-    nt_limits_resolve(&p->lim, &given);
-    nt_metadata_init(&p->meta, &p->mem);
-    nt_stacks_init(&p->stacks, &p->mem);
-    nt_threads_init(&p->threads, p);
-    nt_field_ctx_init(&p->fctx, &p->mem, &p->info, &p->lim);
+    cm_limits_resolve(&p->lim, &given);
+    ps_metadata_init(&p->meta, &p->mem);
+    ps_stacks_init(&p->stacks, &p->mem);
+    ps_threads_init(&p->threads, p);
+    ps_field_ctx_init(&p->fctx, &p->mem, &p->info, &p->lim);
     p->state = ST_MAGIC;
     p->need = 8;
     return p;
@@ -65,33 +65,33 @@ void nt_parser_free(nt_parser *p)
 {
     if (!p)
         return;
-    nt_v6_free(p);
-    nt_metadata_free(&p->meta);
-    nt_stacks_free(&p->stacks);
-    nt_mem_free(&p->mem, p->big, p->big_cap);
-    nt_threads_free(&p->threads, &p->mem);
-    nt_fields_free(&p->fields, &p->mem);
-    nt_mem_free(&p->mem, p->sp_threads, p->sp_threads_cap * sizeof *p->sp_threads);
-    nt_mem_free(&p->mem, p->str, p->str_cap);
-    nt_field_ctx_free(&p->fctx);
-    NT_MEM_DELETE(nt_parser, p);
+    ps_v6_free(p);
+    ps_metadata_free(&p->meta);
+    ps_stacks_free(&p->stacks);
+    cm_mem_free(&p->mem, p->big, p->big_cap);
+    ps_threads_free(&p->threads, &p->mem);
+    ps_fields_free(&p->fields, &p->mem);
+    cm_mem_free(&p->mem, p->sp_threads, p->sp_threads_cap * sizeof *p->sp_threads);
+    cm_mem_free(&p->mem, p->str, p->str_cap);
+    ps_field_ctx_free(&p->fctx);
+    CM_MEM_DELETE(nt_parser, p);
 }
 
-static nt_block_type block_type_of(const char *name, size_t len)
+static ps_block_type block_type_of(const char *name, size_t len)
 {
 #define IS_(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, len) == 0)
     if (IS_("EventBlock"))
-        return NT_BLOCK_EVENT;
+        return PS_BLOCK_EVENT;
     if (IS_("MetadataBlock"))
-        return NT_BLOCK_METADATA;
+        return PS_BLOCK_METADATA;
     if (IS_("StackBlock"))
-        return NT_BLOCK_STACK;
+        return PS_BLOCK_STACK;
     if (IS_("SPBlock"))
-        return NT_BLOCK_SP;
+        return PS_BLOCK_SP;
     if (IS_("Trace"))
-        return NT_BLOCK_TRACE;
+        return PS_BLOCK_TRACE;
 #undef IS_
-    return NT_BLOCK_UNKNOWN;
+    return PS_BLOCK_UNKNOWN;
 }
 
 static void set_state(nt_parser *p, int state, size_t need)
@@ -115,20 +115,20 @@ static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
     nt_trace_info *t = &p->info;
     uint16_t st[8];
     for (int i = 0; i < 8; i++)
-        st[i] = nt_le16(u + 2 * i);
+        st[i] = cm_le16(u + 2 * i);
     t->sync_time_utc = (nt_systemtime){ st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7] };
-    t->sync_qpc = (int64_t)nt_le64(u + 16);
-    t->qpc_frequency = (int64_t)nt_le64(u + 24);
-    t->pointer_size = nt_le32(u + 32);
-    t->process_id = nt_le32(u + 36);
-    t->processor_count = nt_le32(u + 40);
-    t->sampling_interval_ns = nt_le32(u + 44);
-    nt_status s = nt_trace_check_pointer_size(p, p->unit_off + 32);
+    t->sync_qpc = (int64_t)cm_le64(u + 16);
+    t->qpc_frequency = (int64_t)cm_le64(u + 24);
+    t->pointer_size = cm_le32(u + 32);
+    t->process_id = cm_le32(u + 36);
+    t->processor_count = cm_le32(u + 40);
+    t->sampling_interval_ns = cm_le32(u + 44);
+    nt_status s = ps_trace_check_pointer_size(p, p->unit_off + 32);
     if (s)
         return s;
-    if (u[48] != NT_TAG_END_OBJECT)
-        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 48, "Trace object does not end with EndObject");
-    return nt_trace_commit(p);
+    if (u[48] != CM_TAG_END_OBJECT)
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off + 48, "Trace object does not end with EndObject");
+    return ps_trace_commit(p);
 }
 
 /* Decode one complete unit of p->need bytes at u and choose the next state. */
@@ -136,20 +136,20 @@ static nt_status step(nt_parser *p, const uint8_t *u)
 {
     switch (p->state) {
     case ST_MAGIC:
-        if (memcmp(u, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN) == 0) {
+        if (memcmp(u, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN) == 0) {
             set_state(p, ST_AFTER_MAGIC, 4);
             return NT_OK;
         }
         /* NetPerf: the FastSerialization header with no magic.  Framed as far
          * as its Trace object's version, which is then refused (and reported). */
-        if (nt_le32(u) == 20 && memcmp(u + 4, NT_FMT_FS_HEADER, 4) == 0) {
+        if (cm_le32(u) == 20 && memcmp(u + 4, CM_FMT_FS_HEADER, 4) == 0) {
             p->netperf = true;
-            set_state(p, ST_NETPERF_HEAD, NT_FMT_FS_HEADER_LEN - 4 + 1 + 6);
+            set_state(p, ST_NETPERF_HEAD, CM_FMT_FS_HEADER_LEN - 4 + 1 + 6);
             return NT_OK;
         }
-        return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
+        return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
     case ST_AFTER_MAGIC: {
-        uint32_t v = nt_le32(u);
+        uint32_t v = cm_le32(u);
         if (v == 20) {
             set_state(p, ST_FS_HEADER, 20);
             return NT_OK;
@@ -158,33 +158,33 @@ static nt_status step(nt_parser *p, const uint8_t *u)
             set_state(p, ST_V6_VERSION, 8);
             return NT_OK;
         }
-        return nt_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off,
+        return ps_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off,
                        "neither a FastSerialization header nor a V6 version header follows the magic");
     }
     case ST_FS_HEADER:
-        if (memcmp(u, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN) != 0)
-            return nt_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off, "bad \"!FastSerialization.1\" header");
+        if (memcmp(u, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN) != 0)
+            return ps_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off, "bad \"!FastSerialization.1\" header");
         p->info.format_major = 4;
         set_state(p, ST_OBJ_TAG, 1);
         return NT_OK;
     case ST_NETPERF_HEAD: {
-        const uint8_t *obj = u + NT_FMT_FS_HEADER_LEN - 4;
-        if (memcmp(u, &NT_FMT_FS_HEADER[4], NT_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != NT_TAG_BEGIN_OBJECT ||
-            obj[1] != NT_TAG_BEGIN_OBJECT || obj[2] != NT_TAG_NULL_REFERENCE)
-            return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
-        p->info.format_major = nt_le32(obj + 3); /* NetPerf's format version is its Trace object's version */
-        return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + (uint64_t)(obj + 3 - u),
+        const uint8_t *obj = u + CM_FMT_FS_HEADER_LEN - 4;
+        if (memcmp(u, &CM_FMT_FS_HEADER[4], CM_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != CM_TAG_BEGIN_OBJECT ||
+            obj[1] != CM_TAG_BEGIN_OBJECT || obj[2] != CM_TAG_NULL_REFERENCE)
+            return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
+        p->info.format_major = cm_le32(obj + 3); /* NetPerf's format version is its Trace object's version */
+        return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + (uint64_t)(obj + 3 - u),
                        "NetPerf stream of format version %u; only NetTrace V4/V5 and V6 are read",
                        p->info.format_major);
     }
     case ST_V6_VERSION: {
-        uint32_t major = nt_le32(u), minor = nt_le32(u + 4);
+        uint32_t major = cm_le32(u), minor = cm_le32(u + 4);
         p->info.format_major = major;
         p->info.format_minor = minor;
         if (major != 6) /* a higher major version is a breaking change; below 6 never had this header */
-            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
+            return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
                            "NetTrace major version %u (this reader supports V4/V5 and V6)", major);
-        nt_status s = nt_v6_begin(p);
+        nt_status s = ps_v6_begin(p);
         if (s)
             return s;
         set_state(p, ST_V6_BLOCK_HEADER, 4);
@@ -192,46 +192,46 @@ static nt_status step(nt_parser *p, const uint8_t *u)
     }
     case ST_V6_BLOCK_HEADER: {
         uint32_t size = 0;
-        nt_v6_next next = NT_V6_BODY;
-        nt_status s = nt_v6_block_header(p, u, &size, &next);
+        ps_v6_next next = PS_V6_BODY;
+        nt_status s = ps_v6_block_header(p, u, &size, &next);
         if (s)
             return s;
-        if (next == NT_V6_END) {
+        if (next == PS_V6_END) {
             p->ended = true;
             set_state(p, ST_DONE, 0);
         } else {
-            set_state(p, next == NT_V6_BODY ? ST_V6_BLOCK_BODY : ST_V6_BLOCK_SKIP, size);
+            set_state(p, next == PS_V6_BODY ? ST_V6_BLOCK_BODY : ST_V6_BLOCK_SKIP, size);
         }
         return NT_OK;
     }
     case ST_V6_BLOCK_BODY:
-        return after_block(p, nt_v6_decode_block(p, u, p->need), ST_V6_BLOCK_HEADER, 4);
+        return after_block(p, ps_v6_decode_block(p, u, p->need), ST_V6_BLOCK_HEADER, 4);
     case ST_V6_BLOCK_SKIP:
         return after_block(p, NT_OK, ST_V6_BLOCK_HEADER, 4);
     case ST_OBJ_TAG:
-        if (u[0] == NT_TAG_NULL_REFERENCE) { /* where an object would start: end of stream */
+        if (u[0] == CM_TAG_NULL_REFERENCE) { /* where an object would start: end of stream */
             if (!p->have_trace)
-                return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "stream ends before the Trace object");
+                return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "stream ends before the Trace object");
             p->ended = true;
             set_state(p, ST_DONE, 0);
             return NT_OK;
         }
-        if (u[0] != NT_TAG_BEGIN_PRIVATE_OBJECT)
-            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off,
+        if (u[0] != CM_TAG_BEGIN_PRIVATE_OBJECT)
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off,
                            "expected BeginPrivateObject (0x05) or end of stream (0x01), found 0x%02x", u[0]);
         set_state(p, ST_TYPE_HEADER, 14);
         return NT_OK;
     case ST_TYPE_HEADER: {
-        if (u[0] != NT_TAG_BEGIN_PRIVATE_OBJECT || u[1] != NT_TAG_NULL_REFERENCE)
-            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "bad object type header");
-        p->obj_version = nt_le32(u + 2);
-        uint32_t min_reader = nt_le32(u + 6);
-        uint32_t name_len = nt_le32(u + 10);
+        if (u[0] != CM_TAG_BEGIN_PRIVATE_OBJECT || u[1] != CM_TAG_NULL_REFERENCE)
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "bad object type header");
+        p->obj_version = cm_le32(u + 2);
+        uint32_t min_reader = cm_le32(u + 6);
+        uint32_t name_len = cm_le32(u + 10);
         if (name_len == 0 || name_len > MAX_TYPE_NAME)
-            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + 10, "type name length %u out of range (1..%d)",
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off + 10, "type name length %u out of range (1..%d)",
                            name_len, MAX_TYPE_NAME);
         if (!p->have_trace && min_reader > 4)
-            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + 6,
+            return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + 6,
                            "Trace object needs reader version %u (this reader is version 4)", min_reader);
         p->info.object_version = p->have_trace ? p->info.object_version : p->obj_version;
         p->info.min_reader_version = p->have_trace ? p->info.min_reader_version : min_reader;
@@ -240,22 +240,22 @@ static nt_status step(nt_parser *p, const uint8_t *u)
     }
     case ST_TYPE_NAME: {
         size_t len = p->need - 1;
-        if (u[len] != NT_TAG_END_OBJECT)
-            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off + len, "type header does not end with EndObject");
+        if (u[len] != CM_TAG_END_OBJECT)
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off + len, "type header does not end with EndObject");
         p->btype = block_type_of((const char *)u, len);
         if (!p->have_trace) {
-            if (p->btype != NT_BLOCK_TRACE)
-                return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "the first object is %.*s, not Trace",
+            if (p->btype != PS_BLOCK_TRACE)
+                return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "the first object is %.*s, not Trace",
                                (int)len, (const char *)u);
             if (p->obj_version < 4)
-                return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
+                return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
                                "Trace object version %u (NetPerf); only NetTrace V4/V5 and V6 are read",
                                p->obj_version);
             set_state(p, ST_TRACE, 49);
             return NT_OK;
         }
-        if (p->btype == NT_BLOCK_TRACE)
-            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "a second Trace object");
+        if (p->btype == PS_BLOCK_TRACE)
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "a second Trace object");
         set_state(p, ST_BLOCK_SIZE, 4);
         return NT_OK;
     }
@@ -267,11 +267,11 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         return NT_OK;
     }
     case ST_BLOCK_SIZE: {
-        uint32_t size = nt_le32(u);
+        uint32_t size = cm_le32(u);
         if (size > INT32_MAX)
-            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "negative block size");
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "negative block size");
         if (size > p->lim.max_block_bytes)
-            return nt_fail(p, NT_ERR_LIMIT, p->unit_off, "block of %u bytes exceeds max_block_bytes (%u)", size,
+            return ps_fail(p, NT_ERR_LIMIT, p->unit_off, "block of %u bytes exceeds max_block_bytes (%u)", size,
                            p->lim.max_block_bytes);
         /* Padding aligns the content to the absolute stream offset. */
         uint64_t after = p->unit_off + 4;
@@ -280,7 +280,7 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         return NT_OK;
     }
     case ST_BLOCK_PAD:
-        if (p->btype == NT_BLOCK_UNKNOWN) {
+        if (p->btype == PS_BLOCK_UNKNOWN) {
             p->stats.unknown_blocks++;
             set_state(p, ST_BLOCK_SKIP, p->block_size);
         } else {
@@ -288,17 +288,17 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         }
         return NT_OK;
     case ST_BLOCK_BODY:
-        return after_block(p, nt_v4_decode_block(p, u, p->need), ST_END_OBJECT, 1);
+        return after_block(p, ps_v4_decode_block(p, u, p->need), ST_END_OBJECT, 1);
     case ST_BLOCK_SKIP:
         return after_block(p, NT_OK, ST_END_OBJECT, 1);
     case ST_END_OBJECT:
-        if (u[0] != NT_TAG_END_OBJECT)
-            return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "block does not end with EndObject (found 0x%02x)",
+        if (u[0] != CM_TAG_END_OBJECT)
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "block does not end with EndObject (found 0x%02x)",
                            u[0]);
         set_state(p, ST_OBJ_TAG, 1);
         return NT_OK;
     default:
-        return nt_fail(p, NT_ERR_MALFORMED, p->unit_off, "internal parser state %d", p->state);
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "internal parser state %d", p->state);
     }
 }
 
@@ -312,7 +312,7 @@ static bool gather_reserve(nt_parser *p, size_t n)
         cap *= 2;
     if (cap > p->need)
         cap = p->need;
-    if (!nt_mem_resize(&p->mem, (void **)&p->big, p->big_cap, cap))
+    if (!cm_mem_resize(&p->mem, (void **)&p->big, p->big_cap, cap))
         return false;
     p->big_cap = cap;
     return true;
@@ -325,7 +325,7 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
     if (p->status)
         return p->status;
     if (!data && len)
-        return nt_fail(p, NT_ERR_INVALID_ARG, p->offset, "NULL data with a non-zero length");
+        return ps_fail(p, NT_ERR_INVALID_ARG, p->offset, "NULL data with a non-zero length");
     const uint8_t *d = data;
     for (;;) {
         if (p->state == ST_DONE) {
@@ -359,9 +359,9 @@ nt_status nt_parser_feed(nt_parser *p, const void *data, size_t len)
         uint8_t *buf = NULL; /* a unit that is skipped (padding, an unknown block) is counted, not kept */
         if (p->state != ST_BLOCK_SKIP && p->state != ST_BLOCK_PAD && p->state != ST_V6_BLOCK_SKIP) {
             buf = p->small;
-            if (p->need > NT_SMALL_UNIT) {
+            if (p->need > PS_SMALL_UNIT) {
                 if (!gather_reserve(p, p->have + take))
-                    return nt_fail(p, NT_ERR_NOMEM, p->offset, "cannot buffer a block of %zu bytes", p->need);
+                    return ps_fail(p, NT_ERR_NOMEM, p->offset, "cannot buffer a block of %zu bytes", p->need);
                 buf = p->big;
             }
             memcpy(buf + p->have, d, take);
@@ -390,23 +390,23 @@ nt_status nt_parser_finish(nt_parser *p)
     p->stats.bytes = p->offset;
     if (p->ended)
         return p->stats.events ? NT_OK
-                               : nt_fail(p, NT_ERR_NO_EVENTS, p->offset, "the stream holds no events");
+                               : ps_fail(p, NT_ERR_NO_EVENTS, p->offset, "the stream holds no events");
     if (!p->have_trace) {
         if (p->offset == 0)
-            return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "empty input");
+            return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "empty input");
         if (p->state == ST_MAGIC)
-            return nt_fail(p, NT_ERR_NOT_NETTRACE, 0, "input shorter than the magic");
+            return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "input shorter than the magic");
         if (p->netperf) /* cut before its version: refused all the same */
-            return nt_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0, "NetPerf stream; only NetTrace V4/V5 and V6 are read");
-        return nt_fail(p, NT_ERR_TRUNCATED, p->unit_off, "the stream ends inside its header");
+            return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, 0, "NetPerf stream; only NetTrace V4/V5 and V6 are read");
+        return ps_fail(p, NT_ERR_TRUNCATED, p->unit_off, "the stream ends inside its header");
     }
     /* Ended at an object boundary with no events at all: a header and nothing else. */
     const bool boundary = p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER;
     if (boundary && p->have == 0 && p->stats.events == 0)
-        return nt_fail(p, NT_ERR_NO_EVENTS, p->offset, "the stream holds no events and has no end-of-stream tag");
+        return ps_fail(p, NT_ERR_NO_EVENTS, p->offset, "the stream holds no events and has no end-of-stream tag");
     uint64_t at = p->have || !boundary ? p->unit_off : p->offset;
     /* Report where the incomplete object began, when we know it. */
-    return nt_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
+    return ps_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
 }
 
 nt_status nt_parser_status(const nt_parser *p) { return p ? p->status : NT_ERR_INVALID_ARG; }
@@ -450,7 +450,7 @@ void nt_parser_set_lazy_names(nt_parser *p, bool lazy)
 
 int64_t nt_parser_time_ns(const nt_parser *p, int64_t ticks)
 {
-    return p && p->have_trace ? nt_parser_ticks_to_ns(p, ticks) : 0;
+    return p && p->have_trace ? ps_parser_ticks_to_ns(p, ticks) : 0;
 }
 
 nt_status nt_parse_buffer(const void *data, size_t len, const nt_callbacks *cb, void *user,

@@ -10,7 +10,7 @@
 #include <string.h>
 
 struct nt_payload_decoder {
-    nt_mem mem;
+    cm_mem mem;
     nt_trace_info info;        /* only its pointer size is read */
     struct nt_field_ctx fctx;  /* string scratch, limits */
     nt_event_desc desc;
@@ -20,12 +20,12 @@ struct nt_payload_decoder {
 
 nt_payload_decoder *nt_payload_decoder_new(const nt_limits *limits, const nt_allocator *alloc)
 {
-    nt_payload_decoder *d = NT_MEM_NEW(nt_payload_decoder, alloc);
+    nt_payload_decoder *d = CM_MEM_NEW(nt_payload_decoder, alloc);
     if (!d)
         return NULL;
     nt_limits lim;
-    nt_limits_resolve(&lim, limits);
-    nt_field_ctx_init(&d->fctx, &d->mem, &d->info, &lim);
+    cm_limits_resolve(&lim, limits);
+    ps_field_ctx_init(&d->fctx, &d->mem, &d->info, &lim);
     return d;
 }
 
@@ -45,7 +45,7 @@ nt_status nt_payload_fields_begin(nt_payload_decoder *d, const char *provider, u
     memcpy(d->provider, provider, strlen(provider) + 1);
     d->desc = (nt_event_desc){ .provider = d->provider, .event_id = event_id, .version = version,
                                .event_name = "" };
-    nt_schema_attach(&d->desc);
+    ps_schema_attach(&d->desc);
     if (!d->desc.schema)
         return NT_ERR_INVALID_ARG; /* no layout for it: not a runtime event the table knows */
     d->info.pointer_size = pointer_size;
@@ -59,6 +59,6 @@ void nt_payload_decoder_free(nt_payload_decoder *d)
 {
     if (!d)
         return;
-    nt_field_ctx_free(&d->fctx);
-    NT_MEM_DELETE(nt_payload_decoder, d);
+    ps_field_ctx_free(&d->fctx);
+    CM_MEM_DELETE(nt_payload_decoder, d);
 }

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-void nt_stacks_init(nt_stack_table *t, nt_mem *mem)
+void ps_stacks_init(ps_stack_table *t, cm_mem *mem)
 {
     memset(t, 0, sizeof *t);
     t->mem = mem;
@@ -11,27 +11,27 @@ void nt_stacks_init(nt_stack_table *t, nt_mem *mem)
 /* Sequence points end the interval: ids restart.  Buffers are kept for reuse
  * (they are bounded by the limits), but trimmed when one interval was huge so
  * that a single burst does not pin its memory for the rest of the stream. */
-void nt_stacks_clear(nt_stack_table *t)
+void ps_stacks_clear(ps_stack_table *t)
 {
     t->interval++;
     t->n = 0;
     t->base = 0;
     t->ips_len = 0;
     if (t->ips_cap > (1u << 20)) {
-        nt_mem_free(t->mem, t->ips, t->ips_cap * sizeof *t->ips);
+        cm_mem_free(t->mem, t->ips, t->ips_cap * sizeof *t->ips);
         t->ips = NULL;
         t->ips_cap = 0;
     }
     if (t->ent_cap > (1u << 18)) {
-        nt_mem_free(t->mem, t->ent, t->ent_cap * sizeof *t->ent);
+        cm_mem_free(t->mem, t->ent, t->ent_cap * sizeof *t->ent);
         t->ent = NULL;
         t->ent_cap = 0;
     }
 }
 
-void nt_stacks_free(nt_stack_table *t)
+void ps_stacks_free(ps_stack_table *t)
 {
-    nt_mem_free(t->mem, t->ips, t->ips_cap * sizeof *t->ips);
-    nt_mem_free(t->mem, t->ent, t->ent_cap * sizeof *t->ent);
+    cm_mem_free(t->mem, t->ips, t->ips_cap * sizeof *t->ips);
+    cm_mem_free(t->mem, t->ent, t->ent_cap * sizeof *t->ent);
     memset(t, 0, sizeof *t);
 }

@@ -4,7 +4,7 @@
 #include "common/clock.h"
 
 /* The public face of the clock. */
-int64_t nt_now_ns(void) { return nt_clock_ns(); }
+int64_t nt_now_ns(void) { return cm_clock_ns(); }
 
 int64_t nt_deadline_after_ms(int64_t ms)
 {

@@ -339,8 +339,8 @@ nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_alloca
         return NT_ERR_INVALID_ARG;
     *out = NULL;
     *count = 0;
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
+    cm_mem mem;
+    cm_mem_init(&mem, alloc);
     DIR *d = opendir("/proc");
     if (!d)
         return NT_ERR_IO;
@@ -359,7 +359,7 @@ nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_alloca
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
             void *p = list;
-            if (!nt_mem_resize(&mem, &p, cap * sizeof *list, ncap * sizeof *list)) {
+            if (!cm_mem_resize(&mem, &p, cap * sizeof *list, ncap * sizeof *list)) {
                 status = NT_ERR_NOMEM;
                 break;
             }
@@ -377,7 +377,7 @@ nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_alloca
     }
     closedir(d);
     if (status != NT_OK) {
-        nt_mem_free(&mem, list, cap * sizeof *list);
+        cm_mem_free(&mem, list, cap * sizeof *list);
         return status;
     }
     if (n)
@@ -389,7 +389,7 @@ nt_status nt_process_list(nt_process_entry **out, size_t *count, const nt_alloca
 
 void nt_process_list_free(nt_process_entry *list, const nt_allocator *alloc)
 {
-    nt_mem mem;
-    nt_mem_init(&mem, alloc);
-    nt_mem_free(&mem, list, 0);
+    cm_mem mem;
+    cm_mem_init(&mem, alloc);
+    cm_mem_free(&mem, list, 0);
 }

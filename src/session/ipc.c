@@ -43,21 +43,21 @@ void ipc_put_u8(ipc_buf *b, uint8_t v) { put(b, &v, 1); }
 void ipc_put_u32(ipc_buf *b, uint32_t v)
 {
     uint8_t p[4];
-    nt_store_le32(p, v);
+    cm_store_le32(p, v);
     put(b, p, 4);
 }
 
 void ipc_put_u64(ipc_buf *b, uint64_t v)
 {
     uint8_t p[8];
-    nt_store_le64(p, v);
+    cm_store_le64(p, v);
     put(b, p, 8);
 }
 
 static void put_unit(ipc_buf *b, uint16_t u)
 {
     uint8_t p[2];
-    nt_store_le16(p, u);
+    cm_store_le16(p, u);
     put(b, p, 2);
 }
 
@@ -71,8 +71,8 @@ void ipc_put_string(ipc_buf *b, const char *s)
      * runtime gets no string we would have to guess at. */
     size_t units = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t cp = nt_utf8_next(&p, NT_UTF8_REJECT);
-        if (cp == NT_UTF8_INVALID) {
+        uint32_t cp = cm_utf8_next(&p, CM_UTF8_REJECT);
+        if (cp == CM_UTF8_INVALID) {
             b->failed = true;
             return;
         }
@@ -81,7 +81,7 @@ void ipc_put_string(ipc_buf *b, const char *s)
     ipc_put_u32(b, (uint32_t)(units + 1));
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         uint16_t u[2];
-        unsigned n = nt_utf16_encode(nt_utf8_next(&p, NT_UTF8_REJECT), u);
+        unsigned n = cm_utf16_encode(cm_utf8_next(&p, CM_UTF8_REJECT), u);
         for (unsigned k = 0; k < n; k++)
             put_unit(b, u[k]);
     }

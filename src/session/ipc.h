@@ -1,8 +1,8 @@
 /* Diagnostics IPC plumbing: message framing and payload encoding, and socket
  * I/O that honours an absolute deadline and a cancellation descriptor.
  * The wire format is described in docs/diagnostics-ipc.md (shared docs). */
-#ifndef NT_IPC_H
-#define NT_IPC_H
+#ifndef SS_IPC_H
+#define SS_IPC_H
 
 #include "nettrace_session.h"
 

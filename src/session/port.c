@@ -35,7 +35,7 @@ typedef struct port_runtime {
 } port_runtime;
 
 struct nt_port {
-    nt_mem mem;
+    cm_mem mem;
     int listen_fd;
     int cancel_fd;
     char path[sizeof ((struct sockaddr_un *)0)->sun_path];
@@ -52,7 +52,7 @@ nt_status nt_port_open(const char *path, nt_port **out, const nt_allocator *allo
     if (strlen(path) >= sizeof sa.sun_path)
         return NT_ERR_INVALID_ARG;
     memcpy(sa.sun_path, path, strlen(path) + 1);
-    nt_port *p = NT_MEM_NEW(nt_port, alloc);
+    nt_port *p = CM_MEM_NEW(nt_port, alloc);
     if (!p)
         return NT_ERR_NOMEM;
     memcpy(p->path, sa.sun_path, sizeof p->path);
@@ -68,8 +68,8 @@ nt_status nt_port_open(const char *path, nt_port **out, const nt_allocator *allo
             close(p->cancel_fd);
         if (bound)
             unlink(p->path);
-        nt_mem mem = p->mem;
-        nt_mem_free(&mem, p, sizeof *p);
+        cm_mem mem = p->mem;
+        cm_mem_free(&mem, p, sizeof *p);
         errno = e;
         return NT_ERR_IO;
     }
@@ -263,5 +263,5 @@ void nt_port_close(nt_port *p)
     close(p->listen_fd);
     close(p->cancel_fd);
     unlink(p->path);
-    NT_MEM_DELETE(nt_port, p);
+    CM_MEM_DELETE(nt_port, p);
 }

@@ -29,7 +29,7 @@ static bool take_string(const uint8_t *p, size_t len, size_t *pos, char *out, si
         units--; /* the terminator */
     /* Convert at most what fits: 3 bytes per unit at worst, plus the NUL. */
     size_t fit = (size - 1) / 3;
-    nt_utf16_to_utf8(s, units < fit ? units : fit, out);
+    cm_utf16_to_utf8(s, units < fit ? units : fit, out);
     return true;
 }
 

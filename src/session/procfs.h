@@ -1,6 +1,6 @@
 /* Reading the small /proc files endpoint discovery and process listing need. */
-#ifndef NT_PROCFS_H
-#define NT_PROCFS_H
+#ifndef SS_PROCFS_H
+#define SS_PROCFS_H
 
 #include <stddef.h>
 #include <sys/types.h>

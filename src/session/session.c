@@ -32,7 +32,7 @@ static bool copy_providers(nt_session *s, const nt_session_config *cfg)
     if (!src)
         return false;
     size_t stride = abi_caller_size(src, ABI3_nt_provider);
-    s->providers = nt_mem_alloc(&s->mem, count * sizeof *s->providers);
+    s->providers = cm_mem_alloc(&s->mem, count * sizeof *s->providers);
     if (!s->providers)
         return false;
     s->providers_size = count * sizeof *s->providers;
@@ -42,7 +42,7 @@ static bool copy_providers(nt_session *s, const nt_session_config *cfg)
             return false;
         bytes += str_size(s->providers[i].name) + str_size(s->providers[i].arguments);
     }
-    s->strings = bytes ? nt_mem_alloc(&s->mem, bytes) : NULL;
+    s->strings = bytes ? cm_mem_alloc(&s->mem, bytes) : NULL;
     if (bytes && !s->strings)
         return false;
     s->strings_size = bytes;
@@ -78,12 +78,12 @@ static void release(nt_session *s)
         close(s->conn);
     if (s->stop_conn >= 0)
         close(s->stop_conn);
-    nt_mem_free(&s->mem, s->rbuf, s->rbuf_size);
-    nt_mem_free(&s->mem, s->providers, s->providers_size);
-    nt_mem_free(&s->mem, s->strings, s->strings_size);
+    cm_mem_free(&s->mem, s->rbuf, s->rbuf_size);
+    cm_mem_free(&s->mem, s->providers, s->providers_size);
+    cm_mem_free(&s->mem, s->strings, s->strings_size);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
-    NT_MEM_DELETE(nt_session, s);
+    CM_MEM_DELETE(nt_session, s);
 }
 
 nt_session *nt_session_new(const nt_session_config *given, const nt_allocator *alloc)
@@ -91,7 +91,7 @@ nt_session *nt_session_new(const nt_session_config *given, const nt_allocator *a
     nt_session_config config, *cfg = &config;
     if (!given || !ABI_IN(nt_session_config, cfg, given) || !cfg->sink)
         return NULL;
-    nt_session *s = NT_MEM_NEW(nt_session, alloc);
+    nt_session *s = CM_MEM_NEW(nt_session, alloc);
     if (!s)
         return NULL;
     s->cfg = *cfg;
@@ -113,7 +113,7 @@ nt_session *nt_session_new(const nt_session_config *given, const nt_allocator *a
         s->cfg.rundown_keyword = NT_DEFAULT_RUNDOWN_KEYWORD;
     s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     s->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    s->rbuf = nt_mem_alloc(&s->mem, READ_BUFFER_SIZE);
+    s->rbuf = cm_mem_alloc(&s->mem, READ_BUFFER_SIZE);
     s->rbuf_size = READ_BUFFER_SIZE;
     if (s->wake_fd < 0 || s->cancel_fd < 0 || !s->rbuf || !copy_providers(s, cfg)) {
         if (!s->rbuf)
@@ -206,12 +206,12 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
     s->ep = *ep;
 
     s->conn = connected; /* start_failed closes it from here on */
-    ipc_buf *req = nt_mem_alloc(&s->mem, sizeof *req);
+    ipc_buf *req = cm_mem_alloc(&s->mem, sizeof *req);
     if (!req)
         return start_failed(s, NT_ERR_NOMEM);
     bool encoded = ipc_encode_collect(req, &s->cfg);
     if (!encoded) {
-        nt_mem_free(&s->mem, req, sizeof *req);
+        cm_mem_free(&s->mem, req, sizeof *req);
         session_set_message(s, "the request does not fit 65,535 bytes or a string is not UTF-8");
         return start_failed(s, NT_ERR_INVALID_ARG);
     }
@@ -219,13 +219,13 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
     nt_status st = connected >= 0 ? NT_OK
                                   : ipc_connect_endpoint(ep, deadline_ns, s->cancel_fd, &s->conn, why, sizeof why);
     if (why[0]) {
-        nt_mem_free(&s->mem, req, sizeof *req);
+        cm_mem_free(&s->mem, req, sizeof *req);
         session_set_message(s, "%s", why);
         return start_failed(s, st);
     }
     if (st == NT_OK)
         st = ipc_send_all(s->conn, req->data, req->len, deadline_ns, s->cancel_fd);
-    nt_mem_free(&s->mem, req, sizeof *req);
+    cm_mem_free(&s->mem, req, sizeof *req);
     if (st != NT_OK)
         return io_failure(s, st, "sending CollectTracing");
 

@@ -1,7 +1,7 @@
 /* The session object, shared by the start/stop logic (session.c) and the
  * stream driver (session_stream.c). */
-#ifndef NT_SESSION_INTERNAL_H
-#define NT_SESSION_INTERNAL_H
+#ifndef SS_INTERNAL_H
+#define SS_INTERNAL_H
 
 #include "common/compiler.h"
 #include "nettrace_session.h"
@@ -28,7 +28,7 @@ typedef enum stop_phase {
 } stop_phase;
 
 struct nt_session {
-    nt_mem mem;
+    cm_mem mem;
     nt_session_config cfg;     /* providers point into `strings` */
     nt_provider *providers;
     size_t providers_size;

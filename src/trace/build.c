@@ -21,12 +21,12 @@
 
 nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
 {
-    nt_trace *t = NT_MEM_NEW(nt_trace, alloc);
+    nt_trace *t = CM_MEM_NEW(nt_trace, alloc);
     if (!t)
         return NULL;
-    nt_trace_builder *b = nt_mem_alloc(&t->mem, sizeof *b);
+    nt_trace_builder *b = cm_mem_alloc(&t->mem, sizeof *b);
     if (!b) {
-        NT_MEM_DELETE(nt_trace, t);
+        CM_MEM_DELETE(nt_trace, t);
         return NULL;
     }
     memset(b, 0, sizeof *b);
@@ -38,7 +38,7 @@ nt_trace_builder *nt_trace_builder_new(const nt_allocator *alloc)
         b->tcache[i].index = UINT32_MAX;
     for (size_t i = 0; i < TR_ACACHE; i++)
         b->acache[i].id = UINT32_MAX;
-    nt_hash_key_init(&b->stack_key, b);
+    cm_hash_key_init(&b->stack_key, b);
     t->status = NT_OK;
     return b;
 }
@@ -50,7 +50,7 @@ void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *lim
     nt_trace_limits given;
     if (!ABI_IN(nt_trace_limits, &given, limits))
         ABI_IN(nt_trace_limits, &given, NULL); /* a member this library does not know: the defaults */
-    nt_trace_limits_resolve(&b->lim, &given);
+    cm_trace_limits_resolve(&b->lim, &given);
 }
 
 const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b) { return &b->lim; }
@@ -69,7 +69,7 @@ static int on_trace(void *user, const nt_trace_info *info)
  * (tens of frames): four independent lanes let the multiplies overlap.  The
  * stacks come from the input, so the lanes start from the builder's secret
  * key and SipHash finishes: which stacks share a slot cannot be chosen. */
-static uint64_t hash_ips(const nt_hash_key *key, const uint64_t *ips, uint32_t n)
+static uint64_t hash_ips(const cm_hash_key *key, const uint64_t *ips, uint32_t n)
 {
     const uint64_t k = 0xff51afd7ed558ccdull;
     uint64_t h0 = key->v0 ^ n, h1 = key->v1, h2 = key->v2, h3 = key->v3;
@@ -82,14 +82,14 @@ static uint64_t hash_ips(const nt_hash_key *key, const uint64_t *ips, uint32_t n
     }
     for (; i < n; i++)
         h0 = (h0 ^ ips[i]) * k;
-    return nt_hash_u64(key, h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17));
+    return cm_hash_u64(key, h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17));
 }
 
 static bool itable_grow(nt_trace_builder *b)
 {
-    nt_mem *m = &b->t->mem;
+    cm_mem *m = &b->t->mem;
     size_t ncap = b->itable_cap ? b->itable_cap * 2 : 1024;
-    uint32_t *nt = nt_mem_alloc(m, ncap * sizeof *nt);
+    uint32_t *nt = cm_mem_alloc(m, ncap * sizeof *nt);
     if (!nt)
         return false;
     memset(nt, 0, ncap * sizeof *nt);
@@ -99,7 +99,7 @@ static bool itable_grow(nt_trace_builder *b)
             j = (j + 1) & (ncap - 1);
         nt[j] = (uint32_t)i + 1;
     }
-    nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
+    cm_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = nt;
     b->itable_cap = ncap;
     return true;
@@ -109,7 +109,7 @@ static bool itable_grow(nt_trace_builder *b)
  * UINT32_MAX when memory is short. */
 static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
 {
-    nt_mem *m = &b->t->mem;
+    cm_mem *m = &b->t->mem;
     tr_addr_slot *as = NULL;
     uint32_t id;
     if (leaf) {
@@ -123,11 +123,11 @@ static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
     if (id == UINT32_MAX) {
         size_t old = b->leaf_cap;
         if (b->nuaddr >= UINT32_MAX - 1 ||
-            !nt_mem_reserve(m, (void **)&b->leaf, &b->leaf_cap, b->nuaddr / 64 + 1, sizeof *b->leaf))
+            !cm_mem_reserve(m, (void **)&b->leaf, &b->leaf_cap, b->nuaddr / 64 + 1, sizeof *b->leaf))
             return UINT32_MAX;
         memset(b->leaf + old, 0, (b->leaf_cap - old) * sizeof *b->leaf);
-        if (!nt_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
-            !nt_map_set(m, leaf ? &b->leaf_ids : &b->addr_ids, ip, (uint32_t)b->nuaddr))
+        if (!cm_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
+            !cm_map_set(m, leaf ? &b->leaf_ids : &b->addr_ids, ip, (uint32_t)b->nuaddr))
             return UINT32_MAX;
         uint32_t lh = line_hash((ip - (leaf ? 0 : 1)) >> TR_LINE_SHIFT);
         b->lines[lh / 64] |= 1ull << (lh % 64);
@@ -155,7 +155,7 @@ static bool same_ips(const nt_trace_builder *b, const uint32_t *ids, const uint6
 static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t n)
 {
     nt_trace *t = b->t;
-    nt_mem *m = &t->mem;
+    cm_mem *m = &t->mem;
     if ((b->nistacks + 1) * 2 > b->itable_cap && !itable_grow(b))
         return UINT32_MAX;
     uint64_t h = hash_ips(&b->stack_key, ips, n);
@@ -191,7 +191,7 @@ static bool add_sample_chunk(nt_trace *t)
 {
     if (!GROW(&t->mem, t->schunks, t->nschunks, t->schunks_cap))
         return false;
-    tr_sample *c = nt_mem_alloc(&t->mem, TR_SCHUNK * sizeof *c);
+    tr_sample *c = cm_mem_alloc(&t->mem, TR_SCHUNK * sizeof *c);
     if (!c)
         return false;
     t->schunks[t->nschunks++] = c;
@@ -228,7 +228,7 @@ static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_th
             return UINT32_MAX;
         }
         if (!GROW(&t->mem, t->threads, t->nthreads, t->threads_cap) ||
-            !nt_map_set(&t->mem, &b->thread_index, id, (uint32_t)t->nthreads)) {
+            !cm_map_set(&t->mem, &b->thread_index, id, (uint32_t)t->nthreads)) {
             tr_fail(b, NT_ERR_NOMEM);
             return UINT32_MAX;
         }
@@ -268,7 +268,7 @@ void nt_trace_builder_count_samples(nt_trace_builder *b)
 static bool grow_pending(nt_trace_builder *b, uint32_t th)
 {
     size_t old = b->pend_cap;
-    if (!nt_mem_reserve(&b->t->mem, (void **)&b->pend, &b->pend_cap, (size_t)th + 1, sizeof *b->pend))
+    if (!cm_mem_reserve(&b->t->mem, (void **)&b->pend, &b->pend_cap, (size_t)th + 1, sizeof *b->pend))
         return false;
     memset(b->pend + old, 0, (b->pend_cap - old) * sizeof *b->pend);
     return true;
@@ -279,7 +279,7 @@ static bool grow_pending(nt_trace_builder *b, uint32_t th)
 static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack, uint32_t thread_type)
 {
     nt_trace *t = b->t;
-    nt_mem *m = &t->mem;
+    cm_mem *m = &t->mem;
     int64_t ticks = s->timestamp;
     uint32_t th = thread_type & 0xFFFFFFu;
     if (th >= b->pend_cap && !grow_pending(b, th))
@@ -290,7 +290,7 @@ static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack
     tr_entry *e = pd->entry ? &b->entries[idx] : NULL;
     if (!e || e->istack != istack || e->thread_type != thread_type || e->epoch != b->epoch) {
         bool added;
-        uint64_t *slot = nt_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
+        uint64_t *slot = cm_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
         if (!slot)
             return tr_fail(b, NT_ERR_NOMEM);
         if (added) {
@@ -340,22 +340,22 @@ static int cmp_entries(const void *pa, const void *pb, void *ctx)
 static bool entries_to_samples(nt_trace_builder *b)
 {
     nt_trace *t = b->t;
-    nt_mem *m = &t->mem;
+    cm_mem *m = &t->mem;
     size_t n = b->nentries;
-    nt_map_free(m, &b->entry_index);
+    cm_map_free(m, &b->entry_index);
     int64_t last_weight = tr_default_ns(&t->info);
     for (size_t th = 0; th < b->pend_cap; th++)
         if (b->pend[th].entry)
             b->entries[b->pend[th].entry - 1].wall_ns = tr_add_weight(b->entries[b->pend[th].entry - 1].wall_ns, last_weight);
-    tr_entry *tmp = nt_mem_alloc(m, (n ? n : 1) * sizeof *tmp);
-    t->agg = nt_mem_alloc(m, (n ? n : 1) * sizeof *t->agg);
+    tr_entry *tmp = cm_mem_alloc(m, (n ? n : 1) * sizeof *tmp);
+    t->agg = cm_mem_alloc(m, (n ? n : 1) * sizeof *t->agg);
     t->agg_cap = t->agg ? (n ? n : 1) : 0;
     if (!tmp || !t->agg) {
-        nt_mem_free(m, tmp, (n ? n : 1) * sizeof *tmp);
+        cm_mem_free(m, tmp, (n ? n : 1) * sizeof *tmp);
         return false;
     }
-    nt_merge_sort(b->entries, tmp, n, sizeof *tmp, cmp_entries, NULL);
-    nt_mem_free(m, tmp, (n ? n : 1) * sizeof *tmp);
+    cm_merge_sort(b->entries, tmp, n, sizeof *tmp, cmp_entries, NULL);
+    cm_mem_free(m, tmp, (n ? n : 1) * sizeof *tmp);
     for (size_t i = 0; i < n; i++) {
         const tr_entry *e = &b->entries[i];
         if (b->sfill == b->send && !sample_chunk_slow(b))
@@ -364,8 +364,8 @@ static bool entries_to_samples(nt_trace_builder *b)
         t->agg[i] = (tr_agg){ e->count, e->wall_ns, e->last_ticks };
         t->nsamples++;
     }
-    nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
-    nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
+    cm_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
+    cm_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
     b->entries = NULL;
     b->pend = NULL;
     b->entries_cap = b->pend_cap = 0;
@@ -495,18 +495,18 @@ static int cmp_labeled(const void *a, const void *b, void *ctx)
 static bool sort_labeled_samples(nt_trace *t)
 {
     size_t n = t->nsamples;
-    tr_labeled *flat = nt_mem_alloc(&t->mem, 2 * n * sizeof *flat);
+    tr_labeled *flat = cm_mem_alloc(&t->mem, 2 * n * sizeof *flat);
     if (!flat)
         return false;
     for (size_t i = 0; i < n; i++)
         flat[i] = (tr_labeled){ *TR_SAMPLE(t, i), i < t->sample_labels_cap ? t->sample_labels[i] : 0 };
-    nt_merge_sort(flat, flat + n, n, sizeof *flat, cmp_labeled, NULL);
+    cm_merge_sort(flat, flat + n, n, sizeof *flat, cmp_labeled, NULL);
     for (size_t i = 0; i < n; i++) {
         *TR_SAMPLE(t, i) = flat[i].s;
         if (i < t->sample_labels_cap)
             t->sample_labels[i] = flat[i].set;
     }
-    nt_mem_free(&t->mem, flat, 2 * n * sizeof *flat);
+    cm_mem_free(&t->mem, flat, 2 * n * sizeof *flat);
     return true;
 }
 
@@ -517,47 +517,47 @@ static bool sort_samples(nt_trace *t)
         /* Every sample needs its entry before they move. */
         size_t old = t->sample_labels_cap;
         if (n > old) {
-            if (!nt_mem_reserve(&t->mem, (void **)&t->sample_labels, &t->sample_labels_cap, n, sizeof *t->sample_labels))
+            if (!cm_mem_reserve(&t->mem, (void **)&t->sample_labels, &t->sample_labels_cap, n, sizeof *t->sample_labels))
                 return false;
             memset(t->sample_labels + old, 0, (t->sample_labels_cap - old) * sizeof *t->sample_labels);
         }
         return sort_labeled_samples(t);
     }
-    tr_sample *flat = nt_mem_alloc(&t->mem, n * sizeof *flat);
-    tr_sample *tmp = nt_mem_alloc(&t->mem, n * sizeof *tmp);
+    tr_sample *flat = cm_mem_alloc(&t->mem, n * sizeof *flat);
+    tr_sample *tmp = cm_mem_alloc(&t->mem, n * sizeof *tmp);
     if (!flat || !tmp) {
-        nt_mem_free(&t->mem, flat, n * sizeof *flat);
-        nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
+        cm_mem_free(&t->mem, flat, n * sizeof *flat);
+        cm_mem_free(&t->mem, tmp, n * sizeof *tmp);
         return false;
     }
     for (size_t i = 0; i < n; i++)
         flat[i] = *TR_SAMPLE(t, i);
-    nt_merge_sort(flat, tmp, n, sizeof *flat, cmp_ticks, NULL);
+    cm_merge_sort(flat, tmp, n, sizeof *flat, cmp_ticks, NULL);
     for (size_t i = 0; i < n; i++)
         *TR_SAMPLE(t, i) = flat[i];
-    nt_mem_free(&t->mem, flat, n * sizeof *flat);
-    nt_mem_free(&t->mem, tmp, n * sizeof *tmp);
+    cm_mem_free(&t->mem, flat, n * sizeof *flat);
+    cm_mem_free(&t->mem, tmp, n * sizeof *tmp);
     return true;
 }
 
 static void builder_release(nt_trace_builder *b)
 {
-    nt_mem *m = &b->t->mem;
-    nt_mem_free(m, b->istacks, b->istacks_cap * sizeof *b->istacks);
-    nt_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
-    nt_map_free(m, &b->thread_index);
-    nt_map_free(m, &b->live);
+    cm_mem *m = &b->t->mem;
+    cm_mem_free(m, b->istacks, b->istacks_cap * sizeof *b->istacks);
+    cm_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
+    cm_map_free(m, &b->thread_index);
+    cm_map_free(m, &b->live);
     tr_addrs_release(b);
     tr_cold_release(b);
     for (int k = 0; k < 3; k++) {
-        nt_mem_free(m, b->conv[k], b->conv_cap[k]);
+        cm_mem_free(m, b->conv[k], b->conv_cap[k]);
         b->conv[k] = NULL;
         b->conv_cap[k] = 0;
     }
-    nt_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
-    nt_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
-    nt_map_free(m, &b->entry_index);
-    nt_map_free(m, &b->label_index);
+    cm_mem_free(m, b->entries, b->entries_cap * sizeof *b->entries);
+    cm_mem_free(m, b->pend, b->pend_cap * sizeof *b->pend);
+    cm_map_free(m, &b->entry_index);
+    cm_map_free(m, &b->label_index);
     b->entries = NULL;
     b->pend = NULL;
     b->entries_cap = b->pend_cap = 0;
@@ -565,9 +565,9 @@ static void builder_release(nt_trace_builder *b)
     b->itable = NULL;
 }
 
-static void shrink(nt_mem *m, void **p, size_t *cap, size_t n, size_t elem)
+static void shrink(cm_mem *m, void **p, size_t *cap, size_t n, size_t elem)
 {
-    if (*cap > n && n && nt_mem_resize(m, p, *cap * elem, n * elem))
+    if (*cap > n && n && cm_mem_resize(m, p, *cap * elem, n * elem))
         *cap = n;
 }
 
@@ -600,9 +600,9 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
         goto fail;
     }
     /* Tables only the parse needed go before resolution allocates. */
-    nt_map_free(&t->mem, &b->thread_index);
-    nt_map_free(&t->mem, &b->live);
-    nt_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
+    cm_map_free(&t->mem, &b->thread_index);
+    cm_map_free(&t->mem, &b->live);
+    cm_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
     b->itable = NULL;
     b->itable_cap = 0;
     if (b->aggregate && !entries_to_samples(b)) {
@@ -622,7 +622,7 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     if (st != NT_OK)
         goto fail;
     builder_release(b);
-    nt_mem_free(&t->mem, b, sizeof *b);
+    cm_mem_free(&t->mem, b, sizeof *b);
     shrink(&t->mem, (void **)&t->frames, &t->frames_cap, t->nframes, sizeof *t->frames);
     shrink(&t->mem, (void **)&t->ids, &t->ids_cap, t->nids, sizeof *t->ids);
     *out = t;
@@ -637,7 +637,7 @@ void nt_trace_builder_free(nt_trace_builder *b)
         return;
     nt_trace *t = b->t;
     builder_release(b);
-    nt_mem_free(&t->mem, b, sizeof *b);
+    cm_mem_free(&t->mem, b, sizeof *b);
     nt_trace_free(t);
 }
 

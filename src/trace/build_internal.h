@@ -1,8 +1,8 @@
 /* The builder's state while a stream is read, shared by its units:
  * build.c (samples, stacks, threads, finish), records.c (method, module and
  * assembly records) and resolve.c (frames resolved by address and time). */
-#ifndef NT_TRACE_BUILD_INTERNAL_H
-#define NT_TRACE_BUILD_INTERNAL_H
+#ifndef TR_BUILD_INTERNAL_H
+#define TR_BUILD_INTERNAL_H
 
 #include "common/compiler.h"
 #include "trace/trace_internal.h"
@@ -96,10 +96,10 @@ struct nt_trace_builder {
     size_t itable_cap;
 
     tr_idcache idcache[TR_IDCACHE];
-    nt_map thread_index;    /* thread id -> index */
+    cm_map thread_index;    /* thread id -> index */
     tr_thread_slot tcache[TR_TCACHE];
     tr_sample *sfill, *send; /* the free part of the last sample chunk */
-    nt_map live;            /* (method id, start) -> record loaded and not yet unloaded (TR_COLD: cold) */
+    cm_map live;            /* (method id, start) -> record loaded and not yet unloaded (TR_COLD: cold) */
 
     /* Rundown and unload records wait here, strings copied without interning,
      * until finish() knows every sampled address: only those whose code a
@@ -139,10 +139,10 @@ struct nt_trace_builder {
     size_t nuaddr, uaddr_cap;
     uint64_t *leaf;         /* a bit per address id: innermost */
     size_t leaf_cap;        /* words */
-    nt_map addr_ids;        /* return address ip -> address id */
-    nt_map leaf_ids;        /* innermost ip -> address id */
+    cm_map addr_ids;        /* return address ip -> address id */
+    cm_map leaf_ids;        /* innermost ip -> address id */
     tr_addr_slot acache[TR_ACACHE];
-    nt_hash_key stack_key;  /* the interned stacks' table is keyed (hash_ips) */
+    cm_hash_key stack_key;  /* the interned stacks' table is keyed (hash_ips) */
 
     /* aggregate: entries instead of samples; a load or unload of code at a
      * sampled address starts new entries (an epoch), so the samples of one
@@ -151,7 +151,7 @@ struct nt_trace_builder {
     bool aggregate;
     tr_entry *entries;
     size_t nentries, entries_cap;
-    nt_map entry_index;     /* istack << 32 | thread_type -> entry, this epoch */
+    cm_map entry_index;     /* istack << 32 | thread_type -> entry, this epoch */
     uint64_t seq;
     tr_pending *pend;       /* by thread index: its latest sample */
     uint32_t epoch;         /* loads and unloads at sampled addresses so far */
@@ -159,19 +159,19 @@ struct nt_trace_builder {
 
     /* Labels (labels.c): kept per sample when asked (not when counting). */
     bool keep_labels;
-    nt_map label_index;     /* keyed hash of a set (+ probe) -> its number */
+    cm_map label_index;     /* keyed hash of a set (+ probe) -> its number */
     const nt_event_labels *given_labels; /* the next sample's, when it comes without an event (a window's cut) */
 };
 
 /* A load or unload at [start, start + size): new entries from here on when it may cover a sampled address. */
 void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size);
 
-#define GROW(m, arr, n, cap) nt_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
+#define GROW(m, arr, n, cap) cm_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
 /* The kept method records and the stacks' address ids grow by an eighth,
  * not by doubling, so the trace's peak memory stays close to what it keeps
  * (samples are chunked).  Room for need entries. */
-static inline bool reserve_slow(nt_mem *m, void **arr, size_t *cap, size_t need, size_t elem)
+static inline bool reserve_slow(cm_mem *m, void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
@@ -181,7 +181,7 @@ static inline bool reserve_slow(nt_mem *m, void **arr, size_t *cap, size_t need,
             return false;
         ncap = ncap < 4096 ? (ncap ? ncap * 2 : 256) : ncap + ncap / 8;
     }
-    if (ncap > SIZE_MAX / elem || !nt_mem_resize(m, arr, *cap * elem, ncap * elem))
+    if (ncap > SIZE_MAX / elem || !cm_mem_resize(m, arr, *cap * elem, ncap * elem))
         return false;
     *cap = ncap;
     return true;
@@ -245,6 +245,6 @@ void tr_addrs_release(nt_trace_builder *b);
  * deduplicated into *out (allocated through m; *n of them, *alloc entries,
  * free with *alloc).  False when memory is short.  A live window asks its
  * record store for exactly the records these addresses can resolve to. */
-bool tr_builder_lookup_addrs(const nt_trace_builder *b, nt_mem *m, uint64_t **out, size_t *n, size_t *alloc);
+bool tr_builder_lookup_addrs(const nt_trace_builder *b, cm_mem *m, uint64_t **out, size_t *n, size_t *alloc);
 
 #endif

@@ -28,7 +28,7 @@ static uint64_t labels_hash(const nt_trace_builder *b, const nt_event_labels *l)
     w[7] = (uint64_t)l->has_trace_id << 1 | l->has_span_id;
     uint64_t h = 0;
     for (int i = 0; i < 8; i++)
-        h = nt_hash_u64(&b->stack_key, h ^ w[i]);
+        h = cm_hash_u64(&b->stack_key, h ^ w[i]);
     return h | 1; /* never 0: the map's key 0 is as good, but an odd key reads better in a dump */
 }
 
@@ -39,7 +39,7 @@ static uint32_t label_set(nt_trace_builder *b, const nt_event_labels *l)
     uint64_t h = labels_hash(b, l);
     for (uint32_t probe = 0; probe < TR_LABEL_PROBES; probe++, h++) {
         bool added;
-        uint64_t *v = nt_map_put(&t->mem, &b->label_index, h, &added);
+        uint64_t *v = cm_map_put(&t->mem, &b->label_index, h, &added);
         if (!v)
             return 0;
         if (!added) {
@@ -48,9 +48,9 @@ static uint32_t label_set(nt_trace_builder *b, const nt_event_labels *l)
             continue;
         }
         if (t->nlabel_sets >= TR_MAX_LABEL_SETS ||
-            !nt_mem_reserve(&t->mem, (void **)&t->label_sets, &t->label_sets_cap, t->nlabel_sets + 1,
+            !cm_mem_reserve(&t->mem, (void **)&t->label_sets, &t->label_sets_cap, t->nlabel_sets + 1,
                             sizeof *t->label_sets)) {
-            nt_map_del(&b->label_index, h);
+            cm_map_del(&b->label_index, h);
             return 0;
         }
         t->label_sets[t->nlabel_sets] = *l;
@@ -68,7 +68,7 @@ bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l
     uint32_t set = no_labels(l) ? 0 : label_set(b, l);
     size_t old = t->sample_labels_cap;
     if (sample >= old) {
-        if (!nt_mem_reserve(&t->mem, (void **)&t->sample_labels, &t->sample_labels_cap, sample + 1,
+        if (!cm_mem_reserve(&t->mem, (void **)&t->sample_labels, &t->sample_labels_cap, sample + 1,
                             sizeof *t->sample_labels))
             return false;
         memset(t->sample_labels + old, 0, (t->sample_labels_cap - old) * sizeof *t->sample_labels);

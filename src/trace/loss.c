@@ -4,15 +4,15 @@
 
 #include <string.h>
 
-bool wl_table_add(nt_mem *mem, wl_table *t, uint64_t tid, uint64_t gaps, uint64_t lost)
+bool wl_table_add(cm_mem *mem, wl_table *t, uint64_t tid, uint64_t gaps, uint64_t lost)
 {
     bool added;
-    uint64_t *row = nt_map_put(mem, &t->row_of, tid, &added);
+    uint64_t *row = cm_map_put(mem, &t->row_of, tid, &added);
     if (!row)
         return false;
     if (added) {
-        if (!nt_mem_reserve(mem, (void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows)) {
-            nt_map_del(&t->row_of, tid);
+        if (!cm_mem_reserve(mem, (void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows)) {
+            cm_map_del(&t->row_of, tid);
             return false;
         }
         t->rows[t->n++] = (nt_thread_loss){ tid, 0, 0 };
@@ -33,23 +33,23 @@ static int by_thread(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-void wl_table_sort(nt_mem *mem, wl_table *t)
+void wl_table_sort(cm_mem *mem, wl_table *t)
 {
-    nt_map_free(mem, &t->row_of);
+    cm_map_free(mem, &t->row_of);
     if (t->n < 2)
         return;
     /* Sorting needs room for a second copy; without it the rows stay in order of first loss. */
-    nt_thread_loss *tmp = nt_mem_alloc(mem, t->n * sizeof *tmp);
+    nt_thread_loss *tmp = cm_mem_alloc(mem, t->n * sizeof *tmp);
     if (!tmp)
         return;
-    nt_merge_sort(t->rows, tmp, t->n, sizeof *t->rows, by_thread, NULL);
-    nt_mem_free(mem, tmp, t->n * sizeof *tmp);
+    cm_merge_sort(t->rows, tmp, t->n, sizeof *t->rows, by_thread, NULL);
+    cm_mem_free(mem, tmp, t->n * sizeof *tmp);
 }
 
-void wl_table_free(nt_mem *mem, wl_table *t)
+void wl_table_free(cm_mem *mem, wl_table *t)
 {
-    nt_map_free(mem, &t->row_of);
-    nt_mem_free(mem, t->rows, t->cap * sizeof *t->rows);
+    cm_map_free(mem, &t->row_of);
+    cm_mem_free(mem, t->rows, t->cap * sizeof *t->rows);
     memset(t, 0, sizeof *t);
 }
 
@@ -63,7 +63,7 @@ static void compact(wl_log *l)
     l->first = 0;
 }
 
-bool wl_log_add(nt_mem *mem, wl_log *l, int64_t time_ns, uint64_t tid, uint64_t lost)
+bool wl_log_add(cm_mem *mem, wl_log *l, int64_t time_ns, uint64_t tid, uint64_t lost)
 {
     if (l->n - l->first >= WL_LOG_MAX) {
         const wl_gap *old = &l->e[l->first++];
@@ -71,19 +71,19 @@ bool wl_log_add(nt_mem *mem, wl_log *l, int64_t time_ns, uint64_t tid, uint64_t 
         l->dropped_through_ns = old->time_ns > l->dropped_through_ns ? old->time_ns : l->dropped_through_ns;
         compact(l);
     }
-    if (!nt_mem_reserve(mem, (void **)&l->e, &l->cap, l->n + 1, sizeof *l->e))
+    if (!cm_mem_reserve(mem, (void **)&l->e, &l->cap, l->n + 1, sizeof *l->e))
         return false;
     l->e[l->n++] = (wl_gap){ time_ns, tid, lost };
     return true;
 }
 
-void wl_log_trim(nt_mem *mem, wl_log *l, int64_t keep_from_ns)
+void wl_log_trim(cm_mem *mem, wl_log *l, int64_t keep_from_ns)
 {
     while (l->first < l->n && l->e[l->first].time_ns < keep_from_ns)
         l->first++;
     if (l->first == l->n) {
         /* Nothing held: give the array back, so an idle log holds nothing. */
-        nt_mem_free(mem, l->e, l->cap * sizeof *l->e);
+        cm_mem_free(mem, l->e, l->cap * sizeof *l->e);
         l->e = NULL;
         l->first = l->n = l->cap = 0;
         return;
@@ -91,7 +91,7 @@ void wl_log_trim(nt_mem *mem, wl_log *l, int64_t keep_from_ns)
     compact(l);
 }
 
-bool wl_log_count(nt_mem *mem, const wl_log *l, int64_t from_ns, int64_t to_ns,
+bool wl_log_count(cm_mem *mem, const wl_log *l, int64_t from_ns, int64_t to_ns,
                   bool (*selected)(const void *ctx, uint64_t tid), const void *ctx, wl_table *t,
                   uint64_t *unplaced)
 {
@@ -106,9 +106,9 @@ bool wl_log_count(nt_mem *mem, const wl_log *l, int64_t from_ns, int64_t to_ns,
     return true;
 }
 
-void wl_log_free(nt_mem *mem, wl_log *l)
+void wl_log_free(cm_mem *mem, wl_log *l)
 {
-    nt_mem_free(mem, l->e, l->cap * sizeof *l->e);
+    cm_mem_free(mem, l->e, l->cap * sizeof *l->e);
     memset(l, 0, sizeof *l);
     l->dropped_through_ns = INT64_MIN;
 }

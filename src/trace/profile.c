@@ -44,11 +44,11 @@ struct nt_profile_builder {
     bool seen_unload;
     uint32_t *table;        /* merge table: record index + 1, 0 = empty */
     uint64_t *hashes;       /* per record, for regrowing the table */
-    nt_hash_key key;        /* the record table's secret: which records share a slot cannot be chosen */
+    cm_hash_key key;        /* the record table's secret: which records share a slot cannot be chosen */
     size_t table_cap, hashes_cap;
     pr_open *opens;
     size_t nopens, opens_cap;
-    nt_map open_index;      /* thread id -> index in opens */
+    cm_map open_index;      /* thread id -> index in opens */
     pr_gc_state gc;
     nt_time_bound from, to; /* the window as given; resolved when the header says where the trace starts */
     int64_t from_ns, to_ns;
@@ -110,15 +110,15 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *given, cons
     if (!ABI_IN(nt_profile_options, opt, given) || !ABI_IN(nt_trace_options, &to, o.trace))
         return NULL;
     o.trace = &to;
-    nt_profile *p = NT_MEM_NEW(nt_profile, alloc);
+    nt_profile *p = CM_MEM_NEW(nt_profile, alloc);
     if (!p)
         return NULL;
-    nt_profile_builder *b = nt_mem_alloc(&p->mem, sizeof *b);
+    nt_profile_builder *b = cm_mem_alloc(&p->mem, sizeof *b);
     nt_trace_builder *tb = nt_trace_builder_new(alloc);
     if (!b || !tb) {
         nt_trace_builder_free(tb);
-        nt_mem_free(&p->mem, b, sizeof *b);
-        NT_MEM_DELETE(nt_profile, p);
+        cm_mem_free(&p->mem, b, sizeof *b);
+        CM_MEM_DELETE(nt_profile, p);
         return NULL;
     }
     memset(b, 0, sizeof *b);
@@ -126,7 +126,7 @@ nt_profile_builder *nt_profile_builder_new(const nt_profile_options *given, cons
     b->tb = tb;
     nt_trace_builder_set_limits(tb, opt && opt->trace ? opt->trace->trace_limits : NULL);
     b->gc.lim = tr_builder_limits(tb);
-    nt_hash_key_init(&b->key, b);
+    cm_hash_key_init(&b->key, b);
     nt_trace_builder_callbacks(&b->tcb);
     b->keep_events = opt && opt->keep_events;
     b->events_only = opt && opt->events_only;
@@ -156,7 +156,7 @@ static uint64_t rec_hash(const nt_profile_builder *b, const pr_rec *r, uint32_t 
     h = mix(h, r->thread_id);
     h = mix(h, (uint64_t)(uintptr_t)r->label); /* interned: equal labels share a pointer */
     h = mix(h, (uint64_t)(uintptr_t)r->message);
-    return nt_hash_u64(&b->key, mix(h, r->epoch));
+    return cm_hash_u64(&b->key, mix(h, r->epoch));
 }
 
 static bool same_key(const nt_profile *p, size_t i, const pr_rec *r, uint32_t istack)
@@ -168,9 +168,9 @@ static bool same_key(const nt_profile *p, size_t i, const pr_rec *r, uint32_t is
 
 static bool table_grow(nt_profile_builder *b)
 {
-    nt_mem *m = &b->p->mem;
+    cm_mem *m = &b->p->mem;
     size_t ncap = b->table_cap ? b->table_cap * 2 : 256;
-    uint32_t *t = nt_mem_alloc(m, ncap * sizeof *t);
+    uint32_t *t = cm_mem_alloc(m, ncap * sizeof *t);
     if (!t)
         return false;
     memset(t, 0, ncap * sizeof *t);
@@ -180,7 +180,7 @@ static bool table_grow(nt_profile_builder *b)
             j = (j + 1) & (ncap - 1);
         t[j] = (uint32_t)i + 1;
     }
-    nt_mem_free(m, b->table, b->table_cap * sizeof *b->table);
+    cm_mem_free(m, b->table, b->table_cap * sizeof *b->table);
     b->table = t;
     b->table_cap = ncap;
     return true;
@@ -190,7 +190,7 @@ static bool table_grow(nt_profile_builder *b)
 static int add_record(nt_profile_builder *b, const pr_rec *r, uint32_t istack, int64_t ticks)
 {
     nt_profile *p = b->p;
-    nt_mem *m = &p->mem;
+    cm_mem *m = &p->mem;
     uint64_t h = rec_hash(b, r, istack);
     size_t j = 0;
     if (!b->keep_events) {
@@ -201,16 +201,16 @@ static int add_record(nt_profile_builder *b, const pr_rec *r, uint32_t istack, i
             size_t i = b->table[j] - 1;
             if (b->hashes[i] == h && same_key(p, i, r, istack)) {
                 pr_rec *q = &p->recs[i];
-                q->value = nt_sat_add(q->value, r->value);
+                q->value = cm_sat_add(q->value, r->value);
                 q->count += r->count;
                 return 0;
             }
         }
     }
     if (p->nrecs >= UINT32_MAX - 1 ||
-        !nt_mem_reserve(m, (void **)&p->recs, &p->recs_cap, p->nrecs + 1, sizeof *p->recs) ||
-        !nt_mem_reserve(m, (void **)&p->res, &p->res_cap, p->nrecs + 1, sizeof *p->res) ||
-        (!b->keep_events && !nt_mem_reserve(m, (void **)&b->hashes, &b->hashes_cap, p->nrecs + 1, sizeof *b->hashes)))
+        !cm_mem_reserve(m, (void **)&p->recs, &p->recs_cap, p->nrecs + 1, sizeof *p->recs) ||
+        !cm_mem_reserve(m, (void **)&p->res, &p->res_cap, p->nrecs + 1, sizeof *p->res) ||
+        (!b->keep_events && !cm_mem_reserve(m, (void **)&b->hashes, &b->hashes_cap, p->nrecs + 1, sizeof *b->hashes)))
         return fail(b, NT_ERR_NOMEM);
     p->recs[p->nrecs] = *r;
     p->res[p->nrecs] = (tr_sample){ ticks, istack, 0 };
@@ -269,7 +269,7 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
     if (st == UINT32_MAX)
         return 1;
     p->totals[NT_PROFILE_ALLOC].events++;
-    p->totals[NT_PROFILE_ALLOC].value = nt_sat_add(p->totals[NT_PROFILE_ALLOC].value, r.value);
+    p->totals[NT_PROFILE_ALLOC].value = cm_sat_add(p->totals[NT_PROFILE_ALLOC].value, r.value);
     return add_record(b, &r, st, ev->timestamp);
 }
 
@@ -305,13 +305,13 @@ static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool
     o->live = false;
     if (!o->counted) /* it started outside the window */
         return 0;
-    int64_t wait = nt_elapsed(ticks_ns(p, o->ticks), ticks_ns(p, end_ticks));
+    int64_t wait = cm_elapsed(ticks_ns(p, o->ticks), ticks_ns(p, end_ticks));
     pr_rec r = { o->thread_id, "", wait, 1, o->epoch, NT_PROFILE_CONTENTION, o->flags, open, NULL };
     nt_profile_totals *tot = &p->totals[NT_PROFILE_CONTENTION];
     tot->events++;
     tot->open += open;
     if (!open) /* an open wait's length is only a lower bound */
-        tot->value = nt_sat_add(tot->value, r.value);
+        tot->value = cm_sat_add(tot->value, r.value);
     return add_record(b, &r, o->istack, o->ticks);
 }
 
@@ -337,8 +337,8 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
             return fail_limit(b, msg);
         }
         if (b->nopens >= UINT32_MAX - 1 ||
-            !nt_mem_reserve(&p->mem, (void **)&b->opens, &b->opens_cap, b->nopens + 1, sizeof *b->opens) ||
-            !nt_map_set(&p->mem, &b->open_index, ev->thread_id, (uint32_t)b->nopens))
+            !cm_mem_reserve(&p->mem, (void **)&b->opens, &b->opens_cap, b->nopens + 1, sizeof *b->opens) ||
+            !cm_map_set(&p->mem, &b->open_index, ev->thread_id, (uint32_t)b->nopens))
             return fail(b, NT_ERR_NOMEM);
         o = &b->opens[b->nopens++];
     }
@@ -459,11 +459,11 @@ void nt_profile_builder_callbacks(nt_callbacks *cb)
 
 static void builder_release(nt_profile_builder *b)
 {
-    nt_mem *m = &b->p->mem;
-    nt_mem_free(m, b->table, b->table_cap * sizeof *b->table);
-    nt_mem_free(m, b->hashes, b->hashes_cap * sizeof *b->hashes);
-    nt_mem_free(m, b->opens, b->opens_cap * sizeof *b->opens);
-    nt_map_free(m, &b->open_index);
+    cm_mem *m = &b->p->mem;
+    cm_mem_free(m, b->table, b->table_cap * sizeof *b->table);
+    cm_mem_free(m, b->hashes, b->hashes_cap * sizeof *b->hashes);
+    cm_mem_free(m, b->opens, b->opens_cap * sizeof *b->opens);
+    cm_map_free(m, &b->open_index);
     pr_gc_release(b->p, &b->gc);
     b->table = NULL;
     b->hashes = NULL;
@@ -496,7 +496,7 @@ nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *pars
     tr_strings_seal(&p->mem, &p->strings);
     tr_builder_resolve_also(b->tb, p->res, p->nrecs);
     nt_trace_builder *tb = b->tb;
-    nt_mem_free(&p->mem, b, sizeof *b);
+    cm_mem_free(&p->mem, b, sizeof *b);
     nt_status st = nt_trace_builder_finish(tb, parser, stream_status, &p->trace);
     if (st != NT_OK) {
         nt_profile_free(p);
@@ -515,7 +515,7 @@ void nt_profile_builder_free(nt_profile_builder *b)
     nt_profile *p = b->p;
     builder_release(b);
     nt_trace_builder_free(b->tb);
-    nt_mem_free(&p->mem, b, sizeof *b);
+    cm_mem_free(&p->mem, b, sizeof *b);
     nt_profile_free(p);
 }
 
@@ -523,13 +523,13 @@ void nt_profile_free(nt_profile *p)
 {
     if (!p)
         return;
-    nt_mem *m = &p->mem;
+    cm_mem *m = &p->mem;
     nt_trace_free(p->trace);
     tr_strings_free(m, &p->strings);
-    nt_mem_free(m, p->res, p->res_cap * sizeof *p->res);
-    nt_mem_free(m, p->recs, p->recs_cap * sizeof *p->recs);
-    nt_mem_free(m, p->gcs, p->gcs_cap * sizeof *p->gcs);
-    NT_MEM_DELETE(nt_profile, p);
+    cm_mem_free(m, p->res, p->res_cap * sizeof *p->res);
+    cm_mem_free(m, p->recs, p->recs_cap * sizeof *p->recs);
+    cm_mem_free(m, p->gcs, p->gcs_cap * sizeof *p->gcs);
+    CM_MEM_DELETE(nt_profile, p);
 }
 
 const nt_trace *nt_profile_trace(const nt_profile *p) { return p ? p->trace : NULL; }

@@ -44,7 +44,7 @@ const char *nt_gc_type_name(uint32_t type)
 void pr_gc_allocated(pr_gc_state *st, int64_t bytes)
 {
     st->ticks_seen = true;
-    st->allocated_since = nt_sat_add(st->allocated_since, bytes);
+    st->allocated_since = cm_sat_add(st->allocated_since, bytes);
 }
 
 /* The latest GC with this number (GCEnd names its GC by Count). */
@@ -77,8 +77,8 @@ static pr_suspension *suspension(nt_profile *p, pr_gc_state *st, uint64_t thread
     }
     *why = NT_ERR_NOMEM;
     if (!add || st->nsusp >= UINT32_MAX - 2 ||
-        !nt_mem_reserve(&p->mem, (void **)&st->susp, &st->susp_cap, st->nsusp + 1, sizeof *st->susp) ||
-        !nt_map_set(&p->mem, &st->susp_index, thread, (uint32_t)st->nsusp))
+        !cm_mem_reserve(&p->mem, (void **)&st->susp, &st->susp_cap, st->nsusp + 1, sizeof *st->susp) ||
+        !cm_map_set(&p->mem, &st->susp_index, thread, (uint32_t)st->nsusp))
         return NULL;
     pr_suspension *s = &st->susp[st->nsusp++];
     *s = (pr_suspension){ thread, false, -1, -1 };
@@ -92,7 +92,7 @@ static nt_status gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, in
     pr_fields(ev, w, 4);
     if (p->ngcs >= st->lim->max_gcs)
         return limit(st, "GCs", st->lim->max_gcs);
-    if (!nt_mem_reserve(&p->mem, (void **)&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs))
+    if (!cm_mem_reserve(&p->mem, (void **)&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs))
         return NT_ERR_NOMEM;
     nt_status unused;
     const pr_suspension *su = suspension(p, st, ev->thread_id, false, &unused);
@@ -109,11 +109,11 @@ static nt_status gc_start(nt_profile *p, pr_gc_state *st, const nt_event *ev, in
     g->suspend_begin_ns = in ? su->begin_ns : -1;
     g->suspend_end_ns = in ? su->end_ns : -1;
     if (g->suspend_begin_ns >= 0 && g->suspend_end_ns >= 0)
-        g->suspension_ns = nt_elapsed(g->suspend_begin_ns, g->suspend_end_ns);
+        g->suspension_ns = cm_elapsed(g->suspend_begin_ns, g->suspend_end_ns);
     g->heap_after = g->promoted = -1;
     for (int k = 0; k < 5; k++)
         g->gen_size[k] = -1;
-    g->heap_before = st->heap_known ? nt_sat_add(st->last_heap_after, st->allocated_since) : -1;
+    g->heap_before = st->heap_known ? cm_sat_add(st->last_heap_after, st->allocated_since) : -1;
     st->allocated_since = 0;
     return NT_OK;
 }
@@ -173,8 +173,8 @@ static void heap_stats(nt_profile *p, pr_gc_state *st, const nt_event *ev)
     int64_t heap = 0, promoted = 0;
     for (int k = 0; k < 5; k++) {
         g->gen_size[k] = w[k].have ? pr_int(&w[k]) : -1;
-        heap = nt_sat_add(heap, w[k].have ? pr_int(&w[k]) : 0);
-        promoted = nt_sat_add(promoted, w[5 + k].have ? pr_int(&w[5 + k]) : 0);
+        heap = cm_sat_add(heap, w[k].have ? pr_int(&w[k]) : 0);
+        promoted = cm_sat_add(promoted, w[5 + k].have ? pr_int(&w[5 + k]) : 0);
     }
     g->heap_after = heap;
     g->promoted = promoted;
@@ -212,7 +212,7 @@ nt_status pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_
         if (g && g->end_ns < 0) {
             g->end_ns = ns;
             if (g->pause_ns < 0 && g->suspend_begin_ns < 0)
-                g->pause_ns = nt_elapsed(g->start_ns, ns); /* no suspension seen: the GC's own length */
+                g->pause_ns = cm_elapsed(g->start_ns, ns); /* no suspension seen: the GC's own length */
         }
         return NT_OK;
     }
@@ -228,7 +228,7 @@ nt_status pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_
             if (g->thread_id != ev->thread_id || g->suspend_begin_ns != su->begin_ns || g->restart_end_ns >= 0)
                 continue;
             g->restart_end_ns = ns;
-            g->pause_ns = nt_elapsed(g->suspend_begin_ns, ns);
+            g->pause_ns = cm_elapsed(g->suspend_begin_ns, ns);
         }
         su->for_gc = false;
         return NT_OK;
@@ -239,8 +239,8 @@ nt_status pr_gc_event(nt_profile *p, pr_gc_state *st, const nt_event *ev, int64_
 
 void pr_gc_release(nt_profile *p, pr_gc_state *st)
 {
-    nt_mem_free(&p->mem, st->susp, st->susp_cap * sizeof *st->susp);
-    nt_map_free(&p->mem, &st->susp_index);
+    cm_mem_free(&p->mem, st->susp, st->susp_cap * sizeof *st->susp);
+    cm_map_free(&p->mem, &st->susp_index);
     st->susp = NULL;
     st->nsusp = st->susp_cap = 0;
 }
@@ -259,10 +259,10 @@ bool pr_gc_finish(nt_profile *p, pr_gc_state *st)
     size_t n = p->ngcs;
     if (n < 2)
         return true;
-    nt_gc *tmp = nt_mem_alloc(&p->mem, n * sizeof *tmp);
+    nt_gc *tmp = cm_mem_alloc(&p->mem, n * sizeof *tmp);
     if (!tmp)
         return false;
-    nt_merge_sort(p->gcs, tmp, n, sizeof *tmp, by_start, NULL);
-    nt_mem_free(&p->mem, tmp, n * sizeof *tmp);
+    cm_merge_sort(p->gcs, tmp, n, sizeof *tmp, by_start, NULL);
+    cm_mem_free(&p->mem, tmp, n * sizeof *tmp);
     return true;
 }

@@ -1,8 +1,8 @@
 /* Internals of the event profiles (profile.c: building, records, merging;
  * profile_gc.c: the GC timeline; profile_io.c: the one-call entry points)
  * and their exporters (src/export/profile_*.c). */
-#ifndef NT_PROFILE_INTERNAL_H
-#define NT_PROFILE_INTERNAL_H
+#ifndef TR_PROFILE_INTERNAL_H
+#define TR_PROFILE_INTERNAL_H
 
 #include "nettrace_profile.h"
 #include "trace/trace_internal.h"
@@ -32,7 +32,7 @@ typedef struct pr_suspension {
 typedef struct pr_gc_state {
     pr_suspension *susp;
     size_t nsusp, susp_cap;
-    nt_map susp_index;      /* thread id -> index in susp */
+    cm_map susp_index;      /* thread id -> index in susp */
     int64_t allocated_since;
     int64_t last_heap_after;
     bool heap_known;
@@ -44,7 +44,7 @@ typedef struct pr_gc_state {
 } pr_gc_state;
 
 struct nt_profile {
-    nt_mem mem;
+    cm_mem mem;
     nt_trace *trace;
     tr_strings strings;
     tr_sample *res;         /* per record: ticks of its first event, its stack (interned, then resolved) */

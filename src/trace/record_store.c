@@ -13,7 +13,7 @@
 #define RS_MAX_MODULES (1u << 16)
 #define RS_MAX_ASSEMBLIES (1u << 16)
 /* What a map slot costs at half load, for the budget. */
-#define RS_MAP_SLOT_BYTES (2u * sizeof(nt_map_slot))
+#define RS_MAP_SLOT_BYTES (2u * sizeof(cm_map_slot))
 
 enum { RS_FREE, RS_COLD, RS_WARM };
 
@@ -69,7 +69,7 @@ static uint64_t live_key(uint64_t method_id, uint64_t start)
     return method_id * 0x9E3779B97F4A7C15ull ^ start;
 }
 
-void rs_init(rs_store *s, nt_mem *mem, uint64_t budget)
+void rs_init(rs_store *s, cm_mem *mem, uint64_t budget)
 {
     memset(s, 0, sizeof *s);
     s->mem = mem;
@@ -141,7 +141,7 @@ static void count_index(rs_store *s)
 /* Take entry i out of page p's chain. */
 static void page_remove(rs_store *s, uint64_t p, uint32_t i)
 {
-    uint64_t *v = nt_map_get(&s->pages, p);
+    uint64_t *v = cm_map_get(&s->pages, p);
     if (!v)
         return;
     uint32_t head = (uint32_t)(*v >> 32) - 1, count = (uint32_t)*v;
@@ -161,7 +161,7 @@ static void page_remove(rs_store *s, uint64_t p, uint32_t i)
         break;
     }
     if (!count)
-        nt_map_del(&s->pages, p);
+        cm_map_del(&s->pages, p);
     else
         *v = (uint64_t)(head + 1) << 32 | count;
 }
@@ -199,9 +199,9 @@ static void live_drop(rs_store *s, uint32_t i)
     if (!e->live)
         return;
     uint64_t key = live_key(e->method_id, e->start);
-    const uint64_t *v = nt_map_get(&s->live, key);
+    const uint64_t *v = cm_map_get(&s->live, key);
     if (v && *v == i)
-        nt_map_del(&s->live, key);
+        cm_map_del(&s->live, key);
     e->live = false;
     s->record_bytes -= RS_MAP_SLOT_BYTES;
 }
@@ -222,7 +222,7 @@ static void remove_entry(rs_store *s, uint32_t i)
     if (e->mnext != NONE)
         s->entries[e->mnext].mprev = e->mprev;
     unindex(s, i);
-    nt_mem_free(s->mem, e->text, e->text_size);
+    cm_mem_free(s->mem, e->text, e->text_size);
     s->string_bytes -= e->text_size;
     s->record_bytes -= sizeof *e;
     uint32_t module = e->module;
@@ -272,7 +272,7 @@ static bool index_entry(rs_store *s, uint32_t i)
         return true;
     }
     for (uint64_t p = p0;; p++) {
-        uint64_t *v = nt_map_get(&s->pages, p);
+        uint64_t *v = cm_map_get(&s->pages, p);
         if (v && (uint32_t)*v >= RS_PAGE_MAX) {
             /* The page's oldest record goes: its chain's tail. */
             uint32_t n = (uint32_t)(*v >> 32) - 1;
@@ -287,12 +287,12 @@ static bool index_entry(rs_store *s, uint32_t i)
             s->free_node = s->nodes[node].next;
         } else {
             if (s->nnodes >= NONE - 1 ||
-                !nt_mem_reserve(s->mem, (void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
+                !cm_mem_reserve(s->mem, (void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes))
                 return false;
             node = (uint32_t)s->nnodes++;
         }
         bool added;
-        v = nt_map_put(s->mem, &s->pages, p, &added);
+        v = cm_map_put(s->mem, &s->pages, p, &added);
         if (!v) {
             s->nodes[node].next = s->free_node;
             s->free_node = node;
@@ -314,7 +314,7 @@ static bool append(rs_store *st, char **buf, size_t *cap, size_t *len, const cha
 {
     if (s) {
         size_t n = strlen(s) + 1;
-        if (!nt_mem_reserve(st->mem, (void **)buf, cap, *len + n, 1))
+        if (!cm_mem_reserve(st->mem, (void **)buf, cap, *len + n, 1))
             return false;
         memcpy(*buf + *len, s, n);
         *len += n;
@@ -338,11 +338,11 @@ static uint32_t module_slot(rs_store *s, uint64_t module_id)
         s->free_module = s->modules[k].next_free;
     } else {
         if (s->nmodules >= RS_MAX_MODULES ||
-            !nt_mem_reserve(s->mem, (void **)&s->modules, &s->modules_cap, s->nmodules + 1, sizeof *s->modules))
+            !cm_mem_reserve(s->mem, (void **)&s->modules, &s->modules_cap, s->nmodules + 1, sizeof *s->modules))
             return NONE;
         k = (uint32_t)s->nmodules++;
     }
-    if (!nt_map_set(s->mem, &s->module_index, module_id, k)) {
+    if (!cm_map_set(s->mem, &s->module_index, module_id, k)) {
         s->modules[k].next_free = s->free_module;
         s->free_module = k;
         return NONE;
@@ -357,8 +357,8 @@ static void module_release_if_unused(rs_store *s, uint32_t k)
     rs_module *mo = &s->modules[k];
     if (!mo->used || mo->head != NONE || (mo->known && !mo->unloaded))
         return;
-    nt_map_del(&s->module_index, mo->module_id);
-    nt_mem_free(s->mem, mo->il_path, mo->il_size);
+    cm_map_del(&s->module_index, mo->module_id);
+    cm_mem_free(s->mem, mo->il_path, mo->il_size);
     s->module_bytes -= sizeof(rs_module) + RS_MAP_SLOT_BYTES + mo->il_size;
     *mo = (rs_module){ .next_free = s->free_module };
     s->free_module = k;
@@ -371,16 +371,16 @@ static uint32_t add_entry(rs_store *s, const nt_method *m, int64_t until)
     size_t cap = 0, len = 0;
     if (!append(s, &text, &cap, &len, m->declaring_type, m->declaring_type16) ||
         !append(s, &text, &cap, &len, m->name, m->name16) || !append(s, &text, &cap, &len, m->signature, m->signature16) ||
-        (len < cap && !nt_mem_resize(s->mem, (void **)&text, cap, len))) {
-        nt_mem_free(s->mem, text, cap);
+        (len < cap && !cm_mem_resize(s->mem, (void **)&text, cap, len))) {
+        cm_mem_free(s->mem, text, cap);
         return NONE;
     }
     uint32_t mk = module_slot(s, m->module_id);
     uint32_t i = s->free_entry;
-    if (mk == NONE || (i == NONE && (s->nentries >= NONE - 1 || !nt_mem_reserve(s->mem, (void **)&s->entries,
+    if (mk == NONE || (i == NONE && (s->nentries >= NONE - 1 || !cm_mem_reserve(s->mem, (void **)&s->entries,
                                                                               &s->entries_cap, s->nentries + 1,
                                                                               sizeof *s->entries)))) {
-        nt_mem_free(s->mem, text, len);
+        cm_mem_free(s->mem, text, len);
         if (mk != NONE)
             module_release_if_unused(s, mk);
         return NONE;
@@ -466,7 +466,7 @@ void rs_add_method(rs_store *s, const nt_method *m)
     }
     /* Loads and DCStart rundown stand for loaded code (a builder's live map: DCEnd closes the stream). */
     if (m->which == NT_METHOD_LOAD || m->which == NT_METHOD_DC_START) {
-        if (!nt_map_set(s->mem, &s->live, key, i)) {
+        if (!cm_map_set(s->mem, &s->live, key, i)) {
             remove_entry(s, i);
             s->nomem = true;
             return;
@@ -483,14 +483,14 @@ static bool keep_text(rs_store *s, char **dst, size_t *size, const char *str, nt
     char *buf = NULL;
     size_t cap = 0, len = 0;
     if (!append(s, &buf, &cap, &len, str, s16)) {
-        nt_mem_free(s->mem, buf, cap);
+        cm_mem_free(s->mem, buf, cap);
         return false;
     }
     if (len <= 1) {
-        nt_mem_free(s->mem, buf, cap);
+        cm_mem_free(s->mem, buf, cap);
         return true;
     }
-    nt_mem_free(s->mem, *dst, *size);
+    cm_mem_free(s->mem, *dst, *size);
     s->module_bytes += cap;
     s->module_bytes -= *size;
     *dst = buf;
@@ -529,14 +529,14 @@ void rs_add_assembly(rs_store *s, const nt_assembly *a)
             k = s->free_assembly;
             s->free_assembly = s->assemblies[k].next_free;
         } else if (s->nassemblies < RS_MAX_ASSEMBLIES &&
-                   nt_mem_reserve(s->mem, (void **)&s->assemblies, &s->assemblies_cap, s->nassemblies + 1,
+                   cm_mem_reserve(s->mem, (void **)&s->assemblies, &s->assemblies_cap, s->nassemblies + 1,
                                   sizeof *s->assemblies)) {
             k = (uint32_t)s->nassemblies++;
         } else {
             s->nomem = true;
             return;
         }
-        if (!nt_map_set(s->mem, &s->assembly_index, a->assembly_id, k)) {
+        if (!cm_map_set(s->mem, &s->assembly_index, a->assembly_id, k)) {
             s->assemblies[k].next_free = s->free_assembly;
             s->free_assembly = k;
             s->nomem = true;
@@ -567,7 +567,7 @@ static bool note_hit(rs_store *s, uint32_t i, size_t *nhits)
     rs_entry *e = &s->entries[i];
     if (e->hit == s->queries)
         return true;
-    if (!nt_mem_reserve(s->mem, (void **)&s->hits, &s->hits_cap, *nhits + 1, sizeof *s->hits))
+    if (!cm_mem_reserve(s->mem, (void **)&s->hits, &s->hits_cap, *nhits + 1, sizeof *s->hits))
         return false;
     s->hits[(*nhits)++] = i;
     list_unlink(s, budget_list(s, e), i, false);
@@ -626,7 +626,7 @@ int rs_feed(rs_store *s, const uint64_t *addrs, size_t n, const rs_sink *to)
     s->work = 0;
     size_t nhits = 0;
     for (size_t k = 0; k < n; k++) {
-        const uint64_t *v = nt_map_get(&s->pages, addrs[k] >> RS_PAGE_SHIFT);
+        const uint64_t *v = cm_map_get(&s->pages, addrs[k] >> RS_PAGE_SHIFT);
         for (uint32_t node = v ? (uint32_t)(*v >> 32) - 1 : NONE; node != NONE; node = s->nodes[node].next) {
             s->work++;
             uint32_t i = s->nodes[node].entry;
@@ -642,7 +642,7 @@ int rs_feed(rs_store *s, const uint64_t *addrs, size_t n, const rs_sink *to)
     }
     /* The hit records' events, in stream order: a load, then its unload. */
     size_t nev = 0;
-    if (!nt_mem_reserve(s->mem, (void **)&s->events, &s->events_cap, 4 * nhits + 1, sizeof *s->events))
+    if (!cm_mem_reserve(s->mem, (void **)&s->events, &s->events_cap, 4 * nhits + 1, sizeof *s->events))
         return s->nomem = true, 0;
     for (size_t h = 0; h < nhits; h++) {
         const rs_entry *e = &s->entries[s->hits[h]];
@@ -650,7 +650,7 @@ int rs_feed(rs_store *s, const uint64_t *addrs, size_t n, const rs_sink *to)
         if (e->unload_event)
             s->events[nev++] = (rs_feed_event){ e->unload_seq, s->hits[h], true };
     }
-    nt_merge_sort(s->events, s->events + nev, nev, sizeof *s->events, cmp_seq, NULL);
+    cm_merge_sort(s->events, s->events + nev, nev, sizeof *s->events, cmp_seq, NULL);
     for (size_t k = 0; k < nev; k++) {
         nt_method m = method_of(&s->entries[s->events[k].entry], s->events[k].unload);
         s->work++;
@@ -676,8 +676,8 @@ void rs_retire(rs_store *s, int64_t horizon)
         rs_assembly *a = &s->assemblies[k];
         if (!a->used || !a->unloaded || a->until > horizon)
             continue;
-        nt_map_del(&s->assembly_index, a->assembly_id);
-        nt_mem_free(s->mem, a->name, a->name_size);
+        cm_map_del(&s->assembly_index, a->assembly_id);
+        cm_mem_free(s->mem, a->name, a->name_size);
         s->module_bytes -= sizeof(rs_assembly) + RS_MAP_SLOT_BYTES + a->name_size;
         *a = (rs_assembly){ .next_free = s->free_assembly };
         s->free_assembly = k;
@@ -688,21 +688,21 @@ void rs_free(rs_store *s)
 {
     for (size_t i = 0; i < s->nentries; i++)
         if (s->entries[i].list != RS_FREE)
-            nt_mem_free(s->mem, s->entries[i].text, s->entries[i].text_size);
+            cm_mem_free(s->mem, s->entries[i].text, s->entries[i].text_size);
     for (size_t k = 0; k < s->nmodules; k++)
-        nt_mem_free(s->mem, s->modules[k].il_path, s->modules[k].il_size);
+        cm_mem_free(s->mem, s->modules[k].il_path, s->modules[k].il_size);
     for (size_t k = 0; k < s->nassemblies; k++)
-        nt_mem_free(s->mem, s->assemblies[k].name, s->assemblies[k].name_size);
-    nt_mem_free(s->mem, s->entries, s->entries_cap * sizeof *s->entries);
-    nt_mem_free(s->mem, s->nodes, s->nodes_cap * sizeof *s->nodes);
-    nt_mem_free(s->mem, s->modules, s->modules_cap * sizeof *s->modules);
-    nt_mem_free(s->mem, s->assemblies, s->assemblies_cap * sizeof *s->assemblies);
-    nt_mem_free(s->mem, s->hits, s->hits_cap * sizeof *s->hits);
-    nt_mem_free(s->mem, s->events, s->events_cap * sizeof *s->events);
-    nt_map_free(s->mem, &s->live);
-    nt_map_free(s->mem, &s->pages);
-    nt_map_free(s->mem, &s->module_index);
-    nt_map_free(s->mem, &s->assembly_index);
+        cm_mem_free(s->mem, s->assemblies[k].name, s->assemblies[k].name_size);
+    cm_mem_free(s->mem, s->entries, s->entries_cap * sizeof *s->entries);
+    cm_mem_free(s->mem, s->nodes, s->nodes_cap * sizeof *s->nodes);
+    cm_mem_free(s->mem, s->modules, s->modules_cap * sizeof *s->modules);
+    cm_mem_free(s->mem, s->assemblies, s->assemblies_cap * sizeof *s->assemblies);
+    cm_mem_free(s->mem, s->hits, s->hits_cap * sizeof *s->hits);
+    cm_mem_free(s->mem, s->events, s->events_cap * sizeof *s->events);
+    cm_map_free(s->mem, &s->live);
+    cm_map_free(s->mem, &s->pages);
+    cm_map_free(s->mem, &s->module_index);
+    cm_map_free(s->mem, &s->assembly_index);
     memset(s, 0, sizeof *s);
 }
 

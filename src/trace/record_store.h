@@ -20,8 +20,8 @@
  *    at most RS_MAX_WIDE records wider than RS_WIDE_PAGES pages.
  * Entries carry a generation that changes when their slot is reused; no
  * index into the store leaves this unit. */
-#ifndef NT_TRACE_RECORD_STORE_H
-#define NT_TRACE_RECORD_STORE_H
+#ifndef TR_RECORD_STORE_H
+#define TR_RECORD_STORE_H
 
 #include "nettrace_trace.h"
 #include "common/alloc.h"
@@ -49,15 +49,15 @@ typedef struct rs_list {
 } rs_list;
 
 typedef struct rs_store {
-    nt_mem *mem;               /* the owner's */
+    cm_mem *mem;               /* the owner's */
     uint64_t budget;           /* bytes the records, modules and assemblies may hold */
     uint32_t max_entries;      /* records held at most */
     rs_entry *entries;
     size_t nentries, entries_cap, count; /* slots, allocated, in use */
     uint32_t free_entry;       /* free slots, through next */
     rs_list cold, warm, gone;  /* never sampled (arrival order), sampled (least recent first), unloaded */
-    nt_map live;               /* (method id, start) -> entry, while its code is loaded */
-    nt_map pages;              /* page -> (head node + 1) << 32 | records in it */
+    cm_map live;               /* (method id, start) -> entry, while its code is loaded */
+    cm_map pages;              /* page -> (head node + 1) << 32 | records in it */
     rs_node *nodes;
     size_t nnodes, nodes_cap, nodes_used;
     uint32_t free_node;
@@ -65,11 +65,11 @@ typedef struct rs_store {
     uint32_t nwide;
     rs_module *modules;
     size_t nmodules, modules_cap;
-    nt_map module_index;       /* module id -> index */
+    cm_map module_index;       /* module id -> index */
     uint32_t free_module, free_assembly;
     rs_assembly *assemblies;
     size_t nassemblies, assemblies_cap;
-    nt_map assembly_index;     /* assembly id -> index */
+    cm_map assembly_index;     /* assembly id -> index */
     uint64_t seq;              /* records received: each one's place in the stream */
     uint64_t queries;          /* rs_feed calls: an entry's hit mark */
     /* What is held (budget bytes), by table. */
@@ -86,7 +86,7 @@ typedef struct rs_store {
     bool nomem;                /* a record could not be kept: memory ran short */
 } rs_store;
 
-void rs_init(rs_store *s, nt_mem *mem, uint64_t budget);
+void rs_init(rs_store *s, cm_mem *mem, uint64_t budget);
 void rs_free(rs_store *s);
 
 /* Records as the parser delivers them (NT_ERR_NOMEM noted in s->nomem, never a stop). */

@@ -49,7 +49,7 @@ void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size)
 {
     /* Samples from here on resolve against this record too: count them apart. */
     if (maybe_sampled(b, start, size)) {
-        nt_map_free(&b->t->mem, &b->entry_index);
+        cm_map_free(&b->t->mem, &b->entry_index);
         b->epoch++;
     }
 }
@@ -57,16 +57,16 @@ void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size)
 /* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
 static char *cold_bytes(nt_trace_builder *b, size_t n)
 {
-    nt_mem *m = &b->t->mem;
+    cm_mem *m = &b->t->mem;
     if (!b->cstr || b->cstr_used + n > b->cstr_size) {
-        if (!nt_mem_reserve(m, (void **)&b->cstr_chunks, &b->cstr_chunks_cap, b->ncstr_chunks + 1,
+        if (!cm_mem_reserve(m, (void **)&b->cstr_chunks, &b->cstr_chunks_cap, b->ncstr_chunks + 1,
                             sizeof *b->cstr_chunks))
             return NULL;
         /* Chunks double from 16 KiB to TR_CSTR_CHUNK: small traces stay small. */
         size_t want = b->ncstr_chunks >= 4 ? TR_CSTR_CHUNK : (16u * 1024u) << (2 * b->ncstr_chunks);
         want = want > TR_CSTR_CHUNK ? TR_CSTR_CHUNK : want;
         size_t size = sizeof(size_t) + n > want ? sizeof(size_t) + n : want;
-        char *c = nt_mem_alloc(m, size);
+        char *c = cm_mem_alloc(m, size);
         if (!c)
             return NULL;
         memcpy(c, &size, sizeof size);
@@ -80,10 +80,10 @@ static char *cold_bytes(nt_trace_builder *b, size_t n)
     return d;
 }
 
-size_t tr_utf8_append(nt_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w)
+size_t tr_utf8_append(cm_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w)
 {
     /* A UTF-16 unit becomes at most 3 bytes of UTF-8 (a surrogate pair, 2 units, becomes 4). */
-    if (!nt_mem_reserve(m, (void **)buf, cap, at + (size_t)w.count * 3 + 1, 1))
+    if (!cm_mem_reserve(m, (void **)buf, cap, at + (size_t)w.count * 3 + 1, 1))
         return SIZE_MAX;
     return nt_str16_utf8(w, *buf + at, *cap - at);
 }
@@ -129,7 +129,7 @@ static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64
     if (b->ncold == b->cold_chunks * TR_COLD_CHUNK) {
         if (!GROW(&t->mem, b->cold, b->cold_chunks, b->cold_chunks_cap))
             return tr_fail(b, NT_ERR_NOMEM);
-        tr_cold *c = nt_mem_alloc(&t->mem, TR_COLD_CHUNK * sizeof *c);
+        tr_cold *c = cm_mem_alloc(&t->mem, TR_COLD_CHUNK * sizeof *c);
         if (!c)
             return tr_fail(b, NT_ERR_NOMEM);
         b->cold[b->cold_chunks++] = c;
@@ -181,7 +181,7 @@ static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64
     c->hot_before = (uint32_t)t->nmethods;
     c->source = (uint8_t)m->which;
     c->wide = wide;
-    if (m->which == NT_METHOD_DC_START && !nt_map_set(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
+    if (m->which == NT_METHOD_DC_START && !cm_map_set(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
         return tr_fail(b, NT_ERR_NOMEM);
     b->ncold++;
     return 0;
@@ -226,7 +226,7 @@ int tr_on_method(void *user, const nt_method *m)
                 cold_at(b, live & ~TR_COLD)->until = m->timestamp;
             else
                 t->methods[live].valid_until = m->timestamp;
-            if (!nt_map_set(&t->mem, &b->live, key, UINT32_MAX))
+            if (!cm_map_set(&t->mem, &b->live, key, UINT32_MAX))
                 return tr_fail(b, NT_ERR_NOMEM);
             return 0;
         }
@@ -265,7 +265,7 @@ int tr_on_method(void *user, const nt_method *m)
         return tr_fail(b, NT_ERR_NOMEM);
     uint32_t idx = (uint32_t)t->nmethods;
     t->methods[t->nmethods++] = r;
-    if (!nt_map_set(&t->mem, &b->live, key, idx))
+    if (!cm_map_set(&t->mem, &b->live, key, idx))
         return tr_fail(b, NT_ERR_NOMEM);
     return 0;
 }
@@ -288,7 +288,7 @@ int tr_on_module(void *user, const nt_module *mo)
         return 0;
     }
     if (!GROW(&t->mem, t->modules, t->nmodules, t->modules_cap) ||
-        !nt_map_set(&t->mem, &t->module_index, mo->module_id, (uint32_t)t->nmodules))
+        !cm_map_set(&t->mem, &t->module_index, mo->module_id, (uint32_t)t->nmodules))
         return tr_fail(b, NT_ERR_NOMEM);
     t->modules[t->nmodules++] = (nt_trace_module){ mo->module_id, mo->assembly_id, il };
     return 0;
@@ -311,7 +311,7 @@ int tr_on_assembly(void *user, const nt_assembly *a)
         return 0;
     }
     if (!GROW(&t->mem, t->assemblies, t->nassemblies, t->assemblies_cap) ||
-        !nt_map_set(&t->mem, &t->assembly_index, a->assembly_id, (uint32_t)t->nassemblies))
+        !cm_map_set(&t->mem, &t->assembly_index, a->assembly_id, (uint32_t)t->nassemblies))
         return tr_fail(b, NT_ERR_NOMEM);
     t->assemblies[t->nassemblies++] = (nt_trace_assembly){ a->assembly_id, name };
     return 0;
@@ -337,16 +337,16 @@ void tr_link_assemblies(nt_trace *t)
 
 void tr_cold_release(nt_trace_builder *b)
 {
-    nt_mem *m = &b->t->mem;
+    cm_mem *m = &b->t->mem;
     for (size_t i = 0; i < b->cold_chunks; i++)
-        nt_mem_free(m, b->cold[i], TR_COLD_CHUNK * sizeof *b->cold[i]);
-    nt_mem_free(m, b->cold, b->cold_chunks_cap * sizeof *b->cold);
+        cm_mem_free(m, b->cold[i], TR_COLD_CHUNK * sizeof *b->cold[i]);
+    cm_mem_free(m, b->cold, b->cold_chunks_cap * sizeof *b->cold);
     for (size_t i = 0; i < b->ncstr_chunks; i++) {
         size_t size;
         memcpy(&size, b->cstr_chunks[i], sizeof size);
-        nt_mem_free(m, b->cstr_chunks[i], size);
+        cm_mem_free(m, b->cstr_chunks[i], size);
     }
-    nt_mem_free(m, b->cstr_chunks, b->cstr_chunks_cap * sizeof *b->cstr_chunks);
+    cm_mem_free(m, b->cstr_chunks, b->cstr_chunks_cap * sizeof *b->cstr_chunks);
     b->cold = NULL;
     b->cstr_chunks = NULL;
     b->cstr = NULL;
@@ -358,7 +358,7 @@ void tr_cold_release(nt_trace_builder *b)
 bool tr_keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
 {
     nt_trace *t = b->t;
-    nt_mem *m = &t->mem;
+    cm_mem *m = &t->mem;
     size_t keep = 0;
     for (size_t i = 0; i < b->ncold; i++) {
         tr_cold *c = cold_at(b, i);
@@ -368,7 +368,7 @@ bool tr_keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
     }
     if (keep) {
         size_t n = t->nmethods + keep;
-        nt_trace_method *all = nt_mem_alloc(m, n * sizeof *all);
+        nt_trace_method *all = cm_mem_alloc(m, n * sizeof *all);
         if (!all)
             return false;
         size_t h = 0, k = 0;
@@ -411,14 +411,14 @@ bool tr_keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
             r.token = c->token;
             r.source = (nt_method_event)(c->source & 0x7f);
             if (!r.name || !r.declaring_type || !r.signature) {
-                nt_mem_free(m, all, n * sizeof *all);
+                cm_mem_free(m, all, n * sizeof *all);
                 return false;
             }
             all[k++] = r;
         }
         while (h < t->nmethods)
             all[k++] = t->methods[h++];
-        nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
+        cm_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
         t->methods = all;
         t->nmethods = t->methods_cap = n;
     }

@@ -55,14 +55,14 @@ static uint64_t hash_picks(const uint32_t *pick, uint32_t n)
 /* The frame id of address id a resolved to record pick: a itself for its
  * first pick, else a frame added for the pair (more: (a, pick) -> id).
  * UINT32_MAX when memory is short. */
-static uint32_t frame_of(nt_trace *t, nt_map *more, uint32_t a, uint32_t pick)
+static uint32_t frame_of(nt_trace *t, cm_map *more, uint32_t a, uint32_t pick)
 {
     if (t->frames[a].method_index == TR_PICK_UNSET)
         t->frames[a].method_index = pick;
     if (t->frames[a].method_index == pick)
         return a;
     bool added;
-    uint64_t *slot = nt_map_put(&t->mem, more, (uint64_t)a << 32 | pick, &added);
+    uint64_t *slot = cm_map_put(&t->mem, more, (uint64_t)a << 32 | pick, &added);
     if (!slot)
         return UINT32_MAX;
     if (added) {
@@ -88,11 +88,11 @@ static uint32_t add_rstack(nt_trace *t, uint32_t off, uint32_t n)
 /* The address table, once the frame table holds what resolution needs of it. */
 void tr_addrs_release(nt_trace_builder *b)
 {
-    nt_mem *m = &b->t->mem;
-    nt_map_free(m, &b->addr_ids);
-    nt_map_free(m, &b->leaf_ids);
-    nt_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
-    nt_mem_free(m, b->leaf, b->leaf_cap * sizeof *b->leaf);
+    cm_mem *m = &b->t->mem;
+    cm_map_free(m, &b->addr_ids);
+    cm_map_free(m, &b->leaf_ids);
+    cm_mem_free(m, b->uaddr, b->uaddr_cap * sizeof *b->uaddr);
+    cm_mem_free(m, b->leaf, b->leaf_cap * sizeof *b->leaf);
     b->uaddr = NULL;
     b->leaf = NULL;
     b->uaddr_cap = b->leaf_cap = b->nuaddr = 0;
@@ -105,11 +105,11 @@ static uint64_t lookup_addr(const nt_trace_builder *b, size_t id)
     return b->uaddr[id] - (b->leaf[id / 64] >> (id % 64) & 1 ? 0 : 1);
 }
 
-bool tr_builder_lookup_addrs(const nt_trace_builder *b, nt_mem *m, uint64_t **out, size_t *n, size_t *alloc)
+bool tr_builder_lookup_addrs(const nt_trace_builder *b, cm_mem *m, uint64_t **out, size_t *n, size_t *alloc)
 {
     *alloc = b->nuaddr ? b->nuaddr : 1;
     *n = b->nuaddr;
-    *out = nt_mem_alloc(m, *alloc * sizeof **out);
+    *out = cm_mem_alloc(m, *alloc * sizeof **out);
     if (!*out)
         return false;
     for (size_t id = 0; id < b->nuaddr; id++)
@@ -124,13 +124,13 @@ bool tr_builder_lookup_addrs(const nt_trace_builder *b, nt_mem *m, uint64_t **ou
 static bool addrs_to_frames(nt_trace_builder *b, uint64_t **q, size_t *nu, size_t *nq, uint32_t **rank)
 {
     nt_trace *t = b->t;
-    nt_mem *m = &t->mem;
+    cm_mem *m = &t->mem;
     size_t u = b->nuaddr;
     *nq = u ? u : 1;
     *nu = u;
-    *q = nt_mem_alloc(m, *nq * sizeof **q);
-    *rank = nt_mem_alloc(m, *nq * sizeof **rank);
-    t->frames = nt_mem_alloc(m, *nq * sizeof *t->frames);
+    *q = cm_mem_alloc(m, *nq * sizeof **q);
+    *rank = cm_mem_alloc(m, *nq * sizeof **rank);
+    t->frames = cm_mem_alloc(m, *nq * sizeof *t->frames);
     t->frames_cap = t->frames ? *nq : 0;
     bool ok = *q && *rank && t->frames;
     for (size_t id = 0; ok && id < u; id++) {
@@ -148,13 +148,13 @@ static bool addrs_to_frames(nt_trace_builder *b, uint64_t **q, size_t *nu, size_
 nt_status tr_resolve_frames(nt_trace_builder *b)
 {
     nt_trace *t = b->t;
-    nt_mem *m = &t->mem;
+    cm_mem *m = &t->mem;
     size_t u = b->nuaddr, nq, nu, n_seen = t->nmethods + b->ncold + b->dropped;
     uint64_t *q;
     uint32_t *rank;
     if (!addrs_to_frames(b, &q, &nu, &nq, &rank) || !tr_keep_cold(b, q, nu)) {
-        nt_mem_free(m, q, nq * sizeof *q);
-        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+        cm_mem_free(m, q, nq * sizeof *q);
+        cm_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
         return NT_ERR_NOMEM;
     }
     tr_symbols sy;
@@ -164,25 +164,25 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
     tr_link_assemblies(t);
     if (!tr_symbols_build(m, &sy, t->methods, t->nmethods, n_seen, q, nu, nq)) {
         tr_symbols_free(m, &sy);
-        nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+        cm_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
         return NT_ERR_NOMEM;
     }
-    tr_resolve *rs = nt_mem_alloc(m, (ni ? ni : 1) * sizeof *rs);
+    tr_resolve *rs = cm_mem_alloc(m, (ni ? ni : 1) * sizeof *rs);
     uint32_t maxd = 1;
     for (size_t i = 0; i < ni; i++)
         if (b->istacks[i].count > maxd)
             maxd = b->istacks[i].count;
     /* A stack's changing frames' picks at one time (vp), and their frame ids (vf). */
-    uint32_t *vp = nt_mem_alloc(m, 2 * (size_t)maxd * sizeof *vp), *vf = vp ? vp + maxd : NULL;
+    uint32_t *vp = cm_mem_alloc(m, 2 * (size_t)maxd * sizeof *vp), *vf = vp ? vp + maxd : NULL;
     /* Each distinct address's pick when time cannot change it (no record,
      * or one never unloaded: tr_symbols_pick then always returns it), else
      * whether it is timeless: one lookup per address instead of one per
      * frame of every time-dependent sample. */
-    uint32_t *fixed = nt_mem_alloc(m, (u ? u : 1) * sizeof *fixed);
+    uint32_t *fixed = cm_mem_alloc(m, (u ? u : 1) * sizeof *fixed);
     tr_variant *var = NULL; /* per resolved stack */
     size_t var_cap = 0;
-    nt_map vindex = { 0 };  /* (interned stack, picks' hash) -> resolved stack + 1 */
-    nt_map more = { 0 };    /* (address id, pick) -> frame id, for an address's later picks */
+    cm_map vindex = { 0 };  /* (interned stack, picks' hash) -> resolved stack + 1 */
+    cm_map more = { 0 };    /* (address id, pick) -> frame id, for an address's later picks */
     uint32_t *vpos = NULL;  /* per interned stack, the positions of its frames whose pick may change */
     size_t nvpos = 0, vpos_cap = 0;
     size_t cut = SIZE_MAX;  /* the first sample a limit kept from resolving */
@@ -226,7 +226,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                     /* No record (NT_TRACE_NO_METHOD) is as fixed as one record. */
                     if (fx < TR_VARIES || fx == NT_TRACE_NO_METHOD)
                         continue;
-                    if (!nt_mem_reserve(m, (void **)&vpos, &vpos_cap, nvpos + 1, sizeof *vpos)) {
+                    if (!cm_mem_reserve(m, (void **)&vpos, &vpos_cap, nvpos + 1, sizeof *vpos)) {
                         st = NT_ERR_NOMEM;
                         goto out;
                     }
@@ -261,7 +261,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
             if (v != UINT32_MAX && var[v].hash == h && same_picks(t, v, pos, vp, r->vn)) {
                 rid = v;
             } else if (r->first != UINT32_MAX) {
-                const uint64_t *iv = nt_map_get(&vindex, vkey);
+                const uint64_t *iv = cm_map_get(&vindex, vkey);
                 v = iv ? (uint32_t)(*iv - 1) : UINT32_MAX;
                 if (v != UINT32_MAX && var[v].hash == h && same_picks(t, v, pos, vp, r->vn))
                     rid = v;
@@ -313,7 +313,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                 }
                 rid = add_rstack(t, off, is->count);
                 if (rid == UINT32_MAX ||
-                    !nt_mem_reserve(m, (void **)&var, &var_cap, (size_t)rid + 1, sizeof *var)) {
+                    !cm_mem_reserve(m, (void **)&var, &var_cap, (size_t)rid + 1, sizeof *var)) {
                     st = NT_ERR_NOMEM;
                     goto out;
                 }
@@ -321,7 +321,7 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
                 r->first = rid;
                 r->variants++;
                 /* A timeless stack resolves once: only the others look variants up. */
-                uint64_t *slot = r->state == 2 ? nt_map_put(m, &vindex, vkey, NULL) : NULL;
+                uint64_t *slot = r->state == 2 ? cm_map_put(m, &vindex, vkey, NULL) : NULL;
                 if (r->state == 2 && !slot) {
                     st = NT_ERR_NOMEM;
                     goto out;
@@ -361,14 +361,14 @@ nt_status tr_resolve_frames(nt_trace_builder *b)
         fr->method = fr->method_index == NT_TRACE_NO_METHOD ? &t->unresolved : &t->methods[fr->method_index];
     }
 out:
-    nt_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
-    nt_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
-    nt_mem_free(m, var, var_cap * sizeof *var);
-    nt_map_free(m, &vindex);
-    nt_map_free(m, &more);
-    nt_mem_free(m, vpos, vpos_cap * sizeof *vpos);
-    nt_mem_free(m, vp, 2 * (size_t)maxd * sizeof *vp);
-    nt_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
+    cm_mem_free(m, rank, (u ? u : 1) * sizeof *rank);
+    cm_mem_free(m, fixed, (u ? u : 1) * sizeof *fixed);
+    cm_mem_free(m, var, var_cap * sizeof *var);
+    cm_map_free(m, &vindex);
+    cm_map_free(m, &more);
+    cm_mem_free(m, vpos, vpos_cap * sizeof *vpos);
+    cm_mem_free(m, vp, 2 * (size_t)maxd * sizeof *vp);
+    cm_mem_free(m, rs, (ni ? ni : 1) * sizeof *rs);
     tr_symbols_free(m, &sy);
     return st;
 }

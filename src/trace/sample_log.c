@@ -14,7 +14,7 @@ typedef struct sl_head {
 
 static sl_head *head_of(const sl_log *l, size_t k) { return (sl_head *)(void *)l->chunks[k]; }
 
-void sl_init(sl_log *l, nt_mem *mem, uint64_t max_bytes)
+void sl_init(sl_log *l, cm_mem *mem, uint64_t max_bytes)
 {
     memset(l, 0, sizeof *l);
     l->mem = mem;
@@ -29,7 +29,7 @@ static void drop_oldest(sl_log *l)
         l->dropped_through_ns = h->max_ns;
     l->bytes -= h->size;
     l->samples -= h->count;
-    nt_mem_free(l->mem, h, h->size);
+    cm_mem_free(l->mem, h, h->size);
     memmove(l->chunks, l->chunks + 1, (l->nchunks - 1) * sizeof *l->chunks);
     l->nchunks--;
 }
@@ -38,7 +38,7 @@ void sl_free(sl_log *l)
 {
     while (l->nchunks)
         drop_oldest(l);
-    nt_mem_free(l->mem, l->chunks, l->chunks_cap * sizeof *l->chunks);
+    cm_mem_free(l->mem, l->chunks, l->chunks_cap * sizeof *l->chunks);
     l->chunks = NULL;
     l->chunks_cap = 0;
 }
@@ -50,9 +50,9 @@ bool sl_append(sl_log *l, const nt_sample *s)
     sl_head *h = l->nchunks ? head_of(l, l->nchunks - 1) : NULL;
     if (!h || h->size - h->used < need) {
         size_t size = sizeof(sl_head) + need > SL_CHUNK ? sizeof(sl_head) + need : SL_CHUNK;
-        if (!nt_mem_reserve(l->mem, (void **)&l->chunks, &l->chunks_cap, l->nchunks + 1, sizeof *l->chunks))
+        if (!cm_mem_reserve(l->mem, (void **)&l->chunks, &l->chunks_cap, l->nchunks + 1, sizeof *l->chunks))
             return false;
-        h = nt_mem_alloc(l->mem, size);
+        h = cm_mem_alloc(l->mem, size);
         if (!h)
             return false;
         *h = (sl_head){ size, sizeof(sl_head), INT64_MAX, INT64_MIN, INT64_MAX, 0 };

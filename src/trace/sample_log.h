@@ -4,8 +4,8 @@
  * (window.c).  Chunks in arrival order; whole chunks are dropped, oldest
  * first, when they fall out of the span the owner keeps or past the byte
  * bound (sample_log.c). */
-#ifndef NT_TRACE_SAMPLE_LOG_H
-#define NT_TRACE_SAMPLE_LOG_H
+#ifndef TR_SAMPLE_LOG_H
+#define TR_SAMPLE_LOG_H
 
 #include "nettrace.h"
 #include "common/alloc.h"
@@ -19,7 +19,7 @@ typedef struct sl_sample {
 } sl_sample;
 
 typedef struct sl_log {
-    nt_mem *mem;
+    cm_mem *mem;
     char **chunks;             /* chunks[0] is the oldest */
     size_t nchunks, chunks_cap;
     uint64_t bytes, samples;   /* held now */
@@ -27,7 +27,7 @@ typedef struct sl_log {
     int64_t dropped_through_ns; /* the newest time among dropped samples; INT64_MIN: none dropped */
 } sl_log;
 
-void sl_init(sl_log *l, nt_mem *mem, uint64_t max_bytes);
+void sl_init(sl_log *l, cm_mem *mem, uint64_t max_bytes);
 void sl_free(sl_log *l);
 /* False when memory is short (the sample is not logged). */
 bool sl_append(sl_log *l, const nt_sample *s);

@@ -15,11 +15,11 @@
 
 /* LSD radix sort, 8 bits a pass; passes where every key has the same byte
  * are skipped (addresses share their high bytes). */
-static bool radix_sort(nt_mem *m, uint64_t *a, size_t n)
+static bool radix_sort(cm_mem *m, uint64_t *a, size_t n)
 {
     if (n < 2)
         return true;
-    uint64_t *tmp = nt_mem_alloc(m, n * sizeof *tmp);
+    uint64_t *tmp = cm_mem_alloc(m, n * sizeof *tmp);
     if (!tmp)
         return false;
     uint64_t *src = a, *dst = tmp;
@@ -43,7 +43,7 @@ static bool radix_sort(nt_mem *m, uint64_t *a, size_t n)
     }
     if (src != a)
         memcpy(a, src, n * sizeof *a);
-    nt_mem_free(m, tmp, n * sizeof *tmp);
+    cm_mem_free(m, tmp, n * sizeof *tmp);
     return true;
 }
 
@@ -82,7 +82,7 @@ static size_t method_span(const uint64_t *addrs, size_t u, const nt_trace_method
     return k;
 }
 
-bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc)
+bool tr_addrs_prepare(cm_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc)
 {
     uint64_t *a = *addrs;
     if (!radix_sort(m, a, *naddrs))
@@ -94,7 +94,7 @@ bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc
     *naddrs = u;
     /* Many frames share an address: give back what the duplicates took. */
     void *p = a;
-    if (u && u < *alloc && nt_mem_resize(m, &p, *alloc * sizeof *a, u * sizeof *a)) {
+    if (u && u < *alloc && cm_mem_resize(m, &p, *alloc * sizeof *a, u * sizeof *a)) {
         *addrs = p;
         *alloc = u;
     }
@@ -110,7 +110,7 @@ bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t si
     return k < n && addrs[k] < end;
 }
 
-bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
+bool tr_symbols_build(cm_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
                       uint64_t *addrs, size_t naddrs, size_t addrs_alloc)
 {
     memset(sy, 0, sizeof *sy);
@@ -118,7 +118,7 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
     sy->alloc_addrs = addrs_alloc;
     size_t u = naddrs;
     sy->naddrs = u;
-    sy->first = nt_mem_alloc(m, (u + 1) * sizeof *sy->first);
+    sy->first = cm_mem_alloc(m, (u + 1) * sizeof *sy->first);
     if (!sy->first)
         return false;
     memset(sy->first, 0, (u + 1) * sizeof *sy->first);
@@ -127,7 +127,7 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
      * those that do spares the later passes their binary search. */
     uint64_t total = 0;
     size_t words = n / 64 + 1;
-    uint64_t *hits = nt_mem_alloc(m, words * sizeof *hits);
+    uint64_t *hits = cm_mem_alloc(m, words * sizeof *hits);
     if (!hits)
         return false;
     memset(hits, 0, words * sizeof *hits);
@@ -155,9 +155,9 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
     }
     /* An address keeps its newest TR_MAX_CAND records: picking among them
      * is quadratic, and real code has one or two per address. */
-    uint32_t *skip = nt_mem_alloc(m, (u ? u : 1) * sizeof *skip);
+    uint32_t *skip = cm_mem_alloc(m, (u ? u : 1) * sizeof *skip);
     if (!skip) {
-        nt_mem_free(m, hits, words * sizeof *hits);
+        cm_mem_free(m, hits, words * sizeof *hits);
         return false;
     }
     total = 0;
@@ -170,12 +170,12 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
     for (size_t k = 0; k < u; k++)
         sy->first[k + 1] += sy->first[k];
     sy->ncand = total ? total : 1;
-    sy->cand = nt_mem_alloc(m, sy->ncand * sizeof *sy->cand);
-    uint32_t *fill = nt_mem_alloc(m, (u ? u : 1) * sizeof *fill);
+    sy->cand = cm_mem_alloc(m, sy->ncand * sizeof *sy->cand);
+    uint32_t *fill = cm_mem_alloc(m, (u ? u : 1) * sizeof *fill);
     if (!sy->cand || !fill) {
-        nt_mem_free(m, fill, (u ? u : 1) * sizeof *fill);
-        nt_mem_free(m, skip, (u ? u : 1) * sizeof *skip);
-        nt_mem_free(m, hits, words * sizeof *hits);
+        cm_mem_free(m, fill, (u ? u : 1) * sizeof *fill);
+        cm_mem_free(m, skip, (u ? u : 1) * sizeof *skip);
+        cm_mem_free(m, hits, words * sizeof *hits);
         return false;
     }
     memcpy(fill, sy->first, u * sizeof *fill);
@@ -194,9 +194,9 @@ bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods,
             sy->cand[fill[k]++] = (uint32_t)i; /* stream order within each list */
         }
     }
-    nt_mem_free(m, fill, (u ? u : 1) * sizeof *fill);
-    nt_mem_free(m, skip, (u ? u : 1) * sizeof *skip);
-    nt_mem_free(m, hits, words * sizeof *hits);
+    cm_mem_free(m, fill, (u ? u : 1) * sizeof *fill);
+    cm_mem_free(m, skip, (u ? u : 1) * sizeof *skip);
+    cm_mem_free(m, hits, words * sizeof *hits);
     return true;
 }
 
@@ -276,10 +276,10 @@ bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, u
     return true;
 }
 
-void tr_symbols_free(nt_mem *m, tr_symbols *sy)
+void tr_symbols_free(cm_mem *m, tr_symbols *sy)
 {
-    nt_mem_free(m, sy->addrs, sy->alloc_addrs * sizeof *sy->addrs);
-    nt_mem_free(m, sy->first, (sy->naddrs + 1) * sizeof *sy->first);
-    nt_mem_free(m, sy->cand, sy->ncand * sizeof *sy->cand);
+    cm_mem_free(m, sy->addrs, sy->alloc_addrs * sizeof *sy->addrs);
+    cm_mem_free(m, sy->first, (sy->naddrs + 1) * sizeof *sy->first);
+    cm_mem_free(m, sy->cand, sy->ncand * sizeof *sy->cand);
     memset(sy, 0, sizeof *sy);
 }

@@ -12,13 +12,13 @@ bool nt_time_bound_parse(const char *s, nt_time_bound *out)
         return false;
     if (*s == '@') {
         t.absolute = true;
-        if (!nt_duration_read(s + 1, 1, &t.ns, &unit))
+        if (!cm_duration_read(s + 1, 1, &t.ns, &unit))
             return false;
     } else {
         if (*s == '+')
             s++;
         /* a relative value needs its unit: "2" is refused rather than guessed */
-        if (!nt_duration_read(s, 1, &t.ns, &unit) || !unit)
+        if (!cm_duration_read(s, 1, &t.ns, &unit) || !unit)
             return false;
     }
     *out = t;
@@ -32,5 +32,5 @@ int64_t nt_time_bound_resolve(const nt_time_bound *b, const nt_trace_info *info)
     if (b->absolute || !info)
         return b->ns;
     int64_t start = nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
-    return nt_sat_add(start, b->ns);
+    return cm_sat_add(start, b->ns);
 }

@@ -8,8 +8,8 @@
 static void free_samples(nt_trace *t)
 {
     for (size_t i = 0; i < t->nschunks; i++)
-        nt_mem_free(&t->mem, t->schunks[i], (i + 1 == t->nschunks ? t->last_chunk : TR_SCHUNK) * sizeof **t->schunks);
-    nt_mem_free(&t->mem, t->schunks, t->schunks_cap * sizeof *t->schunks);
+        cm_mem_free(&t->mem, t->schunks[i], (i + 1 == t->nschunks ? t->last_chunk : TR_SCHUNK) * sizeof **t->schunks);
+    cm_mem_free(&t->mem, t->schunks, t->schunks_cap * sizeof *t->schunks);
     t->schunks = NULL;
     t->nschunks = t->schunks_cap = 0;
 }
@@ -18,22 +18,22 @@ void nt_trace_free(nt_trace *t)
 {
     if (!t)
         return;
-    nt_mem *m = &t->mem;
+    cm_mem *m = &t->mem;
     tr_strings_free(m, &t->strings);
     free_samples(t);
-    nt_mem_free(m, t->threads, t->threads_cap * sizeof *t->threads);
-    nt_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
-    nt_mem_free(m, t->modules, t->modules_cap * sizeof *t->modules);
-    nt_mem_free(m, t->assemblies, t->assemblies_cap * sizeof *t->assemblies);
-    nt_map_free(m, &t->module_index);
-    nt_map_free(m, &t->assembly_index);
-    nt_mem_free(m, t->frames, t->frames_cap * sizeof *t->frames);
-    nt_mem_free(m, t->ids, t->ids_cap * sizeof *t->ids);
-    nt_mem_free(m, t->stacks, t->stacks_cap * sizeof *t->stacks);
-    nt_mem_free(m, t->agg, t->agg_cap * sizeof *t->agg);
-    nt_mem_free(m, t->label_sets, t->label_sets_cap * sizeof *t->label_sets);
-    nt_mem_free(m, t->sample_labels, t->sample_labels_cap * sizeof *t->sample_labels);
-    NT_MEM_DELETE(nt_trace, t);
+    cm_mem_free(m, t->threads, t->threads_cap * sizeof *t->threads);
+    cm_mem_free(m, t->methods, t->methods_cap * sizeof *t->methods);
+    cm_mem_free(m, t->modules, t->modules_cap * sizeof *t->modules);
+    cm_mem_free(m, t->assemblies, t->assemblies_cap * sizeof *t->assemblies);
+    cm_map_free(m, &t->module_index);
+    cm_map_free(m, &t->assembly_index);
+    cm_mem_free(m, t->frames, t->frames_cap * sizeof *t->frames);
+    cm_mem_free(m, t->ids, t->ids_cap * sizeof *t->ids);
+    cm_mem_free(m, t->stacks, t->stacks_cap * sizeof *t->stacks);
+    cm_mem_free(m, t->agg, t->agg_cap * sizeof *t->agg);
+    cm_mem_free(m, t->label_sets, t->label_sets_cap * sizeof *t->label_sets);
+    cm_mem_free(m, t->sample_labels, t->sample_labels_cap * sizeof *t->sample_labels);
+    CM_MEM_DELETE(nt_trace, t);
 }
 /* ---- accessors ----
  * A NULL trace is an empty one: counts 0, pointers NULL, a zeroed struct, "" (nettrace.h's convention). */

@@ -1,17 +1,17 @@
 /* Internals of the aggregator shared by trace.c (building), symbols.c
  * (address x time -> method) and the exporters. */
-#ifndef NT_TRACE_INTERNAL_H
-#define NT_TRACE_INTERNAL_H
+#ifndef TR_INTERNAL_H
+#define TR_INTERNAL_H
 
 #include "nettrace_trace.h"
 #include "common/alloc.h"
 #include "common/map.h"
 #include "common/sat.h"
 
-/* An index kept in an nt_map: UINT32_MAX when key is absent. */
-static inline uint32_t tr_index(const nt_map *map, uint64_t key)
+/* An index kept in an cm_map: UINT32_MAX when key is absent. */
+static inline uint32_t tr_index(const cm_map *map, uint64_t key)
 {
-    const uint64_t *v = nt_map_get(map, key);
+    const uint64_t *v = cm_map_get(map, key);
     return v ? (uint32_t)*v : UINT32_MAX;
 }
 
@@ -27,12 +27,12 @@ typedef struct tr_strings {
 } tr_strings;
 
 /* Returns the interned copy of s, or NULL when memory is short. */
-const char *tr_intern(nt_mem *m, tr_strings *st, const char *s);
+const char *tr_intern(cm_mem *m, tr_strings *st, const char *s);
 /* A stored copy of s, shared with an equal recent string when the cache has it. */
-const char *tr_store(nt_mem *m, tr_strings *st, const char *s);
-void tr_strings_free(nt_mem *m, tr_strings *st);
+const char *tr_store(cm_mem *m, tr_strings *st, const char *s);
+void tr_strings_free(cm_mem *m, tr_strings *st);
 /* Drop the lookup table once nothing more will be interned (the strings stay). */
-void tr_strings_seal(nt_mem *m, tr_strings *st);
+void tr_strings_seal(cm_mem *m, tr_strings *st);
 
 /* A sample while building: ticks, interned (later: resolved) stack, thread
  * index in the low 24 bits and the sample type in the high 8. */
@@ -77,7 +77,7 @@ typedef struct tr_symbols {
 } tr_symbols;
 
 struct nt_trace {
-    nt_mem mem;
+    cm_mem mem;
     nt_trace_info info;
     bool have_info;
     nt_status status;
@@ -98,10 +98,10 @@ struct nt_trace {
 
     nt_trace_module *modules;
     size_t nmodules, modules_cap;
-    nt_map module_index;     /* module id -> index */
+    cm_map module_index;     /* module id -> index */
     nt_trace_assembly *assemblies;
     size_t nassemblies, assemblies_cap;
-    nt_map assembly_index;   /* assembly id -> index */
+    cm_map assembly_index;   /* assembly id -> index */
 
     nt_frame *frames;        /* the distinct frames: frame id -> (ip, method) */
     size_t nframes, frames_cap;
@@ -158,7 +158,7 @@ static inline const uint32_t *tr_stack_ids(const nt_trace *t, uint32_t k)
 static inline uint64_t tr_count(const nt_trace *t, size_t i) { return t->agg ? t->agg[i].count : 1; }
 
 /* Sum of non-negative weights, saturating: hostile clocks make single weights near INT64_MAX. */
-static inline int64_t tr_add_weight(int64_t a, int64_t b) { return nt_sat_add(a, b); }
+static inline int64_t tr_add_weight(int64_t a, int64_t b) { return cm_sat_add(a, b); }
 /* The weight of one sample by time when the thread's next sample is none (the sampling interval). */
 static inline int64_t tr_default_ns(const nt_trace_info *info)
 {
@@ -176,7 +176,7 @@ static inline int64_t tr_gap_ns(int64_t freq, int64_t a, int64_t b)
 /* symbols.c */
 /* Sort the addresses that will be looked up and drop duplicates (*alloc
  * entries allocated through m; the allocation may shrink). */
-bool tr_addrs_prepare(nt_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc);
+bool tr_addrs_prepare(cm_mem *m, uint64_t **addrs, size_t *naddrs, size_t *alloc);
 /* The first index of the n sorted addrs whose address is >= addr. */
 size_t tr_addrs_lower_bound(const uint64_t *addrs, size_t n, uint64_t addr);
 /* True when [start, start + size) holds one of the prepared addresses. */
@@ -184,7 +184,7 @@ bool tr_addrs_cover(const uint64_t *addrs, size_t n, uint64_t start, uint64_t si
 /* Takes prepared addrs (addrs_alloc entries allocated through m, naddrs
  * used).  n_seen: records the stream had (kept or not), which bounds the
  * overlaps allowed.  On failure call tr_symbols_free too. */
-bool tr_symbols_build(nt_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
+bool tr_symbols_build(cm_mem *m, tr_symbols *sy, const nt_trace_method *methods, size_t n, size_t n_seen,
                       uint64_t *addrs, size_t naddrs, size_t addrs_alloc);
 /* Candidates of the k-th prepared address. */
 const uint32_t *tr_symbols_candidates_at(const tr_symbols *sy, size_t k, uint32_t *count);
@@ -194,12 +194,12 @@ uint32_t tr_symbols_pick(const nt_trace_method *methods, const uint32_t *cand, u
 bool tr_symbols_steady(const nt_trace_method *methods, const uint32_t *cand, uint32_t n, int64_t lo, int64_t hi);
 /* True when the pick among these candidates cannot depend on time. */
 bool tr_symbols_timeless(const nt_trace_method *methods, const uint32_t *cand, uint32_t n);
-void tr_symbols_free(nt_mem *m, tr_symbols *sy);
+void tr_symbols_free(cm_mem *m, tr_symbols *sy);
 
 /* records.c: the UTF-8 of a lazy name w written at byte at of *buf (grown
  * through m to hold it), NUL-terminated: its length without the NUL, or
  * SIZE_MAX when memory is short. */
-size_t tr_utf8_append(nt_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w);
+size_t tr_utf8_append(cm_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w);
 
 /* trace_io.c: what the one-call entry points of traces and profiles
  * (profile_io.c) share.  msg may be NULL. */

@@ -1,5 +1,5 @@
 /* Interned strings of the aggregator.
- * Every allocation goes through the trace's nt_mem so its size is known. */
+ * Every allocation goes through the trace's cm_mem so its size is known. */
 #include "trace/trace_internal.h"
 
 #include <string.h>
@@ -24,10 +24,10 @@ static uint64_t str_hash(const char *s, size_t *len)
     return h ^ (h >> 31);
 }
 
-static bool strings_grow(nt_mem *m, tr_strings *st)
+static bool strings_grow(cm_mem *m, tr_strings *st)
 {
     size_t ncap = st->cap ? st->cap * 2 : 256;
-    struct tr_str_slot *nt = nt_mem_alloc(m, ncap * sizeof *nt);
+    struct tr_str_slot *nt = cm_mem_alloc(m, ncap * sizeof *nt);
     if (!nt)
         return false;
     memset(nt, 0, ncap * sizeof *nt);
@@ -39,7 +39,7 @@ static bool strings_grow(nt_mem *m, tr_strings *st)
             j = (j + 1) & (ncap - 1);
         nt[j] = st->table[i];
     }
-    nt_mem_free(m, st->table, st->cap * sizeof *st->table);
+    cm_mem_free(m, st->table, st->cap * sizeof *st->table);
     st->table = nt;
     st->cap = ncap;
     return true;
@@ -49,13 +49,13 @@ static bool strings_grow(nt_mem *m, tr_strings *st)
 
 /* Each chunk starts with its size (a size_t) so it can be freed exactly; an
  * oversize string gets a chunk of its own. */
-static char *strings_store(nt_mem *m, tr_strings *st, const char *s, size_t len)
+static char *strings_store(cm_mem *m, tr_strings *st, const char *s, size_t len)
 {
     if (!st->nchunks || st->used_in_last + len + 1 > st->last_size) {
         if (st->nchunks == st->chunk_cap) {
             size_t ncap = st->chunk_cap ? st->chunk_cap * 2 : 16;
             void *p = st->chunks;
-            if (!nt_mem_resize(m, &p, st->chunk_cap * sizeof *st->chunks, ncap * sizeof *st->chunks))
+            if (!cm_mem_resize(m, &p, st->chunk_cap * sizeof *st->chunks, ncap * sizeof *st->chunks))
                 return NULL;
             st->chunks = p;
             st->chunk_cap = ncap;
@@ -63,7 +63,7 @@ static char *strings_store(nt_mem *m, tr_strings *st, const char *s, size_t len)
         /* 8 KiB, doubling to TR_CHUNK: small traces stay small. */
         size_t want = st->nchunks >= 3 ? TR_CHUNK : (8192u << st->nchunks);
         size_t size = sizeof(size_t) + len + 1 > want ? sizeof(size_t) + len + 1 : want;
-        char *c = nt_mem_alloc(m, size);
+        char *c = cm_mem_alloc(m, size);
         if (!c)
             return NULL;
         memcpy(c, &size, sizeof size);
@@ -78,7 +78,7 @@ static char *strings_store(nt_mem *m, tr_strings *st, const char *s, size_t len)
     return d;
 }
 
-const char *tr_intern(nt_mem *m, tr_strings *st, const char *s)
+const char *tr_intern(cm_mem *m, tr_strings *st, const char *s)
 {
     if (!s || !*s)
         return "";
@@ -101,25 +101,25 @@ const char *tr_intern(nt_mem *m, tr_strings *st, const char *s)
     return d;
 }
 
-void tr_strings_free(nt_mem *m, tr_strings *st)
+void tr_strings_free(cm_mem *m, tr_strings *st)
 {
     for (size_t i = 0; i < st->nchunks; i++) {
         size_t size;
         memcpy(&size, st->chunks[i], sizeof size);
-        nt_mem_free(m, st->chunks[i], size);
+        cm_mem_free(m, st->chunks[i], size);
     }
-    nt_mem_free(m, st->chunks, st->chunk_cap * sizeof *st->chunks);
-    nt_mem_free(m, st->table, st->cap * sizeof *st->table);
-    nt_mem_free(m, st->recent, st->recent_cap * sizeof *st->recent);
+    cm_mem_free(m, st->chunks, st->chunk_cap * sizeof *st->chunks);
+    cm_mem_free(m, st->table, st->cap * sizeof *st->table);
+    cm_mem_free(m, st->recent, st->recent_cap * sizeof *st->recent);
     memset(st, 0, sizeof *st);
 }
 
-void tr_strings_seal(nt_mem *m, tr_strings *st)
+void tr_strings_seal(cm_mem *m, tr_strings *st)
 {
-    nt_mem_free(m, st->recent, st->recent_cap * sizeof *st->recent);
+    cm_mem_free(m, st->recent, st->recent_cap * sizeof *st->recent);
     st->recent = NULL;
     st->recent_cap = 0;
-    nt_mem_free(m, st->table, st->cap * sizeof *st->table);
+    cm_mem_free(m, st->table, st->cap * sizeof *st->table);
     st->table = NULL;
     st->cap = st->count = 0;
 }
@@ -129,14 +129,14 @@ void tr_strings_seal(nt_mem *m, tr_strings *st)
  * repeats (".ctor", "void  ()") and the rest is stored again.  Probing a
  * large table costs a cache miss per string, which dominated the build of
  * rundown-heavy traces; the duplicates cost less memory than the table. */
-const char *tr_store(nt_mem *m, tr_strings *st, const char *s)
+const char *tr_store(cm_mem *m, tr_strings *st, const char *s)
 {
     if (!s || !*s)
         return "";
     size_t want = st->stored > 8192 ? TR_RECENT : TR_RECENT / 4;
     if (st->recent_cap < want) {
         void *p = st->recent;
-        if (!nt_mem_resize(m, &p, st->recent_cap * sizeof *st->recent, want * sizeof *st->recent))
+        if (!cm_mem_resize(m, &p, st->recent_cap * sizeof *st->recent, want * sizeof *st->recent))
             return NULL;
         st->recent = p;
         st->recent_cap = want;

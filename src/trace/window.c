@@ -69,7 +69,7 @@ typedef struct win_request {
 } win_request;
 
 struct nt_trace_window {
-    nt_mem mem;
+    cm_mem mem;
     nt_allocator alloc;
     nt_trace_window_config cfg;
     nt_callbacks bcb;          /* the continuous builder's callbacks */
@@ -122,7 +122,7 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
     nt_trace_window_config given;
     if (!ABI_IN(nt_trace_window_config, &given, cfg))
         return NULL;
-    nt_trace_window *w = NT_MEM_NEW(nt_trace_window, alloc);
+    nt_trace_window *w = CM_MEM_NEW(nt_trace_window, alloc);
     if (!w)
         return NULL;
     w->alloc = w->mem.a;
@@ -140,7 +140,7 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
     type->build->callbacks(&w->bcb);
     if (!start_window(w)) {
         rs_free(&w->store);
-        NT_MEM_DELETE(nt_trace_window, w);
+        CM_MEM_DELETE(nt_trace_window, w);
         return NULL;
     }
     return w;
@@ -299,13 +299,13 @@ static bool feed_records(nt_trace_window *w, void *b, const nt_callbacks *cb, nt
     uint64_t *addrs;
     size_t n, alloc;
     if (!tr_builder_lookup_addrs(tb, &w->mem, &addrs, &n, &alloc)) {
-        nt_mem_free(&w->mem, addrs, alloc * sizeof *addrs);
+        cm_mem_free(&w->mem, addrs, alloc * sizeof *addrs);
         w->nomem = true;
         return true;
     }
     rs_sink sink = { cb->method, cb->module, cb->assembly, b };
     int rc = rs_feed(&w->store, addrs, n, &sink);
-    nt_mem_free(&w->mem, addrs, alloc * sizeof *addrs);
+    cm_mem_free(&w->mem, addrs, alloc * sizeof *addrs);
     w->last_work = w->store.work;
     tb->t->jit_records = w->store.jit;
     tb->t->rundown_records = w->store.rundown;
@@ -486,11 +486,11 @@ static bool copy_filter(nt_trace_window *w, win_request *r, const nt_window_filt
     if (!f || !f->thread_ids)
         return true;
     size_t n = f->thread_count ? f->thread_count : 1;
-    r->threads = nt_mem_alloc(&w->mem, 2 * n * sizeof *r->threads);
+    r->threads = cm_mem_alloc(&w->mem, 2 * n * sizeof *r->threads);
     if (!r->threads)
         return false;
     memcpy(r->threads, f->thread_ids, f->thread_count * sizeof *r->threads);
-    nt_merge_sort(r->threads, r->threads + n, f->thread_count, sizeof *r->threads, cmp_u64, NULL);
+    cm_merge_sort(r->threads, r->threads + n, f->thread_count, sizeof *r->threads, cmp_u64, NULL);
     r->nthreads = f->thread_count;
     return true;
 }
@@ -499,7 +499,7 @@ static void drop_filter(nt_trace_window *w, win_request *r)
 {
     size_t n = r->nthreads ? r->nthreads : 1;
     if (r->threads)
-        nt_mem_free(&w->mem, r->threads, 2 * n * sizeof *r->threads);
+        cm_mem_free(&w->mem, r->threads, 2 * n * sizeof *r->threads);
     r->threads = NULL;
 }
 
@@ -518,7 +518,7 @@ nt_status nt_trace_window_open(nt_trace_window *w, int64_t from_ns, const nt_win
     if (k == w->nreqs) {
         if (w->nreqs >= MAX_REQUESTS)
             return NT_ERR_LIMIT;
-        if (!nt_mem_reserve(&w->mem, (void **)&w->reqs, &w->reqs_cap, w->nreqs + 1, sizeof *w->reqs))
+        if (!cm_mem_reserve(&w->mem, (void **)&w->reqs, &w->reqs_cap, w->nreqs + 1, sizeof *w->reqs))
             return NT_ERR_NOMEM;
         w->reqs[w->nreqs++] = (win_request){ 0 };
     }
@@ -630,11 +630,11 @@ void nt_trace_window_free(nt_trace_window *w)
         w->type->build->free(w->b);
     for (size_t i = 0; i < w->nreqs; i++)
         drop_filter(w, &w->reqs[i]);
-    nt_mem_free(&w->mem, w->reqs, w->reqs_cap * sizeof *w->reqs);
+    cm_mem_free(&w->mem, w->reqs, w->reqs_cap * sizeof *w->reqs);
     sl_free(&w->log);
     wl_table_free(&w->mem, &w->loss);
     wl_table_free(&w->mem, &w->loss_out);
     wl_log_free(&w->mem, &w->gaps);
     rs_free(&w->store);
-    NT_MEM_DELETE(nt_trace_window, w);
+    CM_MEM_DELETE(nt_trace_window, w);
 }

@@ -12,14 +12,14 @@
 
 /* ---- output ------------------------------------------------------------ */
 
-nt_status nt_wemit(nt_writer *w, const void *p, size_t n)
+nt_status wr_emit(nt_writer *w, const void *p, size_t n)
 {
     if (w->status)
         return w->status;
     if (!n)
         return NT_OK;
     if (w->write(w->user, p, n) != 0)
-        return nt_wfail(w, NT_ERR_IO, "the sink failed after %llu bytes", (unsigned long long)w->offset);
+        return wr_fail(w, NT_ERR_IO, "the sink failed after %llu bytes", (unsigned long long)w->offset);
     w->offset += n;
     return NT_OK;
 }
@@ -44,7 +44,7 @@ static void put_kv_u32(wbuf *b, const char *key, uint32_t v)
  * of its own: the first flush can come in the middle of an event or label list
  * being encoded in the scratch buffer (a flush that reused it wrote a label
  * list of 0 bytes). */
-nt_status nt_wensure_header(nt_writer *w)
+nt_status wr_ensure_header(nt_writer *w)
 {
     if (w->header_done)
         return w->status;
@@ -52,7 +52,7 @@ nt_status nt_wensure_header(nt_writer *w)
     const nt_writer_options *o = &w->opt;
     wbuf head = { .mem = &w->mem };
     wbuf *b = &head;
-    wb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
+    wb_bytes(b, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN);
     if (o->format == 6) {
         wb_u32(b, 0);
         wb_u32(b, 6);
@@ -67,18 +67,18 @@ nt_status nt_wensure_header(nt_writer *w)
         put_kv_u32(b, "HardwareThreadCount", o->processor_count);
         put_kv_u32(b, "ProcessId", o->process_id);
         put_kv_u32(b, "ExpectedCPUSamplingRate", o->sampling_interval_ns);
-        wb_put32(b, at, (uint32_t)(b->n - at - 4) | (uint32_t)NT_V6_TRACE << NT_V6_BLOCK_KIND_SHIFT);
+        wb_put32(b, at, (uint32_t)(b->n - at - 4) | (uint32_t)CM_V6_TRACE << CM_V6_BLOCK_KIND_SHIFT);
     } else {
-        wb_u32(b, NT_FMT_FS_HEADER_LEN);
-        wb_bytes(b, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN);
+        wb_u32(b, CM_FMT_FS_HEADER_LEN);
+        wb_bytes(b, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN);
         /* Trace object: BeginPrivateObject, type header (version 4, min reader 4), payload, EndObject */
-        const uint8_t type_hdr[3] = { NT_TAG_BEGIN_PRIVATE_OBJECT, NT_TAG_BEGIN_PRIVATE_OBJECT, NT_TAG_NULL_REFERENCE };
+        const uint8_t type_hdr[3] = { CM_TAG_BEGIN_PRIVATE_OBJECT, CM_TAG_BEGIN_PRIVATE_OBJECT, CM_TAG_NULL_REFERENCE };
         wb_bytes(b, type_hdr, 3);
         wb_u32(b, 4);
         wb_u32(b, 4);
         wb_u32(b, 5);
         wb_bytes(b, "Trace", 5);
-        wb_u8(b, NT_TAG_END_OBJECT);
+        wb_u8(b, CM_TAG_END_OBJECT);
         put_systemtime(b, &o->sync_time_utc);
         wb_u64(b, (uint64_t)o->sync_qpc);
         wb_u64(b, (uint64_t)o->qpc_frequency);
@@ -86,25 +86,25 @@ nt_status nt_wensure_header(nt_writer *w)
         wb_u32(b, o->process_id);
         wb_u32(b, o->processor_count);
         wb_u32(b, o->sampling_interval_ns);
-        wb_u8(b, NT_TAG_END_OBJECT);
+        wb_u8(b, CM_TAG_END_OBJECT);
     }
-    nt_status s = b->failed ? nt_wfail(w, NT_ERR_NOMEM, "cannot buffer the stream header") : nt_wemit(w, b->d, b->n);
+    nt_status s = b->failed ? wr_fail(w, NT_ERR_NOMEM, "cannot buffer the stream header") : wr_emit(w, b->d, b->n);
     wb_free(b);
     return s;
 }
 
 /* Frame one block: `head` (the block's inner header) then `body`. */
-nt_status nt_wemit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, const void *head, size_t head_len,
+nt_status wr_emit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, const void *head, size_t head_len,
                          const wbuf *body)
 {
-    nt_status s = nt_wensure_header(w);
+    nt_status s = wr_ensure_header(w);
     if (s)
         return s;
     if (body->failed)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot buffer a block");
+        return wr_fail(w, NT_ERR_NOMEM, "cannot buffer a block");
     size_t size = head_len + body->n;
     if (size > MAX_BLOCK_CONTENT)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "a block of %zu bytes exceeds 16 MiB", size);
+        return wr_fail(w, NT_ERR_INVALID_ARG, "a block of %zu bytes exceeds 16 MiB", size);
     uint8_t pre[64];
     size_t n = 0;
     if (w->opt.format == 6) {
@@ -113,36 +113,36 @@ nt_status nt_wemit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, co
             pre[n++] = (uint8_t)(x >> (8 * i));
     } else {
         size_t name_len = strlen(v4_name);
-        pre[n++] = NT_TAG_BEGIN_PRIVATE_OBJECT;
-        pre[n++] = NT_TAG_BEGIN_PRIVATE_OBJECT; /* the type header: an object too, */
-        pre[n++] = NT_TAG_NULL_REFERENCE;       /* whose own type is null */
+        pre[n++] = CM_TAG_BEGIN_PRIVATE_OBJECT;
+        pre[n++] = CM_TAG_BEGIN_PRIVATE_OBJECT; /* the type header: an object too, */
+        pre[n++] = CM_TAG_NULL_REFERENCE;       /* whose own type is null */
         const uint32_t fields[3] = { 2, 2, (uint32_t)name_len };
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < 4; i++)
                 pre[n++] = (uint8_t)(fields[k] >> (8 * i));
         memcpy(pre + n, v4_name, name_len);
         n += name_len;
-        pre[n++] = NT_TAG_END_OBJECT;
+        pre[n++] = CM_TAG_END_OBJECT;
         for (int i = 0; i < 4; i++)
             pre[n++] = (uint8_t)(size >> (8 * i));
         /* Padding aligns the content to the absolute stream offset. */
         while ((w->offset + n) & 3)
             pre[n++] = 0;
     }
-    s = nt_wemit(w, pre, n);
+    s = wr_emit(w, pre, n);
     if (!s)
-        s = nt_wemit(w, head, head_len);
+        s = wr_emit(w, head, head_len);
     if (!s)
-        s = nt_wemit(w, body->d, body->n);
+        s = wr_emit(w, body->d, body->n);
     if (!s && w->opt.format != 6)
-        s = nt_wemit(w, "\x06", 1);
+        s = wr_emit(w, "\x06", 1);
     return s;
 }
 
 
 static size_t event_block_head(const nt_writer *w, const wblock *b, uint8_t *h)
 {
-    uint16_t flags = w->opt.uncompressed ? 0 : NT_EVENT_BLOCK_COMPRESSED;
+    uint16_t flags = w->opt.uncompressed ? 0 : CM_EVENT_BLOCK_COMPRESSED;
     uint64_t v[2] = { (uint64_t)b->min_ts, (uint64_t)b->max_ts };
     h[0] = 20;
     h[1] = 0;
@@ -154,7 +154,7 @@ static size_t event_block_head(const nt_writer *w, const wblock *b, uint8_t *h)
     return 20;
 }
 
-void nt_wblock_reset(wblock *b)
+void wr_block_reset(wblock *b)
 {
     b->body.n = 0;
     b->count = 0;
@@ -170,12 +170,12 @@ static nt_status flush_meta(nt_writer *w)
     nt_status s;
     if (w->opt.format == 6) {
         const uint8_t head[2] = { 0, 0 }; /* HeaderSize 0: no extra header bytes */
-        s = nt_wemit_block(w, NULL, NT_V6_METADATA, head, 2, &b->body);
+        s = wr_emit_block(w, NULL, CM_V6_METADATA, head, 2, &b->body);
     } else {
         uint8_t head[20];
-        s = nt_wemit_block(w, "MetadataBlock", 0, head, event_block_head(w, b, head), &b->body);
+        s = wr_emit_block(w, "MetadataBlock", 0, head, event_block_head(w, b, head), &b->body);
     }
-    nt_wblock_reset(b);
+    wr_block_reset(b);
     return s;
 }
 
@@ -188,9 +188,9 @@ static nt_status flush_id_block(nt_writer *w, wblock *b, const char *name, uint3
         head[i] = (uint8_t)(b->first_id >> (8 * i));
         head[4 + i] = (uint8_t)(b->count >> (8 * i));
     }
-    nt_status s = nt_wemit_block(w, name, kind, head, 8, &b->body);
+    nt_status s = wr_emit_block(w, name, kind, head, 8, &b->body);
     b->first_id += b->count;
-    nt_wblock_reset(b);
+    wr_block_reset(b);
     return s;
 }
 
@@ -198,29 +198,29 @@ static nt_status flush_plain(nt_writer *w, wblock *b, uint32_t kind)
 {
     if (!b->count)
         return w->status;
-    nt_status s = nt_wemit_block(w, NULL, kind, NULL, 0, &b->body);
-    nt_wblock_reset(b);
+    nt_status s = wr_emit_block(w, NULL, kind, NULL, 0, &b->body);
+    wr_block_reset(b);
     return s;
 }
 
-nt_status nt_wflush_stacks(nt_writer *w) { return flush_id_block(w, &w->stacks, "StackBlock", NT_V6_STACK); }
-nt_status nt_wflush_threads(nt_writer *w) { return flush_plain(w, &w->threads, NT_V6_THREAD); }
-nt_status nt_wflush_labels(nt_writer *w) { return flush_id_block(w, &w->labels, NULL, NT_V6_LABEL_LIST); }
+nt_status wr_flush_stacks(nt_writer *w) { return flush_id_block(w, &w->stacks, "StackBlock", CM_V6_STACK); }
+nt_status wr_flush_threads(nt_writer *w) { return flush_plain(w, &w->threads, CM_V6_THREAD); }
+nt_status wr_flush_labels(nt_writer *w) { return flush_id_block(w, &w->labels, NULL, CM_V6_LABEL_LIST); }
 
-nt_status nt_wflush_all(nt_writer *w)
+nt_status wr_flush_all(nt_writer *w)
 {
     nt_status s = flush_meta(w);
     if (!s)
-        s = nt_wflush_stacks(w);
+        s = wr_flush_stacks(w);
     if (!s && w->opt.format == 6)
-        s = nt_wflush_threads(w);
+        s = wr_flush_threads(w);
     if (!s && w->opt.format == 6)
-        s = nt_wflush_labels(w);
+        s = wr_flush_labels(w);
     if (!s && w->events.count) {
         uint8_t head[20];
         size_t n = event_block_head(w, &w->events, head);
-        s = nt_wemit_block(w, "EventBlock", NT_V6_EVENT, head, n, &w->events.body);
-        nt_wblock_reset(&w->events);
+        s = wr_emit_block(w, "EventBlock", CM_V6_EVENT, head, n, &w->events.body);
+        wr_block_reset(&w->events);
     }
     return s;
 }
@@ -230,7 +230,7 @@ nt_status nt_wflush_all(nt_writer *w)
 static bool guid_eq(const uint8_t *a, const uint8_t *b) { return memcmp(a, b, 16) == 0; }
 
 /* Encode one blob against blk->prev into out (and update prev). */
-void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool sorted, const void *payload)
+void wr_encode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool sorted, const void *payload)
 {
     const bool v6 = w->opt.format == 6;
     whdr *p = &blk->prev;
@@ -239,7 +239,7 @@ void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool s
          * advances by PayloadSize and misreads a padded blob; EventSize
          * without padding is read by both TraceEvent and nt_parser. */
         wb_u32(out, (v6 ? 48 : 76) + h->payload_size);
-        wb_u32(out, h->metadata_id | (sorted ? 0 : NT_HDR_NOT_SORTED_BIT));
+        wb_u32(out, h->metadata_id | (sorted ? 0 : PS_HDR_NOT_SORTED_BIT));
         wb_u32(out, h->seq);
         wb_u64(out, h->thread);
         wb_u64(out, h->capture);
@@ -259,56 +259,56 @@ void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool s
     }
     uint8_t flags = 0;
     if (h->metadata_id != p->metadata_id)
-        flags |= NT_HDR_METADATA_ID;
+        flags |= PS_HDR_METADATA_ID;
     if (p->seq + (h->metadata_id != 0 ? 1u : 0u) != h->seq || h->capture != p->capture ||
         h->processor != p->processor)
-        flags |= NT_HDR_CAPTURE_THREAD_AND_SEQUENCE;
+        flags |= PS_HDR_CAPTURE_THREAD_AND_SEQUENCE;
     if (h->thread != p->thread)
-        flags |= NT_HDR_THREAD_ID;
+        flags |= PS_HDR_THREAD_ID;
     if (h->stack_id != p->stack_id)
-        flags |= NT_HDR_STACK_ID;
+        flags |= PS_HDR_STACK_ID;
     if (v6) {
         if (h->label_list_id != p->label_list_id)
-            flags |= NT_HDR_ACTIVITY_ID;
+            flags |= PS_HDR_ACTIVITY_ID;
     } else {
         if (!guid_eq(h->act, p->act))
-            flags |= NT_HDR_ACTIVITY_ID;
+            flags |= PS_HDR_ACTIVITY_ID;
         if (!guid_eq(h->rel, p->rel))
-            flags |= NT_HDR_RELATED_ACTIVITY_ID;
+            flags |= PS_HDR_RELATED_ACTIVITY_ID;
     }
     if (sorted)
-        flags |= NT_HDR_SORTED;
+        flags |= PS_HDR_SORTED;
     if (h->payload_size != p->payload_size)
-        flags |= NT_HDR_PAYLOAD_SIZE;
+        flags |= PS_HDR_PAYLOAD_SIZE;
     wb_u8(out, flags);
-    if (flags & NT_HDR_METADATA_ID)
+    if (flags & PS_HDR_METADATA_ID)
         wb_varu(out, h->metadata_id);
-    if (flags & NT_HDR_CAPTURE_THREAD_AND_SEQUENCE) {
+    if (flags & PS_HDR_CAPTURE_THREAD_AND_SEQUENCE) {
         wb_varu(out, (uint32_t)(h->seq - p->seq - 1));
         wb_varu(out, h->capture);
         wb_varu(out, h->processor);
     }
-    if (flags & NT_HDR_THREAD_ID)
+    if (flags & PS_HDR_THREAD_ID)
         wb_varu(out, h->thread);
-    if (flags & NT_HDR_STACK_ID)
+    if (flags & PS_HDR_STACK_ID)
         wb_varu(out, h->stack_id);
     wb_varu(out, (uint64_t)h->timestamp - (uint64_t)p->timestamp);
     if (v6) {
-        if (flags & NT_HDR_ACTIVITY_ID)
+        if (flags & PS_HDR_ACTIVITY_ID)
             wb_varu(out, h->label_list_id);
     } else {
-        if (flags & NT_HDR_ACTIVITY_ID)
+        if (flags & PS_HDR_ACTIVITY_ID)
             wb_bytes(out, h->act, 16);
-        if (flags & NT_HDR_RELATED_ACTIVITY_ID)
+        if (flags & PS_HDR_RELATED_ACTIVITY_ID)
             wb_bytes(out, h->rel, 16);
     }
-    if (flags & NT_HDR_PAYLOAD_SIZE)
+    if (flags & PS_HDR_PAYLOAD_SIZE)
         wb_varu(out, h->payload_size);
     wb_bytes(out, payload, h->payload_size);
     *p = *h;
 }
 
-void nt_wnote_ts(wblock *b, int64_t ts)
+void wr_note_ts(wblock *b, int64_t ts)
 {
     if (b->count == 0 || ts < b->min_ts)
         b->min_ts = ts;
@@ -316,11 +316,11 @@ void nt_wnote_ts(wblock *b, int64_t ts)
         b->max_ts = ts;
 }
 
-nt_status nt_wappend_metadata(nt_writer *w, const wbuf *rec)
+nt_status wr_append_metadata(nt_writer *w, const wbuf *rec)
 {
     wblock *b = &w->meta;
     if (rec->n > MAX_BLOCK_CONTENT - 64)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "a metadata record of %zu bytes is too large", rec->n);
+        return wr_fail(w, NT_ERR_INVALID_ARG, "a metadata record of %zu bytes is too large", rec->n);
     if (b->count && b->body.n + rec->n + 16 > w->opt.block_bytes) {
         nt_status s = flush_meta(w);
         if (s)
@@ -328,17 +328,17 @@ nt_status nt_wappend_metadata(nt_writer *w, const wbuf *rec)
     }
     if (w->opt.format == 6) {
         if (rec->n > UINT16_MAX)
-            return nt_wfail(w, NT_ERR_INVALID_ARG, "a V6 metadata row of %zu bytes exceeds 64 KiB", rec->n);
+            return wr_fail(w, NT_ERR_INVALID_ARG, "a V6 metadata row of %zu bytes exceeds 64 KiB", rec->n);
         wb_u16(&b->body, (uint16_t)rec->n);
         wb_bytes(&b->body, rec->d, rec->n);
     } else {
         whdr h;
         memset(&h, 0, sizeof h);
         h.payload_size = (uint32_t)rec->n;
-        nt_wencode_blob(w, b, &b->body, &h, false, rec->d);
+        wr_encode_blob(w, b, &b->body, &h, false, rec->d);
     }
     b->count++;
     if (b->body.failed)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot buffer metadata");
+        return wr_fail(w, NT_ERR_NOMEM, "cannot buffer metadata");
     return NT_OK;
 }

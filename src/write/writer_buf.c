@@ -20,7 +20,7 @@ static bool wb_reserve(wbuf *b, size_t more)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->n + more)
         cap *= 2;
-    if (!nt_mem_resize(b->mem, (void **)&b->d, b->cap, cap)) {
+    if (!cm_mem_resize(b->mem, (void **)&b->d, b->cap, cap)) {
         b->failed = true;
         return false;
     }
@@ -41,21 +41,21 @@ void wb_u8(wbuf *b, uint8_t v) { wb_bytes(b, &v, 1); }
 void wb_u16(wbuf *b, uint16_t v)
 {
     uint8_t x[2];
-    nt_store_le16(x, v);
+    cm_store_le16(x, v);
     wb_bytes(b, x, 2);
 }
 
 void wb_u32(wbuf *b, uint32_t v)
 {
     uint8_t x[4];
-    nt_store_le32(x, v);
+    cm_store_le32(x, v);
     wb_bytes(b, x, 4);
 }
 
 void wb_u64(wbuf *b, uint64_t v)
 {
     uint8_t x[8];
-    nt_store_le64(x, v);
+    cm_store_le64(x, v);
     wb_bytes(b, x, 8);
 }
 
@@ -75,19 +75,19 @@ void wb_put16(wbuf *b, size_t at, uint16_t v)
 {
     if (b->failed || at + 2 > b->n)
         return;
-    nt_store_le16(b->d + at, v);
+    cm_store_le16(b->d + at, v);
 }
 
 void wb_put32(wbuf *b, size_t at, uint32_t v)
 {
     if (b->failed || at + 4 > b->n)
         return;
-    nt_store_le32(b->d + at, v);
+    cm_store_le32(b->d + at, v);
 }
 
 void wb_free(wbuf *b)
 {
-    nt_mem_free(b->mem, b->d, b->cap);
+    cm_mem_free(b->mem, b->d, b->cap);
     b->d = NULL;
     b->n = b->cap = 0;
     b->failed = false;
@@ -99,7 +99,7 @@ void wb_utf16z(wbuf *b, const char *s)
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
         uint16_t u[2];
-        unsigned n = nt_utf16_encode(nt_utf8_next(&p, NT_UTF8_REPLACE), u);
+        unsigned n = cm_utf16_encode(cm_utf8_next(&p, CM_UTF8_REPLACE), u);
         for (unsigned k = 0; k < n; k++)
             wb_u16(b, u[k]);
     }

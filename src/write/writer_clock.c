@@ -21,7 +21,7 @@ static int64_t days_from_year1(int64_t y, int64_t m, int64_t d)
 
 static bool leap(unsigned y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
-bool nt_wclock_valid(const nt_systemtime *t)
+bool wr_clock_valid(const nt_systemtime *t)
 {
     static const unsigned char mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
     if (t->year < 1601 || t->year > 9999 || t->month < 1 || t->month > 12 || t->day < 1 ||
@@ -30,19 +30,19 @@ bool nt_wclock_valid(const nt_systemtime *t)
     return t->hour < 24 && t->minute < 60 && t->second < 60 && t->milliseconds < 1000;
 }
 
-void nt_wclock_defaults(nt_writer_options *o)
+void wr_clock_defaults(nt_writer_options *o)
 {
     static const nt_systemtime zero;
     if (memcmp(&o->sync_time_utc, &zero, sizeof zero) == 0) /* 1970-01-01 00:00:00, a Thursday */
         o->sync_time_utc = (nt_systemtime){ 1970, 1, 4, 1, 0, 0, 0, 0 };
 }
 
-void nt_wclock_range(const nt_writer_options *o, int64_t *lo, int64_t *hi)
+void wr_clock_range(const nt_writer_options *o, int64_t *lo, int64_t *hi)
 {
     const nt_systemtime *t = &o->sync_time_utc;
     *lo = INT64_MIN;
     *hi = INT64_MAX;
-    if (!nt_wclock_valid(t) || o->qpc_frequency <= 0) /* refused elsewhere */
+    if (!wr_clock_valid(t) || o->qpc_frequency <= 0) /* refused elsewhere */
         return;
     int64_t sync_s = days_from_year1(t->year, t->month, t->day) * 86400 + t->hour * 3600 + t->minute * 60 + t->second;
     int64_t end_s = days_from_year1(10000, 1, 1) * 86400 - 1; /* 9999-12-31T23:59:59 */
@@ -50,10 +50,10 @@ void nt_wclock_range(const nt_writer_options *o, int64_t *lo, int64_t *hi)
     /* ticks from the sync to the calendar's ends, saturating; a second short at each end for rounding */
     int64_t before = (sync_s - 1) > INT64_MAX / f ? INT64_MAX : (sync_s - 1) * f;
     int64_t after = (end_s - sync_s - 1) > INT64_MAX / f ? INT64_MAX : (end_s - sync_s - 1) * f;
-    *lo = nt_sat_sub(o->sync_qpc, before < 0 ? 0 : before);
-    *hi = nt_sat_add(o->sync_qpc, after < 0 ? 0 : after);
+    *lo = cm_sat_sub(o->sync_qpc, before < 0 ? 0 : before);
+    *hi = cm_sat_add(o->sync_qpc, after < 0 ? 0 : after);
     /* and timestamp - SyncTimeQPC must fit an int64 */
-    int64_t lo_fit = nt_sat_add(o->sync_qpc, INT64_MIN), hi_fit = nt_sat_add(o->sync_qpc, INT64_MAX);
+    int64_t lo_fit = cm_sat_add(o->sync_qpc, INT64_MIN), hi_fit = cm_sat_add(o->sync_qpc, INT64_MAX);
     if (*lo < lo_fit)
         *lo = lo_fit;
     if (*hi > hi_fit)

@@ -8,7 +8,7 @@
  * objects) follow it at depth + 1. */
 static bool has_children(const nt_field *f)
 {
-    return f->type == NT_TYPE_OBJECT || (nt_type_has_element(f->type) && f->element_type == NT_TYPE_OBJECT);
+    return f->type == NT_TYPE_OBJECT || (cm_type_has_element(f->type) && f->element_type == NT_TYPE_OBJECT);
 }
 
 /* Readers bound nesting (the parser at 8 levels) and field counts. */
@@ -20,7 +20,7 @@ static bool fields_valid(const nt_event_desc *d)
         return false;
     for (uint32_t i = 0; i < d->field_count; i++) {
         const nt_field *f = &d->fields[i];
-        if (!f->name || (nt_type_has_element(f->type) && nt_type_has_element(f->element_type)))
+        if (!f->name || (cm_type_has_element(f->type) && cm_type_has_element(f->element_type)))
             return false; /* an array of arrays: nt_field has no room for the inner element type */
         uint32_t max = i == 0 ? 0 : d->fields[i - 1].depth + (has_children(&d->fields[i - 1]) ? 1 : 0);
         if (f->depth > max || f->depth + (has_children(f) ? 1u : 0u) > MAX_DEPTH)
@@ -74,7 +74,7 @@ static void v6_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint3
 static void v6_type(wbuf *b, const nt_field *x, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
 {
     wb_u8(b, (uint8_t)x->type);
-    if (nt_type_has_element(x->type)) {
+    if (cm_type_has_element(x->type)) {
         wb_u8(b, (uint8_t)x->element_type);
         if (x->element_type == NT_TYPE_OBJECT)
             v6_fields(b, f, n, i, depth + 1);
@@ -108,7 +108,7 @@ static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
         if (d->fields[i].type == NT_TYPE_ARRAY)
             v2 = true;
         else if (d->fields[i].type > NT_TYPE_ARRAY)
-            return nt_wfail(w, NT_ERR_INVALID_ARG, "field type %u exists only in V6", d->fields[i].type);
+            return wr_fail(w, NT_ERR_INVALID_ARG, "field type %u exists only in V6", d->fields[i].type);
     wb_u32(b, id);
     wb_utf16z(b, d->provider);
     wb_u32(b, d->event_id);
@@ -123,15 +123,15 @@ static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
         v1_fields(b, d->fields, d->field_count, &i, 0);
     if (d->opcode) {
         if (d->opcode > 255)
-            return nt_wfail(w, NT_ERR_INVALID_ARG, "opcode %u does not fit a byte", d->opcode);
+            return wr_fail(w, NT_ERR_INVALID_ARG, "opcode %u does not fit a byte", d->opcode);
         wb_u32(b, 1); /* the tag's payload size */
-        wb_u8(b, NT_META_TAG_OPCODE);
+        wb_u8(b, CM_META_TAG_OPCODE);
         wb_u8(b, (uint8_t)d->opcode);
     }
     if (v2) {
         size_t at = b->n;
         wb_u32(b, 0);
-        wb_u8(b, NT_META_TAG_V2PARAMS);
+        wb_u8(b, CM_META_TAG_V2PARAMS);
         i = 0;
         v2_fields(b, d->fields, d->field_count, &i, 0);
         wb_put32(b, at, (uint32_t)(b->n - at - 5));
@@ -142,7 +142,7 @@ static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
 static nt_status encode_v6(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
 {
     if (d->opcode > 255 || d->level > 255 || d->version > 255)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "V6 metadata holds opcode, level and version in one byte each");
+        return wr_fail(w, NT_ERR_INVALID_ARG, "V6 metadata holds opcode, level and version in one byte each");
     wb_varu(b, id);
     wb_str8(b, d->provider);
     wb_varu(b, d->event_id);
@@ -152,34 +152,34 @@ static nt_status encode_v6(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
     size_t at = b->n;
     wb_u16(b, 0);
     if (d->opcode) {
-        wb_u8(b, NT_V6_META_OPCODE);
+        wb_u8(b, CM_V6_META_OPCODE);
         wb_u8(b, (uint8_t)d->opcode);
     }
     if (d->keywords) {
-        wb_u8(b, NT_V6_META_KEYWORDS);
+        wb_u8(b, CM_V6_META_KEYWORDS);
         wb_u64(b, d->keywords);
     }
     if (d->level) {
-        wb_u8(b, NT_V6_META_LEVEL);
+        wb_u8(b, CM_V6_META_LEVEL);
         wb_u8(b, (uint8_t)d->level);
     }
     if (d->version) {
-        wb_u8(b, NT_V6_META_VERSION);
+        wb_u8(b, CM_V6_META_VERSION);
         wb_u8(b, (uint8_t)d->version);
     }
     wb_put16(b, at, (uint16_t)(b->n - at - 2));
     return NT_OK;
 }
 
-nt_status nt_wencode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
+nt_status wr_encode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
 {
     if (!d->provider)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "metadata without a provider name");
+        return wr_fail(w, NT_ERR_INVALID_ARG, "metadata without a provider name");
     if (!fields_valid(d))
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "field list of %s/%u is not a pre-order tree of at most %u fields, %u levels deep", d->provider,
+        return wr_fail(w, NT_ERR_INVALID_ARG, "field list of %s/%u is not a pre-order tree of at most %u fields, %u levels deep", d->provider,
                         d->event_id, NT_DEFAULT_MAX_FIELDS, MAX_DEPTH);
     nt_status s = w->opt.format == 6 ? encode_v6(w, b, d, id) : encode_v4(w, b, d, id);
     if (s == NT_OK && b->failed)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot encode metadata %u (out of memory or a field over 64 KiB)", id);
+        return wr_fail(w, NT_ERR_NOMEM, "cannot encode metadata %u (out of memory or a field over 64 KiB)", id);
     return s;
 }

@@ -12,8 +12,8 @@
  *   writer_blocks.c    framing, flushes, event blobs   -> buf, status
  *   writer_buf.c       the byte buffer                 (common/alloc only)
  *   writer_status.c    the sticky status               (nothing of the writer) */
-#ifndef NT_WRITER_INTERNAL_H
-#define NT_WRITER_INTERNAL_H
+#ifndef WR_WRITER_INTERNAL_H
+#define WR_WRITER_INTERNAL_H
 
 #include "common/compiler.h"
 #include "common/alloc.h"
@@ -24,12 +24,12 @@
 
 #define DEFAULT_BLOCK_BYTES (100u * 1024u)
 /* A block's content must fit V6's 24-bit size, and the parser's default block limit. */
-#define MAX_BLOCK_CONTENT NT_V6_BLOCK_SIZE_MASK
+#define MAX_BLOCK_CONTENT CM_V6_BLOCK_SIZE_MASK
 
 /* A growable byte buffer; a failed append sets `failed` and drops the bytes,
  * so encoders can append freely and check once. */
 typedef struct wbuf {
-    nt_mem *mem;
+    cm_mem *mem;
     uint8_t *d;
     size_t n, cap;
     bool failed;
@@ -90,14 +90,14 @@ typedef struct wtyped {
 } wtyped;
 
 struct nt_writer {
-    nt_mem mem;
+    cm_mem mem;
     nt_writer_options opt;
     nt_sink_fn write;
     void *user;
 
     nt_status status;
     char msg[200];
-    int64_t ts_lo, ts_hi; /* event timestamps readers can place (nt_wclock_range) */
+    int64_t ts_lo, ts_hi; /* event timestamps readers can place (wr_clock_range) */
     uint64_t offset;
     bool header_done, finished;
 
@@ -107,12 +107,12 @@ struct nt_writer {
 
     /* The tables are keyed by values a converted trace controls (thread ids,
      * IPs): the common keyed map, and a stack hash seeded per writer. */
-    nt_map ids;          /* metadata ids defined (value unused) */
+    cm_map ids;          /* metadata ids defined (value unused) */
     uint32_t next_id;
 
     /* stacks of the interval: stk[id - 1], found by content hash */
-    nt_hash_key stack_key;
-    nt_map stack_by_hash; /* hash -> index + 1 in stk of the last stack with it */
+    cm_hash_key stack_key;
+    cm_map stack_by_hash; /* hash -> index + 1 in stk of the last stack with it */
     wstack *stk;
     size_t stk_cap, stk_count;
     uint64_t *ips;
@@ -123,7 +123,7 @@ struct nt_writer {
     uint8_t act_ids[32];
 
     /* threads in the order first seen (the order sequence points list them) */
-    nt_map thread_by_tid; /* tid -> index + 1 in thr */
+    cm_map thread_by_tid; /* tid -> index + 1 in thr */
     wthread *thr;
     size_t thr_cap, thr_count;
     uint64_t next_thread_index;
@@ -135,67 +135,67 @@ struct nt_writer {
 /* ---- writer_clock.c ---- */
 
 /* A SYSTEMTIME readers turn into a DateTime: 1601-01-01 to 9999-12-31, every field in range. */
-bool nt_wclock_valid(const nt_systemtime *t);
+bool wr_clock_valid(const nt_systemtime *t);
 /* A zero sync_time_utc becomes 1970-01-01T00:00:00Z. */
-void nt_wclock_defaults(nt_writer_options *o);
+void wr_clock_defaults(nt_writer_options *o);
 /* The event timestamps readers can place on their calendar from this header: [*lo, *hi]. */
-void nt_wclock_range(const nt_writer_options *o, int64_t *lo, int64_t *hi);
+void wr_clock_range(const nt_writer_options *o, int64_t *lo, int64_t *hi);
 
 /* ---- writer_status.c ---- */
 
 /* Record a sticky error and return it. */
-nt_status nt_wfail(nt_writer *w, nt_status s, const char *fmt, ...)
+nt_status wr_fail(nt_writer *w, nt_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     CC_PRINTF(3, 4)
 #endif
     ;
 /* The entry check of every public call: NULL, a sticky error, or finished. */
-nt_status nt_wusable(nt_writer *w);
+nt_status wr_usable(nt_writer *w);
 
 /* ---- writer_blocks.c ---- */
 
 /* Hand bytes to the sink (counted in w->offset). */
-nt_status nt_wemit(nt_writer *w, const void *p, size_t n);
+nt_status wr_emit(nt_writer *w, const void *p, size_t n);
 /* Write the stream header once, before the first block. */
-nt_status nt_wensure_header(nt_writer *w);
+nt_status wr_ensure_header(nt_writer *w);
 /* Frame one block: the V4 object header named v4_name or the V6 kind, then
  * `head` (the block's inner header) and `body`. */
-nt_status nt_wemit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, const void *head, size_t head_len,
+nt_status wr_emit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, const void *head, size_t head_len,
                          const wbuf *body);
-void nt_wblock_reset(wblock *b);
-nt_status nt_wflush_stacks(nt_writer *w);
-nt_status nt_wflush_threads(nt_writer *w);
-nt_status nt_wflush_labels(nt_writer *w);
+void wr_block_reset(wblock *b);
+nt_status wr_flush_stacks(nt_writer *w);
+nt_status wr_flush_threads(nt_writer *w);
+nt_status wr_flush_labels(nt_writer *w);
 /* Every pending block, the event block last. */
-nt_status nt_wflush_all(nt_writer *w);
+nt_status wr_flush_all(nt_writer *w);
 /* Encode one event blob against blk->prev into out (and update prev). */
-void nt_wencode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool sorted, const void *payload);
+void wr_encode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool sorted, const void *payload);
 /* Widen the block's timestamp range to ts. */
-void nt_wnote_ts(wblock *b, int64_t ts);
+void wr_note_ts(wblock *b, int64_t ts);
 /* Append one encoded metadata record to the metadata block. */
-nt_status nt_wappend_metadata(nt_writer *w, const wbuf *rec);
+nt_status wr_append_metadata(nt_writer *w, const wbuf *rec);
 
 /* ---- writer_encode.c ---- */
 
 /* Encode a metadata record (V4/V5 payload) or row (V6 row, without RowSize) into b. */
-nt_status nt_wencode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id);
+nt_status wr_encode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id);
 
 /* ---- writer_metadata.c ---- */
 
-bool nt_wmeta_defined(const nt_writer *w, uint32_t id);
-void nt_wmeta_forget(nt_writer *w);
+bool wr_meta_defined(const nt_writer *w, uint32_t id);
+void wr_meta_forget(nt_writer *w);
 
 /* ---- writer_threads.c ---- */
 
 /* The thread's entry or NULL; and the same, added on first sight (NULL with a
  * sticky error).  Entries move when one is added. */
-wthread *nt_wthread_find(nt_writer *w, uint64_t tid);
-wthread *nt_wthread_get(nt_writer *w, uint64_t tid);
+wthread *wr_thread_find(nt_writer *w, uint64_t tid);
+wthread *wr_thread_get(nt_writer *w, uint64_t tid);
 /* V6: the thread's index, introducing it in a Thread block row on first use. */
-nt_status nt_wthread_index(nt_writer *w, wthread *t);
+nt_status wr_thread_index(nt_writer *w, wthread *t);
 
 /* ---- writer_stacks.c ---- */
 
-void nt_wstacks_forget(nt_writer *w);
+void wr_stacks_forget(nt_writer *w);
 
 #endif

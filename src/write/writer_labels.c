@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* The public label kinds are the format's kind bytes, written as they are. */
-#define SAME_KIND(k) ((int)NT_LABEL_##k == (int)NT_V6_LABEL_##k)
+#define SAME_KIND(k) ((int)NT_LABEL_##k == (int)CM_V6_LABEL_##k)
 _Static_assert(SAME_KIND(ACTIVITY_ID) &&
                    SAME_KIND(RELATED_ACTIVITY_ID) &&
                    SAME_KIND(TRACE_ID) &&
@@ -20,7 +20,7 @@ _Static_assert(SAME_KIND(ACTIVITY_ID) &&
 
 static nt_status put_label(nt_writer *w, wbuf *b, const nt_label *l, bool last)
 {
-    uint8_t kind = (uint8_t)l->kind | (last ? NT_V6_LABEL_LAST_IN_LIST : 0);
+    uint8_t kind = (uint8_t)l->kind | (last ? CM_V6_LABEL_LAST_IN_LIST : 0);
     wb_u8(b, kind);
     switch (l->kind) {
     case NT_LABEL_ACTIVITY_ID:
@@ -46,43 +46,43 @@ static nt_status put_label(nt_writer *w, wbuf *b, const nt_label *l, bool last)
     case NT_LABEL_LEVEL:
     case NT_LABEL_VERSION:
         if (l->value > 255)
-            return nt_wfail(w, NT_ERR_INVALID_ARG, "label kind %u holds one byte", l->kind);
+            return wr_fail(w, NT_ERR_INVALID_ARG, "label kind %u holds one byte", l->kind);
         wb_u8(b, (uint8_t)l->value);
         break;
     default:
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "unknown label kind %u", l->kind);
+        return wr_fail(w, NT_ERR_INVALID_ARG, "unknown label kind %u", l->kind);
     }
     return NT_OK;
 }
 
 nt_status nt_writer_label_list(nt_writer *w, const nt_label *labels, size_t count, uint32_t *id_out)
 {
-    nt_status s = nt_wusable(w);
+    nt_status s = wr_usable(w);
     if (s)
         return s;
     if (w->opt.format != 6)
-        return nt_wfail(w, NT_ERR_STATE, "label lists exist only in V6");
+        return wr_fail(w, NT_ERR_STATE, "label lists exist only in V6");
     if (!labels || count == 0)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "a label list needs at least one label");
+        return wr_fail(w, NT_ERR_INVALID_ARG, "a label list needs at least one label");
     wbuf *tmp = &w->scratch;
     tmp->n = 0;
     for (size_t i = 0; i < count; i++)
         if ((s = put_label(w, tmp, &labels[i], i + 1 == count)))
             return s;
     if (tmp->failed)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot encode a label list");
+        return wr_fail(w, NT_ERR_NOMEM, "cannot encode a label list");
     if (tmp->n > MAX_BLOCK_CONTENT - 64)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "a label list of %zu bytes does not fit a block", tmp->n);
+        return wr_fail(w, NT_ERR_INVALID_ARG, "a label list of %zu bytes does not fit a block", tmp->n);
     if (w->next_label_id >= NT_DEFAULT_MAX_STACKS)
-        return nt_wfail(w, NT_ERR_LIMIT, "too many label lists in one sequence-point interval");
+        return wr_fail(w, NT_ERR_LIMIT, "too many label lists in one sequence-point interval");
     wblock *b = &w->labels;
     if (b->count && b->body.n + tmp->n > w->opt.block_bytes) {
-        if ((s = nt_wflush_labels(w)))
+        if ((s = wr_flush_labels(w)))
             return s;
     }
     wb_bytes(&b->body, tmp->d, tmp->n);
     if (b->body.failed)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot buffer a label list");
+        return wr_fail(w, NT_ERR_NOMEM, "cannot buffer a label list");
     b->count++;
     uint32_t id = w->next_label_id++;
     if (id_out)

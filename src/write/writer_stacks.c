@@ -19,21 +19,21 @@ static uint64_t stack_hash(const nt_writer *w, const uint64_t *ips, uint32_t cou
 
 nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uint32_t *id_out)
 {
-    nt_status s = nt_wusable(w);
+    nt_status s = wr_usable(w);
     if (s)
         return s;
     if (count && !ips)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "NULL IPs");
+        return wr_fail(w, NT_ERR_INVALID_ARG, "NULL IPs");
     const uint32_t ptr = w->opt.pointer_size;
     if (ptr == 4)
         for (uint32_t i = 0; i < count; i++)
             if (ips[i] > UINT32_MAX)
-                return nt_wfail(w, NT_ERR_INVALID_ARG, "IP 0x%llx does not fit a 4-byte pointer",
+                return wr_fail(w, NT_ERR_INVALID_ARG, "IP 0x%llx does not fit a 4-byte pointer",
                                 (unsigned long long)ips[i]);
     uint64_t h = stack_hash(w, ips, count);
-    uint64_t *first = nt_map_put(&w->mem, &w->stack_by_hash, h, NULL);
+    uint64_t *first = cm_map_put(&w->mem, &w->stack_by_hash, h, NULL);
     if (!first)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot grow the stack table");
+        return wr_fail(w, NT_ERR_NOMEM, "cannot grow the stack table");
     for (uint32_t k = (uint32_t)*first; k; k = w->stk[k - 1].next) {
         const wstack *e = &w->stk[k - 1];
         if (e->hash == h && e->count == count &&
@@ -44,16 +44,16 @@ nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uin
         }
     }
     if ((uint64_t)count * ptr > MAX_BLOCK_CONTENT - 64)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "a stack of %u frames does not fit a block", count);
+        return wr_fail(w, NT_ERR_INVALID_ARG, "a stack of %u frames does not fit a block", count);
     if (w->stk_count >= NT_DEFAULT_MAX_STACKS - 1 || w->ips_len + count > NT_DEFAULT_MAX_STACK_FRAMES)
-        return nt_wfail(w, NT_ERR_LIMIT, "too many stacks in one sequence-point interval (write a sequence point)");
-    if (!nt_mem_reserve(&w->mem, (void **)&w->stk, &w->stk_cap, w->stk_count + 1, sizeof *w->stk))
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot grow the stack table");
-    if (!nt_mem_reserve(&w->mem, (void **)&w->ips, &w->ips_cap, w->ips_len + count + 1, sizeof *w->ips))
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot store a stack");
+        return wr_fail(w, NT_ERR_LIMIT, "too many stacks in one sequence-point interval (write a sequence point)");
+    if (!cm_mem_reserve(&w->mem, (void **)&w->stk, &w->stk_cap, w->stk_count + 1, sizeof *w->stk))
+        return wr_fail(w, NT_ERR_NOMEM, "cannot grow the stack table");
+    if (!cm_mem_reserve(&w->mem, (void **)&w->ips, &w->ips_cap, w->ips_len + count + 1, sizeof *w->ips))
+        return wr_fail(w, NT_ERR_NOMEM, "cannot store a stack");
     wblock *b = &w->stacks;
     if (b->count && b->body.n + 4 + (size_t)count * ptr > w->opt.block_bytes) {
-        if ((s = nt_wflush_stacks(w)))
+        if ((s = wr_flush_stacks(w)))
             return s;
     }
     uint32_t id = w->next_stack_id++; /* == stk_count + 1 */
@@ -65,9 +65,9 @@ nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uin
             wb_u32(&b->body, (uint32_t)ips[i]);
     }
     if (b->body.failed)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot buffer a stack");
+        return wr_fail(w, NT_ERR_NOMEM, "cannot buffer a stack");
     b->count++;
-    first = nt_map_get(&w->stack_by_hash, h); /* (put above, not moved since) */
+    first = cm_map_get(&w->stack_by_hash, h); /* (put above, not moved since) */
     w->stk[w->stk_count] = (wstack){ h, count, (uint32_t)*first, w->ips_len };
     *first = id;
     if (count)
@@ -80,11 +80,11 @@ nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uin
 }
 
 /* A sequence point: stack ids restart at 1. */
-void nt_wstacks_forget(nt_writer *w)
+void wr_stacks_forget(nt_writer *w)
 {
     w->next_stack_id = 1;
     w->stacks.first_id = 1;
     w->stk_count = 0;
     w->ips_len = 0;
-    nt_map_free(&w->mem, &w->stack_by_hash);
+    cm_map_free(&w->mem, &w->stack_by_hash);
 }

@@ -7,26 +7,26 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-nt_status nt_wfail(nt_writer *w, nt_status s, const char *fmt, ...)
+nt_status wr_fail(nt_writer *w, nt_status s, const char *fmt, ...)
 {
     if (w->status != NT_OK)
         return w->status;
     w->status = s;
     va_list ap;
     va_start(ap, fmt);
-    nt_failure_text(w->msg, sizeof w->msg, 160, s, fmt, ap);
+    cm_failure_text(w->msg, sizeof w->msg, 160, s, fmt, ap);
     va_end(ap);
     return s;
 }
 
-nt_status nt_wusable(nt_writer *w)
+nt_status wr_usable(nt_writer *w)
 {
     if (!w)
         return NT_ERR_INVALID_ARG;
     if (w->status)
         return w->status;
     if (w->finished)
-        return nt_wfail(w, NT_ERR_STATE, "the stream was already finished");
+        return wr_fail(w, NT_ERR_STATE, "the stream was already finished");
     return NT_OK;
 }
 

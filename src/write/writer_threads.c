@@ -5,25 +5,25 @@
 
 #include <string.h>
 
-wthread *nt_wthread_find(nt_writer *w, uint64_t tid)
+wthread *wr_thread_find(nt_writer *w, uint64_t tid)
 {
-    const uint64_t *v = nt_map_get(&w->thread_by_tid, tid);
+    const uint64_t *v = cm_map_get(&w->thread_by_tid, tid);
     return v ? &w->thr[*v - 1] : NULL;
 }
 
-wthread *nt_wthread_get(nt_writer *w, uint64_t tid)
+wthread *wr_thread_get(nt_writer *w, uint64_t tid)
 {
-    wthread *t = nt_wthread_find(w, tid);
+    wthread *t = wr_thread_find(w, tid);
     if (t)
         return t;
     if (w->thr_count >= NT_DEFAULT_MAX_THREADS) {
-        nt_wfail(w, NT_ERR_LIMIT, "more than %u threads", NT_DEFAULT_MAX_THREADS);
+        wr_fail(w, NT_ERR_LIMIT, "more than %u threads", NT_DEFAULT_MAX_THREADS);
         return NULL;
     }
     uint64_t *v;
-    if (!nt_mem_reserve(&w->mem, (void **)&w->thr, &w->thr_cap, w->thr_count + 1, sizeof *w->thr) ||
-        !(v = nt_map_put(&w->mem, &w->thread_by_tid, tid, NULL))) {
-        nt_wfail(w, NT_ERR_NOMEM, "cannot grow the thread table");
+    if (!cm_mem_reserve(&w->mem, (void **)&w->thr, &w->thr_cap, w->thr_count + 1, sizeof *w->thr) ||
+        !(v = cm_map_put(&w->mem, &w->thread_by_tid, tid, NULL))) {
+        wr_fail(w, NT_ERR_NOMEM, "cannot grow the thread table");
         return NULL;
     }
     *v = w->thr_count + 1;
@@ -32,13 +32,13 @@ wthread *nt_wthread_get(nt_writer *w, uint64_t tid)
 }
 
 /* V6: the thread's index, introducing it in a Thread block row on first use. */
-nt_status nt_wthread_index(nt_writer *w, wthread *t)
+nt_status wr_thread_index(nt_writer *w, wthread *t)
 {
     if (t->index)
         return NT_OK;
     wblock *b = &w->threads;
     if (b->count && b->body.n + 40 > w->opt.block_bytes) {
-        nt_status s = nt_wflush_threads(w);
+        nt_status s = wr_flush_threads(w);
         if (s)
             return s;
     }
@@ -46,29 +46,29 @@ nt_status nt_wthread_index(nt_writer *w, wthread *t)
     size_t at = b->body.n;
     wb_u16(&b->body, 0);
     wb_varu(&b->body, t->index);
-    wb_u8(&b->body, NT_V6_THREAD_OS_TID);
+    wb_u8(&b->body, CM_V6_THREAD_OS_TID);
     wb_varu(&b->body, t->tid);
-    wb_u8(&b->body, NT_V6_THREAD_OS_PID);
+    wb_u8(&b->body, CM_V6_THREAD_OS_PID);
     wb_varu(&b->body, w->opt.process_id);
     wb_put16(&b->body, at, (uint16_t)(b->body.n - at - 2));
     b->count++;
-    return b->body.failed ? nt_wfail(w, NT_ERR_NOMEM, "cannot buffer a thread row") : NT_OK;
+    return b->body.failed ? wr_fail(w, NT_ERR_NOMEM, "cannot buffer a thread row") : NT_OK;
 }
 
 nt_status nt_writer_remove_thread(nt_writer *w, uint64_t thread_id)
 {
-    nt_status s = nt_wusable(w);
+    nt_status s = wr_usable(w);
     if (s || w->opt.format != 6)
         return s;
-    wthread *t = nt_wthread_find(w, thread_id);
+    wthread *t = wr_thread_find(w, thread_id);
     if (!t || !t->index)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "thread %llu has no index to remove", (unsigned long long)thread_id);
-    if ((s = nt_wensure_header(w)) || (s = nt_wflush_all(w)))
+        return wr_fail(w, NT_ERR_INVALID_ARG, "thread %llu has no index to remove", (unsigned long long)thread_id);
+    if ((s = wr_ensure_header(w)) || (s = wr_flush_all(w)))
         return s;
     wbuf body = { .mem = &w->mem };
     wb_varu(&body, t->index);
     wb_varu(&body, t->seq);
-    s = nt_wemit_block(w, NULL, NT_V6_REMOVE_THREAD, NULL, 0, &body);
+    s = wr_emit_block(w, NULL, CM_V6_REMOVE_THREAD, NULL, 0, &body);
     wb_free(&body);
     t->index = 0;
     return s;

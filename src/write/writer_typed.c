@@ -31,8 +31,8 @@ static nt_status typed_id(nt_writer *w, const char *provider, uint32_t event_id,
     nt_status s = nt_writer_define(w, &d, id);
     if (s)
         return s;
-    if (!nt_mem_reserve(&w->mem, (void **)&w->typed, &w->typed_cap, w->typed_count + 1, sizeof *w->typed))
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot remember typed metadata");
+    if (!cm_mem_reserve(&w->mem, (void **)&w->typed, &w->typed_cap, w->typed_count + 1, sizeof *w->typed))
+        return wr_fail(w, NT_ERR_NOMEM, "cannot remember typed metadata");
     w->typed[w->typed_count++] = (wtyped){ provider, event_id, version, *id };
     return NT_OK;
 }
@@ -41,7 +41,7 @@ static nt_status typed_id(nt_writer *w, const char *provider, uint32_t event_id,
 static nt_status write_typed(nt_writer *w, const nt_writer_event *hdr, int64_t ts, uint32_t id)
 {
     if (w->payload.failed)
-        return nt_wfail(w, NT_ERR_NOMEM, "cannot encode a payload");
+        return wr_fail(w, NT_ERR_NOMEM, "cannot encode a payload");
     nt_writer_event ev;
     if (hdr) {
         ev = *hdr;
@@ -57,9 +57,9 @@ static nt_status write_typed(nt_writer *w, const nt_writer_event *hdr, int64_t t
 
 static nt_status check(nt_writer *w, const void *rec)
 {
-    nt_status s = nt_wusable(w);
+    nt_status s = wr_usable(w);
     if (s == NT_OK && !rec)
-        s = nt_wfail(w, NT_ERR_INVALID_ARG, "NULL record");
+        s = wr_fail(w, NT_ERR_INVALID_ARG, "NULL record");
     return s;
 }
 
@@ -88,7 +88,7 @@ nt_status nt_writer_method(nt_writer *w, const nt_writer_event *hdr, const nt_me
         [NT_METHOD_DC_END] = { NT_PROVIDER_RUNDOWN, 144 },
     };
     if ((unsigned)m->which > NT_METHOD_DC_END || m->version > 2)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "method event %u version %u is not one the writer encodes",
+        return wr_fail(w, NT_ERR_INVALID_ARG, "method event %u version %u is not one the writer encodes",
                         (unsigned)m->which, m->version);
     uint32_t id;
     if ((s = typed_id(w, ids[m->which].provider, ids[m->which].id, m->version, KW_JIT, &id)))
@@ -124,7 +124,7 @@ nt_status nt_writer_module(nt_writer *w, const nt_writer_event *hdr, const nt_mo
         [NT_RECORD_DC_END] = { { NT_PROVIDER_RUNDOWN, 154 }, { NT_PROVIDER_RUNDOWN, 152 } },
     };
     if ((unsigned)m->which > NT_RECORD_DC_END || m->version > 2 || !ids[m->which][m->domain].provider)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "module event %u%s version %u is not one the writer encodes",
+        return wr_fail(w, NT_ERR_INVALID_ARG, "module event %u%s version %u is not one the writer encodes",
                         (unsigned)m->which, m->domain ? " (domain)" : "", m->version);
     uint32_t id;
     if ((s = typed_id(w, ids[m->which][m->domain].provider, ids[m->which][m->domain].id, m->version, KW_LOADER,
@@ -166,7 +166,7 @@ nt_status nt_writer_assembly(nt_writer *w, const nt_writer_event *hdr, const nt_
         [NT_RECORD_DC_END] = { NT_PROVIDER_RUNDOWN, 156 },
     };
     if ((unsigned)a->which > NT_RECORD_DC_END || a->version > 1)
-        return nt_wfail(w, NT_ERR_INVALID_ARG, "assembly event %u version %u is not one the writer encodes",
+        return wr_fail(w, NT_ERR_INVALID_ARG, "assembly event %u version %u is not one the writer encodes",
                         (unsigned)a->which, a->version);
     uint32_t id;
     if ((s = typed_id(w, ids[a->which].provider, ids[a->which].id, a->version, KW_LOADER, &id)))

@@ -1,7 +1,7 @@
 /* Running the built nettrace from a test: exit status, peak RSS (a child's
  * own figure, for memory bounds as ratios), standard output and error. */
-#ifndef NT_TEST_CLI_RUN_H
-#define NT_TEST_CLI_RUN_H
+#ifndef TEST_CLI_RUN_H
+#define TEST_CLI_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm"),
  * over nt_heap's public accessors, from the same virtual root (the root
  * objects, then each object no root reaches in index order). */
-#ifndef NT_TESTS_HEAP_REF_H
-#define NT_TESTS_HEAP_REF_H
+#ifndef TEST_HEAP_REF_H
+#define TEST_HEAP_REF_H
 
 #include "nettrace_heap.h"
 

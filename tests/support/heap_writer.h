@@ -1,8 +1,8 @@
 /* Heap-dump streams for tests, benchmarks and fuzz seeds: the runtime's
  * GCStart/GCEnd, BulkType, GCBulkNode/Edge and root events written with
  * nt_writer, in the payload layouts src/heap/heap_events.c reads. */
-#ifndef NT_TESTS_HEAP_WRITER_H
-#define NT_TESTS_HEAP_WRITER_H
+#ifndef TEST_HEAP_WRITER_H
+#define TEST_HEAP_WRITER_H
 
 #include "nettrace_writer.h"
 

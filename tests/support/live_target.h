@@ -1,8 +1,8 @@
 /* The LiveTarget workload for the tests that attach to a real runtime: build
  * it once per build tree, start it, learn its threads' OS ids; and a small
  * trace analysis that names each thread's hottest method. */
-#ifndef NT_TEST_LIVE_TARGET_H
-#define NT_TEST_LIVE_TARGET_H
+#ifndef TEST_LIVE_TARGET_H
+#define TEST_LIVE_TARGET_H
 
 #include "nettrace.h"
 

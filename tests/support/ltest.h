@@ -5,8 +5,8 @@
  * runner's own exit-time check is turned off because Criterion itself leaks
  * there).  LTest runs the body, then asks LeakSanitizer for leaks and fails
  * the test if any.  Without ASan it is a plain Test. */
-#ifndef NT_TEST_LTEST_H
-#define NT_TEST_LTEST_H
+#ifndef TEST_LTEST_H
+#define TEST_LTEST_H
 
 #include <criterion/criterion.h>
 

@@ -1,7 +1,7 @@
 /* A fake diagnostics server for the session tests: a Unix socket served by a
  * thread that answers (or pointedly does not answer) like a runtime would. */
-#ifndef NT_TEST_SESSION_PEER_H
-#define NT_TEST_SESSION_PEER_H
+#ifndef TEST_SESSION_PEER_H
+#define TEST_SESSION_PEER_H
 
 #include <pthread.h>
 #include <stdatomic.h>

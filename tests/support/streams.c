@@ -7,12 +7,12 @@
 
 /* The builder's bytes go through the writer's byte buffer (write/writer_buf.c),
  * so the project has one byte encoder; only the framing here is hand-made. */
-static nt_mem *tb_mem(void)
+static cm_mem *tb_mem(void)
 {
-    static nt_mem mem; /* the default allocator: buffers stay free()-able */
+    static cm_mem mem; /* the default allocator: buffers stay free()-able */
     static bool ready;
     if (!ready) {
-        nt_mem_init(&mem, NULL);
+        cm_mem_init(&mem, NULL);
         ready = true;
     }
     return &mem;
@@ -47,21 +47,21 @@ void tb_put32(tb *b, size_t at, uint32_t v) { VIA_WBUF(b, wb_put32(&w_, at, v));
 
 static void type_header(tb *b, const char *name, uint32_t version, uint32_t min_reader)
 {
-    tb_u8(b, NT_TAG_BEGIN_PRIVATE_OBJECT);
-    tb_u8(b, NT_TAG_BEGIN_PRIVATE_OBJECT); /* the type, an object whose own type is null */
-    tb_u8(b, NT_TAG_NULL_REFERENCE);
+    tb_u8(b, CM_TAG_BEGIN_PRIVATE_OBJECT);
+    tb_u8(b, CM_TAG_BEGIN_PRIVATE_OBJECT); /* the type, an object whose own type is null */
+    tb_u8(b, CM_TAG_NULL_REFERENCE);
     tb_u32(b, version);
     tb_u32(b, min_reader);
     tb_u32(b, (uint32_t)strlen(name));
     tb_bytes(b, name, strlen(name));
-    tb_u8(b, NT_TAG_END_OBJECT);
+    tb_u8(b, CM_TAG_END_OBJECT);
 }
 
 void tb_header(tb *b, uint32_t pointer_size, int64_t qpc_freq)
 {
-    tb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
-    tb_u32(b, NT_FMT_FS_HEADER_LEN);
-    tb_bytes(b, NT_FMT_FS_HEADER, NT_FMT_FS_HEADER_LEN);
+    tb_bytes(b, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN);
+    tb_u32(b, CM_FMT_FS_HEADER_LEN);
+    tb_bytes(b, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN);
     type_header(b, "Trace", 4, 4);
     const uint16_t st[8] = { 2026, 11, 0, 29, 10, 0, 0, 0 };
     for (int i = 0; i < 8; i++)
@@ -72,7 +72,7 @@ void tb_header(tb *b, uint32_t pointer_size, int64_t qpc_freq)
     tb_u32(b, 4242);                 /* pid */
     tb_u32(b, 2);                    /* processors */
     tb_u32(b, 1000000);              /* sampling interval ns */
-    tb_u8(b, NT_TAG_END_OBJECT);
+    tb_u8(b, CM_TAG_END_OBJECT);
 }
 
 size_t tb_block_begin(tb *b, const char *type)
@@ -91,10 +91,10 @@ void tb_block_end(tb *b, size_t size_pos)
     while ((b->base + start) % 4)
         start++;
     tb_put32(b, size_pos, (uint32_t)(b->n - start));
-    tb_u8(b, NT_TAG_END_OBJECT);
+    tb_u8(b, CM_TAG_END_OBJECT);
 }
 
-void tb_end(tb *b) { tb_u8(b, NT_TAG_NULL_REFERENCE); }
+void tb_end(tb *b) { tb_u8(b, CM_TAG_NULL_REFERENCE); }
 
 void tb_event_header(tb *b, uint16_t flags)
 {
@@ -118,11 +118,11 @@ void tb_metadata_payload(tb *out, uint32_t id, const char *provider, uint32_t ev
 
 void tb_compressed_event(tb *b, const tb_event *e, tb_event *prev)
 {
-    uint8_t flags = NT_HDR_METADATA_ID | NT_HDR_THREAD_ID | NT_HDR_STACK_ID | NT_HDR_PAYLOAD_SIZE;
+    uint8_t flags = PS_HDR_METADATA_ID | PS_HDR_THREAD_ID | PS_HDR_STACK_ID | PS_HDR_PAYLOAD_SIZE;
     bool seq_explicit = e->seq != prev->seq + (e->metadata_id ? 1u : 0u) ||
                         e->capture_thread_id != prev->capture_thread_id || e->processor != prev->processor;
     if (seq_explicit)
-        flags |= NT_HDR_CAPTURE_THREAD_AND_SEQUENCE;
+        flags |= PS_HDR_CAPTURE_THREAD_AND_SEQUENCE;
     tb_u8(b, flags);
     tb_varu(b, e->metadata_id);
     if (seq_explicit) {
@@ -161,7 +161,7 @@ void tb_uncompressed_event(tb *b, const tb_event *e)
 void tb_metadata_block(tb *b, uint32_t id, const char *provider, uint32_t event_id, uint32_t version)
 {
     size_t pos = tb_block_begin(b, "MetadataBlock");
-    tb_event_header(b, NT_EVENT_BLOCK_COMPRESSED);
+    tb_event_header(b, CM_EVENT_BLOCK_COMPRESSED);
     tb payload = { 0 };
     tb_metadata_payload(&payload, id, provider, event_id, version);
     tb_event e = { 0 };
@@ -205,13 +205,13 @@ void tb_sp_block(tb *b, int64_t ts, uint32_t nthreads, const uint64_t *tids, con
 
 void tb_v6_block(tb *b, uint32_t kind, const tb *body)
 {
-    tb_u32(b, (uint32_t)body->n | kind << NT_V6_BLOCK_KIND_SHIFT);
+    tb_u32(b, (uint32_t)body->n | kind << CM_V6_BLOCK_KIND_SHIFT);
     tb_bytes(b, body->d, body->n);
 }
 
 void tb_v6_header(tb *b)
 {
-    tb_bytes(b, NT_FMT_MAGIC, NT_FMT_MAGIC_LEN);
+    tb_bytes(b, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN);
     tb_u32(b, 0);
     tb_u32(b, 6);
     tb_u32(b, 0);
@@ -222,6 +222,6 @@ void tb_v6_header(tb *b)
     tb_u64(&body, 1000000000);
     tb_u32(&body, 8);
     tb_u32(&body, 0);
-    tb_v6_block(b, NT_V6_TRACE, &body);
+    tb_v6_block(b, CM_V6_TRACE, &body);
     tb_free(&body);
 }

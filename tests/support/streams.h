@@ -2,8 +2,8 @@
  * writer never produces (uncompressed headers, bad lengths, unknown blocks).
  * Valid streams come from nt_writer; the numbers both share are named in
  * src/common/format.h. */
-#ifndef NT_TEST_STREAMS_H
-#define NT_TEST_STREAMS_H
+#ifndef TEST_STREAMS_H
+#define TEST_STREAMS_H
 
 #include <stddef.h>
 #include <stdbool.h>

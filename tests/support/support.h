@@ -1,8 +1,8 @@
 /* Test support shared by the Criterion suites, the fuzz harnesses and the
  * benchmarks: file loading, locating ../shared/corpus, and a digest of every
  * callback with its arguments (the chunk-invariance oracle). */
-#ifndef NT_TEST_SUPPORT_H
-#define NT_TEST_SUPPORT_H
+#ifndef TEST_SUPPORT_H
+#define TEST_SUPPORT_H
 
 #include "nettrace.h"
 

@@ -1,7 +1,7 @@
 /* Hand-made profiler streams for the aggregator tests: samples, stacks and
  * method/module/assembly records in the order and timing a test needs. */
-#ifndef NT_TEST_TRACE_BUILD_H
-#define NT_TEST_TRACE_BUILD_H
+#ifndef TEST_TRACE_BUILD_H
+#define TEST_TRACE_BUILD_H
 
 #include "streams.h"
 

@@ -1,8 +1,8 @@
 /* Test helper: write a stream with nt_writer into memory, and record every
  * parser callback with deep copies so tests can compare what they wrote
  * with what came back. */
-#ifndef NT_TEST_WRITER_REC_H
-#define NT_TEST_WRITER_REC_H
+#ifndef TEST_WRITER_REC_H
+#define TEST_WRITER_REC_H
 
 #include "nettrace_writer.h"
 

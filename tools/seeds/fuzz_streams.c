@@ -77,7 +77,7 @@ static void metadata_with_v1_fields(tb *p, uint32_t id)
     tb_utf16z(p, "Load");
     /* OpCode tag: size, kind, opcode 1. */
     tb_u32(p, 1);
-    tb_u8(p, NT_META_TAG_OPCODE);
+    tb_u8(p, CM_META_TAG_OPCODE);
     tb_u8(p, 1);
 }
 
@@ -114,7 +114,7 @@ static void metadata_with_v2_fields(tb *p, uint32_t id)
     tb_u32(&params, (uint32_t)f2.n + 4);
     tb_bytes(&params, f2.d, f2.n);
     tb_u32(p, (uint32_t)params.n);
-    tb_u8(p, NT_META_TAG_V2PARAMS);
+    tb_u8(p, CM_META_TAG_V2PARAMS);
     tb_bytes(p, params.d, params.n);
     tb_free(&params);
     tb_free(&f1);
@@ -128,7 +128,7 @@ static void metadata_with_v2_fields(tb *p, uint32_t id)
 static void metadata_block(tb *b, tb *payloads, size_t n)
 {
     size_t pos = tb_block_begin(b, "MetadataBlock");
-    tb_event_header(b, NT_EVENT_BLOCK_COMPRESSED);
+    tb_event_header(b, CM_EVENT_BLOCK_COMPRESSED);
     tb_event prev = { 0 };
     for (size_t i = 0; i < n; i++) {
         tb_event e = { 0 };
@@ -154,7 +154,7 @@ typedef struct evspec {
 static void event_block(tb *b, evspec *ev, size_t n, bool compressed, uint32_t *seq, int64_t *ts)
 {
     size_t pos = tb_block_begin(b, "EventBlock");
-    tb_event_header(b, compressed ? NT_EVENT_BLOCK_COMPRESSED : 0);
+    tb_event_header(b, compressed ? CM_EVENT_BLOCK_COMPRESSED : 0);
     tb_event prev = { 0 };
     for (size_t i = 0; i < n; i++) {
         tb_event e = { 0 };
@@ -324,7 +324,7 @@ static void seed_odd(void)
     metadata_block(&b, &meta, 1);
     /* hand-made compressed blobs with every header flag */
     pos = tb_block_begin(&b, "EventBlock");
-    tb_event_header(&b, NT_EVENT_BLOCK_COMPRESSED);
+    tb_event_header(&b, CM_EVENT_BLOCK_COMPRESSED);
     tb_u8(&b, 0xFF);                /* all flags */
     tb_varu(&b, 1);                 /* metadata */
     tb_varu(&b, 4);                 /* seq delta: 4 dropped */
@@ -340,7 +340,7 @@ static void seed_odd(void)
     tb_u8(&b, 0);                   /* everything inherited (payload size 3), unsorted */
     tb_varu(&b, 5);
     tb_bytes(&b, "def", 3);
-    tb_u8(&b, NT_HDR_CAPTURE_THREAD_AND_SEQUENCE | NT_HDR_PAYLOAD_SIZE); /* huge seq delta, empty payload */
+    tb_u8(&b, PS_HDR_CAPTURE_THREAD_AND_SEQUENCE | PS_HDR_PAYLOAD_SIZE); /* huge seq delta, empty payload */
     tb_varu(&b, 0xFFFFFFFFu);
     tb_varu(&b, 0xFFFFFFFFFFFFFFFFull);
     tb_varu(&b, 0);
@@ -434,7 +434,7 @@ static void seed_many(void)
     }
     metadata_block(&b, recs, 40);
     size_t pos = tb_block_begin(&b, "EventBlock");
-    tb_event_header(&b, NT_EVENT_BLOCK_COMPRESSED);
+    tb_event_header(&b, CM_EVENT_BLOCK_COMPRESSED);
     tb_event prev = { 0 };
     uint64_t tids[40];
     uint32_t seqs[40];
