@@ -33,7 +33,6 @@ CC_ALWAYS_INLINE static inline nt_status run_start(nt_parser *p, const nt_event 
                 : NT_OK;
 }
 
-static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off);
 
 /* One event's header, of the block's form (a constant in each caller's copy,
  * as is roomy: see ps_read_header); on failure the parser's error at the
@@ -132,7 +131,7 @@ static nt_status decode_metadata_block(nt_parser *p, const uint8_t *content, siz
         uint8_t f;
         if ((s = read_header(p, &c, &ev, compressed, false, -1, &f, blob_off, "metadata block")) != NT_OK)
             return s;
-        s = parse_metadata_record(p, ev.payload, ev.payload_size, PS_OFF(&c, content, content_off) - ev.payload_size);
+        s = ps_v4_metadata_record(p, ev.payload, ev.payload_size, PS_OFF(&c, content, content_off) - ev.payload_size);
         if (s)
             return s;
     }
@@ -190,7 +189,7 @@ static bool parse_v2_fields(nt_parser *p, cm_cursor *c, uint32_t depth)
     return true;
 }
 
-static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off)
+nt_status ps_v4_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off)
 {
     cm_cursor c = cm_cursor_make(payload, size);
     ps_raw_desc r;
