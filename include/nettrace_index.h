@@ -56,20 +56,29 @@ typedef struct nt_index_block {
                                sequence point: its timestamp; else 0 */
     int64_t max_ticks;    /**< event block: the header's largest timestamp; sequence point: its timestamp; else 0 */
     uint8_t kind;         /**< nt_index_kind */
-    uint8_t reserved[7];
+    uint8_t flags;        /**< NT_INDEX_BLOCK_* (known for the event blocks that were walked) */
+    uint8_t reserved[6];
 } nt_index_block;
+
+/** nt_index_block.flags: an event block holding method, module or assembly events (JIT, loader,
+    rundown), or one whose walk stopped at a bad header (it may hold them).  Set for every walked
+    event block: for all of them when summary.estimate_exact. */
+#define NT_INDEX_BLOCK_RECORDS 0x1u
 
 /** Limits and options of an index build; zero fields select the defaults. */
 typedef struct nt_index_options {
     uint32_t struct_size;      /**< 0, or sizeof(nt_index_options) (see "How structs grow" in nettrace.h) */
     uint32_t max_blocks;       /**< blocks the index holds (default 4,194,304: 192 MiB of entries); past it
                                     NT_ERR_LIMIT */
-    uint32_t sample_blocks;    /**< event blocks whose headers are walked for the estimate (default 32) */
+    uint32_t sample_blocks;    /**< event blocks whose headers are walked for the estimate (default 32;
+                                    NT_INDEX_WALK_ALL: every one, which reads every event block and gives
+                                    exact counts and every block's NT_INDEX_BLOCK_RECORDS) */
     const nt_allocator *alloc; /**< NULL = malloc */
 } nt_index_options;
 
 #define NT_DEFAULT_INDEX_MAX_BLOCKS (4u << 20)
 #define NT_DEFAULT_INDEX_SAMPLE_BLOCKS 32u
+#define NT_INDEX_WALK_ALL UINT32_MAX
 
 /** What the index says of the whole stream. */
 typedef struct nt_index_summary {
@@ -112,6 +121,11 @@ NT_API nt_status nt_index_from_buffer(const void *data, size_t len, const nt_ind
 NT_API nt_status nt_index_from_file(const char *path, const nt_index_options *opt, nt_index **out, char *msg,
                                     size_t msg_size);
 
+/** The same over an open regular file, read by pread from offset 0 (the descriptor's position is
+ *  not used or moved; the caller keeps and closes it).  The index remembers the file's identity
+ *  (size, modification time, hashes of its first MiB and last 64 KiB) for nt_index_save. */
+NT_API nt_status nt_index_from_fd(int fd, const nt_index_options *opt, nt_index **out, char *msg, size_t msg_size);
+
 /** Free an index; NULL is accepted. */
 NT_API void nt_index_free(nt_index *ix);
 
@@ -130,6 +144,81 @@ NT_API void nt_index_summarize(const nt_index *ix, nt_index_summary *out);
  */
 NT_API size_t nt_index_event_blocks_in(const nt_index *ix, int64_t from_ticks, int64_t to_ticks,
                                        void (*fn)(void *user, size_t block), void *user);
+
+/**
+ * The sidecar: an index saved beside its trace so that later reads skip the
+ * scan.  nt_index_save writes ix (built by nt_index_from_fd or _from_file) to
+ * w; NT_ERR_INVALID_ARG when ix has no file identity (built from a buffer),
+ * NT_ERR_IO when w fails.
+ *
+ * nt_index_load reads a sidecar's len bytes and checks them against the
+ * trace open on trace_fd before anything is believed: its magic, version
+ * and checksum; the trace's size, modification time and head and tail
+ * hashes as they are now (a stale sidecar: NT_ERR_STATE and a message saying
+ * what changed); every block within the file, in order and contiguous, its
+ * content inside it, kinds and ranges valid (else NT_ERR_MALFORMED with the
+ * sidecar's byte offset).  Intervals and the summary's counts are recomputed
+ * from the blocks, and the clock is read again from the trace's own header.
+ * What it cannot check without reading the trace is each block's kind, time
+ * range and flags: they are believed as the trace's own block headers are
+ * (see the top of this file), and a reader that feeds the blocks it selects
+ * to a parser has each one's framing checked there.  *out is NULL on failure.
+ */
+NT_API nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user);
+NT_API nt_status nt_index_load(const void *data, size_t len, int trace_fd, const nt_index_options *opt,
+                               nt_index **out, char *msg, size_t msg_size);
+
+/**
+ * Windowed reads.  With an index that knows every event block's flags
+ * (summary.complete and estimate_exact: built with NT_INDEX_WALK_ALL, or
+ * loaded from a sidecar), a read of a time window feeds the parser only:
+ * the stream header and trace block; every metadata, sequence-point and
+ * (V6) thread block; the event blocks whose stated range overlaps the
+ * window; the stack and (V6) label-list blocks of the sequence-point
+ * intervals those lie in (ids restart at every sequence point); and the
+ * event blocks flagged NT_INDEX_BLOCK_RECORDS, wherever they are, so that
+ * the window's frames resolve as in a full read (JIT and loader events
+ * before it, rundown after), with their intervals' label lists.  Events
+ * outside the window do reach the callbacks (they share blocks with those
+ * inside): the caller's own time filter selects, as it does in a full read.
+ * Sequence numbers are not compared across a skipped gap, so events lost in
+ * skipped blocks are not counted as dropped.
+ */
+typedef struct nt_window_options {
+    uint32_t struct_size;         /**< 0, or sizeof(nt_window_options) */
+    uint32_t reserved;            /**< 0 */
+    int64_t from_ns;              /**< the window's start, trace-clock ns (nt_parser_time_ns, nt_time_bound_resolve) */
+    int64_t to_ns;                /**< its end (exclusive); 0 = no end */
+    const nt_feed_options *feed;  /**< progress over the bytes to read, deadline (checked between reads), chunk
+                                       size; NULL = the defaults */
+} nt_window_options;
+
+/** What a windowed read touched. */
+typedef struct nt_window_stats {
+    uint32_t struct_size;         /**< set before the call: 0, or sizeof(nt_window_stats) */
+    uint32_t intervals;           /**< sequence-point intervals holding window event blocks */
+    uint64_t bytes_read;          /**< bytes read from the file (header, blocks, end mark) */
+    uint64_t file_bytes;          /**< the file's size */
+    uint64_t blocks_read;         /**< blocks fed, of nt_index_block_count */
+    uint64_t window_event_blocks; /**< event blocks whose range overlaps the window */
+    uint64_t record_event_blocks; /**< other event blocks, read for their method, module or assembly records */
+    uint64_t stack_blocks;        /**< stack blocks read */
+} nt_window_stats;
+
+/**
+ * Feed the parser p (new: nothing fed yet) the blocks of fd that the window
+ * needs, by pread (fd's position is not used), then finish it.  Returns the
+ * parser's status (a block that does not frame where ix says is
+ * NT_ERR_MALFORMED: the index is not this file's), NT_ERR_STATE when ix does
+ * not know every block's flags or the stream's end (the caller reads in
+ * full), NT_ERR_IO (*os_error: errno), NT_ERR_TIMEOUT, NT_ERR_NOMEM.
+ * stats may be NULL.
+ */
+NT_API nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const nt_window_options *opt,
+                                       nt_window_stats *stats, int *os_error);
+
+/** The sidecar's name for the trace at path: path + NT_INDEX_SIDECAR_SUFFIX. */
+#define NT_INDEX_SIDECAR_SUFFIX ".ntidx"
 
 /** The kind's short name ("event", "metadata", "stack", "sequence_point", ...). */
 NT_API const char *nt_index_kind_name(nt_index_kind kind);

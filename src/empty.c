@@ -1,2 +1,2 @@
 /* libnettrace.la is libnettrace_core.la with only the public symbols exported. */
-typedef int nt_empty_translation_unit_;
+typedef int empty_translation_unit_;

@@ -43,7 +43,7 @@ CRITERION_TESTS = \
 	tests/test_hostile tests/test_cli_output tests/test_cursor tests/test_map \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
-	tests/test_abi
+	tests/test_abi tests/test_convert_api
 CRITERION_TESTS += tests/test_window_loss tests/test_payload_sources
 EXTRA_DIST += corpus/event-sources.nettrace tests/workloads/EventSources/EventSources.csproj \
 	tests/workloads/EventSources/Program.cs
@@ -64,8 +64,8 @@ tests_test_cli_output_SOURCES = tests/test_cli_output.c src/cli/event_types.c sr
 
 
 
-TESTS += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh
-EXTRA_DIST += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh doc/abi-symbols.txt doc/abi.md
+TESTS += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh tests/internal_names.sh
+EXTRA_DIST += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh tests/internal_names.sh doc/abi-symbols.txt doc/abi.md
 # Rewrite the committed symbol list from the built library (after an intended ABI change, doc/abi.md).
 abi-symbols: libnettrace.la
 	{ sed -n '/^#/p' $(srcdir)/doc/abi-symbols.txt; \
@@ -142,6 +142,11 @@ EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj t
 # gc's time base, units, window and sizes; quoted labels; usage errors.
 TESTS += tests/cli_readable.sh
 EXTRA_DIST += tests/cli_readable.sh
+# nettrace stack -p on a real .NET process (issue 25; SKIP without dotnet)
+TESTS += tests/cli_stack.sh
+EXTRA_DIST += tests/cli_stack.sh
+TESTS += tests/readme_docs.sh
+EXTRA_DIST += tests/readme_docs.sh
 # (issue 21: test_events_bounds, test_overflow, test_profile_limits, test_writer_clock are in CRITERION_TESTS.)
 # nettrace profiles, keyword names in --providers, collect's provider table.
 TESTS += tests/cli_dotnet_like.sh
@@ -156,3 +161,6 @@ tests_window_soak_SOURCES = tests/window_soak.c
 tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
 tests_window_soak_LDADD = libnettrace_core.la
 tests_window_soak_LDFLAGS = $(T_LINK)
+
+# The parallel parse against the sequential one (nettrace_parallel.h).
+CRITERION_TESTS += tests/test_parallel

@@ -1,27 +1,39 @@
-/* nettrace index [--json] [--blocks] FILE: the block index of a trace, read
- * from block headers only (nt_index): blocks by kind, the time span the
- * event blocks state, and an estimate of the events and samples before any
- * event is decoded. */
+/* nettrace index [--json] [--blocks] [--no-sidecar] FILE: the block index of
+ * a trace (nt_index): blocks by kind, the time span the event blocks state,
+ * and the events and samples, saved beside the trace as FILE.ntidx for the
+ * windowed reads of later commands (--from/--to).  --no-sidecar reads block
+ * headers only and estimates the counts from a spread of event blocks. */
 #include "cli/cli.h"
 #include "common/json.h"
 #include "nettrace_index.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
-    fputs("usage: nettrace index [--json] [--blocks] FILE\n"
+    fputs("usage: nettrace index [--json] [--blocks] [--no-sidecar] FILE\n"
           "\n"
-          "Read a trace's block headers only and print what they say: blocks and bytes\n"
-          "by kind, the time span the event blocks state, and the events and samples\n"
-          "the file holds, counted in a spread of event blocks and scaled by bytes\n"
-          "(exact when every event block was counted).  FILE must be a regular file.\n"
+          "Index a trace and print what its blocks say: blocks and bytes by kind, the\n"
+          "time span the event blocks state, and the events and samples the file holds.\n"
+          "Every event header is walked once (the counts are exact) to learn which\n"
+          "blocks hold method, module and assembly events, and the index is saved\n"
+          "beside the trace as FILE.ntidx (replaced only when it is such a sidecar).\n"
+          "Later --from/--to reads of top, stacks, samples, events and the profiles\n"
+          "use it to read only the blocks their window needs, while it matches the\n"
+          "trace (size, modification time, head and tail, every block header).\n"
+          "FILE must be a regular file.\n"
           "\n"
-          "  --json     one JSON object instead of text\n"
-          "  --blocks   also list every block: offset, kind, size, interval, time range\n"
-          "  -h, --help this help\n",
+          "  --json        one JSON object instead of text\n"
+          "  --blocks      also list every block: offset, kind, size, interval, time range\n"
+          "  --no-sidecar  write nothing: read block headers only and estimate the\n"
+          "                counts from a spread of event blocks, scaled by bytes\n"
+          "  -h, --help    this help\n",
           f);
 }
 
@@ -37,6 +49,7 @@ static void print_text(FILE *o, const nt_index *ix, const nt_index_summary *s, b
     fprintf(o, "bytes read to index them: %" PRIu64 " (%.1f %%)\n", s->bytes_read,
             s->stream_bytes ? 100.0 * (double)s->bytes_read / (double)s->stream_bytes : 0.0);
     fprintf(o, "%-16s %10s %14s\n", "block kind", "blocks", "bytes");
+
     for (int k = 0; k < NT_INDEX_KIND_COUNT; k++)
         if (s->blocks[k])
             fprintf(o, "%-16s %10" PRIu64 " %14" PRIu64 "\n", nt_index_kind_name((nt_index_kind)k), s->blocks[k], s->bytes[k]);
@@ -53,8 +66,9 @@ static void print_text(FILE *o, const nt_index *ix, const nt_index_summary *s, b
     fprintf(o, "\n%12s %-15s %10s %8s %20s %20s\n", "offset", "kind", "bytes", "interval", "min_ticks", "max_ticks");
     for (size_t i = 0; i < nt_index_block_count(ix); i++) {
         const nt_index_block *b = nt_index_block_at(ix, i);
-        fprintf(o, "%12" PRIu64 " %-15s %10u %8u %20" PRId64 " %20" PRId64 "\n", b->offset,
-                nt_index_kind_name((nt_index_kind)b->kind), b->body_size, b->interval, b->min_ticks, b->max_ticks);
+        fprintf(o, "%12" PRIu64 " %-15s %10u %8u %20" PRId64 " %20" PRId64 "%s\n", b->offset,
+                nt_index_kind_name((nt_index_kind)b->kind), b->body_size, b->interval, b->min_ticks, b->max_ticks,
+                b->flags & NT_INDEX_BLOCK_RECORDS ? " records" : "");
     }
 }
 
@@ -87,26 +101,83 @@ static void print_json(FILE *o, const nt_index *ix, const nt_index_summary *s, b
         for (size_t i = 0; i < nt_index_block_count(ix); i++) {
             const nt_index_block *b = nt_index_block_at(ix, i);
             fprintf(o, "%s{\"offset\":%" PRIu64 ",\"kind\":\"%s\",\"bytes\":%u,\"interval\":%u,\"min_ticks\":%" PRId64
-                       ",\"max_ticks\":%" PRId64 "}",
+                       ",\"max_ticks\":%" PRId64 ",\"records\":%s}",
                     i ? "," : "", b->offset, nt_index_kind_name((nt_index_kind)b->kind), b->body_size, b->interval,
-                    b->min_ticks, b->max_ticks);
+                    b->min_ticks, b->max_ticks, b->flags & NT_INDEX_BLOCK_RECORDS ? "true" : "false");
         }
         fputc(']', o);
     }
     fputs("}\n", o);
 }
 
+static int write_sidecar(void *user, const void *data, size_t len)
+{
+    cli_out_file *o = user;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(o->fd, (const char *)data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* FILE.ntidx, written beside the trace through a temporary file renamed over
+ * it; an existing file of that name is replaced only when it is a sidecar. */
+static bool save_sidecar(const char *path, const nt_index *ix)
+{
+    size_t n = strlen(path);
+    char *name = malloc(n + sizeof NT_INDEX_SIDECAR_SUFFIX);
+    if (!name) {
+        fputs("nettrace index: out of memory\n", stderr);
+        return false;
+    }
+    memcpy(name, path, n);
+    memcpy(name + n, NT_INDEX_SIDECAR_SUFFIX, sizeof NT_INDEX_SIDECAR_SUFFIX);
+    bool ok = false;
+    int fd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0 || errno != ENOENT) {
+        char magic[8] = { 0 };
+        bool ours = fd >= 0 && pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+                    memcmp(magic, "ntindex", 8) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (!ours) {
+            fprintf(stderr, "nettrace index: %s exists and is not an index sidecar: not replaced "
+                            "(move it, or use --no-sidecar)\n", name);
+            free(name);
+            return false;
+        }
+    }
+    const char *inputs[] = { path };
+    cli_out_rules rules = { .cmd = "index", .inputs = inputs, .input_count = 1 };
+    cli_out_file o;
+    if (cli_out_file_open(&o, name, &rules)) {
+        nt_status s = nt_index_save(ix, write_sidecar, &o);
+        if (s != NT_OK)
+            fprintf(stderr, "nettrace index: writing %s failed: %s\n", name, nt_status_describe(s));
+        ok = cli_out_file_close(&o, "index", s == NT_OK) && s == NT_OK;
+    }
+    free(name);
+    return ok;
+}
+
 int cmd_index(int argc, char **argv)
 {
     static const struct option LONG[] = {
-        { "json", no_argument, NULL, 'j' }, { "blocks", no_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' }, { 0 }
+        { "json", no_argument, NULL, 'j' }, { "blocks", no_argument, NULL, 'b' },
+        { "no-sidecar", no_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' }, { 0 }
     };
-    bool json = false, blocks = false;
+    bool json = false, blocks = false, sidecar = true;
     int c;
     while ((c = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'b': blocks = true; break;
+        case 'n': sidecar = false; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
@@ -117,7 +188,9 @@ int cmd_index(int argc, char **argv)
     }
     char msg[256];
     nt_index *ix = NULL;
-    nt_status st = nt_index_from_file(argv[optind], NULL, &ix, msg, sizeof msg);
+    const char *path = argv[optind];
+    nt_index_options opt = { .struct_size = sizeof opt, .sample_blocks = sidecar ? NT_INDEX_WALK_ALL : 0 };
+    nt_status st = nt_index_from_file(path, &opt, &ix, msg, sizeof msg);
     if (!ix) {
         fprintf(stderr, "nettrace index: %s\n", msg[0] ? msg : nt_status_describe(st));
         return st == NT_ERR_IO || st == NT_ERR_INVALID_ARG ? CLI_EXIT_ERROR : cli_exit_code(st);
@@ -129,7 +202,14 @@ int cmd_index(int argc, char **argv)
     else
         print_text(stdout, ix, &s, blocks);
     if (st)
-        fprintf(stderr, "nettrace index: %s (the blocks before it are listed)\n", msg);
+        fprintf(stderr, "nettrace index: %s (the blocks before it are listed; no sidecar is written)\n", msg);
+    int rc = st ? cli_exit_code(st) : CLI_EXIT_OK;
+    if (sidecar && !st) {
+        if (!save_sidecar(path, ix))
+            rc = CLI_EXIT_ERROR;
+        else if (!json)
+            printf("sidecar: %s%s (later --from/--to reads use it)\n", path, NT_INDEX_SIDECAR_SUFFIX);
+    }
     nt_index_free(ix);
-    return st ? cli_exit_code(st) : CLI_EXIT_OK;
+    return rc;
 }

@@ -97,7 +97,7 @@ int cmd_samples(int argc, char **argv)
         return cli_profile_samples(path, &ps);
     }
     nt_trace *t;
-    int rc = cli_trace_load(path, false, &t);
+    int rc = cli_trace_load_window(path, false, &filter, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);

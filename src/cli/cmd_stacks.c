@@ -153,7 +153,7 @@ int cmd_stacks(int argc, char **argv)
     nt_trace *t;
     /* Folded and pprof need counts per stack only, unless a time window cuts samples. */
     bool count = export != nt_export_speedscope && !filter.from.set && !filter.to.set;
-    int rc = cli_trace_load(path, count, &t);
+    int rc = cli_trace_load_window(path, count, &filter, &t);
     if (!t)
         return rc;
     cli_warn_unnamed(t);

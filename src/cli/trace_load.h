@@ -12,6 +12,11 @@
  * count: the command needs counts per stack only (top, folded, pprof), so
  * samples are counted as they are read instead of kept. */
 int cli_trace_load(const char *path, bool count, nt_trace **out);
+/* The same for the samples f's window selects (f NULL: all): through the
+ * trace's sidecar only the blocks the window needs are read
+ * (cli_feed_path_window); the trace holds the samples of those blocks, of
+ * which f's window selects the same as from a full read. */
+int cli_trace_load_window(const char *path, bool count, const nt_sample_filter *f, nt_trace **out);
 
 /* The same for a profile (allocation, exception, contention and GC events;
  * no thread samples) built with po (keep_events, the window, exception

@@ -2,6 +2,7 @@
 #if !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* getentropy */
 #endif
+#include "common/cursor.h"
 #include "common/hash.h"
 
 #include <stdbool.h>
@@ -53,4 +54,29 @@ void cm_hash_key_init(cm_hash_key *k, const void *owner)
     uint64_t w[2];
     cm_hash_seed(w, owner, 0);
     cm_hash_key_set(k, w[0], w[1]);
+}
+
+uint64_t cm_hash_bytes(const cm_hash_key *k, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    uint64_t v0 = k->v0, v1 = k->v1, v2 = k->v2, v3 = k->v3;
+    size_t whole = n & ~(size_t)7;
+    for (size_t i = 0; i < whole; i += 8) {
+        uint64_t m = cm_le64(p + i);
+        v3 ^= m;
+        CM_HASH_ROUND_(v0, v1, v2, v3);
+        v0 ^= m;
+    }
+    /* The last word: the tail bytes and the length's low byte on top, as SipHash pads. */
+    uint64_t last = (uint64_t)n << 56;
+    for (size_t i = whole; i < n; i++)
+        last |= (uint64_t)p[i] << (8 * (i - whole));
+    v3 ^= last;
+    CM_HASH_ROUND_(v0, v1, v2, v3);
+    v0 ^= last;
+    v2 ^= 0xff;
+    CM_HASH_ROUND_(v0, v1, v2, v3);
+    CM_HASH_ROUND_(v0, v1, v2, v3);
+    CM_HASH_ROUND_(v0, v1, v2, v3);
+    return v0 ^ v1 ^ v2 ^ v3;
 }

@@ -11,6 +11,7 @@
 #ifndef CM_HASH_H
 #define CM_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct cm_hash_key {
@@ -55,5 +56,10 @@ static inline uint64_t cm_hash_u64(const cm_hash_key *k, uint64_t x)
     CM_HASH_ROUND_(v0, v1, v2, v3);
     return v0 ^ v1 ^ v2 ^ v3;
 }
+
+/* SipHash-1-3 of n bytes: for fingerprints of file contents (the index's
+ * sidecar names the trace it describes by hashes of its head and tail), with
+ * a fixed key there, since a fingerprint must be the same in every run. */
+uint64_t cm_hash_bytes(const cm_hash_key *k, const void *data, size_t n);
 
 #endif

@@ -98,6 +98,12 @@ nt_status ps_fail(nt_parser *p, nt_status s, uint64_t offset, const char *fmt, .
          ? ps_fail((p), NT_ERR_STOPPED, (p)->unit_off, "stopped by the " #member " callback") \
          : NT_OK)
 
+/* The next byte fed is the stream's byte `off` (>= the parser's offset): the
+ * blocks between were skipped by a windowed read (feed_window.c).  Only
+ * between blocks after the trace header; else NT_ERR_MALFORMED (the index
+ * that placed the block does not match the stream). */
+nt_status ps_parser_skip_to(nt_parser *p, uint64_t off);
+
 /* Make the UTF-8 scratch hold at least n bytes. */
 bool ps_scratch_reserve(nt_parser *p, size_t n);
 

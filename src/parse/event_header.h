@@ -69,7 +69,7 @@ CC_ALWAYS_INLINE static inline bool ps_header_middle(cm_cursor *c, nt_event *ev,
 #define PS_HDR_MIDDLE(c, ev, thread, f, ok) ps_header_middle(c, ev, thread, f, ok, roomy)
 
 /* Decodes one compressed header and places ev->payload at its payload;
- * *flags is its flags byte (NT_HDR_*: which fields changed); `known` is
+ * *flags is its flags byte (PS_HDR_*: which fields changed); `known` is
  * that byte when the caller has tested it (a constant in a copy of the
  * caller specialised on it: no flag is tested then), else -1.  On failure
  * the cursor is unusable; the caller reports the event's offset. */

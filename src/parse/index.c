@@ -19,7 +19,7 @@ static void no_message(char *msg, size_t msg_size)
 }
 
 /* One build over a buffer (data) or a file (fd). */
-static nt_status build(ix_build *b, const nt_index_options *given, nt_index **out)
+nt_status ix_build_run(ix_build *b, const nt_index_options *given, bool estimate, nt_index **out)
 {
     nt_index_options o;
     if (!ABI_IN(nt_index_options, &o, given))
@@ -32,9 +32,11 @@ static nt_status build(ix_build *b, const nt_index_options *given, nt_index **ou
     b->max_blocks = opt->max_blocks ? opt->max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
     uint32_t sample_blocks = opt->sample_blocks ? opt->sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
     nt_status s = b->len ? ix_scan(b) : ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "empty input");
-    if (s != NT_ERR_NOMEM && s != NT_ERR_NOT_NETTRACE && s != NT_ERR_UNSUPPORTED_VERSION)
+    if (estimate && s != NT_ERR_NOMEM && s != NT_ERR_NOT_NETTRACE && s != NT_ERR_UNSUPPORTED_VERSION)
         ix_estimate(b, sample_blocks);
     cm_mem_free(&ix->mem, b->body, b->body_cap);
+    b->body = NULL;
+    b->body_cap = 0;
     if (s == NT_ERR_NOMEM || s == NT_ERR_NOT_NETTRACE || s == NT_ERR_UNSUPPORTED_VERSION) {
         nt_index_free(ix);
         return s;
@@ -52,7 +54,32 @@ nt_status nt_index_from_buffer(const void *data, size_t len, const nt_index_opti
     *out = NULL;
     static const uint8_t none[1];
     ix_build b = { .data = data ? data : none, .fd = -1, .len = len, .msg = msg, .msg_size = msg_size };
-    return build(&b, opt, out);
+    return ix_build_run(&b, opt, true, out);
+}
+
+nt_status nt_index_from_fd(int fd, const nt_index_options *opt, nt_index **out, char *msg, size_t msg_size)
+{
+    no_message(msg, msg_size);
+    if (fd < 0 || !out)
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "%s", strerror(errno));
+        return NT_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "not a regular file (an index is built over a file, not a pipe)");
+        return NT_ERR_INVALID_ARG;
+    }
+    ix_build b = { .fd = fd, .len = (uint64_t)st.st_size, .msg = msg, .msg_size = msg_size };
+    nt_status s = ix_build_run(&b, opt, true, out);
+    if (*out && !ix_identify(&b, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, &(*out)->id) &&
+        s == NT_OK) /* no identity: usable, but not saved as a sidecar */
+        (*out)->id.known = false;
+    return s;
 }
 
 nt_status nt_index_from_file(const char *path, const nt_index_options *opt, nt_index **out, char *msg,
@@ -63,23 +90,17 @@ nt_status nt_index_from_file(const char *path, const nt_index_options *opt, nt_i
         return NT_ERR_INVALID_ARG;
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
+    if (fd < 0) {
         if (msg && msg_size)
-            snprintf(msg, msg_size, "%s: %s", path, strerror(e));
+            snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
         return NT_ERR_IO;
     }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "%s: not a regular file (an index is built over a file, not a pipe)", path);
-        return NT_ERR_INVALID_ARG;
+    nt_status s = nt_index_from_fd(fd, opt, out, msg, msg_size);
+    if (!*out && msg && msg_size && msg[0]) { /* name the file in the messages that do not */
+        char inner[256];
+        snprintf(inner, sizeof inner, "%s", msg);
+        snprintf(msg, msg_size, "%s: %s", path, inner);
     }
-    ix_build b = { .fd = fd, .len = (uint64_t)st.st_size, .msg = msg, .msg_size = msg_size };
-    nt_status s = build(&b, opt, out);
     close(fd);
     return s;
 }

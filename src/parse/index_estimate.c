@@ -8,57 +8,81 @@
 #include "nettrace.h"
 #include "parse/event_header.h"
 #include "parse/index_internal.h"
+#include "parse/metadata.h"
 
 #include <string.h>
 
-static void remember_sample_id(nt_index *ix, uint32_t id)
+static bool listed(const uint32_t *ids, uint32_t count, uint32_t id)
 {
-    for (uint32_t i = 0; i < ix->sample_id_count; i++)
-        if (ix->sample_ids[i] == id)
-            return;
-    if (ix->sample_id_count < IX_MAX_SAMPLE_IDS)
-        ix->sample_ids[ix->sample_id_count++] = id;
-}
-
-static bool is_sample_id(const nt_index *ix, uint32_t id)
-{
-    for (uint32_t i = 0; i < ix->sample_id_count; i++)
-        if (ix->sample_ids[i] == id)
+    for (uint32_t i = 0; i < count; i++)
+        if (ids[i] == id)
             return true;
     return false;
 }
 
-/* V4/V5 metadata record: i32 id, provider name in UTF-16 with a NUL, i32 event id. */
+/* Remember what metadata id `id` is, by the parser's own classification. */
+static void note_kind(nt_index *ix, uint32_t id, nt_event_kind kind)
+{
+    if (kind == NT_KIND_THREAD_SAMPLE) {
+        if (!listed(ix->sample_ids, ix->sample_id_count, id) && ix->sample_id_count < IX_MAX_SAMPLE_IDS)
+            ix->sample_ids[ix->sample_id_count++] = id;
+    } else if (kind != NT_KIND_OTHER && !listed(ix->record_ids, ix->record_id_count, id)) {
+        if (ix->record_id_count < IX_MAX_RECORD_IDS)
+            ix->record_ids[ix->record_id_count++] = id;
+        else
+            ix->records_everywhere = true; /* too many to list: every walked block is said to hold records */
+    }
+}
+
+static bool is_sample_id(const nt_index *ix, uint32_t id) { return listed(ix->sample_ids, ix->sample_id_count, id); }
+
+static bool is_record_id(const nt_index *ix, uint32_t id)
+{
+    return ix->records_everywhere || listed(ix->record_ids, ix->record_id_count, id);
+}
+
+/* V4/V5 metadata record: i32 id, provider name in UTF-16 with a NUL, i32 event id.  A name
+ * with a unit outside ASCII is none of the runtime's providers (the parser compares UTF-8). */
 static void v4_metadata_record(nt_index *ix, const uint8_t *p, size_t n)
 {
-    static const char want[] = NT_PROVIDER_SAMPLE_PROFILER;
-    const size_t units = sizeof want; /* the name and its NUL */
-    if (n < 4 + 2 * units + 4)
-        return;
-    for (size_t i = 0; i < units; i++)
-        if (cm_le16(p + 4 + 2 * i) != (uint8_t)want[i])
+    char name[IX_MAX_PROVIDER_NAME + 1];
+    size_t units = 0;
+    for (;; units++) {
+        if (4 + 2 * units + 2 > n || units > IX_MAX_PROVIDER_NAME)
             return;
-    if (cm_le32(p + 4 + 2 * units) == 0)
-        remember_sample_id(ix, cm_le32(p));
+        uint16_t u = cm_le16(p + 4 + 2 * units);
+        if (u == 0)
+            break;
+        if (u >= 0x80)
+            return;
+        name[units] = (char)u;
+    }
+    name[units] = '\0';
+    size_t at = 4 + 2 * units + 2;
+    if (at + 4 <= n)
+        note_kind(ix, cm_le32(p), ps_classify_event(name, cm_le32(p + at)));
 }
 
 /* V6 metadata row: varuint32 id, provider (varuint32 length, UTF-8), varuint32 event id. */
 static void v6_metadata_row(nt_index *ix, cm_cursor c)
 {
     uint32_t id, name_len, event_id;
-    static const char want[] = NT_PROVIDER_SAMPLE_PROFILER;
-    if (!cm_cur_varu32(&c, &id) || !cm_cur_varu32(&c, &name_len) || name_len != sizeof want - 1 ||
-        cm_cur_left(&c) < name_len || memcmp(c.p, want, name_len) != 0)
+    char name[IX_MAX_PROVIDER_NAME + 1];
+    if (!cm_cur_varu32(&c, &id) || !cm_cur_varu32(&c, &name_len) || name_len > IX_MAX_PROVIDER_NAME ||
+        cm_cur_left(&c) < name_len)
         return;
+    memcpy(name, c.p, name_len);
+    name[name_len] = '\0';
     c.p += name_len;
-    if (cm_cur_varu32(&c, &event_id) && event_id == 0)
-        remember_sample_id(ix, id);
+    if (memchr(name, '\0', name_len) == NULL && cm_cur_varu32(&c, &event_id))
+        note_kind(ix, id, ps_classify_event(name, event_id));
 }
 
 /* The event headers of one event (or V4 metadata) block body: calls back
- * per event with its metadata id and payload; stops at the first bad header. */
+ * per event with its metadata id and payload; stops at the first bad header
+ * (*whole false then). */
 typedef void (*event_fn)(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size);
-static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, event_fn fn, void *user)
+static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, event_fn fn, void *user, bool *whole)
 {
     uint16_t header_size = cm_le16(body);
     bool compressed = (cm_le16(body + 2) & CM_EVENT_BLOCK_COMPRESSED) != 0;
@@ -76,6 +100,7 @@ static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, ev
         if (fn)
             fn(user, ev.metadata_id, ev.payload, ev.payload_size);
     }
+    *whole = c.p >= c.end;
     return n;
 }
 
@@ -91,8 +116,9 @@ void ix_note_metadata(ix_build *b, const nt_index_block *blk)
     if (!body)
         return;
     if (b->ix->sum.format_major == 4) {
+        bool whole;
         if (blk->body_size >= 20 && cm_le16(body) >= 20 && cm_le16(body) <= blk->body_size)
-            walk_events(body, blk->body_size, false, v4_metadata_event, b->ix);
+            walk_events(body, blk->body_size, false, v4_metadata_event, b->ix, &whole);
         return;
     }
     /* V6: u16 header size (excluding itself), then rows of u16 size + row. */
@@ -109,6 +135,7 @@ void ix_note_metadata(ix_build *b, const nt_index_block *blk)
 typedef struct sample_count {
     const nt_index *ix;
     uint64_t samples;
+    bool records; /* the block holds a method, module or assembly event */
 } sample_count;
 
 static void count_sample(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size)
@@ -117,6 +144,7 @@ static void count_sample(void *user, uint32_t metadata_id, const uint8_t *payloa
     (void)size;
     sample_count *sc = user;
     sc->samples += is_sample_id(sc->ix, metadata_id);
+    sc->records |= is_record_id(sc->ix, metadata_id);
 }
 
 /* Scale a count seen in `part` bytes to `whole` bytes, without overflow. */
@@ -132,10 +160,10 @@ void ix_estimate(ix_build *b, uint32_t sample_blocks)
     nt_index *ix = b->ix;
     nt_index_summary *s = &ix->sum;
     uint64_t event_blocks = s->blocks[NT_INDEX_EVENT], seen = 0, walked_bytes = 0, all_bytes = 0;
-    sample_count sc = { ix, 0 };
+    sample_count sc = { ix, 0, false };
     bool v6 = s->format_major == 6;
     for (size_t i = 0; i < ix->count; i++) {
-        const nt_index_block *blk = &ix->blocks[i];
+        nt_index_block *blk = &ix->blocks[i];
         if (blk->kind != NT_INDEX_EVENT)
             continue;
         all_bytes += blk->body_size;
@@ -148,7 +176,12 @@ void ix_estimate(ix_build *b, uint32_t sample_blocks)
         const uint8_t *body = ix_body(b, blk);
         if (!body)
             continue; /* not walked: the estimate scales what was */
-        s->sampled_events += walk_events(body, blk->body_size, v6, count_sample, &sc);
+        bool whole;
+        sc.records = false;
+        s->sampled_events += walk_events(body, blk->body_size, v6, count_sample, &sc, &whole);
+        /* A block whose walk stopped early may hold records past the stop: said to hold them. */
+        if (sc.records || !whole)
+            blk->flags |= NT_INDEX_BLOCK_RECORDS;
         s->sampled_event_blocks++;
         walked_bytes += blk->body_size;
     }

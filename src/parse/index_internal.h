@@ -12,6 +12,25 @@
 /* Sample metadata ids remembered for the estimate: a stream defines the
  * sample event once (V6 may define it again after a metadata flush). */
 #define IX_MAX_SAMPLE_IDS 8
+/* Metadata ids of method, module and assembly events (JIT, loader, rundown):
+ * fifteen kinds, each defined once or again after a V6 metadata flush.  Past
+ * the cap every walked block is flagged (more read, never less). */
+#define IX_MAX_RECORD_IDS 64
+/* Longest provider name compared (the runtime's are 38 bytes). */
+#define IX_MAX_PROVIDER_NAME 64
+
+/* The file an index was built from, as a sidecar names it: what a later
+ * read compares before believing the sidecar (index_sidecar.c). */
+typedef struct ix_identity {
+    bool known;          /* built from a file (not a buffer) */
+    uint64_t size;
+    int64_t mtime_ns;
+    uint64_t head_hash;  /* of the first IX_HEAD_BYTES (or the whole file) */
+    uint64_t tail_hash;  /* of the last IX_TAIL_BYTES (or the whole file) */
+} ix_identity;
+
+#define IX_HEAD_BYTES (1u << 20)
+#define IX_TAIL_BYTES (64u << 10)
 
 struct nt_index {
     cm_mem mem;
@@ -20,7 +39,11 @@ struct nt_index {
     nt_index_summary sum;
     uint32_t sample_ids[IX_MAX_SAMPLE_IDS];
     uint32_t sample_id_count;
+    uint32_t record_ids[IX_MAX_RECORD_IDS];
+    uint32_t record_id_count;
+    bool records_everywhere;
     uint64_t spanned; /* event blocks whose stated range is in the summary's span */
+    ix_identity id;
 };
 
 /* What a build reads and reports through.  The stream is either a buffer
@@ -48,6 +71,13 @@ const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got);
  * than NT_DEFAULT_MAX_BLOCK_BYTES, which the parser would refuse too); valid
  * until the next body read. */
 const uint8_t *ix_body(ix_build *b, const nt_index_block *blk);
+
+/* The identity of the file on fd (size and mtime from st); false when a read fails. */
+bool ix_identify(ix_build *b, int64_t mtime_ns, ix_identity *out);
+
+/* One build over b (a buffer or a file), scanning and then walking
+ * sample_blocks event blocks (0: none); *out as nt_index_from_buffer says. */
+nt_status ix_build_run(ix_build *b, const nt_index_options *given, bool estimate, nt_index **out);
 
 /* Framing: every block from the stream's start to its end or the damage. */
 nt_status ix_scan(ix_build *b);

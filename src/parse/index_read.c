@@ -2,6 +2,7 @@
  * buffer or by pread from a file, counted in bytes_read either way) and its
  * failure messages: below both passes (index_scan.c, index_estimate.c) and
  * the entry points (index.c), which all use them. */
+#include "common/hash.h"
 #include "parse/index_internal.h"
 
 #include <errno.h>
@@ -68,4 +69,34 @@ nt_status ix_fail(ix_build *b, nt_status s, uint64_t off, const char *what)
     if (b->msg && b->msg_size)
         snprintf(b->msg, b->msg_size, "%s at byte %llu: %s", nt_status_describe(s), (unsigned long long)off, what);
     return s;
+}
+
+/* The fingerprint's key: fixed, since a sidecar written by one run is read by another. */
+#define IX_ID_KEY0 0x6e65747472616365ull /* "nettrace" */
+#define IX_ID_KEY1 0x7369646563617231ull /* "sidecar1" */
+
+/* The hash of the n bytes at off (n <= IX_HEAD_BYTES), read into buf. */
+static bool hash_span(ix_build *b, uint64_t off, size_t n, uint8_t *buf, uint64_t *out)
+{
+    cm_hash_key k;
+    cm_hash_key_set(&k, IX_ID_KEY0, IX_ID_KEY1);
+    const uint8_t *p = n ? fetch(b, off, n, buf) : buf;
+    if (!p)
+        return false;
+    *out = cm_hash_bytes(&k, p, n);
+    return true;
+}
+
+bool ix_identify(ix_build *b, int64_t mtime_ns, ix_identity *out)
+{
+    size_t head = b->len < IX_HEAD_BYTES ? (size_t)b->len : IX_HEAD_BYTES;
+    size_t tail = b->len < IX_TAIL_BYTES ? (size_t)b->len : IX_TAIL_BYTES;
+    uint8_t *buf = cm_mem_alloc(&b->ix->mem, IX_HEAD_BYTES);
+    bool ok = buf && hash_span(b, 0, head, buf, &out->head_hash) &&
+              hash_span(b, b->len - tail, tail, buf, &out->tail_hash);
+    cm_mem_free(&b->ix->mem, buf, IX_HEAD_BYTES);
+    out->known = ok;
+    out->size = b->len;
+    out->mtime_ns = mtime_ns;
+    return ok;
 }

@@ -5,6 +5,8 @@
 #                            the well-known EventSources' (eventsource_table.c)
 #                            or a caller's metadata blob (read by blocks_v4.c's
 #                            metadata code in a parser of its own)
+#   parallel_*.c, plog.c     the parallel parse: parts cut at sequence points,
+#                            decoded on threads into callback logs, replayed in order
 #   blocks_v4.c, blocks_v6.c the block decoders of each format version
 #   stack_block.c, fields.c, threads.c, clr_events.c
 #                            what both versions share: stack blocks, metadata
@@ -20,7 +22,9 @@
 libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
-	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_internal.h \
+	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_sidecar.c src/parse/feed_window.c src/parse/index_internal.h \
+	src/parse/parallel_run.c src/parse/parallel_part.c src/parse/parallel_plan.c src/parse/parallel_internal.h \
+	src/parse/plog.c src/parse/plog.h src/parse/resume.h \
 	src/parse/blocks.h \
 	src/parse/blocks_v4.c \
 	src/parse/blocks_v6.c \

@@ -28,6 +28,12 @@ void ps_threads_clear(ps_thread_table *t)
     memset(t->recent, 0, sizeof t->recent);
 }
 
+void ps_threads_forget_sequence(ps_thread_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        t->e[i].last_seq = 0;
+}
+
 static size_t slot_of(const ps_thread_table *t, uint64_t key, size_t cap)
 {
     return (size_t)cm_hash_u64(&t->key, key) & (cap - 1);

@@ -43,6 +43,9 @@ typedef struct ps_thread_table {
 void ps_threads_init(ps_thread_table *t, const void *owner);
 void ps_threads_free(ps_thread_table *t, cm_mem *mem);
 void ps_threads_clear(ps_thread_table *t); /* V6 thread flush */
+/* Blocks were skipped (a windowed read): the next event or sequence point of
+ * each thread starts its count again rather than counting the skipped as lost. */
+void ps_threads_forget_sequence(ps_thread_table *t);
 
 /* The live entry of key, or NULL. */
 ps_thread_entry *ps_threads_find_hashed(ps_thread_table *t, uint64_t key);

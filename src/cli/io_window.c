@@ -1,0 +1,144 @@
+/* A --from/--to read through the trace's sidecar (FILE.ntidx, written by
+ * `nettrace index FILE`): only the blocks the window needs are read
+ * (nt_parser_feed_window).  Without a sidecar the whole file is read, as
+ * before: which blocks hold the method records a window's frames need is
+ * known only once every event header was walked, which costs a full read;
+ * the index command does that walk once and saves it.  A sidecar that does
+ * not describe the trace as it is now is said so once and the whole file is
+ * read. */
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "nettrace_index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A sidecar holds 168 bytes and 48 a block: far below this for any index the library builds. */
+#define SIDECAR_MAX_BYTES ((size_t)256 << 20)
+
+static void on_progress(void *user, uint64_t done, uint64_t total)
+{
+    (void)user;
+    cli_progress_update(done, total, 1);
+}
+
+static bool report_wanted(void) { return getenv("NETTRACE_READ_REPORT") != NULL; }
+
+/* The sidecar of path, checked against the trace on fd; NULL when there is
+ * none or it is not used (said on stderr, once: this is the only place that
+ * reads it). */
+static nt_index *sidecar_for(const char *path, int fd)
+{
+    size_t n = strlen(path);
+    char *name = malloc(n + sizeof NT_INDEX_SIDECAR_SUFFIX);
+    if (!name)
+        return NULL;
+    memcpy(name, path, n);
+    memcpy(name + n, NT_INDEX_SIDECAR_SUFFIX, sizeof NT_INDEX_SIDECAR_SUFFIX);
+    nt_index *ix = NULL;
+    int sfd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (sfd < 0) {
+        if (errno != ENOENT)
+            fprintf(stderr, "nettrace: %s: %s; reading the whole trace\n", name, strerror(errno));
+        else if (report_wanted())
+            fprintf(stderr, "nettrace: no sidecar %s; reading the whole trace\n", name);
+        free(name);
+        return NULL;
+    }
+    char msg[256] = "";
+    uint8_t *data = NULL;
+    if (fstat(sfd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIDECAR_MAX_BYTES)
+        snprintf(msg, sizeof msg, "not a regular file of at most 256 MiB");
+    else if (!(data = malloc(st.st_size ? (size_t)st.st_size : 1)))
+        snprintf(msg, sizeof msg, "out of memory");
+    else {
+        size_t got = 0;
+        while (got < (size_t)st.st_size) {
+            ssize_t r = pread(sfd, data + got, (size_t)st.st_size - got, (off_t)got);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+        if (got != (size_t)st.st_size)
+            snprintf(msg, sizeof msg, "reading it failed");
+        else
+            nt_index_load(data, got, fd, NULL, &ix, msg, sizeof msg);
+    }
+    if (!ix)
+        fprintf(stderr, "nettrace: %s: not used (%s); reading the whole trace\n", name, msg);
+    free(data);
+    close(sfd);
+    free(name);
+    return ix;
+}
+
+/* The parser's message after a read, as cli_feed_path words it. */
+static void parser_message(nt_parser *p, nt_status s, int os_error, const char *path, char *errbuf, size_t errsize)
+{
+    if (s == NT_ERR_IO)
+        snprintf(errbuf, errsize, "%s: %s", path, os_error ? strerror(os_error) : "read failed");
+    else
+        snprintf(errbuf, errsize, "%s", nt_parser_message(p));
+}
+
+nt_status cli_feed_path_window(nt_parser *p, const char *path, const nt_time_bound *from, const nt_time_bound *to,
+                               char *errbuf, size_t errsize)
+{
+    bool window = (from && from->set) || (to && to->set);
+    if (!window || strcmp(path, "-") == 0 || getenv("NETTRACE_NO_INDEX") != NULL) {
+        if (window && report_wanted())
+            fprintf(stderr, "nettrace: reading the whole trace (%s)\n",
+                    strcmp(path, "-") == 0 ? "standard input has no sidecar" : "NETTRACE_NO_INDEX is set");
+        return cli_feed_path(p, path, errbuf, errsize);
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cli_feed_path(p, path, errbuf, errsize); /* which words the failure */
+    nt_index *ix = sidecar_for(path, fd);
+    if (!ix) {
+        close(fd);
+        return cli_feed_path(p, path, errbuf, errsize);
+    }
+    nt_index_summary sum = { .struct_size = sizeof sum };
+    nt_index_summarize(ix, &sum);
+    nt_trace_info clock = { .sync_qpc = sum.sync_qpc, .qpc_frequency = sum.qpc_frequency };
+    nt_window_options wo = { .struct_size = sizeof wo, .from_ns = INT64_MIN };
+    if (from && from->set)
+        wo.from_ns = nt_time_bound_resolve(from, &clock);
+    if (to && to->set) {
+        wo.to_ns = nt_time_bound_resolve(to, &clock);
+        if (wo.to_ns == 0) /* 0 is "no end": a window ending at the clock's zero holds nothing after it */
+            wo.to_ns = 1;
+    }
+    nt_feed_options fo = { .struct_size = sizeof fo, .progress = on_progress };
+    wo.feed = &fo;
+    nt_window_stats ws = { .struct_size = sizeof ws };
+    int os_error = 0;
+    cli_progress_start();
+    cli_progress_phase("reading the window");
+    nt_status s = nt_parser_feed_window(p, fd, ix, &wo, &ws, &os_error);
+    cli_progress_clear();
+    nt_index_free(ix);
+    if (s == NT_ERR_STATE && nt_parser_offset(p) == 0) { /* the index cannot choose: nothing was fed */
+        close(fd);
+        return cli_feed_path(p, path, errbuf, errsize);
+    }
+    close(fd);
+    if (report_wanted())
+        fprintf(stderr,
+                "nettrace: read %" PRIu64 " of %" PRIu64 " bytes (%.1f %%) through the sidecar: %" PRIu64
+                " blocks, %" PRIu64 " event blocks in the window, %" PRIu64 " for method records, %" PRIu64
+                " stack blocks of %u intervals\n",
+                ws.bytes_read, ws.file_bytes, ws.file_bytes ? 100.0 * (double)ws.bytes_read / (double)ws.file_bytes : 0.0,
+                ws.blocks_read, ws.window_event_blocks, ws.record_event_blocks, ws.stack_blocks, ws.intervals);
+    parser_message(p, s, os_error, path, errbuf, errsize);
+    return s;
+}

@@ -1,0 +1,172 @@
+/* nt_parser_feed_window: a time window of a trace file read through its
+ * index, feeding the parser only the blocks the window needs (the rule is
+ * in nettrace_index.h) and telling it, at every gap, where the next block
+ * starts (ps_parser_skip_to), so its offsets, padding and messages stay the
+ * file's own.  The parser frames every block fed: an index that does not
+ * match the file fails there and reads nothing out of bounds. */
+#include "common/abi.h"
+#include "common/clock.h"
+#include "parse/context.h"
+#include "parse/index_internal.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#define WINDOW_CHUNK (1u << 20)
+
+/* Trace-clock ns to ticks: the smallest tick whose ns can be >= ns, and the
+ * largest whose ns can be < ns; a tick of margin each way (the parser's
+ * conversion is a floor). */
+static int64_t ticks_floor(int64_t ns, int64_t freq)
+{
+    __extension__ typedef __int128 i128;
+    i128 t = (i128)ns * freq / 1000000000 - 1;
+    return t < INT64_MIN ? INT64_MIN : t > INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+static int64_t ticks_ceil(int64_t ns, int64_t freq)
+{
+    __extension__ typedef __int128 i128;
+    i128 t = ((i128)ns + 1) * freq / 1000000000 + 2;
+    return t < INT64_MIN ? INT64_MIN : t > INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
+typedef struct window_read {
+    nt_parser *p;
+    int fd;
+    uint8_t *buf;
+    size_t chunk;
+    const nt_feed_options *feed;
+    uint64_t run_start, run_end; /* the contiguous bytes gathered so far */
+    uint64_t total;              /* bytes the read will take, for progress */
+    nt_window_stats st;
+    int err;
+} window_read;
+
+/* Feed the run [run_start, run_end) at its place in the stream. */
+static nt_status flush(window_read *w)
+{
+    if (w->run_end == w->run_start)
+        return NT_OK;
+    if (w->feed && w->feed->deadline_ns && w->feed->deadline_ns != INT64_MAX && cm_clock_ns() > w->feed->deadline_ns)
+        return NT_ERR_TIMEOUT;
+    nt_status s = ps_parser_skip_to(w->p, w->run_start);
+    for (uint64_t off = w->run_start; s == NT_OK && off < w->run_end;) {
+        size_t want = w->run_end - off < w->chunk ? (size_t)(w->run_end - off) : w->chunk;
+        ssize_t n = pread(w->fd, w->buf, want, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            w->err = n < 0 ? errno : 0;
+            return NT_ERR_IO; /* a file shorter than its index: read in full, the parser says where */
+        }
+        off += (uint64_t)n;
+        w->st.bytes_read += (uint64_t)n;
+        s = nt_parser_feed(w->p, w->buf, (size_t)n);
+        if (w->feed && w->feed->progress)
+            w->feed->progress(w->feed->progress_user, w->st.bytes_read, w->total);
+    }
+    w->run_start = w->run_end;
+    return s;
+}
+
+/* Add [off, end) to the read: joined to the run when it follows it. */
+static nt_status take(window_read *w, uint64_t off, uint64_t end, bool count)
+{
+    nt_status s = NT_OK;
+    if (off != w->run_end) {
+        s = flush(w);
+        w->run_start = off;
+    }
+    w->run_end = end;
+    w->st.blocks_read += count;
+    return s;
+}
+
+/* Which blocks of interval [first, last) the window needs; kinds the rule
+ * names.  want[i] is set for each; returns whether the interval holds
+ * window event blocks. */
+static bool choose(const nt_index *ix, size_t first, size_t last, int64_t lo, int64_t hi, bool *want,
+                   nt_window_stats *st)
+{
+    bool window = false, records = false;
+    for (size_t i = first; i < last; i++) {
+        const nt_index_block *b = &ix->blocks[i];
+        if (b->kind != NT_INDEX_EVENT)
+            continue;
+        bool in = b->max_ticks >= lo && b->min_ticks <= hi;
+        window |= in;
+        records |= !in && (b->flags & NT_INDEX_BLOCK_RECORDS);
+    }
+    for (size_t i = first; i < last; i++) {
+        const nt_index_block *b = &ix->blocks[i];
+        bool in = b->max_ticks >= lo && b->min_ticks <= hi;
+        switch (b->kind) {
+        case NT_INDEX_EVENT:
+            want[i - first] = in || (b->flags & NT_INDEX_BLOCK_RECORDS);
+            st->window_event_blocks += in;
+            st->record_event_blocks += !in && (b->flags & NT_INDEX_BLOCK_RECORDS);
+            break;
+        case NT_INDEX_STACK:
+            want[i - first] = window; /* only the window's events are looked up by their stacks */
+            st->stack_blocks += window;
+            break;
+        case NT_INDEX_LABEL_LIST: want[i - first] = window || records; break;
+        case NT_INDEX_UNKNOWN: want[i - first] = false; break;
+        default: want[i - first] = true; break; /* trace, metadata, sequence point, thread tables */
+        }
+    }
+    return window;
+}
+
+nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const nt_window_options *opt,
+                                nt_window_stats *stats, int *os_error)
+{
+    if (os_error)
+        *os_error = 0;
+    nt_window_options o;
+    if (!p || fd < 0 || !ix || !ABI_IN(nt_window_options, &o, opt) || p->offset != 0)
+        return NT_ERR_INVALID_ARG;
+    const nt_index_summary *sum = &ix->sum;
+    if (!sum->complete || !sum->estimate_exact || sum->qpc_frequency <= 0 || ix->count == 0)
+        return NT_ERR_STATE;
+    window_read w = { .p = p, .fd = fd, .feed = o.feed, .st = { .file_bytes = ix->sum.stream_bytes } };
+    w.chunk = o.feed && o.feed->chunk_bytes ? o.feed->chunk_bytes : WINDOW_CHUNK;
+    int64_t lo = ticks_floor(o.from_ns, sum->qpc_frequency);
+    int64_t hi = o.to_ns ? ticks_ceil(o.to_ns, sum->qpc_frequency) : INT64_MAX;
+
+    cm_mem m;
+    cm_mem_init(&m, &p->mem.a);
+    bool *want = cm_mem_alloc(&m, ix->count * sizeof *want);
+    w.buf = cm_mem_alloc(&m, w.chunk);
+    nt_status s = want && w.buf ? NT_OK : NT_ERR_NOMEM;
+    /* The choice first (its total drives the progress), then the reads. */
+    for (size_t first = 0; s == NT_OK && first < ix->count;) {
+        size_t last = first + 1;
+        while (last < ix->count && ix->blocks[last].interval == ix->blocks[first].interval)
+            last++;
+        w.st.intervals += choose(ix, first, last, lo, hi, want + first, &w.st);
+        first = last;
+    }
+    w.total = ix->blocks[0].offset + (sum->stream_bytes - ix->blocks[ix->count - 1].end);
+    for (size_t i = 0; s == NT_OK && i < ix->count; i++)
+        w.total += want[i] ? ix->blocks[i].end - ix->blocks[i].offset : 0;
+    w.st.blocks_read = 0;
+    if (s == NT_OK)
+        s = take(&w, 0, ix->blocks[0].offset, false); /* the stream header */
+    for (size_t i = 0; s == NT_OK && i < ix->count; i++)
+        if (want[i])
+            s = take(&w, ix->blocks[i].offset, ix->blocks[i].end, true);
+    if (s == NT_OK)
+        s = take(&w, ix->blocks[ix->count - 1].end, sum->stream_bytes, false); /* the end mark */
+    if (s == NT_OK)
+        s = flush(&w);
+    if (s == NT_OK)
+        s = nt_parser_finish(p);
+    cm_mem_free(&m, want, ix->count * sizeof *want);
+    cm_mem_free(&m, w.buf, w.chunk);
+    if (os_error)
+        *os_error = w.err;
+    if (stats)
+        ABI_OUT(nt_window_stats, stats, &w.st);
+    return s;
+}

@@ -1,0 +1,231 @@
+/* The index's sidecar: an index saved beside its trace (nt_index_save) and
+ * read back by a later run (nt_index_load) only after the trace is seen to
+ * be the one it describes.
+ *
+ * What a sidecar adds to the scan of block headers, which is cheap, is what
+ * only a walk of every event is able to say: which event blocks hold method,
+ * module or assembly events (NT_INDEX_BLOCK_RECORDS), and exact counts.  So
+ * the load believes nothing the trace itself can tell at the scan's cost: it
+ * checks the trace's size, modification time and the hashes of its head and
+ * tail, scans the block headers again and requires the sidecar's table to
+ * be that scan, field for field; then it takes the flags of the event blocks
+ * and the counts.
+ *
+ * Layout (little-endian): a 120-byte header, block_count entries of 48
+ * bytes, and a SipHash of everything before it, which catches a damaged or
+ * cut file before any field is used.
+ *
+ *   0 "ntindex\0"   8 u32 version (1)   12 u32 entry size (48)
+ *  16 u64 trace size   24 i64 trace mtime ns   32 u64 head hash   40 u64 tail hash
+ *  48 u32 format major   52 u32 flags (1 complete, 2 estimate exact)   56 u64 block count
+ *  64 u64 sampled event blocks, 72 sampled events, 80 sampled samples,
+ *  88 events estimate, 96 samples estimate, 104 stream bytes, 112 reserved (0)
+ * entry: u64 offset, u64 end, u64 body offset, u32 body size, u8 kind,
+ *        u8 flags, u16 0, i64 min ticks, i64 max ticks
+ */
+#include "common/abi.h"
+#include "common/cursor.h"
+#include "common/hash.h"
+#include "common/le_store.h"
+#include "parse/index_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SC_MAGIC "ntindex"
+#define SC_VERSION 1u
+#define SC_HEADER 120u
+#define SC_ENTRY 48u
+#define SC_CHECKSUM 8u
+#define SC_COMPLETE 0x1u
+#define SC_EXACT 0x2u
+#define SC_KEY0 0x6e74696478686472ull /* "ntidxhdr" */
+#define SC_KEY1 0x636865636b73756dull /* "checksum" */
+
+static uint64_t checksum(const uint8_t *p, size_t n)
+{
+    cm_hash_key k;
+    cm_hash_key_set(&k, SC_KEY0, SC_KEY1);
+    return cm_hash_bytes(&k, p, n);
+}
+
+nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user)
+{
+    if (!ix || !w || !ix->id.known)
+        return NT_ERR_INVALID_ARG;
+    const nt_index_summary *s = &ix->sum;
+    /* One span, header to checksum: SipHash is computed over the file's bytes at once. */
+    size_t total = SC_HEADER + ix->count * SC_ENTRY;
+    cm_mem m;
+    cm_mem_init(&m, &ix->mem.a);
+    uint8_t *buf = cm_mem_alloc(&m, total + SC_CHECKSUM);
+    if (!buf)
+        return NT_ERR_NOMEM;
+    memset(buf, 0, total);
+    memcpy(buf, SC_MAGIC, sizeof SC_MAGIC);
+    cm_store_le32(buf + 8, SC_VERSION);
+    cm_store_le32(buf + 12, SC_ENTRY);
+    cm_store_le64(buf + 16, ix->id.size);
+    cm_store_le64(buf + 24, (uint64_t)ix->id.mtime_ns);
+    cm_store_le64(buf + 32, ix->id.head_hash);
+    cm_store_le64(buf + 40, ix->id.tail_hash);
+    cm_store_le32(buf + 48, s->format_major);
+    cm_store_le32(buf + 52, (s->complete ? SC_COMPLETE : 0) | (s->estimate_exact ? SC_EXACT : 0));
+    cm_store_le64(buf + 56, ix->count);
+    cm_store_le64(buf + 64, s->sampled_event_blocks);
+    cm_store_le64(buf + 72, s->sampled_events);
+    cm_store_le64(buf + 80, s->sampled_samples);
+    cm_store_le64(buf + 88, s->events_estimate);
+    cm_store_le64(buf + 96, s->samples_estimate);
+    cm_store_le64(buf + 104, s->stream_bytes);
+    for (size_t i = 0; i < ix->count; i++) {
+        const nt_index_block *b = &ix->blocks[i];
+        uint8_t *e = buf + SC_HEADER + i * SC_ENTRY;
+        cm_store_le64(e, b->offset);
+        cm_store_le64(e + 8, b->end);
+        cm_store_le64(e + 16, b->body_offset);
+        cm_store_le32(e + 24, b->body_size);
+        e[28] = b->kind;
+        e[29] = b->flags;
+        cm_store_le64(e + 32, (uint64_t)b->min_ticks);
+        cm_store_le64(e + 40, (uint64_t)b->max_ticks);
+    }
+    cm_store_le64(buf + total, checksum(buf, total));
+    int r = w(user, buf, total + SC_CHECKSUM);
+    cm_mem_free(&m, buf, total + SC_CHECKSUM);
+    return r == 0 ? NT_OK : NT_ERR_IO;
+}
+
+static nt_status refuse(char *msg, size_t msg_size, nt_status s, uint64_t off, const char *what)
+{
+    if (msg && msg_size)
+        snprintf(msg, msg_size, "sidecar byte %llu: %s", (unsigned long long)off, what);
+    return s;
+}
+
+/* The sidecar's entry i against the scan's block: equal in every field the scan knows. */
+static bool entry_matches(const uint8_t *e, const nt_index_block *b)
+{
+    return cm_le64(e) == b->offset && cm_le64(e + 8) == b->end && cm_le64(e + 16) == b->body_offset &&
+           cm_le32(e + 24) == b->body_size && e[28] == b->kind && (int64_t)cm_le64(e + 32) == b->min_ticks &&
+           (int64_t)cm_le64(e + 40) == b->max_ticks && cm_le16(e + 30) == 0;
+}
+
+/* The header's checks that need no trace: magic, version, sizes, checksum. */
+static nt_status check_header(const uint8_t *d, size_t len, char *msg, size_t msg_size, uint64_t *count)
+{
+    if (len < SC_HEADER + SC_CHECKSUM || memcmp(d, SC_MAGIC, sizeof SC_MAGIC) != 0)
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, 0, "not an index sidecar (no \"ntindex\" magic)");
+    if (cm_le32(d + 8) != SC_VERSION || cm_le32(d + 12) != SC_ENTRY)
+        return refuse(msg, msg_size, NT_ERR_UNSUPPORTED_VERSION, 8, "a sidecar version this reader does not know");
+    uint64_t n = cm_le64(d + 56);
+    if (n > (len - SC_HEADER - SC_CHECKSUM) / SC_ENTRY || len != SC_HEADER + n * SC_ENTRY + SC_CHECKSUM)
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, 56, "block count does not fit the sidecar's size");
+    size_t body = len - SC_CHECKSUM;
+    if (checksum(d, body) != cm_le64(d + body))
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, body, "checksum mismatch (the sidecar is damaged)");
+    if ((cm_le32(d + 52) & ~(SC_COMPLETE | SC_EXACT)) != 0 || cm_le64(d + 112) != 0)
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, 52, "unknown flags");
+    *count = n;
+    return NT_OK;
+}
+
+/* The trace now against the identity the sidecar names. */
+static nt_status check_identity(const uint8_t *d, const ix_identity *now, char *msg, size_t msg_size)
+{
+    if (cm_le64(d + 16) != now->size)
+        return refuse(msg, msg_size, NT_ERR_STATE, 16, "stale: the trace's size changed since the sidecar was written");
+    if ((int64_t)cm_le64(d + 24) != now->mtime_ns)
+        return refuse(msg, msg_size, NT_ERR_STATE, 24,
+                      "stale: the trace was modified since the sidecar was written (its modification time)");
+    if (cm_le64(d + 32) != now->head_hash || cm_le64(d + 40) != now->tail_hash)
+        return refuse(msg, msg_size, NT_ERR_STATE, 32, "stale: the trace's bytes differ from those the sidecar describes");
+    return NT_OK;
+}
+
+/* The sidecar's table against the scan just made; then its flags and counts taken. */
+static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
+{
+    nt_index_summary *s = &ix->sum;
+    uint32_t flags = cm_le32(d + 52);
+    if (count != ix->count || cm_le32(d + 48) != s->format_major || cm_le64(d + 104) != s->stream_bytes ||
+        ((flags & SC_COMPLETE) != 0) != s->complete)
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, 48, "the sidecar's blocks are not the trace's");
+    for (size_t i = 0; i < ix->count; i++) {
+        const uint8_t *e = d + SC_HEADER + i * SC_ENTRY;
+        uint8_t f = e[29];
+        if (!entry_matches(e, &ix->blocks[i]) || (f & ~NT_INDEX_BLOCK_RECORDS) != 0 ||
+            (f && ix->blocks[i].kind != NT_INDEX_EVENT))
+            return refuse(msg, msg_size, NT_ERR_MALFORMED, SC_HEADER + i * SC_ENTRY,
+                          "a block entry differs from the trace's block header there");
+    }
+    for (size_t i = 0; i < ix->count; i++)
+        ix->blocks[i].flags = d[SC_HEADER + i * SC_ENTRY + 29];
+    /* Counts: believed as counts (they select nothing), capped by what the scan allows. */
+    uint64_t walked = cm_le64(d + 64);
+    if (walked > s->blocks[NT_INDEX_EVENT])
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, 64, "more event blocks walked than the trace holds");
+    s->sampled_event_blocks = walked;
+    s->sampled_events = cm_le64(d + 72);
+    s->sampled_samples = cm_le64(d + 80);
+    s->events_estimate = cm_le64(d + 88);
+    s->samples_estimate = cm_le64(d + 96);
+    s->estimate_exact = (flags & SC_EXACT) != 0 && walked == s->blocks[NT_INDEX_EVENT];
+    if (!s->estimate_exact) /* flags of blocks not walked are not known: none is believed */
+        for (size_t i = 0; i < ix->count; i++)
+            ix->blocks[i].flags = 0;
+    return NT_OK;
+}
+
+nt_status nt_index_load(const void *data, size_t len, int trace_fd, const nt_index_options *opt, nt_index **out,
+                        char *msg, size_t msg_size)
+{
+    if (msg && msg_size)
+        msg[0] = '\0';
+    if (!out || (!data && len) || trace_fd < 0)
+        return NT_ERR_INVALID_ARG;
+    *out = NULL;
+    const uint8_t *d = data;
+    uint64_t count = 0;
+    nt_status s = check_header(d, len, msg, msg_size, &count);
+    if (s)
+        return s;
+    struct stat st;
+    if (fstat(trace_fd, &st) != 0) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "the trace: %s", strerror(errno));
+        return NT_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode))
+        return refuse(msg, msg_size, NT_ERR_INVALID_ARG, 0, "the trace is not a regular file");
+    /* Scan the trace's block headers (no walk: the sidecar's walk is what is taken). */
+    char scan_msg[256];
+    ix_build b = { .fd = trace_fd, .len = (uint64_t)st.st_size, .msg = scan_msg, .msg_size = sizeof scan_msg };
+    nt_index *ix = NULL;
+    s = ix_build_run(&b, opt, false, &ix);
+    if (s) { /* a damaged trace is read by the parser, which says where; no sidecar is used for it */
+        nt_index_free(ix);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "the trace's block headers: %s", scan_msg);
+        return s;
+    }
+    ix_identity now;
+    if (!ix_identify(&b, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, &now)) {
+        nt_index_free(ix);
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "the trace: reading it failed");
+        return NT_ERR_IO;
+    }
+    ix->id = now;
+    s = check_identity(d, &now, msg, msg_size);
+    if (s == NT_OK)
+        s = adopt(ix, d, count, msg, msg_size);
+    if (s) {
+        nt_index_free(ix);
+        return s;
+    }
+    *out = ix;
+    return NT_OK;
+}
