@@ -44,6 +44,9 @@ CRITERION_TESTS = \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
 	tests/test_abi tests/test_convert_api
+CRITERION_TESTS += tests/test_window_loss tests/test_payload_sources
+EXTRA_DIST += corpus/event-sources.nettrace tests/workloads/EventSources/EventSources.csproj \
+	tests/workloads/EventSources/Program.cs
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
 TESTS += $(CRITERION_TESTS)
