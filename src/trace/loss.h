@@ -7,8 +7,8 @@
  * the wl_log, which keeps the gaps (time, thread, events) while the sample
  * log does, bounded by a count.  Both cost what they hold: threads that lost
  * events, gaps of the span kept. */
-#ifndef NT_TRACE_LOSS_H
-#define NT_TRACE_LOSS_H
+#ifndef TR_LOSS_H
+#define TR_LOSS_H
 
 #include "nettrace_trace.h"
 #include "common/alloc.h"
