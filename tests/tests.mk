@@ -44,6 +44,9 @@ CRITERION_TESTS = \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
 	tests/test_abi tests/test_convert_api
+CRITERION_TESTS += tests/test_window_loss tests/test_payload_sources
+EXTRA_DIST += corpus/event-sources.nettrace tests/workloads/EventSources/EventSources.csproj \
+	tests/workloads/EventSources/Program.cs
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
 TESTS += $(CRITERION_TESTS)
@@ -103,11 +106,15 @@ EXTRA_DIST += tests/slice_windows.sh tests/slice_shared.sh
 # No cycle among the library's units (symbol level), and the checker itself on made-up libraries.
 TESTS += tools/check-cycles.sh tests/check_cycles.sh
 EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh tests/check_cycles.sh
+# No function in src/ over 120 lines, and the length checker itself on made-up files.
+TESTS += tests/function_length.sh
+EXTRA_DIST += tests/function_length.sh tools/function-lengths.py
 
 # ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
 TESTS += tests/cli_pty.sh
 EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
-TESTS += tests/man_flags.sh
+TESTS += tests/man_flags.sh tests/cli_window.sh
+EXTRA_DIST += tests/cli_window.sh
 EXTRA_DIST += tests/man_flags.sh
 TESTS += tests/man_api.sh
 EXTRA_DIST += tests/man_api.sh
@@ -142,6 +149,11 @@ EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj t
 # gc's time base, units, window and sizes; quoted labels; usage errors.
 TESTS += tests/cli_readable.sh
 EXTRA_DIST += tests/cli_readable.sh
+# nettrace stack -p on a real .NET process (issue 25; SKIP without dotnet)
+TESTS += tests/cli_stack.sh
+EXTRA_DIST += tests/cli_stack.sh
+TESTS += tests/readme_docs.sh
+EXTRA_DIST += tests/readme_docs.sh
 # (issue 21: test_events_bounds, test_overflow, test_profile_limits, test_writer_clock are in CRITERION_TESTS.)
 # nettrace profiles, keyword names in --providers, collect's provider table.
 TESTS += tests/cli_dotnet_like.sh
@@ -156,3 +168,8 @@ tests_window_soak_SOURCES = tests/window_soak.c
 tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
 tests_window_soak_LDADD = libnettrace_core.la
 tests_window_soak_LDFLAGS = $(T_LINK)
+
+# The parallel parse against the sequential one (nettrace_parallel.h).
+CRITERION_TESTS += tests/test_parallel
+TESTS += tests/cli_parallel.sh
+EXTRA_DIST += tests/cli_parallel.sh

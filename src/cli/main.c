@@ -29,6 +29,7 @@ static const command COMMANDS[] = {
     { "index", cmd_index, "the block index: blocks, time span, event and sample estimates, from headers only" },
     { "heap", cmd_heap, "a heap snapshot: types by retained size, paths to roots, diff, flame graph" },
     { "gcdump", cmd_gcdump, "take a heap snapshot of a running .NET process" },
+    { "stack", cmd_stack, "every thread's current managed stack in a running .NET process" },
 };
 
 static void usage(FILE *f)
