@@ -74,15 +74,9 @@ static bool slice_keeps(cv_conv *c, const nt_event *ev)
     return true;
 }
 
-static int on_event(void *user, const nt_event *ev)
+/* ev re-written: its output metadata id, its stack interned again. */
+static int write_event(cv_conv *c, const nt_event *ev)
 {
-    cv_conv *c = user;
-    if (c->window && !slice_keeps(c, ev))
-        return 0;
-    if (!ev->desc) {
-        c->st.events_without_metadata++;
-        return 0;
-    }
     c->last_timestamp = ev->timestamp;
     nt_writer_event e;
     memset(&e, 0, sizeof e);
@@ -116,6 +110,26 @@ static int on_event(void *user, const nt_event *ev)
     return 0;
 }
 
+static int on_event(void *user, const nt_event *ev)
+{
+    cv_conv *c = user;
+    if (c->window && !slice_keeps(c, ev))
+        return 0;
+    if (!ev->desc) {
+        c->st.events_without_metadata++;
+        return 0;
+    }
+    /* A record is written by its typed callback, which the parser calls right after this one once it has
+     * checked the payload: a record the parser finds damaged ends the input without reaching the output. */
+    if (is_record(ev->desc))
+        return 0;
+    return write_event(c, ev);
+}
+
+static int on_method(void *user, const nt_method *m) { return write_event(user, m->event); }
+static int on_module(void *user, const nt_module *m) { return write_event(user, m->event); }
+static int on_assembly(void *user, const nt_assembly *a) { return write_event(user, a->event); }
+
 static int on_sp(void *user, const nt_sequence_point *sp)
 {
     cv_conv *c = user;
@@ -141,5 +155,8 @@ void cv_callbacks(nt_callbacks *cb)
     cb->trace = on_trace;
     cb->metadata = on_metadata;
     cb->event = on_event;
+    cb->method = on_method;
+    cb->module = on_module;
+    cb->assembly = on_assembly;
     cb->sequence_point = on_sp;
 }

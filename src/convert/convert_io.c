@@ -88,6 +88,7 @@ static nt_status convert(int fd, const void *data, size_t len, const nt_convert_
         snprintf(c.st.message, sizeof c.st.message, "out of memory");
     } else {
         c.parser = p;
+        nt_parser_set_lazy_names(p, true); /* the records' strings are copied as the payload holds them */
         if (data) {
             s = nt_parser_feed(p, data, len);
             if (s == NT_OK)
