@@ -78,7 +78,7 @@ static void top_usage(FILE *f)
 static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
                         const nt_session_config *base, const char *what, int64_t deadline_ns)
 {
-    nt_callbacks cb = { 0 };
+    nt_callbacks cb = NT_STRUCT_INIT(nt_callbacks); /* sized: the window's sequence_gap counts loss per thread */
     if (events)
         nt_profile_window_callbacks(&cb);
     else
@@ -132,6 +132,37 @@ static void title(bool tty, int32_t pid, double interval_s)
     printf("nettrace top  pid %" PRId32 "  %s  last %.1f s\n", pid, when, interval_s);
 }
 
+/* One stderr line for a window that lost events (the runtime's buffers were full or the session fell
+ * behind): how many, and the threads that lost most, so a thin view is not mistaken for an idle one. */
+static void report_loss(const nt_trace_window *win)
+{
+    nt_window_loss l = NT_STRUCT_INIT(nt_window_loss);
+    nt_trace_window_loss_get(win, &l);
+    if (!l.dropped)
+        return;
+    fprintf(stderr, "nettrace top: this window lost %" PRIu64 " events in %" PRIu64 " gaps on %" PRIu64 " thread%s (",
+            l.dropped, l.gaps, l.thread_count, l.thread_count == 1 ? "" : "s");
+    /* The three that lost most, most first (ties: the lower thread id, the rows' order). */
+    const nt_thread_loss *most[3] = { NULL, NULL, NULL };
+    for (uint64_t i = 0; i < l.thread_count; i++) {
+        const nt_thread_loss *r = &l.threads[i];
+        for (int k = 0; k < 3; k++) {
+            if (!most[k] || r->dropped > most[k]->dropped) {
+                for (int j = 2; j > k; j--)
+                    most[j] = most[j - 1];
+                most[k] = r;
+                break;
+            }
+        }
+    }
+    uint64_t shown = 0;
+    for (int k = 0; k < 3 && most[k]; k++, shown++)
+        fprintf(stderr, "%sthread %" PRIu64 ": %" PRIu64, k ? ", " : "", most[k]->thread_id, most[k]->dropped);
+    if (shown < l.thread_count)
+        fprintf(stderr, ", %" PRIu64 " more", l.thread_count - shown);
+    fputs(")\n", stderr);
+}
+
 /* One refresh of an event profile: the window's profile as 'nettrace top --profile' prints a file's. */
 static int render_profile(nt_trace_window *win, nt_profile_kind kind, const nt_top_options *to, double interval_s,
                           bool tty, int32_t pid, bool *warned)
@@ -151,6 +182,7 @@ static int render_profile(nt_trace_window *win, nt_profile_kind kind, const nt_t
     nt_profile_free(p);
     if (!ok)
         return cli_exit_code(NT_ERR_NOMEM);
+    report_loss(win);
     if (st == NT_ERR_LIMIT && !*warned) {
         fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
         *warned = true;
@@ -184,6 +216,7 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
         puts("");
     fflush(stdout);
     nt_top_free(top);
+    report_loss(win);
     if (st == NT_ERR_LIMIT && !*warned) {
         const char *why = nt_trace_message(t);
         fprintf(stderr, "nettrace top: %s\n",

@@ -3,8 +3,8 @@
  * dense name indices for frames, samples grouped by thread, and the pieces
  * the folded and speedscope writers share.  A trace is read through the
  * public accessors and trace/trace_view.h, never its layout. */
-#ifndef EX_EXPORT_INTERNAL_H
-#define EX_EXPORT_INTERNAL_H
+#ifndef EX_INTERNAL_H
+#define EX_INTERNAL_H
 
 #include "nettrace_trace.h"
 #include "common/alloc.h"

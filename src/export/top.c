@@ -36,17 +36,35 @@ typedef struct top_work {
     top_row *rows;
 } top_work;
 
+typedef struct row_order {
+    bool by_incl;
+    const ex_names *nm;
+} row_order;
+
+/* Equal counts go by name, then by name index: the order is the trace's
+ * content, not the order in which a read met the names (a windowed read
+ * meets fewer of them). */
+static int cmp_names(const top_row *x, const top_row *y, const ex_names *nm)
+{
+    char a[256], b[256];
+    nt_frame_name_ex(nm->rep[x->id], nm->flags, a, sizeof a);
+    nt_frame_name_ex(nm->rep[y->id], nm->flags, b, sizeof b);
+    int c = strcmp(a, b);
+    return c ? c : x->id < y->id ? -1 : x->id > y->id;
+}
+
 static int cmp_rows(const void *a, const void *b, void *ctx)
 {
     const top_row *x = a, *y = b;
-    const bool by_incl = *(const bool *)ctx;
+    const row_order *ro = ctx;
+    const bool by_incl = ro->by_incl;
     if (by_incl && x->incl != y->incl)
         return x->incl > y->incl ? -1 : 1;
     if (x->excl != y->excl)
         return x->excl > y->excl ? -1 : 1;
     if (x->incl != y->incl)
         return x->incl > y->incl ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
+    return cmp_names(x, y, ro->nm);
 }
 
 /* Sums saturate: weights by time come from the file's clock, which may be hostile. */
@@ -114,8 +132,8 @@ static nt_status count_table(top_impl *ti, top_work *w, size_t th, nt_top_table 
     top_row *scratch = cm_mem_alloc(&ti->mem, (n ? n : 1) * sizeof *scratch);
     if (!scratch)
         return NT_ERR_NOMEM;
-    bool by_incl = opt->by_inclusive;
-    cm_merge_sort(w->rows, scratch, n, sizeof *w->rows, cmp_rows, &by_incl);
+    row_order ro = { opt->by_inclusive, &w->nm };
+    cm_merge_sort(w->rows, scratch, n, sizeof *w->rows, cmp_rows, &ro);
     cm_mem_free(&ti->mem, scratch, (n ? n : 1) * sizeof *scratch);
     size_t keep = opt->rows && n > opt->rows ? opt->rows : n;
     if (!cm_mem_reserve(&ti->mem, (void **)&ti->rows, &ti->rows_cap, ti->nrows + keep, sizeof *ti->rows))

@@ -17,6 +17,8 @@ libnettrace_core_la_SOURCES += \
 	src/trace/record_store.c \
 	src/trace/sample_log.h \
 	src/trace/sample_log.c \
+	src/trace/loss.h \
+	src/trace/loss.c \
 	src/trace/window.c
 # The event profiles (allocations, exceptions, contention, GC timeline) beside the trace.
 libnettrace_core_la_SOURCES += \

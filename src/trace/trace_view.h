@@ -6,8 +6,8 @@
  * these takes a NULL trace (the exporters check theirs at the entry point).
  * The event profiles' records are read through the public
  * nt_profile_record_at. */
-#ifndef TR_TRACE_VIEW_H
-#define TR_TRACE_VIEW_H
+#ifndef TR_VIEW_H
+#define TR_VIEW_H
 
 #include "nettrace_trace.h"
 
