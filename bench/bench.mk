@@ -87,3 +87,16 @@ bench-heap: bench/heap_snapshot$(EXEEXT) bench/bench_run$(EXEEXT) nettrace$(EXEE
 	BENCH_RUN='$(abs_top_builddir)/bench/bench_run$(EXEEXT)' \
 	HEAP_SNAPSHOT='$(abs_top_builddir)/bench/heap_snapshot$(EXEEXT)' \
 	$(SHELL) '$(abs_top_srcdir)/bench/heap.sh'
+
+# make bench-parallel: top and stacks -f pprof on 1, 2, ... threads (bench/parallel.sh) on the
+# recorded traces bench-traceevent uses (BENCH_SIZES; recorded first when absent).
+EXTRA_DIST += bench/parallel.sh
+BENCH_PARALLEL_CMD = NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' BENCH_RUN='$(abs_top_builddir)/bench/bench_run$(EXEEXT)' \
+	BENCH_WORK='$(BENCH_WORK)' $(SHELL) '$(abs_top_srcdir)/bench/parallel.sh' \
+	$$(for mb in $${BENCH_SIZES-100 1024}; do f='$(BENCH_WORK)'/bench-$${mb}mb.nettrace; \
+	   [ -f "$$f" ] || BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' \
+	     '$(abs_top_srcdir)/bench/record-large.sh' "$$mb" "$$f" >&2; echo "$$f"; done)
+.PHONY: bench-parallel
+bench-parallel: bench/bench_run$(EXEEXT) nettrace$(EXEEXT)
+	$(BENCH_PARALLEL_CMD)
+bench: bench-parallel

@@ -4,6 +4,8 @@
 # against `dotnet-gcdump convert FILE` + `dotnet-gcdump report` (10.0.750501:
 # $DOTNET_GCDUMP, on PATH or in ~/.dotnet/tools) on the same file, timed by
 # bench_run in the same run: the ratios are the result, never a wall-clock limit.
+# Then the .gcdump dotnet-gcdump converted, read by `nettrace heap` against
+# `dotnet-gcdump report` on it.
 set -u
 work=${BENCH_WORK:?}
 nt=${NETTRACE:?}
@@ -34,3 +36,10 @@ echo "$ours|$conv|$rep" | awk -F'|' '{
     t = b[2] + c[2]; p = b[6] > c[6] ? b[6] : c[6];
     printf "bench-heap: time ratio %.1fx (dotnet-gcdump %.2f s / nettrace %.2f s), peak memory %.2f of dotnet-gcdump'"'"'s (%d KiB / %d KiB)\n",
         t / a[2], t, a[2], a[6] / p, a[6], p }'
+# The same .gcdump read by both: nettrace heap (read + dominators + type table) against dotnet-gcdump report.
+gd=$("$run" -n "$runs" -- "$nt" heap -n 20 "$work/heap/theirs.gcdump") || exit 1
+echo "nettrace heap on the .gcdump:    $gd"
+echo "$gd|$rep" | awk -F'|' '{
+    split($1, a, " "); split($2, c, " ");
+    printf "bench-heap: the .gcdump: nettrace heap %.2f s, dotnet-gcdump report %.2f s (%.1fx), peak memory %.2f of its (%d KiB / %d KiB)\n",
+        a[2], c[2], c[2] / a[2], a[6] / c[6], a[6], c[6] }'

@@ -8,7 +8,8 @@
 #                                    spin-threads-dotnet-trace, event-fields,
 #                                    profile-alloc, profile-exceptions,
 #                                    profile-contention, profile-gc,
-#                                    heap-shape, heap-shape-grown)
+#                                    heap-shape, heap-shape-grown,
+#                                    heap-shape-gcdump, heap-shape-grown-gcdump)
 #
 # Environment: DURATION_MS (default 2000) is the workload's run time;
 # DOTNET_TRACE (default: dotnet-trace on PATH or ~/.dotnet/tools) is used only
@@ -120,23 +121,37 @@ record_profile() {
     check_size "$out"
 }
 
-# record_gcdump NAME SCALE: a heap snapshot of HeapShape SCALE taken with
-# this project's own `nettrace gcdump` once the workload says it is ready,
-# into corpus/heap/ (the tests that take every corpus/*.nettrace want samples).
-record_gcdump() {
-    local out="$here/heap/$1.nettrace" dir log pid tool=${NETTRACE:-$top/nettrace}
+# record_heap FILE SCALE CAPTURE...: a heap snapshot of HeapShape SCALE into
+# corpus/heap/FILE, taken once the workload says it is ready by CAPTURE -p PID
+# -o FILE (corpus/heap/, apart: the tests that take every corpus/*.nettrace
+# want samples).
+record_heap() {
+    local out="$here/heap/$1" scale=$2 dir log pid
+    shift 2
     build HeapShape
     dir=$(mktemp -d)
     log="$dir/log"
     rm -f "$out"
-    dotnet "$workloads/HeapShape/bin/Release/net10.0/HeapShape.dll" "$2" 30000 >"$log" &
+    dotnet "$workloads/HeapShape/bin/Release/net10.0/HeapShape.dll" "$scale" 30000 >"$log" &
     pid=$!
     for _ in $(seq 1 300); do grep -q '^ready' "$log" && break; sleep 0.1; done
-    "$tool" gcdump -q -p "$pid" -o "$out"
+    "$@" -p "$pid" -o "$out" >/dev/null
     kill "$pid"
     wait "$pid" || true
     rm -rf "$dir"
     check_size "$out"
+}
+
+# record_gcdump NAME SCALE: with this project's own `nettrace gcdump`, a .nettrace.
+record_gcdump() { record_heap "$1.nettrace" "$2" "${NETTRACE:-$top/nettrace}" gcdump -q; }
+
+# record_dotnet_gcdump NAME SCALE: the same snapshot as dotnet-gcdump writes it
+# (a .gcdump, PerfView's serialized MemoryGraph).  DOTNET_GCDUMP (default:
+# dotnet-gcdump on PATH or ~/.dotnet/tools) is dotnet-gcdump 10.0.750501
+# (`dotnet tool install --tool-path DIR dotnet-gcdump --version 10.0.750501`).
+record_dotnet_gcdump() {
+    record_heap "$1.gcdump" "$2" \
+        "${DOTNET_GCDUMP:-$(command -v dotnet-gcdump || echo "$HOME/.dotnet/tools/dotnet-gcdump")}" collect
 }
 
 want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
@@ -146,7 +161,7 @@ want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 fields_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1C019:5,System.Threading.Tasks.TplEventSource:0x3:5,Workloads-EventFields:0:5'
 
 for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields profile-alloc profile-exceptions \
-    profile-contention profile-gc heap-shape heap-shape-grown; do
+    profile-contention profile-gc heap-shape heap-shape-grown heap-shape-gcdump heap-shape-grown-gcdump; do
     want "$@" || continue
     case $TARGET in
         spin-threads) record_env spin-threads SpinThreads Workloads-SpinThreads:0:5 ;;
@@ -160,6 +175,8 @@ for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields prof
         profile-gc) record_profile profile-gc gc cpu,gc ;;
         heap-shape) record_gcdump shape 1 ;;
         heap-shape-grown) record_gcdump shape-grown 2 ;;
+        heap-shape-gcdump) record_dotnet_gcdump shape 1 ;;
+        heap-shape-grown-gcdump) record_dotnet_gcdump shape-grown 2 ;;
     esac
 done
 dotnet --list-runtimes | grep Microsoft.NETCore.App

@@ -27,6 +27,15 @@ void fz_fail(const char *fmt, ...)
  * input itself a plain stream (so every harness can share one corpus). */
 uint64_t fz_hash(const uint8_t *data, size_t size);
 
+/* An export's output gathered in memory (d: n bytes, grown by doubling; the caller frees d). */
+typedef struct fz_sink {
+    uint8_t *d;
+    size_t n, cap;
+} fz_sink;
+
+/* The exporters' nt_sink_fn over an fz_sink (user); 1 when memory is short. */
+int fz_sink_write(void *user, const void *data, size_t len);
+
 /* xorshift64 step; the state must be non-zero. */
 uint64_t fz_next(uint64_t *state);
 

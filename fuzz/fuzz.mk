@@ -2,20 +2,22 @@
 # replay builds (make check, any compiler), and the
 # fuzz-seeds / fuzz-smoke / fuzz-coverage targets.  See fuzz/README.md.
 
-FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile
+FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump
 FUZZ_COMMON = fuzz/fuzz.h fuzz/peak_bound.h fuzz/fuzz_common.c
+# The heap graph's invariants, for the heap and gcdump harnesses.
+FUZZ_HEAP_CHECKS = fuzz/heap_checks.c fuzz/heap_checks.h
 # The tool's commands without its main(), for fuzz_profile.
 FUZZ_CLI = src/cli/cli.h src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/cli/progress.c src/cli/progress.h src/cli/opts.c src/cli/opts.h \
-	src/cli/time_opt.c src/cli/time_opt.h src/cli/select.c src/cli/select.h src/cli/trace_load.c src/cli/trace_load.h \
+	src/cli/time_opt.c src/cli/time_opt.h src/cli/select.c src/cli/select.h src/cli/trace_load.c src/cli/trace_load.h src/cli/stream_read.c src/cli/stream_read.h src/cli/io_window.c \
 	src/cli/cmd_info.c src/cli/event_types.c src/cli/event_types.h src/cli/cmd_events.c src/cli/event_census.c src/cli/event_census.h src/cli/event_format.c \
 	src/cli/event_format.h src/cli/event_lines.c src/cli/event_lines.h src/cli/event_stacks.c src/cli/event_stacks.h \
 	src/cli/stack_texts.c src/cli/stack_texts.h src/cli/cmd_samples.c src/cli/cmd_profile.c src/cli/profile_cli.h \
-	src/cli/cmd_gc.c src/cli/site.c src/cli/site.h
+	src/cli/cmd_gc.c src/cli/site.c src/cli/site.h src/cli/human.c src/cli/human.h
 
 # ---- replay builds: every harness + replay_main.c, run by fuzz/replay.sh ----
 check_PROGRAMS += fuzz/replay_parser fuzz/replay_parser_chunked fuzz/replay_parser_limits fuzz/replay_parser_alloc \
 	fuzz/replay_trace fuzz/replay_ipc_reply fuzz/replay_roundtrip fuzz/replay_fields fuzz/replay_index fuzz/replay_heap \
-	fuzz/replay_profile
+	fuzz/replay_profile fuzz/replay_gcdump
 TESTS += fuzz/replay.sh
 FUZZ_REPLAY_LIBS = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
 
@@ -69,10 +71,15 @@ fuzz_replay_fields_CPPFLAGS = $(T_CPP)
 fuzz_replay_fields_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_fields_LDFLAGS = $(AM_LDFLAGS) -no-install
 
-fuzz_replay_heap_SOURCES = fuzz/replay_main.c fuzz/fuzz_heap.c $(FUZZ_COMMON)
+fuzz_replay_heap_SOURCES = fuzz/replay_main.c fuzz/fuzz_heap.c $(FUZZ_COMMON) $(FUZZ_HEAP_CHECKS)
 fuzz_replay_heap_CPPFLAGS = $(T_CPP)
 fuzz_replay_heap_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_heap_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_gcdump_SOURCES = fuzz/replay_main.c fuzz/fuzz_gcdump.c $(FUZZ_COMMON) $(FUZZ_HEAP_CHECKS)
+fuzz_replay_gcdump_CPPFLAGS = $(T_CPP)
+fuzz_replay_gcdump_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_gcdump_LDFLAGS = $(AM_LDFLAGS) -no-install
 
 # The seed corpus is written by tools/make_seeds ('make fuzz-seeds', tools/tools.mk).
 
@@ -85,13 +92,20 @@ FUZZ_CC = -std=c11 $(WARN_CFLAGS) $(PTHREAD_CFLAGS) $(ZLIB_CFLAGS) $(FUZZ_SAN)
 FUZZ_LIB = $(libnettrace_core_la_SOURCES) tests/support/support.c tests/support/support.h $(FUZZ_COMMON)
 FUZZ_LIBS = $(ZLIB_LIBS) $(PTHREAD_LIBS)
 noinst_PROGRAMS += fuzz/fuzz_parser fuzz/fuzz_parser_chunked fuzz/fuzz_parser_limits fuzz/fuzz_parser_alloc \
-	fuzz/fuzz_trace fuzz/fuzz_ipc_reply fuzz/fuzz_roundtrip fuzz/fuzz_fields fuzz/fuzz_index fuzz/fuzz_heap fuzz/fuzz_profile
+	fuzz/fuzz_trace fuzz/fuzz_ipc_reply fuzz/fuzz_roundtrip fuzz/fuzz_fields fuzz/fuzz_index fuzz/fuzz_heap fuzz/fuzz_profile \
+	fuzz/fuzz_gcdump
 
-fuzz_fuzz_heap_SOURCES = fuzz/fuzz_heap.c $(FUZZ_LIB)
+fuzz_fuzz_heap_SOURCES = fuzz/fuzz_heap.c $(FUZZ_LIB) $(FUZZ_HEAP_CHECKS)
 fuzz_fuzz_heap_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_heap_CFLAGS = $(FUZZ_CC)
 fuzz_fuzz_heap_LDFLAGS = $(FUZZ_SAN)
 fuzz_fuzz_heap_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_gcdump_SOURCES = fuzz/fuzz_gcdump.c $(FUZZ_LIB) $(FUZZ_HEAP_CHECKS)
+fuzz_fuzz_gcdump_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_gcdump_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_gcdump_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_gcdump_LDADD = $(FUZZ_LIBS)
 
 fuzz_fuzz_profile_SOURCES = fuzz/fuzz_profile.c $(FUZZ_LIB) $(FUZZ_CLI)
 fuzz_fuzz_profile_CPPFLAGS = $(FUZZ_CPP)

@@ -160,3 +160,22 @@ void fz_same(const char *what, const ts_digest *a, const nt_parser_stats *sa, co
     if (memcmp(&x, &y, sizeof x) != 0)
         fz_fail("%s: parser stats differ", what);
 }
+
+int fz_sink_write(void *user, const void *data, size_t len)
+{
+    fz_sink *s = user;
+    if (s->n + len > s->cap) {
+        size_t c = s->cap ? s->cap * 2 : 4096;
+        while (c < s->n + len)
+            c *= 2;
+        uint8_t *nd = realloc(s->d, c);
+        if (!nd)
+            return 1;
+        s->d = nd;
+        s->cap = c;
+    }
+    if (len)
+        memcpy(s->d + s->n, data, len);
+    s->n += len;
+    return 0;
+}

@@ -15,29 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct sink {
-    uint8_t *d;
-    size_t n, cap;
-} sink;
-
-static int sink_write(void *user, const void *data, size_t len)
-{
-    sink *s = user;
-    if (s->n + len > s->cap) {
-        size_t c = s->cap ? s->cap * 2 : 4096;
-        while (c < s->n + len)
-            c *= 2;
-        uint8_t *nd = realloc(s->d, c);
-        if (!nd)
-            return 1;
-        s->d = nd;
-        s->cap = c;
-    }
-    if (len)
-        memcpy(s->d + s->n, data, len);
-    s->n += len;
-    return 0;
-}
 
 static volatile size_t sink_hole; /* keeps the walk from being optimized away */
 
@@ -113,7 +90,7 @@ static void walk(const nt_trace *t)
     touch(nt_trace_message(t));
 }
 
-static void check_folded(const sink *s)
+static void check_folded(const fz_sink *s)
 {
     size_t line = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -130,7 +107,7 @@ static void check_folded(const sink *s)
         fz_fail("folded output does not end with a newline");
 }
 
-static void check_speedscope(const sink *s)
+static void check_speedscope(const fz_sink *s)
 {
     size_t n = s->n;
     while (n && (s->d[n - 1] == '\n' || s->d[n - 1] == ' '))
@@ -143,16 +120,16 @@ static void check_speedscope(const sink *s)
 }
 
 typedef struct exports {
-    sink folded, speedscope, pprof;
+    fz_sink folded, speedscope, pprof;
     nt_status sf, ss, sp;
 } exports;
 
 static void run_exports(const nt_trace *t, const nt_export_options *o, exports *e)
 {
     memset(e, 0, sizeof *e);
-    e->sf = nt_export_folded(t, o, sink_write, &e->folded);
-    e->ss = nt_export_speedscope(t, o, sink_write, &e->speedscope);
-    e->sp = nt_export_pprof(t, o, sink_write, &e->pprof);
+    e->sf = nt_export_folded(t, o, fz_sink_write, &e->folded);
+    e->ss = nt_export_speedscope(t, o, fz_sink_write, &e->speedscope);
+    e->sp = nt_export_pprof(t, o, fz_sink_write, &e->pprof);
     if (e->sf == NT_OK)
         check_folded(&e->folded);
     if (e->ss == NT_OK)
@@ -168,7 +145,7 @@ static void free_exports(exports *e)
     free(e->pprof.d);
 }
 
-static int same_sink(const sink *a, const sink *b)
+static int same_sink(const fz_sink *a, const fz_sink *b)
 {
     return a->n == b->n && (a->n == 0 || memcmp(a->d, b->d, a->n) == 0);
 }
@@ -237,8 +214,8 @@ static void compare_counted(const uint8_t *data, size_t size, const nt_trace_opt
     walk(tc);
     exports c;
     memset(&c, 0, sizeof c);
-    c.sf = nt_export_folded(tc, eo, sink_write, &c.folded);
-    c.sp = nt_export_pprof(tc, eo, sink_write, &c.pprof);
+    c.sf = nt_export_folded(tc, eo, fz_sink_write, &c.folded);
+    c.sp = nt_export_pprof(tc, eo, fz_sink_write, &c.pprof);
     if (c.sf != a->sf || !same_sink(&c.folded, &a->folded))
         fz_fail("folded export differs between kept and counted samples");
     if (c.sp != a->sp || !same_sink(&c.pprof, &a->pprof))

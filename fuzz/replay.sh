@@ -13,15 +13,18 @@ corpus_of() {
     ipc_reply) echo ipc_reply ;;
     fields) echo fields ;;
     heap) echo heap ;;
+    gcdump) echo gcdump ;;
     *) echo parser ;;
     esac
 }
-for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile; do
+for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump; do
     c=$(corpus_of "$h")
     set --
     for d in "$s/corpus/fuzz/$c" "$s/corpus/fuzz/regressions/$c"; do
         [ -d "$d" ] && set -- "$@" "$d"
     done
+    # the gcdump harness also replays the real .gcdump files of corpus/heap/
+    [ "$h" = gcdump ] && for f in "$s"/corpus/heap/*.gcdump; do [ -f "$f" ] && set -- "$@" "$f"; done
     if [ $# -eq 0 ]; then
         echo "FAIL: no corpus for $h under $s/corpus/fuzz" >&2
         rc=1

@@ -14,6 +14,7 @@ for h in "$@"; do
     case $h in
     parser_limits) c=parser_limits ;;
     ipc_reply) c=ipc_reply ;;
+    fields | heap | gcdump) c=$h ;;
     *) c=parser ;;
     esac
     w=$work/$h

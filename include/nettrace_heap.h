@@ -96,6 +96,12 @@ typedef struct nt_heap_options {
     void *progress_user;
 } nt_heap_options;
 
+/** What a heap was read from. */
+typedef enum nt_heap_format {
+    NT_HEAP_FROM_NETTRACE = 0, /**< a NetTrace stream holding a heap dump's GC */
+    NT_HEAP_FROM_GCDUMP        /**< a .gcdump file (PerfView's serialized MemoryGraph: dotnet-gcdump, dotnet-monitor) */
+} nt_heap_format;
+
 /** What the build saw.  complete is true only when nothing below says otherwise. */
 typedef struct nt_heap_stats {
     uint32_t struct_size;        /**< set by the caller (0 or sizeof), then the bytes filled (doc/abi.md) */
@@ -108,7 +114,7 @@ typedef struct nt_heap_stats {
     bool gc_found;               /**< an induced non-concurrent gen-2 GC start with heap data was seen */
     bool gc_ended;               /**< and its end */
     bool complete;               /**< the whole graph: its GC ended and nothing was lost, missing or damaged */
-    uint32_t gc_number;          /**< that GC's Count */
+    uint32_t gc_number;          /**< that GC's Count (0 from a .gcdump, which does not keep it) */
     uint64_t events_dropped;     /**< events the parser found lost (sequence numbers) */
     uint64_t bulk_gaps;          /**< GCBulkNode / GCBulkEdge events missing by their Index */
     uint64_t edges_missing;      /**< references the objects announced that no GCBulkEdge brought */
@@ -122,6 +128,7 @@ typedef struct nt_heap_stats {
     uint64_t unreachable;        /**< objects no root reaches (after nt_heap_dominators) */
     size_t memory;               /**< bytes the heap holds */
     size_t memory_peak;          /**< most bytes held while building it */
+    nt_heap_format format;       /**< what it was read from */
 } nt_heap_stats;
 
 /*
@@ -129,7 +136,10 @@ typedef struct nt_heap_stats {
  * *out is set whenever the stream's header was read, also when it was
  * damaged later: the heap then holds the objects read before the fault.
  * msg (may be NULL) receives a description with the byte offset.  A stream
- * without heap data gives an empty heap (stats.gc_found false).
+ * without heap data gives an empty heap (stats.gc_found false).  A .gcdump
+ * (doc/gcdump-format.md) is told from a NetTrace stream by its first 24
+ * bytes, by nt_heap_from_fd only in a regular file (a pipe is read as
+ * NetTrace); stats.format says which was read.
  */
 NT_API nt_status nt_heap_from_file(const char *path, const nt_heap_options *opt, nt_heap **out, char *msg,
                                    size_t msg_size);

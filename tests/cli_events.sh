@@ -51,14 +51,25 @@ tid=$("$nt" events --event ThreadSample "$trace" | awk 'NR == 1 { print $2 }')
 "$nt" events --thread "$tid" "$trace" | awk -v t="$tid" '$2 != t { exit 1 }' || fail "--thread $tid let other threads through"
 first=$("$nt" events "$trace" | awk 'NR == 10 { print $1 }')
 last=$("$nt" events "$trace" | awk 'NR == 20 { print $1 }')
-"$nt" events --from "$first" --to "$last" "$trace" | awk -v a="$first" -v b="$last" '$1 < a || $1 >= b { exit 1 }' \
+# the text's times are s since the trace's start, as --from/--to count
+"$nt" events --from "${first}s" --to "${last}s" "$trace" > "$tmp/win.txt" || fail "events --from ${first}s failed"
+[ -s "$tmp/win.txt" ] || fail "--from ${first}s --to ${last}s kept nothing"
+awk -v a="$first" -v b="$last" '$1 < a || $1 >= b { exit 1 }' "$tmp/win.txt" \
     || fail "--from/--to let events outside [$first, $last) through"
+head -1 "$tmp/win.txt" | awk -v a="$first" '$1 != a { exit 1 }' || fail "--from ${first}s missed the event at $first s"
+# --absolute: the trace clock, which --json's time_ns also gives
+"$nt" events --absolute "$trace" | awk 'NR == 10 { print $1 }' > "$tmp/abs10"
+"$nt" events --json "$trace" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readlines()[9])["time_ns"])' |
+    cmp -s - "$tmp/abs10" || fail "events --absolute is not the trace clock of --json"
+start=$("$nt" info --json "$trace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["start_ns"])')
+python3 -c "import sys; a, s, r = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]; sys.exit(f'{(a - s) // 10**9}.{(a - s) % 10**9:09d}' != r)" \
+    "$(cat "$tmp/abs10")" "$start" "$first" || fail "events' time $first s is not --absolute $(cat "$tmp/abs10") less the start $start"
 "$nt" events --event NoSuchEvent "$trace" | grep -q . && fail "--event NoSuchEvent printed events"
 "$nt" events --thread x "$trace" 2>/dev/null; [ $? -eq 2 ] || fail "a bad --thread is not a usage error"
 
 # --stacks names frames as nettrace samples does: the sample events' stacks
 # are the samples' frames, line for line
-"$nt" events --stacks --event ThreadSample "$trace" > "$tmp/ev_stacks.txt" || fail "events --stacks"
+"$nt" events --stacks --absolute --event ThreadSample "$trace" > "$tmp/ev_stacks.txt" || fail "events --stacks"
 "$nt" samples "$trace" > "$tmp/samples.txt" || fail "samples"
 python3 - "$tmp/ev_stacks.txt" "$tmp/samples.txt" <<'PY' || exit 1
 import sys
@@ -95,4 +106,15 @@ if sys.argv[2] == "6":
 print(f"ok hostile strings V{sys.argv[2]}")
 PY
 done
+# pointers and HRESULTs in hex in the text (as people read them); JSON keeps numbers
+alloc="$top_srcdir/corpus/profile-alloc.nettrace"
+exc="$top_srcdir/corpus/profile-exceptions.nettrace"
+"$nt" events --event GCAllocationTick "$alloc" | head -1 > "$tmp/tick.txt"
+grep -Eq ' Address=0x[0-9a-f]+ ' "$tmp/tick.txt" || fail "a pointer is not hex: $(cat "$tmp/tick.txt")"
+"$nt" events --json --event GCAllocationTick "$alloc" | head -1 | grep -Eq '"Address":[0-9]+,' ||
+    fail "--json lost the pointer's number"
+"$nt" events --event ExceptionThrown "$exc" | head -1 | grep -q ' ExceptionHRESULT=0x80131509 ' ||
+    fail "an HRESULT is not hex: $("$nt" events --event ExceptionThrown "$exc" | head -1)"
+"$nt" events --json --event ExceptionThrown "$exc" | head -1 | grep -q '"ExceptionHRESULT":2148734217' ||
+    fail "--json lost the HRESULT's number"
 echo "ok: events and names"

@@ -1,23 +1,31 @@
 #!/bin/sh
-# nettrace heap and gcdump on the project's own snapshots: the JSON shape
-# outside programs rely on, the workload's known types, paths, the diff, the
-# flame graphs (an existing output is never overwritten), a truncated copy
-# (an incomplete graph is said to be one), a trace without a heap dump, and
-# gcdump's usage errors.
+# nettrace heap and gcdump on the project's own snapshots (.nettrace and
+# .gcdump alike): the JSON shape outside programs rely on, the workload's
+# known types, paths, the diff, the flame graphs (an existing output is never
+# overwritten), a truncated copy (an incomplete graph is said to be one), a
+# trace without a heap dump, and gcdump's usage errors.
 set -u
 nt="$top_builddir/nettrace"
-snap="$top_srcdir/corpus/heap/shape.nettrace"
-grown="$top_srcdir/corpus/heap/shape-grown.nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Every check below runs on the NetTrace snapshots and on the .gcdump files
+# dotnet-gcdump wrote of the same workload (the diff across the two kinds too).
+root=$(mktemp -d)
+tmp=$root
+trap 'rm -rf "$root"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not on PATH: the JSON cannot be checked"; exit 77; }
 
+# check_snapshot SNAPSHOT GROWN (not indented: its here-documents end at the line start)
+check_snapshot() {
+snap=$1 grown=$2 round=$((${round:-0} + 1))
+tmp="$root/$round"
+mkdir "$tmp"
+echo "checking $snap"
 "$nt" heap --json "$snap" > "$tmp/heap.json" || fail "heap --json exited $?"
 python3 - "$tmp/heap.json" <<'PY' || exit 1
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["complete"] is True, j
+assert j["format"] == ("gcdump" if j["file"].endswith(".gcdump") else "nettrace"), j["format"]
 rows = {t["type"]: t for t in j["types"]}
 for t in j["types"]:
     assert set(["type", "count", "shallow_bytes", "retained_bytes"]) <= set(t), t
@@ -58,6 +66,14 @@ awk '{ if ($NF !~ /^[0-9]+$/) exit 1 }' "$tmp/heap.folded" || fail "a folded lin
 echo keep > "$tmp/exists"
 "$nt" heap -f speedscope -o "$tmp/exists" "$snap" 2> /dev/null && fail "an existing output was overwritten"
 [ "$(cat "$tmp/exists")" = keep ] || fail "the existing file changed"
+# the output rules are out_file.c's, as for every command: the input is never
+# the output (even with --force), --force replaces another existing file
+cp "$snap" "$tmp/snap.nettrace"
+"$nt" heap -f folded --force -o "$tmp/snap.nettrace" "$tmp/snap.nettrace" 2> "$tmp/err" && fail "heap wrote over its input"
+grep -q 'is the input' "$tmp/err" || fail "writing over the input: $(cat "$tmp/err")"
+cmp -s "$snap" "$tmp/snap.nettrace" || fail "the snapshot read changed"
+"$nt" heap -f folded --force -o "$tmp/exists" "$snap" || fail "heap --force exited $?"
+[ "$(cat "$tmp/exists")" != keep ] && [ -s "$tmp/exists" ] || fail "--force did not replace the existing file"
 "$nt" heap -f speedscope -o "$tmp/heap.speedscope.json" "$snap" || fail "-f speedscope exited $?"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/heap.speedscope.json" || fail "speedscope is not JSON"
 "$nt" heap -f pprof -o "$tmp/heap.pb.gz" "$snap" || fail "-f pprof exited $?"
@@ -74,6 +90,14 @@ rc=$?
 [ $rc -eq 15 ] || fail "a truncated snapshot exited $rc, not 15"
 grep -q '"complete":false' "$tmp/cut.json" || fail "a truncated snapshot is not marked incomplete"
 grep -q 'what was read before' "$tmp/cut.err" || fail "no warning: $(cat "$tmp/cut.err")"
+
+}
+
+h="$top_srcdir/corpus/heap"
+check_snapshot "$h/shape.nettrace" "$h/shape-grown.nettrace"
+check_snapshot "$h/shape.gcdump" "$h/shape-grown.gcdump"
+check_snapshot "$h/shape.nettrace" "$h/shape-grown.gcdump"
+tmp=$root
 
 # a trace without a heap dump
 "$nt" heap "$top_srcdir/corpus/call-tree.nettrace" > /dev/null 2> "$tmp/none.err" && fail "a trace without a heap dump succeeded"

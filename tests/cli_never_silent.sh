@@ -28,7 +28,7 @@ echo "ok: provider and event names match in any case"
 "$nt" events --event GCAllocationTick "$spin" > "$tmp/out" 2> "$tmp/err" || fail "events exit $?"
 [ -s "$tmp/out" ] && fail "events printed events for a filter that should keep none"
 grep -q 'no event matches the filter (--event GCAllocationTick)' "$tmp/err" || fail "no word on stderr: $(cat "$tmp/err")"
-grep -q 'Microsoft-DotNETCore-SampleProfiler: 4430 events (ThreadSample)' "$tmp/err" || fail "the trace's events are not named: $(cat "$tmp/err")"
+grep -q 'Microsoft-DotNETCore-SampleProfiler: 4,430 events (ThreadSample)' "$tmp/err" || fail "the trace's events are not named: $(cat "$tmp/err")"
 grep -q "nettrace collect --profile alloc" "$tmp/err" || fail "no collect profile named: $(cat "$tmp/err")"
 "$nt" events --provider No-Such-Provider "$spin" 2>&1 >/dev/null | grep -q "collect --providers No-Such-Provider" ||
     fail "an unknown provider gets no hint"

@@ -82,3 +82,42 @@ done
 "$nt" help top > "$tmp/h1" && "$nt" top --help > "$tmp/h2" && cmp -s "$tmp/h1" "$tmp/h2" || fail "help top is not top --help"
 "$nt" nosuch 2> "$tmp/err"; [ $? -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "an unknown command: $(cat "$tmp/err")"
 echo "ok: usage errors are one hint line; help CMD is CMD --help"
+
+# numbers (nettrace(1) NUMBERS): counts grouped by three with commas, sizes
+# also in KiB/MiB, waits in ms; JSON and samples stay raw
+spin="$top_srcdir/corpus/spin-threads.nettrace"
+alloc="$top_srcdir/corpus/profile-alloc.nettrace"
+lock="$top_srcdir/corpus/profile-contention.nettrace"
+"$nt" info "$spin" > "$tmp/info.txt" && "$nt" info --json "$spin" > "$tmp/info2.json" || fail "info failed"
+"$nt" top "$spin" > "$tmp/top.txt" || fail "top failed"
+"$nt" top --profile alloc "$alloc" > "$tmp/alloc.txt" && "$nt" top --profile contention "$lock" > "$tmp/lock.txt" ||
+    fail "top --profile failed"
+"$nt" samples --profile alloc "$alloc" > "$tmp/alloc.samples" || fail "samples failed"
+python3 - "$tmp/info.txt" "$tmp/info2.json" "$tmp/top.txt" "$tmp/alloc.txt" "$tmp/lock.txt" "$tmp/alloc.samples" <<'PY' || exit 1
+import json, re, sys
+info, j, top, alloc, lock = (open(p).read() for p in sys.argv[1:6])
+j = json.loads(j)
+g = lambda n: f"{n:,}"
+assert j["bytes"] >= 1000 and j["samples"] >= 1000, j  # so the groups show
+b = j["bytes"]
+unit = f"{b / 1024:.1f} KiB" if b < 1 << 20 else f"{b / 1048576:.1f} MiB"
+assert f"bytes:             {g(b)} ({unit}) in {g(j['blocks'])} blocks" in info, info
+assert f"events:            {g(j['events'])} (" in info and f"samples:           {g(j['samples'])} on" in info, info
+assert f"sampling interval: {j['sampling_interval_ns'] / 1e6:.3f} ms" in info, info
+assert f"samples:  {g(j['samples'])} on " in top, top
+first = re.search(r"^ exclusive.*\n\s*([\d,]+) ", top, re.M).group(1)
+assert re.fullmatch(r"\d{1,3}(,\d{3})*", first), first
+m = re.match(r"alloc: ([\d,]+) events, ([\d,]+) bytes \(([\d.]+) MiB\)", alloc)
+assert m, alloc[:200]
+rows = [l.split(" ", 3) for l in open(sys.argv[6])]
+total = sum(int(r[2]) for r in rows)
+assert m.group(1) == g(len(rows)) and m.group(2) == g(total), (m.groups(), len(rows), total)
+assert abs(float(m.group(3)) - total / 1048576) < 0.06, (m.group(3), total)
+assert all(re.fullmatch(r"-?\d+", r[0]) and re.fullmatch(r"-?\d+", r[2]) for r in rows), "samples lost its raw numbers"
+m = re.match(r"contention: (\d+) events, ([\d.]+) ms waiting", lock)
+assert m and "wait_ms" in lock.split("\n")[1], lock[:300]
+row = lock.split("\n")[2].split()
+assert abs(float(row[0].replace(",", "")) - float(m.group(2))) < 0.002, (row, m.groups())
+print(f"ok: grouped counts ({g(j['samples'])} samples, {g(total)} bytes), sizes in KiB/MiB, waits in ms; samples raw")
+PY
+"$nt" top --json "$spin" | grep -Eq '"samples": [0-9]{4,},' || fail "top --json lost its raw count"

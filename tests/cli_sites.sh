@@ -49,13 +49,14 @@ awk '$4 == "ProfileLoad!Workloads.ProfileLoad.Throws.ThrowArgument" && $1 == 200
     fail "--inclusive: ThrowArgument does not carry its 200 throws"
 echo "ok: --inclusive counts each method anywhere on the events' stacks"
 
-# the alloc flame graph: the type (heap) is the leaf, the bytes unchanged
+# the alloc flame graph: the type is the leaf, spelt heap:Type as top's label
+# column and samples spell it (one spelling), the bytes unchanged
 "$nt" stacks --profile alloc "$alloc" > "$tmp/alloc.folded" || fail "stacks --profile alloc failed"
-awk '{ n = split($0, f, ";"); leaf = f[n]; sub(/ [0-9]+$/, "", leaf); if (leaf !~ / \((soh|loh|poh|other)\)$/) { print; exit 1 } }' \
+awk '{ n = split($0, f, ";"); leaf = f[n]; sub(/ [0-9]+$/, "", leaf); if (leaf !~ /^(soh|loh|poh|other):/) { print; exit 1 } }' \
     "$tmp/alloc.folded" || fail "an alloc stack's leaf is not its type"
-grep -q ';System.Byte\[\] (poh) 10032184$' "$tmp/alloc.folded" || fail "no 'System.Byte[] (poh)' leaf with the pinned bytes"
-want=$("$nt" top --profile alloc "$alloc" | awk 'NR == 1 { print $4 }')
+grep -q ';poh:System.Byte\[\] 10032184$' "$tmp/alloc.folded" || fail "no 'poh:System.Byte[]' leaf with the pinned bytes"
+want=$("$nt" top --profile alloc "$alloc" | awk 'NR == 1 { gsub(",", "", $4); print $4 }')
 got=$(awk '{ s += $NF } END { printf "%.0f", s }' "$tmp/alloc.folded")
 [ "$got" = "$want" ] || fail "the folded bytes $got differ from the profile's $want"
-"$nt" stacks --profile alloc --by-label "$alloc" | grep -q ' (poh);' || fail "--by-label lost its root label"
+"$nt" stacks --profile alloc --by-label "$alloc" | grep -q '^poh:System.Byte\[\];' || fail "--by-label lost its root label"
 echo "ok: the alloc flame graph's leaf is the allocated type"

@@ -22,6 +22,8 @@ grep -q '^profile:  thread-time: every thread sampled, running or blocked' "$tmp
 python3 - "$tmp/top.txt" "$tmp/samples.txt" <<'PY' || exit 1
 import re, sys
 top = open(sys.argv[1]).read()
+# counts are grouped by three with commas (nettrace(1) NUMBERS)
+top = re.sub(r"(?<=\d),(?=\d)", "", top)
 m = re.search(r"^kinds:    (\d+) managed \(([\d.]+)%\), (\d+) external \(([\d.]+)%", top, re.M)
 assert m, "no kinds line:\n" + top[:600]
 kinds = {"M": 0, "E": 0, "?": 0}

@@ -17,6 +17,12 @@ total_bytes.
       two captures of one process (ours and `dotnet-gcdump collect`): the
       types the workload holds fixed, count and bytes (ours = count x theirs,
       the types being of one size) exactly.
+  heap_conformance.py pair OURS.json THEIRS.json TYPE...
+      two captures of one process, both read by nettrace heap (the second
+      from dotnet-gcdump's .gcdump): the types the workload holds fixed,
+      count, shallow and retained bytes exactly (no noise: the workload
+      holds them still; the types the runtime allocates meanwhile, strings,
+      EventPipe providers, are not compared).
 """
 import json
 import re
@@ -96,11 +102,31 @@ def stable(ours_path, theirs_path, names):
     return fails, f"{len(names)} stable types"
 
 
+def pair(ours_path, theirs_path, names):
+    """Two `nettrace heap --json` reports (our .nettrace capture, dotnet-gcdump's .gcdump of the same
+    process): the workload's types agree exactly in count, shallow and retained bytes."""
+    _, mine = ours(ours_path)
+    _, theirs = ours(theirs_path)
+    a = {name: t for (name, _), t in mine.items()}
+    b = {name: t for (name, _), t in theirs.items()}
+    fails = []
+    for name in names:
+        if name not in a or name not in b:
+            fails.append(f"{name}: missing ({'ours' if name not in a else 'the .gcdump'})")
+            continue
+        for k in ("count", "shallow_bytes", "retained_bytes"):
+            if a[name][k] != b[name][k]:
+                fails.append(f"{name}: {k} {a[name][k]} (.nettrace), {b[name][k]} (.gcdump)")
+    return fails, f"{len(names)} stable types, count, shallow and retained bytes"
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "same":
         fails, what = same(argv[2], argv[3])
     elif len(argv) >= 5 and argv[1] == "stable":
         fails, what = stable(argv[2], argv[3], argv[4:])
+    elif len(argv) >= 5 and argv[1] == "pair":
+        fails, what = pair(argv[2], argv[3], argv[4:])
     else:
         raise SystemExit(__doc__)
     for f in fails:

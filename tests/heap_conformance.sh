@@ -2,7 +2,8 @@
 # nettrace heap against dotnet-gcdump 10.0.750501 (tests/heap_conformance.py
 # says what is compared): the HeapShape workload (tests/workloads/HeapShape)
 # captured by `nettrace gcdump` and by `dotnet-gcdump collect`; our capture
-# also converted by `dotnet-gcdump convert`.  The tool is $DOTNET_GCDUMP, or
+# also converted by `dotnet-gcdump convert`; dotnet-gcdump's .gcdump read by
+# `nettrace heap` against `dotnet-gcdump report` on it.  The tool is $DOTNET_GCDUMP, or
 # dotnet-gcdump on PATH or in ~/.dotnet/tools (install it with
 # `dotnet tool install --tool-path DIR dotnet-gcdump --version 10.0.750501`).
 # As a `make check` test it skips (77) when dotnet, python3 or dotnet-gcdump is
@@ -40,8 +41,16 @@ rc=0
     "$nt" heap --json "$out/ours.nettrace" > "$out/ours.json" || { echo "FAIL: a report failed"; exit 1; }
 echo "heap-conformance: the same capture, every type:"
 python3 "$src/tests/heap_conformance.py" same "$out/ours.json" "$out/ours-converted.txt" || rc=1
+stable_types='HeapShape.Item|HeapShape.Item[] (Bytes > 1K)|HeapShape.ListNode|HeapShape.CycleA|HeapShape.CycleB|HeapShape.CwtKey|HeapShape.CwtValue|System.Byte[] (Bytes > 100K)'
+IFS='|'
+# shellcheck disable=SC2086
+set -- $stable_types
+unset IFS
 echo "heap-conformance: two captures, the types the workload holds:"
-python3 "$src/tests/heap_conformance.py" stable "$out/ours.json" "$out/theirs.txt" \
-    HeapShape.Item "HeapShape.Item[] (Bytes > 1K)" HeapShape.ListNode HeapShape.CycleA HeapShape.CycleB \
-    HeapShape.CwtKey HeapShape.CwtValue "System.Byte[] (Bytes > 100K)" || rc=1
+python3 "$src/tests/heap_conformance.py" stable "$out/ours.json" "$out/theirs.txt" "$@" || rc=1
+echo "heap-conformance: dotnet-gcdump's .gcdump read by nettrace heap, every type against its report:"
+"$nt" heap --json "$out/theirs.gcdump" > "$out/theirs.json" || { echo "FAIL: nettrace heap did not read the .gcdump"; exit 1; }
+python3 "$src/tests/heap_conformance.py" same "$out/theirs.json" "$out/theirs.txt" || rc=1
+echo "heap-conformance: the two captures both read by nettrace heap, the types the workload holds (retained too):"
+python3 "$src/tests/heap_conformance.py" pair "$out/ours.json" "$out/theirs.json" "$@" || rc=1
 exit $rc

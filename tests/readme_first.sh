@@ -48,5 +48,7 @@ grep -q 'System.InvalidOperationException  app!ReadmeApp.Parser.Parse$' "$tmp/ou
 grep -q 'soh:ReadmeApp.Order  app!ReadmeApp.Orders.Create$' "$tmp/out.txt" ||
     fail "the alloc profile does not name Orders.Create allocating Order: $(cat "$tmp/out.txt")"
 grep -q 'Checksum.Compute' "$tmp/app.html" || fail "the flame graph app.html lacks Checksum.Compute"
+grep -Eq '^Thread [0-9]+ \(0x[0-9a-f]+\):$' "$tmp/out.txt" && grep -q '^  app!ReadmeApp\.' "$tmp/out.txt" ||
+    fail "stack -n app printed no thread stacks with the program's methods: $(tail -30 "$tmp/out.txt")"
 grep -Eiq 'https?://' "$tmp/app.html" && fail "app.html refers to the network"
-echo "ok: the README's first section ran as written: ps, collect -n app, top, managed-cpu, the flame graph, exceptions and alloc"
+echo "ok: the README's first section ran as written: ps, collect -n app, top, managed-cpu, the flame graph, exceptions, alloc and stack"

@@ -7,6 +7,7 @@
  * fills gets no more bytes than its struct_size allows; an array of
  * providers is stepped through by its first element's size. */
 #include "common/abi.h"
+#include "nettrace_convert.h"
 #include "nettrace_profile.h"
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
@@ -343,5 +344,40 @@ Test(abi, no_failure_message_is_empty)
     nt_trace *t = load(&b, NULL, NT_OK);
     cr_assert_str_eq(nt_trace_message(t), "");
     nt_trace_free(t);
+    nt_membuf_free(&b);
+}
+
+/* nt_convert's options by their size (a longer struct with a zero tail, one that sets an unknown member, a size
+ * below the first layout) and its stats into a longer struct (a canary past the library's layout). */
+Test(abi, convert_structs_by_their_size)
+{
+    nt_membuf b = small_trace();
+    nt_membuf out = { 0 };
+    BIG(nt_convert_options, opt, 16, 0);
+    opt->struct_size = (uint32_t)(sizeof(nt_convert_options) + 16);
+    opt->format = 6;
+    BIG(nt_convert_stats, st, 32, 0xAB);
+    st->struct_size = (uint32_t)(sizeof(nt_convert_stats) + 32);
+    cr_assert_eq(nt_convert_bytes(b.data, b.len, opt, nt_membuf_write, &out, st), NT_OK, "%s", st->message);
+    cr_assert_eq(st->struct_size, sizeof(nt_convert_stats));
+    cr_assert_eq(st->events_written, SAMPLES);
+    cr_assert_str_eq(st->message, "");
+    for (size_t i = sizeof(nt_convert_stats); i < sizeof st_bytes; i++)
+        cr_assert_eq(st_bytes[i], 0xAB, "byte %zu past the library's layout was written", i);
+    nt_trace *t = load(&out, NULL, NT_OK);
+    cr_assert_eq(nt_trace_header(t)->format_major, 6);
+    cr_assert_eq(nt_trace_sample_count(t), SAMPLES);
+    nt_trace_free(t);
+
+    opt_bytes[sizeof(nt_convert_options) + 5] = 1; /* a member a newer header added, set */
+    out.len = 0;
+    cr_assert_eq(nt_convert_bytes(b.data, b.len, opt, nt_membuf_write, &out, NULL), NT_ERR_INVALID_ARG);
+    cr_assert_eq(out.len, 0, "a refused call writes nothing");
+    nt_convert_options small = { .struct_size = 4 };
+    cr_assert_eq(nt_convert_bytes(b.data, b.len, &small, nt_membuf_write, &out, NULL), NT_ERR_INVALID_ARG);
+    nt_convert_stats zeroed = { 0 };
+    cr_assert_eq(nt_convert_bytes(b.data, b.len, NULL, nt_membuf_write, &out, &zeroed), NT_OK);
+    cr_assert_eq(zeroed.struct_size, ABI3_nt_convert_stats, "0 is the first layout");
+    nt_membuf_free(&out);
     nt_membuf_free(&b);
 }

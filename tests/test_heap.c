@@ -117,6 +117,26 @@ LTest(heap, small_graph_counts_and_dominators)
     nt_heap_free(h);
 }
 
+/* A root to an object an earlier root already reached, then an object no
+ * root reaches: the unreachable count starts after the last root, however
+ * that root was met (it once started at the first object numbered past it). */
+LTest(heap, unreachable_counted_after_a_root_already_reached)
+{
+    static const hw_node nodes[] = { { 0x1000, 24, 0x100, 0, 1 }, { 0x2000, 32, 0x100, 1, 0 },
+                                     { 0x3000, 40, 0x100, 1, 0 } };
+    static const uint64_t targets[] = { 0x2000 };
+    static const hw_root roots[] = { { 0x1000, 0, 0 }, { 0x2000, 0, 0 } };
+    hw_graph g = { types, 5, nodes, 3, targets, 1, roots, 2 };
+    nt_heap *h = heap_of(&g, 2, 8);
+    cr_assert_eq(nt_heap_dominators(h), NT_OK);
+    nt_heap_stats st = { 0 };
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.unreachable, 1, "unreachable %llu, want 1 (0x3000)", (unsigned long long)st.unreachable);
+    cr_assert_eq(nt_heap_idom(h, at(h, 0x2000)), NT_HEAP_NONE); /* a root of its own */
+    check_against_reference(h);
+    nt_heap_free(h);
+}
+
 static const nt_heap_type_row *row(const nt_heap_table *t, const char *name)
 {
     for (size_t i = 0; i < t->count; i++)

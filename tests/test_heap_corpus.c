@@ -84,9 +84,45 @@ LTest(heap_corpus, heap_shape_grown_exact)
     check_shape("heap/shape-grown.nettrace", 2, "HeapShape.Item[] (Bytes > 10K)");
 }
 
-LTest(heap_corpus, diff_of_the_two)
+/* The same workload as dotnet-gcdump 10.0.750501 wrote it (corpus/record.sh heap-shape-gcdump): the
+ * .gcdump reader gives the same exact figures, the dependent-handle root and the list's retained size. */
+LTest(heap_corpus, gcdump_shape_exact)
 {
-    nt_heap *a = load("heap/shape.nettrace"), *b = load("heap/shape-grown.nettrace");
+    check_shape("heap/shape.gcdump", 1, "HeapShape.Item[] (Bytes > 1K)");
+}
+
+LTest(heap_corpus, gcdump_shape_grown_exact)
+{
+    check_shape("heap/shape-grown.gcdump", 2, "HeapShape.Item[] (Bytes > 10K)");
+}
+
+/* What the .gcdump holds beyond the workload's types, as dotnet-gcdump report printed it for this file:
+ * "GC Heap bytes" 206,694 (its node count, 1,846, counts the 70 root pseudo-nodes and the undefined node
+ * too: 1,775 objects), and a static root named as the report's "[static var ...]" node names it. */
+LTest(heap_corpus, gcdump_totals_and_roots)
+{
+    nt_heap *h = load("heap/shape.gcdump");
+    nt_heap_stats st = { .struct_size = sizeof st };
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.total_bytes, 206694, "total %llu", (unsigned long long)st.total_bytes);
+    cr_assert_eq(st.objects, 1775, "objects %llu", (unsigned long long)st.objects);
+    cr_assert_eq(st.format, NT_HEAP_FROM_GCDUMP);
+    bool items = false, stack = false;
+    for (size_t i = 0; i < nt_heap_root_count(h); i++) {
+        nt_heap_root r = nt_heap_root_at(h, i);
+        if (r.kind == NT_HEAP_ROOT_STATIC && strcmp(r.name, "HeapShape.Item[].Items") == 0)
+            items = strcmp(nt_heap_type_name(h, nt_heap_object_at(h, r.object).type), "HeapShape.Item[]") == 0;
+        stack = stack || r.kind == NT_HEAP_ROOT_STACK;
+    }
+    cr_assert(items, "no static root HeapShape.Item[].Items (the runtime names a static by its value's type) holding the Item[]");
+    cr_assert(stack, "no stack root");
+    nt_heap_free(h);
+}
+
+/* The diff from HeapShape 1 to HeapShape 2: the items grew most, by 1,000 objects of 24 bytes. */
+static void check_growth(const char *before, const char *after)
+{
+    nt_heap *a = load(before), *b = load(after);
     nt_heap_table *ta, *tb;
     nt_heap_diff *d;
     cr_assert_eq(nt_heap_type_table(a, NT_HEAP_BY_SHALLOW, &ta), NT_OK);
@@ -100,6 +136,17 @@ LTest(heap_corpus, diff_of_the_two)
     nt_heap_table_free(tb);
     nt_heap_free(a);
     nt_heap_free(b);
+}
+
+/* A diff across the two kinds: the NetTrace snapshot before, the .gcdump after. */
+LTest(heap_corpus, diff_nettrace_to_gcdump)
+{
+    check_growth("heap/shape.nettrace", "heap/shape-grown.gcdump");
+}
+
+LTest(heap_corpus, diff_of_the_two)
+{
+    check_growth("heap/shape.nettrace", "heap/shape-grown.nettrace");
 }
 
 static void check_reference(const char *path)
@@ -142,12 +189,13 @@ LTest(heap_corpus, every_snapshot_matches_the_reference)
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
             size_t n = strlen(e->d_name);
-            if (n < 9 || strcmp(e->d_name + n - 9, ".nettrace") != 0)
+            bool gcdump = n > 7 && strcmp(e->d_name + n - 7, ".gcdump") == 0;
+            if (!gcdump && (n < 9 || strcmp(e->d_name + n - 9, ".nettrace") != 0))
                 continue;
             check_reference(ts_path(dir, e->d_name));
             checked++;
         }
         closedir(d);
     }
-    cr_assert(checked >= 2, "corpus/heap/*.nettrace missing");
+    cr_assert(checked >= 4, "corpus/heap/*.nettrace or *.gcdump missing");
 }

@@ -43,7 +43,7 @@ CRITERION_TESTS = \
 	tests/test_hostile tests/test_cli_output tests/test_cursor tests/test_map \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
-	tests/test_abi
+	tests/test_abi tests/test_convert_api
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
 TESTS += $(CRITERION_TESTS)
@@ -140,6 +140,11 @@ EXTRA_DIST += tests/readme_first.sh tests/workloads/ReadmeApp/ReadmeApp.csproj t
 # gc's time base, units, window and sizes; quoted labels; usage errors.
 TESTS += tests/cli_readable.sh
 EXTRA_DIST += tests/cli_readable.sh
+# nettrace stack -p on a real .NET process (issue 25; SKIP without dotnet)
+TESTS += tests/cli_stack.sh
+EXTRA_DIST += tests/cli_stack.sh
+TESTS += tests/readme_docs.sh
+EXTRA_DIST += tests/readme_docs.sh
 # (issue 21: test_events_bounds, test_overflow, test_profile_limits, test_writer_clock are in CRITERION_TESTS.)
 # nettrace profiles, keyword names in --providers, collect's provider table.
 TESTS += tests/cli_dotnet_like.sh
@@ -154,3 +159,6 @@ tests_window_soak_SOURCES = tests/window_soak.c
 tests_window_soak_CPPFLAGS = $(AM_CPPFLAGS)
 tests_window_soak_LDADD = libnettrace_core.la
 tests_window_soak_LDFLAGS = $(T_LINK)
+
+# The parallel parse against the sequential one (nettrace_parallel.h).
+CRITERION_TESTS += tests/test_parallel

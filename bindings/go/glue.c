@@ -197,6 +197,14 @@ nt_status ntgo_export(const nt_trace *t, int kind, const nt_export_options *opt,
     return NT_ERR_INVALID_ARG;
 }
 
+nt_status ntgo_convert(int fd, const void *data, size_t len, const nt_convert_options *opt, uintptr_t handle,
+                       nt_convert_stats *stats)
+{
+    if (data)
+        return nt_convert_bytes(data, len, opt, go_write, (void *)handle, stats);
+    return nt_convert(fd, opt, go_write, (void *)handle, stats);
+}
+
 nt_session *ntgo_session_new(nt_session_config *cfg, uintptr_t handle)
 {
     cfg->sink = go_write;

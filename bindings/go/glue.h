@@ -5,6 +5,7 @@
 #define NETTRACE_GO_GLUE_H
 
 #include <nettrace.h>
+#include <nettrace_convert.h>
 #include <nettrace_profile.h>
 #include <nettrace_session.h>
 #include <nettrace_trace.h>
@@ -19,6 +20,10 @@ typedef struct ntgo_sample {
 } ntgo_sample;
 
 void ntgo_samples(const nt_trace *t, ntgo_sample *out, size_t n);
+
+/* nt_convert (data NULL: read fd) or nt_convert_bytes into goWrite(handle). */
+nt_status ntgo_convert(int fd, const void *data, size_t len, const nt_convert_options *opt, uintptr_t handle,
+                       nt_convert_stats *stats);
 
 /* One decoded field value, the union flattened for Go. */
 typedef struct ntgo_field {

@@ -6,6 +6,7 @@
  * own layouts, so a header change a binding has not followed fails make check
  * instead of corrupting memory. */
 #include "nettrace.h"
+#include "nettrace_convert.h"
 #include "nettrace_profile.h"
 #include "nettrace_session.h"
 #include "nettrace_trace.h"
@@ -180,5 +181,16 @@ int main(void)
     F(nt_window_filter, thread_ids); F(nt_window_filter, thread_count); F(nt_window_filter, has_activity);
     F(nt_window_filter, activity_id); F(nt_window_filter, has_trace_id); F(nt_window_filter, trace_id);
     F(nt_window_filter, has_span_id); F(nt_window_filter, span_id);
+    S(nt_convert_options);
+    F(nt_convert_options, struct_size); F(nt_convert_options, format); F(nt_convert_options, uncompressed);
+    F(nt_convert_options, limits); F(nt_convert_options, feed); F(nt_convert_options, from);
+    F(nt_convert_options, to); F(nt_convert_options, alloc);
+    S(nt_convert_stats);
+    F(nt_convert_stats, struct_size); F(nt_convert_stats, status); F(nt_convert_stats, output_failed);
+    F(nt_convert_stats, error_offset); F(nt_convert_stats, input_bytes); F(nt_convert_stats, output_bytes);
+    F(nt_convert_stats, events_written); F(nt_convert_stats, events_without_metadata);
+    F(nt_convert_stats, fieldless_metadata); F(nt_convert_stats, metadata_flushes);
+    F(nt_convert_stats, events_outside_window); F(nt_convert_stats, records_outside_window);
+    F(nt_convert_stats, os_error); F(nt_convert_stats, message);
     return 0;
 }

@@ -21,6 +21,8 @@ int cli_exit_code(nt_status s);
  * finish.  Returns the parser's final status, or NT_ERR_IO with errbuf set.
  * Shows a progress bar on a terminal when the read takes a while. */
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
+/* The message of a read that ended with s after `done` bytes of input, as cli_feed_path words it. */
+void cli_feed_message(const nt_parser *p, nt_status s, uint64_t done, char *errbuf, size_t errsize);
 
 /* The same for a command with --from/--to (from, to: NULL or unset = no
  * bound): through the trace's sidecar (FILE.ntidx, `nettrace index`) only the
@@ -58,8 +60,10 @@ int cmd_top_live(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_slice(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_heap(int argc, char **argv);
 int cmd_gcdump(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 
 #endif

@@ -168,6 +168,7 @@ static int attach(collect_job *j, int32_t pid, const nt_session_config *cfg, int
                 cli_endpoint_reason(ep.reason));
         return cli_exit_code(st);
     }
+    j->runtime = pid; /* the process whose end collect_run reports */
     j->session = nt_session_new(cfg, NULL);
     if (!j->session) {
         fprintf(stderr, "nettrace collect: out of memory\n");

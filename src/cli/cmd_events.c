@@ -22,11 +22,13 @@ static void usage(FILE *f)
 {
     fputs("usage: nettrace events [--json] [--provider NAME] [--event NAME|ID] [--thread ID]\n"
           "                       [--from T] [--to T] [--stacks] [--max-output-ratio N]\n"
-          "                       [--reorder-bytes N] FILE\n"
+          "                       [--reorder-bytes N] [--absolute] FILE\n"
           "\n"
           "Print every event in time order (ties in stream order), one a line:\n"
-          "  <time_ns> <thread_id> <provider> <event name> <field>=<value> ...\n"
-          "values as in JSON (strings quoted, arrays [..], structs {..}).  Runtime events\n"
+          "  <time_s> <thread_id> <provider> <event name> <field>=<value> ...\n"
+          "time_s: seconds since the trace's start (as --from/--to count), to the ns;\n"
+          "values as in JSON (strings quoted, arrays [..], structs {..}), except that\n"
+          "pointers and HRESULTs are hex (0x7f12..., 0x80131509).  Runtime events\n"
           "are named and decoded from the built-in table of the runtime's event manifest,\n"
           "EventSource events from their own metadata.  A payload that does not fit its\n"
           "layout shows the fields before the damage and !error=\"...\" at its offset;\n"
@@ -34,7 +36,9 @@ static void usage(FILE *f)
           "\n"
           "  --json           one JSON object a line: time_ns, thread, provider, event_id,\n"
           "                   version, name, fields {..} (leftover, error, error_offset\n"
-          "                   when they apply); always valid UTF-8\n"
+          "                   when they apply; time_ns on the trace clock, numbers\n"
+          "                   decimal); always valid UTF-8\n"
+          "  --absolute       text times in trace-clock ns instead of s since the start\n"
           "  --provider NAME  only events of this provider (any case)\n"
           "  --event NAME|ID  only this event: its id, or its name (any case) with or\n"
           "                   without the _V<n> version suffix (GCStart matches\n"
@@ -63,6 +67,8 @@ typedef struct events_run {
     ev_filter filter;
     cli_time from, to;     /* --from / --to as given; resolved once the header says where the trace starts */
     bool json;
+    bool absolute;         /* --absolute: text times on the trace clock (ns) */
+    int64_t origin_ns;     /* the trace's start, text times' zero */
     int64_t frequency;
     ev_lines lines;
     FILE *out;
@@ -106,6 +112,7 @@ static int on_trace(void *user, const nt_trace_info *info)
 {
     events_run *r = user;
     r->frequency = info->qpc_frequency;
+    r->origin_ns = cli_trace_start_ns(info);
     r->filter.has_from = r->from.set;
     r->filter.has_to = r->to.set;
     r->filter.from_ns = nt_time_bound_resolve(&r->from, info);
@@ -148,7 +155,8 @@ static int on_event(void *user, const nt_event *ev)
     if (!m)
         return r->failed = true;
     long limit = ev_lines_limit(&r->lines, room);
-    if (!(r->json ? ev_format_json(m, ev, ns, limit) : ev_format_text(m, ev, ns, limit))) {
+    bool fit = r->json ? ev_format_json(m, ev, ns, limit) : ev_format_text(m, ev, ns, r->origin_ns, r->absolute, limit);
+    if (!fit) {
         ev_lines_drop(&r->lines);
         return over_limit(r, ev->offset, room <= r->lines.hold_max);
     }
@@ -186,6 +194,7 @@ int cmd_events(int argc, char **argv)
                                            { "from", required_argument, NULL, 'F' },
                                            { "to", required_argument, NULL, 'T' },
                                            { "stacks", no_argument, NULL, 'S' },
+                                           { "absolute", no_argument, NULL, 'a' },
                                            { "max-output-ratio", required_argument, NULL, 'R' },
                                            { "reorder-bytes", required_argument, NULL, 'B' },
                                            { "help", no_argument, NULL, 'h' },
@@ -201,6 +210,7 @@ int cmd_events(int argc, char **argv)
         switch (c) {
         case 'j': r.json = true; break;
         case 'S': r.with_stacks = true; break;
+        case 'a': r.absolute = true; break;
         case 'p': r.filter.provider = optarg; break;
         case 'e': r.filter.event = optarg; break;
         case 't': {

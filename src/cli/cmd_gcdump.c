@@ -11,13 +11,13 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/session_opts.h"
+#include "cli/session_pump.h"
 #include "nettrace_heap.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,32 +74,6 @@ static int discard(void *user, const void *data, size_t len)
     return 0;
 }
 
-/* Pump s until done(user) is true, the stream ends, the deadline passes or
- * more than `interrupts` Ctrl-Cs came; *ended says whether the stream ended
- * (then *final is its status). */
-static nt_status pump_until(nt_session *s, bool (*done)(void *), void *user, int64_t deadline, int interrupts,
-                            bool *ended, nt_status *final)
-{
-    *ended = false;
-    while (!(done && done(user))) {
-        int64_t left = deadline - nt_now_ns();
-        if (left <= 0)
-            return NT_ERR_TIMEOUT;
-        struct pollfd p[2] = { { nt_session_fd(s), POLLIN, 0 }, { cli_interrupt_fd(), POLLIN, 0 } };
-        int ms = left / 1000000 > 200 ? 200 : (int)(left / 1000000) + 1;
-        if (poll(p, 2, ms) < 0 && errno != EINTR)
-            return NT_ERR_IO;
-        if (cli_interrupt_count() > interrupts)
-            return NT_ERR_CANCELLED;
-        nt_status st = nt_session_pump(s, ended);
-        if (*ended) {
-            *final = st;
-            return NT_OK;
-        }
-    }
-    return NT_OK;
-}
-
 static bool got_bytes(void *user) { return *(size_t *)user > 0; }
 static bool dump_done(void *user) { return nt_heap_builder_done(((dump_sink *)user)->builder); }
 
@@ -124,7 +98,7 @@ static void flush_type_table(int32_t pid, bool quiet)
     if (st == NT_OK) {
         bool ended;
         nt_status final;
-        pump_until(s, got_bytes, &bytes, nt_deadline_after_ms(2000), 0, &ended, &final);
+        cli_pump_until(s, got_bytes, &bytes, nt_deadline_after_ms(2000), 0, &ended, &final);
         nt_session_stop(s, nt_deadline_after_ms(10000));
     } else if (!quiet) {
         fprintf(stderr, "nettrace gcdump: the type-table flush session did not start (%s): types named in "
@@ -231,7 +205,7 @@ static int dump(const gcdump_args *a, dump_sink *k, const char *path)
         fprintf(stderr, "nettrace gcdump: pid %d -> %s: waiting for the heap dump's GC...\n", (int)a->pid, path);
     bool ended = false;
     nt_status final = NT_OK;
-    nt_status w = pump_until(s, dump_done, k, deadline, 0, &ended, &final);
+    nt_status w = cli_pump_until(s, dump_done, k, deadline, 0, &ended, &final);
     if (w == NT_ERR_TIMEOUT)
         fprintf(stderr, "nettrace gcdump: the heap dump did not end within the timeout: stopping with what came\n");
     if (!ended) {
@@ -239,7 +213,7 @@ static int dump(const gcdump_args *a, dump_sink *k, const char *path)
             fprintf(stderr, "nettrace gcdump: the GC ended; stopping (rundown names the modules)...\n");
         nt_session_request_stop(s);
         /* a second Ctrl-C abandons the stop (the handler cancels the session) */
-        pump_until(s, NULL, NULL, nt_deadline_after_ms(60000), 1, &ended, &final);
+        cli_pump_until(s, NULL, NULL, nt_deadline_after_ms(60000), 1, &ended, &final);
     }
     uint64_t bytes = nt_session_bytes(s);
     cli_interrupts_session(NULL);

@@ -38,8 +38,9 @@ static void usage(FILE *f)
           "                       pprof or html (one self-contained page) (root kind,\n"
           "                       then the dominators' types; a frame's total is what\n"
           "                       it retains)\n"
-          "  -o, --output OUT     with -f: write to OUT (refused if it exists) instead of\n"
-          "                       standard output\n"
+          "  -o, --output OUT     with -f: write to OUT instead of standard output;\n"
+          "                       refused when OUT exists or is the snapshot read\n"
+          "      --force        with -o: replace an existing OUT (never the input)\n"
           "      --by-count       with -f: weigh by objects instead of bytes\n"
           "      --json           one JSON object; its \"types\" member lists\n"
           "                       {\"type\",\"count\",\"shallow_bytes\",\"retained_bytes\"}\n"
@@ -51,7 +52,7 @@ typedef struct heap_args {
     uint64_t top;
     bool top_given;
     nt_heap_order order;
-    bool retainers, diff, json, by_count;
+    bool retainers, diff, json, by_count, force;
     const char *paths, *format, *output;
 } heap_args;
 
@@ -97,9 +98,14 @@ static void summary(FILE *f, nt_heap *h)
 {
     nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
+    char source[40];
+    if (st.format == NT_HEAP_FROM_GCDUMP) /* a .gcdump keeps no GC number */
+        snprintf(source, sizeof source, "from a .gcdump");
+    else
+        snprintf(source, sizeof source, "GC #%u", st.gc_number);
     fprintf(f, "heap: %" PRIu64 " objects, %" PRIu64 " bytes, %" PRIu64 " references, %" PRIu64
-               " roots, GC #%u, %s\n",
-            st.objects, st.total_bytes, st.edges, st.roots, st.gc_number,
+               " roots, %s, %s\n",
+            st.objects, st.total_bytes, st.edges, st.roots, source,
             st.complete ? "complete" : "INCOMPLETE (see the warning above)");
     if (st.unreachable)
         fprintf(f, "      %" PRIu64 " objects no root reaches (filed under [unreachable])\n", st.unreachable);
@@ -133,6 +139,7 @@ static void json_table(FILE *f, nt_heap *h, const nt_heap_table *t, const char *
     nt_heap_stats_get(h, &st);
     fputs("{\"file\":", f);
     cm_json_fputs(f, path);
+    fprintf(f, ",\"format\":\"%s\"", st.format == NT_HEAP_FROM_GCDUMP ? "gcdump" : "nettrace");
     fprintf(f, ",\"complete\":%s,\"gc_number\":%u,\"objects\":%" PRIu64 ",\"total_bytes\":%" PRIu64
                ",\"references\":%" PRIu64 ",\"roots\":%" PRIu64 ",\"unreachable_objects\":%" PRIu64
                ",\"unresolved_references\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"types\":[",
@@ -253,7 +260,7 @@ static int paths(nt_heap *h, const heap_args *a)
     return CLI_EXIT_OK;
 }
 
-static int flame(nt_heap *h, const heap_args *a)
+static int flame(nt_heap *h, const char *path, const heap_args *a)
 {
     nt_status (*export)(nt_heap *, const nt_heap_export_options *, nt_sink_fn, void *);
     if (strcmp(a->format, "folded") == 0)
@@ -272,13 +279,11 @@ static int flame(nt_heap *h, const heap_args *a)
         fprintf(stderr, "nettrace heap: pprof output is binary: use -o FILE or redirect standard output\n");
         return CLI_EXIT_USAGE;
     }
-    if (a->output && strcmp(a->output, "-") != 0 && access(a->output, F_OK) == 0) {
-        fprintf(stderr, "nettrace heap: %s exists: not overwritten (remove it or choose another name)\n",
-                a->output);
-        return CLI_EXIT_ERROR;
-    }
+    /* A flame graph is cheap to make again: an existing file of any kind is left alone unless --force. */
     cli_output o;
-    cli_out_rules rules = { .cmd = "heap" };
+    const char *inputs[] = { path };
+    cli_out_rules rules = { .cmd = "heap", .inputs = inputs, .input_count = 1, .force = a->force,
+                            .keep_existing = true };
     if (!cli_output_open(&o, a->output, &rules))
         return CLI_EXIT_ERROR;
     nt_heap_export_options eo = { 0 };
@@ -350,6 +355,7 @@ static int parse(int argc, char **argv, heap_args *a)
                                            { "output", required_argument, NULL, 'o' },
                                            { "by-count", no_argument, NULL, 'c' },
                                            { "json", no_argument, NULL, 'j' },
+                                           CLI_FORCE_LONGOPT,
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
     int c;
@@ -380,6 +386,7 @@ static int parse(int argc, char **argv, heap_args *a)
         case 'o': a->output = optarg; break;
         case 'c': a->by_count = true; break;
         case 'j': a->json = true; break;
+        case CLI_OPT_FORCE: a->force = true; break;
         case 'h': usage(stdout); return CLI_EXIT_OK;
         default: usage(stderr); return CLI_EXIT_USAGE;
         }
@@ -395,8 +402,8 @@ static int parse(int argc, char **argv, heap_args *a)
         fprintf(stderr, "nettrace heap: --json is for the type table and --diff\n");
         return CLI_EXIT_USAGE;
     }
-    if ((a->output || a->by_count) && !a->format) {
-        fprintf(stderr, "nettrace heap: -o and --by-count go with -f\n");
+    if ((a->output || a->by_count || a->force) && !a->format) {
+        fprintf(stderr, "nettrace heap: -o, --force and --by-count go with -f\n");
         return CLI_EXIT_USAGE;
     }
     return -1;
@@ -427,7 +434,7 @@ int cmd_heap(int argc, char **argv)
     else if (a.paths)
         out = paths(h, &a);
     else if (a.format)
-        out = flame(h, &a);
+        out = flame(h, path, &a);
     else {
         nt_heap_table *t;
         if (nt_heap_type_table(h, a.order, &t) != NT_OK) {

@@ -7,6 +7,7 @@
 #include "common/json.h"
 #include "common/text_escape.h"
 #include "cli/event_types.h"
+#include "cli/human.h"
 #include "common/map.h"
 #include "common/sat.h"
 
@@ -157,9 +158,10 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_parser *
                 ti->qpc_frequency, ti->sync_qpc, ti->sync_time_utc.year, ti->sync_time_utc.month,
                 ti->sync_time_utc.day, ti->sync_time_utc.hour, ti->sync_time_utc.minute, ti->sync_time_utc.second,
                 ti->sync_time_utc.milliseconds);
-        fprintf(o, "sampling interval: %u ns\n", ti->sampling_interval_ns);
         span sp = trace_span(ti, st);
         char utc[40], d[32];
+        cli_format_duration(d, sizeof d, ti->sampling_interval_ns);
+        fprintf(o, "sampling interval: %s\n", d);
         cli_format_utc(utc, sizeof utc, &ti->sync_time_utc);
         fprintf(o, "start:             %s (trace clock %" PRId64 " ns)\n", utc, sp.start_ns);
         if (sp.has_end) {
@@ -170,23 +172,24 @@ static void print_text(FILE *o, const char *path, nt_status s, const nt_parser *
     } else if (nt_parser_format_version(p)) {
         fprintf(o, "format:            version %u, not read\n", nt_parser_format_version(p));
     }
-    fprintf(o, "bytes:             %" PRIu64 " in %" PRIu64 " blocks\n", ps->bytes, ps->blocks);
-    fprintf(o, "events:            %" PRIu64 " (%" PRIu64 " dropped)\n", ps->events, ps->events_dropped);
-    fprintf(o, "metadata:          %" PRIu64 "\n", ps->metadata);
-    fprintf(o, "stacks:            %" PRIu64 "\n", ps->stacks);
-    fprintf(o, "sequence points:   %" PRIu64 "\n", ps->sequence_points);
-    fprintf(o, "samples:           %" PRIu64 " on %zu thread%s\n", ps->samples, st->sampled_threads.count,
-            st->sampled_threads.count == 1 ? "" : "s");
-    fprintf(o, "method records:    %" PRIu64 "\n", ps->methods);
-    fprintf(o, "module records:    %" PRIu64 "\n", ps->modules);
-    fprintf(o, "assembly records:  %" PRIu64 "\n", ps->assemblies);
+    fprintf(o, "bytes:             %s (%s) in %s blocks\n", cli_count(ps->bytes).s, cli_bytes(ps->bytes).s,
+            cli_count(ps->blocks).s);
+    fprintf(o, "events:            %s (%s dropped)\n", cli_count(ps->events).s, cli_count(ps->events_dropped).s);
+    fprintf(o, "metadata:          %s\n", cli_count(ps->metadata).s);
+    fprintf(o, "stacks:            %s\n", cli_count(ps->stacks).s);
+    fprintf(o, "sequence points:   %s\n", cli_count(ps->sequence_points).s);
+    fprintf(o, "samples:           %s on %s thread%s\n", cli_count(ps->samples).s,
+            cli_count(st->sampled_threads.count).s, st->sampled_threads.count == 1 ? "" : "s");
+    fprintf(o, "method records:    %s\n", cli_count(ps->methods).s);
+    fprintf(o, "module records:    %s\n", cli_count(ps->modules).s);
+    fprintf(o, "assembly records:  %s\n", cli_count(ps->assemblies).s);
     if (st->types.n) {
         fprintf(o, "event types:\n  %10s  %5s  %3s  %-40s %s\n", "count", "id", "ver", "provider", "name");
         for (size_t i = 0; i < st->types.n; i++) {
             char prov[512], name[512];
             cm_text_escape(prov, sizeof prov, st->types.types[i].provider, "");
             cm_text_escape(name, sizeof name, st->types.types[i].name, "");
-            fprintf(o, "  %10" PRIu64 "  %5u  %3u  %-40s %s\n", st->types.types[i].count,
+            fprintf(o, "  %10s  %5u  %3u  %-40s %s\n", cli_count(st->types.types[i].count).s,
                     st->types.types[i].event_id, st->types.types[i].version, prov, name);
         }
     }

@@ -9,6 +9,7 @@
  * escaped as names are (common/text_escape.h, ' ' a separator), an empty one
  * is '?'; frames as `nettrace samples`. */
 #include "cli/profile_cli.h"
+#include "cli/human.h"
 #include "cli/site.h"
 #include "cli/stack_texts.h"
 #include "common/sat.h"
@@ -213,7 +214,29 @@ static int row_by_value(const void *a, const void *b)
 
 static const char *value_unit(nt_profile_kind k)
 {
-    return k == NT_PROFILE_ALLOC ? "bytes" : k == NT_PROFILE_CONTENTION ? "wait_ns" : "throws";
+    return k == NT_PROFILE_ALLOC ? "bytes" : k == NT_PROFILE_CONTENTION ? "wait_ms" : "throws";
+}
+
+/* A row's value in value_unit's unit: bytes and throws counted, waits in ms. */
+static cli_num row_value(nt_profile_kind k, int64_t v)
+{
+    return k == NT_PROFILE_CONTENTION ? cli_ms(v) : cli_count_signed(v);
+}
+
+/* The table's first line: what the rows add up to, in units a person reads. */
+static void print_total(FILE *o, nt_profile_kind kind, int64_t events, int64_t total, const nt_profile_totals *tot)
+{
+    fprintf(o, "%s: %s events, ", nt_profile_kind_name(kind), cli_count_signed(events).s);
+    if (kind == NT_PROFILE_ALLOC) {
+        fprintf(o, "%s bytes (%s)", cli_count_signed(total).s, cli_bytes(total > 0 ? (uint64_t)total : 0).s);
+    } else if (kind == NT_PROFILE_CONTENTION) {
+        char d[32];
+        cli_format_duration(d, sizeof d, total);
+        fprintf(o, "%s waiting (%s open, %s stops without a start)", d, cli_count(tot->open).s,
+                cli_count(tot->unpaired_stops).s);
+    } else {
+        fprintf(o, "%s throws", cli_count_signed(total).s);
+    }
 }
 
 int cli_profile_top(const char *path, const cli_profile_select *ps, size_t top, bool by_thread)
@@ -324,9 +347,7 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
         qsort(rows, k, sizeof *rows, row_by_value);
     nt_profile_totals tot = { 0 };
     nt_profile_totals_get(p, kind, &tot);
-    fprintf(o, "%s: %" PRId64 " events, %" PRId64 " %s", nt_profile_kind_name(kind), events, total, value_unit(kind));
-    if (kind == NT_PROFILE_CONTENTION)
-        fprintf(o, " (%" PRIu64 " open, %" PRIu64 " stops without a start)", tot.open, tot.unpaired_stops);
+    print_total(o, kind, events, total, &tot);
     const char *what = ps->inclusive ? "method (anywhere on the stack: inclusive)"
                        : ps->raw_leaf ? "label  site (leaf frame)"
                                       : "label  site (innermost frame outside the runtime's dispatch and waits)";
@@ -334,7 +355,7 @@ bool cli_profile_top_print(FILE *o, const nt_profile *p, const cli_profile_selec
     for (size_t i = 0; i < k && i < top; i++) {
         char *tab = strchr(rows[i].key, '\t');
         *tab = 0;
-        fprintf(o, "%14" PRId64 " %8" PRId64 " %5.1f%%  ", rows[i].value, rows[i].count,
+        fprintf(o, "%14s %8s %5.1f%%  ", row_value(kind, rows[i].value).s, cli_count_signed(rows[i].count).s,
                total ? 100.0 * (double)rows[i].value / (double)total : 0.0);
         if (by_thread)
             fprintf(o, "%" PRIu64 "  ", rows[i].thread);

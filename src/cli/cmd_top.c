@@ -15,14 +15,17 @@
 static void usage(FILE *f)
 {
     fputs("usage: nettrace top [OPTIONS] FILE\n"
-          "       nettrace top -p PID ...   (live: the same over the last interval; see 'nettrace live-top --help')\n"
+          "       nettrace top -p PID | -n NAME ...   (live: the same over the last interval;\n"
+          "                                 see 'nettrace live-top --help')\n"
           "\n"
           "Hot methods: exclusive samples (the method was the innermost frame) and\n"
           "inclusive samples (it was anywhere on the stack), with their share of the\n"
           "samples counted.  Frames that no method record covers are shown as 0x<ip>;\n"
           "the header says what share of frames resolved.\n"
           "\n"
-          "  -n, --top N        rows to print (default 20; 0 = all)\n"
+          "      --top N        rows to print (default 20; 0 = all); -n N is its old\n"
+          "                       spelling, kept for numbers (-n NAME, --name NAME: the\n"
+          "                       live form on the process of that name)\n"
           "      --inclusive    sort by inclusive samples (default: exclusive); with an\n"
           "                       event profile, one row per method anywhere on the\n"
           "                       events' stacks\n"
@@ -64,10 +67,13 @@ int cmd_top(int argc, char **argv)
                                            { "messages", no_argument, NULL, 'M' },
                                            { "help", no_argument, NULL, 'h' },
                                            { NULL, 0, NULL, 0 } };
-    /* 'nettrace top -p PID' is the live form (cmd_top_live, the session component). */
+    /* 'nettrace top -p PID' and 'top -n NAME' are the live form (cmd_top_live, the session component). */
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--pid") == 0 || strncmp(argv[i], "--pid=", 6) == 0 ||
-            (strncmp(argv[i], "-p", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9'))
+            (strncmp(argv[i], "-p", 2) == 0 && argv[i][2] >= '0' && argv[i][2] <= '9') ||
+            strcmp(argv[i], "--name") == 0 || strncmp(argv[i], "--name=", 7) == 0 ||
+            (strcmp(argv[i], "-n") == 0 && i + 1 < argc && !cli_top_n_is_rows(argv[i + 1])) ||
+            (strncmp(argv[i], "-n", 2) == 0 && argv[i][2] && !cli_top_n_is_rows(argv[i] + 2)))
             return cmd_top_live(argc, argv);
     uint64_t top = 20;
     bool by_incl = false, by_thread = false, json = false, signatures = false, messages = false, raw_leaf = false;

@@ -37,18 +37,20 @@ typedef struct live_stream {
 
 static void top_usage(FILE *f)
 {
-    fputs("usage: nettrace top -p PID [OPTIONS]\n"
+    fputs("usage: nettrace top -p PID | -n NAME [OPTIONS]\n"
           "\n"
           "Live hot methods of a running process: 'nettrace top' over the samples of\n"
           "the last interval, with the same columns, redrawn every interval.  Ctrl-C\n"
           "stops (the session is abandoned: no rundown is needed).\n"
           "\n"
           "  -p, --pid PID        the process to attach to\n"
+          "  -n, --name NAME      the one .NET process of this name (see 'nettrace ps')\n"
           "  -i, --interval T     refresh every T (seconds, or with a unit: 500ms;\n"
           "                         at least 100 ms; default 2 s)\n"
           "  -d, --duration T     stop after T, connecting included (default: until\n"
           "                         Ctrl-C or the target ends)\n"
-          "  -n, --top N          rows per table (default 20; 0 = all)\n"
+          "      --top N          rows per table (default 20; 0 = all; -n N, a number,\n"
+          "                         is its old spelling)\n"
           "      --inclusive      sort by inclusive samples (default: exclusive)\n"
           "      --by-thread      one table per thread\n"
           "      --managed-only   only samples taken in managed code\n"
@@ -201,7 +203,8 @@ int cmd_top_live(int argc, char **argv)
         { "pid", required_argument, NULL, 'p' },
         { "interval", required_argument, NULL, 'i' },
         { "duration", required_argument, NULL, 'd' },
-        { "top", required_argument, NULL, 'n' },
+        { "top", required_argument, NULL, 'r' },
+        { "name", required_argument, NULL, 'N' },
         { "inclusive", no_argument, NULL, 'I' },
         { "by-thread", no_argument, NULL, 'B' },
         { "managed-only", no_argument, NULL, 'm' },
@@ -213,6 +216,7 @@ int cmd_top_live(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int32_t pid = 0;
+    const char *name = NULL;
     double interval = 2, duration = 0;
     long buffer_mb = 0;
     nt_top_options to = { .rows = 20 }; /* as 'nettrace top FILE' */
@@ -243,7 +247,13 @@ int cmd_top_live(int argc, char **argv)
             break;
         }
         case 'n':
-            if (!cli_u64_option("top", "-n", optarg, 0, UINT32_MAX, &v))
+        case 'r':
+        case 'N':
+            if (c != 'r' && (c == 'N' || !cli_top_n_is_rows(optarg))) {
+                name = optarg;
+                break;
+            }
+            if (!cli_u64_option("top", c == 'n' ? "-n" : "--top", optarg, 0, UINT32_MAX, &v))
                 return CLI_EXIT_USAGE;
             to.rows = (uint32_t)v;
             break;
@@ -270,10 +280,17 @@ int cmd_top_live(int argc, char **argv)
         default: return cli_usage_hint(argv[0]);
         }
     }
-    if (pid == 0 || optind != argc) {
+    if ((pid == 0) == (name == NULL) || optind != argc) {
         fprintf(stderr, "%s: %s; '%s --help' lists the options\n", argv[0],
-                pid == 0 ? "give the process with -p PID" : "no FILE with -p (a live process is the input)", argv[0]);
+                optind != argc ? "no FILE with -p or -n NAME (a live process is the input)"
+                               : "give the process with -p PID or -n NAME",
+                argv[0]);
         return CLI_EXIT_USAGE;
+    }
+    if (name) {
+        int nrc = cli_pid_by_name("top", name, &pid, 0);
+        if (nrc != CLI_EXIT_OK)
+            return nrc;
     }
     /* --duration counts from here, connecting included. */
     int64_t start = nt_now_ns();
@@ -366,7 +383,9 @@ int cmd_top_live(int argc, char **argv)
         if (now >= until)
             break;
     }
-    if (rc == CLI_EXIT_OK && main_s.ended && main_s.status != NT_OK) {
+    if (main_s.ended && cli_interrupt_count() == 0 && cli_process_gone(pid, 1000))
+        fprintf(stderr, "nettrace top: process %" PRId32 " exited\n", pid);
+    else if (rc == CLI_EXIT_OK && main_s.ended && main_s.status != NT_OK) {
         fprintf(stderr, "nettrace top: the session ended: %s (%s)\n", nt_status_name(main_s.status),
                 nt_session_message(main_s.session));
         rc = cli_exit_code(main_s.status);

@@ -90,6 +90,10 @@ int collect_run(collect_job *j)
     if (shown)
         fputs("\r\033[K", stderr);
     bool ended_by_itself = st != NT_ERR_TIMEOUT;
+    /* An attached process that ended the stream by exiting: say so (a launched program's end is its status). */
+    if (ended_by_itself && !j->child && j->runtime > 0 && cli_interrupt_count() == 0 &&
+        cli_process_gone(j->runtime, 1000))
+        fprintf(stderr, "nettrace collect: process %d exited\n", (int)j->runtime);
     /* The runtime ended its stream (it exited, or its process goes on): the program runs to its end. */
     bool program_goes_on = ended_by_itself && st != NT_ERR_STREAM_CAP && st != NT_ERR_STOPPED;
     if (st == NT_ERR_TIMEOUT) {

@@ -1,5 +1,6 @@
 /* The providers and events a trace holds, for a filter that selected none (event_census.h). */
 #include "cli/event_census.h"
+#include "cli/human.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -74,16 +75,16 @@ void ev_census_explain(const ev_census *c, const ev_filter *f, FILE *err)
         fprintf(err, "%s--thread %" PRIu64, sep, f->thread), sep = " ";
     if (f->has_from || f->has_to)
         fprintf(err, "%s--from/--to", sep);
-    fprintf(err, "); the trace's %" PRIu64 " events are:\n", c->events);
+    fprintf(err, "); the trace's %s events are:\n", cli_count(c->events).s);
     for (size_t i = 0; i < c->n; i++) {
         const ev_census_provider *p = &c->p[i];
-        fprintf(err, "  %s: %" PRIu64 " event%s (", p->name, p->events, p->events == 1 ? "" : "s");
+        fprintf(err, "  %s: %s event%s (", p->name, cli_count(p->events).s, p->events == 1 ? "" : "s");
         for (size_t k = 0; k < p->nnames; k++)
             fprintf(err, "%s%s", k ? ", " : "", p->names[k]);
         fprintf(err, "%s)\n", p->nnames == EV_CENSUS_NAMES ? ", ..." : "");
     }
     if (c->others)
-        fprintf(err, "  and %" PRIu64 " events of other providers\n", c->others);
+        fprintf(err, "  and %s events of other providers\n", cli_count(c->others).s);
     const char *profile = profile_for(f->event);
     if (profile)
         fprintf(err, "  ('nettrace collect --profile %s' records %s events)\n", profile, f->event);

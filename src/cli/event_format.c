@@ -95,8 +95,27 @@ static void put_datetime(FILE *f, int64_t ft)
     fprintf(f, "%" PRId64, ft);
 }
 
-static void put_value(FILE *f, const nt_field_value *v)
+/* An HRESULT: a 32-bit field whose name says so (ExceptionHRESULT,
+ * HResult, ...), which people read as 0x80131509, never as 2148734217. */
+static bool is_hresult(const nt_field_value *v)
 {
+    if (v->type != NT_TYPE_UINT32 && v->type != NT_TYPE_INT32)
+        return false;
+    size_t n = strlen(v->name);
+    return n >= 7 && strcasecmp(v->name + n - 7, "HRESULT") == 0;
+}
+
+/* hex: the text line's spelling of pointers and HRESULTs (JSON keeps numbers). */
+static void put_value(FILE *f, const nt_field_value *v, bool hex)
+{
+    if (hex && v->kind == NT_VALUE_UINT && v->type == NT_TYPE_POINTER) {
+        fprintf(f, "0x%" PRIx64, v->v.u);
+        return;
+    }
+    if (hex && (v->kind == NT_VALUE_UINT || v->kind == NT_VALUE_INT) && is_hresult(v)) {
+        fprintf(f, "0x%08" PRIx32, (uint32_t)v->v.u);
+        return;
+    }
     switch (v->kind) {
     case NT_VALUE_INT: put_i64(f, v->v.i); break;
     case NT_VALUE_UINT: put_u64(f, v->v.u); break;
@@ -123,6 +142,17 @@ static void put_value(FILE *f, const nt_field_value *v)
     }
 }
 
+/* In a text line, a struct at the top that carries no name of its own is
+ * see-through: its members are the line's fields.  EventCounters' payload is
+ * such a struct holding one struct, "Payload", which is see-through too, so
+ * its Name=, Mean=, ... are named fields rather than one unnamed ?={...}. */
+static bool see_through(const nt_field_value *v, uint32_t depth, uint32_t hidden, uint32_t parent_count)
+{
+    if (v->kind != NT_VALUE_STRUCT_BEGIN || v->in_array || depth != 0)
+        return false;
+    return !v->name[0] || (hidden > 0 && parent_count == 1 && strcmp(v->name, "Payload") == 0);
+}
+
 /* The fields as JSON members (json) or k=v words; top-level separators
  * differ, nested values are JSON either way.  Leaves the iterator at its end;
  * false when the output passed the stream position limit first (checked
@@ -131,12 +161,25 @@ static bool put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
 {
     nt_field_value v;
     bool first[NT_FIELD_ITER_MAX_DEPTH + 2] = { true };
+    bool hid[NT_FIELD_ITER_MAX_DEPTH + 2] = { false }; /* by the iterator's depth: a see-through struct */
+    uint32_t hidden = 0, hidden_count = 0;              /* see-through structs open; the innermost's fields */
     nt_event_fields_begin(ev, it);
     while (nt_field_next(it, &v)) {
         if (ftell(f) > limit)
             return false;
         bool end = v.kind == NT_VALUE_STRUCT_END || v.kind == NT_VALUE_ARRAY_END;
-        uint32_t d = v.depth;
+        uint32_t d = v.depth - hidden; /* the depth the line shows */
+        if (!json && v.kind == NT_VALUE_STRUCT_END && hid[v.depth]) {
+            hid[v.depth] = false;
+            hidden--;
+            continue;
+        }
+        if (!json && see_through(&v, d, hidden, hidden_count)) {
+            hid[v.depth] = true;
+            hidden++;
+            hidden_count = v.count;
+            continue;
+        }
         if (!end) {
             if (!first[d])
                 fputs(d == 0 && !json ? " " : ",", f);
@@ -151,7 +194,7 @@ static bool put_fields(FILE *f, const nt_event *ev, bool json, nt_field_iter *it
                 }
             }
         }
-        put_value(f, &v);
+        put_value(f, &v, !json);
         if (v.kind == NT_VALUE_STRUCT_BEGIN || v.kind == NT_VALUE_ARRAY_BEGIN)
             first[d + 1] = true;
     }
@@ -189,11 +232,26 @@ bool ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
     return true;
 }
 
-bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, long limit)
+/* ns since the origin as s with every ns digit: exact, unlike a double */
+static void put_seconds(FILE *f, int64_t ns)
+{
+    uint64_t v = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    if (ns < 0)
+        fputc('-', f);
+    put_u64(f, v / 1000000000u);
+    char frac[11];
+    snprintf(frac, sizeof frac, ".%09u", (unsigned)(v % 1000000000u));
+    fputs(frac, f);
+}
+
+bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, int64_t origin_ns, bool absolute, long limit)
 {
     const nt_event_desc *d = ev->desc;
     const char *name = nt_event_name(ev);
-    put_i64(f, time_ns);
+    if (absolute)
+        put_i64(f, time_ns);
+    else
+        put_seconds(f, time_ns - origin_ns);
     fputc(' ', f);
     put_u64(f, ev->thread_id);
     fputc(' ', f);

@@ -29,8 +29,10 @@ bool ev_filter_match(const ev_filter *f, const nt_event *ev, int64_t time_ns);
  * {"time_ns":..,"thread":..,"provider":"..","event_id":..,"version":..,"name":"..",
  *  "fields":{..}[,"leftover":n][,"error":"..","error_offset":n]} */
 bool ev_format_json(FILE *f, const nt_event *ev, int64_t time_ns, long limit);
-/* <time_ns> <thread> <provider> <name> k=v ... (values as in JSON; names
- * escaped with EV_TEXT_SEPARATORS; no newline) */
-bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, long limit);
+/* <time> <thread> <provider> <name> k=v ... (values as in JSON, pointers and
+ * HRESULTs in hex; names escaped with EV_TEXT_SEPARATORS; no newline).  The
+ * time is s since origin_ns (the trace's start) with 9 decimals, or with
+ * absolute the trace-clock ns. */
+bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, int64_t origin_ns, bool absolute, long limit);
 
 #endif

@@ -44,13 +44,19 @@ nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t err
         close(fd);
     if (s == NT_ERR_IO)
         snprintf(errbuf, errsize, "%s: %s", path, os_error ? strerror(os_error) : "read failed");
-    else if (s == NT_ERR_TRUNCATED && done != nt_parser_error_offset(p))
+    else
+        cli_feed_message(p, s, done, errbuf, errsize);
+    return s;
+}
+
+void cli_feed_message(const nt_parser *p, nt_status s, uint64_t done, char *errbuf, size_t errsize)
+{
+    if (s == NT_ERR_TRUNCATED && done != nt_parser_error_offset(p))
         /* The parser names where the incomplete unit began; say where the input ended too. */
         snprintf(errbuf, errsize, "%s (the input ends at byte %llu)", nt_parser_message(p),
                  (unsigned long long)done);
     else
         snprintf(errbuf, errsize, "%s", nt_parser_message(p));
-    return s;
 }
 
 bool cli_output_open(cli_output *o, const char *path, const cli_out_rules *r)

@@ -25,9 +25,11 @@ static const command COMMANDS[] = {
     { "ps", cmd_ps, "list the .NET processes that can be attached to" },
     { "profiles", cmd_profiles, "the collect profiles: what each enables and records" },
     { "convert", cmd_convert, "re-write a trace as NetTrace V4/V5 or V6" },
+    { "slice", cmd_slice, "a standalone trace of a time window (its events, stacks and method records)" },
     { "index", cmd_index, "the block index: blocks, time span, event and sample estimates, from headers only" },
     { "heap", cmd_heap, "a heap snapshot: types by retained size, paths to roots, diff, flame graph" },
     { "gcdump", cmd_gcdump, "take a heap snapshot of a running .NET process" },
+    { "stack", cmd_stack, "every thread's current managed stack in a running .NET process" },
 };
 
 static void usage(FILE *f)

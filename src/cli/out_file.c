@@ -64,6 +64,11 @@ static bool allowed(const char *path, const cli_out_rules *r, bool *in_place)
         fprintf(stderr, "nettrace %s: the output %s is a directory\n", r->cmd, path);
         return false;
     }
+    if (!r->force && r->keep_existing && S_ISREG(st.st_mode)) {
+        fprintf(stderr, "nettrace %s: %s exists: not overwritten (--force replaces it, or choose another name)\n",
+                r->cmd, path);
+        return false;
+    }
     if (!r->force && S_ISREG(st.st_mode) && cli_out_is_trace(path)) {
         fprintf(stderr, "nettrace %s: %s is a trace already: refusing to overwrite it (--force replaces it)\n",
                 r->cmd, path);

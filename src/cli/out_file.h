@@ -20,12 +20,14 @@ typedef struct cli_out_file {
 } cli_out_file;
 
 /* What a command's output must not be: its inputs ("-" is standard input),
- * and an existing trace unless force.  cmd prefixes the messages. */
+ * and an existing trace unless force (with keep_existing: any existing
+ * regular file unless force).  cmd prefixes the messages. */
 typedef struct cli_out_rules {
     const char *cmd;
     const char *const *inputs;
     size_t input_count;
     bool force;
+    bool keep_existing;
 } cli_out_rules;
 
 /* --force, the same in every command that writes a file. */

@@ -1,5 +1,6 @@
 /* The sample filter shared by top, stacks and samples (select.h). */
 #include "cli/select.h"
+#include "cli/stream_read.h"
 #include "cli/opts.h"
 #include "common/sat.h"
 
@@ -18,6 +19,7 @@ int cli_filter_option(cli_filter *f, const char *cmd, int c, const char *arg)
         return 1;
     case CLI_FILTER_FROM: return cli_time_option(cmd, "--from", arg, &f->from) ? 1 : -1;
     case CLI_FILTER_TO: return cli_time_option(cmd, "--to", arg, &f->to) ? 1 : -1;
+    case CLI_FILTER_JOBS: return cli_parse_jobs(arg, cmd) ? 1 : -1;
     default: return 0;
     }
 }

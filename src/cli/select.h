@@ -14,16 +14,19 @@
 typedef nt_sample_filter cli_filter;
 
 /* getopt_long entries for the filter options (their values are the CLI_FILTER_* codes). */
-enum { CLI_FILTER_MANAGED = 0x1000, CLI_FILTER_THREAD, CLI_FILTER_FROM, CLI_FILTER_TO };
+enum { CLI_FILTER_MANAGED = 0x1000, CLI_FILTER_THREAD, CLI_FILTER_FROM, CLI_FILTER_TO, CLI_FILTER_JOBS };
 #define CLI_FILTER_LONGOPTS                                                                   \
     { "managed-only", no_argument, NULL, CLI_FILTER_MANAGED },                                \
         { "thread", required_argument, NULL, CLI_FILTER_THREAD },                             \
         { "from", required_argument, NULL, CLI_FILTER_FROM },                                 \
-        { "to", required_argument, NULL, CLI_FILTER_TO }
+        { "to", required_argument, NULL, CLI_FILTER_TO },                                     \
+        { "jobs", required_argument, NULL, CLI_FILTER_JOBS } /* how the file is read (stream_read.h) */
 
 #define CLI_FILTER_HELP                                                                       \
     "      --managed-only only samples taken in managed code\n"                              \
-    "      --thread ID    only this thread\n" CLI_TIME_HELP
+    "      --thread ID    only this thread\n" CLI_TIME_HELP                                     \
+    "      --jobs N       threads parsing a file of 32 MiB or more (default: one per\n"       \
+    "                       processor; 1 = one, as for a pipe); same output\n"
 
 /* 1: c was a filter option and its value is good; 0: not a filter option;
  * -1: a bad value (the usage error is printed). */

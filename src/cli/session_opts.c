@@ -233,3 +233,14 @@ again:
     return CLI_EXIT_USAGE;
 }
 
+
+bool cli_process_gone(int32_t pid, int wait_ms)
+{
+    for (int waited = 0;; waited += 20) {
+        if (kill(pid, 0) != 0 && errno == ESRCH)
+            return true;
+        if (waited >= wait_ms)
+            return false;
+        usleep(20 * 1000);
+    }
+}

@@ -35,6 +35,11 @@ int cli_pid_by_name(const char *cmd, const char *name, int32_t *pid, int64_t wai
  * may be at work). */
 const char *cli_endpoint_reason(nt_endpoint_reason r);
 
+/* Whether process pid is gone (no such process), asked again every 20 ms
+ * for up to wait_ms: a runtime closes its stream a moment before it exits.
+ * For the "process N exited" line of the commands that follow a live process. */
+bool cli_process_gone(int32_t pid, int wait_ms);
+
 /* Parse a pid argument; false when it is not a positive number. */
 bool cli_parse_pid(const char *s, int32_t *pid);
 

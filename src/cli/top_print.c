@@ -1,6 +1,7 @@
 /* Printing nt_top tables (see top_print.h). */
 #include "cli/top_print.h"
 
+#include "cli/human.h"
 #include "common/json.h"
 #include "common/text_escape.h"
 
@@ -23,21 +24,28 @@ static void print_name(FILE *o, const char *name)
 
 static double share(uint64_t part, uint64_t total) { return total ? 100.0 * (double)part / (double)total : 0.0; }
 
-/* by_time: the wall profile, whose rows hold ns (wider columns, named so). */
+/* A row's weight: a count of samples, or with by_time ns shown as ms. */
+static cli_num weight(uint64_t v, bool by_time)
+{
+    return by_time ? cli_ms(v > INT64_MAX ? INT64_MAX : (int64_t)v) : cli_count(v);
+}
+
+/* by_time: the wall profile, whose rows hold ns, printed as ms (wider columns, named so). */
 static void print_table(FILE *o, const nt_top_table *tb, bool by_time)
 {
     int wd = by_time ? 14 : 10;
-    fprintf(o, "%*s %7s %*s %7s  %s\n", wd, by_time ? "exclusive_ns" : "exclusive", "share", wd,
-            by_time ? "inclusive_ns" : "inclusive", "share", "method");
+    fprintf(o, "%*s %7s %*s %7s  %s\n", wd, by_time ? "exclusive_ms" : "exclusive", "share", wd,
+            by_time ? "inclusive_ms" : "inclusive", "share", "method");
     for (size_t i = 0; i < tb->row_count; i++) {
         const nt_top_row *r = &tb->rows[i];
-        fprintf(o, "%*" PRIu64 " %6.2f%% %*" PRIu64 " %6.2f%%  ", wd, r->exclusive, share(r->exclusive, tb->samples),
-                wd, r->inclusive, share(r->inclusive, tb->samples));
+        fprintf(o, "%*s %6.2f%% %*s %6.2f%%  ", wd, weight(r->exclusive, by_time).s,
+                share(r->exclusive, tb->samples), wd, weight(r->inclusive, by_time).s,
+                share(r->inclusive, tb->samples));
         print_name(o, r->name);
         fputc('\n', o);
     }
     if (tb->empty)
-        fprintf(o, "%*" PRIu64 " %6.2f%% %*s %7s  (samples with an empty stack)\n", wd, tb->empty,
+        fprintf(o, "%*s %6.2f%% %*s %7s  (samples with an empty stack)\n", wd, weight(tb->empty, by_time).s,
                 share(tb->empty, tb->samples), wd, "", "");
     if (!tb->samples)
         fputs("(no samples)\n", o);
@@ -48,19 +56,20 @@ void cli_top_print_header(FILE *o, const nt_trace *t, const cli_selected *sel)
     nt_trace_stats ts = { 0 };
     nt_trace_stats_get(t, &ts);
     if (sel)
-        fprintf(o, "samples:  %" PRIu64 " selected of %" PRIu64 " (on %" PRIu64 " of %" PRIu64 " thread%s)\n",
-                sel->samples, ts.samples, sel->threads, ts.threads, plural(ts.threads));
+        fprintf(o, "samples:  %s selected of %s (on %s of %s thread%s)\n", cli_count(sel->samples).s,
+                cli_count(ts.samples).s, cli_count(sel->threads).s, cli_count(ts.threads).s, plural(ts.threads));
     else
-        fprintf(o, "samples:  %" PRIu64 " on %" PRIu64 " thread%s\n", ts.samples, ts.threads, plural(ts.threads));
-    fprintf(o, "frames:   %" PRIu64 ", %" PRIu64 " resolved (%.1f%%), %" PRIu64 " unresolved (shown as 0x<ip>)\n",
-            ts.frames, ts.resolved_frames, ts.frames ? 100.0 * (double)ts.resolved_frames / (double)ts.frames : 0.0,
-            ts.frames - ts.resolved_frames);
+        fprintf(o, "samples:  %s on %s thread%s\n", cli_count(ts.samples).s, cli_count(ts.threads).s,
+                plural(ts.threads));
+    fprintf(o, "frames:   %s, %s resolved (%.1f%%), %s unresolved (shown as 0x<ip>)\n", cli_count(ts.frames).s,
+            cli_count(ts.resolved_frames).s,
+            ts.frames ? 100.0 * (double)ts.resolved_frames / (double)ts.frames : 0.0,
+            cli_count(ts.frames - ts.resolved_frames).s);
     /* Records kept are those frames can resolve to, not the sum of what was read. */
     fprintf(o,
-            "methods:  %" PRIu64 " record%s kept to name frames (read: %" PRIu64 " JIT, %" PRIu64
-            " rundown, %" PRIu64 " unload event%s)\n",
-            ts.method_records, plural(ts.method_records), ts.jit_records, ts.rundown_records, ts.unload_records,
-            plural(ts.unload_records));
+            "methods:  %s record%s kept to name frames (read: %s JIT, %s rundown, %s unload event%s)\n",
+            cli_count(ts.method_records).s, plural(ts.method_records), cli_count(ts.jit_records).s,
+            cli_count(ts.rundown_records).s, cli_count(ts.unload_records).s, plural(ts.unload_records));
     if (ts.status == NT_ERR_TRUNCATED)
         fputs("note:     the trace is truncated; counts cover the samples read before the cut\n", o);
 }
@@ -103,16 +112,16 @@ void cli_top_print_profile(FILE *o, const nt_trace *t, const cli_filter *f, bool
         fputs("profile:  managed-cpu: only the samples in managed code (the thread was running .NET code)\n", o);
     else
         fputs("profile:  thread-time: every thread sampled, running or blocked (not CPU time)\n", o);
-    fprintf(o, "kinds:    %" PRIu64 " managed (%.1f%%), %" PRIu64 " external (%.1f%%: blocked, waiting or in native code)",
-            managed, share(managed, all), external, share(external, all));
+    fprintf(o, "kinds:    %s managed (%.1f%%), %s external (%.1f%%: blocked, waiting or in native code)",
+            cli_count(managed).s, share(managed, all), cli_count(external).s, share(external, all));
     if (other)
-        fprintf(o, ", %" PRIu64 " other (%.1f%%)", other, share(other, all));
+        fprintf(o, ", %s other (%.1f%%)", cli_count(other).s, share(other, all));
     fputc('\n', o);
     uint32_t nominal = nt_trace_header(t)->sampling_interval_ns;
     if (weighed_ns > 0) {
         /* Each sample stands for the time to its thread's next: their sum is the threads' sampled time. */
         double rate = (double)all * 1e9 / weighed_ns;
-        fprintf(o, "rate:     %.0f samples per thread per second measured (one every %.2f ms", rate, 1e3 / rate);
+        fprintf(o, "rate:     %s samples per thread per second measured (one every %.2f ms", cli_fixed(rate, 0).s, 1e3 / rate);
         if (nominal)
             fprintf(o, "; the trace's nominal interval: %.2f ms", (double)nominal / 1e6);
         fputs(")\n", o);
@@ -167,4 +176,11 @@ void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_
         fputs(tb->row_count ? "\n    ]}" : "]}", o);
     }
     fputs(top->table_count ? "\n  ]\n}\n" : "]\n}\n", o);
+}
+
+bool cli_top_n_is_rows(const char *v)
+{
+    if (*v == '-' || *v == '+')
+        v++;
+    return *v >= '0' && *v <= '9';
 }

@@ -29,4 +29,10 @@ void cli_top_print_json(FILE *o, const char *path, const nt_trace *t, const cli_
  * the wall profile, in ns).  Names are printed with common/text_escape.h's escaping. */
 void cli_top_print(FILE *o, const nt_top *top, bool by_thread, bool by_time);
 
+/* Whether top's -n VALUE counts rows (the old spelling of --top N): VALUE
+ * looks like a number (a digit first, or a sign and a digit); any other VALUE
+ * is a process name, as collect's -n takes (a name that starts with a digit
+ * needs --name). */
+bool cli_top_n_is_rows(const char *value);
+
 #endif

@@ -1,6 +1,7 @@
 /* Shared by the commands that work on a resolved trace. */
 #include "cli/trace_load.h"
 #include "cli/progress.h"
+#include "cli/stream_read.h"
 #include "common/text_escape.h"
 
 #include <errno.h>
@@ -32,29 +33,25 @@ static int report(const char *path, const char *err, nt_status s, size_t kept, c
     return cli_exit_code(s);
 }
 
-/* Feed path through a parser with cb / user (err: its message, errsize bytes);
- * false (exit code in *rc, the parser freed) when there is nothing to build from. */
+/* Read path into cb / user (err: the message, errsize bytes): the blocks of
+ * the window [from, to) through the sidecar when there is one, in parallel
+ * when it pays (stream_read.c); false (exit code in *rc, st closed) when
+ * there is nothing to build from. */
 static bool feed(const char *path, const nt_time_bound *from, const nt_time_bound *to, const nt_callbacks *cb,
-                 void *user, nt_parser **pp, nt_status *s, int *rc, char *err, size_t errsize)
+                 void *user, cli_stream *st, nt_status *s, int *rc, char *err, size_t errsize)
 {
-    nt_parser *p = nt_parser_new(cb, user, NULL, NULL);
-    *pp = p;
-    if (!p) {
-        fprintf(stderr, "nettrace: out of memory\n");
-        *rc = CLI_EXIT_ERROR;
-        return false;
-    }
     /* The trace builder (also inside a profile builder) converts only the names it keeps. */
-    nt_parser_set_lazy_names(p, true);
-    *s = cli_feed_path_window(p, path, from, to, err, errsize);
-    if (*s == NT_ERR_IO || !nt_parser_trace_info(p)) {
-        if (*s == NT_ERR_IO)
+    *s = cli_stream_read(st, path, from, to, cb, user, true, err, errsize);
+    const nt_parser *p = cli_stream_parser(st);
+    if (!p || *s == NT_ERR_IO || !nt_parser_trace_info(p)) {
+        if (!p)
+            fprintf(stderr, "nettrace: out of memory\n");
+        else if (*s == NT_ERR_IO)
             fprintf(stderr, "nettrace: %s\n", err);
         else
             fprintf(stderr, "nettrace: %s: %s\n", path, err);
-        *rc = cli_exit_code(*s == NT_OK ? NT_ERR_NO_EVENTS : *s);
-        nt_parser_free(p);
-        *pp = NULL;
+        *rc = !p ? CLI_EXIT_ERROR : cli_exit_code(*s == NT_OK ? NT_ERR_NO_EVENTS : *s);
+        cli_stream_close(st);
         return false;
     }
     return true;
@@ -72,25 +69,25 @@ static int load(const char *path, bool count, const nt_time_bound *from, const n
         nt_trace_builder_count_samples(b);
     nt_callbacks cb = { 0 };
     nt_trace_builder_callbacks(&cb);
-    nt_parser *p;
+    cli_stream st;
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, from, to, &cb, b, &p, &s, &rc, err, sizeof err)) {
+    if (!feed(path, from, to, &cb, b, &st, &s, &rc, err, sizeof err)) {
         nt_trace_builder_free(b);
         return rc;
     }
     nt_trace *t = NULL;
     cli_progress_phase("resolving frames");
-    nt_status fs = nt_trace_builder_finish(b, p, s, &t);
+    nt_status fs = nt_trace_builder_finish(b, cli_stream_parser(&st), s, &t);
     cli_progress_clear();
     if (fs != NT_OK) {
         fprintf(stderr, "nettrace: %s: %s\n", path, nt_status_describe(fs));
-        nt_parser_free(p);
+        cli_stream_close(&st);
         return cli_exit_code(fs);
     }
     if (!nt_trace_counts_exact(t)) {
-        nt_parser_free(p);
+        cli_stream_close(&st);
         *out = t;
         return CLI_EXIT_OK; /* read again, sample by sample */
     }
@@ -102,7 +99,7 @@ static int load(const char *path, bool count, const nt_time_bound *from, const n
                 "nettrace: warning: the runtime dropped %" PRIu64 " event%s while tracing: samples and method\n"
                 "          records may be missing\n",
                 ts.events_dropped, ts.events_dropped == 1 ? "" : "s");
-    nt_parser_free(p);
+    cli_stream_close(&st);
     *out = t;
     return rc;
 }
@@ -121,25 +118,25 @@ int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile
     }
     nt_callbacks cb = { 0 };
     nt_profile_builder_callbacks(&cb);
-    nt_parser *p;
+    cli_stream st;
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, &po.from, &po.to, &cb, b, &p, &s, &rc, err, sizeof err)) {
+    if (!feed(path, &po.from, &po.to, &cb, b, &st, &s, &rc, err, sizeof err)) {
         nt_profile_builder_free(b);
         return rc;
     }
     nt_profile *pr = NULL;
     cli_progress_phase("resolving frames");
-    nt_status fs = nt_profile_builder_finish(b, p, s, &pr);
+    nt_status fs = nt_profile_builder_finish(b, cli_stream_parser(&st), s, &pr);
     cli_progress_clear();
     if (fs != NT_OK) {
         fprintf(stderr, "nettrace: %s: %s\n", path, nt_status_describe(fs));
-        nt_parser_free(p);
+        cli_stream_close(&st);
         return cli_exit_code(fs);
     }
     rc = report(path, err, s, nt_profile_record_count(pr), "profile records");
-    nt_parser_free(p);
+    cli_stream_close(&st);
     *out = pr;
     return rc;
 }

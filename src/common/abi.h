@@ -12,6 +12,8 @@
 #include "nettrace_writer.h"
 #include "nettrace_index.h"
 #include "nettrace_heap.h"
+#include "nettrace_convert.h"
+#include "nettrace_parallel.h"
 
 #include <stddef.h>
 
@@ -40,13 +42,17 @@
 #define ABI3_nt_trace_window_stats ABI_UPTO(nt_trace_window_stats, memory_peak)
 #define ABI3_nt_window_filter ABI_UPTO(nt_window_filter, span_id)
 #define ABI3_nt_index_options ABI_UPTO(nt_index_options, alloc)
+#define ABI3_nt_parallel_options ABI_UPTO(nt_parallel_options, lazy_names)
+#define ABI3_nt_parallel_stats ABI_UPTO(nt_parallel_stats, primed_blocks)
 #define ABI3_nt_index_summary ABI_UPTO(nt_index_summary, estimate_exact)
 #define ABI3_nt_window_options ABI_UPTO(nt_window_options, feed)
 #define ABI3_nt_window_stats ABI_UPTO(nt_window_stats, stack_blocks)
 #define ABI3_nt_heap_limits ABI_UPTO(nt_heap_limits, max_name_bytes)
 #define ABI3_nt_heap_options ABI_UPTO(nt_heap_options, progress_user)
-#define ABI3_nt_heap_stats ABI_UPTO(nt_heap_stats, memory_peak)
+#define ABI3_nt_heap_stats ABI_UPTO(nt_heap_stats, format)
 #define ABI3_nt_heap_export_options ABI_UPTO(nt_heap_export_options, by_count)
+#define ABI3_nt_convert_options ABI_UPTO(nt_convert_options, alloc)
+#define ABI3_nt_convert_stats ABI_UPTO(nt_convert_stats, message)
 
 /* The bytes a caller's struct holds: its struct_size, or the first layout's for 0. */
 size_t abi_caller_size(const void *caller, size_t first_size);

@@ -14,12 +14,15 @@
 #define CC_UNUSED __attribute__((unused))
 /* printf-style checking of a format argument (fmt: its position; args: the first variadic, 0 for a va_list). */
 #define CC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+/* A hint that p will be read soon: graph walks ask for the next nodes' lines while they work on this one. */
+#define CC_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define CC_ALWAYS_INLINE
 #define CC_SLOW
 #define CC_NOINLINE
 #define CC_UNUSED
 #define CC_PRINTF(fmt, args)
+#define CC_PREFETCH(p) ((void)(p))
 #endif
 
 #endif

@@ -24,6 +24,17 @@ bool cm_duration_read(const char *s, int64_t default_unit, int64_t *value_ns, in
     errno = 0;
     unsigned long long whole = strtoull(s, &end, 10);
     bool integer = *end != '.' && *end != 'e' && *end != 'E';
+    /* "0.355609123s", as the tool prints times: read exactly, digit by digit
+     * (a double's rounding would move the time off the event it names). */
+    const char *frac = NULL, *fend = end;
+    if (*end == '.' && !errno) {
+        frac = end + 1;
+        for (fend = frac; *fend >= '0' && *fend <= '9'; fend++)
+            ;
+        integer = *fend != 'e' && *fend != 'E';
+        if (integer)
+            end = (char *)fend;
+    }
     double real = 0;
     if (!integer) {
         errno = 0;
@@ -39,6 +50,13 @@ bool cm_duration_read(const char *s, int64_t default_unit, int64_t *value_ns, in
         if (whole > (unsigned long long)(INT64_MAX / mul))
             return false;
         *value_ns = (int64_t)whole * mul;
+        int64_t place = mul; /* a digit's ns; digits past 1 ns are dropped */
+        for (const char *d = frac; d && d < fend && place >= 10; d++) {
+            place /= 10;
+            if (*value_ns > INT64_MAX - (*d - '0') * place)
+                return false;
+            *value_ns += (*d - '0') * place;
+        }
         return true;
     }
     double ns = real * (double)mul;

@@ -27,7 +27,7 @@ size_t tr_prof_label(const nt_profile *p, size_t i, char *buf, size_t size)
     const char *l = *r->label ? r->label : "?";
     int n;
     if (r->kind == NT_PROFILE_ALLOC)
-        n = snprintf(buf, size, "%s (%s)", l, nt_alloc_heap_name((nt_alloc_heap)r->heap));
+        n = snprintf(buf, size, "%s:%s", nt_alloc_heap_name((nt_alloc_heap)r->heap), l); /* as top and samples spell it */
     else if (r->kind == NT_PROFILE_CONTENTION)
         n = snprintf(buf, size, "%s%s", r->heap == 1 ? "native lock" : "managed lock", r->open ? " (open)" : "");
     else if (r->message && *r->message)

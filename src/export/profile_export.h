@@ -22,7 +22,8 @@ nt_status tr_prof_export(const nt_profile *p, const nt_profile_export_options *o
 bool tr_prof_selected(const nt_profile *p, const nt_profile_export_options *o, size_t i);
 /* Record i's weight: its value, or its event count with by_count. */
 int64_t tr_prof_weight(const nt_profile *p, const nt_profile_export_options *o, size_t i);
-/* Record i's label as shown: "Type (soh)", "Type", "Type: message", "managed lock (open)". */
+/* Record i's label as shown: "soh:Type" (the heap first, as top and samples
+ * spell it), "Type", "Type: message", "managed lock (open)". */
 size_t tr_prof_label(const nt_profile *p, size_t i, char *buf, size_t size);
 
 #endif

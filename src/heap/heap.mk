@@ -1,6 +1,7 @@
 # heap: heap snapshots (nt_heap), built only on the parser's public
 # callbacks, like trace/.  Uses parse/ (through nettrace.h) and common/.
-#   heap_io.c       the one-call entry points
+#   heap_io.c       the one-call entry points (NetTrace or .gcdump by the magic)
+#   gcdump_read.c   .gcdump files (PerfView's serialized MemoryGraph), into the builder
 #   heap_events.c   the runtime's heap-dump payloads, into the builder
 #   heap_build.c    the builder's storage and its finish (addresses resolved)
 #   heap_types.c    type names as dotnet-gcdump prints them
@@ -12,6 +13,7 @@
 libnettrace_core_la_SOURCES += \
 	src/heap/heap_internal.h src/heap/heap_build.h \
 	src/heap/heap_io.c \
+	src/heap/gcdump_read.h src/heap/gcdump_read.c \
 	src/heap/heap_events.c \
 	src/heap/heap_build.c \
 	src/heap/heap_types.c \

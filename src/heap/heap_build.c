@@ -257,51 +257,60 @@ static int by_address(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* The sorted addresses with every 16th of them in a small array: a lookup
- * searches the small one (it stays in cache), then one run of 16. */
-#define SAMPLE_STRIDE 16u
-
+/* The sorted addresses with a directory over their range: bucket k of
+ * (address - lowest) >> shift starts at dir[k], about four addresses a
+ * bucket when they are spread evenly (2 bytes per object at most).  A lookup
+ * is one directory read and a binary search of its bucket: a few steps
+ * where addresses are spread, O(log n) however they cluster. */
 typedef struct addr_index {
     const uint64_t *sorted;
     const uint32_t *order;
-    uint32_t n, ns;
-    uint64_t *sample;
+    uint32_t n;
+    uint64_t lo, hi;           /* the lowest and highest address */
+    unsigned shift;
+    size_t nb;                 /* buckets */
+    uint32_t *dir;             /* nb + 1 */
 } addr_index;
 
 static bool index_make(cm_mem *m, addr_index *x, const uint64_t *sorted, const uint32_t *order, uint32_t n)
 {
-    x->sorted = sorted;
-    x->order = order;
-    x->n = n;
-    x->ns = (n + SAMPLE_STRIDE - 1) / SAMPLE_STRIDE;
-    x->sample = cm_mem_alloc(m, (x->ns ? x->ns : 1) * sizeof *x->sample);
-    if (!x->sample)
+    *x = (addr_index){ sorted, order, n, 0, 0, 0, 2, NULL }; /* two buckets at least: shift stays below 64 */
+    if (n) {
+        x->lo = sorted[0];
+        x->hi = sorted[n - 1];
+    }
+    while (x->nb < n / 4 && x->nb < ((size_t)1 << 30))
+        x->nb *= 2;
+    while (((x->hi - x->lo) >> x->shift) >= x->nb)
+        x->shift++;
+    x->dir = cm_mem_alloc(m, (x->nb + 1) * sizeof *x->dir);
+    if (!x->dir)
         return false;
-    for (uint32_t k = 0; k < x->ns; k++)
-        x->sample[k] = sorted[k * SAMPLE_STRIDE];
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t b = (size_t)((sorted[i] - x->lo) >> x->shift);
+        while (k <= b)
+            x->dir[k++] = i;
+    }
+    while (k <= x->nb)
+        x->dir[k++] = n;
     return true;
 }
 
 static void index_free(cm_mem *m, addr_index *x)
 {
-    cm_mem_free(m, x->sample, (x->ns ? x->ns : 1) * sizeof *x->sample);
+    if (x->dir)
+        cm_mem_free(m, x->dir, (x->nb + 1) * sizeof *x->dir);
 }
 
 /* The first object (in walk order) at address a, or NT_HEAP_NONE. */
 static uint32_t lookup(const addr_index *x, uint64_t a)
 {
-    uint32_t lo = 0, hi = x->ns;
-    while (lo < hi) { /* the first sample >= a */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (x->sample[mid] < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    /* the first address >= a lies after the sample before lo, at most at lo's */
-    uint32_t base = lo ? (lo - 1) * SAMPLE_STRIDE + 1 : 0;
-    uint32_t end = lo < x->ns ? lo * SAMPLE_STRIDE + 1 : x->n;
-    while (base < end) {
+    if (x->n == 0 || a < x->lo || a > x->hi)
+        return NT_HEAP_NONE;
+    size_t b = (size_t)((a - x->lo) >> x->shift);
+    uint32_t base = x->dir[b], end = x->dir[b + 1];
+    while (base < end) { /* the first address >= a */
         uint32_t mid = base + (end - base) / 2;
         if (x->sorted[mid] < a)
             base = mid + 1;

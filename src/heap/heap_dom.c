@@ -6,6 +6,8 @@
  * iterative: a linked list of millions of objects is a search as deep. */
 #include "heap/heap_internal.h"
 
+#include "common/compiler.h"
+
 #include <string.h>
 
 typedef struct lt_node {
@@ -23,6 +25,9 @@ typedef struct lt {
     uint32_t *dom, *bucket, *next; /* by number */
     uint32_t *pred_start, *preds; /* by number: the numbers of its predecessors */
     uint8_t *from_root;  /* node: the virtual root has an edge to it */
+    size_t root_edges;   /* how many nodes that is */
+    bool past_roots;     /* the search has gone past the root objects */
+    uint64_t reached_from_roots; /* objects numbered before that */
 } lt;
 
 #define LT_ARRAYS 5
@@ -32,6 +37,9 @@ static uint32_t **lt_array(lt *s, int i)
     uint32_t **a[LT_ARRAYS] = { &s->num, &s->vertex, &s->dom, &s->bucket, &s->next };
     return a[i];
 }
+
+/* How many references ahead the passes over all of them ask for their targets' lines. */
+#define LT_AHEAD 16u
 
 static void lt_free(lt *s, size_t nedges)
 {
@@ -63,76 +71,91 @@ static bool lt_alloc(lt *s)
     return true;
 }
 
-/* The successor at position pos of node v (false past the end).  The
- * virtual root's are the root objects, then every object (those already
- * reached are skipped by the caller). */
-static bool successor(const nt_heap *h, uint32_t v, uint64_t pos, uint32_t *w)
+/* Give node w the next DFS number under parent number pv and push it; ask
+ * for the lines its own visit reads (its edge range, its targets' numbers),
+ * so that the misses of a node's children overlap. */
+static inline void lt_enter(const nt_heap *h, lt *s, size_t *top, uint32_t w, uint32_t pv)
 {
-    if (v == h->n) {
-        if (pos < h->nroots) {
-            *w = (uint32_t)h->roots[pos].obj;
-            return true;
-        }
-        if (pos - h->nroots < h->n) {
-            *w = (uint32_t)(pos - h->nroots);
-            return true;
-        }
-        return false;
+    s->num[w] = ++s->count;
+    s->vertex[s->count] = w;
+    s->nd[s->count].parent = pv;
+    s->nd[*top].semi = w;
+    s->nd[(*top)++].label = h->edge_start[w];
+    for (uint32_t k = h->edge_start[w], e = h->edge_start[w + 1]; k < e && k < h->edge_start[w] + 8; k++) {
+        CC_PREFETCH(&s->num[h->edges[k]]);
+        CC_PREFETCH(&h->edge_start[h->edges[k]]);
     }
-    uint64_t k = (uint64_t)h->edge_start[v] + pos;
-    if (k >= h->edge_start[v + 1])
-        return false;
-    *w = h->edges[k];
-    return true;
+}
+
+/* The virtual root's next successor not yet numbered, from position *pos:
+ * the root objects, then every object (an object no root reaches starts a
+ * search of its own).  Past the roots, the objects numbered so far are those
+ * the roots reach.  False past the end. */
+static bool lt_root_next(const nt_heap *h, lt *s, uint32_t *pos, uint32_t *w)
+{
+    while (*pos < h->nroots) {
+        uint32_t x = (uint32_t)h->roots[(*pos)++].obj;
+        if (!s->from_root[x]) {
+            s->from_root[x] = 1;
+            s->root_edges++;
+        }
+        if (!s->num[x]) {
+            *w = x;
+            return true;
+        }
+    }
+    if (!s->past_roots) {
+        s->past_roots = true;
+        s->reached_from_roots = s->count - 1;
+    }
+    while (*pos - h->nroots < h->n) {
+        uint32_t x = (uint32_t)(*pos - h->nroots);
+        (*pos)++;
+        if (!s->num[x]) {
+            s->from_root[x] = 1;
+            s->root_edges++;
+            *w = x;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Number the nodes in depth-first preorder from the virtual root.  The
- * search's stack (a node and its next successor's position per level) lives
- * in the semi and label fields, which the dominator pass only fills afterwards. */
+ * search's stack (a node and the position of its next reference per level)
+ * lives in the semi and label fields, which the dominator pass only fills
+ * afterwards. */
 static bool lt_search(nt_heap *h, lt *s)
 {
     size_t top = 0;
-    uint32_t root = h->n;
+    uint32_t root = h->n, root_pos = 0;
     s->num[root] = ++s->count;
     s->vertex[s->count] = root;
-    s->nd[top].semi = root;
-    s->nd[top++].label = 0;
-    uint64_t reached_from_roots = 0;
-    bool past_roots = false;
-    while (top) {
-        uint32_t v = s->nd[top - 1].semi, pos = s->nd[top - 1].label;
-        if (v == root && !past_roots && pos >= h->nroots) {
-            past_roots = true; /* every object numbered from here on is one no root reaches */
-            reached_from_roots = s->count - 1;
+    uint32_t w;
+    for (;;) {
+        if (top == 0) { /* back at the virtual root */
+            if (!lt_root_next(h, s, &root_pos, &w))
+                break;
+            lt_enter(h, s, &top, w, 1);
+            continue;
         }
-        uint32_t w;
-        if (!successor(h, v, pos, &w)) {
+        uint32_t v = s->nd[top - 1].semi, k = s->nd[top - 1].label, e = h->edge_start[v + 1];
+        while (k < e && s->num[h->edges[k]])
+            k++;
+        if (k == e) {
             top--;
             continue;
         }
-        s->nd[top - 1].label = pos + 1;
-        /* The virtual root leads to every root object, and to each object no root reaches that
-         * starts a search of its own. */
-        if (v == root && (!past_roots || !s->num[w]))
-            s->from_root[w] = 1;
-        if (s->num[w])
-            continue;
-        s->num[w] = ++s->count;
-        s->vertex[s->count] = w;
-        s->nd[s->count].parent = s->num[v];
-        s->nd[top].semi = w;
-        s->nd[top++].label = 0;
+        s->nd[top - 1].label = k + 1;
+        lt_enter(h, s, &top, h->edges[k], s->num[v]);
     }
-    if (!past_roots)
-        reached_from_roots = s->count - 1;
-    h->stats.unreachable = h->n - reached_from_roots;
+    h->stats.unreachable = h->n - s->reached_from_roots;
     return true;
 }
 
 /* Predecessor lists by DFS number, of numbers: the references reversed and
  * the virtual root (number 1) before the objects it leads to.  Numbered so
- * that the dominator pass reads them in order; the node -> number table is
- * freed after. */
+ * that the dominator pass reads them in order. */
 static bool lt_preds(const nt_heap *h, lt *s, size_t nedges)
 {
     size_t slots = (size_t)s->count + 2;
@@ -143,10 +166,19 @@ static bool lt_preds(const nt_heap *h, lt *s, size_t nedges)
     uint32_t *cnt = s->pred_start;
     const uint32_t *num = s->num;
     memset(cnt, 0, slots * sizeof(uint32_t));
-    for (uint32_t v = 0; v < h->n; v++) {
+    /* Two passes over every reference, each reading its target's number and
+     * then that number's slot: both asked for ahead, as the targets are
+     * anywhere. */
+    const uint32_t *edges = h->edges;
+    size_t m = h->stats.edges;
+    for (uint32_t v = 0; v < h->n; v++)
         cnt[num[v] + 1] += s->from_root[v];
-        for (uint32_t k = h->edge_start[v]; k < h->edge_start[v + 1]; k++)
-            cnt[num[h->edges[k]] + 1]++;
+    for (size_t k = 0; k < m; k++) {
+        if (k + 2 * LT_AHEAD < m)
+            CC_PREFETCH(&num[edges[k + 2 * LT_AHEAD]]);
+        if (k + LT_AHEAD < m)
+            CC_PREFETCH(&cnt[num[edges[k + LT_AHEAD]] + 1]);
+        cnt[num[edges[k]] + 1]++;
     }
     for (size_t i = 1; i < slots; i++)
         cnt[i] += cnt[i - 1];
@@ -154,14 +186,19 @@ static bool lt_preds(const nt_heap *h, lt *s, size_t nedges)
     for (uint32_t v = 0; v < h->n; v++)
         if (s->from_root[v])
             s->preds[cnt[num[v]]++] = 1;
-    for (uint32_t v = 0; v < h->n; v++)
-        for (uint32_t k = h->edge_start[v]; k < h->edge_start[v + 1]; k++)
-            s->preds[cnt[num[h->edges[k]]]++] = num[v];
+    for (uint32_t v = 0; v < h->n; v++) {
+        uint32_t nv = num[v];
+        for (uint32_t k = h->edge_start[v]; k < h->edge_start[v + 1]; k++) {
+            if (k + 2 * LT_AHEAD < m)
+                CC_PREFETCH(&num[edges[k + 2 * LT_AHEAD]]);
+            if (k + LT_AHEAD < m)
+                CC_PREFETCH(&cnt[num[edges[k + LT_AHEAD]]]);
+            s->preds[cnt[num[edges[k]]]++] = nv;
+        }
+    }
     for (size_t i = slots - 1; i > 0; i--)
         cnt[i] = cnt[i - 1];
     cnt[0] = 0;
-    cm_mem_free(s->mem, s->num, ((size_t)s->n + 2) * sizeof(uint32_t));
-    s->num = NULL;
     return true;
 }
 
@@ -193,6 +230,8 @@ static void lt_dominators(lt *s, uint32_t *stack)
     for (uint32_t i = 1; i <= s->count; i++)
         s->nd[i].semi = s->nd[i].label = i;
     for (uint32_t i = s->count; i >= 2; i--) {
+        if (s->pred_start[i] >= LT_AHEAD) /* the numbers below are read next, their predecessors' state soon */
+            CC_PREFETCH(&s->nd[s->preds[s->pred_start[i] - LT_AHEAD]]);
         for (uint32_t k = s->pred_start[i]; k < s->pred_start[i + 1]; k++) {
             uint32_t u = lt_eval(s, s->preds[k], stack);
             if (s->nd[u].semi < s->nd[i].semi)
@@ -243,18 +282,13 @@ nt_status nt_heap_dominators(nt_heap *h)
     lt s = { 0 };
     s.mem = &h->mem;
     s.n = h->n;
-    size_t nedges = (size_t)h->stats.edges + h->n; /* and the virtual root's: at most one per object */
-    uint32_t *stack = NULL;
-    bool ok = lt_alloc(&s) && lt_search(h, &s) && lt_preds(h, &s, nedges);
+    bool ok = lt_alloc(&s) && lt_search(h, &s);
+    size_t nedges = (size_t)h->stats.edges + s.root_edges; /* the references and the virtual root's */
+    ok = ok && lt_preds(h, &s, nedges);
     if (ok) {
-        stack = cm_mem_alloc(s.mem, ((size_t)h->n + 2) * sizeof *stack);
-        ok = stack != NULL;
-    }
-    if (ok) {
-        lt_dominators(&s, stack);
+        lt_dominators(&s, s.num); /* the node -> number table, done with, is EVAL's stack */
         ok = lt_results(h, &s);
     }
-    cm_mem_free(s.mem, stack, ((size_t)h->n + 2) * sizeof *stack);
     lt_free(&s, nedges ? nedges : 1);
     if (!ok) {
         cm_mem_free(&h->mem, h->idom, (h->n ? h->n : 1) * sizeof *h->idom);

@@ -14,11 +14,14 @@ typedef struct hp_type {
     uint64_t module_id;
     uint32_t name;       /* while reading: the raw BulkType name; after: the display name */
     uint32_t module;     /* after reading: the module's file name */
-    uint32_t flags;      /* BulkType Flags (0x4 RCW, 0x8 array) */
+    uint32_t flags;      /* BulkType Flags (0x4 RCW, 0x8 array), or HP_TYPE_DISPLAY_NAME */
     uint32_t name_id;    /* TypeNameID, for unnamed types */
     uint32_t canon;      /* after reading: the first type of the same name and module */
     bool defined;        /* a BulkType record named it */
 } hp_type;
+
+/* hp_type.flags: the name is already as dotnet-gcdump prints it (a .gcdump's), kept as it is. */
+#define HP_TYPE_DISPLAY_NAME 0x80000000u
 
 /* A root record: while reading, obj holds the address; after, the object index. */
 typedef struct hp_root {

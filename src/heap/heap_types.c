@@ -65,7 +65,12 @@ static bool name_type(nt_heap *h, hp_type *t, const cm_map *module_names, size_t
     size_t raw_len = strlen(raw);
     if (!t->defined)
         len = (size_t)snprintf(buf, sizeof buf, "UNKNOWN 0x%llx", (unsigned long long)t->type_id);
-    else if (raw_len == 0)
+    else if (t->flags & HP_TYPE_DISPLAY_NAME) {
+        if (raw_len > sizeof buf - 1)
+            raw_len = sizeof buf - 1;
+        memcpy(buf, raw, raw_len);
+        len = raw_len;
+    } else if (raw_len == 0)
         len = (size_t)snprintf(buf, sizeof buf, "%s(0x%x)", (t->flags & TYPE_FLAG_ARRAY) ? "ArrayType" : "Type",
                                t->name_id);
     else {

@@ -466,9 +466,13 @@ nt_status nt_event_labels_get(const nt_event *ev, nt_event_labels *out)
     memcpy(out->activity_id, ev->activity_id, 16);
     memcpy(out->related_activity_id, ev->related_activity_id, 16);
     const struct nt_field_ctx *c = ev->field_ctx;
+    /* Only what the event's label list holds: the context keeps the last
+     * list's ids after an event without them, and what came before must not show. */
     out->has_trace_id = c->has_trace_id;
     out->has_span_id = c->has_span_id;
-    memcpy(out->trace_id, c->trace_id, 16);
-    memcpy(out->span_id, c->span_id, 8);
+    if (c->has_trace_id)
+        memcpy(out->trace_id, c->trace_id, 16);
+    if (c->has_span_id)
+        memcpy(out->span_id, c->span_id, 8);
     return NT_OK;
 }

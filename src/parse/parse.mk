@@ -1,6 +1,8 @@
 # parse: the push parser.  Uses only common/.  From the top down (no unit
 # calls into one above it; tools/check-cycles.sh checks):
 #   parser.c, feed_fd.c      framing machine and public entry points
+#   parallel_*.c, plog.c     the parallel parse: parts cut at sequence points,
+#                            decoded on threads into callback logs, replayed in order
 #   blocks_v4.c, blocks_v6.c the block decoders of each format version
 #   stack_block.c, fields.c, threads.c, clr_events.c
 #                            what both versions share: stack blocks, metadata
@@ -18,6 +20,8 @@ libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
 	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_sidecar.c src/parse/feed_window.c src/parse/index_internal.h \
+	src/parse/parallel_run.c src/parse/parallel_part.c src/parse/parallel_plan.c src/parse/parallel_internal.h \
+	src/parse/plog.c src/parse/plog.h src/parse/resume.h \
 	src/parse/blocks.h \
 	src/parse/blocks_v4.c \
 	src/parse/blocks_v6.c \

@@ -11,6 +11,7 @@
 #include "common/limits.h"
 #include "common/utf16.h"
 #include "parse/blocks.h"
+#include "parse/resume.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -409,18 +410,31 @@ nt_status nt_parser_finish(nt_parser *p)
     return ps_fail(p, NT_ERR_TRUNCATED, at, "the stream ends without its end-of-stream tag");
 }
 
+bool ps_parser_at_block(const nt_parser *p)
+{
+    return p->status == NT_OK && p->have == 0 && p->have_trace &&
+           (p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER);
+}
+
+bool ps_parser_seek_block(nt_parser *p, uint64_t offset)
+{
+    if (!ps_parser_at_block(p) || offset < p->offset)
+        return false;
+    p->offset = p->unit_off = offset;
+    return true;
+}
+
+/* The windowed read's skip: the one seek above, and the blocks skipped break every thread's sequence. */
 nt_status ps_parser_skip_to(nt_parser *p, uint64_t off)
 {
     if (p->status)
         return p->status;
     if (off == p->offset)
         return NT_OK;
-    bool between = p->have_trace && p->have == 0 && (p->state == ST_OBJ_TAG || p->state == ST_V6_BLOCK_HEADER);
-    if (!between || off < p->offset)
+    if (!ps_parser_seek_block(p, off))
         return ps_fail(p, NT_ERR_MALFORMED, p->offset,
                        "the index places a block at byte %llu, but the stream's unit there ends elsewhere",
                        (unsigned long long)off);
-    p->offset = off;
     ps_threads_forget_sequence(&p->threads);
     return NT_OK;
 }

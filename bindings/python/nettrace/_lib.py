@@ -229,6 +229,21 @@ class nt_session_config(Structure):
                 ("caller_pumps", c_bool)]
 
 
+class nt_convert_options(Structure):
+    _fields_ = [("struct_size", c_uint32),
+                ("format", c_uint32), ("uncompressed", c_bool), ("limits", c_void_p), ("feed", c_void_p),
+                ("from", nt_time_bound), ("to", nt_time_bound), ("alloc", c_void_p)]
+
+
+class nt_convert_stats(Structure):
+    _fields_ = [("struct_size", c_uint32),
+                ("status", c_int), ("output_failed", c_bool), ("error_offset", c_uint64),
+                ("input_bytes", c_uint64), ("output_bytes", c_uint64), ("events_written", c_uint64),
+                ("events_without_metadata", c_uint64), ("fieldless_metadata", c_uint64),
+                ("metadata_flushes", c_uint64), ("events_outside_window", c_uint64),
+                ("records_outside_window", c_uint64), ("os_error", c_int), ("message", ctypes.c_char * 256)]
+
+
 def _proto(name, restype, *argtypes):
     f = getattr(lib, name)
     f.restype = restype
@@ -302,6 +317,9 @@ _proto("nt_profile_free", None, c_void_p)
 _proto("nt_time_bound_parse", c_bool, c_char_p, POINTER(nt_time_bound))
 _proto("nt_time_bound_resolve", c_int64, POINTER(nt_time_bound), POINTER(nt_trace_info))
 _proto("nt_deadline_after_ms", c_int64, c_int64)
+_proto("nt_convert", c_int, c_int, POINTER(nt_convert_options), WRITE_FN, c_void_p, POINTER(nt_convert_stats))
+_proto("nt_convert_bytes", c_int, c_void_p, c_size_t, POINTER(nt_convert_options), WRITE_FN, c_void_p,
+       POINTER(nt_convert_stats))
 _proto("nt_session_new", c_void_p, POINTER(nt_session_config), c_void_p)
 _proto("nt_session_start", c_int, c_void_p, c_int32, c_int64)
 _proto("nt_session_stop", c_int, c_void_p, c_int64)

@@ -66,6 +66,10 @@ internal static unsafe partial class Lib
     [LibraryImport(Name)] internal static partial int nt_trace_window_cut(void* w, long from_ns, long to_ns, nt_window_filter* f, void** trace);
     [LibraryImport(Name)] internal static partial byte nt_trace_window_recorder_span(void* w, long* from_ns, long* to_ns);
 
+    // nettrace_convert.h
+    [LibraryImport(Name)] internal static partial int nt_convert(int fd, nt_convert_options* o, nint sink, void* user, nt_convert_stats* st);
+    [LibraryImport(Name)] internal static partial int nt_convert_bytes(byte* data, nuint len, nt_convert_options* o, nint sink, void* user, nt_convert_stats* st);
+
     // nettrace_profile.h
     [LibraryImport(Name)] internal static partial byte nt_time_bound_parse(byte* s, nt_time_bound* b);
     [LibraryImport(Name)] internal static partial void* nt_profile_builder_new(nt_profile_options* o, void* alloc);

@@ -368,6 +368,30 @@ internal unsafe struct nt_window_filter
     public fixed byte span_id[8];
 }
 
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct nt_convert_options
+{
+    public uint struct_size;
+    public uint format;
+    public byte uncompressed;
+    public void* limits;
+    public void* feed;
+    public nt_time_bound from, to;
+    public void* alloc;
+}
+
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct nt_convert_stats
+{
+    public uint struct_size;
+    public int status;
+    public byte output_failed;
+    public ulong error_offset, input_bytes, output_bytes, events_written, events_without_metadata, fieldless_metadata,
+        metadata_flushes, events_outside_window, records_outside_window;
+    public int os_error;
+    public fixed byte message[256];
+}
+
 internal static unsafe class Sized
 {
     /// <summary>A zeroed sized struct whose struct_size is this package's layout.</summary>

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The parallel parse against one thread (bench/README.md, "Parallel parse"):
+# `nettrace top` and `nettrace stacks -f pprof` with --jobs 1, 2 (and every
+# count up to the processors online, at most 8) on each FILE, the runs of the
+# job counts interleaved, in one run of this script.  Wall and CPU time
+# (user + system, every thread) from bench_run; speedup = time with 1 job /
+# time with N.  The outputs of every job count are compared byte for byte
+# (the script fails on a difference).  The load average is printed before
+# and after: on a shared machine the ratios are what the other processes left.
+#
+#   bench/parallel.sh FILE...
+#
+# Environment: NETTRACE, BENCH_RUN (the built programs), BENCH_RUNS (runs per
+# job, default 3), BENCH_WORK (outputs under $BENCH_WORK/out/parallel).
+set -euo pipefail
+
+nettrace=${NETTRACE:-./nettrace}
+bench_run=${BENCH_RUN:-./bench/bench_run}
+runs=${BENCH_RUNS:-3}
+out=${BENCH_WORK:-bench/work}/out/parallel
+mkdir -p "$out"
+cpus=$(getconf _NPROCESSORS_ONLN)
+max=$((cpus < 8 ? cpus : 8))
+[ "$max" -ge 2 ] || max=2
+status=0
+
+echo "parallel parse: $cpus processors online; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '| trace | MiB | command | jobs | wall s | CPU s | speedup (wall) | CPU / 1 job |\n|---|---:|---|---:|---:|---:|---:|---:|\n'
+for f in "$@"; do
+    [ -f "$f" ] || { echo "bench/parallel.sh: $f: no such file" >&2; status=1; continue; }
+    name=$(basename "$f" .nettrace)
+    mib=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1048576 }')
+    cat "$f" >/dev/null # in the page cache for every job alike
+    for cmd in top pprof; do
+        declare -A wall=() cpu=()
+        for round in $(seq 1 "$runs"); do
+            for j in $(seq 1 "$max"); do
+                o="$out/$name.$cmd.$j"
+                if [ "$cmd" = top ]; then
+                    line=$("$bench_run" -n 1 -o "$o" -- "$nettrace" top --jobs "$j" -n 50 "$f")
+                else
+                    line=$("$bench_run" -n 1 -o "$o" -- "$nettrace" stacks --jobs "$j" -f pprof "$f")
+                fi
+                w=$(echo "$line" | awk '{print $2}')
+                c=$(echo "$line" | awk '{for (i = 1; i < NF; i++) if ($i == "cpu") print $(i + 1)}')
+                if [ -z "${wall[$j]:-}" ] || awk -v a="$w" -v b="${wall[$j]}" 'BEGIN { exit !(a < b) }'; then wall[$j]=$w; fi
+                if [ -z "${cpu[$j]:-}" ] || awk -v a="$c" -v b="${cpu[$j]}" 'BEGIN { exit !(a < b) }'; then cpu[$j]=$c; fi
+                if [ "$round" = 1 ] && [ "$j" -gt 1 ] && ! cmp -s "$out/$name.$cmd.1" "$o"; then
+                    echo "bench/parallel.sh: $name $cmd: the output with --jobs $j differs from --jobs 1" >&2
+                    status=1
+                fi
+            done
+        done
+        for j in $(seq 1 "$max"); do
+            printf '| %s | %s | %s | %d | %.3f | %.3f | %.2fx | %.2f |\n' "$name" "$mib" \
+                "$([ "$cmd" = top ] && echo top || echo 'stacks -f pprof')" "$j" "${wall[$j]}" "${cpu[$j]}" \
+                "$(awk -v a="${wall[1]}" -v b="${wall[$j]}" 'BEGIN { print a / b }')" \
+                "$(awk -v a="${cpu[$j]}" -v b="${cpu[1]}" 'BEGIN { print a / b }')"
+        done
+        unset wall cpu
+    done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); outputs identical across job counts: $([ $status = 0 ] && echo yes || echo NO)"
+exit $status

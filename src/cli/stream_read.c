@@ -1,0 +1,98 @@
+/* Reading a trace file into callbacks: by one parser (cli_feed_path), or by
+ * the parallel parse (nettrace_parallel.h) over a read-only map of the file
+ * when it pays -- a regular file of at least CLI_PARALLEL_MIN_BYTES and a job
+ * count other than 1.  Both deliver the same callbacks; pipes and standard
+ * input are read once, in order, by one parser. */
+#include "cli/stream_read.h"
+#include "cli/progress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint32_t jobs_wanted; /* --jobs: 0 = the processors online */
+
+void cli_stream_set_jobs(uint32_t jobs) { jobs_wanted = jobs; }
+
+bool cli_parse_jobs(const char *arg, const char *cmd)
+{
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(arg, &end, 10);
+    if (errno || end == arg || *end || arg[0] == '-' || n < 1 || n > NT_DEFAULT_PARALLEL_MAX_JOBS) {
+        fprintf(stderr, "nettrace %s: --jobs takes a count of threads from 1 to %u, not '%s'\n", cmd,
+                NT_DEFAULT_PARALLEL_MAX_JOBS, arg);
+        return false;
+    }
+    cli_stream_set_jobs((uint32_t)n);
+    return true;
+}
+
+/* The file mapped read-only when the parallel parse should read it; false otherwise (st untouched). */
+static bool map_for_parallel(cli_stream *st, const char *path)
+{
+    if (jobs_wanted == 1 || strcmp(path, "-") == 0)
+        return false;
+    if (jobs_wanted == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false; /* the sequential read says why */
+    struct stat sb;
+    void *map = MAP_FAILED;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= CLI_PARALLEL_MIN_BYTES &&
+        (uint64_t)sb.st_size <= SIZE_MAX)
+        map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return false;
+    st->map = map;
+    st->len = (size_t)sb.st_size;
+    return true;
+}
+
+nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound *from, const nt_time_bound *to,
+                          const nt_callbacks *cb, void *user, bool lazy_names, char *err, size_t errsize)
+{
+    memset(st, 0, sizeof *st);
+    /* A window is read by one parser: through the sidecar it reads only the window's blocks (io_window.c),
+     * which beats decoding all of them on every core; without one it reads the whole trace. */
+    bool window = (from && from->set) || (to && to->set);
+    if (window || !map_for_parallel(st, path)) {
+        st->p = nt_parser_new(cb, user, NULL, NULL);
+        if (!st->p) {
+            snprintf(err, errsize, "out of memory");
+            return NT_ERR_NOMEM;
+        }
+        nt_parser_set_lazy_names(st->p, lazy_names);
+        return cli_feed_path_window(st->p, path, from, to, err, errsize);
+    }
+    cli_progress_start();
+    cli_progress_phase("reading");
+    nt_parallel_options opt = { .jobs = jobs_wanted, .lazy_names = lazy_names };
+    nt_status s = nt_parse_parallel(st->map, st->len, NULL, cb, user, &opt, &st->pp, err, errsize);
+    cli_progress_clear();
+    const nt_parser *p = nt_parallel_parser(st->pp);
+    if (!p) {
+        snprintf(err, errsize, "%s", nt_status_describe(s));
+        return s;
+    }
+    cli_feed_message(p, s, st->len, err, errsize);
+    return s;
+}
+
+const nt_parser *cli_stream_parser(const cli_stream *st) { return st->p ? st->p : nt_parallel_parser(st->pp); }
+
+void cli_stream_close(cli_stream *st)
+{
+    nt_parser_free(st->p);
+    nt_parallel_free(st->pp);
+    if (st->map)
+        munmap(st->map, st->len);
+    memset(st, 0, sizeof *st);
+}
