@@ -11,6 +11,7 @@
  * that leaves a thread out must send its part to the sequential fallback. */
 #include "nettrace_parallel.h"
 #include "nettrace_writer.h"
+#include "ltest.h"
 #include "support.h"
 
 #include <criterion/criterion.h>
@@ -24,6 +25,7 @@ typedef struct both {
     ts_digest d;
     nt_callbacks inner;
     uint64_t h;
+    bool sparse; /* no event, stack or metadata callback: the samples' and records' events are digested instead */
 } both;
 
 static void mixb(both *b, const void *p, size_t n)
@@ -58,13 +60,23 @@ static int on_event(void *u, const nt_event *ev)
 FWD(trace, const nt_trace_info *)
 FWD(metadata, const nt_event_desc *)
 FWD(stack, const nt_stack *)
-FWD(sample, const nt_sample *)
-FWD(method, const nt_method *)
-FWD(module, const nt_module *)
-FWD(assembly, const nt_assembly *)
 FWD(sequence_point, const nt_sequence_point *)
 
-static void both_init(both *b, nt_callbacks *cb)
+/* The event a sample or record points to, when no event callback saw it. */
+#define FWD_EVENT(name, type)                                                                                      \
+    static int fwd_##name(void *u, type a)                                                                         \
+    {                                                                                                              \
+        both *b = u;                                                                                               \
+        if (b->sparse && on_event(b, a->event))                                                                    \
+            return 1;                                                                                              \
+        return b->inner.name(&b->d, a);                                                                            \
+    }
+FWD_EVENT(sample, const nt_sample *)
+FWD_EVENT(method, const nt_method *)
+FWD_EVENT(module, const nt_module *)
+FWD_EVENT(assembly, const nt_assembly *)
+
+static void both_init(both *b, nt_callbacks *cb, bool sparse)
 {
     memset(b, 0, sizeof *b);
     ts_digest_init(&b->d);
@@ -73,6 +85,9 @@ static void both_init(both *b, nt_callbacks *cb)
     *cb = (nt_callbacks){ .trace = fwd_trace, .metadata = fwd_metadata, .event = on_event, .stack = fwd_stack,
                           .sample = fwd_sample, .method = fwd_method, .module = fwd_module,
                           .assembly = fwd_assembly, .sequence_point = fwd_sequence_point };
+    b->sparse = sparse;
+    if (sparse)
+        cb->event = NULL, cb->stack = NULL, cb->metadata = NULL;
 }
 
 /* What a parse leaves: its digests, status, offset, message and counts. */
@@ -96,11 +111,11 @@ static void settle(outcome *o, const both *b, nt_status st, const nt_parser *p)
     nt_parser_stats_get(p, &o->ps);
 }
 
-static void run_sequential(const uint8_t *data, size_t len, uint64_t stop_after, bool lazy, outcome *o)
+static void run_sequential(const uint8_t *data, size_t len, uint64_t stop_after, bool lazy, bool sparse, outcome *o)
 {
     both b;
     nt_callbacks cb;
-    both_init(&b, &cb);
+    both_init(&b, &cb, sparse);
     b.d.stop_after = stop_after;
     nt_parser *p = nt_parser_new(&cb, &b, NULL, NULL);
     cr_assert_not_null(p);
@@ -113,11 +128,11 @@ static void run_sequential(const uint8_t *data, size_t len, uint64_t stop_after,
 }
 
 static void run_parallel(const uint8_t *data, size_t len, uint32_t jobs, uint64_t part_bytes, uint64_t stop_after,
-                         bool lazy, outcome *o)
+                         bool lazy, bool sparse, outcome *o)
 {
     both b;
     nt_callbacks cb;
-    both_init(&b, &cb);
+    both_init(&b, &cb, sparse);
     b.d.stop_after = stop_after;
     nt_parallel_options opt = { .jobs = jobs, .part_bytes = part_bytes, .lazy_names = lazy };
     nt_parallel *pp = NULL;
@@ -137,7 +152,7 @@ static void run_caller_threads(const uint8_t *data, size_t len, uint64_t part_by
 {
     both b;
     nt_callbacks cb;
-    both_init(&b, &cb);
+    both_init(&b, &cb, false);
     nt_parallel_options opt = { .part_bytes = part_bytes };
     nt_parallel *pp = NULL;
     cr_assert_eq(nt_parallel_new(data, len, NULL, &cb, &b, &opt, &pp), NT_OK);
@@ -187,12 +202,12 @@ static const uint32_t jobs_list[] = { 1, 2, 3, 7 };
 static uint32_t check_all(const uint8_t *data, size_t len, const char *what, outcome *last)
 {
     outcome seq, par;
-    run_sequential(data, len, 0, false, &seq);
+    run_sequential(data, len, 0, false, false, &seq);
     uint32_t parts = 0;
     for (size_t j = 0; j < sizeof jobs_list / sizeof *jobs_list; j++) {
         uint64_t sizes[] = { 1, 64 * 1024, 0 };
         for (size_t s = 0; s < 3; s++) {
-            run_parallel(data, len, jobs_list[j], sizes[s], 0, false, &par);
+            run_parallel(data, len, jobs_list[j], sizes[s], 0, false, false, &par);
             same(&seq, &par, what);
             if (jobs_list[j] == 1)
                 cr_assert_eq(par.pst.parts, 1, "%s: one job is the sequential parse", what);
@@ -203,8 +218,12 @@ static uint32_t check_all(const uint8_t *data, size_t len, const char *what, out
     run_caller_threads(data, len, 1, &par);
     same(&seq, &par, what);
     outcome lazy_seq, lazy_par;
-    run_sequential(data, len, 0, true, &lazy_seq);
-    run_parallel(data, len, 2, 1, 0, true, &lazy_par);
+    run_sequential(data, len, 0, true, false, &lazy_seq);
+    run_parallel(data, len, 2, 1, 0, true, false, &lazy_par);
+    same(&lazy_seq, &lazy_par, what);
+    /* A consumer like the trace builder: no event or stack callback. */
+    run_sequential(data, len, 0, true, true, &lazy_seq);
+    run_parallel(data, len, 3, 1, 0, true, true, &lazy_par);
     same(&lazy_seq, &lazy_par, what);
     return parts;
 }
@@ -233,12 +252,12 @@ static size_t check_dir(const char *dir)
     return n;
 }
 
-Test(parallel, own_corpus)
+LTest(parallel, own_corpus)
 {
     cr_assert_gt(check_dir(ts_own_corpus()), 0, "no trace in %s", ts_own_corpus());
 }
 
-Test(parallel, shared_corpus)
+LTest(parallel, shared_corpus)
 {
     const char *dir = ts_shared_corpus();
     DIR *d = opendir(dir);
@@ -338,8 +357,8 @@ static void check_shape(const shape *sh, const char *what)
     for (int i = 0; i < 40; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         size_t cut = (size_t)(x % out.len);
-        run_sequential(out.data, cut, 0, false, &seq);
-        run_parallel(out.data, cut, 2, 1, 0, false, &par);
+        run_sequential(out.data, cut, 0, false, i % 3 == 0, &seq);
+        run_parallel(out.data, cut, 2, 1, 0, false, i % 3 == 0, &par);
         same(&seq, &par, "cut");
         uint8_t *bad = malloc(out.len);
         cr_assert_not_null(bad);
@@ -348,14 +367,14 @@ static void check_shape(const shape *sh, const char *what)
         bad[at] ^= (uint8_t)(1u << (x % 8));
         if (i % 2)
             bad[(at + 1) % out.len] = 0xff;
-        run_sequential(bad, out.len, 0, false, &seq);
-        run_parallel(bad, out.len, 3, 1, 0, false, &par);
+        run_sequential(bad, out.len, 0, false, i % 3 == 1, &seq);
+        run_parallel(bad, out.len, 3, 1, 0, false, i % 3 == 1, &par);
         same(&seq, &par, "damaged");
         free(bad);
         /* A callback that stops: the same calls, the same message. */
         uint64_t stop = 1 + x % last.calls;
-        run_sequential(out.data, out.len, stop, false, &seq);
-        run_parallel(out.data, out.len, 2, 1, stop, false, &par);
+        run_sequential(out.data, out.len, stop, false, false, &seq);
+        run_parallel(out.data, out.len, 2, 1, stop, false, false, &par);
         cr_assert_eq(seq.st, par.st);
         cr_assert_eq(seq.calls, par.calls, "stopped: %llu calls / %llu", (unsigned long long)seq.calls,
                      (unsigned long long)par.calls);
@@ -365,12 +384,12 @@ static void check_shape(const shape *sh, const char *what)
     nt_membuf_free(&out);
 }
 
-Test(parallel, writer_v4) { check_shape(&(shape){ .format = 4 }, "writer V4"); }
-Test(parallel, writer_v4_partial_sp) { check_shape(&(shape){ .format = 4, .partial_sp = true }, "writer V4, partial SP"); }
-Test(parallel, writer_v6) { check_shape(&(shape){ .format = 6 }, "writer V6"); }
-Test(parallel, writer_v6_flushes) { check_shape(&(shape){ .format = 6, .flushes = true }, "writer V6, flushes"); }
+LTest(parallel, writer_v4) { check_shape(&(shape){ .format = 4 }, "writer V4"); }
+LTest(parallel, writer_v4_partial_sp) { check_shape(&(shape){ .format = 4, .partial_sp = true }, "writer V4, partial SP"); }
+LTest(parallel, writer_v6) { check_shape(&(shape){ .format = 6 }, "writer V6"); }
+LTest(parallel, writer_v6_flushes) { check_shape(&(shape){ .format = 6, .flushes = true }, "writer V6, flushes"); }
 
-Test(parallel, misuse)
+LTest(parallel, misuse)
 {
     nt_parallel *pp = NULL;
     cr_assert_eq(nt_parallel_new(NULL, 5, NULL, NULL, NULL, NULL, &pp), NT_ERR_INVALID_ARG);

@@ -25,8 +25,9 @@ enum { CLI_FILTER_MANAGED = 0x1000, CLI_FILTER_THREAD, CLI_FILTER_FROM, CLI_FILT
 #define CLI_FILTER_HELP                                                                       \
     "      --managed-only only samples taken in managed code\n"                              \
     "      --thread ID    only this thread\n" CLI_TIME_HELP                                     \
-    "      --jobs N       threads parsing a file of 32 MiB or more (default: one per\n"       \
-    "                       processor; 1 = one, as for a pipe); same output\n"
+    "      --jobs N       threads parsing the file (default: one per processor for\n"        \
+    "                       files of 32 MiB or more, else one; 1 = one, as for a\n"         \
+    "                       pipe); the output is the same\n"
 
 /* 1: c was a filter option and its value is good; 0: not a filter option;
  * -1: a bad value (the usage error is printed). */

@@ -90,6 +90,7 @@ void nt_parallel_free(nt_parallel *pp)
     for (size_t k = 0; k < pp->nparts; k++)
         part_release(pp, &pp->parts[k]);
     nt_parser_free(pp->cur);
+    ps_plog_pool_free(&pp->pool);
     ps_field_ctx_free(&pp->fctx);
     cm_mem_free(&pp->mem, pp->parts, pp->parts_cap * sizeof *pp->parts);
     cm_mem_free(&pp->mem, pp->prime, pp->nprime * sizeof *pp->prime);

@@ -2,6 +2,8 @@
 # parser's public callbacks.  Uses parse/ (through nettrace.h) and common/.
 libnettrace_core_la_SOURCES += \
 	src/trace/trace_internal.h \
+	src/trace/trace_view.h \
+	src/trace/trace_view.c \
 	src/trace/trace_tables.c \
 	src/trace/symbols.c \
 	src/trace/build_internal.h \

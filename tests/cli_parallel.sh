@@ -1,0 +1,56 @@
+#!/bin/sh
+# The tool's output read on 2, 3 and 7 threads (--jobs, parts of 64 KiB so
+# that small files are cut many times) is byte for byte what one thread
+# gives: top, top --json, stacks -f folded / speedscope / pprof, samples and
+# the alloc / exceptions / contention profiles, with the same exit code and
+# messages, on every trace of corpus/ and ../shared/corpus (skipped when
+# absent), and a trace cut in the middle.  A pipe is read by one thread.
+set -u
+nt="${top_builddir:-.}/nettrace"
+src="${top_srcdir:-.}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NETTRACE_NO_PROGRESS=1 NETTRACE_PART_BYTES=65536
+fails=0
+files=0
+run() { # run OUT ARGS...: stdout to OUT, stderr to OUT.err, the exit code to OUT.rc
+    out=$1; shift
+    "$nt" "$@" > "$out" 2> "$out.err"; echo $? > "$out.rc"
+}
+check_file() {
+    f=$1
+    name=$(basename "$f")
+    i=0
+    for args in "top -n 0" "top --json" "stacks -f folded" "stacks -f speedscope" "stacks -f pprof -o -" \
+                "samples" "top --profile alloc" "top --profile exceptions" "stacks --profile contention -f folded"; do
+        i=$((i + 1))
+        # shellcheck disable=SC2086
+        run "$tmp/one" $args --jobs 1 "$f"
+        for j in 2 3 7; do
+            # shellcheck disable=SC2086
+            run "$tmp/many" $args --jobs "$j" "$f"
+            for x in "" .err .rc; do
+                cmp -s "$tmp/one$x" "$tmp/many$x" ||
+                    { echo "FAIL: $name: 'nettrace $args' with --jobs $j: ${x:-stdout} differs from --jobs 1"; fails=$((fails + 1)); }
+            done
+        done
+    done
+    files=$((files + 1))
+}
+for dir in "$src/corpus" "$src/../shared/corpus"; do
+    [ -d "$dir" ] || { echo "# $dir is absent: its traces are not compared"; continue; }
+    for f in "$dir"/*.nettrace; do
+        [ -f "$f" ] && check_file "$f"
+    done
+done
+[ $files -gt 0 ] || { echo "FAIL: no trace found"; exit 1; }
+# A cut trace: the same samples before the cut, the same message.
+big=$(ls -S "$src"/corpus/*.nettrace | head -1)
+head -c $(( $(wc -c < "$big") / 2 )) "$big" > "$tmp/cut.nettrace"
+check_file "$tmp/cut.nettrace"
+# A pipe: one thread, the same output.
+"$nt" top -n 0 --jobs 1 "$big" > "$tmp/file" 2>/dev/null
+cat "$big" | "$nt" top -n 0 --jobs 4 - > "$tmp/pipe" 2>/dev/null
+cmp -s "$tmp/file" "$tmp/pipe" || { echo "FAIL: top of a pipe differs"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "ok: $files traces give the same output on 1, 2, 3 and 7 threads"
+exit $((fails > 0))
