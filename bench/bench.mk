@@ -16,6 +16,7 @@ bench_bench_ours_LDADD = libnettrace_core.la
 CLEANFILES += $(EXTRA_PROGRAMS)
 EXTRA_DIST += bench/live_soak.sh bench/live_soak/ChurnService/ChurnService.csproj bench/live_soak/ChurnService/Program.cs \
 	bench/live_soak/TraceLogReader/TraceLogReader.csproj bench/live_soak/TraceLogReader/Program.cs
+EXTRA_DIST += bench/window.sh
 EXTRA_DIST += bench/README.md bench/traceevent.sh bench/record-large.sh bench/instructions.sh \
 	bench/traceevent/BenchTraceEvent.csproj bench/traceevent/Program.cs \
 	tests/workloads/BenchLoad/BenchLoad.csproj tests/workloads/BenchLoad/Program.cs
@@ -38,7 +39,9 @@ bench: bench/bench_parse$(EXEEXT) bench/bench_trace$(EXEEXT) $(BENCH_TE_DEPS) te
 	BENCH_WORK='$(BENCH_WORK)' $(SHELL) '$(abs_top_srcdir)/bench/instructions.sh' ./bench/bench_ours$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' ./bench/bench_trace$(EXEEXT)
 	$(BENCH_TE_CMD)
+	BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' bash '$(abs_top_srcdir)/bench/window.sh'
 	$(BENCH_LIVE_SOAK_CMD)
+	$(BENCH_HEAP_CMD)
 
 bench-traceevent: $(BENCH_TE_DEPS)
 	$(BENCH_TE_CMD)
@@ -78,13 +81,22 @@ EXTRA_PROGRAMS += bench/heap_snapshot
 bench_heap_snapshot_SOURCES = bench/heap_snapshot.c tests/support/heap_writer.c tests/support/heap_writer.h
 bench_heap_snapshot_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/support -D_GNU_SOURCE
 bench_heap_snapshot_LDADD = libnettrace_core.la
+EXTRA_PROGRAMS += bench/heap_phases
+bench_heap_phases_SOURCES = bench/heap_phases.c
+bench_heap_phases_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+bench_heap_phases_LDADD = libnettrace_core.la
 EXTRA_DIST += bench/heap.sh
-.PHONY: bench-heap
-bench-heap: bench/heap_snapshot$(EXEEXT) bench/bench_run$(EXEEXT) nettrace$(EXEEXT)
-	BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' \
+BENCH_HEAP_DEPS = bench/heap_snapshot$(EXEEXT) bench/heap_phases$(EXEEXT) bench/bench_run$(EXEEXT) nettrace$(EXEEXT)
+BENCH_HEAP_CMD = BENCH_WORK='$(BENCH_WORK)' NETTRACE='$(abs_top_builddir)/nettrace$(EXEEXT)' \
 	BENCH_RUN='$(abs_top_builddir)/bench/bench_run$(EXEEXT)' \
 	HEAP_SNAPSHOT='$(abs_top_builddir)/bench/heap_snapshot$(EXEEXT)' \
+	HEAP_PHASES='$(abs_top_builddir)/bench/heap_phases$(EXEEXT)' \
 	$(SHELL) '$(abs_top_srcdir)/bench/heap.sh'
+.PHONY: bench-heap
+bench-heap: $(BENCH_HEAP_DEPS)
+	$(BENCH_HEAP_CMD)
+# make bench ends with it (its programs built before anything is measured).
+bench: $(BENCH_HEAP_DEPS)
 
 # make bench-parallel: top and stacks -f pprof on 1, 2, ... threads (bench/parallel.sh) on the
 # recorded traces bench-traceevent uses (BENCH_SIZES; recorded first when absent).

@@ -5,7 +5,7 @@
 #
 #   corpus/record.sh                 record every trace
 #   corpus/record.sh spin-threads    record one (spin-threads, call-tree,
-#                                    spin-threads-dotnet-trace, event-fields,
+#                                    spin-threads-dotnet-trace, event-fields, event-sources,
 #                                    profile-alloc, profile-exceptions,
 #                                    profile-contention, profile-gc,
 #                                    heap-shape, heap-shape-grown,
@@ -92,6 +92,20 @@ record_collect() {
     check_size "$out"
 }
 
+# record_sources: the well-known EventSources only (no sampling, no rundown):
+# System.Runtime's EventCounters every second, the workload's Meter through
+# System.Diagnostics.Metrics, TplEventSource's task events; the payload
+# decoder's table is checked against them (tests/test_payload_sources.c).
+record_sources() {
+    local out="$here/event-sources.nettrace"
+    build EventSources
+    rm -f "$out"
+    DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$out" DOTNET_EventPipeRundown=0 \
+    DOTNET_EventPipeConfig='System.Runtime:0:5:EventCounterIntervalSec=1,System.Diagnostics.Metrics:0x3:5:SessionId=nt;Metrics=Workloads.EventSources;RefreshInterval=1;MaxTimeSeries=100;MaxHistograms=10,System.Threading.Tasks.TplEventSource:0x3:5' \
+        dotnet "$workloads/EventSources/bin/Release/net10.0/EventSources.dll" 2500 >/dev/null
+    check_size "$out"
+}
+
 # record_profile NAME MODE PROFILES: ProfileLoad MODE under our own
 # `nettrace collect --profile PROFILES` (IPC; rundown when the session is
 # stopped).  The workload waits for a go file, so the session sees its whole
@@ -160,7 +174,7 @@ want() { [ $# -eq 0 ] || [[ " $* " == *" $TARGET "* ]]; }
 # Threading 0x10000; TplEventSource Tasks 0x2 + TaskTransfer 0x1.
 fields_providers='Microsoft-DotNETCore-SampleProfiler:0:5,Microsoft-Windows-DotNETRuntime:0x1C019:5,System.Threading.Tasks.TplEventSource:0x3:5,Workloads-EventFields:0:5'
 
-for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields profile-alloc profile-exceptions \
+for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields event-sources profile-alloc profile-exceptions \
     profile-contention profile-gc heap-shape heap-shape-grown heap-shape-gcdump heap-shape-grown-gcdump; do
     want "$@" || continue
     case $TARGET in
@@ -169,6 +183,7 @@ for TARGET in spin-threads call-tree spin-threads-dotnet-trace event-fields prof
         spin-threads-dotnet-trace)
             record_dotnet_trace spin-threads-dotnet-trace SpinThreads Workloads-SpinThreads:0:5 ;;
         event-fields) record_collect event-fields EventFields "$fields_providers" ;;
+        event-sources) record_sources ;;
         profile-alloc) record_profile profile-alloc alloc cpu,alloc ;;
         profile-exceptions) record_profile profile-exceptions throw cpu,exceptions ;;
         profile-contention) record_profile profile-contention contention cpu,contention ;;

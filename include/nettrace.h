@@ -440,6 +440,26 @@ typedef struct nt_sequence_point {
     const nt_sp_thread *threads;
 } nt_sequence_point;
 
+/** Where a gap in a thread's sequence numbers was found (nt_sequence_gap.found_at). */
+enum {
+    NT_GAP_AT_EVENT = 1,          /**< an event whose number skips: the events between never arrived */
+    NT_GAP_AT_SEQUENCE_POINT = 2, /**< a sequence point's number for the thread is past its last event's */
+    NT_GAP_AT_REMOVE_THREAD = 3   /**< V6: the same in a RemoveThread block */
+};
+
+/** Events one thread lost, found from its sequence numbers (the runtime numbers every event it tried
+ *  to write per capture thread, so a skip is a loss: its buffer was full, the session fell behind). */
+typedef struct nt_sequence_gap {
+    uint64_t capture_thread_id;  /**< the OS thread id */
+    uint32_t first;              /**< sequence number of the first event lost */
+    uint32_t lost;               /**< events lost: first .. first + lost - 1 */
+    int64_t timestamp;           /**< ticks of the event or sequence point where it was found; INT64_MIN at a
+                                      RemoveThread (the block carries no time) */
+    int64_t time_ns;             /**< the same in trace-clock ns (INT64_MIN with it) */
+    uint64_t offset;             /**< stream byte offset of that event or block entry */
+    uint32_t found_at;           /**< NT_GAP_AT_EVENT, _SEQUENCE_POINT or _REMOVE_THREAD */
+} nt_sequence_gap;
+
 /** Every callback may be NULL.  Return 0 to continue, non-zero to stop the parse. */
 typedef struct nt_callbacks {
     uint32_t struct_size; /**< 0, or sizeof(nt_callbacks) (see "How structs grow") */
@@ -452,6 +472,9 @@ typedef struct nt_callbacks {
     int (*module)(void *user, const nt_module *module);
     int (*assembly)(void *user, const nt_assembly *assembly);
     int (*sequence_point)(void *user, const nt_sequence_point *sp);
+    /** Each gap in a thread's sequence numbers, as it is found (rare: one call per loss, not per event);
+     *  the sequence point that follows still counts the thread's losses in nt_sp_thread.dropped. */
+    int (*sequence_gap)(void *user, const nt_sequence_gap *gap);
 } nt_callbacks;
 
 /* ------------------------------------------------------------------------ */
@@ -712,10 +735,12 @@ typedef struct nt_event_labels {
 NT_API nt_status nt_event_labels_get(const nt_event *ev, nt_event_labels *out);
 
 /*
- * Payload-only decoding: a runtime event's payload that arrived without a
- * stream (the CLR profiling API's EventPipeEventDelivered, an EventListener)
- * walked by the same layout table and iterator as a parsed event's, so its
- * fields are what `nettrace events` prints for that event in a trace.
+ * Payload-only decoding: an event's payload that arrived without a stream
+ * (the CLR profiling API's EventPipeEventDelivered, an EventListener) walked
+ * by the same layouts and iterator as a parsed event's, so its fields are
+ * what `nettrace events` prints for that event in a trace: runtime events by
+ * the runtime's table, well-known EventSources' by theirs, any EventSource's
+ * by the metadata blob that came with it (nt_payload_describe).
  *
  *     nt_payload_decoder *d = nt_payload_decoder_new(NULL, NULL);
  *     nt_field_iter it;
@@ -734,14 +759,43 @@ typedef struct nt_payload_decoder nt_payload_decoder;
 NT_API nt_payload_decoder *nt_payload_decoder_new(const nt_limits *limits, const nt_allocator *alloc);
 /**
  * Start iterating the fields of a payload of event (provider, event_id, version) whose pointers are
- * pointer_size (4 or 8) bytes.  NT_OK; NT_ERR_INVALID_ARG when an argument is wrong or the runtime
- * table has no layout for the event (self-describing EventSource events need their metadata: parse
- * them); NT_ERR_NOMEM.  A payload that does not fit its layout ends the iteration with it->status
+ * pointer_size (4 or 8) bytes: a runtime event (the runtime's event table), or a well-known
+ * EventSource's (TplEventSource, System.Diagnostics.Metrics: see nt_payload_fields_begin_named).
+ * NT_OK; NT_ERR_INVALID_ARG when an argument is wrong or neither table has the event (other
+ * EventSource events need their metadata: nt_payload_describe); NT_ERR_NOMEM.  A payload that does not fit its layout ends the iteration with it->status
  * and the payload offset, as for a parsed event.
  */
 NT_API nt_status nt_payload_fields_begin(nt_payload_decoder *d, const char *provider, uint32_t event_id,
                                          uint32_t version, uint32_t pointer_size, const void *payload,
                                          uint32_t size, nt_field_iter *it);
+/**
+ * Describe an EventSource event by its metadata as EventPipe hands it out with the payload: the
+ * metadata blob of the CLR profiling API's EventPipeEventDelivered (event id, UTF-16 name, keywords,
+ * version, level, the field list, the V5 tags: opcode, V2Params), for provider.  The parser's own
+ * metadata code reads it, as it reads a trace's metadata event.  *id_out gets the description's id,
+ * valid for the decoder's life: nt_payload_fields_begin_described takes it.  NT_OK;
+ * NT_ERR_MALFORMED (the blob does not hold a description; the decoder keeps its earlier ones);
+ * NT_ERR_LIMIT past nt_limits.max_metadata descriptions or max_metadata_bytes; NT_ERR_INVALID_ARG;
+ * NT_ERR_NOMEM.
+ */
+NT_API nt_status nt_payload_describe(nt_payload_decoder *d, const char *provider, const void *metadata,
+                                     uint32_t size, uint32_t *id_out);
+/** Start iterating a payload of the event nt_payload_describe described as id (NT_ERR_INVALID_ARG
+ *  for an id it did not hand out).  As nt_payload_fields_begin otherwise. */
+NT_API nt_status nt_payload_fields_begin_described(nt_payload_decoder *d, uint32_t id, uint32_t pointer_size,
+                                                   const void *payload, uint32_t size, nt_field_iter *it);
+/**
+ * Start iterating a payload of a well-known EventSource event by its name, as an EventListener sees it
+ * (EventWrittenEventArgs.EventName): System.Threading.Tasks.TplEventSource's task events and
+ * System.Diagnostics.Metrics' events by provider and name; "EventCounters" of any provider (the
+ * payload of an EventCounter or PollingCounter, whose CounterType is "Mean", or of an
+ * IncrementingEventCounter or IncrementingPollingCounter, "Sum": the one whose layout the payload fits
+ * exactly).  nt_payload_fields_begin finds the same TplEventSource and Metrics events by id and
+ * version.  NT_ERR_INVALID_ARG when the table has no such event.
+ */
+NT_API nt_status nt_payload_fields_begin_named(nt_payload_decoder *d, const char *provider, const char *event_name,
+                                               uint32_t pointer_size, const void *payload, uint32_t size,
+                                               nt_field_iter *it);
 /** The event the decoder's current iteration walks (its desc names the event: name, task_name, ...),
  *  for nt_event_field and the formatters that take an event. */
 NT_API const nt_event *nt_payload_event(const nt_payload_decoder *d);

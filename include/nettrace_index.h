@@ -57,7 +57,10 @@ typedef struct nt_index_block {
     int64_t max_ticks;    /**< event block: the header's largest timestamp; sequence point: its timestamp; else 0 */
     uint8_t kind;         /**< nt_index_kind */
     uint8_t flags;        /**< NT_INDEX_BLOCK_* (known for the event blocks that were walked) */
-    uint8_t reserved[6];
+    uint8_t reserved[2];
+    uint32_t next_sample_block; /**< walked event block: the furthest later block holding the next sample of a
+                                     thread sampled in it (a sample's wall-time weight runs to its thread's
+                                     next sample); 0 = none */
 } nt_index_block;
 
 /** nt_index_block.flags: an event block holding method, module or assembly events (JIT, loader,
@@ -122,8 +125,9 @@ NT_API nt_status nt_index_from_file(const char *path, const nt_index_options *op
                                     size_t msg_size);
 
 /** The same over an open regular file, read by pread from offset 0 (the descriptor's position is
- *  not used or moved; the caller keeps and closes it).  The index remembers the file's identity
- *  (size, modification time, hashes of its first MiB and last 64 KiB) for nt_index_save. */
+ *  not used or moved; the caller keeps and closes it).  With sample_blocks NT_INDEX_WALK_ALL the index
+ *  also remembers the file's identity (size, modification time, hashes of its first MiB and last
+ *  64 KiB) for nt_index_save. */
 NT_API nt_status nt_index_from_fd(int fd, const nt_index_options *opt, nt_index **out, char *msg, size_t msg_size);
 
 /** Free an index; NULL is accepted. */

@@ -472,6 +472,36 @@ typedef struct nt_trace_window_stats {
 
 NT_API void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *out);
 
+/** One thread's loss in a window: what its sequence numbers say never arrived. */
+typedef struct nt_thread_loss {
+    uint64_t thread_id;             /**< OS thread id (the capture thread) */
+    uint64_t gaps;                  /**< gaps found in its sequence numbers (nt_sequence_gap) */
+    uint64_t dropped;               /**< events those gaps lost */
+} nt_thread_loss;
+
+/** The loss of the window handed out last (nt_trace_window_take, _close or _cut), per thread. */
+typedef struct nt_window_loss {
+    uint32_t struct_size;           /**< set before the call: 0, or sizeof(nt_window_loss) (see "How structs grow"
+                                         in nettrace.h) */
+    uint64_t window;                /**< which: nt_trace_window_stats.windows just after it was handed out; 0 =
+                                         none yet (then everything below is 0) */
+    uint64_t gaps;                  /**< over all its threads */
+    uint64_t dropped;
+    uint64_t thread_count;          /**< threads that lost events in it: entries of threads */
+    const nt_thread_loss *threads;  /**< by thread id; held by the window object until its next take, close,
+                                         cut or free */
+    uint64_t unplaced;              /**< request windows and cuts: gaps of the span the gap log no longer held
+                                         (it keeps 65,536, oldest dropped first), so missing from the counts */
+} nt_window_loss;
+
+/**
+ * The per-thread loss of the window handed out last.  A continuous window counts the gaps the parser
+ * found while it was the current window (nt_callbacks.sequence_gap, which nt_trace_window_callbacks
+ * sets when cb's struct_size covers it: NT_STRUCT_INIT(nt_callbacks)); a request window or a cut counts the gaps found at times in its span on the threads it
+ * selects (a label or activity filter selects every thread: a lost event's labels are unknown).
+ */
+NT_API void nt_trace_window_loss_get(const nt_trace_window *w, nt_window_loss *out);
+
 /** Which samples a request window or a cut takes.  Zeroed = every thread. */
 typedef struct nt_window_filter {
     uint32_t struct_size;           /**< 0, or sizeof(nt_window_filter) (see "How structs grow" in nettrace.h) */

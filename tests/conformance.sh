@@ -58,6 +58,20 @@ for f in "$src"/corpus/*.nettrace "$out/edges.nettrace"; do
     fi
     set -- "$@" "generated/$(basename "$v6")=$v6"
 done
+# Slices of the middle third of each corpus trace (`nettrace slice`): TraceEvent reads the window's samples
+# from them as we do (and tests/slice_windows.sh holds our reading of a slice to the original's window).
+for f in "$src"/corpus/*.nettrace; do
+    [ -e "$f" ] || continue
+    window=$("$nt" info --json "$f" | awk -F'[:,]' '/"start_ns"/ { s = $2 } /"end_ns"/ { e = $2 }
+        END { if (e > s) printf "@%.0f @%.0f", s + (e - s) / 3, s + 2 * (e - s) / 3 }')
+    [ -n "$window" ] || continue
+    cut="$out/$(basename "$f" .nettrace).slice.nettrace"
+    if ! "$nt" slice "$f" --from "${window% *}" --to "${window#* }" --force -o "$cut"; then
+        echo "conformance: nettrace slice $f --from ${window% *} --to ${window#* } failed"
+        exit 1
+    fi
+    set -- "$@" "generated/$(basename "$cut")=$cut"
+done
 shared=${NETTRACE_SHARED_CORPUS:-$src/../shared/corpus}
 if [ -d "$shared" ]; then
     for f in "$shared"/*.nettrace "$shared"/*.netperf; do

@@ -18,20 +18,20 @@ static size_t count(const char *hay, size_t n, const char *needle)
 static nt_membuf page_with(const char *name, const char *group)
 {
     nt_membuf out = { 0 };
-    tr_out o;
-    tr_out_init(&o, nt_membuf_write, &out);
-    tr_flame_open(&o, name, "samples");
-    tr_flame_name(&o, true, name);
-    tr_flame_name(&o, false, "plain");
-    tr_flame_groups(&o);
-    tr_flame_group(&o, true, group, 7);
-    tr_flame_stacks(&o);
-    tr_flame_stack_begin(&o, true, 0, 7);
-    tr_flame_stack_frame(&o, 1);
-    tr_flame_stack_frame(&o, 0);
-    tr_flame_stack_end(&o);
-    tr_flame_close(&o);
-    cr_assert_eq(tr_out_flush(&o), NT_OK);
+    ex_out o;
+    ex_out_init(&o, nt_membuf_write, &out);
+    ex_flame_open(&o, name, "samples");
+    ex_flame_name(&o, true, name);
+    ex_flame_name(&o, false, "plain");
+    ex_flame_groups(&o);
+    ex_flame_group(&o, true, group, 7);
+    ex_flame_stacks(&o);
+    ex_flame_stack_begin(&o, true, 0, 7);
+    ex_flame_stack_frame(&o, 1);
+    ex_flame_stack_frame(&o, 0);
+    ex_flame_stack_end(&o);
+    ex_flame_close(&o);
+    cr_assert_eq(ex_out_flush(&o), NT_OK);
     return out;
 }
 

@@ -988,25 +988,38 @@ Test(session_peer, live_top_duration_includes_the_connect)
     unlink(errpath);
 }
 
-/* A V6 stream's header and Trace block (a finished empty stream without its end block). */
-static size_t stream_prefix(uint8_t *out, size_t cap)
+/* A V6 writer into mb. */
+static nt_writer *v6_writer(nt_membuf *mb)
 {
     nt_writer_options opt;
     nt_writer_options_default(&opt);
     opt.format = 6;
-    nt_membuf mb = { 0 };
-    nt_writer *w = nt_writer_new(&opt, nt_membuf_write, &mb, NULL);
+    nt_writer *w = nt_writer_new(&opt, nt_membuf_write, mb, NULL);
     cr_assert_not_null(w);
+    return w;
+}
+
+/* Finish w's stream into mb, then copy it to out without its end block: a stream that has not ended. */
+static size_t finish_unended(nt_writer *w, nt_membuf *mb, uint8_t *out, size_t cap)
+{
     cr_assert_eq(nt_writer_finish(w), NT_OK);
     nt_writer_free(w);
-    cr_assert(mb.len > 4 && mb.len - 4 <= cap);
+    cr_assert(mb->len > 4 && mb->len - 4 <= cap);
     uint32_t end;
-    memcpy(&end, mb.data + mb.len - 4, 4);
+    memcpy(&end, mb->data + mb->len - 4, 4);
     cr_assert_eq(end, 0u, "the stream does not end with an empty end-of-stream block");
-    memcpy(out, mb.data, mb.len - 4);
-    size_t n = mb.len - 4;
-    nt_membuf_free(&mb);
+    memcpy(out, mb->data, mb->len - 4);
+    size_t n = mb->len - 4;
+    nt_membuf_free(mb);
     return n;
+}
+
+/* A V6 stream's header and Trace block (a finished empty stream without its end block). */
+static size_t stream_prefix(uint8_t *out, size_t cap)
+{
+    nt_membuf mb = { 0 };
+    nt_writer *w = v6_writer(&mb);
+    return finish_unended(w, &mb, out, cap);
 }
 
 /* The live view holds one interval, so it runs on past the 1 GiB a recording
@@ -1044,6 +1057,50 @@ Test(session_peer, live_top_runs_past_a_gibibyte_of_stream, .timeout = 120)
     read_small(errpath, err, sizeof err);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d after Ctrl-C: %s",
               WIFEXITED(status) ? WEXITSTATUS(status) : -1, err);
+    peer_kill_runtime(p, target);
+    peer_shared_free(p);
+    unlink(errpath);
+}
+
+/* A V6 stream's header and a block of samples that lost events on two threads (7: numbers 2-4, 8: 2-9),
+ * without the end block: the live view's one window of it. */
+static size_t lossy_prefix(uint8_t *out, size_t cap)
+{
+    nt_membuf mb = { 0 };
+    nt_writer *w = v6_writer(&mb);
+    const struct { uint64_t tid; uint32_t seq; } ev[] = { { 7, 1 }, { 8, 1 }, { 7, 5 }, { 8, 10 } };
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+        uint32_t stack;
+        cr_assert_eq(nt_writer_stack(w, (const uint64_t[]){ 0x1010 }, 1, &stack), NT_OK);
+        nt_writer_event hdr = { .thread_id = ev[i].tid, .sequence_number = ev[i].seq, .timestamp = 1000 + (int64_t)i,
+                                .stack_id = stack, .is_sorted = true };
+        cr_assert_eq(nt_writer_sample(w, &hdr, NT_SAMPLE_MANAGED), NT_OK, "%s", nt_writer_message(w));
+    }
+    return finish_unended(w, &mb, out, cap);
+}
+
+/* A window that lost events says so on stderr, once, with the threads that lost most. */
+Test(session_peer, live_top_reports_the_windows_loss)
+{
+    peer *p = peer_shared();
+    cr_assert_not_null(p);
+    p->prefix_len = lossy_prefix(p->prefix, sizeof p->prefix);
+    p->flood_bytes = 0; /* the prefix, then silence */
+    pid_t target = peer_spawn_runtime(p, PEER_FLOOD, 0);
+    cr_assert_gt(target, 0);
+    char pidarg[16], errpath[] = "/tmp/nt-toploss-XXXXXX";
+    cr_assert_geq(mkstemp(errpath), 0);
+    snprintf(pidarg, sizeof pidarg, "%d", (int)target);
+    char *args[] = { "nettrace", "top", "-p", pidarg, "-i", "1s", "--duration", "2.5s", "--no-rundown-first", NULL };
+    pid_t top = run_nettrace(args, errpath);
+    int status;
+    cr_assert_eq(waitpid(top, &status, 0), top);
+    char err[2048];
+    read_small(errpath, err, sizeof err);
+    const char *want = "nettrace top: this window lost 11 events in 2 gaps on 2 threads (thread 8: 8, thread 7: 3)\n";
+    const char *at = strstr(err, want);
+    cr_assert_not_null(at, "no loss line in: %s", err);
+    cr_assert_null(strstr(at + strlen(want), "lost"), "the loss is reported for its window only: %s", err);
     peer_kill_runtime(p, target);
     peer_shared_free(p);
     unlink(errpath);

@@ -44,6 +44,9 @@ CRITERION_TESTS = \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
 	tests/test_abi tests/test_convert_api
+CRITERION_TESTS += tests/test_window_loss tests/test_payload_sources
+EXTRA_DIST += corpus/event-sources.nettrace tests/workloads/EventSources/EventSources.csproj \
+	tests/workloads/EventSources/Program.cs
 if HAVE_CRITERION
 check_PROGRAMS += $(CRITERION_TESTS)
 TESTS += $(CRITERION_TESTS)
@@ -96,15 +99,22 @@ clean-live-workload:
 # ---- writer ----
 # nettrace convert round trips over the seeds (and the shared corpus when present)
 TESTS += tests/test_v6_convert.sh tests/test_writer_seeds.sh
+# nettrace slice: the window's samples and top, on corpus/ and (a test of its own) the shared corpus
+TESTS += tests/slice_windows.sh tests/slice_shared.sh
+EXTRA_DIST += tests/slice_windows.sh tests/slice_shared.sh
 
 # No cycle among the library's units (symbol level), and the checker itself on made-up libraries.
 TESTS += tools/check-cycles.sh tests/check_cycles.sh
 EXTRA_DIST += tests/test_v6_convert.sh tests/test_writer_seeds.sh tests/check_cycles.sh
+# No function in src/ over 120 lines, and the length checker itself on made-up files.
+TESTS += tests/function_length.sh
+EXTRA_DIST += tests/function_length.sh tools/function-lengths.py
 
 # ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
 TESTS += tests/cli_pty.sh
 EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
-TESTS += tests/man_flags.sh
+TESTS += tests/man_flags.sh tests/cli_window.sh
+EXTRA_DIST += tests/cli_window.sh
 EXTRA_DIST += tests/man_flags.sh
 TESTS += tests/man_api.sh
 EXTRA_DIST += tests/man_api.sh

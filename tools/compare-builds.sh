@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prove that a change did not alter results: run two builds of nettrace over
 # every trace of corpus/ and ../shared/corpus and compare, byte for byte, the
-# outputs of samples, stacks (folded, speedscope, pprof), info --json and
-# convert (to V4 and V6).
+# outputs of samples, stacks (folded, speedscope, pprof, html; the thread
+# samples and the event profiles), top, info --json and convert (to V4 and V6).
 #
 #   tools/compare-builds.sh OLD_NETTRACE NEW_NETTRACE [TRACE...]
 #
@@ -40,6 +40,20 @@ jobs=(
     "top|top @T"
     "convert-v4|convert @T --to v4 -o @O"
     "convert-v6|convert @T --to v6 -o @O"
+    # every exporter and the top tables' other modes
+    "html|stacks -f html -o @O @T"
+    "speedscope-samples|stacks -f speedscope --weight samples --managed-only -o @O @T"
+    "pprof-wall|stacks -f pprof --profile wall -o @O @T"
+    "top-threads|top --by-thread --inclusive -n 0 @T"
+    "top-wall|top --profile wall --json @T"
+    "alloc-folded|stacks --profile alloc -f folded --by-label @T"
+    "alloc-speedscope|stacks --profile alloc -f speedscope -o @O @T"
+    "alloc-pprof|stacks --profile alloc -f pprof -o @O @T"
+    "alloc-html|stacks --profile alloc -f html -o @O @T"
+    "exceptions-speedscope|stacks --profile exceptions -f speedscope --by-label -o @O @T"
+    "exceptions-pprof|stacks --profile exceptions -f pprof -o @O @T"
+    "contention-folded|stacks --profile contention -f folded --by-count @T"
+    "contention-html|stacks --profile contention -f html --by-label -o @O @T"
 )
 
 run() { # BIN SIDE NAME ARGS TRACE

@@ -7,7 +7,8 @@
 //       (Process.TotalProcessorTime), and the memory each holds with its result
 //       (managed heap growth + the library's native bytes).
 //   BenchDotnet live SECONDS MODE    this process runs a churning workload (two
-//       threads serving "requests") for SECONDS while MODE profiles it in-process:
+//       threads serving "requests", a third minting dynamic methods and compiled
+//       regexes, ~300 new methods a second, each dropped) for SECONDS while MODE profiles it in-process:
 //       none, libnettrace (ContinuousProfiler on its own thread pumped every 100 ms, a window every
 //       10 s exported as pprof) or traceevent (a session to itself through
 //       DiagnosticsClient, real-time TraceLog (CreateFromEventPipeSession with
@@ -22,8 +23,10 @@ using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using System.IO;
 using System.Linq;
+using System.Reflection.Emit;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Text.RegularExpressions;
 using System.Threading;
 using LibNetTrace;
 using Microsoft.Diagnostics.NETCore.Client;
@@ -223,6 +226,29 @@ internal static unsafe class Program
         return h;
     }
 
+    /// <summary>The code churn of a long-lived service (the always-on issue's): a
+    /// new dynamic method every round, dropped at once (the runtime reports each
+    /// unload), and a compiled regex of a new pattern every 16th round, about 300
+    /// rounds a second, so a reader's method tables meet new code all the time.</summary>
+    private static void ChurnCode()
+    {
+        long sink = 0;
+        for (long round = 0; !s_stop; round++)
+        {
+            var dm = new DynamicMethod("Dyn" + round, typeof(long), new[] { typeof(long) }, typeof(Program).Module);
+            ILGenerator il = dm.GetILGenerator();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I8, round);
+            il.Emit(OpCodes.Xor);
+            il.Emit(OpCodes.Ret);
+            sink += ((Func<long, long>)dm.CreateDelegate(typeof(Func<long, long>)))(round);
+            if (round % 16 == 0)
+                sink += new Regex("^a" + round + "[b-z]+$", RegexOptions.Compiled).IsMatch("a" + round + "bcd") ? 1 : 0;
+            Thread.Sleep(3);
+        }
+        GC.KeepAlive(sink);
+    }
+
     private static int Live(int seconds, string mode)
     {
         var workers = Enumerable.Range(0, 2).Select(w => new Thread(() =>
@@ -235,6 +261,7 @@ internal static unsafe class Program
             }
             GC.KeepAlive(sink);
         }) { IsBackground = true, Name = "worker" + w }).ToList();
+        workers.Add(new Thread(ChurnCode) { IsBackground = true, Name = "churn" });
         workers.ForEach(w => w.Start());
         Thread.Sleep(1000); // the workload warms up before anything is measured
         long req0 = Interlocked.Read(ref s_requests);

@@ -58,7 +58,7 @@ int main(void)
     F(nt_callbacks, struct_size);
     F(nt_callbacks, trace); F(nt_callbacks, metadata); F(nt_callbacks, event); F(nt_callbacks, stack);
     F(nt_callbacks, sample); F(nt_callbacks, method); F(nt_callbacks, module); F(nt_callbacks, assembly);
-    F(nt_callbacks, sequence_point);
+    F(nt_callbacks, sequence_point); F(nt_callbacks, sequence_gap);
     S(nt_trace_method);
     F(nt_trace_method, start_address); F(nt_trace_method, size); F(nt_trace_method, method_id);
     F(nt_trace_method, module_id); F(nt_trace_method, rejit_id); F(nt_trace_method, name);

@@ -187,7 +187,20 @@ static int attach(collect_job *j, int32_t pid, const nt_session_config *cfg, int
     return CLI_EXIT_OK;
 }
 
-int cmd_collect(int argc, char **argv)
+/* The command line beyond what the job (collect_job) and the session
+ * (nt_session_config) hold. */
+typedef struct collect_args {
+    int32_t pid;
+    bool force;
+    const char *name, *profile;
+    int64_t connect_ns, wait_ns;
+    char **program;        /* -- PROGRAM [ARGS], NULL without */
+} collect_args;
+
+/* The options into a, j, cfg and providers: -1 when the command goes on,
+ * else its exit code (what was made is the caller's to free). */
+static int parse_args(int argc, char **argv, collect_args *a, collect_job *j, nt_session_config *cfg,
+                      cli_providers *providers)
 {
     static const struct option opts[] = {
         { "pid", required_argument, NULL, 'p' },
@@ -207,11 +220,82 @@ int cmd_collect(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int32_t pid = 0;
-    bool force = false;
+    *a = (collect_args){ .connect_ns = 10 * NS_PER_S };
+    char err[256];
+    uint64_t v;
+    int c;
+    optind = 1;
+    /* '+': options end at the program's name, its own options are its own */
+    while ((c = getopt_long(argc, argv, "+p:n:o:d:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!cli_parse_pid(optarg, &a->pid)) {
+                fprintf(stderr, "nettrace collect: -p wants a process id, not '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'n': a->name = optarg; break;
+        case 'o': j->output = optarg; break;
+        case 'd':
+            if (!cli_duration_option("collect", "--duration", optarg, NS_PER_S, MAX_SECONDS, &j->duration_ns))
+                return CLI_EXIT_USAGE;
+            break;
+        case 'c':
+            if (!cli_duration_option("collect", "--connect-timeout", optarg, NS_PER_S, MAX_SECONDS, &a->connect_ns))
+                return CLI_EXIT_USAGE;
+            break;
+        case 's':
+            if (!cli_duration_option("collect", "--stop-timeout", optarg, NS_PER_S, MAX_SECONDS, &j->stop_timeout_ns))
+                return CLI_EXIT_USAGE;
+            break;
+        case 'w':
+            if (!cli_duration_option("collect", "--wait", optarg, NS_PER_S, MAX_SECONDS, &a->wait_ns))
+                return CLI_EXIT_USAGE;
+            break;
+        case 'P':
+            cli_providers_free(providers);
+            if (!cli_parse_providers(optarg, providers, err, sizeof err)) {
+                fprintf(stderr, "nettrace collect: --providers: %s\n", err);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'F': a->profile = optarg; break;
+        case 'b':
+            if (!cli_u64_option("collect", "--buffer-mb", optarg, 1, 65535, &v))
+                return CLI_EXIT_USAGE;
+            cfg->buffer_mb = (uint32_t)v;
+            break;
+        case 'R': cfg->no_rundown = true; break;
+        case 'm':
+            if (!cli_u64_option("collect", "--max-bytes", optarg, 1, UINT64_MAX, &cfg->max_stream_bytes))
+                return CLI_EXIT_USAGE;
+            break;
+        case 'q': j->quiet = true; break;
+        case CLI_OPT_FORCE: a->force = true; break;
+        case 'h': collect_usage(stdout); return CLI_EXIT_OK;
+        default: cli_usage_hint(argv[0]); return CLI_EXIT_USAGE;
+        }
+    }
+    a->program = optind < argc ? argv + optind : NULL;
+    if ((a->pid != 0) + (a->name != NULL) + (a->program != NULL) != 1) {
+        fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]; 'nettrace collect "
+                        "--help' lists the options\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->profile && !cli_profile_providers(a->profile, providers, err, sizeof err)) {
+        fprintf(stderr, "nettrace collect: --profile: %s\n", err);
+        return CLI_EXIT_USAGE;
+    }
+    if (providers->count) {
+        cfg->providers = providers->list;
+        cfg->provider_count = providers->count;
+    }
+    return -1;
+}
+
+int cmd_collect(int argc, char **argv)
+{
     cli_out_file out = { .fd = -1 };
-    const char *name = NULL, *profile = NULL;
-    int64_t connect_ns = 10 * NS_PER_S, wait_ns = 0;
     cli_providers providers = { .count = 0 };
     nt_session_config cfg = { 0 };
     memset(&cfg, 0, sizeof cfg);
@@ -219,86 +303,21 @@ int cmd_collect(int argc, char **argv)
     memset(&j, 0, sizeof j);
     j.sink.fd = -1;
     j.stop_timeout_ns = 60 * NS_PER_S;
-    char err[256], defname[300];
-    uint64_t v;
-    int c, rc = CLI_EXIT_USAGE;
-    optind = 1;
-    /* '+': options end at the program's name, its own options are its own */
-    while ((c = getopt_long(argc, argv, "+p:n:o:d:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            if (!cli_parse_pid(optarg, &pid)) {
-                fprintf(stderr, "nettrace collect: -p wants a process id, not '%s'\n", optarg);
-                goto out;
-            }
-            break;
-        case 'n': name = optarg; break;
-        case 'o': j.output = optarg; break;
-        case 'd':
-            if (!cli_duration_option("collect", "--duration", optarg, NS_PER_S, MAX_SECONDS, &j.duration_ns))
-                goto out;
-            break;
-        case 'c':
-            if (!cli_duration_option("collect", "--connect-timeout", optarg, NS_PER_S, MAX_SECONDS, &connect_ns))
-                goto out;
-            break;
-        case 's':
-            if (!cli_duration_option("collect", "--stop-timeout", optarg, NS_PER_S, MAX_SECONDS, &j.stop_timeout_ns))
-                goto out;
-            break;
-        case 'w':
-            if (!cli_duration_option("collect", "--wait", optarg, NS_PER_S, MAX_SECONDS, &wait_ns))
-                goto out;
-            break;
-        case 'P':
-            cli_providers_free(&providers);
-            if (!cli_parse_providers(optarg, &providers, err, sizeof err)) {
-                fprintf(stderr, "nettrace collect: --providers: %s\n", err);
-                goto out;
-            }
-            break;
-        case 'F': profile = optarg; break;
-        case 'b':
-            if (!cli_u64_option("collect", "--buffer-mb", optarg, 1, 65535, &v))
-                goto out;
-            cfg.buffer_mb = (uint32_t)v;
-            break;
-        case 'R': cfg.no_rundown = true; break;
-        case 'm':
-            if (!cli_u64_option("collect", "--max-bytes", optarg, 1, UINT64_MAX, &cfg.max_stream_bytes))
-                goto out;
-            break;
-        case 'q': j.quiet = true; break;
-        case CLI_OPT_FORCE: force = true; break;
-        case 'h':
-            collect_usage(stdout);
-            rc = CLI_EXIT_OK;
-            goto out;
-        default: cli_usage_hint(argv[0]); goto out;
-        }
-    }
-    char **program = optind < argc ? argv + optind : NULL;
-    if ((pid != 0) + (name != NULL) + (program != NULL) != 1) {
-        fprintf(stderr, "nettrace collect: give one of -p PID, -n NAME or -- PROGRAM [ARGS]; 'nettrace collect "
-                        "--help' lists the options\n");
+    char defname[300];
+    collect_args a;
+    int rc = parse_args(argc, argv, &a, &j, &cfg, &providers);
+    if (rc >= 0)
         goto out;
-    }
-    if (profile && !cli_profile_providers(profile, &providers, err, sizeof err)) {
-        fprintf(stderr, "nettrace collect: --profile: %s\n", err);
-        goto out;
-    }
-    if (providers.count) {
-        cfg.providers = providers.list;
-        cfg.provider_count = providers.count;
-    }
+    int32_t pid = a.pid;
+    char **program = a.program;
     cli_interrupts_install();
-    if (name && (rc = cli_pid_by_name("collect", name, &pid, nt_now_ns() + wait_ns)) != CLI_EXIT_OK)
+    if (a.name && (rc = cli_pid_by_name("collect", a.name, &pid, nt_now_ns() + a.wait_ns)) != CLI_EXIT_OK)
         goto out;
     if (!j.output) {
         default_output(defname, sizeof defname, program, pid);
         j.output = defname;
     }
-    cli_out_rules rules = { .cmd = "collect", .force = force };
+    cli_out_rules rules = { .cmd = "collect", .force = a.force };
     if (!cli_out_file_open(&out, j.output, &rules)) {
         rc = CLI_EXIT_ERROR;
         goto out;
@@ -312,7 +331,7 @@ int cmd_collect(int argc, char **argv)
     atomic_init(&j.sink.events, 0);
     cfg.sink = collect_sink_write;
     cfg.sink_user = &j.sink;
-    rc = program ? collect_launch(&j, program, &cfg, connect_ns) : attach(&j, pid, &cfg, wait_ns, connect_ns);
+    rc = program ? collect_launch(&j, program, &cfg, a.connect_ns) : attach(&j, pid, &cfg, a.wait_ns, a.connect_ns);
     if (rc != CLI_EXIT_OK)
         goto out;
     if (!j.quiet)

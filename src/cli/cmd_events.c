@@ -185,6 +185,26 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     return ev_lines_flush(&r->lines) ? 0 : (r->failed = true);
 }
 
+/* The lines still held once the stream has been read (s: how it read), with
+ * their stacks when asked for; false when writing them failed. */
+static bool flush_lines(events_run *r, nt_parser *p, nt_status s)
+{
+    if (!r->with_stacks)
+        return ev_lines_flush(&r->lines);
+    nt_status bs = ev_stacks_finish(&r->stacks, p, s);
+    if (bs != NT_OK && bs != s)
+        fprintf(stderr, "nettrace: naming the stacks: %s\n", nt_status_describe(bs));
+    bool over = false;
+    bool flushed = ev_lines_flush_stacks(&r->lines, ev_stacks_line, &r->stacks,
+                                         output_allowed(r, nt_parser_offset(p)), &over);
+    if (over && !r->limit_msg[0])
+        snprintf(r->limit_msg, sizeof r->limit_msg,
+                 "the output with its stacks reached its limit of 1 MiB plus %" PRIu64
+                 " bytes per byte read (%" PRIu64 " bytes); --max-output-ratio raises it",
+                 r->max_ratio, r->lines.produced);
+    return flushed;
+}
+
 int cmd_events(int argc, char **argv)
 {
     static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
@@ -267,22 +287,7 @@ int cmd_events(int argc, char **argv)
     char err[256];
     nt_status s = cli_feed_path_window(p, path, &r.from, &r.to, err, sizeof err);
     /* what was read before any damage is still printed */
-    bool flushed;
-    if (r.with_stacks) {
-        nt_status bs = ev_stacks_finish(&r.stacks, p, s);
-        if (bs != NT_OK && bs != s)
-            fprintf(stderr, "nettrace: naming the stacks: %s\n", nt_status_describe(bs));
-        bool over = false;
-        flushed = ev_lines_flush_stacks(&r.lines, ev_stacks_line, &r.stacks,
-                                        output_allowed(&r, nt_parser_offset(p)), &over);
-        if (over && !r.limit_msg[0])
-            snprintf(r.limit_msg, sizeof r.limit_msg,
-                     "the output with its stacks reached its limit of 1 MiB plus %" PRIu64
-                     " bytes per byte read (%" PRIu64 " bytes); --max-output-ratio raises it",
-                     r.max_ratio, r.lines.produced);
-    } else {
-        flushed = ev_lines_flush(&r.lines);
-    }
+    bool flushed = flush_lines(&r, p, s);
     int rc = CLI_EXIT_OK;
     if (r.limit_msg[0]) {
         fprintf(stderr, "nettrace events: %s: %s\n", path, r.limit_msg);

@@ -197,6 +197,11 @@ int cmd_stack(int argc, char **argv)
     cli_interrupts_install();
     nt_status stream = NT_OK;
     rc = sample(&a, p, &stream);
+    if (rc != CLI_EXIT_OK && nt_parser_offset(p) == 0) { /* no session, no bytes: the message said why */
+        nt_parser_free(p);
+        nt_trace_builder_free(b);
+        return rc;
+    }
     nt_trace *t = NULL;
     nt_status fs = nt_trace_builder_finish(b, p, stream, &t);
     if (stream != NT_OK && stream != NT_ERR_TRUNCATED)

@@ -49,6 +49,21 @@ static void usage(FILE *f)
           f);
 }
 
+typedef nt_status (*trace_export_fn)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
+
+/* The thread samples' exporter of a --format, NULL when there is none. */
+static trace_export_fn trace_exporter(const char *format)
+{
+    static const struct { const char *name; trace_export_fn fn; } formats[] = {
+        { "folded", nt_export_folded }, { "speedscope", nt_export_speedscope },
+        { "pprof", nt_export_pprof },   { "html", nt_export_html },
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(format, formats[i].name) == 0)
+            return formats[i].fn;
+    return NULL;
+}
+
 int cmd_stacks(int argc, char **argv)
 {
     static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
@@ -124,23 +139,14 @@ int cmd_stacks(int argc, char **argv)
         rules.inputs = &path;
         return cli_profile_stacks(path, format, output, &rules, &ps, &po);
     }
-    nt_status (*export)(const nt_trace *, const nt_export_options *, nt_sink_fn, void *);
-    if (strcmp(format, "folded") == 0)
-        export = nt_export_folded;
-    else if (strcmp(format, "speedscope") == 0) {
-        export = nt_export_speedscope;
-        /* Real time on the time-order view's axis, not the sample index. */
-        if (!weight_given)
-            eo.weight = NT_WEIGHT_TIME;
-    }
-    else if (strcmp(format, "pprof") == 0)
-        export = nt_export_pprof;
-    else if (strcmp(format, "html") == 0)
-        export = nt_export_html;
-    else {
+    trace_export_fn export = trace_exporter(format);
+    if (!export) {
         fprintf(stderr, "nettrace stacks: unknown format '%s' (folded, speedscope, pprof, html)\n", format);
         return CLI_EXIT_USAGE;
     }
+    /* Speedscope: real time on the time-order view's axis, not the sample index. */
+    if (export == nt_export_speedscope && !weight_given)
+        eo.weight = NT_WEIGHT_TIME;
     const char *path = cli_file_operand(argc, argv, usage);
     if (!path)
         return CLI_EXIT_USAGE;

@@ -78,7 +78,7 @@ static void top_usage(FILE *f)
 static bool open_stream(live_stream *ls, nt_trace_window *win, bool events, const nt_endpoint *ep,
                         const nt_session_config *base, const char *what, int64_t deadline_ns)
 {
-    nt_callbacks cb = { 0 };
+    nt_callbacks cb = NT_STRUCT_INIT(nt_callbacks); /* sized: the window's sequence_gap counts loss per thread */
     if (events)
         nt_profile_window_callbacks(&cb);
     else
@@ -132,6 +132,37 @@ static void title(bool tty, int32_t pid, double interval_s)
     printf("nettrace top  pid %" PRId32 "  %s  last %.1f s\n", pid, when, interval_s);
 }
 
+/* One stderr line for a window that lost events (the runtime's buffers were full or the session fell
+ * behind): how many, and the threads that lost most, so a thin view is not mistaken for an idle one. */
+static void report_loss(const nt_trace_window *win)
+{
+    nt_window_loss l = NT_STRUCT_INIT(nt_window_loss);
+    nt_trace_window_loss_get(win, &l);
+    if (!l.dropped)
+        return;
+    fprintf(stderr, "nettrace top: this window lost %" PRIu64 " events in %" PRIu64 " gaps on %" PRIu64 " thread%s (",
+            l.dropped, l.gaps, l.thread_count, l.thread_count == 1 ? "" : "s");
+    /* The three that lost most, most first (ties: the lower thread id, the rows' order). */
+    const nt_thread_loss *most[3] = { NULL, NULL, NULL };
+    for (uint64_t i = 0; i < l.thread_count; i++) {
+        const nt_thread_loss *r = &l.threads[i];
+        for (int k = 0; k < 3; k++) {
+            if (!most[k] || r->dropped > most[k]->dropped) {
+                for (int j = 2; j > k; j--)
+                    most[j] = most[j - 1];
+                most[k] = r;
+                break;
+            }
+        }
+    }
+    uint64_t shown = 0;
+    for (int k = 0; k < 3 && most[k]; k++, shown++)
+        fprintf(stderr, "%sthread %" PRIu64 ": %" PRIu64, k ? ", " : "", most[k]->thread_id, most[k]->dropped);
+    if (shown < l.thread_count)
+        fprintf(stderr, ", %" PRIu64 " more", l.thread_count - shown);
+    fputs(")\n", stderr);
+}
+
 /* One refresh of an event profile: the window's profile as 'nettrace top --profile' prints a file's. */
 static int render_profile(nt_trace_window *win, nt_profile_kind kind, const nt_top_options *to, double interval_s,
                           bool tty, int32_t pid, bool *warned)
@@ -151,6 +182,7 @@ static int render_profile(nt_trace_window *win, nt_profile_kind kind, const nt_t
     nt_profile_free(p);
     if (!ok)
         return cli_exit_code(NT_ERR_NOMEM);
+    report_loss(win);
     if (st == NT_ERR_LIMIT && !*warned) {
         fprintf(stderr, "nettrace top: %s\n", nt_status_describe(st));
         *warned = true;
@@ -184,6 +216,7 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
         puts("");
     fflush(stdout);
     nt_top_free(top);
+    report_loss(win);
     if (st == NT_ERR_LIMIT && !*warned) {
         const char *why = nt_trace_message(t);
         fprintf(stderr, "nettrace top: %s\n",
@@ -197,7 +230,19 @@ static int render(nt_trace_window *win, const nt_top_options *to, double interva
     return st == NT_OK || st == NT_ERR_LIMIT ? CLI_EXIT_OK : cli_exit_code(st);
 }
 
-int cmd_top_live(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct live_args {
+    int32_t pid;
+    const char *name;          /* -n NAME / --name: the process to find by name */
+    double interval, duration; /* seconds; duration 0: until Ctrl-C or the target ends */
+    long buffer_mb;
+    nt_top_options to;
+    bool rundown_first;
+    nt_profile_kind kind;
+} live_args;
+
+/* The options into a; -1 when the command goes on, else its exit code. */
+static int parse_args(int argc, char **argv, live_args *a)
 {
     static const struct option opts[] = {
         { "pid", required_argument, NULL, 'p' },
@@ -215,20 +260,14 @@ int cmd_top_live(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int32_t pid = 0;
-    const char *name = NULL;
-    double interval = 2, duration = 0;
-    long buffer_mb = 0;
-    nt_top_options to = { .rows = 20 }; /* as 'nettrace top FILE' */
-    bool rundown_first = true;
-    nt_profile_kind kind = NT_PROFILE_CPU;
+    *a = (live_args){ .interval = 2, .to = { .rows = 20 }, .rundown_first = true, .kind = NT_PROFILE_CPU };
     int c;
     uint64_t v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "p:i:n:d:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (!cli_parse_pid(optarg, &pid)) {
+            if (!cli_parse_pid(optarg, &a->pid)) {
                 fprintf(stderr, "nettrace top: -p wants a process id, not '%s'\n", optarg);
                 return CLI_EXIT_USAGE;
             }
@@ -243,67 +282,147 @@ int cmd_top_live(int argc, char **argv)
                 fprintf(stderr, "nettrace top: --interval is at least 100ms, not '%s'\n", optarg);
                 return CLI_EXIT_USAGE;
             }
-            *(c == 'i' ? &interval : &duration) = (double)ns / 1e9;
+            *(c == 'i' ? &a->interval : &a->duration) = (double)ns / 1e9;
             break;
         }
         case 'n':
         case 'r':
         case 'N':
             if (c != 'r' && (c == 'N' || !cli_top_n_is_rows(optarg))) {
-                name = optarg;
+                a->name = optarg;
                 break;
             }
             if (!cli_u64_option("top", c == 'n' ? "-n" : "--top", optarg, 0, UINT32_MAX, &v))
                 return CLI_EXIT_USAGE;
-            to.rows = (uint32_t)v;
+            a->to.rows = (uint32_t)v;
             break;
         case 'b':
             if (!cli_u64_option("top", "--buffer-mb", optarg, 1, 65535, &v))
                 return CLI_EXIT_USAGE;
-            buffer_mb = (long)v;
+            a->buffer_mb = (long)v;
             break;
         case 'T':
-            if (!cli_u64_option("top", "--thread", optarg, 0, UINT64_MAX, &to.filter.thread_id))
+            if (!cli_u64_option("top", "--thread", optarg, 0, UINT64_MAX, &a->to.filter.thread_id))
                 return CLI_EXIT_USAGE;
-            to.filter.has_thread = true;
+            a->to.filter.has_thread = true;
             break;
-        case 'I': to.by_inclusive = true; break;
-        case 'B': to.by_thread = true; break;
-        case 'm': to.filter.managed_only = true; break;
-        case 'R': rundown_first = false; break;
+        case 'I': a->to.by_inclusive = true; break;
+        case 'B': a->to.by_thread = true; break;
+        case 'm': a->to.filter.managed_only = true; break;
+        case 'R': a->rundown_first = false; break;
         case 'P':
-            if (!cli_profile_parse("top", optarg, &kind, &to.filter.managed_only))
+            if (!cli_profile_parse("top", optarg, &a->kind, &a->to.filter.managed_only))
                 return CLI_EXIT_USAGE;
-            to.weight = kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
+            a->to.weight = a->kind == NT_PROFILE_WALL ? NT_WEIGHT_TIME : NT_WEIGHT_SAMPLES;
             break;
         case 'h': top_usage(stdout); return CLI_EXIT_OK;
         default: return cli_usage_hint(argv[0]);
         }
     }
-    if ((pid == 0) == (name == NULL) || optind != argc) {
+    if ((a->pid == 0) == (a->name == NULL) || optind != argc) {
         fprintf(stderr, "%s: %s; '%s --help' lists the options\n", argv[0],
                 optind != argc ? "no FILE with -p or -n NAME (a live process is the input)"
                                : "give the process with -p PID or -n NAME",
                 argv[0]);
         return CLI_EXIT_USAGE;
     }
-    if (name) {
-        int nrc = cli_pid_by_name("top", name, &pid, 0);
-        if (nrc != CLI_EXIT_OK)
-            return nrc;
+    return -1;
+}
+
+/* The rundown-only session beside the sampling one; on failure names come
+ * at the end only, and rs stays closed. */
+static void open_rundown(live_stream *rs, nt_trace_window *win, bool events, const nt_endpoint *ep,
+                         int64_t connect_by)
+{
+    /* Only the rundown matters here: one cheap provider, stopped at once. */
+    static const nt_provider loader = { .name = NT_PROVIDER_RUNTIME, .keywords = NT_KEYWORD_LOADER, .level = 4 };
+    nt_session_config rcfg = { 0 };
+    memset(&rcfg, 0, sizeof rcfg);
+    rcfg.providers = &loader;
+    rcfg.provider_count = 1;
+    rcfg.buffer_mb = 16;
+    rcfg.no_stackwalk = false;
+    if (open_stream(rs, win, events, ep, &rcfg, "rundown", connect_by))
+        nt_session_request_stop(rs->session);
+    else
+        close_stream(rs);
+}
+
+/* Pump both streams and redraw every interval until the target ends,
+ * Ctrl-C or --duration (until); the exit code. */
+static int live_loop(const live_args *a, nt_trace_window *win, live_stream *main_s, live_stream *rundown_s,
+                     int64_t until)
+{
+    bool events = a->kind != NT_PROFILE_CPU && a->kind != NT_PROFILE_WALL;
+    bool tty = isatty(1), warned = false, drawn = false;
+    int rc = CLI_EXIT_OK;
+    int64_t last = nt_now_ns();
+    int64_t next = last + (int64_t)(a->interval * 1e9);
+    while (!main_s->ended && cli_interrupt_count() == 0) {
+        struct pollfd pf[3];
+        int n = 0;
+        pf[n++] = (struct pollfd){ .fd = cli_interrupt_fd(), .events = POLLIN };
+        pf[n++] = (struct pollfd){ .fd = nt_session_fd(main_s->session), .events = POLLIN };
+        if (rundown_s->session && !rundown_s->ended)
+            pf[n++] = (struct pollfd){ .fd = nt_session_fd(rundown_s->session), .events = POLLIN };
+        int64_t wake = next < until ? next : until;
+        int64_t ms = (wake - nt_now_ns()) / 1000000 + 1;
+        poll(pf, (nfds_t)n, ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms);
+        pump(main_s);
+        pump(rundown_s);
+        if (rundown_s->session && rundown_s->ended) {
+            nt_parser_finish(rundown_s->parser);
+            close_stream(rundown_s);
+        }
+        int64_t now = nt_now_ns();
+        /* --duration counts the connect too: its end draws the interval so far when no refresh did, or
+         * when at least half an interval has passed since the last. */
+        bool ending = now >= until && (!drawn || now - last >= (int64_t)(a->interval * 0.5e9));
+        if (now >= next || ending) {
+            double shown_s = (double)(now - last) / 1e9;
+            rc = events ? render_profile(win, a->kind, &a->to, shown_s, tty, a->pid, &warned)
+                        : render(win, &a->to, shown_s, tty, a->pid, &warned);
+            if (rc != CLI_EXIT_OK)
+                break;
+            drawn = true;
+            last = now;
+            while (next <= now)
+                next += (int64_t)(a->interval * 1e9);
+        }
+        if (now >= until)
+            break;
     }
+    if (main_s->ended && cli_interrupt_count() == 0 && cli_process_gone(a->pid, 1000))
+        fprintf(stderr, "nettrace top: process %" PRId32 " exited\n", a->pid);
+    else if (rc == CLI_EXIT_OK && main_s->ended && main_s->status != NT_OK) {
+        fprintf(stderr, "nettrace top: the session ended: %s (%s)\n", nt_status_name(main_s->status),
+                nt_session_message(main_s->session));
+        rc = cli_exit_code(main_s->status);
+    }
+    return rc;
+}
+
+int cmd_top_live(int argc, char **argv)
+{
+    live_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    if (a.name && (rc = cli_pid_by_name("top", a.name, &a.pid, 0)) != CLI_EXIT_OK)
+        return rc;
+    rc = CLI_EXIT_OK;
     /* --duration counts from here, connecting included. */
     int64_t start = nt_now_ns();
-    int64_t until = duration > 0 ? start + (int64_t)(duration * 1e9) : NT_DEADLINE_NONE;
+    int64_t until = a.duration > 0 ? start + (int64_t)(a.duration * 1e9) : NT_DEADLINE_NONE;
     int64_t connect_by = nt_deadline_after_ms(10000) < until ? nt_deadline_after_ms(10000) : until;
     nt_endpoint ep;
-    nt_status st = nt_endpoint_find(pid, &ep);
+    nt_status st = nt_endpoint_find(a.pid, &ep);
     if (st != NT_OK) {
-        fprintf(stderr, "nettrace top: process %" PRId32 " has no diagnostics endpoint (%s)\n", pid,
+        fprintf(stderr, "nettrace top: process %" PRId32 " has no diagnostics endpoint (%s)\n", a.pid,
                 cli_endpoint_reason(ep.reason));
         return cli_exit_code(st);
     }
-    bool events = kind != NT_PROFILE_CPU && kind != NT_PROFILE_WALL;
+    bool events = a.kind != NT_PROFILE_CPU && a.kind != NT_PROFILE_WALL;
     nt_trace_window *win = events ? nt_profile_window_new(NULL, NULL) : nt_trace_window_new(NULL, NULL);
     if (!win) {
         fprintf(stderr, "nettrace top: out of memory\n");
@@ -313,14 +432,13 @@ int cmd_top_live(int argc, char **argv)
     live_stream main_s, rundown_s;
     memset(&main_s, 0, sizeof main_s);
     memset(&rundown_s, 0, sizeof rundown_s);
-    int rc = CLI_EXIT_OK;
     nt_session_config cfg = { 0 };
     memset(&cfg, 0, sizeof cfg);
-    cfg.buffer_mb = (uint32_t)buffer_mb;
+    cfg.buffer_mb = (uint32_t)a.buffer_mb;
     cli_providers providers = { .count = 0 };
     if (events) {
         char err[256];
-        if (!cli_profile_providers(cli_profile_name(kind), &providers, err, sizeof err)) {
+        if (!cli_profile_providers(cli_profile_name(a.kind), &providers, err, sizeof err)) {
             fprintf(stderr, "nettrace top: %s\n", err);
             rc = CLI_EXIT_USAGE;
             goto out;
@@ -332,64 +450,9 @@ int cmd_top_live(int argc, char **argv)
         rc = main_s.status != NT_OK ? cli_exit_code(main_s.status) : CLI_EXIT_ERROR;
         goto out;
     }
-    if (rundown_first) {
-        /* Only the rundown matters here: one cheap provider, stopped at once. */
-        static const nt_provider loader = { .name = NT_PROVIDER_RUNTIME, .keywords = NT_KEYWORD_LOADER, .level = 4 };
-        nt_session_config rcfg = { 0 };
-        memset(&rcfg, 0, sizeof rcfg);
-        rcfg.providers = &loader;
-        rcfg.provider_count = 1;
-        rcfg.buffer_mb = 16;
-        rcfg.no_stackwalk = false;
-        if (open_stream(&rundown_s, win, events, &ep, &rcfg, "rundown", connect_by))
-            nt_session_request_stop(rundown_s.session);
-        else
-            close_stream(&rundown_s); /* names then come at the end only */
-    }
-
-    bool tty = isatty(1), warned = false, drawn = false;
-    int64_t last = nt_now_ns();
-    int64_t next = last + (int64_t)(interval * 1e9);
-    while (!main_s.ended && cli_interrupt_count() == 0) {
-        struct pollfd pf[3];
-        int n = 0;
-        pf[n++] = (struct pollfd){ .fd = cli_interrupt_fd(), .events = POLLIN };
-        pf[n++] = (struct pollfd){ .fd = nt_session_fd(main_s.session), .events = POLLIN };
-        if (rundown_s.session && !rundown_s.ended)
-            pf[n++] = (struct pollfd){ .fd = nt_session_fd(rundown_s.session), .events = POLLIN };
-        int64_t wake = next < until ? next : until;
-        int64_t ms = (wake - nt_now_ns()) / 1000000 + 1;
-        poll(pf, (nfds_t)n, ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms);
-        pump(&main_s);
-        pump(&rundown_s);
-        if (rundown_s.session && rundown_s.ended) {
-            nt_parser_finish(rundown_s.parser);
-            close_stream(&rundown_s);
-        }
-        int64_t now = nt_now_ns();
-        /* --duration counts the connect too: its end draws the interval so far when no refresh did, or
-         * when at least half an interval has passed since the last. */
-        bool ending = now >= until && (!drawn || now - last >= (int64_t)(interval * 0.5e9));
-        if (now >= next || ending) {
-            rc = events ? render_profile(win, kind, &to, (double)(now - last) / 1e9, tty, pid, &warned)
-                        : render(win, &to, (double)(now - last) / 1e9, tty, pid, &warned);
-            if (rc != CLI_EXIT_OK)
-                break;
-            drawn = true;
-            last = now;
-            while (next <= now)
-                next += (int64_t)(interval * 1e9);
-        }
-        if (now >= until)
-            break;
-    }
-    if (main_s.ended && cli_interrupt_count() == 0 && cli_process_gone(pid, 1000))
-        fprintf(stderr, "nettrace top: process %" PRId32 " exited\n", pid);
-    else if (rc == CLI_EXIT_OK && main_s.ended && main_s.status != NT_OK) {
-        fprintf(stderr, "nettrace top: the session ended: %s (%s)\n", nt_status_name(main_s.status),
-                nt_session_message(main_s.session));
-        rc = cli_exit_code(main_s.status);
-    }
+    if (a.rundown_first)
+        open_rundown(&rundown_s, win, events, &ep, connect_by);
+    rc = live_loop(&a, win, &main_s, &rundown_s, until);
 out:
     /* No rundown wanted at the end: abandon rather than stop. */
     if (main_s.session)

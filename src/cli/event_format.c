@@ -1,6 +1,7 @@
 #include "cli/event_format.h"
 #include "cli/opts.h"
 #include "common/json.h"
+#include "common/sat.h"
 #include "common/text_escape.h"
 
 #include <inttypes.h>
@@ -251,7 +252,7 @@ bool ev_format_text(FILE *f, const nt_event *ev, int64_t time_ns, int64_t origin
     if (absolute)
         put_i64(f, time_ns);
     else
-        put_seconds(f, time_ns - origin_ns);
+        put_seconds(f, cm_sat_sub(time_ns, origin_ns)); /* a hostile clock saturates, as every formatter does */
     fputc(' ', f);
     put_u64(f, ev->thread_id);
     fputc(' ', f);

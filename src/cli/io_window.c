@@ -44,8 +44,11 @@ static nt_index *sidecar_for(const char *path, int fd)
     int sfd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     struct stat st;
     if (sfd < 0) {
-        if (errno != ENOENT)
-            fprintf(stderr, "nettrace: %s: %s; reading the whole trace\n", name, strerror(errno));
+        if (errno == ELOOP)
+            fprintf(stderr, "nettrace: %s: not used (a symbolic link: a sidecar is a file of its own beside the "
+                            "trace); reading the whole trace\n", name);
+        else if (errno != ENOENT)
+            fprintf(stderr, "nettrace: %s: not used (%s); reading the whole trace\n", name, strerror(errno));
         else if (report_wanted())
             fprintf(stderr, "nettrace: no sidecar %s; reading the whole trace\n", name);
         free(name);

@@ -41,6 +41,7 @@
 #define ABI3_nt_writer_options ABI_UPTO(nt_writer_options, block_bytes)
 #define ABI3_nt_trace_window_stats ABI_UPTO(nt_trace_window_stats, memory_peak)
 #define ABI3_nt_window_filter ABI_UPTO(nt_window_filter, span_id)
+#define ABI3_nt_window_loss ABI_UPTO(nt_window_loss, unplaced)
 #define ABI3_nt_index_options ABI_UPTO(nt_index_options, alloc)
 #define ABI3_nt_parallel_options ABI_UPTO(nt_parallel_options, lazy_names)
 #define ABI3_nt_parallel_stats ABI_UPTO(nt_parallel_stats, primed_blocks)

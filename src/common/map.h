@@ -29,6 +29,13 @@ typedef struct cm_map {
 
 /* The value of key, or NULL when absent.  Valid until the next put. */
 uint64_t *cm_map_get(const cm_map *m, uint64_t key);
+/* The value of key as an index (a map of indices below UINT32_MAX):
+ * UINT32_MAX when key is absent. */
+static inline uint32_t cm_map_index(const cm_map *m, uint64_t key)
+{
+    const uint64_t *v = cm_map_get(m, key);
+    return v ? (uint32_t)*v : UINT32_MAX;
+}
 /* The value of key, inserted as 0 when absent (*added says which; may be
  * NULL).  NULL when memory is short.  Valid until the next put. */
 uint64_t *cm_map_put(cm_mem *mem, cm_map *m, uint64_t key, bool *added);

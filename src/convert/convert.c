@@ -100,6 +100,12 @@ static int on_event(void *user, const nt_event *ev)
     /* The capture thread id 0 means "the event's own thread" to the writer. */
     if (e.capture_thread_id == 0)
         e.capture_thread_id = e.thread_id;
+    /* A slice leaves out the first events of some capture threads' runs, where the runtime marked the sorted
+     * ones; TraceEvent credits sequence numbers to the capture thread of the last sorted event, so a run that
+     * starts unmarked would count as lost events there (nettrace_writer.h). */
+    if (c->window && e.capture_thread_id != c->last_capture_thread)
+        e.is_sorted = true;
+    c->last_capture_thread = e.capture_thread_id;
     if (ev->stack && nt_writer_stack(c->w, ev->stack->ips, ev->stack->count, &e.stack_id) != NT_OK)
         return cv_fail_writer(c);
     memcpy(e.activity_id, ev->activity_id, 16);

@@ -37,6 +37,7 @@ typedef struct cv_conv {
     cv_meta *metas;
     size_t nmetas, cap;
     int64_t last_timestamp;
+    uint64_t last_capture_thread; /* a slice's previous event's */
     /* A slice: the window as given, and on the trace clock (ns) once the header is read. */
     bool window;
     nt_time_bound from, to;

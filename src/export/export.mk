@@ -2,7 +2,7 @@
 libnettrace_core_la_SOURCES += \
 	src/export/export_common.c \
 	src/export/export_folded.c \
-	src/export/export_names.c src/export/export_names.h \
+	src/export/export_names.c src/export/export_internal.h \
 	src/export/export_speedscope.c \
 	src/export/export_html.c src/export/flame_html.c src/export/flame_html.h src/export/flame_page.c \
 	src/export/export_gzip.c src/export/export_gzip.h \

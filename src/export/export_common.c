@@ -1,45 +1,45 @@
 /* What the exporters share: which samples an export covers, their weights,
  * and a buffered writer over the caller's write callback. */
-#include "trace/trace_internal.h"
+#include "export/export_internal.h"
 
 #include "common/json.h"
 
 #include <string.h>
 
-void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_options *opt)
+void ex_selection_init(ex_selection *sel, const nt_trace *t, const nt_export_options *opt)
 {
     memset(sel, 0, sizeof *sel);
     sel->t = t;
     if (opt)
         sel->opt = *opt;
-    sel->from_ns = nt_time_bound_resolve(&sel->opt.filter.from, &t->info);
-    sel->to_ns = nt_time_bound_resolve(&sel->opt.filter.to, &t->info);
-    sel->default_ns = tr_default_ns(&t->info);
+    sel->from_ns = nt_time_bound_resolve(&sel->opt.filter.from, tr_view_info(t));
+    sel->to_ns = nt_time_bound_resolve(&sel->opt.filter.to, tr_view_info(t));
+    sel->default_ns = tr_view_default_ns(t);
 }
 
-bool tr_selection_fits(const nt_trace *t, const nt_export_options *opt)
+bool ex_selection_fits(const nt_trace *t, const nt_export_options *opt)
 {
     /* Counted samples keep no time of their own to cut a window by. */
-    return !t->agg || !opt || (!opt->filter.from.set && !opt->filter.to.set);
+    return !tr_view_counted(t) || !opt || (!opt->filter.from.set && !opt->filter.to.set);
 }
 
-bool tr_selected(const tr_selection *sel, size_t i)
+bool ex_selected(const ex_selection *sel, size_t i)
 {
-    const tr_sample *s = TR_SAMPLE(sel->t, i);
+    const nt_trace *t = sel->t;
     const nt_sample_filter *f = &sel->opt.filter;
-    if (f->managed_only && TR_TYPE(s) != NT_SAMPLE_MANAGED)
+    if (f->managed_only && tr_view_type(t, i) != NT_SAMPLE_MANAGED)
         return false;
-    if (f->has_thread && sel->t->threads[TR_THREAD(s)] != f->thread_id)
+    if (f->has_thread && nt_trace_thread_id(t, tr_view_thread(t, i)) != f->thread_id)
         return false;
     if (f->from.set || f->to.set) {
-        int64_t ns = nt_ticks_to_ns(s->ticks, sel->t->info.qpc_frequency);
+        int64_t ns = nt_ticks_to_ns(tr_view_ticks(t, i), tr_view_info(t)->qpc_frequency);
         if ((f->from.set && ns < sel->from_ns) || (f->to.set && ns >= sel->to_ns))
             return false;
     }
     return true;
 }
 
-void tr_out_init(tr_out *o, nt_sink_fn w, void *user)
+void ex_out_init(ex_out *o, nt_sink_fn w, void *user)
 {
     o->w = w;
     o->user = user;
@@ -47,14 +47,14 @@ void tr_out_init(tr_out *o, nt_sink_fn w, void *user)
     o->failed = false;
 }
 
-static void out_drain(tr_out *o)
+static void out_drain(ex_out *o)
 {
     if (o->n && !o->failed && o->w(o->user, o->buf, o->n) != 0)
         o->failed = true;
     o->n = 0;
 }
 
-void tr_out_bytes(tr_out *o, const void *p, size_t n)
+void ex_out_bytes(ex_out *o, const void *p, size_t n)
 {
     const char *c = p;
     while (n) {
@@ -68,9 +68,9 @@ void tr_out_bytes(tr_out *o, const void *p, size_t n)
     }
 }
 
-void tr_out_str(tr_out *o, const char *s) { tr_out_bytes(o, s, strlen(s)); }
+void ex_out_str(ex_out *o, const char *s) { ex_out_bytes(o, s, strlen(s)); }
 
-void tr_out_u64(tr_out *o, uint64_t v)
+void ex_out_u64(ex_out *o, uint64_t v)
 {
     /* Hand-rolled: the exporters print millions of numbers. */
     char b[24];
@@ -79,25 +79,25 @@ void tr_out_u64(tr_out *o, uint64_t v)
         b[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    tr_out_bytes(o, b + i, sizeof b - i);
+    ex_out_bytes(o, b + i, sizeof b - i);
 }
 
-void tr_out_i64(tr_out *o, int64_t v)
+void ex_out_i64(ex_out *o, int64_t v)
 {
     if (v < 0) {
-        tr_out_bytes(o, "-", 1);
-        tr_out_u64(o, (uint64_t)0 - (uint64_t)v);
+        ex_out_bytes(o, "-", 1);
+        ex_out_u64(o, (uint64_t)0 - (uint64_t)v);
     } else {
-        tr_out_u64(o, (uint64_t)v);
+        ex_out_u64(o, (uint64_t)v);
     }
 }
 
-static void out_put(void *o, const char *p, size_t n) { tr_out_bytes(o, p, n); }
+static void out_put(void *o, const char *p, size_t n) { ex_out_bytes(o, p, n); }
 
 /* The project's one JSON string writer (common/json.h): names are valid UTF-8 JSON whatever the trace holds. */
-void tr_out_json(tr_out *o, const char *s) { cm_json_string(out_put, o, s); }
+void ex_out_json(ex_out *o, const char *s) { cm_json_string(out_put, o, s); }
 
-nt_status tr_out_flush(tr_out *o)
+nt_status ex_out_flush(ex_out *o)
 {
     out_drain(o);
     return o->failed ? NT_ERR_IO : NT_OK;

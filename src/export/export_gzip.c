@@ -15,17 +15,17 @@ static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
     return ~crc;
 }
 
-static void stored_block(tr_gzip *g, bool final)
+static void stored_block(ex_gzip *g, bool final)
 {
     unsigned char h[5] = { final ? 1 : 0, (unsigned char)g->n, (unsigned char)(g->n >> 8),
                            (unsigned char)~g->n, (unsigned char)(~g->n >> 8) };
-    tr_out_bytes(g->out, h, 5);
-    tr_out_bytes(g->out, g->block, g->n);
+    ex_out_bytes(g->out, h, 5);
+    ex_out_bytes(g->out, g->block, g->n);
     g->n = 0;
 }
 #endif
 
-nt_status tr_gzip_begin(tr_gzip *g, tr_out *out)
+nt_status ex_gzip_begin(ex_gzip *g, ex_out *out)
 {
     memset(g, 0, sizeof *g);
     g->out = out;
@@ -36,13 +36,13 @@ nt_status tr_gzip_begin(tr_gzip *g, tr_out *out)
     g->z_open = true;
 #else
     static const unsigned char header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff };
-    tr_out_bytes(out, header, sizeof header);
+    ex_out_bytes(out, header, sizeof header);
 #endif
     return NT_OK;
 }
 
 #ifdef HAVE_ZLIB
-static void z_run(tr_gzip *g, int flush)
+static void z_run(ex_gzip *g, int flush)
 {
     unsigned char buf[16384];
     do {
@@ -53,12 +53,12 @@ static void z_run(tr_gzip *g, int flush)
             g->failed = true;
             return;
         }
-        tr_out_bytes(g->out, buf, sizeof buf - g->z.avail_out);
+        ex_out_bytes(g->out, buf, sizeof buf - g->z.avail_out);
     } while (g->z.avail_out == 0 || (flush == Z_FINISH && g->z.avail_in) );
 }
 #endif
 
-void tr_gzip_write(tr_gzip *g, const void *data, size_t len)
+void ex_gzip_write(ex_gzip *g, const void *data, size_t len)
 {
     const unsigned char *p = data;
 #ifdef HAVE_ZLIB
@@ -85,7 +85,7 @@ void tr_gzip_write(tr_gzip *g, const void *data, size_t len)
 #endif
 }
 
-nt_status tr_gzip_end(tr_gzip *g)
+nt_status ex_gzip_end(ex_gzip *g)
 {
 #ifdef HAVE_ZLIB
     g->z.next_in = NULL;
@@ -101,7 +101,7 @@ nt_status tr_gzip_end(tr_gzip *g)
                 g->failed = true;
                 break;
             }
-            tr_out_bytes(g->out, buf, sizeof buf - g->z.avail_out);
+            ex_out_bytes(g->out, buf, sizeof buf - g->z.avail_out);
         } while (r != Z_STREAM_END);
     }
     deflateEnd(&g->z);
@@ -113,15 +113,15 @@ nt_status tr_gzip_end(tr_gzip *g)
         t[i] = (unsigned char)(g->crc >> (8 * i));
         t[4 + i] = (unsigned char)(g->size >> (8 * i));
     }
-    tr_out_bytes(g->out, t, 8);
+    ex_out_bytes(g->out, t, 8);
 #endif
     return g->failed ? NT_ERR_IO : NT_OK;
 }
 
-nt_status tr_gzip_close(tr_gzip *g, nt_status st)
+nt_status ex_gzip_close(ex_gzip *g, nt_status st)
 {
-    nt_status gs = tr_gzip_end(g);
-    nt_status fs = tr_out_flush(g->out);
+    nt_status gs = ex_gzip_end(g);
+    nt_status fs = ex_out_flush(g->out);
     if (st != NT_OK)
         return st;
     return fs != NT_OK ? fs : gs;

@@ -41,25 +41,25 @@ void pb_bytes(pbuf *b, uint32_t field, const void *p, size_t n)
     pb_raw(b, p, n);
 }
 
-void pb_emit_msg(tr_gzip *g, uint32_t field, const pbuf *m)
+void pb_emit_msg(ex_gzip *g, uint32_t field, const pbuf *m)
 {
     pbuf h = { .n = 0 };
     pb_varint(&h, (uint64_t)field << 3 | 2);
     pb_varint(&h, m->n);
-    tr_gzip_write(g, h.d, h.n);
-    tr_gzip_write(g, m->d, m->n);
+    ex_gzip_write(g, h.d, h.n);
+    ex_gzip_write(g, m->d, m->n);
 }
 
-void pb_emit_string(tr_gzip *g, const char *s, size_t n)
+void pb_emit_string(ex_gzip *g, const char *s, size_t n)
 {
     pbuf h = { .n = 0 };
     pb_varint(&h, 6 << 3 | 2);
     pb_varint(&h, n);
-    tr_gzip_write(g, h.d, h.n);
-    tr_gzip_write(g, s, n);
+    ex_gzip_write(g, h.d, h.n);
+    ex_gzip_write(g, s, n);
 }
 
-void pb_emit_value_type(tr_gzip *g, uint32_t field, uint32_t type, uint32_t unit)
+void pb_emit_value_type(ex_gzip *g, uint32_t field, uint32_t type, uint32_t unit)
 {
     pbuf b = { .n = 0 };
     pb_uint(&b, 1, type);
@@ -78,30 +78,31 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
     return era * 146097 + (int64_t)doe - 719468;
 }
 
-void pb_emit_times(tr_gzip *g, const nt_trace *t, int64_t first_ns, int64_t last_ns, int64_t period)
+void pb_emit_times(ex_gzip *g, const nt_trace *t, int64_t first_ns, int64_t last_ns, int64_t period)
 {
     pbuf b = { .n = 0 };
     pb_uint(&b, 12, period > 0 ? (uint64_t)period : 0);
-    if (t->have_info && t->info.sync_time_utc.year) {
-        const nt_systemtime *u = &t->info.sync_time_utc;
+    const nt_trace_info *info = tr_view_info(t);
+    if (info->sync_time_utc.year) {
+        const nt_systemtime *u = &info->sync_time_utc;
         int64_t secs = days_from_civil(u->year, u->month, u->day) * 86400 + u->hour * 3600 + u->minute * 60 +
                        u->second;
         /* Unsigned (wrapping) arithmetic: a hostile header's clock must not overflow a signed type. */
         uint64_t wall = (uint64_t)secs * 1000000000u + (uint64_t)u->milliseconds * 1000000u;
         if (first_ns != INT64_MAX)
-            wall += (uint64_t)first_ns - (uint64_t)nt_ticks_to_ns(t->info.sync_qpc, t->info.qpc_frequency);
+            wall += (uint64_t)first_ns - (uint64_t)nt_ticks_to_ns(info->sync_qpc, info->qpc_frequency);
         pb_uint(&b, 9, wall);
     }
     if (first_ns != INT64_MAX)
         pb_uint(&b, 10, (uint64_t)last_ns - (uint64_t)first_ns + (uint64_t)period);
-    tr_gzip_write(g, b.d, b.n);
+    ex_gzip_write(g, b.d, b.n);
 }
 
 /* A mapping: the address span of its sampled code and a name that belongs to it. */
-typedef struct tr_mapping {
+typedef struct ex_mapping {
     uint64_t lo, hi;
     uint32_t rep;
-} tr_mapping;
+} ex_mapping;
 
 /* A mapping's file: the module's IL path, else its assembly's name; "[unresolved]"
  * for the frames no method record covers. */
@@ -109,19 +110,19 @@ static const char *mapping_file(const nt_trace *t, const nt_frame *f)
 {
     if (f->method_index == NT_TRACE_NO_METHOD)
         return "[unresolved]";
-    uint32_t k = tr_index(&t->module_index, f->method->module_id);
-    if (k != UINT32_MAX && t->modules[k].il_path && t->modules[k].il_path[0])
-        return t->modules[k].il_path;
+    const char *path = tr_view_module_path(t, f->method->module_id);
+    if (path)
+        return path;
     return f->method->assembly[0] ? f->method->assembly : "[unknown module]";
 }
 
-nt_status pb_emit_names(tr_gzip *g, cm_mem *m, const nt_trace *t, const tr_names *nm, uint32_t first_string,
+nt_status pb_emit_names(ex_gzip *g, cm_mem *m, const nt_trace *t, const ex_names *nm, uint32_t first_string,
                         uint32_t *next_string)
 {
     nt_status st = NT_OK;
     /* The mapping of each name: one per module, one for the unresolved frames. */
     uint32_t *mod_of = cm_mem_alloc(m, (nm->n + 1) * sizeof *mod_of);
-    tr_mapping *maps = cm_mem_alloc(m, (nm->n + 1) * sizeof *maps);
+    ex_mapping *maps = cm_mem_alloc(m, (nm->n + 1) * sizeof *maps);
     size_t nmaps = 0;
     cm_map map_of = { 0 };
     if (!mod_of || !maps)
@@ -130,14 +131,14 @@ nt_status pb_emit_names(tr_gzip *g, cm_mem *m, const nt_trace *t, const tr_names
         const nt_frame *f = nm->rep[i];
         bool unresolved = f->method_index == NT_TRACE_NO_METHOD;
         uint64_t key = unresolved ? UINT64_MAX : f->method->module_id;
-        uint32_t k = tr_index(&map_of, key);
+        uint32_t k = cm_map_index(&map_of, key);
         if (k == UINT32_MAX) {
             k = (uint32_t)nmaps++;
             if (!cm_map_set(m, &map_of, key, k)) {
                 st = NT_ERR_NOMEM;
                 break;
             }
-            maps[k] = (tr_mapping){ UINT64_MAX, 0, (uint32_t)i };
+            maps[k] = (ex_mapping){ UINT64_MAX, 0, (uint32_t)i };
         }
         mod_of[i] = k;
         uint64_t lo = unresolved ? f->ip : f->method->start_address;
@@ -197,7 +198,7 @@ static size_t varint_len(uint64_t v)
     return n;
 }
 
-void pb_emit_sample(tr_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
+void pb_emit_sample(ex_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
                     size_t nvals, const pb_label *labels, size_t nlabels)
 {
     size_t idlen = 0;
@@ -221,7 +222,7 @@ void pb_emit_sample(tr_gzip *g, const uint32_t *ids, const uint32_t *of_frame, u
         pb_varint(&h, 1 << 3 | 2);
         pb_varint(&h, idlen);
     }
-    tr_gzip_write(g, h.d, h.n);
+    ex_gzip_write(g, h.d, h.n);
     unsigned char buf[640];
     size_t n = 0;
     for (uint32_t k = 0; k < depth; k++) {
@@ -232,10 +233,10 @@ void pb_emit_sample(tr_gzip *g, const uint32_t *ids, const uint32_t *of_frame, u
         }
         buf[n++] = (unsigned char)x;
         if (n > sizeof buf - 10) {
-            tr_gzip_write(g, buf, n);
+            ex_gzip_write(g, buf, n);
             n = 0;
         }
     }
-    tr_gzip_write(g, buf, n);
-    tr_gzip_write(g, rest.d, rest.n);
+    ex_gzip_write(g, buf, n);
+    ex_gzip_write(g, rest.d, rest.n);
 }

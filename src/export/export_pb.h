@@ -21,7 +21,7 @@
 #define EX_PB_H
 
 #include "export/export_gzip.h"
-#include "export/export_names.h"
+#include "export/export_internal.h"
 
 typedef struct pbuf {
     unsigned char d[4096];
@@ -33,19 +33,19 @@ void pb_varint(pbuf *b, uint64_t v);
 void pb_uint(pbuf *b, uint32_t field, uint64_t v);
 void pb_bytes(pbuf *b, uint32_t field, const void *p, size_t n);
 /* One top-level field holding the message in m. */
-void pb_emit_msg(tr_gzip *g, uint32_t field, const pbuf *m);
+void pb_emit_msg(ex_gzip *g, uint32_t field, const pbuf *m);
 /* The next entry of the string table. */
-void pb_emit_string(tr_gzip *g, const char *s, size_t n);
+void pb_emit_string(ex_gzip *g, const char *s, size_t n);
 /* A sample_type (or, with field 11, period_type) of two string indices. */
-void pb_emit_value_type(tr_gzip *g, uint32_t field, uint32_t type, uint32_t unit);
+void pb_emit_value_type(ex_gzip *g, uint32_t field, uint32_t type, uint32_t unit);
 /* time_nanos (the trace's wall clock at first_ns, when the header has one),
  * duration_nanos (last - first + period) and period, as one chunk. */
-void pb_emit_times(tr_gzip *g, const nt_trace *t, int64_t first_ns, int64_t last_ns, int64_t period);
+void pb_emit_times(ex_gzip *g, const nt_trace *t, int64_t first_ns, int64_t last_ns, int64_t period);
 /* For each name i of nm: its string (index first_string + i), function i + 1
  * and location i + 1 (with the address when the frame is unresolved), then
  * the mappings (their file names after the frame names in the string table);
  * *next_string: the string index after them.  m: scratch memory. */
-nt_status pb_emit_names(tr_gzip *g, cm_mem *m, const nt_trace *t, const tr_names *nm, uint32_t first_string,
+nt_status pb_emit_names(ex_gzip *g, cm_mem *m, const nt_trace *t, const ex_names *nm, uint32_t first_string,
                         uint32_t *next_string);
 
 /* A Sample label: a number (num) or a string index (str). */
@@ -57,7 +57,7 @@ typedef struct pb_label {
 
 /* One Sample: the stack's frame ids ids[0 .. depth) (leaf first) as
  * location ids, their name indices of_frame[id] + 1; the values, the labels. */
-void pb_emit_sample(tr_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
+void pb_emit_sample(ex_gzip *g, const uint32_t *ids, const uint32_t *of_frame, uint32_t depth, const int64_t *vals,
                     size_t nvals, const pb_label *labels, size_t nlabels);
 
 #endif

@@ -36,9 +36,9 @@ static const char *const LABEL_KEYS[L_KINDS] = { "trace_id", "span_id", "activit
 
 /* The label sets' strings after the names (from *next): the keys, then each set's values; str[3 * set + kind]
  * is a value's string index, 0 when the set has none of that kind. */
-static bool emit_label_strings(tr_gzip *g, cm_mem *m, const nt_trace *t, uint32_t next, uint32_t **str)
+static bool emit_label_strings(ex_gzip *g, cm_mem *m, const nt_trace *t, uint32_t next, uint32_t **str)
 {
-    size_t n = (t->nlabel_sets + 1) * L_KINDS;
+    size_t nsets = tr_view_label_set_count(t), n = (nsets + 1) * L_KINDS;
     *str = cm_mem_alloc(m, n * sizeof **str);
     if (!*str)
         return false;
@@ -47,8 +47,8 @@ static bool emit_label_strings(tr_gzip *g, cm_mem *m, const nt_trace *t, uint32_
         pb_emit_string(g, LABEL_KEYS[k], strlen(LABEL_KEYS[k]));
     uint32_t at = next + L_KINDS;
     static const uint8_t zero[16];
-    for (size_t j = 0; j < t->nlabel_sets; j++) {
-        const nt_event_labels *l = &t->label_sets[j];
+    for (size_t j = 0; j < nsets; j++) {
+        const nt_event_labels *l = tr_view_label_set_at(t, j + 1);
         char buf[33];
         const uint8_t *v[L_KINDS] = { l->has_trace_id ? l->trace_id : NULL, l->has_span_id ? l->span_id : NULL,
                                       memcmp(l->activity_id, zero, 16) ? l->activity_id : NULL };
@@ -78,12 +78,12 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
     nt_export_options opts, *opt = &opts;
     if (!ABI_IN(nt_export_options, opt, given))
         return NT_ERR_INVALID_ARG;
-    tr_export x;
-    nt_status st = tr_export_open(&x, t, opt, w);
+    ex_export x;
+    nt_status st = ex_export_open(&x, t, opt, w);
     if (st != NT_OK)
         return st;
-    const tr_names *nm = &x.nm;
-    tr_walk *wk = &x.wk;
+    const ex_names *nm = &x.nm;
+    ex_walk *wk = &x.wk;
     cm_mem *m = &x.m;
     cm_map agg = { 0 };
     int64_t *vals = NULL; /* per merged sample: count, wall */
@@ -93,22 +93,23 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
     cm_map lagg = { 0 };
     size_t nagg = 0, agg_cap = 0, keys_cap = 0, sets_cap = 0;
     int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
-    for (uint32_t th = 0; st == NT_OK && th < t->nthreads; th++) {
-        if (!tr_walk_thread_selected(wk, th))
+    bool labelled = tr_view_labelled(t);
+    for (uint32_t th = 0, nth = (uint32_t)nt_trace_thread_count(t); st == NT_OK && th < nth; th++) {
+        if (!ex_walk_thread_selected(wk, th))
             continue;
-        tr_walk_it it;
-        tr_walk_begin(wk, th, &it);
+        ex_walk_it it;
+        ex_walk_begin(wk, th, &it);
         int64_t wall;
-        for (size_t i; st == NT_OK && (i = tr_walk_next(wk, &it, true, &wall)) != SIZE_MAX;) {
-            const tr_sample *s = TR_SAMPLE(t, i);
-            uint64_t key = (uint64_t)s->stack << 32 | s->thread_type;
-            uint32_t set = t->sample_labels && i < t->sample_labels_cap ? t->sample_labels[i] : 0;
+        for (size_t i; st == NT_OK && (i = ex_walk_next(wk, &it, true, &wall)) != SIZE_MAX;) {
+            /* The merge key: stack << 32 | type << 24 | thread index (the trace has fewer than 2^24 threads). */
+            uint64_t key = (uint64_t)tr_view_stack(t, i) << 32 | tr_view_type(t, i) << 24 | tr_view_thread(t, i);
+            uint32_t set = tr_view_label_set(t, i);
             cm_map *into = set ? &lagg : &agg;
             uint64_t mkey = key;
             uint32_t a = UINT32_MAX;
             for (uint32_t probe = 0;; probe++) {
                 mkey = set ? labeled_key(key, set, probe) : key;
-                a = tr_index(into, mkey);
+                a = cm_map_index(into, mkey);
                 if (a == UINT32_MAX || !set || (keys[a] == key && sets[a] == set))
                     break;
             }
@@ -116,7 +117,7 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
                 if (nagg >= UINT32_MAX - 2 ||
                     !cm_mem_reserve(m, (void **)&vals, &agg_cap, 2 * (nagg + 1), sizeof *vals) ||
                     !cm_mem_reserve(m, (void **)&keys, &keys_cap, nagg + 1, sizeof *keys) ||
-                    (t->sample_labels && !cm_mem_reserve(m, (void **)&sets, &sets_cap, nagg + 1, sizeof *sets)) ||
+                    (labelled && !cm_mem_reserve(m, (void **)&sets, &sets_cap, nagg + 1, sizeof *sets)) ||
                     !cm_map_set(m, into, mkey, (uint32_t)nagg)) {
                     st = NT_ERR_NOMEM;
                     break;
@@ -127,24 +128,25 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
                     sets[a] = set;
                 vals[2 * a] = vals[2 * a + 1] = 0;
             }
-            vals[2 * a] += (int64_t)tr_count(t, i);
-            vals[2 * a + 1] = tr_add_weight(vals[2 * a + 1], wall);
-            int64_t ticks_last = t->agg ? t->agg[i].last_ticks : s->ticks;
-            if (s->ticks < first_ticks)
-                first_ticks = s->ticks;
+            vals[2 * a] += (int64_t)tr_view_count(t, i);
+            vals[2 * a + 1] = cm_sat_add(vals[2 * a + 1], wall);
+            int64_t ticks = tr_view_ticks(t, i), ticks_last = tr_view_last_ticks(t, i);
+            if (ticks < first_ticks)
+                first_ticks = ticks;
             if (ticks_last > last_ticks)
                 last_ticks = ticks_last;
         }
     }
     /* Converted once: ticks to ns never decreases, so the span's ends are the ends' conversions. */
-    int64_t first_ns = nagg ? nt_ticks_to_ns(first_ticks, t->info.qpc_frequency) : INT64_MAX;
-    int64_t last_ns = nagg ? nt_ticks_to_ns(last_ticks, t->info.qpc_frequency) : INT64_MIN;
-    tr_walk_free(wk); /* not needed for writing: its memory is better spent on the output */
-    tr_out o;
-    tr_out_init(&o, w, user);
-    tr_gzip g;
+    int64_t freq = tr_view_info(t)->qpc_frequency;
+    int64_t first_ns = nagg ? nt_ticks_to_ns(first_ticks, freq) : INT64_MAX;
+    int64_t last_ns = nagg ? nt_ticks_to_ns(last_ticks, freq) : INT64_MIN;
+    ex_walk_free(wk); /* not needed for writing: its memory is better spent on the output */
+    ex_out o;
+    ex_out_init(&o, w, user);
+    ex_gzip g;
     if (st == NT_OK)
-        st = tr_gzip_begin(&g, &o);
+        st = ex_gzip_begin(&g, &o);
     if (st == NT_OK) {
         for (size_t i = 0; i < sizeof FIXED / sizeof FIXED[0]; i++)
             pb_emit_string(&g, FIXED[i], strlen(FIXED[i]));
@@ -155,19 +157,19 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
         if (x.sel.opt.weight == NT_WEIGHT_TIME) {
             pbuf def = { .n = 0 };
             pb_uint(&def, 14, S_WALL);
-            tr_gzip_write(&g, def.d, def.n);
+            ex_gzip_write(&g, def.d, def.n);
         }
         uint32_t next_string;
         st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
-        if (st == NT_OK && t->sample_labels && !emit_label_strings(&g, m, t, next_string, &label_str))
+        if (st == NT_OK && labelled && !emit_label_strings(&g, m, t, next_string, &label_str))
             st = NT_ERR_NOMEM;
         for (size_t a = 0; st == NT_OK && a < nagg && !g.failed && !o.failed; a++) {
             uint32_t k = (uint32_t)(keys[a] >> 32);
-            const tr_rstack *r = &t->stacks[k];
+            nt_trace_stack r = nt_trace_stack_at(t, k);
             uint32_t tt = (uint32_t)keys[a];
             uint32_t type = tt >> 24;
             pb_label labels[2 + L_KINDS] = {
-                { S_THREAD, true, t->threads[tt & 0xFFFFFFu] },
+                { S_THREAD, true, nt_trace_thread_id(t, tt & 0xFFFFFFu) },
                 { S_STATE, false, type == NT_SAMPLE_MANAGED ? S_MANAGED : type == NT_SAMPLE_EXTERNAL ? S_EXTERNAL : S_OTHER },
             };
             size_t nl = 2;
@@ -176,17 +178,17 @@ nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_
                 if (v)
                     labels[nl++] = (pb_label){ next_string + (uint32_t)kind, false, v };
             }
-            pb_emit_sample(&g, tr_stack_ids(t, k), nm->of_frame, r->count, vals + 2 * a, 2, labels, nl);
+            pb_emit_sample(&g, r.frame_ids, nm->of_frame, r.frame_count, vals + 2 * a, 2, labels, nl);
         }
-        st = tr_gzip_close(&g, st);
+        st = ex_gzip_close(&g, st);
     }
     cm_map_free(m, &agg);
     cm_map_free(m, &lagg);
     cm_mem_free(m, sets, sets_cap * sizeof *sets);
     if (label_str)
-        cm_mem_free(m, label_str, (t->nlabel_sets + 1) * L_KINDS * sizeof *label_str);
+        cm_mem_free(m, label_str, (tr_view_label_set_count(t) + 1) * L_KINDS * sizeof *label_str);
     cm_mem_free(m, vals, agg_cap * sizeof *vals);
     cm_mem_free(m, keys, keys_cap * sizeof *keys);
-    tr_export_close(&x);
+    ex_export_close(&x);
     return st;
 }

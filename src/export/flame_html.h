@@ -11,20 +11,20 @@
 #ifndef EX_FLAME_HTML_H
 #define EX_FLAME_HTML_H
 
-#include "trace/trace_internal.h"
+#include "export/export_internal.h"
 
 /* flame_page.c: the page before and after the data, NULL-terminated lines. */
-extern const char *const TR_FLAME_HEAD[];
-extern const char *const TR_FLAME_TAIL[];
+extern const char *const EX_FLAME_HEAD[];
+extern const char *const EX_FLAME_TAIL[];
 
-void tr_flame_open(tr_out *o, const char *title, const char *unit);
-void tr_flame_name(tr_out *o, bool first, const char *name);
-void tr_flame_groups(tr_out *o);
-void tr_flame_group(tr_out *o, bool first, const char *label, int64_t total);
-void tr_flame_stacks(tr_out *o);
-void tr_flame_stack_begin(tr_out *o, bool first, uint32_t group, int64_t weight);
-void tr_flame_stack_frame(tr_out *o, uint32_t name);
-void tr_flame_stack_end(tr_out *o);
-void tr_flame_close(tr_out *o);
+void ex_flame_open(ex_out *o, const char *title, const char *unit);
+void ex_flame_name(ex_out *o, bool first, const char *name);
+void ex_flame_groups(ex_out *o);
+void ex_flame_group(ex_out *o, bool first, const char *label, int64_t total);
+void ex_flame_stacks(ex_out *o);
+void ex_flame_stack_begin(ex_out *o, bool first, uint32_t group, int64_t weight);
+void ex_flame_stack_frame(ex_out *o, uint32_t name);
+void ex_flame_stack_end(ex_out *o);
+void ex_flame_close(ex_out *o);
 
 #endif

@@ -9,7 +9,7 @@
  * a test can check the page holds what the folded export holds. */
 #include "export/flame_html.h"
 
-const char *const TR_FLAME_HEAD[] = {
+const char *const EX_FLAME_HEAD[] = {
     "<!DOCTYPE html>\n",
     "<html lang=\"en\">\n",
     "<head>\n",
@@ -47,7 +47,7 @@ const char *const TR_FLAME_HEAD[] = {
     NULL,
 };
 
-const char *const TR_FLAME_TAIL[] = {
+const char *const EX_FLAME_TAIL[] = {
     "</script>\n",
     "<script>\n",
     "(function () {\n",

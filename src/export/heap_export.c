@@ -9,7 +9,6 @@
 #include "export/export_pb.h"
 #include "export/flame_html.h"
 #include "heap/heap_internal.h"
-#include "trace/trace_internal.h"
 
 #include <string.h>
 
@@ -172,24 +171,24 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given,
         flame_free(&f);
         return NT_ERR_NOMEM;
     }
-    tr_out o;
-    tr_out_init(&o, w, user);
+    ex_out o;
+    ex_out_init(&o, w, user);
     for (size_t k = 1; k < f.count; k++) {
         if (!f.nodes[k].self)
             continue;
         uint32_t d = node_path(&f, (uint32_t)k, ids);
         for (uint32_t i = 0; i < d; i++) {
             if (i)
-                tr_out_bytes(&o, ";", 1);
-            tr_folded_frame(&o, frame_name(h, ids[i]));
+                ex_out_bytes(&o, ";", 1);
+            ex_folded_frame(&o, frame_name(h, ids[i]));
         }
-        tr_out_bytes(&o, " ", 1);
-        tr_out_u64(&o, f.nodes[k].self);
-        tr_out_bytes(&o, "\n", 1);
+        ex_out_bytes(&o, " ", 1);
+        ex_out_u64(&o, f.nodes[k].self);
+        ex_out_bytes(&o, "\n", 1);
     }
     cm_mem_free(f.mem, ids, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
     flame_free(&f);
-    return tr_out_flush(&o);
+    return ex_out_flush(&o);
 }
 
 nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
@@ -208,53 +207,53 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
         flame_free(&f);
         return NT_ERR_NOMEM;
     }
-    tr_out o;
-    tr_out_init(&o, w, user);
-    tr_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
+    ex_out o;
+    ex_out_init(&o, w, user);
+    ex_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
     for (uint32_t i = 0; i < f.nframes; i++) {
-        tr_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
-        tr_out_json(&o, frame_name(h, i));
-        tr_out_bytes(&o, "}", 1);
+        ex_out_str(&o, i ? ",\n{\"name\":" : "\n{\"name\":");
+        ex_out_json(&o, frame_name(h, i));
+        ex_out_bytes(&o, "}", 1);
     }
     uint64_t total = 0;
     for (size_t k = 1; k < f.count; k++)
         total += f.nodes[k].self;
     bool by_count = opt && opt->by_count;
-    tr_out_str(&o, "]},\n\"profiles\":[{\"type\":\"sampled\",\"name\":\"heap (dominator tree)\",\"unit\":\"");
-    tr_out_str(&o, by_count ? "none" : "bytes");
-    tr_out_str(&o, "\",\"startValue\":0,\"endValue\":");
-    tr_out_u64(&o, total);
-    tr_out_str(&o, ",\n\"samples\":[");
+    ex_out_str(&o, "]},\n\"profiles\":[{\"type\":\"sampled\",\"name\":\"heap (dominator tree)\",\"unit\":\"");
+    ex_out_str(&o, by_count ? "none" : "bytes");
+    ex_out_str(&o, "\",\"startValue\":0,\"endValue\":");
+    ex_out_u64(&o, total);
+    ex_out_str(&o, ",\n\"samples\":[");
     bool first = true;
     for (size_t k = 1; k < f.count; k++) {
         if (!f.nodes[k].self)
             continue;
         uint32_t d = node_path(&f, (uint32_t)k, ids);
-        tr_out_str(&o, first ? "\n[" : ",\n[");
+        ex_out_str(&o, first ? "\n[" : ",\n[");
         for (uint32_t i = 0; i < d; i++) {
             if (i)
-                tr_out_bytes(&o, ",", 1);
-            tr_out_u64(&o, ids[i]);
+                ex_out_bytes(&o, ",", 1);
+            ex_out_u64(&o, ids[i]);
         }
-        tr_out_bytes(&o, "]", 1);
+        ex_out_bytes(&o, "]", 1);
         first = false;
     }
-    tr_out_str(&o, "],\n\"weights\":[");
+    ex_out_str(&o, "],\n\"weights\":[");
     first = true;
     for (size_t k = 1; k < f.count; k++) {
         if (!f.nodes[k].self)
             continue;
         if (!first)
-            tr_out_bytes(&o, ",", 1);
-        tr_out_u64(&o, f.nodes[k].self);
+            ex_out_bytes(&o, ",", 1);
+        ex_out_u64(&o, f.nodes[k].self);
         first = false;
     }
-    tr_out_str(&o, "]}],\n\"name\":\"heap\",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
-    tr_out_str(&o, NT_VERSION_STRING);
-    tr_out_str(&o, "\"}\n");
+    ex_out_str(&o, "]}],\n\"name\":\"heap\",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
+    ex_out_str(&o, NT_VERSION_STRING);
+    ex_out_str(&o, "\"}\n");
     cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
-    return tr_out_flush(&o);
+    return ex_out_flush(&o);
 }
 
 /* pprof: one function and one location per frame (location id = frame + 1),
@@ -280,10 +279,10 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
     }
     for (uint32_t i = 0; i < f.nframes; i++)
         self[i] = i;
-    tr_out o;
-    tr_out_init(&o, w, user);
-    tr_gzip g;
-    nt_status st = tr_gzip_begin(&g, &o);
+    ex_out o;
+    ex_out_init(&o, w, user);
+    ex_gzip g;
+    nt_status st = ex_gzip_begin(&g, &o);
     if (st == NT_OK) {
         bool by_count = opt && opt->by_count;
         /* strings: "", the sample type and unit, then the frame names from index 3 */
@@ -317,7 +316,7 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
             int64_t v = (int64_t)f.nodes[k].self;
             pb_emit_sample(&g, ids, self, d, &v, 1, NULL, 0);
         }
-        st = tr_gzip_close(&g, NT_OK);
+        st = ex_gzip_close(&g, NT_OK);
     }
     cm_mem_free(f.mem, ids, idn * sizeof *ids);
     cm_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
@@ -344,27 +343,27 @@ nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, n
     uint64_t total = 0;
     for (size_t k = 1; k < f.count; k++)
         total += f.nodes[k].self;
-    tr_out o;
-    tr_out_init(&o, w, user);
-    tr_flame_open(&o, "heap: what each type retains (dominator tree)", eo.by_count ? "objects" : "bytes");
+    ex_out o;
+    ex_out_init(&o, w, user);
+    ex_flame_open(&o, "heap: what each type retains (dominator tree)", eo.by_count ? "objects" : "bytes");
     for (uint32_t i = 0; i < f.nframes; i++)
-        tr_flame_name(&o, i == 0, frame_name(h, i));
-    tr_flame_groups(&o);
-    tr_flame_group(&o, true, "heap", (int64_t)total);
-    tr_flame_stacks(&o);
+        ex_flame_name(&o, i == 0, frame_name(h, i));
+    ex_flame_groups(&o);
+    ex_flame_group(&o, true, "heap", (int64_t)total);
+    ex_flame_stacks(&o);
     bool first = true;
     for (size_t k = 1; k < f.count; k++) {
         if (!f.nodes[k].self)
             continue;
         uint32_t d = node_path(&f, (uint32_t)k, ids);
-        tr_flame_stack_begin(&o, first, 0, (int64_t)f.nodes[k].self);
+        ex_flame_stack_begin(&o, first, 0, (int64_t)f.nodes[k].self);
         for (uint32_t i = 0; i < d; i++)
-            tr_flame_stack_frame(&o, ids[i]);
-        tr_flame_stack_end(&o);
+            ex_flame_stack_frame(&o, ids[i]);
+        ex_flame_stack_end(&o);
         first = false;
     }
-    tr_flame_close(&o);
+    ex_flame_close(&o);
     cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
-    return tr_out_flush(&o);
+    return ex_out_flush(&o);
 }

@@ -20,9 +20,9 @@ static const char *const FIXED[] = { "", "alloc_objects", "count", "alloc_space"
 /* The string index of an interned profile string (a type, a message, the key
  * "message"), added to the table when first used; UINT32_MAX when memory is
  * short.  Interned strings are equal exactly when their pointers are. */
-static uint32_t string_index(tr_gzip *g, cm_mem *m, cm_map *seen, uint32_t *next_string, const char *s)
+static uint32_t string_index(ex_gzip *g, cm_mem *m, cm_map *seen, uint32_t *next_string, const char *s)
 {
-    uint32_t at = tr_index(seen, (uint64_t)(uintptr_t)s);
+    uint32_t at = cm_map_index(seen, (uint64_t)(uintptr_t)s);
     if (at != UINT32_MAX)
         return at;
     if (!cm_map_set(m, seen, (uint64_t)(uintptr_t)s, *next_string))
@@ -32,29 +32,32 @@ static uint32_t string_index(tr_gzip *g, cm_mem *m, cm_map *seen, uint32_t *next
 }
 
 static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options *opt, cm_mem *m,
-                            const tr_names *nm, nt_status st, nt_sink_fn w, void *user)
+                            const ex_names *nm, nt_status st, nt_sink_fn w, void *user)
 {
-    const nt_trace *t = p->trace;
+    const nt_trace *t = nt_profile_trace(p);
+    size_t nrecs = nt_profile_record_count(p);
     cm_map types = { 0 }; /* label or message pointer (interned) -> string index */
     static const char message_key[] = "message"; /* its own pointer: no interned string shares it */
     int64_t first_ticks = INT64_MAX, last_ticks = INT64_MIN;
     bool any = false;
-    for (size_t i = 0; i < p->nrecs; i++) {
-        if (!tr_prof_selected(p, opt, i))
+    for (size_t i = 0; i < nrecs; i++) {
+        nt_profile_record r = nt_profile_record_at(p, i);
+        if (!ex_prof_selected(&r, opt))
             continue;
-        int64_t ticks = p->res[i].ticks;
+        int64_t ticks = r.timestamp;
         first_ticks = ticks < first_ticks ? ticks : first_ticks;
         last_ticks = ticks > last_ticks ? ticks : last_ticks;
         any = true;
     }
     /* Converted once: ticks to ns never decreases. */
-    int64_t first_ns = any ? nt_ticks_to_ns(first_ticks, t->info.qpc_frequency) : INT64_MAX;
-    int64_t last_ns = any ? nt_ticks_to_ns(last_ticks, t->info.qpc_frequency) : INT64_MIN;
-    tr_out o;
-    tr_out_init(&o, w, user);
-    tr_gzip g;
+    int64_t freq = tr_view_info(t)->qpc_frequency;
+    int64_t first_ns = any ? nt_ticks_to_ns(first_ticks, freq) : INT64_MAX;
+    int64_t last_ns = any ? nt_ticks_to_ns(last_ticks, freq) : INT64_MIN;
+    ex_out o;
+    ex_out_init(&o, w, user);
+    ex_gzip g;
     if (st == NT_OK)
-        st = tr_gzip_begin(&g, &o);
+        st = ex_gzip_begin(&g, &o);
     if (st != NT_OK)
         return st;
     for (size_t i = 0; i < sizeof FIXED / sizeof FIXED[0]; i++)
@@ -79,12 +82,12 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
     /* The type names follow the frame names and mapping files in the string table. */
     uint32_t next_string;
     st = pb_emit_names(&g, m, t, nm, S_FIRST_NAME, &next_string);
-    for (size_t i = 0; st == NT_OK && i < p->nrecs && !g.failed && !o.failed; i++) {
-        if (!tr_prof_selected(p, opt, i))
+    for (size_t i = 0; st == NT_OK && i < nrecs && !g.failed && !o.failed; i++) {
+        nt_profile_record rec = nt_profile_record_at(p, i), *r = &rec;
+        if (!ex_prof_selected(r, opt))
             continue;
-        const pr_rec *r = &p->recs[i];
         uint32_t type = UINT32_MAX, key = UINT32_MAX, message = UINT32_MAX;
-        bool with_message = r->message && *r->message;
+        bool with_message = *r->message;
         if (opt->kind != NT_PROFILE_CONTENTION)
             type = string_index(&g, m, &types, &next_string, r->label);
         if (with_message) {
@@ -118,10 +121,10 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
             if (r->open)
                 labels[nlab++] = (pb_label){ S_STATE, false, S_OPEN };
         }
-        const tr_rstack *rs = &t->stacks[p->res[i].stack];
-        pb_emit_sample(&g, tr_stack_ids(t, p->res[i].stack), nm->of_frame, rs->count, vals, nvals, labels, nlab);
+        nt_trace_stack rs = nt_trace_stack_at(t, r->stack_index);
+        pb_emit_sample(&g, rs.frame_ids, nm->of_frame, rs.frame_count, vals, nvals, labels, nlab);
     }
-    st = tr_gzip_close(&g, st);
+    st = ex_gzip_close(&g, st);
     cm_map_free(m, &types);
     return st;
 }
@@ -129,5 +132,5 @@ static nt_status pprof_body(const nt_profile *p, const nt_profile_export_options
 nt_status nt_profile_export_pprof(const nt_profile *p, const nt_profile_export_options *opt, nt_sink_fn w,
                                   void *user)
 {
-    return tr_prof_export(p, opt, w, user, pprof_body);
+    return ex_prof_export(p, opt, w, user, pprof_body);
 }

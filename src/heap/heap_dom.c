@@ -41,15 +41,31 @@ static uint32_t **lt_array(lt *s, int i)
 /* How many references ahead the passes over all of them ask for their targets' lines. */
 #define LT_AHEAD 16u
 
-static void lt_free(lt *s, size_t nedges)
+/* All but the result (vertex, dom): freed before the heap's idom and
+ * retained arrays are made, so the two never add up in the peak. */
+static void lt_free_search(lt *s, size_t nedges)
 {
     size_t nodes = (size_t)s->n + 2;
-    for (int i = 0; i < LT_ARRAYS; i++)
-        cm_mem_free(s->mem, *lt_array(s, i), nodes * sizeof(uint32_t));
+    uint32_t **a[] = { &s->num, &s->bucket, &s->next };
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
+        cm_mem_free(s->mem, *a[i], nodes * sizeof(uint32_t));
+        *a[i] = NULL;
+    }
     cm_mem_free(s->mem, s->pred_start, ((size_t)s->count + 2) * sizeof(uint32_t));
     cm_mem_free(s->mem, s->preds, nedges * sizeof(uint32_t));
     cm_mem_free(s->mem, s->from_root, nodes);
     cm_mem_free(s->mem, s->nd, nodes * sizeof *s->nd);
+    s->pred_start = s->preds = NULL;
+    s->from_root = NULL;
+    s->nd = NULL;
+}
+
+static void lt_free(lt *s, size_t nedges)
+{
+    lt_free_search(s, nedges);
+    size_t nodes = (size_t)s->n + 2;
+    cm_mem_free(s->mem, s->vertex, nodes * sizeof(uint32_t));
+    cm_mem_free(s->mem, s->dom, nodes * sizeof(uint32_t));
 }
 
 static bool lt_alloc(lt *s)
@@ -287,6 +303,7 @@ nt_status nt_heap_dominators(nt_heap *h)
     ok = ok && lt_preds(h, &s, nedges);
     if (ok) {
         lt_dominators(&s, s.num); /* the node -> number table, done with, is EVAL's stack */
+        lt_free_search(&s, nedges ? nedges : 1);
         ok = lt_results(h, &s);
     }
     lt_free(&s, nedges ? nedges : 1);

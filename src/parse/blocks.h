@@ -9,6 +9,11 @@
  * byte is at stream offset p->unit_off. */
 nt_status ps_v4_decode_block(nt_parser *p, const uint8_t *content, size_t size);
 
+/* A V4/V5 metadata event's payload (metadata id, provider, then the event's
+ * description and V5 tags) at stream offset off, into p's metadata table
+ * (blocks_v4.c; payload.c reads a caller's metadata blob with it). */
+nt_status ps_v4_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t off);
+
 /* Stack blocks, the same in both versions (stack_block.c). */
 nt_status ps_decode_stack_block(nt_parser *p, const uint8_t *content, size_t size, uint64_t content_off);
 

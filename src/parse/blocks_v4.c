@@ -27,12 +27,12 @@ CC_ALWAYS_INLINE static inline nt_status run_start(nt_parser *p, const nt_event 
             return s;
         p->threads.last = t;
     }
-    ps_seq_event(t, ev->sequence_number, true, &p->stats.events_dropped);
     *run = t;
-    return NT_OK;
+    uint32_t lost = ps_seq_event(t, ev->sequence_number, true);
+    return lost ? ps_gap_report(p, t, ev->sequence_number - lost, lost, ev->timestamp, off, NT_GAP_AT_EVENT)
+                : NT_OK;
 }
 
-static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off);
 
 /* One event's header, of the block's form (a constant in each caller's copy,
  * as is roomy: see ps_read_header); on failure the parser's error at the
@@ -131,7 +131,7 @@ static nt_status decode_metadata_block(nt_parser *p, const uint8_t *content, siz
         uint8_t f;
         if ((s = read_header(p, &c, &ev, compressed, false, -1, &f, blob_off, "metadata block")) != NT_OK)
             return s;
-        s = parse_metadata_record(p, ev.payload, ev.payload_size, PS_OFF(&c, content, content_off) - ev.payload_size);
+        s = ps_v4_metadata_record(p, ev.payload, ev.payload_size, PS_OFF(&c, content, content_off) - ev.payload_size);
         if (s)
             return s;
     }
@@ -189,7 +189,7 @@ static bool parse_v2_fields(nt_parser *p, cm_cursor *c, uint32_t depth)
     return true;
 }
 
-static nt_status parse_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off)
+nt_status ps_v4_metadata_record(nt_parser *p, const uint8_t *payload, size_t size, uint64_t payload_off)
 {
     cm_cursor c = cm_cursor_make(payload, size);
     ps_raw_desc r;
@@ -249,7 +249,8 @@ static nt_status decode_sp_block(nt_parser *p, const uint8_t *content, size_t si
         ps_thread_entry *t;
         if ((s = ps_threads_get(p, tid, toff, &t)) != NT_OK)
             return s;
-        ps_sp_set_thread(p, i, t, seq);
+        if ((s = ps_sp_set_thread(p, i, t, seq, (int64_t)ts, toff)) != NT_OK)
+            return s;
     }
     return ps_sp_deliver(p, (int64_t)ts, 0, count);
 }

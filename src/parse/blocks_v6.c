@@ -420,8 +420,11 @@ static nt_status decode_remove_threads(nt_parser *p, const uint8_t *u, size_t n,
         ps_thread_entry *t = thread_ref(p, index, eoff, &err);
         if (!t)
             return err;
-        p->stats.events_dropped += ps_seq_point(t, seq);
+        uint32_t last = t->last_seq, late = ps_seq_point(t, seq);
+        nt_status s = late ? ps_gap_report(p, t, last + 1, late, INT64_MIN, eoff, NT_GAP_AT_REMOVE_THREAD) : NT_OK;
         ps_threads_remove(&p->threads, t);
+        if (s)
+            return s;
     }
     return NT_OK;
 }
@@ -449,7 +452,8 @@ static nt_status decode_sp(nt_parser *p, const uint8_t *u, size_t n, uint64_t of
         ps_thread_entry *t = thread_ref(p, index, toff, &s);
         if (!t)
             return s;
-        ps_sp_set_thread(p, i, t, seq);
+        if ((s = ps_sp_set_thread(p, i, t, seq, (int64_t)ts, toff)) != NT_OK)
+            return s;
     }
     s = ps_sp_deliver(p, (int64_t)ts, flags, count);
     /* Label lists end with the stacks; threads and metadata on request
@@ -548,7 +552,10 @@ CC_ALWAYS_INLINE static inline nt_status one_event(nt_parser *p, cm_cursor *c, n
         if (!(r->capture = thread_ref(p, r->capture_index, ev->offset, &s)))
             return s;
         ev->capture_thread_id = r->capture->os_tid;
-        ps_seq_event(r->capture, ev->sequence_number, false, &p->stats.events_dropped);
+        uint32_t lost = ps_seq_event(r->capture, ev->sequence_number, false);
+        if (lost && (s = ps_gap_report(p, r->capture, ev->sequence_number - lost, lost, ev->timestamp, ev->offset,
+                                       NT_GAP_AT_EVENT)) != NT_OK)
+            return s;
     } else {
         r->capture->last_seq = ev->sequence_number;
     }

@@ -135,6 +135,17 @@ nt_status ps_sp_reserve(nt_parser *p, uint32_t count, uint64_t off)
     return NT_OK;
 }
 
+nt_status ps_gap_report(nt_parser *p, const ps_thread_entry *t, uint32_t first, uint32_t lost, int64_t ticks,
+                        uint64_t off, uint32_t found_at)
+{
+    p->stats.events_dropped += lost;
+    if (!p->cb.sequence_gap)
+        return NT_OK;
+    int64_t ns = ticks == INT64_MIN ? INT64_MIN : ps_parser_ticks_to_ns(p, ticks);
+    nt_sequence_gap g = { t->os_tid, first, lost, ticks, ns, off, found_at };
+    return PS_CALL(p, sequence_gap, &g);
+}
+
 nt_status ps_sp_deliver(nt_parser *p, int64_t timestamp, uint32_t flags, uint32_t count)
 {
     p->stats.sequence_points++;

@@ -119,14 +119,21 @@ nt_status ps_trace_commit(nt_parser *p);
 nt_status ps_sp_reserve(nt_parser *p, uint32_t count, uint64_t off);
 nt_status ps_sp_deliver(nt_parser *p, int64_t timestamp, uint32_t flags, uint32_t count);
 
-/* Entry i of the sequence point: thread t at sequence number seq, with the
- * events it lost since the previous sequence point. */
-static inline void ps_sp_set_thread(nt_parser *p, uint32_t i, ps_thread_entry *t, uint32_t seq)
+/* A gap in thread t's sequence numbers found at off (ticks: the time of the
+ * event or point; INT64_MIN for none): lost events from first on, counted in
+ * the stats and handed to the sequence_gap callback. */
+nt_status ps_gap_report(nt_parser *p, const ps_thread_entry *t, uint32_t first, uint32_t lost, int64_t ticks,
+                        uint64_t off, uint32_t found_at);
+
+/* Entry i of the sequence point at ticks: thread t at sequence number seq
+ * (read at off), with the events it lost since the previous sequence point. */
+static inline nt_status ps_sp_set_thread(nt_parser *p, uint32_t i, ps_thread_entry *t, uint32_t seq, int64_t ticks,
+                                         uint64_t off)
 {
-    uint32_t late = ps_seq_point(t, seq);
-    p->stats.events_dropped += late;
+    uint32_t last = t->last_seq, late = ps_seq_point(t, seq);
     p->sp_threads[i] = (nt_sp_thread){ t->os_tid, seq, t->dropped + late };
     t->dropped = 0;
+    return late ? ps_gap_report(p, t, last + 1, late, ticks, off, NT_GAP_AT_SEQUENCE_POINT) : NT_OK;
 }
 
 /* The start of an event or metadata block (both versions): u16 header size,

@@ -147,6 +147,27 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
         w.st.intervals += choose(ix, first, last, lo, hi, want + first, &w.st);
         first = last;
     }
+    /* The blocks holding the next samples of the threads sampled in the
+     * window (their wall-time weights), and every event block before them:
+     * the next sample of each is in one of these. */
+    size_t reach = 0;
+    for (size_t i = 0; s == NT_OK && i < ix->count; i++)
+        if (want[i] && ix->blocks[i].kind == NT_INDEX_EVENT && ix->blocks[i].max_ticks >= lo &&
+            ix->blocks[i].min_ticks <= hi && ix->blocks[i].next_sample_block > reach)
+            reach = ix->blocks[i].next_sample_block;
+    for (size_t i = 0; s == NT_OK && i <= reach && i < ix->count; i++)
+        if (ix->blocks[i].kind == NT_INDEX_EVENT && ix->blocks[i].min_ticks > hi && !want[i]) {
+            want[i] = true;
+            w.st.record_event_blocks++; /* counted with the others read for what they hold */
+        }
+    /* A window that no event block overlaps still reads one, as a full read
+     * would find events: the parser reports a stream without any as such. */
+    bool any = false;
+    for (size_t i = 0; s == NT_OK && i < ix->count && !any; i++)
+        any = want[i] && ix->blocks[i].kind == NT_INDEX_EVENT;
+    for (size_t i = 0; s == NT_OK && i < ix->count && !any; i++)
+        if (ix->blocks[i].kind == NT_INDEX_EVENT)
+            any = want[i] = true;
     w.total = ix->blocks[0].offset + (sum->stream_bytes - ix->blocks[ix->count - 1].end);
     for (size_t i = 0; s == NT_OK && i < ix->count; i++)
         w.total += want[i] ? ix->blocks[i].end - ix->blocks[i].offset : 0;

@@ -144,92 +144,74 @@ static bool read_count(nt_field_iter *it, const node *n, uint32_t *count)
     return true;
 }
 
-/* One scalar of type t at the cursor into out. */
-static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value *out)
+/* A type of fixed size at p (left bytes there) into out: its size, with the
+ * value read when left holds it; 0 when t has no fixed size. */
+static size_t fixed_scalar(const nt_field_iter *it, const uint8_t *p, size_t left, uint32_t t, nt_field_value *out)
 {
-    const uint8_t *p = it->ev_->payload + it->pos_;
-    size_t left = it->ev_->payload_size - it->pos_;
-    size_t size = 0;
-    out->type = t;
-    /* the table-only types have no wire code: in metadata they are unknown */
-    if (!it->schema_ && (t == NT_TYPE_POINTER || t == NT_TYPE_BINARY || t == NT_TYPE_ANSI_STRING))
-        return fail(it, NT_ERR_MALFORMED, it->pos_, "field of an unknown type");
     switch (t) {
     case NT_TYPE_BOOLEAN32:
-        size = 4;
         if (left >= 4)
             out->v.u = cm_le32(p) != 0;
         out->kind = NT_VALUE_BOOL;
-        break;
+        return 4;
     case NT_TYPE_BOOLEAN8:
-        size = 1;
         if (left >= 1)
             out->v.u = p[0] != 0;
         out->kind = NT_VALUE_BOOL;
-        break;
+        return 1;
     case NT_TYPE_SBYTE:
-        size = 1;
         if (left >= 1)
             out->v.i = (int8_t)p[0];
         out->kind = NT_VALUE_INT;
-        break;
+        return 1;
     case NT_TYPE_BYTE:
     case NT_TYPE_UTF8_CHAR:
-        size = 1;
         if (left >= 1)
             out->v.u = p[0];
         out->kind = NT_VALUE_UINT;
-        break;
+        return 1;
     case NT_TYPE_INT16:
-        size = 2;
         if (left >= 2)
             out->v.i = (int16_t)cm_le16(p);
         out->kind = NT_VALUE_INT;
-        break;
+        return 2;
     case NT_TYPE_CHAR:
     case NT_TYPE_UINT16:
-        size = 2;
         if (left >= 2)
             out->v.u = cm_le16(p);
         out->kind = NT_VALUE_UINT;
-        break;
+        return 2;
     case NT_TYPE_INT32:
-        size = 4;
         if (left >= 4)
             out->v.i = (int32_t)cm_le32(p);
         out->kind = NT_VALUE_INT;
-        break;
+        return 4;
     case NT_TYPE_UINT32:
     case NT_TYPE_RELLOC:
     case NT_TYPE_DATALOC:
-        size = 4;
         if (left >= 4)
             out->v.u = cm_le32(p);
         out->kind = NT_VALUE_UINT;
-        break;
+        return 4;
     case NT_TYPE_INT64:
     case NT_TYPE_DATETIME:
-        size = 8;
         if (left >= 8)
             out->v.i = (int64_t)cm_le64(p);
         out->kind = t == NT_TYPE_INT64 ? NT_VALUE_INT : NT_VALUE_DATETIME;
-        break;
+        return 8;
     case NT_TYPE_UINT64:
-        size = 8;
         if (left >= 8)
             out->v.u = cm_le64(p);
         out->kind = NT_VALUE_UINT;
-        break;
+        return 8;
     case NT_TYPE_POINTER: {
         uint32_t ps = it->ev_->field_ctx->info->pointer_size == 4 ? 4 : 8;
-        size = ps;
         if (left >= ps)
             out->v.u = ps == 4 ? cm_le32(p) : cm_le64(p);
         out->kind = NT_VALUE_UINT;
-        break;
+        return ps;
     }
-    case NT_TYPE_SINGLE: {
-        size = 4;
+    case NT_TYPE_SINGLE:
         if (left >= 4) {
             uint32_t b = cm_le32(p);
             float f;
@@ -237,87 +219,126 @@ static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value 
             out->v.f = f;
         }
         out->kind = NT_VALUE_FLOAT;
-        break;
-    }
-    case NT_TYPE_DOUBLE: {
-        size = 8;
+        return 4;
+    case NT_TYPE_DOUBLE:
         if (left >= 8) {
             uint64_t b = cm_le64(p);
             memcpy(&out->v.f, &b, 8);
         }
         out->kind = NT_VALUE_FLOAT;
-        break;
-    }
+        return 8;
     case NT_TYPE_GUID:
-        size = 16;
         if (left >= 16)
             memcpy(out->v.guid, p, 16);
         out->kind = NT_VALUE_GUID;
-        break;
+        return 16;
     case NT_TYPE_DECIMAL:
-        size = 16;
         out->v.bin.ptr = p;
         out->v.bin.len = 16;
         out->kind = NT_VALUE_BINARY;
-        break;
-    case NT_TYPE_BINARY: {
-        uint32_t len;
-        if (!read_count(it, n, &len))
-            return false;
-        size = len;
-        out->v.bin.ptr = p;
-        out->v.bin.len = len;
-        out->kind = NT_VALUE_BINARY;
-        break;
-    }
-    case NT_TYPE_VARINT:
-    case NT_TYPE_VARUINT: {
-        cm_cursor c = cm_cursor_make(p, left);
-        uint64_t v;
-        if (!cm_cur_varu64(&c, &v))
-            return fail(it, NT_ERR_MALFORMED, it->pos_, "bad variable-length integer");
-        size = (size_t)(c.p - p);
-        if (t == NT_TYPE_VARINT) {
-            out->v.i = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-            out->kind = NT_VALUE_INT;
-        } else {
-            out->v.u = v;
-            out->kind = NT_VALUE_UINT;
-        }
-        break;
-    }
-    case NT_TYPE_STRING: {
-        cm_cursor c = cm_cursor_make(p, left);
-        const uint8_t *s;
-        size_t units;
-        if (!cm_utf16z_scan(&c, &s, &units))
-            return fail(it, NT_ERR_MALFORMED, it->pos_, "string without its terminator");
-        char *dst = it->ev_->field_ctx->buf + it->pos_ + it->pos_ / 2;
-        out->v.str.len = cm_utf16_to_utf8(s, units, dst);
-        out->v.str.ptr = dst;
-        out->kind = NT_VALUE_STRING;
-        size = (size_t)(c.p - p);
-        break;
-    }
-    case NT_TYPE_ANSI_STRING: {
-        /* The code page is not in the trace: ASCII passes, other bytes become
-         * '?', so the value is valid UTF-8 and no longer than its bytes. */
-        const uint8_t *z = memchr(p, 0, left);
-        if (!z)
-            return fail(it, NT_ERR_MALFORMED, it->pos_, "string without its terminator");
-        char *dst = it->ev_->field_ctx->buf + it->pos_ + it->pos_ / 2;
-        size_t len = (size_t)(z - p);
-        for (size_t k = 0; k < len; k++)
-            dst[k] = p[k] < 0x80 ? (char)p[k] : '?';
-        dst[len] = 0;
-        out->v.str.ptr = dst;
-        out->v.str.len = len;
-        out->kind = NT_VALUE_STRING;
-        size = len + 1;
-        break;
-    }
+        return 16;
     default:
+        return 0;
+    }
+}
+
+/* A VarInt (zigzag) or VarUInt at p into out, its bytes into *size. */
+static bool var_integer(nt_field_iter *it, const uint8_t *p, size_t left, uint32_t t, nt_field_value *out,
+                        size_t *size)
+{
+    cm_cursor c = cm_cursor_make(p, left);
+    uint64_t v;
+    if (!cm_cur_varu64(&c, &v))
+        return fail(it, NT_ERR_MALFORMED, it->pos_, "bad variable-length integer");
+    *size = (size_t)(c.p - p);
+    if (t == NT_TYPE_VARINT) {
+        out->v.i = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+        out->kind = NT_VALUE_INT;
+    } else {
+        out->v.u = v;
+        out->kind = NT_VALUE_UINT;
+    }
+    return true;
+}
+
+/* Where a string field's UTF-8 goes in the event's field buffer: at 1.5
+ * times its payload offset, since its UTF-8 (NUL included) takes at most 1.5
+ * bytes per payload byte, so no string's text overwrites the next one's. */
+static char *string_room(const nt_field_iter *it) { return it->ev_->field_ctx->buf + it->pos_ + it->pos_ / 2; }
+
+/* A NUL-terminated UTF-16 string at p into out (as UTF-8), its bytes into *size. */
+static bool utf16_string(nt_field_iter *it, const uint8_t *p, size_t left, nt_field_value *out, size_t *size)
+{
+    cm_cursor c = cm_cursor_make(p, left);
+    const uint8_t *s;
+    size_t units;
+    if (!cm_utf16z_scan(&c, &s, &units))
+        return fail(it, NT_ERR_MALFORMED, it->pos_, "string without its terminator");
+    char *dst = string_room(it);
+    out->v.str.len = cm_utf16_to_utf8(s, units, dst);
+    out->v.str.ptr = dst;
+    out->kind = NT_VALUE_STRING;
+    *size = (size_t)(c.p - p);
+    return true;
+}
+
+/* A NUL-terminated byte string at p into out, its bytes into *size.  The
+ * code page is not in the trace: ASCII passes, other bytes become '?', so
+ * the value is valid UTF-8 and no longer than its bytes. */
+static bool ansi_string(nt_field_iter *it, const uint8_t *p, size_t left, nt_field_value *out, size_t *size)
+{
+    const uint8_t *z = memchr(p, 0, left);
+    if (!z)
+        return fail(it, NT_ERR_MALFORMED, it->pos_, "string without its terminator");
+    char *dst = string_room(it);
+    size_t len = (size_t)(z - p);
+    for (size_t k = 0; k < len; k++)
+        dst[k] = p[k] < 0x80 ? (char)p[k] : '?';
+    dst[len] = 0;
+    out->v.str.ptr = dst;
+    out->v.str.len = len;
+    out->kind = NT_VALUE_STRING;
+    *size = len + 1;
+    return true;
+}
+
+/* One scalar of type t at the cursor into out. */
+static bool scalar(nt_field_iter *it, const node *n, uint32_t t, nt_field_value *out)
+{
+    const uint8_t *p = it->ev_->payload + it->pos_;
+    size_t left = it->ev_->payload_size - it->pos_;
+    out->type = t;
+    /* the table-only types have no wire code: in metadata they are unknown */
+    if (!it->schema_ && (t == NT_TYPE_POINTER || t == NT_TYPE_BINARY || t == NT_TYPE_ANSI_STRING))
         return fail(it, NT_ERR_MALFORMED, it->pos_, "field of an unknown type");
+    size_t size = fixed_scalar(it, p, left, t, out);
+    if (size == 0) {
+        bool ok;
+        uint32_t len;
+        switch (t) {
+        case NT_TYPE_BINARY:
+            if (!(ok = read_count(it, n, &len)))
+                break;
+            size = len;
+            out->v.bin.ptr = p;
+            out->v.bin.len = len;
+            out->kind = NT_VALUE_BINARY;
+            break;
+        case NT_TYPE_VARINT:
+        case NT_TYPE_VARUINT:
+            ok = var_integer(it, p, left, t, out, &size);
+            break;
+        case NT_TYPE_STRING:
+            ok = utf16_string(it, p, left, out, &size);
+            break;
+        case NT_TYPE_ANSI_STRING:
+            ok = ansi_string(it, p, left, out, &size);
+            break;
+        default:
+            return fail(it, NT_ERR_MALFORMED, it->pos_, "field of an unknown type");
+        }
+        if (!ok)
+            return false;
     }
     if (left < size)
         return fail(it, NT_ERR_MALFORMED, it->pos_, "payload too short for its layout");

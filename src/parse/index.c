@@ -76,9 +76,13 @@ nt_status nt_index_from_fd(int fd, const nt_index_options *opt, nt_index **out, 
     }
     ix_build b = { .fd = fd, .len = (uint64_t)st.st_size, .msg = msg, .msg_size = msg_size };
     nt_status s = ix_build_run(&b, opt, true, out);
-    if (*out && !ix_identify(&b, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, &(*out)->id) &&
-        s == NT_OK) /* no identity: usable, but not saved as a sidecar */
-        (*out)->id.known = false;
+    /* The identity a sidecar names is taken when every block is walked (the
+     * index worth saving; the whole file is read then anyway), so an index of
+     * headers only still reads a small share of the file.  A failed read
+     * leaves it unknown: the index is usable, not saved. */
+    bool walk_all = opt && opt->sample_blocks == NT_INDEX_WALK_ALL;
+    if (*out && walk_all)
+        ix_identify(&b, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, &(*out)->id);
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include "nettrace.h"
 #include "parse/event_header.h"
 #include "parse/index_internal.h"
+#include "common/map.h"
 #include "parse/metadata.h"
 
 #include <string.h>
@@ -81,7 +82,7 @@ static void v6_metadata_row(nt_index *ix, cm_cursor c)
 /* The event headers of one event (or V4 metadata) block body: calls back
  * per event with its metadata id and payload; stops at the first bad header
  * (*whole false then). */
-typedef void (*event_fn)(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size);
+typedef void (*event_fn)(void *user, uint32_t metadata_id, uint64_t thread, const uint8_t *payload, uint32_t size);
 static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, event_fn fn, void *user, bool *whole)
 {
     uint16_t header_size = cm_le16(body);
@@ -98,14 +99,16 @@ static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, ev
             break;
         n++;
         if (fn)
-            fn(user, ev.metadata_id, ev.payload, ev.payload_size);
+            fn(user, ev.metadata_id, thread, ev.payload, ev.payload_size);
     }
     *whole = c.p >= c.end;
     return n;
 }
 
-static void v4_metadata_event(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size)
+static void v4_metadata_event(void *user, uint32_t metadata_id, uint64_t thread, const uint8_t *payload,
+                              uint32_t size)
 {
+    (void)thread;
     if (metadata_id == 0)
         v4_metadata_record(user, payload, size);
 }
@@ -132,19 +135,42 @@ void ix_note_metadata(ix_build *b, const nt_index_block *blk)
     }
 }
 
+/* What the walk of every block learns on the way.  A sample's wall-time
+ * weight is the time to its thread's next sample (src/export/wall.c), so a
+ * window's last samples weigh right only when those next samples are read
+ * too: last maps each thread to the block of its latest sample (index + 1),
+ * and each block's next_sample_block becomes the furthest block holding the
+ * next sample of a thread sampled in it. */
 typedef struct sample_count {
-    const nt_index *ix;
+    nt_index *ix;
     uint64_t samples;
     bool records; /* the block holds a method, module or assembly event */
+    uint32_t block;
+    cm_map last;
+    bool map_failed;
 } sample_count;
 
-static void count_sample(void *user, uint32_t metadata_id, const uint8_t *payload, uint32_t size)
+static void count_sample(void *user, uint32_t metadata_id, uint64_t thread, const uint8_t *payload, uint32_t size)
 {
     (void)payload;
     (void)size;
     sample_count *sc = user;
-    sc->samples += is_sample_id(sc->ix, metadata_id);
     sc->records |= is_record_id(sc->ix, metadata_id);
+    if (!is_sample_id(sc->ix, metadata_id))
+        return;
+    sc->samples++;
+    bool added;
+    uint64_t *v = cm_map_put(&sc->ix->mem, &sc->last, thread, &added);
+    if (!v) {
+        sc->map_failed = true;
+        return;
+    }
+    if (!added && *v != sc->block + 1u) {
+        nt_index_block *prev = &sc->ix->blocks[*v - 1];
+        if (prev->next_sample_block < sc->block)
+            prev->next_sample_block = sc->block;
+    }
+    *v = sc->block + 1u;
 }
 
 /* Scale a count seen in `part` bytes to `whole` bytes, without overflow. */
@@ -160,7 +186,7 @@ void ix_estimate(ix_build *b, uint32_t sample_blocks)
     nt_index *ix = b->ix;
     nt_index_summary *s = &ix->sum;
     uint64_t event_blocks = s->blocks[NT_INDEX_EVENT], seen = 0, walked_bytes = 0, all_bytes = 0;
-    sample_count sc = { ix, 0, false };
+    sample_count sc = { .ix = ix };
     bool v6 = s->format_major == 6;
     for (size_t i = 0; i < ix->count; i++) {
         nt_index_block *blk = &ix->blocks[i];
@@ -178,6 +204,7 @@ void ix_estimate(ix_build *b, uint32_t sample_blocks)
             continue; /* not walked: the estimate scales what was */
         bool whole;
         sc.records = false;
+        sc.block = (uint32_t)i;
         s->sampled_events += walk_events(body, blk->body_size, v6, count_sample, &sc, &whole);
         /* A block whose walk stopped early may hold records past the stop: said to hold them. */
         if (sc.records || !whole)
@@ -186,7 +213,9 @@ void ix_estimate(ix_build *b, uint32_t sample_blocks)
         walked_bytes += blk->body_size;
     }
     s->sampled_samples = sc.samples;
-    s->estimate_exact = s->sampled_event_blocks == event_blocks;
+    cm_map_free(&ix->mem, &sc.last);
+    /* Without every next sample known, no window can be read exactly: exact means all of it. */
+    s->estimate_exact = s->sampled_event_blocks == event_blocks && !sc.map_failed;
     s->events_estimate = s->estimate_exact ? s->sampled_events : scale(s->sampled_events, walked_bytes, all_bytes);
     s->samples_estimate = s->estimate_exact ? s->sampled_samples : scale(s->sampled_samples, walked_bytes, all_bytes);
 }

@@ -79,6 +79,10 @@ bool ix_identify(ix_build *b, int64_t mtime_ns, ix_identity *out);
  * sample_blocks event blocks (0: none); *out as nt_index_from_buffer says. */
 nt_status ix_build_run(ix_build *b, const nt_index_options *given, bool estimate, nt_index **out);
 
+/* The checksum a sidecar ends with, over its n bytes before it (the fuzz
+ * harness re-seals a mutated sidecar with it, to reach the checks behind it). */
+uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n);
+
 /* Framing: every block from the stream's start to its end or the damage. */
 nt_status ix_scan(ix_build *b);
 /* Metadata block body: remember which ids are the sample event. */

@@ -11,7 +11,7 @@
  * be that scan, field for field; then it takes the flags of the event blocks
  * and the counts.
  *
- * Layout (little-endian): a 120-byte header, block_count entries of 48
+ * Layout (little-endian): a 120-byte header, block_count entries of 56
  * bytes, and a SipHash of everything before it, which catches a damaged or
  * cut file before any field is used.
  *
@@ -21,7 +21,7 @@
  *  64 u64 sampled event blocks, 72 sampled events, 80 sampled samples,
  *  88 events estimate, 96 samples estimate, 104 stream bytes, 112 reserved (0)
  * entry: u64 offset, u64 end, u64 body offset, u32 body size, u8 kind,
- *        u8 flags, u16 0, i64 min ticks, i64 max ticks
+ *        u8 flags, u16 0, i64 min ticks, i64 max ticks, u32 next sample block, u32 0
  */
 #include "common/abi.h"
 #include "common/cursor.h"
@@ -37,14 +37,14 @@
 #define SC_MAGIC "ntindex"
 #define SC_VERSION 1u
 #define SC_HEADER 120u
-#define SC_ENTRY 48u
+#define SC_ENTRY 56u
 #define SC_CHECKSUM 8u
 #define SC_COMPLETE 0x1u
 #define SC_EXACT 0x2u
 #define SC_KEY0 0x6e74696478686472ull /* "ntidxhdr" */
 #define SC_KEY1 0x636865636b73756dull /* "checksum" */
 
-static uint64_t checksum(const uint8_t *p, size_t n)
+uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n)
 {
     cm_hash_key k;
     cm_hash_key_set(&k, SC_KEY0, SC_KEY1);
@@ -91,8 +91,9 @@ nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user)
         e[29] = b->flags;
         cm_store_le64(e + 32, (uint64_t)b->min_ticks);
         cm_store_le64(e + 40, (uint64_t)b->max_ticks);
+        cm_store_le32(e + 48, b->next_sample_block);
     }
-    cm_store_le64(buf + total, checksum(buf, total));
+    cm_store_le64(buf + total, ix_sidecar_checksum(buf, total));
     int r = w(user, buf, total + SC_CHECKSUM);
     cm_mem_free(&m, buf, total + SC_CHECKSUM);
     return r == 0 ? NT_OK : NT_ERR_IO;
@@ -110,7 +111,7 @@ static bool entry_matches(const uint8_t *e, const nt_index_block *b)
 {
     return cm_le64(e) == b->offset && cm_le64(e + 8) == b->end && cm_le64(e + 16) == b->body_offset &&
            cm_le32(e + 24) == b->body_size && e[28] == b->kind && (int64_t)cm_le64(e + 32) == b->min_ticks &&
-           (int64_t)cm_le64(e + 40) == b->max_ticks && cm_le16(e + 30) == 0;
+           (int64_t)cm_le64(e + 40) == b->max_ticks && cm_le16(e + 30) == 0 && cm_le32(e + 52) == 0;
 }
 
 /* The header's checks that need no trace: magic, version, sizes, checksum. */
@@ -124,7 +125,7 @@ static nt_status check_header(const uint8_t *d, size_t len, char *msg, size_t ms
     if (n > (len - SC_HEADER - SC_CHECKSUM) / SC_ENTRY || len != SC_HEADER + n * SC_ENTRY + SC_CHECKSUM)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 56, "block count does not fit the sidecar's size");
     size_t body = len - SC_CHECKSUM;
-    if (checksum(d, body) != cm_le64(d + body))
+    if (ix_sidecar_checksum(d, body) != cm_le64(d + body))
         return refuse(msg, msg_size, NT_ERR_MALFORMED, body, "checksum mismatch (the sidecar is damaged)");
     if ((cm_le32(d + 52) & ~(SC_COMPLETE | SC_EXACT)) != 0 || cm_le64(d + 112) != 0)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 52, "unknown flags");
@@ -156,13 +157,18 @@ static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg
     for (size_t i = 0; i < ix->count; i++) {
         const uint8_t *e = d + SC_HEADER + i * SC_ENTRY;
         uint8_t f = e[29];
-        if (!entry_matches(e, &ix->blocks[i]) || (f & ~NT_INDEX_BLOCK_RECORDS) != 0 ||
+        uint32_t next = cm_le32(e + 48);
+        bool next_ok = next == 0 || (next > i && next < ix->count && ix->blocks[i].kind == NT_INDEX_EVENT &&
+                                     ix->blocks[next].kind == NT_INDEX_EVENT);
+        if (!entry_matches(e, &ix->blocks[i]) || (f & ~NT_INDEX_BLOCK_RECORDS) != 0 || !next_ok ||
             (f && ix->blocks[i].kind != NT_INDEX_EVENT))
             return refuse(msg, msg_size, NT_ERR_MALFORMED, SC_HEADER + i * SC_ENTRY,
                           "a block entry differs from the trace's block header there");
     }
-    for (size_t i = 0; i < ix->count; i++)
+    for (size_t i = 0; i < ix->count; i++) {
         ix->blocks[i].flags = d[SC_HEADER + i * SC_ENTRY + 29];
+        ix->blocks[i].next_sample_block = cm_le32(d + SC_HEADER + i * SC_ENTRY + 48);
+    }
     /* Counts: believed as counts (they select nothing), capped by what the scan allows. */
     uint64_t walked = cm_le64(d + 64);
     if (walked > s->blocks[NT_INDEX_EVENT])
@@ -174,8 +180,10 @@ static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg
     s->samples_estimate = cm_le64(d + 96);
     s->estimate_exact = (flags & SC_EXACT) != 0 && walked == s->blocks[NT_INDEX_EVENT];
     if (!s->estimate_exact) /* flags of blocks not walked are not known: none is believed */
-        for (size_t i = 0; i < ix->count; i++)
+        for (size_t i = 0; i < ix->count; i++) {
             ix->blocks[i].flags = 0;
+            ix->blocks[i].next_sample_block = 0;
+        }
     return NT_OK;
 }
 

@@ -1,6 +1,10 @@
 # parse: the push parser.  Uses only common/.  From the top down (no unit
 # calls into one above it; tools/check-cycles.sh checks):
 #   parser.c, feed_fd.c      framing machine and public entry points
+#   payload.c                payloads without a stream: the runtime table's,
+#                            the well-known EventSources' (eventsource_table.c)
+#                            or a caller's metadata blob (read by blocks_v4.c's
+#                            metadata code in a parser of its own)
 #   parallel_*.c, plog.c     the parallel parse: parts cut at sequence points,
 #                            decoded on threads into callback logs, replayed in order
 #   blocks_v4.c, blocks_v6.c the block decoders of each format version
@@ -14,8 +18,7 @@
 #   field_decode.c, event_names.c, clr_event_table.c
 #                            payload fields on demand (nt_event_fields_begin)
 #                            and the runtime event table they and the
-#                            descriptions' names come from; payload.c the
-#                            same iterator over a payload without a stream
+#                            descriptions' names come from
 libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
@@ -36,5 +39,6 @@ libnettrace_core_la_SOURCES += \
 	src/parse/stacks.c src/parse/stacks.h \
 	src/parse/field_decode.c src/parse/field_decode.h \
 	src/parse/payload.c \
+	src/parse/eventsource_table.c src/parse/eventsource_table.h \
 	src/parse/event_names.c \
 	src/parse/clr_event_table.c src/parse/clr_event_table.h

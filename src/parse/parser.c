@@ -132,134 +132,192 @@ static nt_status parse_trace_object(nt_parser *p, const uint8_t *u)
     return ps_trace_commit(p);
 }
 
+/* The magic, or the FastSerialization header of a NetPerf stream. */
+static nt_status at_magic(nt_parser *p, const uint8_t *u)
+{
+    if (memcmp(u, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN) == 0) {
+        set_state(p, ST_AFTER_MAGIC, 4);
+        return NT_OK;
+    }
+    /* NetPerf: the FastSerialization header with no magic.  Framed as far
+     * as its Trace object's version, which is then refused (and reported). */
+    if (cm_le32(u) == 20 && memcmp(u + 4, CM_FMT_FS_HEADER, 4) == 0) {
+        p->netperf = true;
+        set_state(p, ST_NETPERF_HEAD, CM_FMT_FS_HEADER_LEN - 4 + 1 + 6);
+        return NT_OK;
+    }
+    return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
+}
+
+/* What follows the magic: a FastSerialization header (V4/V5) or a V6 version header. */
+static nt_status after_magic(nt_parser *p, const uint8_t *u)
+{
+    uint32_t v = cm_le32(u);
+    if (v == 20) {
+        set_state(p, ST_FS_HEADER, 20);
+        return NT_OK;
+    }
+    if (v == 0) {
+        set_state(p, ST_V6_VERSION, 8);
+        return NT_OK;
+    }
+    return ps_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off,
+                   "neither a FastSerialization header nor a V6 version header follows the magic");
+}
+
+/* A NetPerf stream's head: its Trace object's version, reported and refused. */
+static nt_status at_netperf_head(nt_parser *p, const uint8_t *u)
+{
+    const uint8_t *obj = u + CM_FMT_FS_HEADER_LEN - 4;
+    if (memcmp(u, &CM_FMT_FS_HEADER[4], CM_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != CM_TAG_BEGIN_OBJECT ||
+        obj[1] != CM_TAG_BEGIN_OBJECT || obj[2] != CM_TAG_NULL_REFERENCE)
+        return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
+    p->info.format_major = cm_le32(obj + 3); /* NetPerf's format version is its Trace object's version */
+    return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + (uint64_t)(obj + 3 - u),
+                   "NetPerf stream of format version %u; only NetTrace V4/V5 and V6 are read",
+                   p->info.format_major);
+}
+
+/* The V6 version header: major 6 only. */
+static nt_status at_v6_version(nt_parser *p, const uint8_t *u)
+{
+    uint32_t major = cm_le32(u), minor = cm_le32(u + 4);
+    p->info.format_major = major;
+    p->info.format_minor = minor;
+    if (major != 6) /* a higher major version is a breaking change; below 6 never had this header */
+        return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
+                       "NetTrace major version %u (this reader supports V4/V5 and V6)", major);
+    nt_status s = ps_v6_begin(p);
+    if (s)
+        return s;
+    set_state(p, ST_V6_BLOCK_HEADER, 4);
+    return NT_OK;
+}
+
+/* A V6 block header: its body to decode or skip next, or the end of the stream. */
+static nt_status at_v6_block_header(nt_parser *p, const uint8_t *u)
+{
+    uint32_t size = 0;
+    ps_v6_next next = PS_V6_BODY;
+    nt_status s = ps_v6_block_header(p, u, &size, &next);
+    if (s)
+        return s;
+    if (next == PS_V6_END) {
+        p->ended = true;
+        set_state(p, ST_DONE, 0);
+    } else {
+        set_state(p, next == PS_V6_BODY ? ST_V6_BLOCK_BODY : ST_V6_BLOCK_SKIP, size);
+    }
+    return NT_OK;
+}
+
+/* Where an object may start (V4/V5): BeginPrivateObject, or the end of the stream. */
+static nt_status at_object_tag(nt_parser *p, const uint8_t *u)
+{
+    if (u[0] == CM_TAG_NULL_REFERENCE) { /* where an object would start: end of stream */
+        if (!p->have_trace)
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "stream ends before the Trace object");
+        p->ended = true;
+        set_state(p, ST_DONE, 0);
+        return NT_OK;
+    }
+    if (u[0] != CM_TAG_BEGIN_PRIVATE_OBJECT)
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off,
+                       "expected BeginPrivateObject (0x05) or end of stream (0x01), found 0x%02x", u[0]);
+    set_state(p, ST_TYPE_HEADER, 14);
+    return NT_OK;
+}
+
+/* An object's type header: its version, the reader version it needs, its name's length. */
+static nt_status at_type_header(nt_parser *p, const uint8_t *u)
+{
+    if (u[0] != CM_TAG_BEGIN_PRIVATE_OBJECT || u[1] != CM_TAG_NULL_REFERENCE)
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "bad object type header");
+    p->obj_version = cm_le32(u + 2);
+    uint32_t min_reader = cm_le32(u + 6);
+    uint32_t name_len = cm_le32(u + 10);
+    if (name_len == 0 || name_len > MAX_TYPE_NAME)
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off + 10, "type name length %u out of range (1..%d)",
+                       name_len, MAX_TYPE_NAME);
+    if (!p->have_trace && min_reader > 4)
+        return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + 6,
+                       "Trace object needs reader version %u (this reader is version 4)", min_reader);
+    p->info.object_version = p->have_trace ? p->info.object_version : p->obj_version;
+    p->info.min_reader_version = p->have_trace ? p->info.min_reader_version : min_reader;
+    set_state(p, ST_TYPE_NAME, name_len + 1);
+    return NT_OK;
+}
+
+/* An object's type name: the Trace object first, then blocks. */
+static nt_status at_type_name(nt_parser *p, const uint8_t *u)
+{
+    size_t len = p->need - 1;
+    if (u[len] != CM_TAG_END_OBJECT)
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off + len, "type header does not end with EndObject");
+    p->btype = block_type_of((const char *)u, len);
+    if (!p->have_trace) {
+        if (p->btype != PS_BLOCK_TRACE)
+            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "the first object is %.*s, not Trace",
+                           (int)len, (const char *)u);
+        if (p->obj_version < 4)
+            return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
+                           "Trace object version %u (NetPerf); only NetTrace V4/V5 and V6 are read",
+                           p->obj_version);
+        set_state(p, ST_TRACE, 49);
+        return NT_OK;
+    }
+    if (p->btype == PS_BLOCK_TRACE)
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "a second Trace object");
+    set_state(p, ST_BLOCK_SIZE, 4);
+    return NT_OK;
+}
+
+/* A V4/V5 block's size, then the padding that aligns its content. */
+static nt_status at_block_size(nt_parser *p, const uint8_t *u)
+{
+    uint32_t size = cm_le32(u);
+    if (size > INT32_MAX)
+        return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "negative block size");
+    if (size > p->lim.max_block_bytes)
+        return ps_fail(p, NT_ERR_LIMIT, p->unit_off, "block of %u bytes exceeds max_block_bytes (%u)", size,
+                       p->lim.max_block_bytes);
+    /* Padding aligns the content to the absolute stream offset. */
+    uint64_t after = p->unit_off + 4;
+    p->block_size = size;
+    set_state(p, ST_BLOCK_PAD, (size_t)((4 - (after & 3)) & 3));
+    return NT_OK;
+}
+
 /* Decode one complete unit of p->need bytes at u and choose the next state. */
 static nt_status step(nt_parser *p, const uint8_t *u)
 {
     switch (p->state) {
     case ST_MAGIC:
-        if (memcmp(u, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN) == 0) {
-            set_state(p, ST_AFTER_MAGIC, 4);
-            return NT_OK;
-        }
-        /* NetPerf: the FastSerialization header with no magic.  Framed as far
-         * as its Trace object's version, which is then refused (and reported). */
-        if (cm_le32(u) == 20 && memcmp(u + 4, CM_FMT_FS_HEADER, 4) == 0) {
-            p->netperf = true;
-            set_state(p, ST_NETPERF_HEAD, CM_FMT_FS_HEADER_LEN - 4 + 1 + 6);
-            return NT_OK;
-        }
-        return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
-    case ST_AFTER_MAGIC: {
-        uint32_t v = cm_le32(u);
-        if (v == 20) {
-            set_state(p, ST_FS_HEADER, 20);
-            return NT_OK;
-        }
-        if (v == 0) {
-            set_state(p, ST_V6_VERSION, 8);
-            return NT_OK;
-        }
-        return ps_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off,
-                       "neither a FastSerialization header nor a V6 version header follows the magic");
-    }
+        return at_magic(p, u);
+    case ST_AFTER_MAGIC:
+        return after_magic(p, u);
     case ST_FS_HEADER:
         if (memcmp(u, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN) != 0)
             return ps_fail(p, NT_ERR_NOT_NETTRACE, p->unit_off, "bad \"!FastSerialization.1\" header");
         p->info.format_major = 4;
         set_state(p, ST_OBJ_TAG, 1);
         return NT_OK;
-    case ST_NETPERF_HEAD: {
-        const uint8_t *obj = u + CM_FMT_FS_HEADER_LEN - 4;
-        if (memcmp(u, &CM_FMT_FS_HEADER[4], CM_FMT_FS_HEADER_LEN - 4) != 0 || obj[0] != CM_TAG_BEGIN_OBJECT ||
-            obj[1] != CM_TAG_BEGIN_OBJECT || obj[2] != CM_TAG_NULL_REFERENCE)
-            return ps_fail(p, NT_ERR_NOT_NETTRACE, 0, "no \"Nettrace\" magic");
-        p->info.format_major = cm_le32(obj + 3); /* NetPerf's format version is its Trace object's version */
-        return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + (uint64_t)(obj + 3 - u),
-                       "NetPerf stream of format version %u; only NetTrace V4/V5 and V6 are read",
-                       p->info.format_major);
-    }
-    case ST_V6_VERSION: {
-        uint32_t major = cm_le32(u), minor = cm_le32(u + 4);
-        p->info.format_major = major;
-        p->info.format_minor = minor;
-        if (major != 6) /* a higher major version is a breaking change; below 6 never had this header */
-            return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
-                           "NetTrace major version %u (this reader supports V4/V5 and V6)", major);
-        nt_status s = ps_v6_begin(p);
-        if (s)
-            return s;
-        set_state(p, ST_V6_BLOCK_HEADER, 4);
-        return NT_OK;
-    }
-    case ST_V6_BLOCK_HEADER: {
-        uint32_t size = 0;
-        ps_v6_next next = PS_V6_BODY;
-        nt_status s = ps_v6_block_header(p, u, &size, &next);
-        if (s)
-            return s;
-        if (next == PS_V6_END) {
-            p->ended = true;
-            set_state(p, ST_DONE, 0);
-        } else {
-            set_state(p, next == PS_V6_BODY ? ST_V6_BLOCK_BODY : ST_V6_BLOCK_SKIP, size);
-        }
-        return NT_OK;
-    }
+    case ST_NETPERF_HEAD:
+        return at_netperf_head(p, u);
+    case ST_V6_VERSION:
+        return at_v6_version(p, u);
+    case ST_V6_BLOCK_HEADER:
+        return at_v6_block_header(p, u);
     case ST_V6_BLOCK_BODY:
         return after_block(p, ps_v6_decode_block(p, u, p->need), ST_V6_BLOCK_HEADER, 4);
     case ST_V6_BLOCK_SKIP:
         return after_block(p, NT_OK, ST_V6_BLOCK_HEADER, 4);
     case ST_OBJ_TAG:
-        if (u[0] == CM_TAG_NULL_REFERENCE) { /* where an object would start: end of stream */
-            if (!p->have_trace)
-                return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "stream ends before the Trace object");
-            p->ended = true;
-            set_state(p, ST_DONE, 0);
-            return NT_OK;
-        }
-        if (u[0] != CM_TAG_BEGIN_PRIVATE_OBJECT)
-            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off,
-                           "expected BeginPrivateObject (0x05) or end of stream (0x01), found 0x%02x", u[0]);
-        set_state(p, ST_TYPE_HEADER, 14);
-        return NT_OK;
-    case ST_TYPE_HEADER: {
-        if (u[0] != CM_TAG_BEGIN_PRIVATE_OBJECT || u[1] != CM_TAG_NULL_REFERENCE)
-            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "bad object type header");
-        p->obj_version = cm_le32(u + 2);
-        uint32_t min_reader = cm_le32(u + 6);
-        uint32_t name_len = cm_le32(u + 10);
-        if (name_len == 0 || name_len > MAX_TYPE_NAME)
-            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off + 10, "type name length %u out of range (1..%d)",
-                           name_len, MAX_TYPE_NAME);
-        if (!p->have_trace && min_reader > 4)
-            return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off + 6,
-                           "Trace object needs reader version %u (this reader is version 4)", min_reader);
-        p->info.object_version = p->have_trace ? p->info.object_version : p->obj_version;
-        p->info.min_reader_version = p->have_trace ? p->info.min_reader_version : min_reader;
-        set_state(p, ST_TYPE_NAME, name_len + 1);
-        return NT_OK;
-    }
-    case ST_TYPE_NAME: {
-        size_t len = p->need - 1;
-        if (u[len] != CM_TAG_END_OBJECT)
-            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off + len, "type header does not end with EndObject");
-        p->btype = block_type_of((const char *)u, len);
-        if (!p->have_trace) {
-            if (p->btype != PS_BLOCK_TRACE)
-                return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "the first object is %.*s, not Trace",
-                               (int)len, (const char *)u);
-            if (p->obj_version < 4)
-                return ps_fail(p, NT_ERR_UNSUPPORTED_VERSION, p->unit_off,
-                               "Trace object version %u (NetPerf); only NetTrace V4/V5 and V6 are read",
-                               p->obj_version);
-            set_state(p, ST_TRACE, 49);
-            return NT_OK;
-        }
-        if (p->btype == PS_BLOCK_TRACE)
-            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "a second Trace object");
-        set_state(p, ST_BLOCK_SIZE, 4);
-        return NT_OK;
-    }
+        return at_object_tag(p, u);
+    case ST_TYPE_HEADER:
+        return at_type_header(p, u);
+    case ST_TYPE_NAME:
+        return at_type_name(p, u);
     case ST_TRACE: {
         nt_status s = parse_trace_object(p, u);
         if (s)
@@ -267,19 +325,8 @@ static nt_status step(nt_parser *p, const uint8_t *u)
         set_state(p, ST_OBJ_TAG, 1);
         return NT_OK;
     }
-    case ST_BLOCK_SIZE: {
-        uint32_t size = cm_le32(u);
-        if (size > INT32_MAX)
-            return ps_fail(p, NT_ERR_MALFORMED, p->unit_off, "negative block size");
-        if (size > p->lim.max_block_bytes)
-            return ps_fail(p, NT_ERR_LIMIT, p->unit_off, "block of %u bytes exceeds max_block_bytes (%u)", size,
-                           p->lim.max_block_bytes);
-        /* Padding aligns the content to the absolute stream offset. */
-        uint64_t after = p->unit_off + 4;
-        p->block_size = size;
-        set_state(p, ST_BLOCK_PAD, (size_t)((4 - (after & 3)) & 3));
-        return NT_OK;
-    }
+    case ST_BLOCK_SIZE:
+        return at_block_size(p, u);
     case ST_BLOCK_PAD:
         if (p->btype == PS_BLOCK_UNKNOWN) {
             p->stats.unknown_blocks++;

@@ -75,17 +75,20 @@ static inline void ps_threads_remove(ps_thread_table *t, ps_thread_entry *e)
 /* Sequence numbers count attempted writes per capture thread, so a gap
  * between consecutive events is a drop.  V4/V5 thread ids are recycled: a
  * restart at 1 is a new thread, not a drop (restart_ok); V6 indexes are not.
- * The drops are added to the thread and to *dropped_total. */
-static inline void ps_seq_event(ps_thread_entry *t, uint32_t seq, bool restart_ok, uint64_t *dropped_total)
+ * Returns the events lost before seq (0: none), added to the thread's drops;
+ * the caller reports a gap (ps_gap_report). */
+static inline uint32_t ps_seq_event(ps_thread_entry *t, uint32_t seq, bool restart_ok)
 {
+    uint32_t lost = 0;
     if (t->last_seq != 0 && seq != t->last_seq + 1 && !(restart_ok && seq == 1)) {
         uint32_t gap = seq - t->last_seq - 1;
         if (gap < 0x80000000u) {
             t->dropped += gap;
-            *dropped_total += gap;
+            lost = gap;
         }
     }
     t->last_seq = seq;
+    return lost;
 }
 
 /* A sequence point's (or RemoveThread's) number for the thread: higher than

@@ -113,12 +113,12 @@ static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
     tr_addr_slot *as = NULL;
     uint32_t id;
     if (leaf) {
-        id = tr_index(&b->leaf_ids, ip);
+        id = cm_map_index(&b->leaf_ids, ip);
     } else {
         /* New stacks share most return addresses with earlier ones: a
          * direct-mapped cache in front of the map (slot from a keyed hash). */
         as = &b->acache[(ip * 0x9E3779B97F4A7C15ull ^ b->stack_key.v1) >> (64 - TR_ACACHE_BITS)];
-        id = as->addr == ip && as->id != UINT32_MAX ? as->id : tr_index(&b->addr_ids, ip);
+        id = as->addr == ip && as->id != UINT32_MAX ? as->id : cm_map_index(&b->addr_ids, ip);
     }
     if (id == UINT32_MAX) {
         size_t old = b->leaf_cap;
@@ -220,7 +220,7 @@ static TR_SLOW_PATH uint32_t stack_slow(nt_trace_builder *b, const nt_sample *s,
 static TR_SLOW_PATH uint32_t thread_slow(nt_trace_builder *b, uint64_t id, tr_thread_slot *ts)
 {
     nt_trace *t = b->t;
-    uint32_t th = tr_index(&b->thread_index, id);
+    uint32_t th = cm_map_index(&b->thread_index, id);
     if (th == UINT32_MAX) {
         if (t->nthreads >= TR_MAX_THREADS || t->nthreads >= b->lim.max_threads) {
             tr_fail_limit(b, "more than %u sampled threads (nt_trace_limits.max_threads)",

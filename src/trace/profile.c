@@ -318,7 +318,7 @@ static int close_wait(nt_profile_builder *b, pr_open *o, int64_t end_ticks, bool
 static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
 {
     nt_profile *p = b->p;
-    uint32_t i = tr_index(&b->open_index, ev->thread_id);
+    uint32_t i = cm_map_index(&b->open_index, ev->thread_id);
     pr_open *o = i == UINT32_MAX ? NULL : &b->opens[i];
     if (!start) {
         if (!o || !o->live) {

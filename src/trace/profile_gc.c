@@ -68,7 +68,7 @@ static nt_status limit(pr_gc_state *st, const char *what, uint32_t max)
  * or the threads are at max_threads (*s then NT_ERR_LIMIT). */
 static pr_suspension *suspension(nt_profile *p, pr_gc_state *st, uint64_t thread, bool add, nt_status *why)
 {
-    uint32_t i = tr_index(&st->susp_index, thread);
+    uint32_t i = cm_map_index(&st->susp_index, thread);
     if (i != UINT32_MAX)
         return &st->susp[i];
     if (add && st->nsusp >= st->lim->max_threads) {

@@ -330,7 +330,7 @@ static bool append(rs_store *st, char **buf, size_t *cap, size_t *len, const cha
 /* The slot of module id (a placeholder when no module record came yet); NONE when the table is full or memory short. */
 static uint32_t module_slot(rs_store *s, uint64_t module_id)
 {
-    uint32_t k = tr_index(&s->module_index, module_id);
+    uint32_t k = cm_map_index(&s->module_index, module_id);
     if (k != NONE)
         return k;
     if (s->free_module != NONE) {
@@ -434,7 +434,7 @@ void rs_add_method(rs_store *s, const nt_method *m)
 {
     s->seq++;
     uint64_t key = live_key(m->method_id, m->start_address);
-    uint32_t live = tr_index(&s->live, key);
+    uint32_t live = cm_map_index(&s->live, key);
     if (live != NONE && (s->entries[live].method_id != m->method_id || s->entries[live].start != m->start_address))
         live = NONE; /* another code's key */
     switch (m->which) {
@@ -523,7 +523,7 @@ void rs_add_module(rs_store *s, const nt_module *mo)
 void rs_add_assembly(rs_store *s, const nt_assembly *a)
 {
     s->seq++;
-    uint32_t k = tr_index(&s->assembly_index, a->assembly_id);
+    uint32_t k = cm_map_index(&s->assembly_index, a->assembly_id);
     if (k == NONE) {
         if (s->free_assembly != NONE) {
             k = s->free_assembly;
@@ -605,7 +605,7 @@ static int feed_modules(rs_store *s, size_t nhits, const rs_sink *to)
         nt_module r = { .which = NT_RECORD_LOAD, .module_id = mo->module_id, .assembly_id = mo->assembly_id,
                         .il_path = mo->il_path ? mo->il_path : "", .native_path = "" };
         int rc = to->module(to->user, &r);
-        uint32_t k = tr_index(&s->assembly_index, mo->assembly_id);
+        uint32_t k = cm_map_index(&s->assembly_index, mo->assembly_id);
         if (!rc && k != NONE && s->assemblies[k].fed != s->queries) {
             rs_assembly *as = &s->assemblies[k];
             as->fed = s->queries;

@@ -196,7 +196,7 @@ int tr_on_method(void *user, const nt_method *m)
     uint64_t key = live_key(m->method_id, m->start_address);
     /* Only JIT loads and DCStart rundown enter the live map (a DCEnd at the
      * end of the stream has nothing after it to merge with). */
-    uint32_t live = b->live.count ? tr_index(&b->live, key) : UINT32_MAX;
+    uint32_t live = b->live.count ? cm_map_index(&b->live, key) : UINT32_MAX;
     if (live != UINT32_MAX && !same_code(b, live, m))
         live = UINT32_MAX;
     if (t->nmethods + b->ncold >= TR_COLD - 2)
@@ -276,7 +276,7 @@ int tr_on_module(void *user, const nt_module *mo)
     nt_trace *t = b->t;
     if (b->failed)
         return 1;
-    uint32_t i = tr_index(&t->module_index, mo->module_id);
+    uint32_t i = cm_map_index(&t->module_index, mo->module_id);
     const char *path = utf8_of(b, mo->il_path, mo->il_path16, 0);
     const char *il = path ? tr_intern(&t->mem, &t->strings, path) : NULL;
     if (!il)
@@ -304,7 +304,7 @@ int tr_on_assembly(void *user, const nt_assembly *a)
     const char *name = full ? tr_intern(&t->mem, &t->strings, full) : NULL;
     if (!name)
         return tr_fail(b, NT_ERR_NOMEM);
-    uint32_t i = tr_index(&t->assembly_index, a->assembly_id);
+    uint32_t i = cm_map_index(&t->assembly_index, a->assembly_id);
     if (i != UINT32_MAX) {
         if (*name)
             t->assemblies[i].name = name;
@@ -327,8 +327,8 @@ void tr_link_assemblies(nt_trace *t)
             r->assembly = last_name;
             continue;
         }
-        uint32_t mi = tr_index(&t->module_index, r->module_id);
-        uint32_t ai = mi == UINT32_MAX ? UINT32_MAX : tr_index(&t->assembly_index, t->modules[mi].assembly_id);
+        uint32_t mi = cm_map_index(&t->module_index, r->module_id);
+        uint32_t ai = mi == UINT32_MAX ? UINT32_MAX : cm_map_index(&t->assembly_index, t->modules[mi].assembly_id);
         r->assembly = ai == UINT32_MAX ? "" : t->assemblies[ai].name;
         last_module = r->module_id;
         last_name = r->assembly;

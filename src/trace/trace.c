@@ -83,13 +83,13 @@ const nt_trace_assembly *nt_trace_assembly_at(const nt_trace *t, size_t i) { ret
 
 const char *nt_trace_assembly_name(const nt_trace *t, uint64_t assembly_id)
 {
-    uint32_t i = t ? tr_index(&t->assembly_index, assembly_id) : UINT32_MAX;
+    uint32_t i = t ? cm_map_index(&t->assembly_index, assembly_id) : UINT32_MAX;
     return i == UINT32_MAX ? NULL : t->assemblies[i].name;
 }
 
 bool nt_trace_module_assembly(const nt_trace *t, uint64_t module_id, uint64_t *assembly_id)
 {
-    uint32_t i = t ? tr_index(&t->module_index, module_id) : UINT32_MAX;
+    uint32_t i = t ? cm_map_index(&t->module_index, module_id) : UINT32_MAX;
     if (i == UINT32_MAX)
         return false;
     *assembly_id = t->modules[i].assembly_id;

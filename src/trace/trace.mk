@@ -2,6 +2,8 @@
 # parser's public callbacks.  Uses parse/ (through nettrace.h) and common/.
 libnettrace_core_la_SOURCES += \
 	src/trace/trace_internal.h \
+	src/trace/trace_view.h \
+	src/trace/trace_view.c \
 	src/trace/trace_tables.c \
 	src/trace/symbols.c \
 	src/trace/build_internal.h \
@@ -15,6 +17,8 @@ libnettrace_core_la_SOURCES += \
 	src/trace/record_store.c \
 	src/trace/sample_log.h \
 	src/trace/sample_log.c \
+	src/trace/loss.h \
+	src/trace/loss.c \
 	src/trace/window.c
 # The event profiles (allocations, exceptions, contention, GC timeline) beside the trace.
 libnettrace_core_la_SOURCES += \

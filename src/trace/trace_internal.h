@@ -1,5 +1,6 @@
 /* Internals of the aggregator shared by trace.c (building), symbols.c
- * (address x time -> method) and the exporters. */
+ * (address x time -> method) and the rest of src/trace/; the layers above
+ * read a trace through the public accessors and trace_view.h. */
 #ifndef TR_INTERNAL_H
 #define TR_INTERNAL_H
 
@@ -7,13 +8,6 @@
 #include "common/alloc.h"
 #include "common/map.h"
 #include "common/sat.h"
-
-/* An index kept in an cm_map: UINT32_MAX when key is absent. */
-static inline uint32_t tr_index(const cm_map *map, uint64_t key)
-{
-    const uint64_t *v = cm_map_get(map, key);
-    return v ? (uint32_t)*v : UINT32_MAX;
-}
 
 /* Interned NUL-terminated strings in chunked storage (pointers never move). */
 typedef struct tr_strings {
@@ -227,36 +221,5 @@ nt_status tr_build_input(const tr_build_kind *k, void *b, const tr_input *in, co
                          void *out, char *msg, size_t msg_size);
 /* The trace builder's kind (the profile builder's: pr_profile_kind). */
 extern const tr_build_kind tr_trace_kind;
-
-/* export_common.c: sample selection and weights shared by the exporters. */
-typedef struct tr_selection {
-    const nt_trace *t;
-    nt_export_options opt;
-    int64_t from_ns, to_ns; /* opt.filter's window on the trace clock */
-    int64_t default_ns;    /* weight of a thread's last sample when weighing by time */
-} tr_selection;
-
-void tr_selection_init(tr_selection *sel, const nt_trace *t, const nt_export_options *opt);
-/* False when the trace cannot serve this selection (a time window over counted samples). */
-bool tr_selection_fits(const nt_trace *t, const nt_export_options *opt);
-bool tr_selected(const tr_selection *sel, size_t i);
-/* Buffered writer over an nt_sink_fn. */
-typedef struct tr_out {
-    nt_sink_fn w;
-    void *user;
-    char buf[16384];
-    size_t n;
-    bool failed;
-} tr_out;
-
-void tr_out_init(tr_out *o, nt_sink_fn w, void *user);
-void tr_out_bytes(tr_out *o, const void *p, size_t n);
-void tr_out_str(tr_out *o, const char *s);
-void tr_out_u64(tr_out *o, uint64_t v);
-void tr_out_i64(tr_out *o, int64_t v);
-/* s as a JSON string literal, quotes included. */
-void tr_out_json(tr_out *o, const char *s);
-/* Flush; NT_OK or NT_ERR_IO. */
-nt_status tr_out_flush(tr_out *o);
 
 #endif

@@ -16,12 +16,17 @@
  * Request windows and the flight recorder cut their traces out of the sample
  * log (sample_log.c), kept from the oldest open request window's start or
  * the recorder's span, whichever reaches further back, within its byte
- * bound: samples are logged once however many windows are open. */
+ * bound: samples are logged once however many windows are open.
+ *
+ * Loss is counted per thread (loss.c): the continuous window's gaps as they
+ * come, a request window's or a cut's from the gap log kept beside the
+ * sample log; nt_trace_window_loss_get reads the window handed out last. */
 #include "trace/profile_internal.h"
 #include "common/abi.h"
 #include "trace/build_internal.h"
 #include "trace/record_store.h"
 #include "trace/sample_log.h"
+#include "trace/loss.h"
 #include "common/sort.h"
 
 #include <string.h>
@@ -81,6 +86,12 @@ struct nt_trace_window {
     int64_t horizon;           /* where the window taken last began: continuous windows hold nothing older */
     uint64_t window_dropped;   /* events the sequence points reported lost in this continuous window */
     uint64_t dropped;          /* ... in all */
+    int64_t last_ns;           /* the newest sample's trace-clock ns (a gap without a time is placed there) */
+    wl_table loss;             /* the continuous window's gaps by thread */
+    wl_table loss_out;         /* the loss of the window handed out last ... */
+    uint64_t loss_window;      /* ... its number (windows after it), and the gaps of its span the log lacked */
+    uint64_t loss_unplaced;
+    wl_log gaps;               /* gaps found while the sample log logs */
     uint64_t windows;
     uint64_t last_work;
     size_t peak;               /* most bytes held with a window's builder at its peak */
@@ -121,7 +132,8 @@ static nt_trace_window *window_new(const nt_trace_window_config *cfg, const nt_a
     if (!w->cfg.recorder_bytes)
         w->cfg.recorder_bytes = DEFAULT_RECORDER_BYTES;
     w->type = type;
-    w->horizon = w->window_began = w->last_ticks = INT64_MIN;
+    w->horizon = w->window_began = w->last_ticks = w->last_ns = INT64_MIN;
+    w->gaps.dropped_through_ns = INT64_MIN;
     rs_init(&w->store, &w->mem, w->cfg.record_budget);
     w->store.max_entries = w->cfg.max_records;
     sl_init(&w->log, &w->mem, w->cfg.recorder_bytes);
@@ -206,12 +218,15 @@ static int on_sample(void *user, const nt_sample *s)
     if (w->b && !w->builder_stopped && w->bcb.sample(w->b, s) != 0)
         w->builder_stopped = true;
     w->last_ticks = s->timestamp > w->last_ticks ? s->timestamp : w->last_ticks;
+    w->last_ns = s->time_ns > w->last_ns ? s->time_ns : w->last_ns;
     if (logging(w)) {
         if (!sl_append(&w->log, s))
             w->nomem = true;
         /* Whole chunks only: the trim costs a look at the oldest chunk, now and then a free. */
         if (w->log.samples % 256 == 0) {
-            sl_trim(&w->log, log_keep_from(w));
+            int64_t keep = log_keep_from(w);
+            sl_trim(&w->log, keep);
+            wl_log_trim(&w->mem, &w->gaps, keep);
             if (w->cfg.no_continuous)
                 retire(w); /* no take comes to do it */
         }
@@ -239,6 +254,20 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     return w->b ? w->bcb.sequence_point(w->b, sp) : 0;
 }
 
+/* Loss per thread: into the continuous window, and into the gap log while request windows or the
+ * recorder may ask for the gaps of a span. */
+static int on_sequence_gap(void *user, const nt_sequence_gap *g)
+{
+    nt_trace_window *w = user;
+    if (!w->cfg.no_continuous && !wl_table_add(&w->mem, &w->loss, g->capture_thread_id, 1, g->lost))
+        w->nomem = true;
+    if (logging(w) &&
+        !wl_log_add(&w->mem, &w->gaps, g->time_ns != INT64_MIN ? g->time_ns : w->last_ns, g->capture_thread_id,
+                    g->lost))
+        w->nomem = true;
+    return 0;
+}
+
 void nt_trace_window_callbacks(nt_callbacks *cb)
 {
     const nt_callbacks mine = {
@@ -248,6 +277,7 @@ void nt_trace_window_callbacks(nt_callbacks *cb)
         .module = on_module,
         .assembly = on_assembly,
         .sequence_point = on_sequence_point,
+        .sequence_gap = on_sequence_gap,
     };
     ABI_OUT(nt_callbacks, cb, &mine);
 }
@@ -294,6 +324,16 @@ static void retire(nt_trace_window *w)
     rs_retire(&w->store, logged < h ? logged : h);
 }
 
+/* The loss of the window being handed out becomes the one nt_trace_window_loss_get reads. */
+static void hand_out_loss(nt_trace_window *w, wl_table *t, uint64_t unplaced)
+{
+    wl_table_free(&w->mem, &w->loss_out);
+    wl_table_sort(&w->mem, t);
+    w->loss_out = *t;
+    *t = (wl_table){ 0 };
+    w->loss_unplaced = unplaced;
+}
+
 /* After a window is built: what the window noted, and the next window's builder. */
 static nt_status window_end(nt_trace_window *w, nt_status st)
 {
@@ -304,6 +344,7 @@ static nt_status window_end(nt_trace_window *w, nt_status st)
     w->nomem = w->store.nomem = false;
     w->evicted_at_take = w->store.evicted;
     w->windows++;
+    w->loss_window = w->windows;
     return st;
 }
 
@@ -332,6 +373,7 @@ static nt_status take(nt_trace_window *w, const win_type *type, void *out)
     w->horizon = w->window_began;
     w->window_began = w->last_ticks;
     retire(w);
+    hand_out_loss(w, &w->loss, 0);
     st = window_end(w, st);
     if (!start_window(w) && st == NT_OK)
         st = NT_ERR_NOMEM;
@@ -395,6 +437,8 @@ static int cut_sample(void *user, const sl_sample *ls, const uint64_t *ips)
     return tr_builder_sample_labeled(c->b, &s, l);
 }
 
+static bool loss_thread_selected(const void *f, uint64_t tid) { return thread_selected(f, tid); }
+
 /* A trace of the logged samples in [from_ns, to_ns) that f selects. */
 static nt_status cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const win_request *f, nt_trace **out)
 {
@@ -415,6 +459,12 @@ static nt_status cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const w
     /* Samples of the span dropped from the log (time or bytes) are missing from it. */
     if (st == NT_OK && w->log.dropped_through_ns != INT64_MIN && w->log.dropped_through_ns >= from_ns)
         st = NT_ERR_LIMIT;
+    wl_table loss = { 0 };
+    uint64_t unplaced = 0;
+    if (!wl_log_count(&w->mem, &w->gaps, from_ns, to_ns, f->threads ? loss_thread_selected : NULL, f, &loss,
+                      &unplaced))
+        w->nomem = true;
+    hand_out_loss(w, &loss, unplaced);
     retire(w);
     return window_end(w, st);
 }
@@ -502,7 +552,9 @@ nt_status nt_trace_window_close(nt_trace_window *w, nt_window_id id, int64_t to_
     r->open = false;
     r->gen++;
     w->nopen--;
-    sl_trim(&w->log, logging(w) ? log_keep_from(w) : INT64_MAX);
+    int64_t keep = logging(w) ? log_keep_from(w) : INT64_MAX;
+    sl_trim(&w->log, keep);
+    wl_log_trim(&w->mem, &w->gaps, keep);
     return st;
 }
 
@@ -557,6 +609,19 @@ void nt_trace_window_stats_get(const nt_trace_window *w, nt_trace_window_stats *
     ABI_OUT(nt_trace_window_stats, caller, out);
 }
 
+void nt_trace_window_loss_get(const nt_trace_window *w, nt_window_loss *caller)
+{
+    if (!caller)
+        return;
+    nt_window_loss out = { 0 };
+    if (w && w->loss_window) {
+        const wl_table *t = &w->loss_out;
+        out = (nt_window_loss){ 0, w->loss_window, t->gaps, t->dropped, t->n, t->n ? t->rows : NULL,
+                                w->loss_unplaced };
+    }
+    ABI_OUT(nt_window_loss, caller, &out);
+}
+
 void nt_trace_window_free(nt_trace_window *w)
 {
     if (!w)
@@ -567,6 +632,9 @@ void nt_trace_window_free(nt_trace_window *w)
         drop_filter(w, &w->reqs[i]);
     cm_mem_free(&w->mem, w->reqs, w->reqs_cap * sizeof *w->reqs);
     sl_free(&w->log);
+    wl_table_free(&w->mem, &w->loss);
+    wl_table_free(&w->mem, &w->loss_out);
+    wl_log_free(&w->mem, &w->gaps);
     rs_free(&w->store);
     CM_MEM_DELETE(nt_trace_window, w);
 }

@@ -126,7 +126,7 @@ class nt_callbacks(Structure):
     _fields_ = [("struct_size", c_uint32),
                 ("trace", CB_TRACE), ("metadata", CB_ANY), ("event", CB_ANY), ("stack", CB_ANY),
                 ("sample", CB_SAMPLE), ("method", CB_METHOD), ("module", CB_MODULE),
-                ("assembly", CB_ASSEMBLY), ("sequence_point", CB_ANY)]
+                ("assembly", CB_ASSEMBLY), ("sequence_point", CB_ANY), ("sequence_gap", CB_ANY)]
 
 
 class nt_trace_method(Structure):

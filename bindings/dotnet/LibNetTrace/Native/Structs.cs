@@ -215,7 +215,7 @@ internal unsafe struct nt_profile_export_options
 internal struct nt_callbacks
 {
     public uint struct_size; // the layout this package was built with: sizeof, set by every caller
-    public nint trace, metadata, @event, stack, sample, method, module, assembly, sequence_point;
+    public nint trace, metadata, @event, stack, sample, method, module, assembly, sequence_point, sequence_gap;
 }
 
 [StructLayout(LayoutKind.Sequential)]
