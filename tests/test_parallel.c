@@ -26,6 +26,7 @@ typedef struct both {
     nt_callbacks inner;
     uint64_t h;
     bool sparse; /* no event, stack or metadata callback: the samples' and records' events are digested instead */
+    uint64_t gaps;
 } both;
 
 static void mixb(both *b, const void *p, size_t n)
@@ -62,6 +63,22 @@ FWD(metadata, const nt_event_desc *)
 FWD(stack, const nt_stack *)
 FWD(sequence_point, const nt_sequence_point *)
 
+/* Gaps: not in ts_digest, so mixed here, with the call counted there. */
+static int fwd_sequence_gap(void *u, const nt_sequence_gap *g)
+{
+    both *b = u;
+    mixb(b, &g->capture_thread_id, sizeof g->capture_thread_id);
+    mixb(b, &g->first, sizeof g->first);
+    mixb(b, &g->lost, sizeof g->lost);
+    mixb(b, &g->timestamp, sizeof g->timestamp);
+    mixb(b, &g->time_ns, sizeof g->time_ns);
+    mixb(b, &g->offset, sizeof g->offset);
+    mixb(b, &g->found_at, sizeof g->found_at);
+    b->d.calls++;
+    b->gaps++;
+    return b->d.stop_after && b->d.calls >= b->d.stop_after;
+}
+
 /* The event a sample or record points to, when no event callback saw it. */
 #define FWD_EVENT(name, type)                                                                                      \
     static int fwd_##name(void *u, type a)                                                                         \
@@ -82,9 +99,10 @@ static void both_init(both *b, nt_callbacks *cb, bool sparse)
     ts_digest_init(&b->d);
     ts_digest_callbacks(&b->inner);
     b->h = 0xcbf29ce484222325ull;
-    *cb = (nt_callbacks){ .trace = fwd_trace, .metadata = fwd_metadata, .event = on_event, .stack = fwd_stack,
+    *cb = (nt_callbacks){ .struct_size = sizeof(nt_callbacks), .trace = fwd_trace, .metadata = fwd_metadata, .event = on_event, .stack = fwd_stack,
                           .sample = fwd_sample, .method = fwd_method, .module = fwd_module,
-                          .assembly = fwd_assembly, .sequence_point = fwd_sequence_point };
+                          .assembly = fwd_assembly, .sequence_point = fwd_sequence_point,
+                          .sequence_gap = fwd_sequence_gap };
     b->sparse = sparse;
     if (sparse)
         cb->event = NULL, cb->stack = NULL, cb->metadata = NULL;
@@ -92,7 +110,7 @@ static void both_init(both *b, nt_callbacks *cb, bool sparse)
 
 /* What a parse leaves: its digests, status, offset, message and counts. */
 typedef struct outcome {
-    uint64_t h, h2, calls;
+    uint64_t h, h2, calls, gaps;
     nt_status st;
     uint64_t err_off;
     char msg[256];
@@ -105,6 +123,7 @@ static void settle(outcome *o, const both *b, nt_status st, const nt_parser *p)
     o->h = b->d.h;
     o->h2 = b->h;
     o->calls = b->d.calls;
+    o->gaps = b->gaps;
     o->st = st;
     o->err_off = nt_parser_error_offset(p);
     snprintf(o->msg, sizeof o->msg, "%s", nt_parser_message(p));
@@ -347,6 +366,7 @@ static void check_shape(const shape *sh, const char *what)
     uint32_t parts = check_all(out.data, out.len, what, &last);
     cr_assert_gt(parts, 20, "%s: %u parts: the trace was not cut", what, parts);
     cr_assert_gt(last.ps.events_dropped, 0, "%s: the trace should report lost events", what);
+    cr_assert_gt(last.gaps, 0, "%s: the lost events should arrive as sequence gaps", what);
     if (sh->partial_sp)
         cr_assert_gt(last.pst.reparsed, 0, "%s: a sequence point that leaves a thread out must be reparsed", what);
     cr_assert_geq(last.pst.replayed, parts - (sh->partial_sp || sh->flushes ? 10 : 1),

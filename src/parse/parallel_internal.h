@@ -42,6 +42,7 @@ typedef struct pp_part {
     size_t nstart_threads;
     pp_tables start_tables;
     bool usable;          /* primed, framed where the index said, the log complete */
+    uint64_t primed;      /* blocks read before its own */
 } pp_part;
 
 struct nt_parallel {

@@ -147,7 +147,7 @@ static bool prime(nt_parallel *pp, pp_part *part)
     for (size_t i = 0; ok && i < pp->nprime && pp->prime[i].index < part->first_block; i++) {
         const pp_block *b = &pp->prime[i];
         ok = ps_parser_seek_block(p, b->offset) && nt_parser_feed(p, pp->data + b->offset, b->end - b->offset) == NT_OK;
-        pp->st.primed_blocks++;
+        part->primed++; /* the part's own count: parts are primed on several threads at once */
     }
     ok = ok && ps_parser_at_block(p) && ps_parser_seek_block(p, part->start);
     p->cb = keep;
@@ -254,6 +254,7 @@ nt_status nt_parallel_deliver(nt_parallel *pp, size_t k)
         return NT_ERR_INVALID_ARG;
     if (pp->status != NT_OK || k != pp->next || pp->parts[k].state != PP_DECODED)
         return NT_ERR_STATE;
+    pp->st.primed_blocks += pp->parts[k].primed;
     nt_status s = deliver_part(pp, k);
     part_release(pp, &pp->parts[k]);
     pp->parts[k].state = PP_DELIVERED;

@@ -18,12 +18,13 @@ enum {
     PL_METHOD,
     PL_MODULE,
     PL_ASSEMBLY,
-    PL_SP
+    PL_SP,
+    PL_GAP
 };
 
 /* The callback names as the parser's PS_CALL spells them in a stop's message. */
 static const char *const pl_names[] = { "event", "stack", "trace", "metadata", "event", "stack", "sample",
-                                        "method", "module", "assembly", "sequence_point" };
+                                        "method", "module", "assembly", "sequence_point", "sequence_gap" };
 
 #define PL_CHUNK (256u * 1024u)
 #define PL_NO_DESC UINT32_MAX /* the event's description is not in the table: desc points to a copy */
@@ -383,6 +384,18 @@ static int rec_sp(void *user, const nt_sequence_point *sp)
     return 0;
 }
 
+static int rec_gap(void *user, const nt_sequence_gap *gap)
+{
+    ps_plog *l = user;
+    if (!l->want->sequence_gap)
+        return 0;
+    nt_sequence_gap *e = pl_entry(l, PL_GAP, sizeof *e, 0);
+    if (!e)
+        return 1;
+    *e = *gap;
+    return 0;
+}
+
 void ps_plog_callbacks(nt_callbacks *cb)
 {
     *cb = (nt_callbacks){
@@ -396,6 +409,7 @@ void ps_plog_callbacks(nt_callbacks *cb)
         .module = rec_module,
         .assembly = rec_assembly,
         .sequence_point = rec_sp,
+        .sequence_gap = rec_gap,
     };
 }
 
@@ -424,6 +438,7 @@ static int pl_call(ps_plog *l, uint32_t kind, void *body, const nt_callbacks *cb
     case PL_METHOD: return cb->method ? cb->method(user, body) : 0;
     case PL_MODULE: return cb->module ? cb->module(user, body) : 0;
     case PL_ASSEMBLY: return cb->assembly ? cb->assembly(user, body) : 0;
+    case PL_GAP: return cb->sequence_gap ? cb->sequence_gap(user, body) : 0;
     default: return cb->sequence_point ? cb->sequence_point(user, body) : 0;
     }
 }
