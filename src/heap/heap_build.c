@@ -139,10 +139,12 @@ int hb_add_object(nt_heap_builder *b, uint64_t addr, uint64_t size, uint64_t typ
         size = 0;
     }
     size_t need = (size_t)h->n + 1;
-    if (!cm_mem_reserve(&h->mem, (void **)&h->addr, &b->cap_addr, need, sizeof *h->addr) ||
+    /* The four arrays grow together; the common case (room in all) tests the capacities here, not in four calls. */
+    bool room = need <= b->cap_addr && need <= b->cap_size && need <= b->cap_type && need + 1 <= b->cap_start;
+    if (!room && (!cm_mem_reserve(&h->mem, (void **)&h->addr, &b->cap_addr, need, sizeof *h->addr) ||
         !cm_mem_reserve(&h->mem, (void **)&h->size, &b->cap_size, need, sizeof *h->size) ||
         !cm_mem_reserve(&h->mem, (void **)&h->type, &b->cap_type, need, sizeof *h->type) ||
-        !cm_mem_reserve(&h->mem, (void **)&h->edge_start, &b->cap_start, need + 1, sizeof *h->edge_start))
+        !cm_mem_reserve(&h->mem, (void **)&h->edge_start, &b->cap_start, need + 1, sizeof *h->edge_start)))
         return short_of_memory(b);
     h->addr[h->n] = addr;
     h->size[h->n] = size;
@@ -159,7 +161,8 @@ int hb_add_edge(nt_heap_builder *b, uint64_t target, uint64_t off)
     if (b->nedges >= b->lim.max_edges)
         return hb_fail(b, NT_ERR_LIMIT, "the heap passed max_edges (%u references) at byte %llu", b->lim.max_edges,
                        (unsigned long long)off);
-    if (!cm_mem_reserve(&b->h->mem, (void **)&b->edge_addr, &b->cap_e, b->nedges + 1, sizeof *b->edge_addr))
+    if (b->nedges >= b->cap_e &&
+        !cm_mem_reserve(&b->h->mem, (void **)&b->edge_addr, &b->cap_e, b->nedges + 1, sizeof *b->edge_addr))
         return short_of_memory(b);
     b->edge_addr[b->nedges++] = target;
     return 0;
@@ -192,8 +195,11 @@ bool hb_type_index(nt_heap_builder *b, uint64_t type_id, uint64_t off, uint32_t 
 {
     nt_heap *h = b->h;
     /* A small direct-mapped cache before the map: a heap has few types and
-     * every object names one (a miss costs only the map's lookup). */
-    hb_type_slot *slot = &b->type_cache[(type_id >> 3) % HB_TYPE_CACHE];
+     * every object names one (a miss costs only the map's lookup).  The slot
+     * from the id's top bits after a multiplicative mix: ids close together
+     * (0x1000, 0x1008, ...) land in different slots, where id >> 3 put
+     * 64 such types in 8. */
+    hb_type_slot *slot = &b->type_cache[(type_id * 0x9E3779B97F4A7C15ull) >> (64 - HB_TYPE_CACHE_BITS)];
     if (slot->index1 && slot->type_id == type_id) {
         *index = slot->index1 - 1;
         return true;

@@ -8,7 +8,8 @@
 /* Where the builder is in the stream: before the heap dump's GC, inside it, after it. */
 enum { HB_WAIT = 0, HB_IN, HB_DONE };
 
-#define HB_TYPE_CACHE 256u
+#define HB_TYPE_CACHE_BITS 8
+#define HB_TYPE_CACHE (1u << HB_TYPE_CACHE_BITS)
 typedef struct hb_type_slot {
     uint64_t type_id;
     uint32_t index1;           /* type index + 1; 0 = empty */
