@@ -33,8 +33,8 @@ awk '/^## Profile your app/ { on = 1; next } on && /^```sh$/ { inb = 1; next } i
 grep -q '^nettrace collect' "$tmp/block.sh" || fail "the README's block does not collect: $(cat "$tmp/block.sh")"
 # the background program never outlives the block
 { echo 'trap '\''rc=$?; [ -z "$(jobs -p)" ] || kill $(jobs -p) 2>/dev/null; exit $rc'\'' EXIT'; cat "$tmp/block.sh"; } > "$tmp/run.sh"
-(cd "$tmp" && PATH="$nt_dir:$PATH" bash -e "$tmp/run.sh" > "$tmp/out.txt" 2> "$tmp/err.txt") ||
-    fail "the README's block failed: $(tail -20 "$tmp/err.txt")"
+(cd "$tmp" && PATH="$nt_dir:$PATH" bash -e -x "$tmp/run.sh" > "$tmp/out.txt" 2> "$tmp/err.txt") ||
+    fail "the README's block failed (exit $?; its trace, the failing command last): $(tail -30 "$tmp/err.txt")"
 
 # (ps runs while the program's runtime may still be starting: its table, not the row, is checked)
 grep -q 'PID  RUNTIME' "$tmp/out.txt" || fail "nettrace ps printed no table: $(head -5 "$tmp/out.txt")"
