@@ -275,7 +275,7 @@ static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack
     tr_pending *pd = &b->pend[th];
     uint32_t idx = pd->entry - 1;
     tr_entry *e = pd->entry ? &b->entries[idx] : NULL;
-    if (!e || e->istack != istack || e->thread_type != thread_type || e->epoch != b->epoch) {
+    if (!e || e->istack != istack || e->thread_type != thread_type || e->epoch != b->code.epoch) {
         bool added;
         uint64_t *slot = cm_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
         if (!slot)
@@ -287,7 +287,7 @@ static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack
             if (!GROW(m, b->entries, b->nentries, b->entries_cap))
                 return tr_fail(b, NT_ERR_NOMEM);
             *slot = b->nentries;
-            b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type, b->epoch };
+            b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type, b->code.epoch };
         }
         idx = (uint32_t)*slot;
         e = &b->entries[idx];

@@ -6,6 +6,7 @@
 
 #include "common/compiler.h"
 #include "trace/trace_internal.h"
+#include "trace/code_epoch.h"
 #include "common/hash.h"
 
 #include <stdarg.h>
@@ -152,7 +153,7 @@ struct nt_trace_builder {
     cm_map entry_index;     /* istack << 32 | thread_type -> entry, this epoch */
     uint64_t seq;
     tr_pending *pend;       /* by thread index: its latest sample */
-    uint32_t epoch;         /* loads and unloads at sampled addresses so far */
+    tr_code_epoch code;     /* changes of code at looked-up addresses so far (code_epoch.h) */
     size_t pend_cap;
 
     /* Labels (labels.c): kept per sample when asked (not when counting). */
@@ -161,8 +162,12 @@ struct nt_trace_builder {
     const nt_event_labels *given_labels; /* the next sample's, when it comes without an event (a window's cut) */
 };
 
-/* A load or unload at [start, start + size): new entries from here on when it may cover a sampled address. */
-void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size);
+/* Method record m as the stream delivers it: the epoch moves when m changes
+ * code where a stack may have looked an address up (code_epoch.h), and
+ * counted entries start anew. */
+void tr_builder_code_changed(nt_trace_builder *b, const nt_method *m);
+/* The stream unloaded code before this builder's first record (a live window's later builders). */
+void tr_builder_code_unloaded_before(nt_trace_builder *b);
 
 #define GROW(m, arr, n, cap) cm_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 

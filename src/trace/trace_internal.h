@@ -131,6 +131,9 @@ struct nt_trace {
  * each entry's stack, an interned index, becomes a resolved stack index
  * valid at its ticks.  extra must live until finish() returns. */
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
+/* Changes of code at looked-up addresses so far (code_epoch.h): part of what
+ * an event profile merges its records by. */
+uint32_t tr_builder_code_epoch(const nt_trace_builder *b);
 /* The builder's limits (defaults filled in), for what an event profile holds beside it. */
 const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b);
 /* Stop the build at a limit of such a table: msg, naming it, becomes the trace's message. */
