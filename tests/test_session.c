@@ -33,13 +33,13 @@ Test(session_encoding, collect_tracing2_worked_example)
     nt_session_config cfg = { .providers = prov, .provider_count = 2, .buffer_mb = 256 };
     static ipc_buf b;
     cr_assert(ipc_encode_collect(&b, &cfg));
-    cr_assert_eq(b.len, 209);
+    cr_assert_eq(b.out.n, 209);
     static const uint8_t head[] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0,
                                     0xD1, 0x00, 0x02, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
                                     0x01, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00 };
-    cr_assert_arr_eq(b.data, head, sizeof head);
+    cr_assert_arr_eq(b.out.d, head, sizeof head);
     /* first provider: keywords 0, level 5, 36 UTF-16 units, 'M', ..., then empty arguments */
-    const uint8_t *p = b.data + sizeof head;
+    const uint8_t *p = b.out.d + sizeof head;
     static const uint8_t p1[] = { 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0x24, 0, 0, 0, 'M', 0 };
     cr_assert_arr_eq(p, p1, sizeof p1);
     p += 16 + 72;
@@ -47,7 +47,7 @@ Test(session_encoding, collect_tracing2_worked_example)
     static const uint8_t zeros[4] = { 0, 0, 0, 0 };
     cr_assert_arr_eq(p - 2, zeros, 2, "terminator of the first name");
     cr_assert_arr_eq(p, tail1, sizeof tail1);
-    cr_assert_arr_eq(b.data + 205, zeros, 4);
+    cr_assert_arr_eq(b.out.d + 205, zeros, 4);
 }
 
 /* A provider's level on the wire: 0 selects verbose (5), NT_LEVEL_LOG_ALWAYS sends 0, others as given. */
@@ -59,7 +59,7 @@ Test(session_encoding, provider_levels)
     cr_assert(ipc_encode_collect(&b, &cfg));
     /* after the 20-byte header, 4+4+1 bytes of buffer, format and rundown, the provider count; each
      * provider: keywords (8), level (4), name (4 + 2 units), arguments (4) */
-    const uint8_t *p = b.data + 20 + 9 + 4;
+    const uint8_t *p = b.out.d + 20 + 9 + 4;
     const uint32_t want[3] = { 5, 0, 3 };
     for (int i = 0; i < 3; i++, p += 8 + 4 + 8 + 4) {
         uint32_t level = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
@@ -88,17 +88,17 @@ Test(session_encoding, strings_utf16_and_limits)
     ipc_put_string(&b, "a\xC3\xA9\xF0\x9F\x98\x80"); /* a, e-acute, U+1F600 (a surrogate pair) */
     cr_assert(ipc_end(&b));
     static const uint8_t want[] = { 5, 0, 0, 0, 'a', 0, 0xE9, 0, 0x3D, 0xD8, 0x00, 0xDE, 0, 0 };
-    cr_assert_eq(b.len, 20 + sizeof want);
-    cr_assert_arr_eq(b.data + 20, want, sizeof want);
+    cr_assert_eq(b.out.n, 20 + sizeof want);
+    cr_assert_arr_eq(b.out.d + 20, want, sizeof want);
     ipc_begin(&b, 2, 3);
     ipc_put_string(&b, "bad\xC3");
     cr_assert_not(ipc_end(&b), "malformed UTF-8 is refused");
     ipc_begin(&b, 2, 3);
     for (int i = 0; i < 40000; i++)
-        ipc_put_u8(&b, 0);
-    ipc_put_u32(&b, 1);
+        cm_buf_u8(&b.out, 0);
+    cm_buf_u32(&b.out, 1);
     for (int i = 0; i < 30000; i++)
-        ipc_put_u8(&b, 0);
+        cm_buf_u8(&b.out, 0);
     cr_assert_not(ipc_end(&b), "a request beyond 65,535 bytes is refused");
 }
 
@@ -109,8 +109,8 @@ Test(session_encoding, stop_message)
     static const uint8_t want[] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0,
                                     0x1C, 0x00, 0x02, 0x01, 0x00, 0x00, 0xA0, 0x78, 0x56, 0x34,
                                     0x12, 0x7F, 0x00, 0x00 };
-    cr_assert_eq(b.len, sizeof want);
-    cr_assert_arr_eq(b.data, want, sizeof want);
+    cr_assert_eq(b.out.n, sizeof want);
+    cr_assert_arr_eq(b.out.d, want, sizeof want);
 }
 
 Test(session_encoding, hresult_names)

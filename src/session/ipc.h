@@ -5,6 +5,7 @@
 #define SS_IPC_H
 
 #include "nettrace_session.h"
+#include "common/byte_buf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,17 +33,17 @@ typedef struct ipc_header {
     uint8_t command_id;
 } ipc_header;
 
-/* A growable request buffer; `failed` sticks once the u16 size limit or memory is exceeded. */
+/* A request: the library's byte writer over storage of the largest size a
+ * header can state, so `out.failed` sticks once a request outgrows it.  The
+ * message is out.d[0 .. out.n). */
 typedef struct ipc_buf {
-    uint8_t data[IPC_MAX_MESSAGE];
-    size_t len;
-    bool failed;
+    cm_buf out;
+    uint8_t storage[IPC_MAX_MESSAGE];
 } ipc_buf;
 
+/* Start a request (header with its size still 0); the payload is then
+ * appended with the cm_buf_* calls on b->out. */
 void ipc_begin(ipc_buf *b, uint8_t command_set, uint8_t command_id);
-void ipc_put_u8(ipc_buf *b, uint8_t v);
-void ipc_put_u32(ipc_buf *b, uint32_t v);
-void ipc_put_u64(ipc_buf *b, uint64_t v);
 /* UTF-8 in, length-prefixed NUL-terminated UTF-16LE out; NULL or "" is u32 0. */
 void ipc_put_string(ipc_buf *b, const char *s);
 /* Patch the header's size field; false when the message is too large or malformed UTF-8 was seen. */

@@ -2,6 +2,7 @@
  * waiting and the caller-driven pump.  The stream itself is driven by
  * session_step (session_stream.c). */
 #include "session/session_internal.h"
+#include "common/cursor.h"
 #include "common/abi.h"
 
 #include <errno.h>
@@ -224,7 +225,7 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
         return start_failed(s, st);
     }
     if (st == NT_OK)
-        st = ipc_send_all(s->conn, req->data, req->len, deadline_ns, s->cancel_fd);
+        st = ipc_send_all(s->conn, req->out.d, req->out.n, deadline_ns, s->cancel_fd);
     cm_mem_free(&s->mem, req, sizeof *req);
     if (st != NT_OK)
         return io_failure(s, st, "sending CollectTracing");
@@ -246,9 +247,7 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
     if (st != NT_OK)
         return io_failure(s, st, "reading the CollectTracing reply");
     if (h.command_id == IPC_SERVER_ERROR) {
-        s->hresult = plen >= 4 ? (uint32_t)payload[0] | (uint32_t)payload[1] << 8 |
-                                     (uint32_t)payload[2] << 16 | (uint32_t)payload[3] << 24
-                               : 0;
+        s->hresult = plen >= 4 ? cm_le32(payload) : 0;
         const char *name = nt_hresult_name(s->hresult);
         session_set_message(s, "the runtime refused the session: HRESULT 0x%08X%s%s", s->hresult,
                             name ? " " : "", name ? name : "");
@@ -259,8 +258,7 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
                             h.command_id, plen);
         return start_failed(s, NT_ERR_PROTOCOL);
     }
-    for (int i = 7; i >= 0; i--)
-        s->session_id = s->session_id << 8 | payload[i];
+    s->session_id = cm_le64(payload);
 
     if (s->cfg.caller_pumps) {
         s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
