@@ -81,6 +81,39 @@ Test(session_encoding, command_selection)
     cr_assert_eq(ipc_collect_command(&cfg), IPC_EP_COLLECT3);
 }
 
+/* NT_BUFFERING_BLOCK is CollectTracing6 (dotnet/diagnostics' ipc-protocol.md at 3c9f99e, the client's
+ * SerializeV6): CollectTracing5's streaming payload, each provider with an empty event filter, then
+ * the u32 sessionBufferMode, 1 for Block. */
+Test(session_encoding, collect_tracing6_for_block_buffering)
+{
+    nt_provider prov = { .name = "P", .keywords = 0x1980001, .level = 5 };
+    nt_session_config cfg = { .providers = &prov, .provider_count = 1, .buffer_mb = 1024,
+                              .rundown_keyword = NT_DEFAULT_RUNDOWN_KEYWORD, .no_stackwalk = true,
+                              .buffering = NT_BUFFERING_BLOCK };
+    cr_assert_eq(ipc_collect_command(&cfg), IPC_EP_COLLECT6, "Block needs 6 whatever else is asked");
+    static ipc_buf b;
+    cr_assert(ipc_encode_collect(&b, &cfg));
+    static const uint8_t want[] = {
+        'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0, 78, 0, 0x02, 0x07, 0, 0,
+        0, 0, 0, 0,                                     /* session_type 0: streaming */
+        0x00, 0x04, 0, 0,                               /* circularBufferMB 1024 */
+        1, 0, 0, 0,                                     /* format: NetTrace */
+        0x39, 0x01, 0x02, 0x80, 0, 0, 0, 0,             /* rundownKeyword */
+        0,                                              /* requestStackwalk */
+        1, 0, 0, 0,                                     /* one provider */
+        0x01, 0x00, 0x98, 0x01, 0, 0, 0, 0,             /* keywords */
+        5, 0, 0, 0,                                     /* level */
+        2, 0, 0, 0, 'P', 0, 0, 0,                       /* name */
+        0, 0, 0, 0,                                     /* no arguments */
+        0, 0, 0, 0, 0,                                  /* event filter: enable 0, no ids */
+        1, 0, 0, 0,                                     /* sessionBufferMode: Block */
+    };
+    cr_assert_eq(b.out.n, sizeof want);
+    cr_assert_arr_eq(b.out.d, want, sizeof want);
+    cfg.buffering = NT_BUFFERING_DROP;
+    cr_assert_eq(ipc_collect_command(&cfg), IPC_EP_COLLECT3, "Drop is what the runtime does anyway: no 6");
+}
+
 Test(session_encoding, strings_utf16_and_limits)
 {
     static ipc_buf b;
@@ -349,6 +382,85 @@ Test(session_peer, refusal_carries_the_hresult)
     cr_assert_eq(p.request[17], 3);
     nt_session_free(s);
     peer_stop(&p);
+}
+
+/* A session asking for non-lossy buffering, started on p. */
+static nt_session *block_session(counting_sink *c, peer *p, nt_status *st)
+{
+    nt_session_config cfg = NT_STRUCT_INIT(nt_session_config);
+    cfg.sink = count_sink;
+    cfg.sink_user = c;
+    cfg.buffering = NT_BUFFERING_BLOCK;
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert(s);
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_DEFAULT, "nothing is known before the start");
+    nt_endpoint ep = endpoint_at(p->path);
+    *st = nt_session_start_endpoint(s, &ep, nt_deadline_after_ms(2000));
+    return s;
+}
+
+Test(session_peer, block_buffering_sends_collect_tracing6)
+{
+    peer p;
+    cr_assert(peer_start(&p, PEER_STREAM, NULL));
+    counting_sink c = { 0 };
+    nt_status st;
+    nt_session *s = block_session(&c, &p, &st);
+    cr_assert_eq(st, NT_OK, "%s", nt_session_message(s));
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_BLOCK);
+    size_t n = atomic_load(&p.request_len);
+    cr_assert_eq(p.request[16], 2);
+    cr_assert_eq(p.request[17], 7, "CollectTracing6, not %u", p.request[17]);
+    cr_assert_eq(n, (size_t)(p.request[14] | p.request[15] << 8));
+    static const uint8_t streaming[4] = { 0 }, block[4] = { 1, 0, 0, 0 };
+    cr_assert_arr_eq(p.request + 20, streaming, 4, "session_type 0 leads the payload");
+    cr_assert_arr_eq(p.request + n - 4, block, 4, "sessionBufferMode 1 ends it");
+    cr_assert_eq(atomic_load(&p.command_count), 1);
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(2000)), NT_OK);
+    nt_session_free(s);
+    peer_stop(&p);
+}
+
+Test(session_peer, a_runtime_without_collect_tracing6_gets_the_older_command)
+{
+    peer p;
+    cr_assert(peer_start(&p, PEER_STREAM, NULL));
+    p.unknown_command = 7; /* as .NET 10 and earlier answer */
+    counting_sink c = { 0 };
+    nt_status st;
+    nt_session *s = block_session(&c, &p, &st);
+    cr_assert_eq(st, NT_OK, "the session falls back: %s", nt_session_message(s));
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_DROP, "the session says it got the lossy mode");
+    cr_assert_eq(atomic_load(&p.command_count), 2);
+    cr_assert_eq(p.commands[0], 7);
+    cr_assert_eq(p.commands[1], 3, "then CollectTracing2, what the configuration needs otherwise");
+    cr_assert_eq(atomic_load(&p.connections), 2, "a new connection: the runtime hung up on the refusal");
+    cr_assert_eq(nt_session_hresult(s), 0);
+    cr_assert_str_eq(nt_session_message(s), "", "a fallback is not a failure");
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(2000)), NT_OK);
+    cr_assert(atomic_load(&c.bytes) > 0, "the stream came");
+    nt_session_free(s);
+    peer_stop(&p);
+}
+
+Test(session_peer, other_refusals_of_collect_tracing6_stand)
+{
+    peer p;
+    cr_assert(peer_start(&p, PEER_REFUSE, NULL)); /* BAD_ENCODING: the runtime knows 6 and refused it */
+    counting_sink c = { 0 };
+    nt_status st;
+    nt_session *s = block_session(&c, &p, &st);
+    cr_assert_eq(st, NT_ERR_REFUSED);
+    cr_assert_eq(nt_session_hresult(s), 0x80131384u);
+    cr_assert_eq(atomic_load(&p.command_count), 1, "no second request");
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_DEFAULT);
+    nt_session_free(s);
+    peer_stop(&p);
+    nt_session_config bad = NT_STRUCT_INIT(nt_session_config);
+    bad.sink = count_sink;
+    bad.buffering = NT_BUFFERING_BLOCK + 1;
+    cr_assert_null(nt_session_new(&bad, NULL), "an unknown buffering is refused");
+    cr_assert_eq(nt_session_buffering(NULL), NT_BUFFERING_DEFAULT);
 }
 
 typedef struct stopper {

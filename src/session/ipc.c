@@ -64,6 +64,8 @@ bool ipc_end(ipc_buf *b)
 
 uint8_t ipc_collect_command(const nt_session_config *cfg)
 {
+    if (cfg->buffering == NT_BUFFERING_BLOCK)
+        return IPC_EP_COLLECT6;
     if (!cfg->no_rundown && cfg->rundown_keyword != 0 && cfg->rundown_keyword != NT_DEFAULT_RUNDOWN_KEYWORD)
         return IPC_EP_COLLECT4;
     if (cfg->no_stackwalk)
@@ -79,20 +81,10 @@ uint32_t nt_provider_level(const nt_provider *p)
     return p->level == 0 ? 5 : p->level == NT_LEVEL_LOG_ALWAYS ? 0 : p->level;
 }
 
-bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg)
+/* The providers as CollectTracing2-4 send them; with_filter adds
+ * CollectTracing5/6's event filter to each, empty (enable 0, no ids: every event). */
+static void put_providers(ipc_buf *b, const nt_session_config *cfg, bool with_filter)
 {
-    uint8_t cmd = ipc_collect_command(cfg);
-    ipc_begin(b, IPC_SET_EVENTPIPE, cmd);
-    cm_buf_u32(&b->out, cfg->buffer_mb);
-    cm_buf_u32(&b->out, 1); /* format: NetTrace */
-    if (cmd == IPC_EP_COLLECT4) {
-        cm_buf_u64(&b->out, cfg->no_rundown ? 0 : cfg->rundown_keyword);
-        cm_buf_u8(&b->out, cfg->no_stackwalk ? 0 : 1);
-    } else {
-        cm_buf_u8(&b->out, cfg->no_rundown ? 0 : 1);
-        if (cmd == IPC_EP_COLLECT3)
-            cm_buf_u8(&b->out, cfg->no_stackwalk ? 0 : 1);
-    }
     cm_buf_u32(&b->out, (uint32_t)cfg->provider_count);
     for (size_t i = 0; i < cfg->provider_count; i++) {
         const nt_provider *p = &cfg->providers[i];
@@ -100,7 +92,32 @@ bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg)
         cm_buf_u32(&b->out, nt_provider_level(p));
         ipc_put_string(b, p->name);
         ipc_put_string(b, p->arguments);
+        if (with_filter) {
+            cm_buf_u8(&b->out, 0);
+            cm_buf_u32(&b->out, 0);
+        }
     }
+}
+
+bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg)
+{
+    uint8_t cmd = ipc_collect_command(cfg);
+    ipc_begin(b, IPC_SET_EVENTPIPE, cmd);
+    if (cmd == IPC_EP_COLLECT6)
+        cm_buf_u32(&b->out, IPC_SESSION_STREAMING);
+    cm_buf_u32(&b->out, cfg->buffer_mb);
+    cm_buf_u32(&b->out, 1); /* format: NetTrace */
+    if (cmd == IPC_EP_COLLECT4 || cmd == IPC_EP_COLLECT6) {
+        cm_buf_u64(&b->out, cfg->no_rundown ? 0 : cfg->rundown_keyword);
+        cm_buf_u8(&b->out, cfg->no_stackwalk ? 0 : 1);
+    } else {
+        cm_buf_u8(&b->out, cfg->no_rundown ? 0 : 1);
+        if (cmd == IPC_EP_COLLECT3)
+            cm_buf_u8(&b->out, cfg->no_stackwalk ? 0 : 1);
+    }
+    put_providers(b, cfg, cmd == IPC_EP_COLLECT6);
+    if (cmd == IPC_EP_COLLECT6)
+        cm_buf_u32(&b->out, IPC_BUFFER_BLOCK);
     return ipc_end(b);
 }
 

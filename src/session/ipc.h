@@ -21,6 +21,10 @@
 #define IPC_EP_COLLECT2 0x03
 #define IPC_EP_COLLECT3 0x04
 #define IPC_EP_COLLECT4 0x05
+#define IPC_EP_COLLECT6 0x07 /* CollectTracing5's streaming payload + u32 buffering mode (.NET 11+) */
+#define IPC_SESSION_STREAMING 0u /* CollectTracing5/6 session_type: events in the IPC stream */
+#define IPC_BUFFER_DROP 0u       /* CollectTracing6 sessionBufferMode */
+#define IPC_BUFFER_BLOCK 1u
 #define IPC_PROCESS_INFO 0x00
 #define IPC_PROCESS_RESUME 0x01
 #define IPC_PROCESS_INFO2 0x04
@@ -49,7 +53,9 @@ void ipc_put_string(ipc_buf *b, const char *s);
 /* Patch the header's size field; false when the message is too large or malformed UTF-8 was seen. */
 bool ipc_end(ipc_buf *b);
 
-/* Which CollectTracing command a configuration needs (IPC_EP_COLLECT2..4). */
+/* Which CollectTracing command a configuration needs (IPC_EP_COLLECT2..4, or
+ * IPC_EP_COLLECT6 for NT_BUFFERING_BLOCK); a runtime that does not know 6 is
+ * sent what the same configuration with the default buffering needs. */
 uint8_t ipc_collect_command(const nt_session_config *cfg);
 /* Encode the start request for cfg (defaults already applied by the caller). */
 bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg);
