@@ -98,38 +98,43 @@ Test(file_read, whole_file_from_an_offset_in_pieces)
     close(fd);
 }
 
+/* cm_read_file over a pattern file of n bytes from offset at under max_bytes max. */
+static nt_status read_pattern(size_t n, uint64_t at, uint64_t max, cm_mem *mem, cm_file_bytes *f, char *msg,
+                              size_t msg_size)
+{
+    int fd = pattern_file(n);
+    cm_mem_init(mem, NULL);
+    cm_file_read how = { .max_bytes = max };
+    nt_status s = cm_read_file(fd, at, &how, mem, f, msg, msg_size);
+    close(fd);
+    return s;
+}
+
 Test(file_read, an_empty_file_is_no_bytes_at_a_valid_pointer)
 {
-    int fd = pattern_file(0);
     cm_mem mem;
-    cm_mem_init(&mem, NULL);
-    cm_file_read how = { .max_bytes = 10 };
     cm_file_bytes f;
-    cr_assert_eq(cm_read_file(fd, 0, &how, &mem, &f, NULL, 0), NT_OK);
+    cr_assert_eq(read_pattern(0, 0, 10, &mem, &f, NULL, 0), NT_OK);
     cr_assert_eq(f.len, 0);
     cr_assert_not_null(f.data);
     cm_file_bytes_free(&mem, &f);
     cr_assert_eq(mem.used, 0);
-    close(fd);
 }
 
 Test(file_read, a_file_over_the_limit_is_refused_before_allocating)
 {
-    int fd = pattern_file(1001);
     cm_mem mem;
-    cm_mem_init(&mem, NULL);
-    cm_file_read how = { .max_bytes = 1000 };
     cm_file_bytes f;
     char msg[128] = "";
-    cr_assert_eq(cm_read_file(fd, 0, &how, &mem, &f, msg, sizeof msg), NT_ERR_LIMIT);
+    cr_assert_eq(read_pattern(1001, 0, 1000, &mem, &f, msg, sizeof msg), NT_ERR_LIMIT);
     cr_assert(strstr(msg, "1001 bytes") && strstr(msg, "1000 bytes"), "%s", msg);
     cr_assert_eq(mem.peak, 0);
     cr_assert_null(f.data);
     /* From offset 1 the same file is 1000 bytes: within the limit. */
-    cr_assert_eq(cm_read_file(fd, 1, &how, &mem, &f, msg, sizeof msg), NT_OK, "%s", msg);
+    cr_assert_eq(read_pattern(1001, 1, 1000, &mem, &f, msg, sizeof msg), NT_OK, "%s", msg);
     cr_assert_eq(f.len, 1000);
+    check_pattern(f.data, 1, 1000);
     cm_file_bytes_free(&mem, &f);
-    close(fd);
 }
 
 Test(file_read, refusals_say_why_and_hold_nothing)

@@ -26,9 +26,7 @@ static void on_progress(void *user, uint64_t done, uint64_t total)
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize)
 {
     int fd = cli_open_input(path, errbuf, errsize);
-    if (fd < 0)
-        return NT_ERR_IO;
-    nt_status s = cli_feed_fd(p, fd, path, errbuf, errsize);
+    nt_status s = fd < 0 ? NT_ERR_IO : cli_feed_fd(p, fd, path, errbuf, errsize);
     cli_close_input(fd);
     return s;
 }

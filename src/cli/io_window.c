@@ -82,9 +82,7 @@ nt_status cli_feed_path_window(nt_parser *p, const char *path, const nt_time_bou
                                char *errbuf, size_t errsize)
 {
     int fd = cli_open_input(path, errbuf, errsize);
-    if (fd < 0)
-        return NT_ERR_IO;
-    nt_status s = cli_feed_fd_window(p, fd, path, from, to, errbuf, errsize);
+    nt_status s = fd < 0 ? NT_ERR_IO : cli_feed_fd_window(p, fd, path, from, to, errbuf, errsize);
     cli_close_input(fd);
     return s;
 }
