@@ -45,6 +45,16 @@ if [ "${major:-0}" -lt 11 ]; then
         ok "collect --buffering block says the .NET $major runtime gave lossy buffering" ||
         { cat "$tmp/cerr"; fail "collect does not say the buffering was lossy"; }
 fi
+# -- PROGRAM: the runtime connects to collect's diagnostic port; refused there, CollectTracing6 cannot be
+# asked again on that connection, so collect takes the runtime's next one with the lossy buffer.
+"$nt" collect --buffering block -d 1s -o "$tmp/l.nettrace" -- dotnet "$dll" 1 3000 > /dev/null 2> "$tmp/lerr"
+[ -s "$tmp/l.nettrace" ] && ok "collect --buffering block -- PROGRAM recorded" ||
+    { cat "$tmp/lerr"; fail "collect --buffering block -- PROGRAM recorded nothing"; }
+if [ "${major:-0}" -lt 11 ]; then
+    grep -q '^nettrace collect: buffering: lossy: the runtime does not support CollectTracing6' "$tmp/lerr" &&
+        ok "a launched .NET $major program falls back on its next connection, and says so" ||
+        { cat "$tmp/lerr"; fail "a launched program's fallback is not said"; }
+fi
 "$nt" collect -p "$pid" --buffering sometimes -o "$tmp/d.nettrace" > /dev/null 2>&1
 [ $? -eq 2 ] && ok "--buffering sometimes is a usage error" || fail "--buffering sometimes is not a usage error"
 finish
