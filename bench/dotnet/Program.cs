@@ -59,10 +59,13 @@ internal static unsafe class Program
         {
             samples++;
             long sum = 0;
-            foreach (string f in s.Frames)
+            // By index: a foreach over the IReadOnlyList would allocate an enumerator
+            // per sample (3 MB of garbage over the webapp trace's 83K samples).
+            IReadOnlyList<string> names = s.Frames;
+            for (int k = 0; k < names.Count; k++)
             {
                 frames++;
-                sum += f.Length;
+                sum += names[k].Length;
             }
             s_sink += sum;
         }
