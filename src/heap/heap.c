@@ -53,18 +53,20 @@ bool nt_heap_find(const nt_heap *h, uint64_t address, uint32_t *index)
 {
     if (!h || h->n == 0)
         return false;
+    const uint32_t *order = h->by_addr; /* NULL: the objects are in address order */
     uint32_t lo = 0, hi = h->n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (h->addr[h->by_addr[mid]] < address)
+        if (h->addr[order ? order[mid] : mid] < address)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo >= h->n || h->addr[h->by_addr[lo]] != address)
+    uint32_t at = lo < h->n && order ? order[lo] : lo;
+    if (lo >= h->n || h->addr[at] != address)
         return false;
     if (index)
-        *index = h->by_addr[lo];
+        *index = at;
     return true;
 }
 

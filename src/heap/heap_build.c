@@ -270,7 +270,7 @@ static int by_address(const void *a, const void *b, void *ctx)
  * where addresses are spread, O(log n) however they cluster. */
 typedef struct addr_index {
     const uint64_t *sorted;
-    const uint32_t *order;
+    const uint32_t *order;     /* sorted position -> object index; NULL: the same */
     uint32_t n;
     uint64_t lo, hi;           /* the lowest and highest address */
     unsigned shift;
@@ -323,13 +323,36 @@ static uint32_t lookup(const addr_index *x, uint64_t a)
         else
             end = mid;
     }
-    return base < x->n && x->sorted[base] == a ? x->order[base] : NT_HEAP_NONE;
+    if (base >= x->n || x->sorted[base] != a)
+        return NT_HEAP_NONE;
+    return x->order ? x->order[base] : base;
 }
 
-/* by_addr and a transient copy of the sorted addresses (*sorted, freed by the caller). */
+/* Objects in walk order are already in address order when the runtime
+ * walked its heap upwards (one segment or region after the next, as the
+ * runtime does): then the address array is its own sorted copy and
+ * by_addr stays NULL (identity), with no sort and no copy. */
+static bool in_address_order(nt_heap *h)
+{
+    for (uint32_t i = 1; i < h->n; i++)
+        if (h->addr[i] < h->addr[i - 1])
+            return false;
+    for (uint32_t i = 1; i < h->n; i++)
+        if (h->addr[i] == h->addr[i - 1])
+            h->stats.duplicate_objects++; /* the lookup finds the first, as after a stable sort */
+    return true;
+}
+
+/* by_addr and a transient copy of the sorted addresses (*sorted, freed by
+ * the caller); neither when the walk was in address order (*sorted is then
+ * h->addr itself, not to be freed). */
 static bool sort_addresses(nt_heap *h, uint64_t **sorted)
 {
     uint32_t n = h->n;
+    if (in_address_order(h)) {
+        *sorted = h->addr;
+        return true;
+    }
     uint32_t *tmp = cm_mem_alloc(&h->mem, (size_t)n * sizeof *tmp);
     h->by_addr = cm_mem_alloc(&h->mem, (size_t)n * sizeof *h->by_addr);
     *sorted = cm_mem_alloc(&h->mem, (size_t)n * sizeof **sorted);
@@ -529,7 +552,8 @@ nt_status nt_heap_builder_finish(nt_heap_builder *b, const nt_parser *parser, nt
     if (ok)
         resolve_roots(h, &x);
     index_free(&h->mem, &x);
-    cm_mem_free(&h->mem, sorted, (size_t)h->n * sizeof *sorted);
+    if (sorted != h->addr)
+        cm_mem_free(&h->mem, sorted, (size_t)h->n * sizeof *sorted);
     ok = ok && hp_types_finish(h, &b->module_names, b->lim.max_name_bytes) && name_static_roots(b) && trim(b);
     if (!ok) {
         cm_mem_free(&h->mem, h->by_addr, (size_t)h->n * sizeof *h->by_addr);

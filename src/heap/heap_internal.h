@@ -44,7 +44,7 @@ struct nt_heap {
     uint32_t *type;            /* n: type index */
     uint32_t *edge_start;      /* n + 1: object i's edges are edges[edge_start[i] .. edge_start[i + 1]) */
     uint32_t *edges;           /* target object indexes */
-    uint32_t *by_addr;         /* n: object indexes in address order */
+    uint32_t *by_addr;         /* n: object indexes in address order; NULL when the walk was in address order */
     hp_root *roots;
     size_t nroots;
     hp_type *types;
