@@ -3,6 +3,7 @@
  * retained sizes (against an independent algorithm), paths, diffs, the
  * flame-graph exports, and hostile input: edges to unknown objects, cycles,
  * self edges, missing and extra references, gaps, enormous counts, limits. */
+#include "heap/heap_internal.h" /* hp_dominators_bounded */
 #include "heap_ref.h"
 #include "heap_writer.h"
 #include "support.h"
@@ -252,6 +253,9 @@ LTest(heap, random_graphs_match_the_reference)
             roots[r] = (hw_root){ 0x100000 + 64ull * (uint64_t)(rand() % (int)n), (uint8_t)(r % 3), 0 };
         hw_graph g = { types, 5, nd, n, tg, e, roots, 1 + (size_t)(rand() % 5) };
         nt_heap *h = heap_of(&g, 37, round % 2 ? 4 : 8);
+        /* Semi-NCA's climbs, Lengauer–Tarjan's buckets at once (bound 0) and past a bound met midway. */
+        if (round % 3)
+            cr_assert_eq(hp_dominators_bounded(h, round % 3 == 1 ? 0 : n / 4), NT_OK);
         check_against_reference(h);
         nt_heap_table *t;
         cr_assert_eq(nt_heap_type_table(h, NT_HEAP_BY_RETAINED, &t), NT_OK);

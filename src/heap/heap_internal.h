@@ -78,6 +78,11 @@ const char *hp_size_class_suffix(unsigned cls);
  * memory is short or max_name_bytes is reached. */
 bool hp_types_finish(nt_heap *h, const cm_map *module_names, size_t max_name_bytes);
 
+/* nt_heap_dominators with the climbs of semi-NCA bounded by max_climbs
+ * (past it, Lengauer–Tarjan's buckets; 0 takes them at once), so tests
+ * reach both. */
+nt_status hp_dominators_bounded(nt_heap *h, uint64_t max_climbs);
+
 /* Breadth-first search from every root at once, for paths (bfs_*). */
 nt_status hp_bfs(nt_heap *h);
 
