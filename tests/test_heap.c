@@ -511,6 +511,41 @@ LTest(heap, enormous_counts)
 }
 
 /* Sizes beyond any real object (their sum would wrap) are damage: kept as 0 and counted. */
+/* Sizes are kept in 4 bytes, those of 4 GiB and more (up to the 64 GiB an
+ * object may have) beside them: every one reads back whole, in the
+ * retained sizes and the type table too. */
+LTest(heap, sizes_past_four_gib)
+{
+    const uint64_t big[] = { 0xFFFFFFFFull, 1ull << 32, 5ull << 30, 24, (1ull << 36) - 8, 0xFFFFFFFEull };
+    hw_node nd[6];
+    uint64_t tg[5];
+    for (uint32_t i = 0; i < 6; i++) {
+        nd[i] = (hw_node){ 0x1000 + 0x100ull * i, big[i], 0x100, i, i < 5 };
+        if (i < 5)
+            tg[i] = 0x1000 + 0x100ull * (i + 1); /* a list: each object retains those after it */
+    }
+    hw_root r = { 0x1000, 0, 0 };
+    hw_graph g = { types, 1, nd, 6, tg, 5, &r, 1 };
+    nt_heap *h = heap_of(&g, 4, 8);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < 6; i++) {
+        cr_assert_eq(nt_heap_object_at(h, i).size, big[i], "object %u: %llu bytes", i,
+                     (unsigned long long)nt_heap_object_at(h, i).size);
+        total += big[i];
+    }
+    check_against_reference(h);
+    cr_assert_eq(nt_heap_retained(h, 0), total);
+    cr_assert_eq(nt_heap_retained(h, 4), big[4] + big[5]);
+    nt_heap_stats st = { 0 };
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.total_bytes, total);
+    nt_heap_table *t;
+    cr_assert_eq(nt_heap_type_table(h, NT_HEAP_BY_SHALLOW, &t), NT_OK);
+    cr_assert_eq(t->total_bytes, total);
+    nt_heap_table_free(t);
+    nt_heap_free(h);
+}
+
 LTest(heap, impossible_sizes)
 {
     hw_node nd[] = { { 0x1000, 1ull << 63, 0x100, 0, 0 }, { 0x2000, 1ull << 63, 0x100, 0, 0 }, { 0x3000, 24, 0x100, 0, 0 } };

@@ -324,7 +324,7 @@ static bool lt_results(nt_heap *h, lt *s)
     if (!h->idom || !h->retained)
         return false;
     for (uint32_t i = 0; i < h->n; i++)
-        h->retained[i] = h->size[i];
+        h->retained[i] = hp_size(h, i);
     for (uint32_t i = s->count; i >= 2; i--) {
         uint32_t v = s->vertex[i], d = s->vertex[s->parent[i]];
         h->idom[v] = d == h->n ? NT_HEAP_NONE : d;

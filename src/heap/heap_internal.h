@@ -31,6 +31,14 @@ typedef struct hp_root {
     uint32_t type;       /* static fields: the declaring type's index; else NT_HEAP_NONE */
 } hp_root;
 
+/* Sizes take 4 bytes an object; the rare object of 4 GiB or more keeps
+ * its size here, the list in index order. */
+#define HP_SIZE_BIG UINT32_MAX
+typedef struct hp_big_size {
+    uint32_t obj;
+    uint64_t size;
+} hp_big_size;
+
 /* A growable pool of NUL-terminated names; offset 0 is "". */
 typedef struct hp_names {
     char *p;
@@ -40,7 +48,10 @@ typedef struct hp_names {
 struct nt_heap {
     cm_mem mem;
     uint32_t n;                /* objects */
-    uint64_t *addr, *size;     /* n each */
+    uint64_t *addr;            /* n */
+    uint32_t *size;            /* n: the size, or HP_SIZE_BIG: the size is in big (hp_size) */
+    hp_big_size *big;          /* the objects of HP_SIZE_BIG bytes or more, by index */
+    size_t nbig, cap_big;
     uint32_t *type;            /* n: type index */
     uint32_t *edge_start;      /* n + 1: object i's edges are edges[edge_start[i] .. edge_start[i + 1]) */
     uint32_t *edges;           /* target object indexes */
@@ -66,6 +77,14 @@ static inline const char *hp_name(const nt_heap *h, uint32_t off) { return h->na
 /* Append s (len bytes) and a NUL to the pool; *off its offset.  False when
  * memory is short or the pool would pass max bytes. */
 bool hp_names_add(cm_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off);
+
+/* The size of object i (of an object in big: found by binary search). */
+uint64_t hp_big_size_of(const nt_heap *h, uint32_t i);
+static inline uint64_t hp_size(const nt_heap *h, uint32_t i)
+{
+    uint32_t s = h->size[i];
+    return s != HP_SIZE_BIG ? s : hp_big_size_of(h, i);
+}
 
 /* dotnet-gcdump's size classes: 0 for objects up to 1,000 bytes, then
  * 1 (" (Bytes > 1K)") to 6 (" (Bytes > 100M)"). */
@@ -95,7 +114,7 @@ nt_status hp_dom_children(nt_heap *h, uint32_t **start, uint32_t **child);
 /* Row of object i in the type tables: its canonical type and size class. */
 static inline uint64_t hp_row_key(const nt_heap *h, uint32_t i)
 {
-    return ((uint64_t)h->types[h->type[i]].canon << 3) | hp_size_class(h->size[i]);
+    return ((uint64_t)h->types[h->type[i]].canon << 3) | hp_size_class(hp_size(h, i));
 }
 
 #endif

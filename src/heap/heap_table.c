@@ -49,9 +49,10 @@ static bool make_rows(nt_heap *h, hp_table *t, uint32_t *row_of)
         }
         nt_heap_type_row *row = &t->pub.rows[*v - 1];
         row->count++;
-        row->shallow_bytes += h->size[i];
+        uint64_t size = hp_size(h, i);
+        row->shallow_bytes += size;
         /* Keep the size class with the row until the names are made. */
-        row->name = (const char *)(uintptr_t)hp_size_class(h->size[i]);
+        row->name = (const char *)(uintptr_t)hp_size_class(size);
         row_of[i] = *v - 1;
     }
     cm_mem_free(&t->mem, slot, slots * sizeof *slot);
