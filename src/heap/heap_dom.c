@@ -35,12 +35,23 @@ typedef struct lt {
     uint32_t *pred_start;/* while searching: the next reference to follow; then where the predecessors start */
     uint32_t *preds;     /* the numbers of every node's predecessors */
     lt_node *nd;         /* made after the predecessors, when num and from_root are gone */
-    uint8_t *from_root;  /* by node: the virtual root has an edge to it */
+    uint8_t *from_root;  /* by node: the virtual root has an edge to it (LT_TREE: the search took it) */
+    uint64_t *tree;      /* by reference: the search took it (a bit each) */
     size_t root_edges;   /* how many nodes that is */
     size_t npreds;       /* entries of preds */
+    size_t tree_words;
     bool past_roots;     /* the search has gone past the root objects */
     uint64_t reached_from_roots; /* objects numbered before that */
 } lt;
+
+/* A DFS tree edge offers its target's semidominator nothing below the
+ * target's parent, which the semidominator starts from: tree edges are
+ * left out of the predecessors (a node's parent is no predecessor to look
+ * at), so those hold the references the search did not take. */
+#define LT_TREE 2
+
+static size_t lt_tree_words(const nt_heap *h) { return ((size_t)h->stats.edges + 63) / 64 + 1; }
+static bool lt_is_tree(const uint64_t *tree, size_t k) { return (tree[k / 64] >> (k % 64)) & 1; }
 
 /* How many references ahead the passes over all of them ask for their targets' lines. */
 #define LT_AHEAD 16u
@@ -57,7 +68,9 @@ static void lt_free(lt *s)
     }
     cm_mem_free(s->mem, s->preds, (s->npreds ? s->npreds : 1) * sizeof(uint32_t));
     cm_mem_free(s->mem, s->from_root, slots);
+    cm_mem_free(s->mem, s->tree, s->tree_words * sizeof *s->tree);
     cm_mem_free(s->mem, s->nd, slots * sizeof *s->nd);
+    s->tree = NULL;
     s->preds = NULL;
     s->from_root = NULL;
     s->nd = NULL;
@@ -77,6 +90,10 @@ static bool lt_alloc_search(lt *s)
     if (!s->from_root)
         return false;
     memset(s->from_root, 0, slots);
+    s->tree = cm_mem_alloc(s->mem, s->tree_words * sizeof *s->tree);
+    if (!s->tree)
+        return false;
+    memset(s->tree, 0, s->tree_words * sizeof *s->tree);
     return true;
 }
 
@@ -146,6 +163,7 @@ static void lt_search(nt_heap *h, lt *s)
         if (cur == 1) { /* at the virtual root */
             if (!lt_root_next(h, s, &root_pos, &w))
                 break;
+            s->from_root[w] = LT_TREE;
             cur = lt_enter(h, s, w, 1);
             continue;
         }
@@ -157,18 +175,21 @@ static void lt_search(nt_heap *h, lt *s)
             continue;
         }
         s->pred_start[cur] = k + 1;
+        s->tree[k / 64] |= 1ull << (k % 64);
         cur = lt_enter(h, s, h->edges[k], cur);
     }
     h->stats.unreachable = h->n - s->reached_from_roots;
 }
 
-/* Predecessor lists by DFS number, of numbers: the references reversed and
- * the virtual root (number 1) before the objects it leads to.  Numbered so
- * that the dominator pass reads them in order. */
+/* Predecessor lists by DFS number, of numbers: the references the search
+ * did not take, reversed, and the virtual root (number 1) before the
+ * objects it leads to but did not enter.  Numbered so that the dominator
+ * pass reads them in order. */
 static bool lt_preds(const nt_heap *h, lt *s)
 {
     size_t slots = (size_t)s->count + 2;
-    s->npreds = (size_t)h->stats.edges + s->root_edges;
+    /* every node but the virtual root was entered by one tree edge */
+    s->npreds = (size_t)h->stats.edges + s->root_edges - (s->count - 1);
     s->preds = cm_mem_alloc(s->mem, (s->npreds ? s->npreds : 1) * sizeof(uint32_t));
     if (!s->preds)
         return false;
@@ -180,20 +201,21 @@ static bool lt_preds(const nt_heap *h, lt *s)
      * anywhere. */
     const uint32_t *edges = h->edges;
     size_t m = h->stats.edges;
+    const uint64_t *tree = s->tree;
     for (uint32_t v = 0; v < h->n; v++)
-        cnt[num[v] + 1] += s->from_root[v];
+        cnt[num[v] + 1] += s->from_root[v] == 1;
     for (size_t k = 0; k < m; k++) {
         if (k + 2 * LT_AHEAD < m)
             CC_PREFETCH(&num[edges[k + 2 * LT_AHEAD]]);
         if (k + LT_AHEAD < m)
             CC_PREFETCH(&cnt[num[edges[k + LT_AHEAD]] + 1]);
-        cnt[num[edges[k]] + 1]++;
+        cnt[num[edges[k]] + 1] += !lt_is_tree(tree, k);
     }
     for (size_t i = 1; i < slots; i++)
         cnt[i] += cnt[i - 1];
     /* Fill with cnt[x] as x's write cursor, then shift back to starts. */
     for (uint32_t v = 0; v < h->n; v++)
-        if (s->from_root[v])
+        if (s->from_root[v] == 1)
             s->preds[cnt[num[v]]++] = 1;
     for (uint32_t v = 0; v < h->n; v++) {
         uint32_t nv = num[v];
@@ -202,7 +224,8 @@ static bool lt_preds(const nt_heap *h, lt *s)
                 CC_PREFETCH(&num[edges[k + 2 * LT_AHEAD]]);
             if (k + LT_AHEAD < m)
                 CC_PREFETCH(&cnt[num[edges[k + LT_AHEAD]]]);
-            s->preds[cnt[num[edges[k]]]++] = nv;
+            if (!lt_is_tree(tree, k))
+                s->preds[cnt[num[edges[k]]]++] = nv;
         }
     }
     for (size_t i = slots - 1; i > 0; i--)
@@ -247,6 +270,8 @@ static void lt_semi(lt *s, uint32_t *bucket, uint32_t *next, uint32_t *dom)
     for (uint32_t i = 1; i <= s->count; i++)
         nd[i] = (lt_node){ i, i, 0 };
     for (uint32_t i = s->count; i >= 2; i--) {
+        uint32_t p = s->parent[i];
+        nd[i].semi = p; /* the tree edge's offer, left out of the predecessors */
         if (s->pred_start[i] >= LT_AHEAD) /* the numbers below are read next, their predecessors' state soon */
             CC_PREFETCH(&nd[s->preds[s->pred_start[i] - LT_AHEAD]]);
         for (uint32_t k = s->pred_start[i]; k < s->pred_start[i + 1]; k++) {
@@ -254,7 +279,6 @@ static void lt_semi(lt *s, uint32_t *bucket, uint32_t *next, uint32_t *dom)
             if (nd[u].semi < nd[i].semi)
                 nd[i].semi = nd[u].semi;
         }
-        uint32_t p = s->parent[i];
         nd[i].ancestor = p; /* LINK */
         if (!bucket)
             continue;
@@ -348,8 +372,10 @@ static bool lt_run(nt_heap *h, lt *s, uint64_t max_climbs)
     size_t slots = lt_slots(s);
     cm_mem_free(s->mem, s->num, slots * sizeof(uint32_t));
     cm_mem_free(s->mem, s->from_root, slots);
+    cm_mem_free(s->mem, s->tree, s->tree_words * sizeof *s->tree);
     s->num = NULL;
     s->from_root = NULL;
+    s->tree = NULL;
     s->nd = cm_mem_alloc(s->mem, slots * sizeof *s->nd);
     if (!s->nd)
         return false;
@@ -376,6 +402,7 @@ nt_status hp_dominators_bounded(nt_heap *h, uint64_t max_climbs)
     lt s = { 0 };
     s.mem = &h->mem;
     s.n = h->n;
+    s.tree_words = lt_tree_words(h);
     bool ok = lt_run(h, &s, max_climbs);
     lt_free(&s);
     if (!ok) {
