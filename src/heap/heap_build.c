@@ -25,6 +25,8 @@ nt_heap_builder *nt_heap_builder_new(const nt_heap_limits *limits, const nt_allo
         return NULL;
     }
     b->lim.max_objects = pick(l.max_objects, NT_HEAP_DEFAULT_MAX_OBJECTS);
+    if (b->lim.max_objects > HP_MAX_OBJECTS)
+        b->lim.max_objects = HP_MAX_OBJECTS;
     b->lim.max_edges = pick(l.max_edges, NT_HEAP_DEFAULT_MAX_EDGES);
     b->lim.max_roots = pick(l.max_roots, NT_HEAP_DEFAULT_MAX_ROOTS);
     b->lim.max_types = pick(l.max_types, NT_HEAP_DEFAULT_MAX_TYPES);

@@ -32,8 +32,9 @@ typedef struct lt {
     uint32_t *num;       /* by node: its number (0: not yet reached); freed after the predecessors */
     uint32_t *vertex;    /* number -> node */
     uint32_t *parent;    /* the DFS parent's number; at the end the immediate dominator's */
-    uint32_t *pred_start;/* while searching: the next reference to follow; then where the predecessors start */
-    uint32_t *preds;     /* the numbers of every node's predecessors */
+    uint32_t *cursor;    /* while searching: the next reference to follow; then the predecessors' counts */
+    uint32_t *preds;     /* the numbers of every node's predecessors, by node; a list's first has LT_FIRST */
+    uint64_t *has_preds; /* by number, a bit each: the node has predecessors in preds */
     lt_node *nd;         /* made after the predecessors, when num and from_root are gone */
     uint8_t *from_root;  /* by node: the virtual root has an edge to it (LT_TREE: the search took it) */
     uint64_t *tree;      /* by reference: the search took it (a bit each) */
@@ -50,6 +51,11 @@ typedef struct lt {
  * at), so those hold the references the search did not take. */
 #define LT_TREE 2
 
+/* The first predecessor of each node's list carries this bit, so the lists
+ * need no start array: the dominator pass reads them from the end down.
+ * Numbers stay below it (the builder takes at most HP_MAX_OBJECTS). */
+#define LT_FIRST 0x80000000u
+
 static size_t lt_tree_words(const nt_heap *h) { return ((size_t)h->stats.edges + 63) / 64 + 1; }
 static bool lt_is_tree(const uint64_t *tree, size_t k) { return (tree[k / 64] >> (k % 64)) & 1; }
 
@@ -61,7 +67,7 @@ static size_t lt_slots(const lt *s) { return (size_t)s->n + 3; }
 static void lt_free(lt *s)
 {
     size_t slots = lt_slots(s);
-    uint32_t **a[] = { &s->num, &s->vertex, &s->parent, &s->pred_start };
+    uint32_t **a[] = { &s->num, &s->vertex, &s->parent, &s->cursor };
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
         cm_mem_free(s->mem, *a[i], slots * sizeof(uint32_t));
         *a[i] = NULL;
@@ -69,7 +75,9 @@ static void lt_free(lt *s)
     cm_mem_free(s->mem, s->preds, (s->npreds ? s->npreds : 1) * sizeof(uint32_t));
     cm_mem_free(s->mem, s->from_root, slots);
     cm_mem_free(s->mem, s->tree, s->tree_words * sizeof *s->tree);
+    cm_mem_free(s->mem, s->has_preds, (slots / 64 + 1) * sizeof *s->has_preds);
     cm_mem_free(s->mem, s->nd, slots * sizeof *s->nd);
+    s->has_preds = NULL;
     s->tree = NULL;
     s->preds = NULL;
     s->from_root = NULL;
@@ -79,7 +87,7 @@ static void lt_free(lt *s)
 static bool lt_alloc_search(lt *s)
 {
     size_t slots = lt_slots(s);
-    uint32_t **a[] = { &s->num, &s->vertex, &s->parent, &s->pred_start };
+    uint32_t **a[] = { &s->num, &s->vertex, &s->parent, &s->cursor };
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
         *a[i] = cm_mem_alloc(s->mem, slots * sizeof(uint32_t));
         if (!*a[i])
@@ -106,7 +114,7 @@ static inline uint32_t lt_enter(const nt_heap *h, lt *s, uint32_t w, uint32_t pv
     s->num[w] = v;
     s->vertex[v] = w;
     s->parent[v] = pv;
-    s->pred_start[v] = h->edge_start[w];
+    s->cursor[v] = h->edge_start[w];
     for (uint32_t k = h->edge_start[w], e = h->edge_start[w + 1]; k < e && k < h->edge_start[w] + 8; k++) {
         CC_PREFETCH(&s->num[h->edges[k]]);
         CC_PREFETCH(&h->edge_start[h->edges[k]]);
@@ -150,7 +158,7 @@ static bool lt_root_next(const nt_heap *h, lt *s, uint32_t *pos, uint32_t *w)
 
 /* Number the nodes in depth-first preorder from the virtual root.  The
  * search's path is the chain of DFS parents from the current node; each
- * node's next reference to follow is kept in pred_start, which the
+ * node's next reference to follow is kept in cursor, which the
  * predecessors fill only afterwards. */
 static void lt_search(nt_heap *h, lt *s)
 {
@@ -167,14 +175,14 @@ static void lt_search(nt_heap *h, lt *s)
             cur = lt_enter(h, s, w, 1);
             continue;
         }
-        uint32_t v = s->vertex[cur], k = s->pred_start[cur], e = h->edge_start[v + 1];
+        uint32_t v = s->vertex[cur], k = s->cursor[cur], e = h->edge_start[v + 1];
         while (k < e && s->num[h->edges[k]])
             k++;
         if (k == e) {
             cur = s->parent[cur];
             continue;
         }
-        s->pred_start[cur] = k + 1;
+        s->cursor[cur] = k + 1;
         s->tree[k / 64] |= 1ull << (k % 64);
         cur = lt_enter(h, s, h->edges[k], cur);
     }
@@ -191,9 +199,11 @@ static bool lt_preds(const nt_heap *h, lt *s)
     /* every node but the virtual root was entered by one tree edge */
     s->npreds = (size_t)h->stats.edges + s->root_edges - (s->count - 1);
     s->preds = cm_mem_alloc(s->mem, (s->npreds ? s->npreds : 1) * sizeof(uint32_t));
-    if (!s->preds)
+    s->has_preds = cm_mem_alloc(s->mem, (lt_slots(s) / 64 + 1) * sizeof *s->has_preds);
+    if (!s->preds || !s->has_preds)
         return false;
-    uint32_t *cnt = s->pred_start;
+    memset(s->has_preds, 0, (lt_slots(s) / 64 + 1) * sizeof *s->has_preds);
+    uint32_t *cnt = s->cursor;
     const uint32_t *num = s->num;
     memset(cnt, 0, slots * sizeof(uint32_t));
     /* Two passes over every reference, each reading its target's number and
@@ -213,7 +223,7 @@ static bool lt_preds(const nt_heap *h, lt *s)
     }
     for (size_t i = 1; i < slots; i++)
         cnt[i] += cnt[i - 1];
-    /* Fill with cnt[x] as x's write cursor, then shift back to starts. */
+    /* Fill with cnt[x] as x's write cursor. */
     for (uint32_t v = 0; v < h->n; v++)
         if (s->from_root[v] == 1)
             s->preds[cnt[num[v]]++] = 1;
@@ -228,9 +238,13 @@ static bool lt_preds(const nt_heap *h, lt *s)
                 s->preds[cnt[num[edges[k]]]++] = nv;
         }
     }
-    for (size_t i = slots - 1; i > 0; i--)
-        cnt[i] = cnt[i - 1];
-    cnt[0] = 0;
+    /* cnt[x] is now where x's list ends and x + 1's starts: mark each list's first. */
+    for (uint32_t x = 2; x <= s->count; x++) {
+        if (cnt[x - 1] < cnt[x]) {
+            s->preds[cnt[x - 1]] |= LT_FIRST;
+            s->has_preds[x / 64] |= 1ull << (x % 64);
+        }
+    }
     return true;
 }
 
@@ -267,15 +281,19 @@ static uint32_t lt_eval(lt_node *nd, uint32_t v)
 static void lt_semi(lt *s, uint32_t *bucket, uint32_t *next, uint32_t *dom)
 {
     lt_node *nd = s->nd;
+    size_t k = s->npreds; /* the lists are read from the last number's down */
     for (uint32_t i = 1; i <= s->count; i++)
         nd[i] = (lt_node){ i, i, 0 };
     for (uint32_t i = s->count; i >= 2; i--) {
         uint32_t p = s->parent[i];
         nd[i].semi = p; /* the tree edge's offer, left out of the predecessors */
-        if (s->pred_start[i] >= LT_AHEAD) /* the numbers below are read next, their predecessors' state soon */
-            CC_PREFETCH(&nd[s->preds[s->pred_start[i] - LT_AHEAD]]);
-        for (uint32_t k = s->pred_start[i]; k < s->pred_start[i + 1]; k++) {
-            uint32_t u = lt_eval(nd, s->preds[k]);
+        if (k >= LT_AHEAD) /* the numbers below are read next, their predecessors' state soon */
+            CC_PREFETCH(&nd[s->preds[k - LT_AHEAD] & ~LT_FIRST]);
+        bool first = !((s->has_preds[i / 64] >> (i % 64)) & 1);
+        while (!first) {
+            uint32_t v = s->preds[--k];
+            first = v & LT_FIRST;
+            uint32_t u = lt_eval(nd, v & ~LT_FIRST);
             if (nd[u].semi < nd[i].semi)
                 nd[i].semi = nd[u].semi;
         }
@@ -373,9 +391,11 @@ static bool lt_run(nt_heap *h, lt *s, uint64_t max_climbs)
     cm_mem_free(s->mem, s->num, slots * sizeof(uint32_t));
     cm_mem_free(s->mem, s->from_root, slots);
     cm_mem_free(s->mem, s->tree, s->tree_words * sizeof *s->tree);
+    cm_mem_free(s->mem, s->cursor, slots * sizeof(uint32_t));
     s->num = NULL;
     s->from_root = NULL;
     s->tree = NULL;
+    s->cursor = NULL;
     s->nd = cm_mem_alloc(s->mem, slots * sizeof *s->nd);
     if (!s->nd)
         return false;
@@ -386,10 +406,10 @@ static bool lt_run(nt_heap *h, lt *s, uint64_t max_climbs)
         s->parent[i] = s->nd[i].label;
     cm_mem_free(s->mem, s->nd, slots * sizeof *s->nd);
     cm_mem_free(s->mem, s->preds, (s->npreds ? s->npreds : 1) * sizeof(uint32_t));
-    cm_mem_free(s->mem, s->pred_start, slots * sizeof(uint32_t));
+    cm_mem_free(s->mem, s->has_preds, (slots / 64 + 1) * sizeof *s->has_preds);
     s->nd = NULL;
     s->preds = NULL;
-    s->pred_start = NULL;
+    s->has_preds = NULL;
     return lt_results(h, s);
 }
 

@@ -31,6 +31,10 @@ typedef struct hp_root {
     uint32_t type;       /* static fields: the declaring type's index; else NT_HEAP_NONE */
 } hp_root;
 
+/* The most objects a heap takes, whatever max_objects says: the dominators
+ * number the nodes (objects and the virtual root) in 31 bits. */
+#define HP_MAX_OBJECTS 0x7FFFFFFEu
+
 /* Sizes take 4 bytes an object; the rare object of 4 GiB or more keeps
  * its size here, the list in index order. */
 #define HP_SIZE_BIG UINT32_MAX
