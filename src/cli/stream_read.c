@@ -58,7 +58,8 @@ static bool map_for_parallel(cli_stream *st, const char *path)
 }
 
 nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound *from, const nt_time_bound *to,
-                          const nt_callbacks *cb, void *user, bool lazy_names, char *err, size_t errsize)
+                          const nt_callbacks *cb, void *user, const nt_parallel_consumer *consumer, bool lazy_names,
+                          char *err, size_t errsize)
 {
     memset(st, 0, sizeof *st);
     /* A window is read by one parser: through the sidecar it reads only the window's blocks (io_window.c),
@@ -75,7 +76,7 @@ nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound 
     }
     cli_progress_start();
     cli_progress_phase("reading");
-    nt_parallel_options opt = { .jobs = jobs_wanted, .lazy_names = lazy_names };
+    nt_parallel_options opt = { .jobs = jobs_wanted, .lazy_names = lazy_names, .consumer = consumer };
     /* Smaller parts, so that the tests cut small files too (nettrace(1), ENVIRONMENT). */
     const char *part = getenv("NETTRACE_PART_BYTES");
     if (part && *part)

@@ -383,27 +383,29 @@ static TR_SLOW_PATH bool keep_labels(nt_trace_builder *b, const nt_sample *s)
     return !lp || tr_note_labels(b, b->t->nsamples, lp);
 }
 
-static int on_sample(void *user, const nt_sample *s)
+uint32_t tr_builder_sample_stack(nt_trace_builder *b, const nt_sample *s)
 {
-    nt_trace_builder *b = user;
-    if (b->failed)
-        return 1;
     uint32_t n = s->stack ? s->stack->count : 0;
     if (!s->stack && s->stack_id != 0)
         b->t->samples_unknown_stack++;
-    uint32_t st;
     tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
     if (n && c->interval == s->stack->interval && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
         c->last == s->stack->ips[n - 1])
-        st = c->istack;
-    else if ((st = stack_slow(b, s, n, c)) == UINT32_MAX)
-        return 1;
+        return c->istack;
+    return stack_slow(b, s, n, c);
+}
+
+uint32_t tr_builder_thread(nt_trace_builder *b, uint64_t thread_id)
+{
     /* Samples of a few threads interleave: a small direct-mapped cache in
      * front of the map. */
-    tr_thread_slot *ts = &b->tcache[(s->thread_id * 0x9E3779B97F4A7C15ull) >> (64 - TR_TCACHE_BITS)]; /* ids are often multiples of 4 */
-    uint32_t th = ts->id == s->thread_id ? ts->index : UINT32_MAX;
-    if (th == UINT32_MAX && (th = thread_slow(b, s->thread_id, ts)) == UINT32_MAX)
-        return 1;
+    tr_thread_slot *ts = &b->tcache[(thread_id * 0x9E3779B97F4A7C15ull) >> (64 - TR_TCACHE_BITS)]; /* ids are often multiples of 4 */
+    uint32_t th = ts->id == thread_id ? ts->index : UINT32_MAX;
+    return th != UINT32_MAX ? th : thread_slow(b, thread_id, ts);
+}
+
+int tr_builder_store(nt_trace_builder *b, const nt_sample *s, uint32_t st, uint32_t th)
+{
     uint32_t type = s->type > 254 ? 255 : s->type;
     if (b->aggregate)
         return count_sample(b, s, st, th | (type << 24)); /* counted samples keep no labels */
@@ -417,6 +419,20 @@ static int on_sample(void *user, const nt_sample *s)
         b->sorted = false;
     b->last_ticks = s->timestamp;
     return 0;
+}
+
+static int on_sample(void *user, const nt_sample *s)
+{
+    nt_trace_builder *b = user;
+    if (b->failed)
+        return 1;
+    uint32_t st = tr_builder_sample_stack(b, s);
+    if (st == UINT32_MAX)
+        return 1;
+    uint32_t th = tr_builder_thread(b, s->thread_id);
+    if (th == UINT32_MAX)
+        return 1;
+    return tr_builder_store(b, s, st, th);
 }
 
 /* Stack ids are scoped by the parser's nt_stack.interval: nothing to count

@@ -219,6 +219,14 @@ static inline uint32_t line_hash(uint64_t line)
     return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
 
+/* A sample's intake in three steps (on_sample, and the merge of a part's
+ * builder, build_part.c): its interned stack (UINT32_MAX: the build failed),
+ * its thread's index (UINT32_MAX: failed), then the sample kept or counted
+ * (nonzero: the build failed). */
+uint32_t tr_builder_sample_stack(nt_trace_builder *b, const nt_sample *s);
+uint32_t tr_builder_thread(nt_trace_builder *b, uint64_t thread_id);
+int tr_builder_store(nt_trace_builder *b, const nt_sample *s, uint32_t st, uint32_t th);
+
 /* labels.c: sample number sample's labels l noted (interned); false when memory is short. */
 bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l);
 /* A sample with labels given (a cut from a window's log: its sample has no event). */
