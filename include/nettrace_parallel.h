@@ -94,7 +94,8 @@ typedef struct nt_parallel_options {
     const nt_limits *limits;   /**< every part's parser's limits (NULL: defaults) */
     const nt_allocator *alloc; /**< NULL = malloc; called from several threads at once */
     bool lazy_names;           /**< records carry names as nt_str16 only (nt_parser_set_lazy_names) */
-    const nt_parallel_consumer *consumer; /**< per-part consumers (copied; NULL: parts are replayed) */
+    const nt_parallel_consumer *consumer; /**< per-part consumers (copied; NULL: parts are replayed); a member
+                                               beyond the first layout: set struct_size to use it */
 } nt_parallel_options;
 
 #define NT_DEFAULT_PARALLEL_PART_BYTES (8u << 20)

@@ -76,7 +76,8 @@ nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound 
     }
     cli_progress_start();
     cli_progress_phase("reading");
-    nt_parallel_options opt = { .jobs = jobs_wanted, .lazy_names = lazy_names, .consumer = consumer };
+    nt_parallel_options opt = { .struct_size = sizeof opt, .jobs = jobs_wanted, .lazy_names = lazy_names,
+                                .consumer = consumer };
     /* Smaller parts, so that the tests cut small files too (nettrace(1), ENVIRONMENT). */
     const char *part = getenv("NETTRACE_PART_BYTES");
     if (part && *part)
