@@ -15,7 +15,6 @@
  * raw ip of an id is uaddr[id]), which is also its resolved form when no
  * frame of it can resolve differently over time. */
 typedef struct tr_istack {
-    uint64_t hash;
     uint32_t off, count;
 } tr_istack;
 
@@ -92,8 +91,7 @@ struct nt_trace_builder {
 
     tr_istack *istacks;
     size_t nistacks, istacks_cap;
-    uint32_t *itable;       /* open addressing: istack index + 1, 0 = empty */
-    size_t itable_cap;
+    cm_map stack_index;     /* keyed hash of a stack's ips (hash_ips) -> istack (cm_map_find) */
 
     tr_idcache idcache[TR_IDCACHE];
     cm_map thread_index;    /* thread id -> index */
@@ -159,7 +157,7 @@ struct nt_trace_builder {
 
     /* Labels (labels.c): kept per sample when asked (not when counting). */
     bool keep_labels;
-    cm_map label_index;     /* keyed hash of a set (+ probe) -> its number */
+    cm_map label_index;     /* keyed hash of a set (labels_hash) -> its number (cm_map_find) */
     const nt_event_labels *given_labels; /* the next sample's, when it comes without an event (a window's cut) */
 };
 
@@ -226,6 +224,10 @@ static inline uint32_t line_hash(uint64_t line)
 uint32_t tr_builder_sample_stack(nt_trace_builder *b, const nt_sample *s);
 uint32_t tr_builder_thread(nt_trace_builder *b, uint64_t thread_id);
 int tr_builder_store(nt_trace_builder *b, const nt_sample *s, uint32_t st, uint32_t th);
+/* The stack ips[0..n) that a part's builder interned as its address ids part_ids, interned into b
+ * (amap: the part's address ids -> b's, UINT32_MAX until looked up); UINT32_MAX when the build failed. */
+uint32_t tr_builder_intern_part(nt_trace_builder *b, const uint64_t *ips, uint32_t n, const uint32_t *part_ids,
+                                uint32_t *amap);
 
 /* labels.c: sample number sample's labels l noted (interned); false when memory is short. */
 bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l);

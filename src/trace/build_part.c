@@ -190,8 +190,10 @@ static bool may_reach_limit(const nt_trace_builder *b, const tr_part *p)
            b->nistacks + p->local->nistacks >= UINT32_MAX - 1;
 }
 
-/* The stream's interned stack for the local one l: the same ips interned into b. */
-static uint32_t merge_stack(nt_trace_builder *b, const tr_part *p, uint32_t l, uint64_t **ips, size_t *ips_cap)
+/* The stream's interned stack for the local one l: the same ips interned into b (amap: the
+ * local address ids' ids in b, so that each address of the part is looked up once). */
+static uint32_t merge_stack(nt_trace_builder *b, const tr_part *p, uint32_t l, uint32_t *amap, uint64_t **ips,
+                           size_t *ips_cap)
 {
     const nt_trace_builder *lb = p->local;
     const tr_istack *ls = &lb->istacks[l];
@@ -200,12 +202,11 @@ static uint32_t merge_stack(nt_trace_builder *b, const tr_part *p, uint32_t l, u
     const uint32_t *ids = tr_ids(lb->t, ls->off, ls->count);
     for (uint32_t k = 0; k < ls->count; k++)
         (*ips)[k] = lb->uaddr[ids[k]];
-    nt_stack stack = { .ips = *ips, .count = ls->count };
-    return tr_builder_intern(b, &stack);
+    return tr_builder_intern_part(b, *ips, ls->count, ids, amap);
 }
 
 /* Every entry of p in order; nonzero when the build failed (memory). */
-static int merge_entries(nt_trace_builder *b, const tr_part *p, uint32_t *stacks, uint32_t *threads)
+static int merge_entries(nt_trace_builder *b, const tr_part *p, uint32_t *stacks, uint32_t *threads, uint32_t *amap)
 {
     uint64_t *ips = NULL;
     size_t ips_cap = 0;
@@ -219,7 +220,7 @@ static int merge_entries(nt_trace_builder *b, const tr_part *p, uint32_t *stacks
                                      : tr_on_assembly(b, &p->assemblies[e->stack]);
             continue;
         }
-        if (stacks[e->stack] == UINT32_MAX && (stacks[e->stack] = merge_stack(b, p, e->stack, &ips, &ips_cap)) == UINT32_MAX)
+        if (stacks[e->stack] == UINT32_MAX && (stacks[e->stack] = merge_stack(b, p, e->stack, amap, &ips, &ips_cap)) == UINT32_MAX)
             rc = 1;
         else if (threads[lt] == UINT32_MAX && (threads[lt] = tr_builder_thread(b, p->local->t->threads[lt])) == UINT32_MAX)
             rc = 1;
@@ -240,22 +241,26 @@ static int part_merge(void *ctx, size_t k, void *part)
         return 1;
     cm_mem *m = &b->t->mem;
     size_t ns = p->local->nistacks ? p->local->nistacks : 1, nt = p->local->t->nthreads ? p->local->t->nthreads : 1;
+    size_t na = p->local->nuaddr ? p->local->nuaddr : 1;
     uint32_t *stacks = cm_mem_alloc(m, ns * sizeof *stacks), *threads = cm_mem_alloc(m, nt * sizeof *threads);
+    uint32_t *amap = cm_mem_alloc(m, na * sizeof *amap);
     int rc = -1;
-    if (stacks && threads) {
+    if (stacks && threads && amap) {
         memset(stacks, 0xff, ns * sizeof *stacks); /* UINT32_MAX: not met yet */
         memset(threads, 0xff, nt * sizeof *threads);
+        memset(amap, 0xff, na * sizeof *amap);
         if (p->have_info) {
             b->t->info = p->info;
             b->t->have_info = true;
         }
         b->t->samples_unknown_stack += p->local->t->samples_unknown_stack;
-        rc = merge_entries(b, p, stacks, threads) ? -1 : 0;
+        rc = merge_entries(b, p, stacks, threads, amap) ? -1 : 0;
     } else {
         tr_fail(b, NT_ERR_NOMEM);
     }
     cm_mem_free(m, stacks, ns * sizeof *stacks);
     cm_mem_free(m, threads, nt * sizeof *threads);
+    cm_mem_free(m, amap, na * sizeof *amap);
     return rc;
 }
 

@@ -110,7 +110,7 @@ struct nt_trace {
     uint64_t samples_unknown_stack, jit_records, rundown_records, unload_records;
     uint64_t total_frames, resolved_frames;
     uint64_t symbol_lookups;   /* address x time lookups resolution made (tests bound them) */
-    uint64_t stack_probes;     /* occupied slots passed while interning stacks (tests bound them) */
+    uint64_t stack_probes;     /* the interned stacks' index's cm_map probes at finish (tests bound them) */
 
     /* Built with aggregate: sample i stands for agg[i].count samples of
      * one stack, thread and type (its ticks are the first one's). */
@@ -200,8 +200,6 @@ size_t tr_utf8_append(cm_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w)
 /* trace_io.c: what the one-call entry points of traces and profiles
  * (profile_io.c) share.  msg may be NULL. */
 void tr_set_msg(char *msg, size_t size, const char *text);
-/* The file at path opened for reading, -1 with the reason in msg. */
-int tr_open_read(const char *path, char *msg, size_t msg_size);
 /* What an entry point reads: a buffer (fd < 0) or a file descriptor. */
 typedef struct tr_input {
     const void *data;
