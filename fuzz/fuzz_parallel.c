@@ -79,35 +79,7 @@ static void build(const uint8_t *data, size_t size, const nt_limits *lim, const 
                   uint32_t jobs, fz_built *o)
 {
     memset(o, 0, sizeof *o);
-    nt_trace_builder *b = nt_trace_builder_new(NULL);
-    if (!b)
-        fz_fail("nt_trace_builder_new failed");
-    if (count)
-        nt_trace_builder_count_samples(b);
-    nt_trace_builder_set_limits(b, tl);
-    nt_callbacks cb = { 0 };
-    nt_trace_builder_callbacks(&cb);
-    nt_parallel_consumer parts;
-    nt_trace_builder_parallel(b, &parts);
-    nt_parser *seq = NULL;
-    nt_parallel *pp = NULL;
-    const nt_parser *p;
-    if (!jobs) {
-        p = seq = nt_parser_new(&cb, b, lim, NULL);
-        if (!seq)
-            fz_fail("nt_parser_new failed");
-        nt_parser_set_lazy_names(seq, true);
-        o->st = nt_parser_feed(seq, data, size);
-        if (o->st == NT_OK)
-            o->st = nt_parser_finish(seq);
-    } else {
-        nt_parallel_options opt = { .struct_size = sizeof opt, .jobs = jobs, .part_bytes = 1, .limits = lim,
-                                    .lazy_names = true, .consumer = &parts };
-        o->st = nt_parse_parallel(data, size, NULL, &cb, b, &opt, &pp, NULL, 0);
-        p = nt_parallel_parser(pp);
-    }
-    nt_trace *t = NULL;
-    o->fs = nt_trace_builder_finish(b, p, o->st, &t);
+    nt_trace *t = ts_build_trace(data, size, jobs, count, true, lim, tl, &o->st, &o->fs, NULL);
     if (t) {
         o->samples = nt_trace_sample_count(t);
         snprintf(o->msg, sizeof o->msg, "%s", nt_trace_message(t));
@@ -115,8 +87,6 @@ static void build(const uint8_t *data, size_t size, const nt_limits *lim, const 
             fz_fail("folded export failed");
     }
     nt_trace_free(t);
-    nt_parser_free(seq);
-    nt_parallel_free(pp);
 }
 
 static void same_trace(const uint8_t *data, size_t size, const nt_limits *lim)

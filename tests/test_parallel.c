@@ -313,43 +313,12 @@ static void build_one(const uint8_t *data, size_t len, uint32_t jobs, bool count
                       built *o)
 {
     memset(o, 0, sizeof *o);
-    nt_trace_builder *b = nt_trace_builder_new(NULL);
-    cr_assert_not_null(b);
-    if (count)
-        nt_trace_builder_count_samples(b);
-    nt_trace_builder_set_limits(b, lim);
-    nt_callbacks cb = { 0 };
-    nt_trace_builder_callbacks(&cb);
-    nt_parallel_consumer parts;
-    nt_trace_builder_parallel(b, &parts);
-    nt_parser *seq = NULL;
-    nt_parallel *pp = NULL;
-    const nt_parser *p;
-    if (jobs == 0) {
-        seq = nt_parser_new(&cb, b, NULL, NULL);
-        cr_assert_not_null(seq);
-        nt_parser_set_lazy_names(seq, lazy);
-        o->st = nt_parser_feed(seq, data, len);
-        if (o->st == NT_OK)
-            o->st = nt_parser_finish(seq);
-        p = seq;
-    } else {
-        nt_parallel_options opt = { .struct_size = sizeof opt, .jobs = jobs, .part_bytes = 1, .lazy_names = lazy,
-                                    .consumer = &parts };
-        o->st = nt_parse_parallel(data, len, NULL, &cb, b, &opt, &pp, o->msg, sizeof o->msg);
-        o->pst.struct_size = sizeof o->pst;
-        nt_parallel_stats_get(pp, &o->pst);
-        p = nt_parallel_parser(pp);
-    }
-    nt_trace *t = NULL;
-    o->fs = nt_trace_builder_finish(b, p, o->st, &t);
+    nt_trace *t = ts_build_trace(data, len, jobs, count, lazy, NULL, lim, &o->st, &o->fs, &o->pst);
     if (t) {
         o->h = trace_digest(t);
         snprintf(o->msg, sizeof o->msg, "%s", nt_trace_message(t));
     }
     nt_trace_free(t);
-    nt_parser_free(seq);
-    nt_parallel_free(pp);
 }
 
 static void same_build(const built *a, const built *b, const char *what, uint32_t jobs, bool count)
