@@ -159,8 +159,9 @@ static void *part_new(void *ctx, size_t k, nt_callbacks *cb)
 {
     (void)k;
     nt_trace_builder *b = ctx;
-    /* Labels are kept per sample number as samples arrive: such a build takes the replay. */
-    if (b->keep_labels || b->failed)
+    /* Labels are kept per sample number as samples arrive: such a build takes the replay.  (This runs beside
+     * the merge: only what is set before the parse is read here, never b->failed.) */
+    if (b->keep_labels)
         return NULL;
     tr_part *p = CM_MEM_NEW(tr_part, &b->t->mem.a);
     if (!p)
