@@ -222,6 +222,18 @@ static inline uint32_t line_hash(uint64_t line)
     return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
 
+/* A sample's intake in three steps (on_sample, and the merge of a part's
+ * builder, build_part.c): its interned stack (UINT32_MAX: the build failed),
+ * its thread's index (UINT32_MAX: failed), then the sample kept or counted
+ * (nonzero: the build failed). */
+uint32_t tr_builder_sample_stack(nt_trace_builder *b, const nt_sample *s);
+uint32_t tr_builder_thread(nt_trace_builder *b, uint64_t thread_id);
+int tr_builder_store(nt_trace_builder *b, const nt_sample *s, uint32_t st, uint32_t th);
+/* The stack ips[0..n) that a part's builder interned as its address ids part_ids, interned into b
+ * (amap: the part's address ids -> b's, UINT32_MAX until looked up); UINT32_MAX when the build failed. */
+uint32_t tr_builder_intern_part(nt_trace_builder *b, const uint64_t *ips, uint32_t n, const uint32_t *part_ids,
+                                uint32_t *amap);
+
 /* labels.c: sample number sample's labels l noted (interned); false when memory is short. */
 bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l);
 /* A sample with labels given (a cut from a window's log: its sample has no event). */

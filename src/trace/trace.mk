@@ -9,6 +9,7 @@ libnettrace_core_la_SOURCES += \
 	src/trace/build_internal.h \
 	src/trace/build.c \
 	src/trace/code_epoch.h \
+	src/trace/build_part.c \
 	src/trace/records.c \
 	src/trace/labels.c \
 	src/trace/resolve.c \

@@ -25,6 +25,8 @@ const char *tr_intern(cm_mem *m, tr_strings *st, const char *s);
 /* A stored copy of s, shared with an equal recent string when the cache has it. */
 const char *tr_store(cm_mem *m, tr_strings *st, const char *s);
 void tr_strings_free(cm_mem *m, tr_strings *st);
+/* A copy of len bytes (any bytes, a NUL after them) in the storage, not interned; NULL when memory is short. */
+char *tr_strings_bytes(cm_mem *m, tr_strings *st, const void *bytes, size_t len);
 /* Drop the lookup table once nothing more will be interned (the strings stay). */
 void tr_strings_seal(cm_mem *m, tr_strings *st);
 
