@@ -9,6 +9,7 @@
 #include "common/map.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define N_KEYS 80000u
 
@@ -153,6 +154,39 @@ Test(map, deleted_keys_leave_no_trace)
         uint64_t *v = cm_map_get(&m, k);
         cr_assert(v && *v == k + 1, "key %llu", (unsigned long long)k);
     }
+    cm_map_free(&mem, &m);
+    cr_assert_eq(mem.used, 0);
+}
+
+/* Entries found by content (cm_map_find / cm_map_add): the caller's entries
+ * here are strings, and the "hash" is chosen so that contents collide, as a
+ * weak hash would make them: every content must still be found, as itself. */
+static const char *const WORDS[] = { "alpha", "beta", "gamma", "delta", "epsilon", "zeta" };
+
+static bool same_word(const void *ctx, uint64_t val)
+{
+    return strcmp(WORDS[val], ctx) == 0;
+}
+
+Test(map, contents_sharing_a_hash_are_each_found)
+{
+    cm_mem mem;
+    cm_mem_init(&mem, NULL);
+    cm_map m = { 0 };
+    cr_assert_null(cm_map_find(&m, 7, same_word, "alpha"), "nothing in an empty map");
+    /* alpha, beta, gamma share hash 7; delta has 8, the hash beta was moved to. */
+    const uint64_t hash[] = { 7, 7, 7, 8, 0, 0 };
+    for (uint64_t i = 0; i < 6; i++) {
+        cr_assert_null(cm_map_find(&m, hash[i], same_word, WORDS[i]), "%s is new", WORDS[i]);
+        cr_assert(cm_map_add(&mem, &m, hash[i], i));
+    }
+    cr_assert_eq(m.count, 6, "one key each");
+    for (uint64_t i = 0; i < 6; i++) {
+        uint64_t *v = cm_map_find(&m, hash[i], same_word, WORDS[i]);
+        cr_assert(v && *v == i, "%s found as entry %llu", WORDS[i], (unsigned long long)(v ? *v : 99));
+    }
+    cr_assert_null(cm_map_find(&m, 7, same_word, "eta"), "an absent content of a shared hash");
+    cr_assert_null(cm_map_find(&m, 0, same_word, "alpha"), "a content under another hash");
     cm_map_free(&mem, &m);
     cr_assert_eq(mem.used, 0);
 }

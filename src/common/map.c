@@ -174,3 +174,26 @@ void cm_map_free(cm_mem *mem, cm_map *m)
     cm_mem_free(mem, m->slot, m->cap * sizeof *m->slot);
     memset(m, 0, sizeof *m);
 }
+
+uint64_t *cm_map_find(const cm_map *m, uint64_t hash, cm_map_same_fn *same, const void *ctx)
+{
+    for (;; hash++) {
+        uint64_t *v = cm_map_get(m, hash);
+        if (!v || same(ctx, *v))
+            return v;
+    }
+}
+
+bool cm_map_add(cm_mem *mem, cm_map *m, uint64_t hash, uint64_t val)
+{
+    for (;; hash++) {
+        bool added;
+        uint64_t *v = cm_map_put(mem, m, hash, &added);
+        if (!v)
+            return false;
+        if (added) {
+            *v = val;
+            return true;
+        }
+    }
+}

@@ -45,6 +45,21 @@ bool cm_map_set(cm_mem *mem, cm_map *m, uint64_t key, uint64_t val);
  * come and go holds only its live keys).  False when key was absent. */
 bool cm_map_del(cm_map *m, uint64_t key);
 void cm_map_free(cm_mem *mem, cm_map *m);
+
+/* Entries found by their content (an interned stack's addresses, an event
+ * record's merge key), which the caller keeps in an array of its own: the
+ * map holds, under a 64-bit hash of a content, the number of its entry.
+ * The caller hashes with a secret key of its own (cm_hash_key), so which
+ * contents share a hash cannot be chosen by the input; should two ever share
+ * one (by chance, about once in 2^64 pairs), the later is filed under the
+ * next hash up, and a lookup walks hash, hash + 1, ... to the first one
+ * absent.  same(ctx, val) says whether entry val holds the content sought. */
+typedef bool cm_map_same_fn(const void *ctx, uint64_t val);
+/* The value (entry) holding the content of hash, or NULL.  Valid until the next put. */
+uint64_t *cm_map_find(const cm_map *m, uint64_t hash, cm_map_same_fn *same, const void *ctx);
+/* File val under hash, for a content that cm_map_find did not find (the
+ * caller stored its entry in between); false when memory is short. */
+bool cm_map_add(cm_mem *mem, cm_map *m, uint64_t hash, uint64_t val);
 /* The slot a key's probe run starts at (m->cap > 0): for tests of the hash. */
 size_t cm_map_first_slot(const cm_map *m, uint64_t key);
 

@@ -85,26 +85,6 @@ static uint64_t hash_ips(const cm_hash_key *key, const uint64_t *ips, uint32_t n
     return cm_hash_u64(key, h0 ^ (h1 << 17 | h1 >> 47) ^ (h2 << 31 | h2 >> 33) ^ (h3 << 47 | h3 >> 17));
 }
 
-static bool itable_grow(nt_trace_builder *b)
-{
-    cm_mem *m = &b->t->mem;
-    size_t ncap = b->itable_cap ? b->itable_cap * 2 : 1024;
-    uint32_t *nt = cm_mem_alloc(m, ncap * sizeof *nt);
-    if (!nt)
-        return false;
-    memset(nt, 0, ncap * sizeof *nt);
-    for (size_t i = 0; i < b->nistacks; i++) {
-        size_t j = (size_t)b->istacks[i].hash & (ncap - 1);
-        while (nt[j])
-            j = (j + 1) & (ncap - 1);
-        nt[j] = (uint32_t)i + 1;
-    }
-    cm_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
-    b->itable = nt;
-    b->itable_cap = ncap;
-    return true;
-}
-
 /* The address id of ip, innermost (leaf) or a return address, added if new;
  * UINT32_MAX when memory is short. */
 static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
@@ -140,12 +120,24 @@ static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
     return id;
 }
 
-/* An interned stack's address ids stand for ips[0..n): the table holds
- * each id's ip, and the position says innermost or not. */
-static bool same_ips(const nt_trace_builder *b, const uint32_t *ids, const uint64_t *ips, uint32_t n)
+/* A stack looked up in the interned stacks' index: its ips. */
+typedef struct tr_stack_sought {
+    const nt_trace_builder *b;
+    const uint64_t *ips;
+    uint32_t n;
+} tr_stack_sought;
+
+/* Whether interned stack val stands for the ips sought: its address ids
+ * name each one's ip in the address table (the position says innermost or not). */
+static bool same_stack(const void *ctx, uint64_t val)
 {
-    for (uint32_t k = 0; k < n; k++)
-        if (b->uaddr[ids[k]] != ips[k])
+    const tr_stack_sought *q = ctx;
+    const tr_istack *s = &q->b->istacks[val];
+    if (s->count != q->n)
+        return false;
+    const uint32_t *ids = tr_ids(q->b->t, s->off, q->n);
+    for (uint32_t k = 0; k < q->n; k++)
+        if (q->b->uaddr[ids[k]] != q->ips[k])
             return false;
     return true;
 }
@@ -156,17 +148,11 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
 {
     nt_trace *t = b->t;
     cm_mem *m = &t->mem;
-    if ((b->nistacks + 1) * 2 > b->itable_cap && !itable_grow(b))
-        return UINT32_MAX;
     uint64_t h = hash_ips(&b->stack_key, ips, n);
-    size_t j = (size_t)h & (b->itable_cap - 1);
-    while (b->itable[j]) {
-        const tr_istack *s = &b->istacks[b->itable[j] - 1];
-        t->stack_probes++;
-        if (s->hash == h && s->count == n && same_ips(b, tr_ids(t, s->off, n), ips, n))
-            return b->itable[j] - 1;
-        j = (j + 1) & (b->itable_cap - 1);
-    }
+    const tr_stack_sought q = { b, ips, n };
+    const uint64_t *found = cm_map_find(&b->stack_index, h, same_stack, &q);
+    if (found)
+        return (uint32_t)*found;
     if (t->nids + n > b->lim.max_frames || t->nids + n > UINT32_MAX || b->nistacks >= UINT32_MAX - 1) {
         tr_fail_limit(b, "more than %llu IPs in distinct stacks (nt_trace_limits.max_frames)",
                       (unsigned long long)b->lim.max_frames);
@@ -181,9 +167,10 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
             return UINT32_MAX;
         t->ids[t->nids + k] = id;
     }
-    b->istacks[b->nistacks] = (tr_istack){ h, (uint32_t)t->nids, n };
+    if (!cm_map_add(m, &b->stack_index, h, b->nistacks))
+        return UINT32_MAX;
+    b->istacks[b->nistacks] = (tr_istack){ (uint32_t)t->nids, n };
     t->nids += n;
-    b->itable[j] = (uint32_t)b->nistacks + 1;
     return (uint32_t)b->nistacks++;
 }
 
@@ -544,7 +531,7 @@ static void builder_release(nt_trace_builder *b)
 {
     cm_mem *m = &b->t->mem;
     cm_mem_free(m, b->istacks, b->istacks_cap * sizeof *b->istacks);
-    cm_mem_free(m, b->itable, b->itable_cap * sizeof *b->itable);
+    cm_map_free(m, &b->stack_index);
     cm_map_free(m, &b->thread_index);
     cm_map_free(m, &b->live);
     tr_addrs_release(b);
@@ -562,7 +549,6 @@ static void builder_release(nt_trace_builder *b)
     b->pend = NULL;
     b->entries_cap = b->pend_cap = 0;
     b->istacks = NULL;
-    b->itable = NULL;
 }
 
 static void shrink(cm_mem *m, void **p, size_t *cap, size_t n, size_t elem)
@@ -602,9 +588,8 @@ nt_status nt_trace_builder_finish(nt_trace_builder *b, const nt_parser *parser, 
     /* Tables only the parse needed go before resolution allocates. */
     cm_map_free(&t->mem, &b->thread_index);
     cm_map_free(&t->mem, &b->live);
-    cm_mem_free(&t->mem, b->itable, b->itable_cap * sizeof *b->itable);
-    b->itable = NULL;
-    b->itable_cap = 0;
+    t->stack_probes = b->stack_index.probes;
+    cm_map_free(&t->mem, &b->stack_index);
     if (b->aggregate && !entries_to_samples(b)) {
         st = NT_ERR_NOMEM;
         goto fail;

@@ -15,7 +15,6 @@
  * raw ip of an id is uaddr[id]), which is also its resolved form when no
  * frame of it can resolve differently over time. */
 typedef struct tr_istack {
-    uint64_t hash;
     uint32_t off, count;
 } tr_istack;
 
@@ -92,8 +91,7 @@ struct nt_trace_builder {
 
     tr_istack *istacks;
     size_t nistacks, istacks_cap;
-    uint32_t *itable;       /* open addressing: istack index + 1, 0 = empty */
-    size_t itable_cap;
+    cm_map stack_index;     /* keyed hash of a stack's ips (hash_ips) -> istack (cm_map_find) */
 
     tr_idcache idcache[TR_IDCACHE];
     cm_map thread_index;    /* thread id -> index */
@@ -159,7 +157,7 @@ struct nt_trace_builder {
 
     /* Labels (labels.c): kept per sample when asked (not when counting). */
     bool keep_labels;
-    cm_map label_index;     /* keyed hash of a set (+ probe) -> its number */
+    cm_map label_index;     /* keyed hash of a set (labels_hash) -> its number (cm_map_find) */
     const nt_event_labels *given_labels; /* the next sample's, when it comes without an event (a window's cut) */
 };
 

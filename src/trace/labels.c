@@ -2,14 +2,13 @@
  * sets (ActivityId, RelatedActivityId, V6 TraceId / SpanId) interned once,
  * and per sample its set's number, kept only once a sample has one (a trace
  * without labels holds nothing for them).  The sets come from the input:
- * they are found by a keyed hash, their number is capped and a lookup's
- * probes are bounded, so a hostile stream costs linear work. */
+ * they are found by a keyed hash (cm_map_find) and their number is capped,
+ * so a hostile stream costs linear work. */
 #include "trace/build_internal.h"
 
 #include <string.h>
 
 #define TR_MAX_LABEL_SETS (1u << 20)
-#define TR_LABEL_PROBES 16u
 
 static bool no_labels(const nt_event_labels *l)
 {
@@ -32,32 +31,34 @@ static uint64_t labels_hash(const nt_trace_builder *b, const nt_event_labels *l)
     return h | 1; /* never 0: the map's key 0 is as good, but an odd key reads better in a dump */
 }
 
+typedef struct tr_labels_sought {
+    const nt_trace *t;
+    const nt_event_labels *l;
+} tr_labels_sought;
+
+/* Whether set number val (1-based) is the set sought. */
+static bool same_labels(const void *ctx, uint64_t val)
+{
+    const tr_labels_sought *q = ctx;
+    return memcmp(&q->t->label_sets[val - 1], q->l, sizeof *q->l) == 0;
+}
+
 /* The number (1-based) of set l, added if new; 0 when it has none or cannot be kept. */
 static uint32_t label_set(nt_trace_builder *b, const nt_event_labels *l)
 {
     nt_trace *t = b->t;
     uint64_t h = labels_hash(b, l);
-    for (uint32_t probe = 0; probe < TR_LABEL_PROBES; probe++, h++) {
-        bool added;
-        uint64_t *v = cm_map_put(&t->mem, &b->label_index, h, &added);
-        if (!v)
-            return 0;
-        if (!added) {
-            if (memcmp(&t->label_sets[*v - 1], l, sizeof *l) == 0)
-                return (uint32_t)*v;
-            continue;
-        }
-        if (t->nlabel_sets >= TR_MAX_LABEL_SETS ||
-            !cm_mem_reserve(&t->mem, (void **)&t->label_sets, &t->label_sets_cap, t->nlabel_sets + 1,
-                            sizeof *t->label_sets)) {
-            cm_map_del(&b->label_index, h);
-            return 0;
-        }
-        t->label_sets[t->nlabel_sets] = *l;
-        *v = ++t->nlabel_sets;
-        return (uint32_t)*v;
-    }
-    return 0;
+    const tr_labels_sought q = { t, l };
+    const uint64_t *found = cm_map_find(&b->label_index, h, same_labels, &q);
+    if (found)
+        return (uint32_t)*found;
+    if (t->nlabel_sets >= TR_MAX_LABEL_SETS ||
+        !cm_mem_reserve(&t->mem, (void **)&t->label_sets, &t->label_sets_cap, t->nlabel_sets + 1,
+                        sizeof *t->label_sets) ||
+        !cm_map_add(&t->mem, &b->label_index, h, t->nlabel_sets + 1))
+        return 0;
+    t->label_sets[t->nlabel_sets] = *l;
+    return (uint32_t)++t->nlabel_sets;
 }
 
 bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l)

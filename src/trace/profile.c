@@ -4,7 +4,7 @@
  * profiles name frames exactly as `nettrace samples` does.
  *
  * Events on the same interned stack, thread, label and heap merge into one
- * record (a hash table over the records), so memory follows distinct stacks,
+ * record (found through a keyed map over the records), so memory follows distinct stacks,
  * not events.  A record resolves at the time of its first event; since code
  * can only resolve differently over time once some code was unloaded, the
  * merge key also holds an epoch that every unload (and every load after the
@@ -42,10 +42,8 @@ struct nt_profile_builder {
     nt_status fail_status;
     uint32_t epoch;
     bool seen_unload;
-    uint32_t *table;        /* merge table: record index + 1, 0 = empty */
-    uint64_t *hashes;       /* per record, for regrowing the table */
-    cm_hash_key key;        /* the record table's secret: which records share a slot cannot be chosen */
-    size_t table_cap, hashes_cap;
+    cm_map rec_index;       /* keyed hash of a record's merge key (rec_hash) -> record (cm_map_find) */
+    cm_hash_key key;        /* rec_hash's secret: which records share a hash cannot be chosen */
     pr_open *opens;
     size_t nopens, opens_cap;
     cm_map open_index;      /* thread id -> index in opens */
@@ -159,31 +157,20 @@ static uint64_t rec_hash(const nt_profile_builder *b, const pr_rec *r, uint32_t 
     return cm_hash_u64(&b->key, mix(h, r->epoch));
 }
 
-static bool same_key(const nt_profile *p, size_t i, const pr_rec *r, uint32_t istack)
-{
-    const pr_rec *q = &p->recs[i];
-    return p->res[i].stack == istack && q->kind == r->kind && q->heap == r->heap && q->open == r->open &&
-           q->thread_id == r->thread_id && q->label == r->label && q->message == r->message && q->epoch == r->epoch;
-}
+/* A record looked up in the merge index: its key fields. */
+typedef struct pr_rec_sought {
+    const nt_profile *p;
+    const pr_rec *r;
+    uint32_t istack;
+} pr_rec_sought;
 
-static bool table_grow(nt_profile_builder *b)
+/* Whether record val has the merge key sought. */
+static bool same_key(const void *ctx, uint64_t val)
 {
-    cm_mem *m = &b->p->mem;
-    size_t ncap = b->table_cap ? b->table_cap * 2 : 256;
-    uint32_t *t = cm_mem_alloc(m, ncap * sizeof *t);
-    if (!t)
-        return false;
-    memset(t, 0, ncap * sizeof *t);
-    for (size_t i = 0; i < b->p->nrecs; i++) {
-        size_t j = (size_t)b->hashes[i] & (ncap - 1);
-        while (t[j])
-            j = (j + 1) & (ncap - 1);
-        t[j] = (uint32_t)i + 1;
-    }
-    cm_mem_free(m, b->table, b->table_cap * sizeof *b->table);
-    b->table = t;
-    b->table_cap = ncap;
-    return true;
+    const pr_rec_sought *k = ctx;
+    const pr_rec *q = &k->p->recs[val], *r = k->r;
+    return k->p->res[val].stack == k->istack && q->kind == r->kind && q->heap == r->heap && q->open == r->open &&
+           q->thread_id == r->thread_id && q->label == r->label && q->message == r->message && q->epoch == r->epoch;
 }
 
 /* Add weight to the record with r's key, or a new record. */
@@ -191,33 +178,25 @@ static int add_record(nt_profile_builder *b, const pr_rec *r, uint32_t istack, i
 {
     nt_profile *p = b->p;
     cm_mem *m = &p->mem;
-    uint64_t h = rec_hash(b, r, istack);
-    size_t j = 0;
+    uint64_t h = 0;
     if (!b->keep_events) {
-        if ((p->nrecs + 1) * 2 > b->table_cap && !table_grow(b))
-            return fail(b, NT_ERR_NOMEM);
-        j = (size_t)h & (b->table_cap - 1);
-        for (; b->table[j]; j = (j + 1) & (b->table_cap - 1)) {
-            size_t i = b->table[j] - 1;
-            if (b->hashes[i] == h && same_key(p, i, r, istack)) {
-                pr_rec *q = &p->recs[i];
-                q->value = cm_sat_add(q->value, r->value);
-                q->count += r->count;
-                return 0;
-            }
+        h = rec_hash(b, r, istack);
+        const pr_rec_sought k = { p, r, istack };
+        const uint64_t *found = cm_map_find(&b->rec_index, h, same_key, &k);
+        if (found) {
+            pr_rec *q = &p->recs[*found];
+            q->value = cm_sat_add(q->value, r->value);
+            q->count += r->count;
+            return 0;
         }
     }
     if (p->nrecs >= UINT32_MAX - 1 ||
         !cm_mem_reserve(m, (void **)&p->recs, &p->recs_cap, p->nrecs + 1, sizeof *p->recs) ||
         !cm_mem_reserve(m, (void **)&p->res, &p->res_cap, p->nrecs + 1, sizeof *p->res) ||
-        (!b->keep_events && !cm_mem_reserve(m, (void **)&b->hashes, &b->hashes_cap, p->nrecs + 1, sizeof *b->hashes)))
+        (!b->keep_events && !cm_map_add(m, &b->rec_index, h, p->nrecs)))
         return fail(b, NT_ERR_NOMEM);
     p->recs[p->nrecs] = *r;
     p->res[p->nrecs] = (tr_sample){ ticks, istack, 0 };
-    if (!b->keep_events) {
-        b->hashes[p->nrecs] = h;
-        b->table[j] = (uint32_t)p->nrecs + 1;
-    }
     p->nrecs++;
     p->totals[r->kind].records++;
     return 0;
@@ -460,15 +439,12 @@ void nt_profile_builder_callbacks(nt_callbacks *cb)
 static void builder_release(nt_profile_builder *b)
 {
     cm_mem *m = &b->p->mem;
-    cm_mem_free(m, b->table, b->table_cap * sizeof *b->table);
-    cm_mem_free(m, b->hashes, b->hashes_cap * sizeof *b->hashes);
+    cm_map_free(m, &b->rec_index);
     cm_mem_free(m, b->opens, b->opens_cap * sizeof *b->opens);
     cm_map_free(m, &b->open_index);
     pr_gc_release(b->p, &b->gc);
-    b->table = NULL;
-    b->hashes = NULL;
     b->opens = NULL;
-    b->table_cap = b->hashes_cap = b->opens_cap = b->nopens = 0;
+    b->opens_cap = b->nopens = 0;
 }
 
 nt_status nt_profile_builder_finish(nt_profile_builder *b, const nt_parser *parser, nt_status stream_status,

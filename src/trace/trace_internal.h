@@ -108,7 +108,7 @@ struct nt_trace {
     uint64_t samples_unknown_stack, jit_records, rundown_records, unload_records;
     uint64_t total_frames, resolved_frames;
     uint64_t symbol_lookups;   /* address x time lookups resolution made (tests bound them) */
-    uint64_t stack_probes;     /* occupied slots passed while interning stacks (tests bound them) */
+    uint64_t stack_probes;     /* the interned stacks' index's cm_map probes at finish (tests bound them) */
 
     /* Built with aggregate: sample i stands for agg[i].count samples of
      * one stack, thread and type (its ticks are the first one's). */
