@@ -95,7 +95,13 @@ typedef struct ix_build {
     const uint8_t *data; /* NULL when reading fd */
     int fd;
     uint64_t len;
-    uint8_t head[128];   /* fd: the last header read */
+    /* fd: the last two header reads, 128 bytes from head_off[k] (head_len[k] of them), the older replaced
+     * first: a block's header read also holds its body's first bytes, and the read of a V4/V5 block's
+     * EndObject the next block's header, so a scan makes about one pread a block. */
+    uint8_t head[2][128];
+    uint64_t head_off[2];
+    size_t head_len[2];
+    unsigned head_older;
     uint8_t *body;       /* fd: the last body read, body_cap bytes held */
     size_t body_cap;
     uint32_t max_blocks;
