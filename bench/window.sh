@@ -30,7 +30,8 @@ measure() {
     for _ in $(seq "$reps"); do
         local s e t
         s=$(date +%s%N)
-        t=$( { /usr/bin/time -f '%U %S' "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1 || true)
+        /usr/bin/time -o "$scratch/time" -f '%U %S' "$@" > /dev/null 2> /dev/null || true
+        t=$(tail -1 "$scratch/time")
         e=$(date +%s%N)
         w+=($(( (e - s) / 1000 )))
         c+=("$(echo "$t" | awk '{ printf "%d", ($1 + $2) * 1000000 }')")
