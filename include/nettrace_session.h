@@ -183,6 +183,19 @@ NT_API int nt_sink_fd(void *user, const void *data, size_t len);
 /** Sink that feeds an nt_parser (user); stops the session when the parser fails. */
 NT_API int nt_sink_parser(void *user, const void *data, size_t len);
 
+/**
+ * What the runtime does when the session's buffer is full (nt_session_config.buffering).
+ * Block is CollectTracing6, which only .NET 11 and later know: a runtime that answers it with
+ * UNKNOWN_COMMAND gets the command the configuration needs otherwise, and nt_session_buffering
+ * says which mode the session got.
+ */
+typedef enum nt_buffering {
+    NT_BUFFERING_DEFAULT = 0, /**< the runtime's default: drop events when the buffer is full (lossy) */
+    NT_BUFFERING_DROP = 1,    /**< drop events when the buffer is full (lossy), said explicitly */
+    NT_BUFFERING_BLOCK = 2    /**< the runtime's writers wait for the reader instead (non-lossy; .NET 11+):
+                                   nothing is lost, and a slow reader slows the process */
+} nt_buffering;
+
 /** A session's configuration.  Zero fields select the defaults. */
 typedef struct nt_session_config {
     uint32_t struct_size; /**< 0, or sizeof(nt_session_config) (see "How structs grow" in nettrace.h) */
@@ -200,17 +213,21 @@ typedef struct nt_session_config {
     /** false: start runs a reader thread that feeds the sink.  true: the
      *  caller drives the stream with nt_session_fd + nt_session_pump. */
     bool caller_pumps;
+    uint8_t reserved_[7];        /**< the first layout's tail padding: zero */
+    uint32_t buffering;          /**< an nt_buffering; 0 (default) is lossy */
 } nt_session_config;
 
 typedef struct nt_session nt_session;
 
 /** Create a session object (nothing is connected yet).  NULL when memory is short
- *  or cfg is invalid (no sink). The configuration is copied. */
+ *  or cfg is invalid (no sink, a buffering beyond NT_BUFFERING_BLOCK). The configuration is copied. */
 NT_API nt_session *nt_session_new(const nt_session_config *cfg, const nt_allocator *alloc);
 
 /**
  * Find pid's endpoint and start the session: send CollectTracing2 (or 3/4 when
- * the configuration needs them), wait for the reply, then stream.  Returns
+ * the configuration needs them, 6 for NT_BUFFERING_BLOCK, retried once with the
+ * command it would send otherwise when the runtime does not know 6), wait for
+ * the reply, then stream.  Returns
  * NT_OK, NT_ERR_NO_ENDPOINT, NT_ERR_REFUSED (nt_session_hresult has the
  * runtime's code), NT_ERR_TIMEOUT, NT_ERR_CANCELLED, NT_ERR_PROTOCOL, NT_ERR_IO,
  * NT_ERR_STATE (already started).
@@ -222,9 +239,20 @@ NT_API nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep,
 /**
  * Start on a connection a runtime opened to a diagnostic port (nt_port_accept):
  * the session takes fd (and closes it on failure); stop_ep is the runtime's
- * own listen endpoint, where StopTracing goes.  Returns as nt_session_start.
+ * own listen endpoint, where StopTracing goes.  Returns as nt_session_start,
+ * except that a runtime that does not know CollectTracing6 has closed the
+ * connection it refused on: NT_ERR_REFUSED with NT_HR_UNKNOWN_COMMAND, and the
+ * caller starts a new session with NT_BUFFERING_DEFAULT on the runtime's next
+ * connection.
  */
 NT_API nt_status nt_session_start_connected(nt_session *s, int fd, const nt_endpoint *stop_ep, int64_t deadline_ns);
+
+/**
+ * The buffering the runtime accepted for a started session: NT_BUFFERING_BLOCK when it took
+ * CollectTracing6, else NT_BUFFERING_DROP (asked for, or the fallback of a runtime older than
+ * .NET 11).  NT_BUFFERING_DEFAULT before a successful start, and for NULL.
+ */
+NT_API nt_buffering nt_session_buffering(const nt_session *s);
 
 /**
  * Stop: send StopTracing on a second connection and wait until the stream

@@ -5,10 +5,8 @@
 # providers it enabled as a table and a counter with the elapsed time.  The
 # collect part skips, saying so, without dotnet.
 set -u
-nt="$top_builddir/nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 
 "$nt" profiles > "$tmp/p.txt" || fail "nettrace profiles failed"
 for p in thread-time wall alloc exceptions contention gc; do
@@ -31,14 +29,7 @@ if ! command -v dotnet >/dev/null 2>&1; then
     echo "SKIP (part): dotnet is not on PATH: collect's provider table not checked"
     exit 0
 fi
-dir="$top_builddir/tests/workloads-build/StartupTarget"
-dll="$dir/out/StartupTarget.dll"
-mkdir -p "$dir"
-flock "$dir/.lock" sh -c "[ -f '$dll' ] || { cp '$top_srcdir/tests/workloads/StartupTarget/Program.cs' \
-    '$top_srcdir/tests/workloads/StartupTarget/StartupTarget.csproj' '$dir/' && cd '$dir' &&
-    DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -o out -nodeReuse:false \
-        -p:UseSharedCompilation=false > build.log 2>&1; }"
-[ -f "$dll" ] || fail "the StartupTarget workload did not build (see $dir/build.log)"
+dll=$(workload_dll StartupTarget StartupTarget) || exit 1
 "$nt" collect -o "$tmp/t.nettrace" --providers 'Microsoft-Windows-DotNETRuntime:gc+loader+jit+exception:5' \
     -- dotnet "$dll" 200 > /dev/null 2> "$tmp/err" || fail "collect failed: $(cat "$tmp/err")"
 grep -q 'nettrace collect: enabled providers:' "$tmp/err" || fail "no provider table: $(cat "$tmp/err")"

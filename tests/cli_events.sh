@@ -4,11 +4,9 @@
 # valid UTF-8, one per event, and info names every event type; filters
 # select what they say; hostile names and strings stay valid JSON.
 set -u
-nt="$top_builddir/nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+need python3
 
 check_trace() {
     "$nt" events --json "$1" > "$tmp/ev.jsonl"
@@ -31,9 +29,7 @@ PY
 }
 
 for f in "$top_srcdir"/corpus/*.nettrace; do check_trace "$f"; done
-shared="$top_srcdir/../shared/corpus"
-[ -d "$shared" ] || shared="$top_srcdir/../../shared/corpus"
-if [ -d "$shared" ]; then
+if shared=$(shared_corpus); then
     for f in "$shared"/*.nettrace; do check_trace "$f"; done
 else
     echo "note: ../shared/corpus absent, only corpus/ checked"

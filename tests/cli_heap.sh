@@ -5,14 +5,12 @@
 # overwritten), a truncated copy (an incomplete graph is said to be one), a
 # trace without a heap dump, and gcdump's usage errors.
 set -u
-nt="$top_builddir/nettrace"
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 # Every check below runs on the NetTrace snapshots and on the .gcdump files
 # dotnet-gcdump wrote of the same workload (the diff across the two kinds too).
-root=$(mktemp -d)
-tmp=$root
-trap 'rm -rf "$root"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not on PATH: the JSON cannot be checked"; exit 77; }
+root=$tmp # each snapshot's checks in a folder of their own in it ($tmp while they run)
+need python3 "the JSON cannot be checked"
 
 # check_snapshot SNAPSHOT GROWN (not indented: its here-documents end at the line start)
 check_snapshot() {

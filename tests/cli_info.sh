@@ -2,11 +2,9 @@
 # nettrace info on the project's own traces: JSON keys and values, standard
 # input, truncated and foreign input with their exit codes.
 set -u
-nt="$top_builddir/nettrace"
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 trace="$top_srcdir/corpus/spin-threads.nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$nt" info --json "$trace" > "$tmp/full.json" || fail "info --json exited $?"
 python3 - "$tmp/full.json" <<'PY' || exit 1

@@ -6,13 +6,11 @@
 # profile of a trace without its events, top/stacks/samples of a trace
 # without thread samples, gc without GC events.
 set -u
-nt="$top_builddir/nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 spin="$top_srcdir/corpus/spin-threads.nettrace"
 alloc="$top_srcdir/corpus/profile-alloc.nettrace"
-for f in "$spin" "$alloc"; do [ -f "$f" ] || { echo "SKIP: $f is absent"; exit 77; }; done
+need_files "$spin" "$alloc"
 
 # case: the same events whatever the case of the names
 "$nt" events --provider Microsoft-Windows-DotNETRuntime "$spin" > "$tmp/exact" || fail "events --provider failed"

@@ -8,12 +8,10 @@
 # `collect -o - | top -` works).  The collect part skips, saying so, without
 # dotnet.
 set -u
-nt="$top_builddir/nettrace"
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 trace="$top_srcdir/corpus/spin-threads.nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-[ -f "$trace" ] || { echo "SKIP: $trace is absent"; exit 77; }
+need_files "$trace"
 cd "$tmp" || exit 1
 cp "$trace" a.nettrace
 cp "$trace" orig.nettrace
@@ -89,14 +87,7 @@ if ! command -v dotnet >/dev/null 2>&1; then
     exit 0
 fi
 # the StartupTarget workload, built once per tree (the live tests share it)
-dir="$top_builddir/tests/workloads-build/StartupTarget"
-dll="$dir/out/StartupTarget.dll"
-mkdir -p "$dir"
-flock "$dir/.lock" sh -c "[ -f '$dll' ] || { cp '$top_srcdir/tests/workloads/StartupTarget/Program.cs' \
-    '$top_srcdir/tests/workloads/StartupTarget/StartupTarget.csproj' '$dir/' && cd '$dir' &&
-    DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -o out -nodeReuse:false \
-        -p:UseSharedCompilation=false > build.log 2>&1; }"
-[ -f "$dll" ] || fail "the StartupTarget workload did not build (see $dir/build.log)"
+dll=$(workload_dll StartupTarget StartupTarget) || exit 1
 
 mkdir run && cd run || exit 1
 "$nt" collect -q -- dotnet "$dll" 300 > child.txt 2> err.txt || fail "collect -- dotnet failed: $(cat err.txt)"

@@ -6,14 +6,12 @@
 # quoted, not \x20-escaped; usage errors are a line or two pointing to
 # --help, and `nettrace help CMD` is `CMD --help`.
 set -u
-nt="$top_builddir/nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+need python3
 gc="$top_srcdir/corpus/profile-gc.nettrace"
 exc="$top_srcdir/corpus/profile-exceptions.nettrace"
-for f in "$gc" "$exc"; do [ -f "$f" ] || { echo "SKIP: $f is absent"; exit 77; }; done
+need_files "$gc" "$exc"
 
 "$nt" gc "$gc" > "$tmp/gc.txt" || fail "gc failed"
 "$nt" gc --absolute "$gc" > "$tmp/abs.txt" || fail "gc --absolute failed"
@@ -45,8 +43,7 @@ grep -q '^GCs: 2 ' "$tmp/win.txt" || fail "the summary does not count the window
 echo "ok: gc --from/--to select GCs by their start"
 
 # GCPerHeapHistory: a trace without allocation ticks still has sizes before its GCs
-shared="$top_srcdir/../shared/corpus"
-[ -d "$shared" ] || shared="$top_srcdir/../../shared/corpus"
+shared=$(shared_corpus)
 hrm="$shared/perfview__HeartRateMonitor.10068.nettrace"
 if [ -f "$hrm" ]; then
     "$nt" gc --json "$hrm" > "$tmp/h.json"

@@ -6,14 +6,12 @@
 # anywhere on the events' stacks, and the alloc flame graph's leaf is the
 # allocated type.  On the traces of tests/workloads/ProfileLoad (corpus/).
 set -u
-nt="$top_builddir/nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 exc="$top_srcdir/corpus/profile-exceptions.nettrace"
 lock="$top_srcdir/corpus/profile-contention.nettrace"
 alloc="$top_srcdir/corpus/profile-alloc.nettrace"
-for f in "$exc" "$lock" "$alloc"; do [ -f "$f" ] || { echo "SKIP: $f is absent"; exit 77; }; done
+need_files "$exc" "$lock" "$alloc"
 
 # row VALUE LABEL SITE FILE: a table row with exactly this value, label and site
 row() { awk -v v="$1" -v l="$2" -v s="$3" '$1 == v && $4 == l && $5 == s { f = 1 } END { exit !f }' "$4"; }

@@ -6,13 +6,11 @@
 # (checked against the samples' own times) and a hint when external samples
 # dominate.
 set -u
-nt="$top_builddir/nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+need python3
 trace="$top_srcdir/corpus/spin-threads.nettrace"
-[ -f "$trace" ] || { echo "SKIP: $trace is absent"; exit 77; }
+need_files "$trace"
 
 "$nt" top "$trace" > "$tmp/top.txt" || fail "top failed"
 "$nt" samples "$trace" > "$tmp/samples.txt" || fail "samples failed"
@@ -69,8 +67,7 @@ awk '/^ exclusive/ { on = 1; next } on && n++ < 3' "$tmp/mc.txt" | grep -q 'Thre
 echo "ok: thread-time, cpu (noted), managed-cpu and wall are named for what they count"
 
 # a trace of blocked threads: the hint
-shared="$top_srcdir/../shared/corpus"
-[ -d "$shared" ] || shared="$top_srcdir/../../shared/corpus"
+shared=$(shared_corpus)
 web="$shared/dotnetdiag__dotnet-5.0-SampleProfiler-webapp.golden.nettrace"
 if [ -f "$web" ]; then
     "$nt" top -n 3 "$web" 2>/dev/null > "$tmp/web.txt"

@@ -10,7 +10,7 @@
 # function tables list every frame read (its samples are the folded ones).
 # Folded lines are compared sorted: their order follows the order in which
 # the read met the names.  Then a
-# stale, damaged or symlinked sidecar is said so once and not used, and
+# stale, damaged, symlinked or directory sidecar is said so once and not used, and
 # `nettrace index` never replaces a file that is not its sidecar.
 set -u
 N="${top_builddir:-.}/nettrace"
@@ -144,6 +144,10 @@ if "$N" index "$small" > /dev/null 2> "$tmp/err" || [ "$(cat "$small.ntidx")" !=
     fail=1
 fi
 expect_unused "a file of the sidecar's name that is not one" "not an index sidecar"
+rm -f "$small.ntidx"
+mkdir "$small.ntidx"
+expect_unused "a directory of the sidecar's name" "not a regular file"
+rmdir "$small.ntidx"
 
 [ $fail -eq 0 ] && echo "PASS: $windows windows of $traces traces read through their sidecars as in full"
 exit $fail

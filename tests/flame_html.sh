@@ -7,16 +7,14 @@
 # screenshot is kept as tests/flame-html/*.png.  The browser part skips,
 # saying so, without chromium.
 set -u
-nt="$top_builddir/nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+need python3
 spin="$top_srcdir/corpus/spin-threads.nettrace"
 tree="$top_srcdir/corpus/call-tree.nettrace"
 alloc="$top_srcdir/corpus/profile-alloc.nettrace"
 exc="$top_srcdir/corpus/profile-exceptions.nettrace"
-for f in "$spin" "$tree" "$alloc" "$exc"; do [ -f "$f" ] || { echo "SKIP: $f is absent"; exit 77; }; done
+need_files "$spin" "$tree" "$alloc" "$exc"
 
 # name TRACE ARGS...: the page and the folded export of one profile
 make_page() {

@@ -23,6 +23,17 @@ tests_test_heap_corpus_LDFLAGS = $(T_LINK)
 EXTRA_DIST += corpus/heap/shape.nettrace corpus/heap/shape-grown.nettrace \
 	tests/workloads/HeapShape/HeapShape.csproj tests/workloads/HeapShape/Program.cs
 
+# nettrace gc's summary on a written trace of many GCs (the heap-dump writer makes the GCs).
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_cli_gc
+TESTS += tests/test_cli_gc
+endif
+tests_test_cli_gc_SOURCES = tests/test_cli_gc.c tests/support/heap_writer.c tests/support/heap_writer.h
+tests_test_cli_gc_CPPFLAGS = $(T_CPP)
+tests_test_cli_gc_CFLAGS = $(T_CC)
+tests_test_cli_gc_LDADD = $(T_LIBS)
+tests_test_cli_gc_LDFLAGS = $(T_LINK)
+
 # nettrace heap against dotnet-gcdump (skips without it; see the script).
 TESTS += tests/heap_conformance.sh
 EXTRA_DIST += tests/heap_conformance.sh tests/heap_conformance.py

@@ -8,12 +8,10 @@ if ! command -v go >/dev/null 2>&1; then
     echo "SKIP: 'go' is not installed (apt-get install golang-go), so 'go tool pprof' cannot read our output here"
     exit 77
 fi
-nt="$top_builddir/nettrace"
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 trace="$top_srcdir/corpus/spin-threads.nettrace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp" GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" GOFLAGS= GOTOOLCHAIN=local
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$nt" stacks -f pprof -o "$tmp/p.pb.gz" "$trace" || fail "stacks -f pprof exited $?"
 samples=$("$nt" info --json "$trace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')

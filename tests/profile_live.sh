@@ -8,20 +8,16 @@
 # waiter, blocked on the lock all the time, weighs about the whole interval.  Skips with a message
 # when dotnet is not on PATH.  The test starts and kills its processes.
 set -u
-if ! command -v dotnet >/dev/null 2>&1; then
-    echo "SKIP: dotnet is not on PATH: the live profiles need a real .NET process"
-    exit 77
-fi
-nt="$top_builddir/nettrace"
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+need dotnet "the live profiles need a real .NET process"
 work="$top_builddir/tests/profile-load-build"
-tmp=$(mktemp -d)
 pid=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 mkdir -p "$work"
 if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release --nologo -v quiet -nodeReuse:false \

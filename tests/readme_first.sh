@@ -6,31 +6,30 @@
 # Parser.Parse -- and each step shows what the README says it shows.  Skips,
 # saying so, without dotnet.
 set -u
-if ! command -v dotnet >/dev/null 2>&1; then
-    echo "SKIP: dotnet is not on PATH: the README's first section needs a real .NET program"
-    exit 77
-fi
-command -v bash >/dev/null || { echo "SKIP: bash not found (the README's block uses its job control)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+CHECKS_STOP=1
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+need dotnet "the README's first section needs a real .NET program"
+need bash "the README's block uses its job control"
 nt_dir=$(cd "$top_builddir" && pwd)
 
 # the workload, built once per tree
-dir="$nt_dir/tests/workloads-build/ReadmeApp"
-mkdir -p "$dir"
-flock "$dir/.lock" sh -c "[ -f '$dir/out/app.dll' ] && [ '$dir/out/app.dll' -nt '$top_srcdir/tests/workloads/ReadmeApp/Program.cs' ] ||
-    { cp '$top_srcdir/tests/workloads/ReadmeApp/Program.cs' '$top_srcdir/tests/workloads/ReadmeApp/ReadmeApp.csproj' '$dir/' &&
-      cd '$dir' && DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -o out -nodeReuse:false \
-          -p:UseSharedCompilation=false > build.log 2>&1; }"
-[ -f "$dir/out/app.dll" ] || fail "ReadmeApp did not build (see $dir/build.log)"
-cp "$dir"/out/* "$tmp/"
+dll=$(workload_dll ReadmeApp app) || exit 1
+# The program under a name of this run's own: -n matches a program's file
+# name (or its assembly's, app, which no test asks for), so that this test,
+# running beside another tree's, attaches to its own program and never finds
+# two.  The block below runs with 'app.dll' and '-n app' renamed to it; the
+# rest (outputs, module names: the assembly's) is as written.
+name="app-$$"
+for f in "$(dirname "$dll")"/app.*; do cp "$f" "$tmp/$name${f##*/app}"; done
 
 # the first sh block after the section's heading, as written
 awk '/^## Profile your app/ { on = 1; next } on && /^```sh$/ { inb = 1; next } inb && /^```$/ { exit } inb' \
     "$top_srcdir/README.md" > "$tmp/block.sh"
 [ -s "$tmp/block.sh" ] || fail "README.md has no sh block under '## Profile your app'"
 grep -q '^nettrace collect' "$tmp/block.sh" || fail "the README's block does not collect: $(cat "$tmp/block.sh")"
+grep -q 'dotnet app\.dll ' "$tmp/block.sh" && grep -q ' -n app ' "$tmp/block.sh" ||
+    fail "the README's block no longer runs app.dll and attaches with -n app: this test renames those"
+sed -i "s/dotnet app\.dll /dotnet $name.dll /; s/ -n app / -n $name /g; s/ -n app\$/ -n $name/" "$tmp/block.sh"
 # the background program never outlives the block
 { echo 'trap '\''rc=$?; [ -z "$(jobs -p)" ] || kill $(jobs -p) 2>/dev/null; exit $rc'\'' EXIT'; cat "$tmp/block.sh"; } > "$tmp/run.sh"
 (cd "$tmp" && PATH="$nt_dir:$PATH" bash -e -x "$tmp/run.sh" > "$tmp/out.txt" 2> "$tmp/err.txt") ||

@@ -4,6 +4,7 @@
  * reject, and the checked forms must stop at the span's end. */
 #include <criterion/criterion.h>
 
+#include "common/byte_buf.h"
 #include "common/cursor.h"
 
 /* Encodes v in n bytes (n at least its minimal length; padding bytes are 0x80 ... 0x00). */
@@ -109,4 +110,70 @@ Test(cursor, random_bytes_agree_with_the_reference)
             buf[i] |= 0x80;
         check_all(buf);
     }
+}
+
+/* The one byte writer (common/byte_buf.h) against the cursor: what it writes
+ * the cursor reads back, in the bytes the formats fix. */
+Test(byte_buf, writes_what_the_cursor_reads)
+{
+    cm_mem mem;
+    cm_mem_init(&mem, NULL);
+    cm_buf b = { .mem = &mem };
+    cm_buf_u8(&b, 0xA5);
+    cm_buf_u16(&b, 0x1234);
+    cm_buf_u32(&b, 0x89ABCDEFu);
+    cm_buf_u64(&b, 0x0102030405060708ull);
+    cm_buf_varu(&b, 300);
+    cm_buf_utf16z(&b, "a\xC3\xA9", CM_UTF8_REPLACE);
+    cm_buf_str8(&b, "hi");
+    const uint8_t want[] = { 0xA5, 0x34, 0x12, 0xEF, 0xCD, 0xAB, 0x89, 8, 7, 6, 5, 4, 3, 2, 1,
+                             0xAC, 0x02, 'a', 0, 0xE9, 0, 0, 0, 2, 'h', 'i' };
+    cr_assert_not(b.failed);
+    cr_assert_eq(b.n, sizeof want);
+    cr_assert_arr_eq(b.d, want, sizeof want);
+    cm_cursor c = cm_cursor_make(b.d, b.n);
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64, var;
+    cr_assert(cm_cur_u8(&c, &u8) && cm_cur_u16(&c, &u16) && cm_cur_u32(&c, &u32) && cm_cur_u64(&c, &u64) &&
+              cm_cur_varu64(&c, &var));
+    cr_assert(u8 == 0xA5 && u16 == 0x1234 && u32 == 0x89ABCDEFu && u64 == 0x0102030405060708ull && var == 300);
+    cm_buf_put32(&b, 1, 0xFFFFFFFFu);
+    cr_assert_eq(cm_le32(b.d + 1), 0xFFFFFFFFu, "a patch overwrites in place");
+    cm_buf_put32(&b, b.n - 3, 0); /* beyond what was written: ignored */
+    cr_assert_arr_eq(b.d + b.n - 3, want + sizeof want - 3, 3);
+    cm_buf_free(&b);
+    cr_assert_eq(mem.used, 0, "the buffer's storage is returned");
+}
+
+Test(byte_buf, fixed_storage_fails_past_its_size_and_keeps_what_fit)
+{
+    uint8_t storage[8] = { 0 };
+    cm_buf b = cm_buf_over(storage, 6);
+    cm_buf_u32(&b, 0x11223344u);
+    cr_assert_not(b.failed);
+    cm_buf_u32(&b, 0x55667788u); /* 8 bytes into 6 */
+    cr_assert(b.failed, "fixed storage does not grow");
+    cr_assert_eq(b.n, 4);
+    cr_assert_eq(storage[4], 0, "nothing is written past the bytes that fit");
+    cm_buf_u8(&b, 1);
+    cr_assert_eq(b.n, 4, "a failed buffer stays failed");
+}
+
+Test(byte_buf, utf16_policies)
+{
+    uint8_t storage[32];
+    cm_buf b = cm_buf_over(storage, sizeof storage);
+    cm_buf_utf16z(&b, "x\xC3", CM_UTF8_REJECT);
+    cr_assert(b.failed, "REJECT fails the buffer on malformed UTF-8");
+    cr_assert_eq(cm_utf16_units("x\xC3", CM_UTF8_REJECT), SIZE_MAX);
+    b = cm_buf_over(storage, sizeof storage);
+    cm_buf_utf16z(&b, "x\xC3", CM_UTF8_REPLACE);
+    const uint8_t want[] = { 'x', 0, 0xFD, 0xFF, 0, 0 };
+    cr_assert_not(b.failed);
+    cr_assert_eq(b.n, sizeof want);
+    cr_assert_arr_eq(storage, want, sizeof want);
+    cr_assert_eq(cm_utf16_units("x\xC3", CM_UTF8_REPLACE), 2);
+    cr_assert_eq(cm_utf16_units("\xF0\x9F\x98\x80", CM_UTF8_REJECT), 2, "a surrogate pair is two units");
 }

@@ -33,13 +33,13 @@ Test(session_encoding, collect_tracing2_worked_example)
     nt_session_config cfg = { .providers = prov, .provider_count = 2, .buffer_mb = 256 };
     static ipc_buf b;
     cr_assert(ipc_encode_collect(&b, &cfg));
-    cr_assert_eq(b.len, 209);
+    cr_assert_eq(b.out.n, 209);
     static const uint8_t head[] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0,
                                     0xD1, 0x00, 0x02, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
                                     0x01, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00 };
-    cr_assert_arr_eq(b.data, head, sizeof head);
+    cr_assert_arr_eq(b.out.d, head, sizeof head);
     /* first provider: keywords 0, level 5, 36 UTF-16 units, 'M', ..., then empty arguments */
-    const uint8_t *p = b.data + sizeof head;
+    const uint8_t *p = b.out.d + sizeof head;
     static const uint8_t p1[] = { 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0x24, 0, 0, 0, 'M', 0 };
     cr_assert_arr_eq(p, p1, sizeof p1);
     p += 16 + 72;
@@ -47,7 +47,7 @@ Test(session_encoding, collect_tracing2_worked_example)
     static const uint8_t zeros[4] = { 0, 0, 0, 0 };
     cr_assert_arr_eq(p - 2, zeros, 2, "terminator of the first name");
     cr_assert_arr_eq(p, tail1, sizeof tail1);
-    cr_assert_arr_eq(b.data + 205, zeros, 4);
+    cr_assert_arr_eq(b.out.d + 205, zeros, 4);
 }
 
 /* A provider's level on the wire: 0 selects verbose (5), NT_LEVEL_LOG_ALWAYS sends 0, others as given. */
@@ -59,7 +59,7 @@ Test(session_encoding, provider_levels)
     cr_assert(ipc_encode_collect(&b, &cfg));
     /* after the 20-byte header, 4+4+1 bytes of buffer, format and rundown, the provider count; each
      * provider: keywords (8), level (4), name (4 + 2 units), arguments (4) */
-    const uint8_t *p = b.data + 20 + 9 + 4;
+    const uint8_t *p = b.out.d + 20 + 9 + 4;
     const uint32_t want[3] = { 5, 0, 3 };
     for (int i = 0; i < 3; i++, p += 8 + 4 + 8 + 4) {
         uint32_t level = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
@@ -81,6 +81,39 @@ Test(session_encoding, command_selection)
     cr_assert_eq(ipc_collect_command(&cfg), IPC_EP_COLLECT3);
 }
 
+/* NT_BUFFERING_BLOCK is CollectTracing6 (dotnet/diagnostics' ipc-protocol.md at 3c9f99e, the client's
+ * SerializeV6): CollectTracing5's streaming payload, each provider with an empty event filter, then
+ * the u32 sessionBufferMode, 1 for Block. */
+Test(session_encoding, collect_tracing6_for_block_buffering)
+{
+    nt_provider prov = { .name = "P", .keywords = 0x1980001, .level = 5 };
+    nt_session_config cfg = { .providers = &prov, .provider_count = 1, .buffer_mb = 1024,
+                              .rundown_keyword = NT_DEFAULT_RUNDOWN_KEYWORD, .no_stackwalk = true,
+                              .buffering = NT_BUFFERING_BLOCK };
+    cr_assert_eq(ipc_collect_command(&cfg), IPC_EP_COLLECT6, "Block needs 6 whatever else is asked");
+    static ipc_buf b;
+    cr_assert(ipc_encode_collect(&b, &cfg));
+    static const uint8_t want[] = {
+        'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0, 78, 0, 0x02, 0x07, 0, 0,
+        0, 0, 0, 0,                                     /* session_type 0: streaming */
+        0x00, 0x04, 0, 0,                               /* circularBufferMB 1024 */
+        1, 0, 0, 0,                                     /* format: NetTrace */
+        0x39, 0x01, 0x02, 0x80, 0, 0, 0, 0,             /* rundownKeyword */
+        0,                                              /* requestStackwalk */
+        1, 0, 0, 0,                                     /* one provider */
+        0x01, 0x00, 0x98, 0x01, 0, 0, 0, 0,             /* keywords */
+        5, 0, 0, 0,                                     /* level */
+        2, 0, 0, 0, 'P', 0, 0, 0,                       /* name */
+        0, 0, 0, 0,                                     /* no arguments */
+        0, 0, 0, 0, 0,                                  /* event filter: enable 0, no ids */
+        1, 0, 0, 0,                                     /* sessionBufferMode: Block */
+    };
+    cr_assert_eq(b.out.n, sizeof want);
+    cr_assert_arr_eq(b.out.d, want, sizeof want);
+    cfg.buffering = NT_BUFFERING_DROP;
+    cr_assert_eq(ipc_collect_command(&cfg), IPC_EP_COLLECT3, "Drop is what the runtime does anyway: no 6");
+}
+
 Test(session_encoding, strings_utf16_and_limits)
 {
     static ipc_buf b;
@@ -88,17 +121,17 @@ Test(session_encoding, strings_utf16_and_limits)
     ipc_put_string(&b, "a\xC3\xA9\xF0\x9F\x98\x80"); /* a, e-acute, U+1F600 (a surrogate pair) */
     cr_assert(ipc_end(&b));
     static const uint8_t want[] = { 5, 0, 0, 0, 'a', 0, 0xE9, 0, 0x3D, 0xD8, 0x00, 0xDE, 0, 0 };
-    cr_assert_eq(b.len, 20 + sizeof want);
-    cr_assert_arr_eq(b.data + 20, want, sizeof want);
+    cr_assert_eq(b.out.n, 20 + sizeof want);
+    cr_assert_arr_eq(b.out.d + 20, want, sizeof want);
     ipc_begin(&b, 2, 3);
     ipc_put_string(&b, "bad\xC3");
     cr_assert_not(ipc_end(&b), "malformed UTF-8 is refused");
     ipc_begin(&b, 2, 3);
     for (int i = 0; i < 40000; i++)
-        ipc_put_u8(&b, 0);
-    ipc_put_u32(&b, 1);
+        cm_buf_u8(&b.out, 0);
+    cm_buf_u32(&b.out, 1);
     for (int i = 0; i < 30000; i++)
-        ipc_put_u8(&b, 0);
+        cm_buf_u8(&b.out, 0);
     cr_assert_not(ipc_end(&b), "a request beyond 65,535 bytes is refused");
 }
 
@@ -109,8 +142,8 @@ Test(session_encoding, stop_message)
     static const uint8_t want[] = { 'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0,
                                     0x1C, 0x00, 0x02, 0x01, 0x00, 0x00, 0xA0, 0x78, 0x56, 0x34,
                                     0x12, 0x7F, 0x00, 0x00 };
-    cr_assert_eq(b.len, sizeof want);
-    cr_assert_arr_eq(b.data, want, sizeof want);
+    cr_assert_eq(b.out.n, sizeof want);
+    cr_assert_arr_eq(b.out.d, want, sizeof want);
 }
 
 Test(session_encoding, hresult_names)
@@ -349,6 +382,85 @@ Test(session_peer, refusal_carries_the_hresult)
     cr_assert_eq(p.request[17], 3);
     nt_session_free(s);
     peer_stop(&p);
+}
+
+/* A session asking for non-lossy buffering, started on p. */
+static nt_session *block_session(counting_sink *c, peer *p, nt_status *st)
+{
+    nt_session_config cfg = NT_STRUCT_INIT(nt_session_config);
+    cfg.sink = count_sink;
+    cfg.sink_user = c;
+    cfg.buffering = NT_BUFFERING_BLOCK;
+    nt_session *s = nt_session_new(&cfg, NULL);
+    cr_assert(s);
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_DEFAULT, "nothing is known before the start");
+    nt_endpoint ep = endpoint_at(p->path);
+    *st = nt_session_start_endpoint(s, &ep, nt_deadline_after_ms(2000));
+    return s;
+}
+
+Test(session_peer, block_buffering_sends_collect_tracing6)
+{
+    peer p;
+    cr_assert(peer_start(&p, PEER_STREAM, NULL));
+    counting_sink c = { 0 };
+    nt_status st;
+    nt_session *s = block_session(&c, &p, &st);
+    cr_assert_eq(st, NT_OK, "%s", nt_session_message(s));
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_BLOCK);
+    size_t n = atomic_load(&p.request_len);
+    cr_assert_eq(p.request[16], 2);
+    cr_assert_eq(p.request[17], 7, "CollectTracing6, not %u", p.request[17]);
+    cr_assert_eq(n, (size_t)(p.request[14] | p.request[15] << 8));
+    static const uint8_t streaming[4] = { 0 }, block[4] = { 1, 0, 0, 0 };
+    cr_assert_arr_eq(p.request + 20, streaming, 4, "session_type 0 leads the payload");
+    cr_assert_arr_eq(p.request + n - 4, block, 4, "sessionBufferMode 1 ends it");
+    cr_assert_eq(atomic_load(&p.command_count), 1);
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(2000)), NT_OK);
+    nt_session_free(s);
+    peer_stop(&p);
+}
+
+Test(session_peer, a_runtime_without_collect_tracing6_gets_the_older_command)
+{
+    peer p;
+    cr_assert(peer_start(&p, PEER_STREAM, NULL));
+    p.unknown_command = 7; /* as .NET 10 and earlier answer */
+    counting_sink c = { 0 };
+    nt_status st;
+    nt_session *s = block_session(&c, &p, &st);
+    cr_assert_eq(st, NT_OK, "the session falls back: %s", nt_session_message(s));
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_DROP, "the session says it got the lossy mode");
+    cr_assert_eq(atomic_load(&p.command_count), 2);
+    cr_assert_eq(p.commands[0], 7);
+    cr_assert_eq(p.commands[1], 3, "then CollectTracing2, what the configuration needs otherwise");
+    cr_assert_eq(atomic_load(&p.connections), 2, "a new connection: the runtime hung up on the refusal");
+    cr_assert_eq(nt_session_hresult(s), 0);
+    cr_assert_str_eq(nt_session_message(s), "", "a fallback is not a failure");
+    cr_assert_eq(nt_session_stop(s, nt_deadline_after_ms(2000)), NT_OK);
+    cr_assert(atomic_load(&c.bytes) > 0, "the stream came");
+    nt_session_free(s);
+    peer_stop(&p);
+}
+
+Test(session_peer, other_refusals_of_collect_tracing6_stand)
+{
+    peer p;
+    cr_assert(peer_start(&p, PEER_REFUSE, NULL)); /* BAD_ENCODING: the runtime knows 6 and refused it */
+    counting_sink c = { 0 };
+    nt_status st;
+    nt_session *s = block_session(&c, &p, &st);
+    cr_assert_eq(st, NT_ERR_REFUSED);
+    cr_assert_eq(nt_session_hresult(s), 0x80131384u);
+    cr_assert_eq(atomic_load(&p.command_count), 1, "no second request");
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_DEFAULT);
+    nt_session_free(s);
+    peer_stop(&p);
+    nt_session_config bad = NT_STRUCT_INIT(nt_session_config);
+    bad.sink = count_sink;
+    bad.buffering = NT_BUFFERING_BLOCK + 1;
+    cr_assert_null(nt_session_new(&bad, NULL), "an unknown buffering is refused");
+    cr_assert_eq(nt_session_buffering(NULL), NT_BUFFERING_DEFAULT);
 }
 
 typedef struct stopper {

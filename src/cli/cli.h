@@ -21,6 +21,12 @@ int cli_exit_code(nt_status s);
  * finish.  Returns the parser's final status, or NT_ERR_IO with errbuf set.
  * Shows a progress bar on a terminal when the read takes a while. */
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize);
+/* The same over fd, already open on path (which names it in messages); fd stays open. */
+nt_status cli_feed_fd(nt_parser *p, int fd, const char *path, char *errbuf, size_t errsize);
+/* path ("-": standard input) opened for reading once, for every way it is read
+ * then; -1 with errbuf set when it cannot be.  cli_close_input leaves standard input open. */
+int cli_open_input(const char *path, char *errbuf, size_t errsize);
+void cli_close_input(int fd);
 /* The message of a read that ended with s after `done` bytes of input, as cli_feed_path words it. */
 void cli_feed_message(const nt_parser *p, nt_status s, uint64_t done, char *errbuf, size_t errsize);
 
@@ -31,6 +37,9 @@ void cli_feed_message(const nt_parser *p, nt_status s, uint64_t done, char *errb
  * file; NETTRACE_READ_REPORT set: the bytes read said on stderr. */
 nt_status cli_feed_path_window(nt_parser *p, const char *path, const nt_time_bound *from, const nt_time_bound *to,
                                char *errbuf, size_t errsize);
+/* The same over fd, open on path by cli_open_input (standard input: the whole stream). */
+nt_status cli_feed_fd_window(nt_parser *p, int fd, const char *path, const nt_time_bound *from,
+                             const nt_time_bound *to, char *errbuf, size_t errsize);
 
 /* The output of an export: path ("-" or NULL: standard output) opened for
  * writing through cli_out_file_open's rules (false with the reason on

@@ -8,7 +8,6 @@
 #include "cli/opts.h"
 
 #include <getopt.h>
-#include <string.h>
 
 static void usage(FILE *f)
 {
@@ -28,48 +27,30 @@ static void usage(FILE *f)
           f);
 }
 
-/* --to's value: 4 or 6, 0 for anything else. */
-static uint32_t read_format(const char *s)
+static bool own_option(int ch, const char *arg, nt_convert_options *o)
 {
-    if (strcmp(s, "v4") == 0 || strcmp(s, "v5") == 0 || strcmp(s, "4") == 0)
-        return 4;
-    if (strcmp(s, "v6") == 0 || strcmp(s, "6") == 0)
-        return 6;
-    return 0;
+    switch (ch) {
+    case 't': return cli_convert_format("convert", "to", arg, &o->format);
+    case 'u': o->uncompressed = true; return true;
+    default: return false;
+    }
 }
 
 int cmd_convert(int argc, char **argv)
 {
-    static const struct option opts[] = { { "to", required_argument, NULL, 't' },
-                                          { "output", required_argument, NULL, 'o' },
-                                          { "uncompressed", no_argument, NULL, 'u' },
-                                          CLI_FORCE_LONGOPT,
-                                          { "help", no_argument, NULL, 'h' },
-                                          { NULL, 0, NULL, 0 } };
-    nt_convert_options o = { .struct_size = sizeof o };
-    const char *out_path = NULL;
-    bool force = false;
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "t:o:h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 't':
-            if (!(o.format = read_format(optarg))) {
-                fprintf(stderr, "nettrace convert: --to must be v4 or v6, not '%s'\n", optarg);
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        case 'o': out_path = optarg; break;
-        case 'u': o.uncompressed = true; break;
-        case CLI_OPT_FORCE: force = true; break;
-        case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: return cli_usage_hint(argv[0]);
-        }
-    }
-    if (optind != argc - 1 || !o.format || !out_path) {
+    static const struct option own[] = { { "to", required_argument, NULL, 't' },
+                                         { "uncompressed", no_argument, NULL, 'u' },
+                                         { NULL, 0, NULL, 0 } };
+    static const cli_convert_command convert = { .own = own, .own_short = "t:", .own_option = own_option,
+                                                 .usage = usage };
+    cli_convert_request a;
+    int rc = cli_convert_args(&convert, argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    if (!a.in_path || !a.o.format || !a.out_path) {
         fprintf(stderr, "nettrace convert: give FILE, --to v4|v6 and -o OUT; 'nettrace convert --help' lists the "
                         "options\n");
         return CLI_EXIT_USAGE;
     }
-    return cli_convert_run("convert", argv[optind], out_path, force, &o);
+    return cli_convert_run("convert", a.in_path, a.out_path, a.force, &a.o);
 }

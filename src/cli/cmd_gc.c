@@ -2,6 +2,7 @@
  * and a summary like PerfView's GCStats: GCs per generation, total / mean /
  * max pause, share of the trace's time paused, allocation rate.  Sizes in
  * MiB (1024 x 1024 bytes), starts in s since the trace's start. */
+#include "cli/human.h"
 #include "cli/opts.h"
 #include "cli/profile_cli.h"
 #include "common/json.h"
@@ -199,18 +200,22 @@ int cmd_gc(int argc, char **argv)
                     k ? "," : "", k, gens[k].count, gens[k].pause_total, gens[k].pause_max);
         fputs("]}}\n", o);
     } else {
-        fprintf(o, "%sGCs: %" PRIu64 " (gen0 %" PRIu64 ", gen1 %" PRIu64 ", gen2 %" PRIu64 ")\n", n ? "\n" : "",
-                all.count, gens[0].count, gens[1].count, gens[2].count);
+        /* Counts and ms grouped by three as in the other human tables (human.h). */
+        fprintf(o, "%sGCs: %s (gen0 %s, gen1 %s, gen2 %s)\n", n ? "\n" : "", cli_count(all.count).s,
+                cli_count(gens[0].count).s, cli_count(gens[1].count).s, cli_count(gens[2].count).s);
         for (int k = 0; k < 3; k++)
             if (gens[k].count)
-                fprintf(o, "  gen%d: pause total %.3f ms, mean %.3f ms, max %.3f ms\n", k,
-                        (double)gens[k].pause_total / 1e6, (double)gens[k].pause_total / 1e6 / (double)gens[k].count,
-                        (double)gens[k].pause_max / 1e6);
-        fprintf(o, "pause: total %.3f ms, mean %.3f ms, max %.3f ms; %.2f%% of %.3f s paused\n",
-                (double)all.pause_total / 1e6, all.count ? (double)all.pause_total / 1e6 / (double)all.count : 0.0,
-                (double)all.pause_max / 1e6, paused, (double)span / 1e9);
+                fprintf(o, "  gen%d: pause total %s ms, mean %s ms, max %s ms\n", k,
+                        cli_fixed((double)gens[k].pause_total / 1e6, 3).s,
+                        cli_fixed((double)gens[k].pause_total / 1e6 / (double)gens[k].count, 3).s,
+                        cli_fixed((double)gens[k].pause_max / 1e6, 3).s);
+        fprintf(o, "pause: total %s ms, mean %s ms, max %s ms; %.2f%% of %s s paused\n",
+                cli_fixed((double)all.pause_total / 1e6, 3).s,
+                cli_fixed(all.count ? (double)all.pause_total / 1e6 / (double)all.count : 0.0, 3).s,
+                cli_fixed((double)all.pause_max / 1e6, 3).s, paused, cli_fixed((double)span / 1e9, 3).s);
         if (at.events)
-            fprintf(o, "allocated (allocation ticks): %.3f MiB, %.1f MiB/s\n", (double)at.value / 1048576.0, rate);
+            fprintf(o, "allocated (allocation ticks): %s MiB, %s MiB/s\n", cli_fixed((double)at.value / 1048576.0, 3).s,
+                    cli_fixed(rate, 1).s);
         else
             fputs("allocated: no allocation ticks in the trace (collect with --profile alloc)\n", o);
     }

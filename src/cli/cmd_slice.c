@@ -8,7 +8,6 @@
 #include "cli/time_opt.h"
 
 #include <getopt.h>
-#include <string.h>
 
 static void usage(FILE *f)
 {
@@ -28,50 +27,31 @@ static void usage(FILE *f)
           f);
 }
 
+static bool own_option(int ch, const char *arg, nt_convert_options *o)
+{
+    switch (ch) {
+    case 'f': return cli_time_option("slice", "from", arg, &o->from);
+    case 't': return cli_time_option("slice", "to", arg, &o->to);
+    case 'F': return cli_convert_format("slice", "format", arg, &o->format);
+    default: return false;
+    }
+}
+
 int cmd_slice(int argc, char **argv)
 {
-    static const struct option opts[] = { { "from", required_argument, NULL, 'f' },
-                                          { "to", required_argument, NULL, 't' },
-                                          { "output", required_argument, NULL, 'o' },
-                                          { "format", required_argument, NULL, 'F' },
-                                          CLI_FORCE_LONGOPT,
-                                          { "help", no_argument, NULL, 'h' },
-                                          { NULL, 0, NULL, 0 } };
-    nt_convert_options o = { .struct_size = sizeof o };
-    const char *out_path = NULL;
-    bool force = false;
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'f':
-            if (!cli_time_option("slice", "from", optarg, &o.from))
-                return CLI_EXIT_USAGE;
-            break;
-        case 't':
-            if (!cli_time_option("slice", "to", optarg, &o.to))
-                return CLI_EXIT_USAGE;
-            break;
-        case 'F':
-            if (strcmp(optarg, "v4") == 0 || strcmp(optarg, "v5") == 0)
-                o.format = 4;
-            else if (strcmp(optarg, "v6") == 0)
-                o.format = 6;
-            else {
-                fprintf(stderr, "nettrace slice: --format must be v4 or v6, not '%s'\n", optarg);
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        case 'o': out_path = optarg; break;
-        case CLI_OPT_FORCE: force = true; break;
-        case 'h': usage(stdout); return CLI_EXIT_OK;
-        default: return cli_usage_hint(argv[0]);
-        }
-    }
-    if (optind != argc - 1 || !out_path || !(o.from.set || o.to.set)) {
+    static const struct option own[] = { { "from", required_argument, NULL, 'f' },
+                                         { "to", required_argument, NULL, 't' },
+                                         { "format", required_argument, NULL, 'F' },
+                                         { NULL, 0, NULL, 0 } };
+    static const cli_convert_command slice = { .own = own, .own_short = "", .own_option = own_option, .usage = usage };
+    cli_convert_request a;
+    int rc = cli_convert_args(&slice, argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    if (!a.in_path || !a.out_path || !(a.o.from.set || a.o.to.set)) {
         fprintf(stderr, "nettrace slice: give FILE, --from T and/or --to T, and -o OUT; 'nettrace slice --help' "
                         "lists the options\n");
         return CLI_EXIT_USAGE;
     }
-    return cli_convert_run("slice", argv[optind], out_path, force, &o);
+    return cli_convert_run("slice", a.in_path, a.out_path, a.force, &a.o);
 }

@@ -1,13 +1,13 @@
 /* convert and slice: the tool's side of nt_convert (cli/convert_run.h). */
 #include "cli/convert_run.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/progress.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct run_out {
     FILE *f;
@@ -111,9 +111,10 @@ int cli_convert_run(const char *cmd, const char *in_path, const char *out_path, 
     }
     if (cli_out_file_owned(&file))
         file.fd = -1; /* the stream owns it */
-    int fd = strcmp(in_path, "-") == 0 ? 0 : open(in_path, O_RDONLY | O_CLOEXEC);
+    char why[256];
+    int fd = cli_open_input(in_path, why, sizeof why);
     if (fd < 0) {
-        fprintf(stderr, "nettrace %s: %s: %s\n", cmd, in_path, strerror(errno));
+        fprintf(stderr, "nettrace %s: %s\n", cmd, why);
         close_output(cmd, &file, &o, out_path, false);
         return CLI_EXIT_ERROR;
     }
@@ -125,11 +126,56 @@ int cli_convert_run(const char *cmd, const char *in_path, const char *out_path, 
     cli_progress_phase("reading");
     nt_status s = nt_convert(fd, &co, sink, &o, &st);
     cli_progress_clear();
-    if (fd != 0)
-        close(fd);
+    cli_close_input(fd);
     bool keep;
     int rc = say_outcome(cmd, in_path, out_path, s, &st, &o, &keep);
     if (!close_output(cmd, &file, &o, out_path, keep))
         rc = CLI_EXIT_ERROR;
     return rc;
+}
+
+bool cli_convert_format(const char *cmd, const char *flag, const char *arg, uint32_t *format)
+{
+    if (strcmp(arg, "v4") == 0 || strcmp(arg, "v5") == 0 || strcmp(arg, "4") == 0)
+        *format = 4;
+    else if (strcmp(arg, "v6") == 0 || strcmp(arg, "6") == 0)
+        *format = 6;
+    else {
+        fprintf(stderr, "nettrace %s: --%s must be v4 or v6, not '%s'\n", cmd, flag, arg);
+        return false;
+    }
+    return true;
+}
+
+int cli_convert_args(const cli_convert_command *c, int argc, char **argv, cli_convert_request *a)
+{
+    static const struct option SHARED[] = { { "output", required_argument, NULL, 'o' },
+                                            CLI_FORCE_LONGOPT,
+                                            { "help", no_argument, NULL, 'h' } };
+    enum { SHARED_COUNT = sizeof SHARED / sizeof SHARED[0] };
+    struct option opts[CLI_CONVERT_OWN_MAX + SHARED_COUNT + 1] = { { 0 } };
+    size_t n = 0;
+    while (n < CLI_CONVERT_OWN_MAX && c->own[n].name) {
+        opts[n] = c->own[n];
+        n++;
+    }
+    memcpy(opts + n, SHARED, sizeof SHARED);
+    char shorts[32];
+    snprintf(shorts, sizeof shorts, "%so:h", c->own_short);
+    *a = (cli_convert_request){ .o = { .struct_size = sizeof a->o } };
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': a->out_path = optarg; break;
+        case CLI_OPT_FORCE: a->force = true; break;
+        case 'h': c->usage(stdout); return CLI_EXIT_OK;
+        case '?': return cli_usage_hint(argv[0]);
+        default:
+            if (!c->own_option(ch, optarg, &a->o))
+                return CLI_EXIT_USAGE;
+        }
+    }
+    a->in_path = optind == argc - 1 ? argv[optind] : NULL;
+    return -1;
 }

@@ -1,10 +1,10 @@
 /* Reading a trace file into a parser, with a progress bar on terminals. */
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "common/file_read.h"
 
 #include <errno.h>
 #include <stdlib.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,14 +25,27 @@ static void on_progress(void *user, uint64_t done, uint64_t total)
 
 nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t errsize)
 {
-    int fd = 0;
-    if (strcmp(path, "-") != 0) {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            snprintf(errbuf, errsize, "%s: %s", path, strerror(errno));
-            return NT_ERR_IO;
-        }
-    }
+    int fd = cli_open_input(path, errbuf, errsize);
+    nt_status s = fd < 0 ? NT_ERR_IO : cli_feed_fd(p, fd, path, errbuf, errsize);
+    cli_close_input(fd);
+    return s;
+}
+
+int cli_open_input(const char *path, char *errbuf, size_t errsize)
+{
+    if (strcmp(path, "-") == 0)
+        return STDIN_FILENO;
+    return cm_open_read(path, errbuf, errsize);
+}
+
+void cli_close_input(int fd)
+{
+    if (fd > STDIN_FILENO)
+        close(fd);
+}
+
+nt_status cli_feed_fd(nt_parser *p, int fd, const char *path, char *errbuf, size_t errsize)
+{
     cli_progress_start();
     cli_progress_phase("reading");
     uint64_t done = 0;
@@ -40,8 +53,6 @@ nt_status cli_feed_path(nt_parser *p, const char *path, char *errbuf, size_t err
     int os_error = 0;
     nt_status s = nt_parser_feed_fd(p, fd, &fo, &os_error);
     cli_progress_clear();
-    if (fd != 0)
-        close(fd);
     if (s == NT_ERR_IO)
         snprintf(errbuf, errsize, "%s: %s", path, os_error ? strerror(os_error) : "read failed");
     else

@@ -8,6 +8,7 @@
  * read. */
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "common/file_read.h"
 #include "nettrace_index.h"
 
 #include <errno.h>
@@ -15,7 +16,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* A sidecar holds 128 bytes, 56 a block and at most 64 MiB of kept records: below this for any index the
@@ -43,7 +43,6 @@ static nt_index *sidecar_for(const char *path, int fd, uint64_t *sidecar_bytes)
     memcpy(name + n, NT_INDEX_SIDECAR_SUFFIX, sizeof NT_INDEX_SIDECAR_SUFFIX);
     nt_index *ix = NULL;
     int sfd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    struct stat st;
     if (sfd < 0) {
         if (errno == ELOOP)
             fprintf(stderr, "nettrace: %s: not used (a symbolic link: a sidecar is a file of its own beside the "
@@ -56,30 +55,17 @@ static nt_index *sidecar_for(const char *path, int fd, uint64_t *sidecar_bytes)
         return NULL;
     }
     char msg[256] = "";
-    uint8_t *data = NULL;
-    if (fstat(sfd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIDECAR_MAX_BYTES)
-        snprintf(msg, sizeof msg, "not a regular file of at most 256 MiB");
-    else if (!(data = malloc(st.st_size ? (size_t)st.st_size : 1)))
-        snprintf(msg, sizeof msg, "out of memory");
-    else {
-        size_t got = 0;
-        while (got < (size_t)st.st_size) {
-            ssize_t r = pread(sfd, data + got, (size_t)st.st_size - got, (off_t)got);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                break;
-            got += (size_t)r;
-        }
-        if (got != (size_t)st.st_size)
-            snprintf(msg, sizeof msg, "reading it failed");
-        else
-            nt_index_load(data, got, fd, NULL, &ix, msg, sizeof msg);
-        *sidecar_bytes = got;
+    cm_mem mem;
+    cm_mem_init(&mem, NULL);
+    cm_file_read how = { .max_bytes = SIDECAR_MAX_BYTES };
+    cm_file_bytes file;
+    if (cm_read_file(sfd, 0, &how, &mem, &file, msg, sizeof msg) == NT_OK) {
+        nt_index_load(file.data, file.len, fd, NULL, &ix, msg, sizeof msg);
+        *sidecar_bytes = file.len;
+        cm_file_bytes_free(&mem, &file);
     }
     if (!ix)
         fprintf(stderr, "nettrace: %s: not used (%s); reading the whole trace\n", name, msg);
-    free(data);
     close(sfd);
     free(name);
     return ix;
@@ -114,22 +100,24 @@ static void parser_message(nt_parser *p, nt_status s, int os_error, const char *
 nt_status cli_feed_path_window(nt_parser *p, const char *path, const nt_time_bound *from, const nt_time_bound *to,
                                char *errbuf, size_t errsize)
 {
+    int fd = cli_open_input(path, errbuf, errsize);
+    nt_status s = fd < 0 ? NT_ERR_IO : cli_feed_fd_window(p, fd, path, from, to, errbuf, errsize);
+    cli_close_input(fd);
+    return s;
+}
+
+nt_status cli_feed_fd_window(nt_parser *p, int fd, const char *path, const nt_time_bound *from,
+                             const nt_time_bound *to, char *errbuf, size_t errsize)
+{
     bool window = (from && from->set) || (to && to->set);
-    if (!window || strcmp(path, "-") == 0 || getenv("NETTRACE_NO_INDEX") != NULL) {
-        if (window && report_wanted())
-            fprintf(stderr, "nettrace: reading the whole trace (%s)\n",
-                    strcmp(path, "-") == 0 ? "standard input has no sidecar" : "NETTRACE_NO_INDEX is set");
-        return cli_feed_path(p, path, errbuf, errsize);
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return cli_feed_path(p, path, errbuf, errsize); /* which words the failure */
+    bool whole = !window || strcmp(path, "-") == 0 || getenv("NETTRACE_NO_INDEX") != NULL;
+    if (whole && window && report_wanted())
+        fprintf(stderr, "nettrace: reading the whole trace (%s)\n",
+                strcmp(path, "-") == 0 ? "standard input has no sidecar" : "NETTRACE_NO_INDEX is set");
     uint64_t sidecar_bytes = 0;
-    nt_index *ix = sidecar_for(path, fd, &sidecar_bytes);
-    if (!ix) {
-        close(fd);
-        return cli_feed_path(p, path, errbuf, errsize);
-    }
+    nt_index *ix = whole ? NULL : sidecar_for(path, fd, &sidecar_bytes);
+    if (!ix)
+        return cli_feed_fd(p, fd, path, errbuf, errsize);
     nt_index_summary sum = { .struct_size = sizeof sum };
     nt_index_summarize(ix, &sum);
     nt_trace_info clock = { .sync_qpc = sum.sync_qpc, .qpc_frequency = sum.qpc_frequency };
@@ -150,11 +138,9 @@ nt_status cli_feed_path_window(nt_parser *p, const char *path, const nt_time_bou
     nt_status s = nt_parser_feed_window(p, fd, ix, &wo, &ws, &os_error);
     cli_progress_clear();
     nt_index_free(ix);
-    if (s == NT_ERR_STATE && nt_parser_offset(p) == 0) { /* the index cannot choose: nothing was fed */
-        close(fd);
-        return cli_feed_path(p, path, errbuf, errsize);
-    }
-    close(fd);
+    /* The index cannot choose: nothing was fed, and fd is still at 0 (the window read by pread). */
+    if (s == NT_ERR_STATE && nt_parser_offset(p) == 0)
+        return cli_feed_fd(p, fd, path, errbuf, errsize);
     if (report_wanted())
         report_read(&ws, sum.bytes_read, sidecar_bytes);
     parser_message(p, s, os_error, path, errbuf, errsize);

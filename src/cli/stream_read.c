@@ -7,7 +7,6 @@
 #include "cli/progress.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,23 +32,19 @@ bool cli_parse_jobs(const char *arg, const char *cmd)
     return true;
 }
 
-/* The file mapped read-only when the parallel parse should read it; false otherwise (st untouched). */
-static bool map_for_parallel(cli_stream *st, const char *path)
+/* The file on fd mapped read-only when the parallel parse should read it; false otherwise (st untouched). */
+static bool map_for_parallel(cli_stream *st, int fd, const char *path)
 {
     if (jobs_wanted == 1 || strcmp(path, "-") == 0)
         return false;
     if (jobs_wanted == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2)
         return false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false; /* the sequential read says why */
     struct stat sb;
     void *map = MAP_FAILED;
     /* By default only files large enough to gain; --jobs N asks for it on any file. */
     uint64_t min = jobs_wanted ? 1 : CLI_PARALLEL_MIN_BYTES;
     if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= min && (uint64_t)sb.st_size <= SIZE_MAX)
         map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
     if (map == MAP_FAILED)
         return false;
     st->map = map;
@@ -57,22 +52,37 @@ static bool map_for_parallel(cli_stream *st, const char *path)
     return true;
 }
 
+/* One parser over fd: the window's blocks through the sidecar, or the whole stream. */
+static nt_status read_sequential(cli_stream *st, int fd, const char *path, const nt_time_bound *from,
+                                 const nt_time_bound *to, const nt_callbacks *cb, void *user, bool lazy_names,
+                                 char *err, size_t errsize)
+{
+    st->p = nt_parser_new(cb, user, NULL, NULL);
+    if (!st->p) {
+        snprintf(err, errsize, "out of memory");
+        return NT_ERR_NOMEM;
+    }
+    nt_parser_set_lazy_names(st->p, lazy_names);
+    if (fd < 0) /* err says why it could not be opened; the parser is there, as the header promises */
+        return NT_ERR_IO;
+    return cli_feed_fd_window(st->p, fd, path, from, to, err, errsize);
+}
+
 nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound *from, const nt_time_bound *to,
                           const nt_callbacks *cb, void *user, bool lazy_names, char *err, size_t errsize)
 {
     memset(st, 0, sizeof *st);
+    /* One open decides every way the file is read: the map for the parallel parse, the sidecar, the plain read. */
+    int fd = cli_open_input(path, err, errsize);
     /* A window is read by one parser: through the sidecar it reads only the window's blocks (io_window.c),
      * which beats decoding all of them on every core; without one it reads the whole trace. */
     bool window = (from && from->set) || (to && to->set);
-    if (window || !map_for_parallel(st, path)) {
-        st->p = nt_parser_new(cb, user, NULL, NULL);
-        if (!st->p) {
-            snprintf(err, errsize, "out of memory");
-            return NT_ERR_NOMEM;
-        }
-        nt_parser_set_lazy_names(st->p, lazy_names);
-        return cli_feed_path_window(st->p, path, from, to, err, errsize);
+    if (fd < 0 || window || !map_for_parallel(st, fd, path)) {
+        nt_status s = read_sequential(st, fd, path, from, to, cb, user, lazy_names, err, errsize);
+        cli_close_input(fd);
+        return s;
     }
+    cli_close_input(fd); /* the map keeps the file's bytes */
     cli_progress_start();
     cli_progress_phase("reading");
     nt_parallel_options opt = { .jobs = jobs_wanted, .lazy_names = lazy_names };

@@ -23,9 +23,10 @@ void cli_stream_set_jobs(uint32_t jobs);
 
 /* Read path ("-" = standard input) into cb / user, only the window [from, to)
  * when one is set and a sidecar says where it is (NULL: no bound); err gets the message as
- * cli_feed_path words it.  Returns the stream's status; the parser that holds
- * the stream's state (cli_stream_parser) is there unless memory was short or
- * the file could not be opened (NT_ERR_IO). */
+ * cli_feed_path words it.  The file is opened once (cli_open_input), and
+ * that descriptor decides the parallel read, finds the sidecar and is read.
+ * Returns the stream's status; the parser that holds the stream's state
+ * (cli_stream_parser) is there unless memory was short. */
 nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound *from, const nt_time_bound *to,
                           const nt_callbacks *cb, void *user, bool lazy_names, char *err, size_t errsize);
 const nt_parser *cli_stream_parser(const cli_stream *st);

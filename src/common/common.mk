@@ -7,7 +7,8 @@ libnettrace_core_la_SOURCES += \
 	src/common/map.c src/common/map.h \
 	src/common/sort.h \
 	src/common/cursor.h \
-	src/common/le_store.h \
+	src/common/file_read.c src/common/file_read.h \
+	src/common/le_store.h src/common/byte_buf.c src/common/byte_buf.h \
 	src/common/format.h \
 	src/common/hash.c src/common/hash.h \
 	src/common/utf16.c src/common/utf16.h \

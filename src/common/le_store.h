@@ -1,6 +1,7 @@
-/* Little-endian stores: the counterparts of cursor.h's cm_le16/32/64 loads,
- * shared by everything that encodes the wire formats (the writer's buffer,
- * the diagnostics IPC requests). */
+/* Little-endian stores: the counterparts of cursor.h's cm_le16/32/64 loads.
+ * byte_buf.c (the one byte writer) appends with them; code that fills a
+ * fixed header in place (the gzip exporter's stored blocks, utf16.c's ASCII
+ * path) stores with them directly. */
 #ifndef CM_LE_STORE_H
 #define CM_LE_STORE_H
 

@@ -1,4 +1,6 @@
 #include "common/utf16.h"
+#include "common/cursor.h"
+#include "common/le_store.h"
 #include "nettrace.h"
 
 #include <string.h>
@@ -27,7 +29,7 @@ static inline char *put_utf8(char *o, uint32_t u)
     return o;
 }
 
-static inline uint32_t unit_at(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
+static inline uint32_t unit_at(const uint8_t *p) { return cm_le16(p); }
 
 /* One unit (or a surrogate pair) at p < end; returns the code point and
  * advances *pp.  Unpaired surrogates become U+FFFD. */
@@ -110,19 +112,13 @@ size_t cm_utf16_to_utf8(const uint8_t *src, size_t units, char *dst)
         }
 #endif
         while (end - p >= 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            v = __builtin_bswap64(v);
-#endif
+            uint64_t v = cm_le64(p);
             if (v & ASCII4_MASK)
                 break;
+            /* four ASCII units: each unit's low byte, the first unit's first */
             uint32_t w = (uint32_t)((v & 0xFF) | ((v >> 8) & 0xFF00) | ((v >> 16) & 0xFF0000) |
                                     ((v >> 24) & 0xFF000000));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            w = __builtin_bswap32(w); /* the first unit's byte first in memory */
-#endif
-            memcpy(o, &w, 4);
+            cm_store_le32((uint8_t *)o, w);
             o += 4;
             p += 8;
         }

@@ -1,4 +1,5 @@
 #include "export/export_gzip.h"
+#include "common/le_store.h"
 
 #include <string.h>
 
@@ -17,8 +18,9 @@ static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 
 static void stored_block(ex_gzip *g, bool final)
 {
-    unsigned char h[5] = { final ? 1 : 0, (unsigned char)g->n, (unsigned char)(g->n >> 8),
-                           (unsigned char)~g->n, (unsigned char)(~g->n >> 8) };
+    uint8_t h[5] = { final ? 1 : 0 }; /* BFINAL, BTYPE 00 (stored), then LEN and its complement */
+    cm_store_le16(h + 1, (uint16_t)g->n);
+    cm_store_le16(h + 3, (uint16_t)~g->n);
     ex_out_bytes(g->out, h, 5);
     ex_out_bytes(g->out, g->block, g->n);
     g->n = 0;
@@ -108,11 +110,9 @@ nt_status ex_gzip_end(ex_gzip *g)
     g->z_open = false;
 #else
     stored_block(g, true);
-    unsigned char t[8];
-    for (int i = 0; i < 4; i++) {
-        t[i] = (unsigned char)(g->crc >> (8 * i));
-        t[4 + i] = (unsigned char)(g->size >> (8 * i));
-    }
+    uint8_t t[8]; /* CRC-32, then ISIZE */
+    cm_store_le32(t, g->crc);
+    cm_store_le32(t + 4, g->size);
     ex_out_bytes(g->out, t, 8);
 #endif
     return g->failed ? NT_ERR_IO : NT_OK;

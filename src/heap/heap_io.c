@@ -4,10 +4,8 @@
 #include "heap/heap_internal.h"
 #include "heap/gcdump_read.h"
 #include "common/abi.h"
-#include "common/clock.h"
+#include "common/file_read.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,55 +102,30 @@ nt_status nt_heap_from_buffer(const void *data, size_t len, const nt_heap_option
     return build(data, len, -1, opt, out, msg, msg_size);
 }
 
-/* A regular file from its current offset `at` (size bytes): read whole,
- * by chunks, minding the deadline and telling the progress. */
-static nt_status gcdump_from_fd(int fd, off_t at, size_t size, const nt_heap_options *given, nt_heap **out,
-                                char *msg, size_t msg_size)
+/* A regular file from its current offset `at` to its end: read whole
+ * (common/file_read.h), minding the deadline and telling the progress. */
+static nt_status gcdump_from_fd(int fd, off_t at, const nt_heap_options *given, nt_heap **out, char *msg,
+                                size_t msg_size)
 {
     nt_heap_options o;
     if (!ABI_IN(nt_heap_options, &o, given)) {
         set_msg(msg, msg_size, "nt_heap_options: a member this library does not know is set");
         return NT_ERR_INVALID_ARG;
     }
-    if ((uint64_t)size > HP_GCDUMP_MAX_FILE_BYTES) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, ".gcdump: the file's %zu bytes pass the reader's limit (%llu bytes)", size,
-                     (unsigned long long)HP_GCDUMP_MAX_FILE_BYTES);
-        return NT_ERR_LIMIT;
-    }
+    cm_file_read how = { .max_bytes = HP_GCDUMP_MAX_FILE_BYTES, .deadline_ns = o.deadline_ns,
+                         .progress = o.progress, .progress_user = o.progress_user };
     cm_mem mem;
     cm_mem_init(&mem, o.alloc);
-    unsigned char *buf = cm_mem_alloc(&mem, size ? size : 1);
-    if (!buf) {
-        set_msg(msg, msg_size, "out of memory for the .gcdump file");
-        return NT_ERR_NOMEM;
+    cm_file_bytes file;
+    char why[200];
+    nt_status s = cm_read_file(fd, (uint64_t)at, &how, &mem, &file, why, sizeof why);
+    if (s != NT_OK) {
+        if (msg && msg_size)
+            snprintf(msg, msg_size, ".gcdump: %s", why);
+        return s;
     }
-    size_t got = 0;
-    nt_status s = NT_OK;
-    while (got < size) {
-        if (o.deadline_ns && cm_clock_ns() > o.deadline_ns) {
-            set_msg(msg, msg_size, "the deadline passed while reading");
-            s = NT_ERR_TIMEOUT;
-            break;
-        }
-        size_t want = size - got < (1u << 20) ? size - got : (1u << 20);
-        ssize_t n = pread(fd, buf + got, want, at + (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            set_msg(msg, msg_size, strerror(errno));
-            s = NT_ERR_IO;
-            break;
-        }
-        if (n == 0) /* the file shrank: read what is there */
-            break;
-        got += (size_t)n;
-        if (o.progress)
-            o.progress(o.progress_user, got, size);
-    }
-    if (s == NT_OK)
-        s = hp_gcdump_read(buf, got, o.heap_limits, o.alloc, out, msg, msg_size);
-    cm_mem_free(&mem, buf, size ? size : 1);
+    s = hp_gcdump_read(file.data, file.len, o.heap_limits, o.alloc, out, msg, msg_size);
+    cm_file_bytes_free(&mem, &file);
     return s;
 }
 
@@ -165,9 +138,11 @@ nt_status nt_heap_from_fd(int fd, const nt_heap_options *opt, nt_heap **out, cha
     struct stat st;
     off_t at = lseek(fd, 0, SEEK_CUR);
     unsigned char head[HP_GCDUMP_MAGIC_BYTES];
+    size_t got = 0;
     if (at >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > at &&
-        pread(fd, head, sizeof head, at) == (ssize_t)sizeof head && hp_gcdump_magic(head, sizeof head))
-        return gcdump_from_fd(fd, at, (size_t)(st.st_size - at), opt, out, msg, msg_size);
+        cm_read_at(fd, (uint64_t)at, head, sizeof head, &got) == 0 && got == sizeof head &&
+        hp_gcdump_magic(head, sizeof head))
+        return gcdump_from_fd(fd, at, opt, out, msg, msg_size);
     return build(NULL, 0, fd, opt, out, msg, msg_size);
 }
 
@@ -177,12 +152,9 @@ nt_status nt_heap_from_file(const char *path, const nt_heap_options *opt, nt_hea
     if (!out || !path)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
+    int fd = cm_open_read(path, msg, msg_size);
+    if (fd < 0)
         return NT_ERR_IO;
-    }
     nt_status s = nt_heap_from_fd(fd, opt, out, msg, msg_size);
     close(fd);
     return s;

@@ -31,12 +31,13 @@ static const nt_field work_end[] = { F("Work", INT32) };
 static const nt_field message[] = { F("Message", STRING) };
 static const nt_field collection[] = { F("sessionId", STRING), F("intervalStartTime", DATETIME),
                                        F("intervalEndTime", DATETIME) };
-static const nt_field counter_rate[] = { METRIC_ID, F("unit", STRING), F("tags", STRING), F("rate", STRING),
-                                         F("value", STRING), F("instrumentId", INT32) };
-static const nt_field gauge[] = { METRIC_ID, F("unit", STRING), F("tags", STRING), F("lastValue", STRING),
-                                  F("instrumentId", INT32) };
-static const nt_field histogram[] = { METRIC_ID, F("unit", STRING), F("tags", STRING), F("quantiles", STRING),
-                                      F("count", INT32), F("sum", DOUBLE), F("instrumentId", INT32) };
+/* What every published value begins with. */
+#define METRIC_VALUE METRIC_ID, F("unit", STRING), F("tags", STRING)
+static const nt_field counter_rate[] = { METRIC_VALUE, F("rate", STRING), F("value", STRING),
+                                         F("instrumentId", INT32) };
+static const nt_field gauge[] = { METRIC_VALUE, F("lastValue", STRING), F("instrumentId", INT32) };
+static const nt_field histogram[] = { METRIC_VALUE, F("quantiles", STRING), F("count", INT32), F("sum", DOUBLE),
+                                      F("instrumentId", INT32) };
 static const nt_field instrument[] = { METRIC_ID, F("instrumentType", STRING), F("unit", STRING),
                                        F("description", STRING), F("instrumentTags", STRING),
                                        F("meterTags", STRING), F("meterScopeHash", STRING),
@@ -45,17 +46,18 @@ static const nt_field session[] = { F("sessionId", STRING) };
 static const nt_field running_session[] = { F("runningSessionId", STRING) };
 static const nt_field metrics_version[] = { F("Major", INT32), F("Minor", INT32), F("Patch", INT32) };
 
-/* EventCounters: one unnamed struct holding the struct "Payload". */
+/* EventCounters: one unnamed struct holding the struct "Payload", whose
+ * fields are a mean counter's or a sum (incrementing) counter's after the
+ * counter's names. */
+#define COUNTER_PAYLOAD F("", OBJECT), F1("Payload", OBJECT), F2("Name", STRING), F2("DisplayName", STRING)
 static const nt_field counter_mean[] = {
-    F("", OBJECT), F1("Payload", OBJECT), F2("Name", STRING), F2("DisplayName", STRING), F2("Mean", DOUBLE),
-    F2("StandardDeviation", DOUBLE), F2("Count", INT32), F2("Min", DOUBLE), F2("Max", DOUBLE),
-    F2("IntervalSec", SINGLE), F2("Series", STRING), F2("CounterType", STRING), F2("Metadata", STRING),
-    F2("DisplayUnits", STRING)
+    COUNTER_PAYLOAD, F2("Mean", DOUBLE), F2("StandardDeviation", DOUBLE), F2("Count", INT32), F2("Min", DOUBLE),
+    F2("Max", DOUBLE), F2("IntervalSec", SINGLE), F2("Series", STRING), F2("CounterType", STRING),
+    F2("Metadata", STRING), F2("DisplayUnits", STRING)
 };
 static const nt_field counter_sum[] = {
-    F("", OBJECT), F1("Payload", OBJECT), F2("Name", STRING), F2("DisplayName", STRING),
-    F2("DisplayRateTimeScale", STRING), F2("Increment", DOUBLE), F2("IntervalSec", SINGLE), F2("Metadata", STRING),
-    F2("Series", STRING), F2("CounterType", STRING), F2("DisplayUnits", STRING)
+    COUNTER_PAYLOAD, F2("DisplayRateTimeScale", STRING), F2("Increment", DOUBLE), F2("IntervalSec", SINGLE),
+    F2("Metadata", STRING), F2("Series", STRING), F2("CounterType", STRING), F2("DisplayUnits", STRING)
 };
 
 /* The opcodes are the metadata's (Send = 9, Start = 1, Stop = 2), as a trace's description has them. */

@@ -2,10 +2,10 @@
  * that fill it are index_scan.c and index_estimate.c. */
 #include "common/abi.h"
 #include "common/alloc.h"
+#include "common/file_read.h"
 #include "parse/index_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,12 +93,9 @@ nt_status nt_index_from_file(const char *path, const nt_index_options *opt, nt_i
     if (!path || !out)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
+    int fd = cm_open_read(path, msg, msg_size);
+    if (fd < 0)
         return NT_ERR_IO;
-    }
     nt_status s = nt_index_from_fd(fd, opt, out, msg, msg_size);
     if (!*out && msg && msg_size && msg[0]) { /* name the file in the messages that do not */
         char inner[256];

@@ -2,29 +2,11 @@
  * buffer or by pread from a file, counted in bytes_read either way) and its
  * failure messages: below both passes (index_scan.c, index_estimate.c) and
  * the entry points (index.c), which all use them. */
+#include "common/file_read.h"
 #include "common/hash.h"
 #include "parse/index_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
-
-/* pread until want bytes or the end of the file; false on a read error. */
-static bool read_fully(int fd, uint64_t off, uint8_t *dst, size_t want, size_t *got)
-{
-    *got = 0;
-    while (*got < want) {
-        ssize_t n = pread(fd, dst + *got, want - *got, (off_t)(off + *got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        if (n == 0)
-            break;
-        *got += (size_t)n;
-    }
-    return true;
-}
 
 /* The want bytes at off (off < len, want <= len - off) into dst, or the
  * buffer's own bytes: counted either way; NULL when the read fails. */
@@ -34,7 +16,7 @@ static const uint8_t *fetch(ix_build *b, uint64_t off, size_t want, uint8_t *dst
     if (b->data)
         return b->data + off;
     size_t got = 0;
-    return read_fully(b->fd, off, dst, want, &got) && got == want ? dst : NULL;
+    return cm_read_at(b->fd, off, dst, want, &got) == 0 && got == want ? dst : NULL;
 }
 
 const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got)

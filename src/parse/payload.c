@@ -11,7 +11,7 @@
 #include "parse/eventsource_table.h"
 #include "parse/field_decode.h"
 #include "common/limits.h"
-#include "common/utf8.h"
+#include "common/byte_buf.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -121,26 +121,14 @@ nt_status nt_payload_fields_begin_named(nt_payload_decoder *d, const char *provi
 static uint8_t *metadata_record(nt_payload_decoder *d, uint32_t id, const char *provider, const void *blob,
                                 uint32_t size, size_t *len)
 {
-    size_t units = 1;
-    for (const unsigned char *s = (const unsigned char *)provider; *s;)
-        units += cm_utf8_next(&s, CM_UTF8_REPLACE) > 0xFFFF ? 2 : 1;
-    *len = 4 + 2 * units + size;
-    uint8_t *r = cm_mem_alloc(&d->mem, *len), *o = r;
+    *len = 4 + 2 * (cm_utf16_units(provider, CM_UTF8_REPLACE) + 1) + size;
+    uint8_t *r = cm_mem_alloc(&d->mem, *len);
     if (!r)
         return NULL;
-    memcpy(o, &id, 4);
-    o += 4;
-    for (const unsigned char *s = (const unsigned char *)provider; *s;) {
-        uint16_t u[2];
-        unsigned k = cm_utf16_encode(cm_utf8_next(&s, CM_UTF8_REPLACE), u);
-        for (unsigned j = 0; j < k; j++, o += 2) {
-            o[0] = (uint8_t)(u[j] & 0xFF);
-            o[1] = (uint8_t)(u[j] >> 8);
-        }
-    }
-    o[0] = o[1] = 0;
-    if (size)
-        memcpy(o + 2, blob, size);
+    cm_buf b = cm_buf_over(r, *len); /* sized exactly: it cannot fail */
+    cm_buf_u32(&b, id);
+    cm_buf_utf16z(&b, provider, CM_UTF8_REPLACE);
+    cm_buf_bytes(&b, blob, size);
     return r;
 }
 

@@ -1,7 +1,6 @@
 /* Diagnostics IPC framing and deadline-bound socket I/O. */
 #include "session/ipc.h"
-#include "common/le_store.h"
-#include "common/utf8.h"
+#include "common/cursor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,90 +27,45 @@ int ipc_poll_timeout(int64_t deadline_ns)
 
 /* ---- encoding ---- */
 
-static void put(ipc_buf *b, const void *p, size_t n)
-{
-    if (b->failed || n > sizeof b->data - b->len) {
-        b->failed = true;
-        return;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-
-void ipc_put_u8(ipc_buf *b, uint8_t v) { put(b, &v, 1); }
-
-void ipc_put_u32(ipc_buf *b, uint32_t v)
-{
-    uint8_t p[4];
-    cm_store_le32(p, v);
-    put(b, p, 4);
-}
-
-void ipc_put_u64(ipc_buf *b, uint64_t v)
-{
-    uint8_t p[8];
-    cm_store_le64(p, v);
-    put(b, p, 8);
-}
-
-static void put_unit(ipc_buf *b, uint16_t u)
-{
-    uint8_t p[2];
-    cm_store_le16(p, u);
-    put(b, p, 2);
-}
-
 void ipc_put_string(ipc_buf *b, const char *s)
 {
     if (!s || !*s) {
-        ipc_put_u32(b, 0);
+        cm_buf_u32(&b->out, 0);
         return;
     }
     /* Count UTF-16 units first: the prefix includes the terminator.  The
      * runtime gets no string we would have to guess at. */
-    size_t units = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t cp = cm_utf8_next(&p, CM_UTF8_REJECT);
-        if (cp == CM_UTF8_INVALID) {
-            b->failed = true;
-            return;
-        }
-        units += cp >= 0x10000 ? 2 : 1;
+    size_t units = cm_utf16_units(s, CM_UTF8_REJECT);
+    if (units >= UINT32_MAX) {
+        b->out.failed = true;
+        return;
     }
-    ipc_put_u32(b, (uint32_t)(units + 1));
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint16_t u[2];
-        unsigned n = cm_utf16_encode(cm_utf8_next(&p, CM_UTF8_REJECT), u);
-        for (unsigned k = 0; k < n; k++)
-            put_unit(b, u[k]);
-    }
-    put_unit(b, 0);
+    cm_buf_u32(&b->out, (uint32_t)(units + 1));
+    cm_buf_utf16z(&b->out, s, CM_UTF8_REJECT);
 }
 
 void ipc_begin(ipc_buf *b, uint8_t command_set, uint8_t command_id)
 {
-    b->len = 0;
-    b->failed = false;
-    put(b, IPC_MAGIC, sizeof IPC_MAGIC);
-    ipc_put_u8(b, 0);
-    ipc_put_u8(b, 0);
-    ipc_put_u8(b, command_set);
-    ipc_put_u8(b, command_id);
-    ipc_put_u8(b, 0);
-    ipc_put_u8(b, 0);
+    b->out = cm_buf_over(b->storage, sizeof b->storage);
+    cm_buf_bytes(&b->out, IPC_MAGIC, sizeof IPC_MAGIC);
+    cm_buf_u16(&b->out, 0); /* the size, patched by ipc_end */
+    cm_buf_u8(&b->out, command_set);
+    cm_buf_u8(&b->out, command_id);
+    cm_buf_u16(&b->out, 0); /* reserved */
 }
 
 bool ipc_end(ipc_buf *b)
 {
-    if (b->failed || b->len > IPC_MAX_MESSAGE)
+    if (b->out.failed || b->out.n > IPC_MAX_MESSAGE)
         return false;
-    b->data[14] = (uint8_t)b->len;
-    b->data[15] = (uint8_t)(b->len >> 8);
+    cm_buf_put16(&b->out, sizeof IPC_MAGIC, (uint16_t)b->out.n);
     return true;
 }
 
 uint8_t ipc_collect_command(const nt_session_config *cfg)
 {
+    if (cfg->buffering == NT_BUFFERING_BLOCK)
+        return IPC_EP_COLLECT6;
     if (!cfg->no_rundown && cfg->rundown_keyword != 0 && cfg->rundown_keyword != NT_DEFAULT_RUNDOWN_KEYWORD)
         return IPC_EP_COLLECT4;
     if (cfg->no_stackwalk)
@@ -127,35 +81,50 @@ uint32_t nt_provider_level(const nt_provider *p)
     return p->level == 0 ? 5 : p->level == NT_LEVEL_LOG_ALWAYS ? 0 : p->level;
 }
 
+/* The providers as CollectTracing2-4 send them; with_filter adds
+ * CollectTracing5/6's event filter to each, empty (enable 0, no ids: every event). */
+static void put_providers(ipc_buf *b, const nt_session_config *cfg, bool with_filter)
+{
+    cm_buf_u32(&b->out, (uint32_t)cfg->provider_count);
+    for (size_t i = 0; i < cfg->provider_count; i++) {
+        const nt_provider *p = &cfg->providers[i];
+        cm_buf_u64(&b->out, p->keywords);
+        cm_buf_u32(&b->out, nt_provider_level(p));
+        ipc_put_string(b, p->name);
+        ipc_put_string(b, p->arguments);
+        if (with_filter) {
+            cm_buf_u8(&b->out, 0);
+            cm_buf_u32(&b->out, 0);
+        }
+    }
+}
+
 bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg)
 {
     uint8_t cmd = ipc_collect_command(cfg);
     ipc_begin(b, IPC_SET_EVENTPIPE, cmd);
-    ipc_put_u32(b, cfg->buffer_mb);
-    ipc_put_u32(b, 1); /* format: NetTrace */
-    if (cmd == IPC_EP_COLLECT4) {
-        ipc_put_u64(b, cfg->no_rundown ? 0 : cfg->rundown_keyword);
-        ipc_put_u8(b, cfg->no_stackwalk ? 0 : 1);
+    if (cmd == IPC_EP_COLLECT6)
+        cm_buf_u32(&b->out, IPC_SESSION_STREAMING);
+    cm_buf_u32(&b->out, cfg->buffer_mb);
+    cm_buf_u32(&b->out, 1); /* format: NetTrace */
+    if (cmd == IPC_EP_COLLECT4 || cmd == IPC_EP_COLLECT6) {
+        cm_buf_u64(&b->out, cfg->no_rundown ? 0 : cfg->rundown_keyword);
+        cm_buf_u8(&b->out, cfg->no_stackwalk ? 0 : 1);
     } else {
-        ipc_put_u8(b, cfg->no_rundown ? 0 : 1);
+        cm_buf_u8(&b->out, cfg->no_rundown ? 0 : 1);
         if (cmd == IPC_EP_COLLECT3)
-            ipc_put_u8(b, cfg->no_stackwalk ? 0 : 1);
+            cm_buf_u8(&b->out, cfg->no_stackwalk ? 0 : 1);
     }
-    ipc_put_u32(b, (uint32_t)cfg->provider_count);
-    for (size_t i = 0; i < cfg->provider_count; i++) {
-        const nt_provider *p = &cfg->providers[i];
-        ipc_put_u64(b, p->keywords);
-        ipc_put_u32(b, nt_provider_level(p));
-        ipc_put_string(b, p->name);
-        ipc_put_string(b, p->arguments);
-    }
+    put_providers(b, cfg, cmd == IPC_EP_COLLECT6);
+    if (cmd == IPC_EP_COLLECT6)
+        cm_buf_u32(&b->out, IPC_BUFFER_BLOCK);
     return ipc_end(b);
 }
 
 void ipc_encode_stop(ipc_buf *b, uint64_t session_id)
 {
     ipc_begin(b, IPC_SET_EVENTPIPE, IPC_EP_STOP);
-    ipc_put_u64(b, session_id);
+    cm_buf_u64(&b->out, session_id);
     ipc_end(b);
 }
 
@@ -163,7 +132,7 @@ bool ipc_parse_header(const uint8_t *p, ipc_header *h)
 {
     if (memcmp(p, IPC_MAGIC, sizeof IPC_MAGIC) != 0)
         return false;
-    h->size = (uint16_t)(p[14] | p[15] << 8);
+    h->size = cm_le16(p + sizeof IPC_MAGIC);
     h->command_set = p[16];
     h->command_id = p[17];
     return h->size >= IPC_HEADER_SIZE;
@@ -349,7 +318,7 @@ nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap,
 {
     *len = 0;
     *hresult = 0;
-    nt_status st = ipc_send_all(fd, req->data, req->len, deadline_ns, cancel_fd);
+    nt_status st = ipc_send_all(fd, req->out.d, req->out.n, deadline_ns, cancel_fd);
     uint8_t head[IPC_HEADER_SIZE];
     if (st == NT_OK)
         st = ipc_recv_exact(fd, head, sizeof head, deadline_ns, cancel_fd);
@@ -366,9 +335,7 @@ nt_status ipc_exchange(int fd, const ipc_buf *req, uint8_t *payload, size_t cap,
         return st == NT_ERR_TRUNCATED ? NT_ERR_PROTOCOL : st;
     *len = plen;
     if (h.command_id == IPC_SERVER_ERROR) {
-        *hresult = plen >= 4 ? (uint32_t)payload[0] | (uint32_t)payload[1] << 8 | (uint32_t)payload[2] << 16 |
-                                   (uint32_t)payload[3] << 24
-                             : 0;
+        *hresult = plen >= 4 ? cm_le32(payload) : 0;
         return NT_ERR_REFUSED;
     }
     return h.command_id == IPC_SERVER_OK ? NT_OK : NT_ERR_PROTOCOL;

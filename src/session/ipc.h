@@ -5,6 +5,7 @@
 #define SS_IPC_H
 
 #include "nettrace_session.h"
+#include "common/byte_buf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,10 @@
 #define IPC_EP_COLLECT2 0x03
 #define IPC_EP_COLLECT3 0x04
 #define IPC_EP_COLLECT4 0x05
+#define IPC_EP_COLLECT6 0x07 /* CollectTracing5's streaming payload + u32 buffering mode (.NET 11+) */
+#define IPC_SESSION_STREAMING 0u /* CollectTracing5/6 session_type: events in the IPC stream */
+#define IPC_BUFFER_DROP 0u       /* CollectTracing6 sessionBufferMode */
+#define IPC_BUFFER_BLOCK 1u
 #define IPC_PROCESS_INFO 0x00
 #define IPC_PROCESS_RESUME 0x01
 #define IPC_PROCESS_INFO2 0x04
@@ -32,23 +37,25 @@ typedef struct ipc_header {
     uint8_t command_id;
 } ipc_header;
 
-/* A growable request buffer; `failed` sticks once the u16 size limit or memory is exceeded. */
+/* A request: the library's byte writer over storage of the largest size a
+ * header can state, so `out.failed` sticks once a request outgrows it.  The
+ * message is out.d[0 .. out.n). */
 typedef struct ipc_buf {
-    uint8_t data[IPC_MAX_MESSAGE];
-    size_t len;
-    bool failed;
+    cm_buf out;
+    uint8_t storage[IPC_MAX_MESSAGE];
 } ipc_buf;
 
+/* Start a request (header with its size still 0); the payload is then
+ * appended with the cm_buf_* calls on b->out. */
 void ipc_begin(ipc_buf *b, uint8_t command_set, uint8_t command_id);
-void ipc_put_u8(ipc_buf *b, uint8_t v);
-void ipc_put_u32(ipc_buf *b, uint32_t v);
-void ipc_put_u64(ipc_buf *b, uint64_t v);
 /* UTF-8 in, length-prefixed NUL-terminated UTF-16LE out; NULL or "" is u32 0. */
 void ipc_put_string(ipc_buf *b, const char *s);
 /* Patch the header's size field; false when the message is too large or malformed UTF-8 was seen. */
 bool ipc_end(ipc_buf *b);
 
-/* Which CollectTracing command a configuration needs (IPC_EP_COLLECT2..4). */
+/* Which CollectTracing command a configuration needs (IPC_EP_COLLECT2..4, or
+ * IPC_EP_COLLECT6 for NT_BUFFERING_BLOCK); a runtime that does not know 6 is
+ * sent what the same configuration with the default buffering needs. */
 uint8_t ipc_collect_command(const nt_session_config *cfg);
 /* Encode the start request for cfg (defaults already applied by the caller). */
 bool ipc_encode_collect(ipc_buf *b, const nt_session_config *cfg);

@@ -10,6 +10,7 @@
  * its next connection held open, which is what stops it reconnecting. */
 #include "common/alloc.h"
 #include "session/ipc.h"
+#include "common/cursor.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -107,9 +108,7 @@ static nt_status accept_runtime(nt_port *p, int64_t deadline_ns, int *fd_out, ui
             continue; /* not a runtime, a silent one, or one that went away: wait for the next */
         }
         memcpy(cookie, adv + 8, 16);
-        uint64_t pid = 0;
-        for (int i = 31; i >= 24; i--)
-            pid = pid << 8 | adv[i];
+        uint64_t pid = cm_le64(adv + 24);
         if (pid_out)
             *pid_out = pid;
         *fd_out = fd;

@@ -2,6 +2,7 @@
  * fallback for the command line when the runtime does not answer. */
 #include "common/utf16.h"
 #include "session/ipc.h"
+#include "common/cursor.h"
 #include "session/procfs.h"
 
 #include <errno.h>
@@ -18,8 +19,7 @@ static bool take_string(const uint8_t *p, size_t len, size_t *pos, char *out, si
     out[0] = 0;
     if (len - *pos < 4)
         return false;
-    uint32_t units = (uint32_t)p[*pos] | (uint32_t)p[*pos + 1] << 8 | (uint32_t)p[*pos + 2] << 16 |
-                     (uint32_t)p[*pos + 3] << 24;
+    uint32_t units = cm_le32(p + *pos);
     *pos += 4;
     if (units > (len - *pos) / 2)
         return false;
@@ -54,8 +54,7 @@ static nt_status decode_info(const uint8_t *reply, size_t len, uint8_t command, 
 {
     if (len < 24)
         return NT_ERR_PROTOCOL;
-    for (int i = 7; i >= 0; i--)
-        out->pid = out->pid << 8 | reply[i];
+    out->pid = cm_le64(reply);
     memcpy(out->runtime_cookie, reply + 8, 16);
     size_t pos = 24;
     bool ok = take_string(reply, len, &pos, out->command_line, sizeof out->command_line) &&
@@ -166,8 +165,7 @@ static nt_status take_reply(const asking *a, nt_process_info *out, uint32_t *hr)
     *hr = 0;
     if (a->head[17] == IPC_SERVER_ERROR) {
         if (a->size >= 4)
-            *hr = (uint32_t)a->payload[0] | (uint32_t)a->payload[1] << 8 | (uint32_t)a->payload[2] << 16 |
-                  (uint32_t)a->payload[3] << 24;
+            *hr = cm_le32(a->payload);
         return NT_ERR_REFUSED;
     }
     if (a->head[17] != IPC_SERVER_OK)
@@ -195,7 +193,7 @@ static void ask_batch(const nt_endpoint *eps, size_t n, nt_process_info *out, nt
         char why[256];
         status[i] = ipc_connect_endpoint(&eps[i], soon < deadline_ns ? soon : deadline_ns, -1, &a[i].fd, why,
                                          sizeof why);
-        if (status[i] == NT_OK && (status[i] = ipc_send_all(a[i].fd, req->data, req->len, deadline_ns, -1)) != NT_OK)
+        if (status[i] == NT_OK && (status[i] = ipc_send_all(a[i].fd, req->out.d, req->out.n, deadline_ns, -1)) != NT_OK)
             finish_one(&a[i], &status[i], status[i]);
     }
     for (;;) {

@@ -2,6 +2,7 @@
  * waiting and the caller-driven pump.  The stream itself is driven by
  * session_step (session_stream.c). */
 #include "session/session_internal.h"
+#include "common/cursor.h"
 #include "common/abi.h"
 
 #include <errno.h>
@@ -89,7 +90,7 @@ static void release(nt_session *s)
 nt_session *nt_session_new(const nt_session_config *given, const nt_allocator *alloc)
 {
     nt_session_config config, *cfg = &config;
-    if (!given || !ABI_IN(nt_session_config, cfg, given) || !cfg->sink)
+    if (!given || !ABI_IN(nt_session_config, cfg, given) || !cfg->sink || cfg->buffering > NT_BUFFERING_BLOCK)
         return NULL;
     nt_session *s = CM_MEM_NEW(nt_session, alloc);
     if (!s)
@@ -170,6 +171,7 @@ static nt_status start_failed(nt_session *s, nt_status st)
     return st;
 }
 
+/* The message of a failed socket operation; its status as start reports it. */
 static nt_status io_failure(nt_session *s, nt_status st, const char *what)
 {
     switch (st) {
@@ -182,7 +184,94 @@ static nt_status io_failure(nt_session *s, nt_status st, const char *what)
     case NT_ERR_NO_ENDPOINT: session_set_message(s, "%s: nothing listens on %s", what, s->ep.path); break;
     default: session_set_message(s, "%s: %s", what, strerror(errno)); break;
     }
-    return start_failed(s, st);
+    return st;
+}
+
+/* Send the CollectTracing request s->cfg needs (connecting to s->ep unless
+ * s->conn is already open) and read exactly its reply: the stream's bytes
+ * follow it on the same connection.  NT_OK with s->session_id, or the
+ * failure with s->msg (and s->hresult for a refusal); s->conn stays as it
+ * is for the caller to close. */
+static nt_status request(nt_session *s, int64_t deadline_ns)
+{
+    ipc_buf *req = cm_mem_alloc(&s->mem, sizeof *req);
+    if (!req)
+        return NT_ERR_NOMEM;
+    bool encoded = ipc_encode_collect(req, &s->cfg);
+    if (!encoded) {
+        cm_mem_free(&s->mem, req, sizeof *req);
+        session_set_message(s, "the request does not fit 65,535 bytes or a string is not UTF-8");
+        return NT_ERR_INVALID_ARG;
+    }
+    char why[sizeof s->msg] = "";
+    nt_status st = s->conn >= 0 ? NT_OK
+                                : ipc_connect_endpoint(&s->ep, deadline_ns, s->cancel_fd, &s->conn, why, sizeof why);
+    if (why[0]) {
+        cm_mem_free(&s->mem, req, sizeof *req);
+        session_set_message(s, "%s", why);
+        return st;
+    }
+    if (st == NT_OK)
+        st = ipc_send_all(s->conn, req->out.d, req->out.n, deadline_ns, s->cancel_fd);
+    cm_mem_free(&s->mem, req, sizeof *req);
+    if (st != NT_OK)
+        return io_failure(s, st, "sending CollectTracing");
+
+    uint8_t head[IPC_HEADER_SIZE];
+    st = ipc_recv_exact(s->conn, head, sizeof head, deadline_ns, s->cancel_fd);
+    if (st != NT_OK)
+        return io_failure(s, st, "waiting for the CollectTracing reply");
+    ipc_header h;
+    if (!ipc_parse_header(head, &h) || h.command_set != IPC_SET_SERVER) {
+        session_set_message(s, "the reply to CollectTracing is not a diagnostics IPC response");
+        return NT_ERR_PROTOCOL;
+    }
+    uint8_t payload[64];
+    size_t plen = h.size - IPC_HEADER_SIZE;
+    size_t keep = plen < sizeof payload ? plen : sizeof payload;
+    st = ipc_recv_exact(s->conn, payload, keep, deadline_ns, s->cancel_fd);
+    if (st != NT_OK)
+        return io_failure(s, st, "reading the CollectTracing reply");
+    if (h.command_id == IPC_SERVER_ERROR) {
+        s->hresult = plen >= 4 ? cm_le32(payload) : 0;
+        const char *name = nt_hresult_name(s->hresult);
+        session_set_message(s, "the runtime refused the session: HRESULT 0x%08X%s%s", s->hresult,
+                            name ? " " : "", name ? name : "");
+        return NT_ERR_REFUSED;
+    }
+    if (h.command_id != IPC_SERVER_OK || plen != 8) {
+        session_set_message(s, "unexpected CollectTracing reply (command %u, %zu payload bytes)",
+                            h.command_id, plen);
+        return NT_ERR_PROTOCOL;
+    }
+    s->session_id = cm_le64(payload);
+    return NT_OK;
+}
+
+/* The request, and for NT_BUFFERING_BLOCK on a runtime older than .NET 11
+ * (which answers CollectTracing6 with UNKNOWN_COMMAND and closes the
+ * connection) the request again with the command the configuration needs
+ * otherwise, on a new connection; a diagnostic port's connection cannot be
+ * opened again, so there the refusal stands.  s->buffering says which. */
+static nt_status request_buffering(nt_session *s, bool connected, int64_t deadline_ns)
+{
+    bool block = s->cfg.buffering == NT_BUFFERING_BLOCK;
+    nt_status st = request(s, deadline_ns);
+    if (st == NT_ERR_REFUSED && block && s->hresult == NT_HR_UNKNOWN_COMMAND && !connected) {
+        close(s->conn);
+        s->conn = -1;
+        s->hresult = 0;
+        s->msg[0] = 0;
+        s->cfg.buffering = NT_BUFFERING_DROP;
+        block = false;
+        st = request(s, deadline_ns);
+    } else if (st == NT_ERR_REFUSED && block && s->hresult == NT_HR_UNKNOWN_COMMAND) {
+        session_set_message(s, "the runtime does not know CollectTracing6 (non-lossy buffering, .NET 11+) and "
+                               "closed the diagnostic port's connection: start again with the default buffering");
+    }
+    if (st == NT_OK)
+        s->buffering = block ? NT_BUFFERING_BLOCK : NT_BUFFERING_DROP;
+    return st;
 }
 
 /* Start on ep (connecting to it), or on `connected`, a connection the
@@ -206,61 +295,9 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
     s->ep = *ep;
 
     s->conn = connected; /* start_failed closes it from here on */
-    ipc_buf *req = cm_mem_alloc(&s->mem, sizeof *req);
-    if (!req)
-        return start_failed(s, NT_ERR_NOMEM);
-    bool encoded = ipc_encode_collect(req, &s->cfg);
-    if (!encoded) {
-        cm_mem_free(&s->mem, req, sizeof *req);
-        session_set_message(s, "the request does not fit 65,535 bytes or a string is not UTF-8");
-        return start_failed(s, NT_ERR_INVALID_ARG);
-    }
-    char why[sizeof s->msg] = "";
-    nt_status st = connected >= 0 ? NT_OK
-                                  : ipc_connect_endpoint(ep, deadline_ns, s->cancel_fd, &s->conn, why, sizeof why);
-    if (why[0]) {
-        cm_mem_free(&s->mem, req, sizeof *req);
-        session_set_message(s, "%s", why);
+    nt_status st = request_buffering(s, connected >= 0, deadline_ns);
+    if (st != NT_OK)
         return start_failed(s, st);
-    }
-    if (st == NT_OK)
-        st = ipc_send_all(s->conn, req->data, req->len, deadline_ns, s->cancel_fd);
-    cm_mem_free(&s->mem, req, sizeof *req);
-    if (st != NT_OK)
-        return io_failure(s, st, "sending CollectTracing");
-
-    /* Read exactly the reply: the stream's bytes follow it on the same connection. */
-    uint8_t head[IPC_HEADER_SIZE];
-    st = ipc_recv_exact(s->conn, head, sizeof head, deadline_ns, s->cancel_fd);
-    if (st != NT_OK)
-        return io_failure(s, st, "waiting for the CollectTracing reply");
-    ipc_header h;
-    if (!ipc_parse_header(head, &h) || h.command_set != IPC_SET_SERVER) {
-        session_set_message(s, "the reply to CollectTracing is not a diagnostics IPC response");
-        return start_failed(s, NT_ERR_PROTOCOL);
-    }
-    uint8_t payload[64];
-    size_t plen = h.size - IPC_HEADER_SIZE;
-    size_t keep = plen < sizeof payload ? plen : sizeof payload;
-    st = ipc_recv_exact(s->conn, payload, keep, deadline_ns, s->cancel_fd);
-    if (st != NT_OK)
-        return io_failure(s, st, "reading the CollectTracing reply");
-    if (h.command_id == IPC_SERVER_ERROR) {
-        s->hresult = plen >= 4 ? (uint32_t)payload[0] | (uint32_t)payload[1] << 8 |
-                                     (uint32_t)payload[2] << 16 | (uint32_t)payload[3] << 24
-                               : 0;
-        const char *name = nt_hresult_name(s->hresult);
-        session_set_message(s, "the runtime refused the session: HRESULT 0x%08X%s%s", s->hresult,
-                            name ? " " : "", name ? name : "");
-        return start_failed(s, NT_ERR_REFUSED);
-    }
-    if (h.command_id != IPC_SERVER_OK || plen != 8) {
-        session_set_message(s, "unexpected CollectTracing reply (command %u, %zu payload bytes)",
-                            h.command_id, plen);
-        return start_failed(s, NT_ERR_PROTOCOL);
-    }
-    for (int i = 7; i >= 0; i--)
-        s->session_id = s->session_id << 8 | payload[i];
 
     if (s->cfg.caller_pumps) {
         s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -292,6 +329,8 @@ static nt_status start(nt_session *s, const nt_endpoint *ep, int connected, int6
     pthread_mutex_unlock(&s->mu);
     return NT_OK;
 }
+
+nt_buffering nt_session_buffering(const nt_session *s) { return s ? s->buffering : NT_BUFFERING_DEFAULT; }
 
 nt_status nt_session_start_endpoint(nt_session *s, const nt_endpoint *ep, int64_t deadline_ns)
 {

@@ -63,6 +63,7 @@ struct nt_session {
 
     uint32_t hresult;
     uint64_t session_id;
+    nt_buffering buffering;    /* what the runtime accepted: set by a successful start */
     atomic_uint_fast64_t bytes;
     uint8_t last_byte;
     uint8_t *rbuf;

@@ -3,6 +3,7 @@
  * the session.  One thread at a time runs it (the reader thread, a pumping
  * event loop, or a caller of stop/wait in caller-pumps mode). */
 #include "session/session_internal.h"
+#include "common/cursor.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -93,7 +94,7 @@ static void stop_begin(nt_session *s)
     s->stop_conn = fd;
     ipc_buf b;
     ipc_encode_stop(&b, s->session_id);
-    memcpy(s->stop_msg, b.data, sizeof s->stop_msg);
+    memcpy(s->stop_msg, b.out.d, sizeof s->stop_msg);
     s->stop_sent = 0;
     s->stop = STOP_SENDING;
     watch(s, fd, EPOLLOUT, true);
@@ -132,7 +133,7 @@ static void stop_progress(nt_session *s, short revents)
         if (whole && h.command_set == IPC_SET_SERVER && h.command_id == IPC_SERVER_ERROR &&
             s->stop_reply_len >= 24) {
             const uint8_t *p = s->stop_reply + IPC_HEADER_SIZE;
-            uint32_t hr = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t hr = cm_le32(p);
             const char *name = nt_hresult_name(hr);
             session_set_message(s, "StopTracing refused: 0x%08X%s%s", hr, name ? " " : "", name ? name : "");
         } else if (!whole) {

@@ -2,6 +2,7 @@
  * parser into a profile builder, by trace_io.c's steps (so opening, reading
  * and messages are the trace's). */
 #include "common/abi.h"
+#include "common/file_read.h"
 #include "trace/profile_internal.h"
 
 #include <unistd.h>
@@ -46,7 +47,7 @@ nt_status nt_profile_from_file(const char *path, const nt_profile_options *opt, 
     if (!out || !path)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    tr_input in = { NULL, 0, tr_open_read(path, msg, msg_size) };
+    tr_input in = { NULL, 0, cm_open_read(path, msg, msg_size) };
     if (in.fd < 0)
         return NT_ERR_IO;
     nt_status s = from_input(&in, opt, out, msg, msg_size);

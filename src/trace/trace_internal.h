@@ -198,8 +198,6 @@ size_t tr_utf8_append(cm_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w)
 /* trace_io.c: what the one-call entry points of traces and profiles
  * (profile_io.c) share.  msg may be NULL. */
 void tr_set_msg(char *msg, size_t size, const char *text);
-/* The file at path opened for reading, -1 with the reason in msg. */
-int tr_open_read(const char *path, char *msg, size_t msg_size);
 /* What an entry point reads: a buffer (fd < 0) or a file descriptor. */
 typedef struct tr_input {
     const void *data;

@@ -1,10 +1,10 @@
 /* One-call entry points: a file, a file descriptor or a memory buffer read
  * through a parser into the aggregator. */
 #include "common/abi.h"
+#include "common/file_read.h"
 #include "trace/trace_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,14 +14,6 @@ void tr_set_msg(char *msg, size_t size, const char *text)
 {
     if (msg && size)
         snprintf(msg, size, "%s", text);
-}
-
-int tr_open_read(const char *path, char *msg, size_t msg_size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 && msg && msg_size)
-        snprintf(msg, msg_size, "%s: %s", path, strerror(errno));
-    return fd;
 }
 
 /* Read the input to its end into p and finish it (opt: the deadline and
@@ -177,7 +169,7 @@ nt_status nt_trace_from_file(const char *path, const nt_trace_options *opt, nt_t
     if (!out || !path)
         return NT_ERR_INVALID_ARG;
     *out = NULL;
-    int fd = tr_open_read(path, msg, msg_size);
+    int fd = cm_open_read(path, msg, msg_size);
     if (fd < 0)
         return NT_ERR_IO;
     nt_status s = nt_trace_from_fd(fd, opt, out, msg, msg_size);

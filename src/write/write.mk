@@ -3,7 +3,6 @@ libnettrace_core_la_SOURCES += \
 	src/write/writer_internal.h \
 	src/write/writer_status.c \
 	src/write/writer_clock.c \
-	src/write/writer_buf.c \
 	src/write/writer_blocks.c \
 	src/write/writer_encode.c \
 	src/write/writer_metadata.c \

@@ -80,13 +80,13 @@ void nt_writer_free(nt_writer *w)
 {
     if (!w)
         return;
-    wb_free(&w->meta.body);
-    wb_free(&w->stacks.body);
-    wb_free(&w->events.body);
-    wb_free(&w->threads.body);
-    wb_free(&w->labels.body);
-    wb_free(&w->scratch);
-    wb_free(&w->payload);
+    cm_buf_free(&w->meta.body);
+    cm_buf_free(&w->stacks.body);
+    cm_buf_free(&w->events.body);
+    cm_buf_free(&w->threads.body);
+    cm_buf_free(&w->labels.body);
+    cm_buf_free(&w->scratch);
+    cm_buf_free(&w->payload);
     cm_map_free(&w->mem, &w->ids);
     cm_map_free(&w->mem, &w->stack_by_hash);
     cm_map_free(&w->mem, &w->thread_by_tid);
@@ -199,7 +199,7 @@ nt_status nt_writer_write_event(nt_writer *w, const nt_writer_event *ev)
     c->capture = true;
 
     wblock *b = &w->events;
-    wbuf *out = &w->scratch;
+    cm_buf *out = &w->scratch;
     out->n = 0;
     wr_encode_blob(w, b, out, &h, ev->is_sorted, ev->payload);
     if (b->count && b->body.n + out->n > w->opt.block_bytes) {
@@ -210,7 +210,7 @@ nt_status nt_writer_write_event(nt_writer *w, const nt_writer_event *ev)
     }
     if (out->failed)
         return wr_fail(w, NT_ERR_NOMEM, "cannot encode an event");
-    wb_bytes(&b->body, out->d, out->n);
+    cm_buf_bytes(&b->body, out->d, out->n);
     if (b->body.failed)
         return wr_fail(w, NT_ERR_NOMEM, "cannot buffer an event");
     wr_note_ts(b, ev->timestamp);

@@ -24,20 +24,20 @@ nt_status wr_emit(nt_writer *w, const void *p, size_t n)
     return NT_OK;
 }
 
-static void put_systemtime(wbuf *b, const nt_systemtime *t)
+static void put_systemtime(cm_buf *b, const nt_systemtime *t)
 {
     const uint16_t v[8] = { t->year, t->month, t->day_of_week, t->day, t->hour, t->minute, t->second,
                             t->milliseconds };
     for (int i = 0; i < 8; i++)
-        wb_u16(b, v[i]);
+        cm_buf_u16(b, v[i]);
 }
 
-static void put_kv_u32(wbuf *b, const char *key, uint32_t v)
+static void put_kv_u32(cm_buf *b, const char *key, uint32_t v)
 {
     char num[16];
     snprintf(num, sizeof num, "%u", v);
-    wb_str8(b, key);
-    wb_str8(b, num);
+    cm_buf_str8(b, key);
+    cm_buf_str8(b, num);
 }
 
 /* The stream header goes out before the first block.  It is built in a buffer
@@ -50,52 +50,52 @@ nt_status wr_ensure_header(nt_writer *w)
         return w->status;
     w->header_done = true;
     const nt_writer_options *o = &w->opt;
-    wbuf head = { .mem = &w->mem };
-    wbuf *b = &head;
-    wb_bytes(b, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN);
+    cm_buf head = { .mem = &w->mem };
+    cm_buf *b = &head;
+    cm_buf_bytes(b, CM_FMT_MAGIC, CM_FMT_MAGIC_LEN);
     if (o->format == 6) {
-        wb_u32(b, 0);
-        wb_u32(b, 6);
-        wb_u32(b, o->format_minor);
+        cm_buf_u32(b, 0);
+        cm_buf_u32(b, 6);
+        cm_buf_u32(b, o->format_minor);
         size_t at = b->n;
-        wb_u32(b, 0);
+        cm_buf_u32(b, 0);
         put_systemtime(b, &o->sync_time_utc);
-        wb_u64(b, (uint64_t)o->sync_qpc);
-        wb_u64(b, (uint64_t)o->qpc_frequency);
-        wb_u32(b, o->pointer_size);
-        wb_u32(b, 3);
+        cm_buf_u64(b, (uint64_t)o->sync_qpc);
+        cm_buf_u64(b, (uint64_t)o->qpc_frequency);
+        cm_buf_u32(b, o->pointer_size);
+        cm_buf_u32(b, 3);
         put_kv_u32(b, "HardwareThreadCount", o->processor_count);
         put_kv_u32(b, "ProcessId", o->process_id);
         put_kv_u32(b, "ExpectedCPUSamplingRate", o->sampling_interval_ns);
-        wb_put32(b, at, (uint32_t)(b->n - at - 4) | (uint32_t)CM_V6_TRACE << CM_V6_BLOCK_KIND_SHIFT);
+        cm_buf_put32(b, at, (uint32_t)(b->n - at - 4) | (uint32_t)CM_V6_TRACE << CM_V6_BLOCK_KIND_SHIFT);
     } else {
-        wb_u32(b, CM_FMT_FS_HEADER_LEN);
-        wb_bytes(b, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN);
+        cm_buf_u32(b, CM_FMT_FS_HEADER_LEN);
+        cm_buf_bytes(b, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN);
         /* Trace object: BeginPrivateObject, type header (version 4, min reader 4), payload, EndObject */
         const uint8_t type_hdr[3] = { CM_TAG_BEGIN_PRIVATE_OBJECT, CM_TAG_BEGIN_PRIVATE_OBJECT, CM_TAG_NULL_REFERENCE };
-        wb_bytes(b, type_hdr, 3);
-        wb_u32(b, 4);
-        wb_u32(b, 4);
-        wb_u32(b, 5);
-        wb_bytes(b, "Trace", 5);
-        wb_u8(b, CM_TAG_END_OBJECT);
+        cm_buf_bytes(b, type_hdr, 3);
+        cm_buf_u32(b, 4);
+        cm_buf_u32(b, 4);
+        cm_buf_u32(b, 5);
+        cm_buf_bytes(b, "Trace", 5);
+        cm_buf_u8(b, CM_TAG_END_OBJECT);
         put_systemtime(b, &o->sync_time_utc);
-        wb_u64(b, (uint64_t)o->sync_qpc);
-        wb_u64(b, (uint64_t)o->qpc_frequency);
-        wb_u32(b, o->pointer_size);
-        wb_u32(b, o->process_id);
-        wb_u32(b, o->processor_count);
-        wb_u32(b, o->sampling_interval_ns);
-        wb_u8(b, CM_TAG_END_OBJECT);
+        cm_buf_u64(b, (uint64_t)o->sync_qpc);
+        cm_buf_u64(b, (uint64_t)o->qpc_frequency);
+        cm_buf_u32(b, o->pointer_size);
+        cm_buf_u32(b, o->process_id);
+        cm_buf_u32(b, o->processor_count);
+        cm_buf_u32(b, o->sampling_interval_ns);
+        cm_buf_u8(b, CM_TAG_END_OBJECT);
     }
     nt_status s = b->failed ? wr_fail(w, NT_ERR_NOMEM, "cannot buffer the stream header") : wr_emit(w, b->d, b->n);
-    wb_free(b);
+    cm_buf_free(b);
     return s;
 }
 
 /* Frame one block: `head` (the block's inner header) then `body`. */
 nt_status wr_emit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, const void *head, size_t head_len,
-                         const wbuf *body)
+                         const cm_buf *body)
 {
     nt_status s = wr_ensure_header(w);
     if (s)
@@ -230,7 +230,7 @@ nt_status wr_flush_all(nt_writer *w)
 static bool guid_eq(const uint8_t *a, const uint8_t *b) { return memcmp(a, b, 16) == 0; }
 
 /* Encode one blob against blk->prev into out (and update prev). */
-void wr_encode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool sorted, const void *payload)
+void wr_encode_blob(nt_writer *w, wblock *blk, cm_buf *out, const whdr *h, bool sorted, const void *payload)
 {
     const bool v6 = w->opt.format == 6;
     whdr *p = &blk->prev;
@@ -238,22 +238,22 @@ void wr_encode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool so
         /* The V5 spec pads a V4 blob to a 4-byte file offset, but TraceEvent
          * advances by PayloadSize and misreads a padded blob; EventSize
          * without padding is read by both TraceEvent and nt_parser. */
-        wb_u32(out, (v6 ? 48 : 76) + h->payload_size);
-        wb_u32(out, h->metadata_id | (sorted ? 0 : PS_HDR_NOT_SORTED_BIT));
-        wb_u32(out, h->seq);
-        wb_u64(out, h->thread);
-        wb_u64(out, h->capture);
-        wb_u32(out, h->processor);
-        wb_u32(out, h->stack_id);
-        wb_u64(out, (uint64_t)h->timestamp);
+        cm_buf_u32(out, (v6 ? 48 : 76) + h->payload_size);
+        cm_buf_u32(out, h->metadata_id | (sorted ? 0 : PS_HDR_NOT_SORTED_BIT));
+        cm_buf_u32(out, h->seq);
+        cm_buf_u64(out, h->thread);
+        cm_buf_u64(out, h->capture);
+        cm_buf_u32(out, h->processor);
+        cm_buf_u32(out, h->stack_id);
+        cm_buf_u64(out, (uint64_t)h->timestamp);
         if (v6) {
-            wb_u32(out, h->label_list_id);
+            cm_buf_u32(out, h->label_list_id);
         } else {
-            wb_bytes(out, h->act, 16);
-            wb_bytes(out, h->rel, 16);
+            cm_buf_bytes(out, h->act, 16);
+            cm_buf_bytes(out, h->rel, 16);
         }
-        wb_u32(out, h->payload_size);
-        wb_bytes(out, payload, h->payload_size);
+        cm_buf_u32(out, h->payload_size);
+        cm_buf_bytes(out, payload, h->payload_size);
         *p = *h;
         return;
     }
@@ -280,31 +280,31 @@ void wr_encode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool so
         flags |= PS_HDR_SORTED;
     if (h->payload_size != p->payload_size)
         flags |= PS_HDR_PAYLOAD_SIZE;
-    wb_u8(out, flags);
+    cm_buf_u8(out, flags);
     if (flags & PS_HDR_METADATA_ID)
-        wb_varu(out, h->metadata_id);
+        cm_buf_varu(out, h->metadata_id);
     if (flags & PS_HDR_CAPTURE_THREAD_AND_SEQUENCE) {
-        wb_varu(out, (uint32_t)(h->seq - p->seq - 1));
-        wb_varu(out, h->capture);
-        wb_varu(out, h->processor);
+        cm_buf_varu(out, (uint32_t)(h->seq - p->seq - 1));
+        cm_buf_varu(out, h->capture);
+        cm_buf_varu(out, h->processor);
     }
     if (flags & PS_HDR_THREAD_ID)
-        wb_varu(out, h->thread);
+        cm_buf_varu(out, h->thread);
     if (flags & PS_HDR_STACK_ID)
-        wb_varu(out, h->stack_id);
-    wb_varu(out, (uint64_t)h->timestamp - (uint64_t)p->timestamp);
+        cm_buf_varu(out, h->stack_id);
+    cm_buf_varu(out, (uint64_t)h->timestamp - (uint64_t)p->timestamp);
     if (v6) {
         if (flags & PS_HDR_ACTIVITY_ID)
-            wb_varu(out, h->label_list_id);
+            cm_buf_varu(out, h->label_list_id);
     } else {
         if (flags & PS_HDR_ACTIVITY_ID)
-            wb_bytes(out, h->act, 16);
+            cm_buf_bytes(out, h->act, 16);
         if (flags & PS_HDR_RELATED_ACTIVITY_ID)
-            wb_bytes(out, h->rel, 16);
+            cm_buf_bytes(out, h->rel, 16);
     }
     if (flags & PS_HDR_PAYLOAD_SIZE)
-        wb_varu(out, h->payload_size);
-    wb_bytes(out, payload, h->payload_size);
+        cm_buf_varu(out, h->payload_size);
+    cm_buf_bytes(out, payload, h->payload_size);
     *p = *h;
 }
 
@@ -316,7 +316,7 @@ void wr_note_ts(wblock *b, int64_t ts)
         b->max_ts = ts;
 }
 
-nt_status wr_append_metadata(nt_writer *w, const wbuf *rec)
+nt_status wr_append_metadata(nt_writer *w, const cm_buf *rec)
 {
     wblock *b = &w->meta;
     if (rec->n > MAX_BLOCK_CONTENT - 64)
@@ -329,8 +329,8 @@ nt_status wr_append_metadata(nt_writer *w, const wbuf *rec)
     if (w->opt.format == 6) {
         if (rec->n > UINT16_MAX)
             return wr_fail(w, NT_ERR_INVALID_ARG, "a V6 metadata row of %zu bytes exceeds 64 KiB", rec->n);
-        wb_u16(&b->body, (uint16_t)rec->n);
-        wb_bytes(&b->body, rec->d, rec->n);
+        cm_buf_u16(&b->body, (uint16_t)rec->n);
+        cm_buf_bytes(&b->body, rec->d, rec->n);
     } else {
         whdr h;
         memset(&h, 0, sizeof h);

@@ -39,69 +39,69 @@ static uint32_t count_level(const nt_field *f, uint32_t n, uint32_t i, uint32_t 
     return c;
 }
 
-static void v1_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+static void v1_fields(cm_buf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
 {
-    wb_u32(b, count_level(f, n, *i, depth));
+    cm_buf_u32(b, count_level(f, n, *i, depth));
     while (*i < n && f[*i].depth == depth) {
         const nt_field *x = &f[(*i)++];
-        wb_u32(b, x->type);
+        cm_buf_u32(b, x->type);
         if (x->type == NT_TYPE_OBJECT)
             v1_fields(b, f, n, i, depth + 1);
-        wb_utf16z(b, x->name);
+        cm_buf_utf16z(b, x->name, CM_UTF8_REPLACE);
     }
 }
 
-static void v2_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+static void v2_fields(cm_buf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
 {
-    wb_u32(b, count_level(f, n, *i, depth));
+    cm_buf_u32(b, count_level(f, n, *i, depth));
     while (*i < n && f[*i].depth == depth) {
         const nt_field *x = &f[(*i)++];
         size_t at = b->n;
-        wb_u32(b, 0);
-        wb_utf16z(b, x->name);
-        wb_u32(b, x->type);
+        cm_buf_u32(b, 0);
+        cm_buf_utf16z(b, x->name, CM_UTF8_REPLACE);
+        cm_buf_u32(b, x->type);
         if (x->type == NT_TYPE_ARRAY)
-            wb_u32(b, x->element_type);
+            cm_buf_u32(b, x->element_type);
         if (has_children(x))
             v2_fields(b, f, n, i, depth + 1);
-        wb_put32(b, at, (uint32_t)(b->n - at));
+        cm_buf_put32(b, at, (uint32_t)(b->n - at));
     }
 }
 
-static void v6_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth);
+static void v6_fields(cm_buf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth);
 
 /* V6 Type: code, [element type], [element count], [object fields]. */
-static void v6_type(wbuf *b, const nt_field *x, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+static void v6_type(cm_buf *b, const nt_field *x, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
 {
-    wb_u8(b, (uint8_t)x->type);
+    cm_buf_u8(b, (uint8_t)x->type);
     if (cm_type_has_element(x->type)) {
-        wb_u8(b, (uint8_t)x->element_type);
+        cm_buf_u8(b, (uint8_t)x->element_type);
         if (x->element_type == NT_TYPE_OBJECT)
             v6_fields(b, f, n, i, depth + 1);
         if (x->type == NT_TYPE_FIXED_ARRAY)
-            wb_u16(b, 0); /* the element count is not part of nt_field */
+            cm_buf_u16(b, 0); /* the element count is not part of nt_field */
     } else if (x->type == NT_TYPE_OBJECT) {
         v6_fields(b, f, n, i, depth + 1);
     }
 }
 
-static void v6_fields(wbuf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
+static void v6_fields(cm_buf *b, const nt_field *f, uint32_t n, uint32_t *i, uint32_t depth)
 {
-    wb_u16(b, (uint16_t)count_level(f, n, *i, depth));
+    cm_buf_u16(b, (uint16_t)count_level(f, n, *i, depth));
     while (*i < n && f[*i].depth == depth) {
         const nt_field *x = &f[(*i)++];
         size_t at = b->n;
-        wb_u16(b, 0);
-        wb_str8(b, x->name);
+        cm_buf_u16(b, 0);
+        cm_buf_str8(b, x->name);
         v6_type(b, x, f, n, i, depth);
         size_t size = b->n - at - 2;
         if (size > UINT16_MAX)
             b->failed = true;
-        wb_put16(b, at, (uint16_t)size);
+        cm_buf_put16(b, at, (uint16_t)size);
     }
 }
 
-static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
+static nt_status encode_v4(nt_writer *w, cm_buf *b, const nt_event_desc *d, uint32_t id)
 {
     bool v2 = false;
     for (uint32_t i = 0; i < d->field_count; i++)
@@ -109,69 +109,69 @@ static nt_status encode_v4(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32
             v2 = true;
         else if (d->fields[i].type > NT_TYPE_ARRAY)
             return wr_fail(w, NT_ERR_INVALID_ARG, "field type %u exists only in V6", d->fields[i].type);
-    wb_u32(b, id);
-    wb_utf16z(b, d->provider);
-    wb_u32(b, d->event_id);
-    wb_utf16z(b, d->event_name);
-    wb_u64(b, d->keywords);
-    wb_u32(b, d->version);
-    wb_u32(b, d->level);
+    cm_buf_u32(b, id);
+    cm_buf_utf16z(b, d->provider, CM_UTF8_REPLACE);
+    cm_buf_u32(b, d->event_id);
+    cm_buf_utf16z(b, d->event_name, CM_UTF8_REPLACE);
+    cm_buf_u64(b, d->keywords);
+    cm_buf_u32(b, d->version);
+    cm_buf_u32(b, d->level);
     uint32_t i = 0;
     if (v2)
-        wb_u32(b, 0);
+        cm_buf_u32(b, 0);
     else
         v1_fields(b, d->fields, d->field_count, &i, 0);
     if (d->opcode) {
         if (d->opcode > 255)
             return wr_fail(w, NT_ERR_INVALID_ARG, "opcode %u does not fit a byte", d->opcode);
-        wb_u32(b, 1); /* the tag's payload size */
-        wb_u8(b, CM_META_TAG_OPCODE);
-        wb_u8(b, (uint8_t)d->opcode);
+        cm_buf_u32(b, 1); /* the tag's payload size */
+        cm_buf_u8(b, CM_META_TAG_OPCODE);
+        cm_buf_u8(b, (uint8_t)d->opcode);
     }
     if (v2) {
         size_t at = b->n;
-        wb_u32(b, 0);
-        wb_u8(b, CM_META_TAG_V2PARAMS);
+        cm_buf_u32(b, 0);
+        cm_buf_u8(b, CM_META_TAG_V2PARAMS);
         i = 0;
         v2_fields(b, d->fields, d->field_count, &i, 0);
-        wb_put32(b, at, (uint32_t)(b->n - at - 5));
+        cm_buf_put32(b, at, (uint32_t)(b->n - at - 5));
     }
     return NT_OK;
 }
 
-static nt_status encode_v6(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
+static nt_status encode_v6(nt_writer *w, cm_buf *b, const nt_event_desc *d, uint32_t id)
 {
     if (d->opcode > 255 || d->level > 255 || d->version > 255)
         return wr_fail(w, NT_ERR_INVALID_ARG, "V6 metadata holds opcode, level and version in one byte each");
-    wb_varu(b, id);
-    wb_str8(b, d->provider);
-    wb_varu(b, d->event_id);
-    wb_str8(b, d->event_name);
+    cm_buf_varu(b, id);
+    cm_buf_str8(b, d->provider);
+    cm_buf_varu(b, d->event_id);
+    cm_buf_str8(b, d->event_name);
     uint32_t i = 0;
     v6_fields(b, d->fields, d->field_count, &i, 0);
     size_t at = b->n;
-    wb_u16(b, 0);
+    cm_buf_u16(b, 0);
     if (d->opcode) {
-        wb_u8(b, CM_V6_META_OPCODE);
-        wb_u8(b, (uint8_t)d->opcode);
+        cm_buf_u8(b, CM_V6_META_OPCODE);
+        cm_buf_u8(b, (uint8_t)d->opcode);
     }
     if (d->keywords) {
-        wb_u8(b, CM_V6_META_KEYWORDS);
-        wb_u64(b, d->keywords);
+        cm_buf_u8(b, CM_V6_META_KEYWORDS);
+        cm_buf_u64(b, d->keywords);
     }
     if (d->level) {
-        wb_u8(b, CM_V6_META_LEVEL);
-        wb_u8(b, (uint8_t)d->level);
+        cm_buf_u8(b, CM_V6_META_LEVEL);
+        cm_buf_u8(b, (uint8_t)d->level);
     }
     if (d->version) {
-        wb_u8(b, CM_V6_META_VERSION);
-        wb_u8(b, (uint8_t)d->version);
+        cm_buf_u8(b, CM_V6_META_VERSION);
+        cm_buf_u8(b, (uint8_t)d->version);
     }
-    wb_put16(b, at, (uint16_t)(b->n - at - 2));
+    cm_buf_put16(b, at, (uint16_t)(b->n - at - 2));
     return NT_OK;
 }
 
-nt_status wr_encode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id)
+nt_status wr_encode_metadata(nt_writer *w, cm_buf *b, const nt_event_desc *d, uint32_t id)
 {
     if (!d->provider)
         return wr_fail(w, NT_ERR_INVALID_ARG, "metadata without a provider name");

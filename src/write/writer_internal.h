@@ -8,15 +8,17 @@
  *   writer_stacks.c    interned stacks                 -> blocks
  *   writer_threads.c   thread table, RemoveThread      -> blocks
  *   writer_metadata.c  metadata ids, define            -> encode, blocks
- *   writer_encode.c    metadata records                -> buf, status
- *   writer_blocks.c    framing, flushes, event blobs   -> buf, status
- *   writer_buf.c       the byte buffer                 (common/alloc only)
- *   writer_status.c    the sticky status               (nothing of the writer) */
+ *   writer_encode.c    metadata records                -> status
+ *   writer_blocks.c    framing, flushes, event blobs   -> status
+ *   writer_status.c    the sticky status               (nothing of the writer)
+ *
+ * Every unit encodes bytes with common/byte_buf.h (cm_buf). */
 #ifndef WR_WRITER_INTERNAL_H
 #define WR_WRITER_INTERNAL_H
 
 #include "common/compiler.h"
 #include "common/alloc.h"
+#include "common/byte_buf.h"
 #include "common/format.h"
 #include "common/hash.h"
 #include "common/map.h"
@@ -25,29 +27,6 @@
 #define DEFAULT_BLOCK_BYTES (100u * 1024u)
 /* A block's content must fit V6's 24-bit size, and the parser's default block limit. */
 #define MAX_BLOCK_CONTENT CM_V6_BLOCK_SIZE_MASK
-
-/* A growable byte buffer; a failed append sets `failed` and drops the bytes,
- * so encoders can append freely and check once. */
-typedef struct wbuf {
-    cm_mem *mem;
-    uint8_t *d;
-    size_t n, cap;
-    bool failed;
-} wbuf;
-
-void wb_bytes(wbuf *b, const void *p, size_t n);
-void wb_u8(wbuf *b, uint8_t v);
-void wb_u16(wbuf *b, uint16_t v);
-void wb_u32(wbuf *b, uint32_t v);
-void wb_u64(wbuf *b, uint64_t v);
-void wb_varu(wbuf *b, uint64_t v);
-/* UTF-8 -> UTF-16LE with a 2-byte terminator (invalid bytes become U+FFFD). */
-void wb_utf16z(wbuf *b, const char *s);
-/* V6 string: varuint32 byte length + UTF-8. */
-void wb_str8(wbuf *b, const char *s);
-void wb_put16(wbuf *b, size_t at, uint16_t v);
-void wb_put32(wbuf *b, size_t at, uint32_t v);
-void wb_free(wbuf *b);
 
 /* Previous compressed header in the current event block. */
 typedef struct whdr {
@@ -60,7 +39,7 @@ typedef struct whdr {
 /* One buffered block of a kind: content (after any fixed inner header) and
  * counters the inner header needs. */
 typedef struct wblock {
-    wbuf body;
+    cm_buf body;
     uint32_t count;
     uint32_t first_id;   /* stacks and label lists */
     int64_t min_ts, max_ts;
@@ -102,8 +81,8 @@ struct nt_writer {
     bool header_done, finished;
 
     wblock meta, stacks, events, threads, labels;
-    wbuf scratch;        /* one encoded blob or label list */
-    wbuf payload;        /* one typed event's payload */
+    cm_buf scratch;        /* one encoded blob or label list */
+    cm_buf payload;        /* one typed event's payload */
 
     /* The tables are keyed by values a converted trace controls (thread ids,
      * IPs): the common keyed map, and a stack hash seeded per writer. */
@@ -161,7 +140,7 @@ nt_status wr_ensure_header(nt_writer *w);
 /* Frame one block: the V4 object header named v4_name or the V6 kind, then
  * `head` (the block's inner header) and `body`. */
 nt_status wr_emit_block(nt_writer *w, const char *v4_name, uint32_t v6_kind, const void *head, size_t head_len,
-                         const wbuf *body);
+                         const cm_buf *body);
 void wr_block_reset(wblock *b);
 nt_status wr_flush_stacks(nt_writer *w);
 nt_status wr_flush_threads(nt_writer *w);
@@ -169,16 +148,16 @@ nt_status wr_flush_labels(nt_writer *w);
 /* Every pending block, the event block last. */
 nt_status wr_flush_all(nt_writer *w);
 /* Encode one event blob against blk->prev into out (and update prev). */
-void wr_encode_blob(nt_writer *w, wblock *blk, wbuf *out, const whdr *h, bool sorted, const void *payload);
+void wr_encode_blob(nt_writer *w, wblock *blk, cm_buf *out, const whdr *h, bool sorted, const void *payload);
 /* Widen the block's timestamp range to ts. */
 void wr_note_ts(wblock *b, int64_t ts);
 /* Append one encoded metadata record to the metadata block. */
-nt_status wr_append_metadata(nt_writer *w, const wbuf *rec);
+nt_status wr_append_metadata(nt_writer *w, const cm_buf *rec);
 
 /* ---- writer_encode.c ---- */
 
 /* Encode a metadata record (V4/V5 payload) or row (V6 row, without RowSize) into b. */
-nt_status wr_encode_metadata(nt_writer *w, wbuf *b, const nt_event_desc *d, uint32_t id);
+nt_status wr_encode_metadata(nt_writer *w, cm_buf *b, const nt_event_desc *d, uint32_t id);
 
 /* ---- writer_metadata.c ---- */
 

@@ -18,28 +18,28 @@ _Static_assert(SAME_KIND(ACTIVITY_ID) &&
                    SAME_KIND(VERSION),
                "nt_label_kind must equal the V6 label kinds");
 
-static nt_status put_label(nt_writer *w, wbuf *b, const nt_label *l, bool last)
+static nt_status put_label(nt_writer *w, cm_buf *b, const nt_label *l, bool last)
 {
     uint8_t kind = (uint8_t)l->kind | (last ? CM_V6_LABEL_LAST_IN_LIST : 0);
-    wb_u8(b, kind);
+    cm_buf_u8(b, kind);
     switch (l->kind) {
     case NT_LABEL_ACTIVITY_ID:
     case NT_LABEL_RELATED_ACTIVITY_ID:
     case NT_LABEL_TRACE_ID:
-        wb_bytes(b, l->guid, 16);
+        cm_buf_bytes(b, l->guid, 16);
         break;
     case NT_LABEL_SPAN_ID:
     case NT_LABEL_KEYWORDS:
-        wb_u64(b, l->value);
+        cm_buf_u64(b, l->value);
         break;
     case NT_LABEL_STRING:
-        wb_str8(b, l->key);
-        wb_str8(b, l->text);
+        cm_buf_str8(b, l->key);
+        cm_buf_str8(b, l->text);
         break;
     case NT_LABEL_INT: {
         int64_t v = (int64_t)l->value;
-        wb_str8(b, l->key);
-        wb_varu(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+        cm_buf_str8(b, l->key);
+        cm_buf_varu(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
         break;
     }
     case NT_LABEL_OPCODE:
@@ -47,7 +47,7 @@ static nt_status put_label(nt_writer *w, wbuf *b, const nt_label *l, bool last)
     case NT_LABEL_VERSION:
         if (l->value > 255)
             return wr_fail(w, NT_ERR_INVALID_ARG, "label kind %u holds one byte", l->kind);
-        wb_u8(b, (uint8_t)l->value);
+        cm_buf_u8(b, (uint8_t)l->value);
         break;
     default:
         return wr_fail(w, NT_ERR_INVALID_ARG, "unknown label kind %u", l->kind);
@@ -64,7 +64,7 @@ nt_status nt_writer_label_list(nt_writer *w, const nt_label *labels, size_t coun
         return wr_fail(w, NT_ERR_STATE, "label lists exist only in V6");
     if (!labels || count == 0)
         return wr_fail(w, NT_ERR_INVALID_ARG, "a label list needs at least one label");
-    wbuf *tmp = &w->scratch;
+    cm_buf *tmp = &w->scratch;
     tmp->n = 0;
     for (size_t i = 0; i < count; i++)
         if ((s = put_label(w, tmp, &labels[i], i + 1 == count)))
@@ -80,7 +80,7 @@ nt_status nt_writer_label_list(nt_writer *w, const nt_label *labels, size_t coun
         if ((s = wr_flush_labels(w)))
             return s;
     }
-    wb_bytes(&b->body, tmp->d, tmp->n);
+    cm_buf_bytes(&b->body, tmp->d, tmp->n);
     if (b->body.failed)
         return wr_fail(w, NT_ERR_NOMEM, "cannot buffer a label list");
     b->count++;

@@ -35,11 +35,11 @@ nt_status nt_writer_define(nt_writer *w, const nt_event_desc *desc, uint32_t *id
         return wr_fail(w, NT_ERR_INVALID_ARG, "metadata id %u is already defined", id);
     if (w->ids.count >= NT_DEFAULT_MAX_METADATA)
         return wr_fail(w, NT_ERR_LIMIT, "more than %u metadata records", NT_DEFAULT_MAX_METADATA);
-    wbuf rec = { .mem = &w->mem };
+    cm_buf rec = { .mem = &w->mem };
     s = wr_encode_metadata(w, &rec, desc, id);
     if (!s)
         s = wr_append_metadata(w, &rec);
-    wb_free(&rec);
+    cm_buf_free(&rec);
     if (s)
         return s;
     if (!id_add(w, id))

@@ -10,14 +10,14 @@ _Static_assert(NT_SP_FLUSH_THREADS == CM_V6_SP_FLUSH_THREADS && NT_SP_FLUSH_META
                "NT_SP_FLUSH_* must equal the V6 sequence-point flags");
 
 /* One capture thread of a sequence point: V6 its index, V4 its id; and its last sequence number. */
-static void put_sp_thread(wbuf *body, bool v6, const wthread *t)
+static void put_sp_thread(cm_buf *body, bool v6, const wthread *t)
 {
     if (v6) {
-        wb_varu(body, t->index);
-        wb_varu(body, t->seq);
+        cm_buf_varu(body, t->index);
+        cm_buf_varu(body, t->seq);
     } else {
-        wb_u64(body, t->tid);
-        wb_u32(body, t->seq);
+        cm_buf_u64(body, t->tid);
+        cm_buf_u32(body, t->seq);
     }
 }
 
@@ -40,14 +40,14 @@ static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags,
     }
     if ((s = wr_ensure_header(w)) || (s = wr_flush_all(w)))
         return s;
-    wbuf body = { .mem = &w->mem };
+    cm_buf body = { .mem = &w->mem };
     uint8_t head[16];
     size_t hn = 0;
     uint32_t n = 0;
     for (uint32_t i = 0; list && i < list_count; i++) {
         wthread *t = wr_thread_get(w, list[i].capture_thread_id);
         if (!t) {
-            wb_free(&body);
+            cm_buf_free(&body);
             return w->status;
         }
         t->seq = list[i].sequence_number;
@@ -70,7 +70,7 @@ static nt_status sequence_point(nt_writer *w, int64_t timestamp, uint32_t flags,
     for (int i = 0; i < 4; i++)
         head[hn++] = (uint8_t)(n >> (8 * i));
     s = wr_emit_block(w, "SPBlock", CM_V6_SEQUENCE_POINT, head, hn, &body);
-    wb_free(&body);
+    cm_buf_free(&body);
     if (s)
         return s;
     /* Stack ids and label lists restart; V6 flags drop threads and metadata. */

@@ -57,12 +57,12 @@ nt_status nt_writer_stack(nt_writer *w, const uint64_t *ips, uint32_t count, uin
             return s;
     }
     uint32_t id = w->next_stack_id++; /* == stk_count + 1 */
-    wb_u32(&b->body, count * ptr);
+    cm_buf_u32(&b->body, count * ptr);
     for (uint32_t i = 0; i < count; i++) {
         if (ptr == 8)
-            wb_u64(&b->body, ips[i]);
+            cm_buf_u64(&b->body, ips[i]);
         else
-            wb_u32(&b->body, (uint32_t)ips[i]);
+            cm_buf_u32(&b->body, (uint32_t)ips[i]);
     }
     if (b->body.failed)
         return wr_fail(w, NT_ERR_NOMEM, "cannot buffer a stack");

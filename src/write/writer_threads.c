@@ -44,13 +44,13 @@ nt_status wr_thread_index(nt_writer *w, wthread *t)
     }
     t->index = ++w->next_thread_index;
     size_t at = b->body.n;
-    wb_u16(&b->body, 0);
-    wb_varu(&b->body, t->index);
-    wb_u8(&b->body, CM_V6_THREAD_OS_TID);
-    wb_varu(&b->body, t->tid);
-    wb_u8(&b->body, CM_V6_THREAD_OS_PID);
-    wb_varu(&b->body, w->opt.process_id);
-    wb_put16(&b->body, at, (uint16_t)(b->body.n - at - 2));
+    cm_buf_u16(&b->body, 0);
+    cm_buf_varu(&b->body, t->index);
+    cm_buf_u8(&b->body, CM_V6_THREAD_OS_TID);
+    cm_buf_varu(&b->body, t->tid);
+    cm_buf_u8(&b->body, CM_V6_THREAD_OS_PID);
+    cm_buf_varu(&b->body, w->opt.process_id);
+    cm_buf_put16(&b->body, at, (uint16_t)(b->body.n - at - 2));
     b->count++;
     return b->body.failed ? wr_fail(w, NT_ERR_NOMEM, "cannot buffer a thread row") : NT_OK;
 }
@@ -65,11 +65,11 @@ nt_status nt_writer_remove_thread(nt_writer *w, uint64_t thread_id)
         return wr_fail(w, NT_ERR_INVALID_ARG, "thread %llu has no index to remove", (unsigned long long)thread_id);
     if ((s = wr_ensure_header(w)) || (s = wr_flush_all(w)))
         return s;
-    wbuf body = { .mem = &w->mem };
-    wb_varu(&body, t->index);
-    wb_varu(&body, t->seq);
+    cm_buf body = { .mem = &w->mem };
+    cm_buf_varu(&body, t->index);
+    cm_buf_varu(&body, t->seq);
     s = wr_emit_block(w, NULL, CM_V6_REMOVE_THREAD, NULL, 0, &body);
-    wb_free(&body);
+    cm_buf_free(&body);
     t->index = 0;
     return s;
 }

@@ -72,7 +72,7 @@ nt_status nt_writer_sample(nt_writer *w, const nt_writer_event *hdr, uint32_t ty
     if ((s = typed_id(w, NT_PROVIDER_SAMPLE_PROFILER, 0, 0, 0, &id)))
         return s;
     w->payload.n = 0;
-    wb_u32(&w->payload, type);
+    cm_buf_u32(&w->payload, type);
     return write_typed(w, hdr, hdr->timestamp, id);
 }
 
@@ -93,21 +93,21 @@ nt_status nt_writer_method(nt_writer *w, const nt_writer_event *hdr, const nt_me
     uint32_t id;
     if ((s = typed_id(w, ids[m->which].provider, ids[m->which].id, m->version, KW_JIT, &id)))
         return s;
-    wbuf *b = &w->payload;
+    cm_buf *b = &w->payload;
     b->n = 0;
-    wb_u64(b, m->method_id);
-    wb_u64(b, m->module_id);
-    wb_u64(b, m->start_address);
-    wb_u32(b, m->size);
-    wb_u32(b, m->token);
-    wb_u32(b, m->flags);
-    wb_utf16z(b, m->declaring_type);
-    wb_utf16z(b, m->name);
-    wb_utf16z(b, m->signature);
+    cm_buf_u64(b, m->method_id);
+    cm_buf_u64(b, m->module_id);
+    cm_buf_u64(b, m->start_address);
+    cm_buf_u32(b, m->size);
+    cm_buf_u32(b, m->token);
+    cm_buf_u32(b, m->flags);
+    cm_buf_utf16z(b, m->declaring_type, CM_UTF8_REPLACE);
+    cm_buf_utf16z(b, m->name, CM_UTF8_REPLACE);
+    cm_buf_utf16z(b, m->signature, CM_UTF8_REPLACE);
     if (m->version >= 1)
-        wb_u16(b, m->clr_instance_id);
+        cm_buf_u16(b, m->clr_instance_id);
     if (m->version >= 2)
-        wb_u64(b, m->rejit_id);
+        cm_buf_u64(b, m->rejit_id);
     return write_typed(w, hdr, m->timestamp, id);
 }
 
@@ -130,25 +130,25 @@ nt_status nt_writer_module(nt_writer *w, const nt_writer_event *hdr, const nt_mo
     if ((s = typed_id(w, ids[m->which][m->domain].provider, ids[m->which][m->domain].id, m->version, KW_LOADER,
                       &id)))
         return s;
-    wbuf *b = &w->payload;
+    cm_buf *b = &w->payload;
     b->n = 0;
-    wb_u64(b, m->module_id);
-    wb_u64(b, m->assembly_id);
+    cm_buf_u64(b, m->module_id);
+    cm_buf_u64(b, m->assembly_id);
     if (m->domain)
-        wb_u64(b, m->app_domain_id);
-    wb_u32(b, m->flags);
-    wb_u32(b, 0); /* Reserved1 */
-    wb_utf16z(b, m->il_path);
-    wb_utf16z(b, m->native_path);
+        cm_buf_u64(b, m->app_domain_id);
+    cm_buf_u32(b, m->flags);
+    cm_buf_u32(b, 0); /* Reserved1 */
+    cm_buf_utf16z(b, m->il_path, CM_UTF8_REPLACE);
+    cm_buf_utf16z(b, m->native_path, CM_UTF8_REPLACE);
     if (m->version >= 1)
-        wb_u16(b, m->clr_instance_id);
+        cm_buf_u16(b, m->clr_instance_id);
     if (m->version >= 2 && !m->domain) {
         /* PDB signatures, ages and paths: not part of nt_module, written empty */
         const uint8_t zero[16] = { 0 };
         for (int k = 0; k < 2; k++) {
-            wb_bytes(b, zero, 16);
-            wb_u32(b, 0);
-            wb_u16(b, 0);
+            cm_buf_bytes(b, zero, 16);
+            cm_buf_u32(b, 0);
+            cm_buf_u16(b, 0);
         }
     }
     return write_typed(w, hdr, m->timestamp, id);
@@ -171,15 +171,15 @@ nt_status nt_writer_assembly(nt_writer *w, const nt_writer_event *hdr, const nt_
     uint32_t id;
     if ((s = typed_id(w, ids[a->which].provider, ids[a->which].id, a->version, KW_LOADER, &id)))
         return s;
-    wbuf *b = &w->payload;
+    cm_buf *b = &w->payload;
     b->n = 0;
-    wb_u64(b, a->assembly_id);
-    wb_u64(b, a->app_domain_id);
+    cm_buf_u64(b, a->assembly_id);
+    cm_buf_u64(b, a->app_domain_id);
     if (a->version >= 1)
-        wb_u64(b, a->binding_id);
-    wb_u32(b, a->flags);
-    wb_utf16z(b, a->name);
+        cm_buf_u64(b, a->binding_id);
+    cm_buf_u32(b, a->flags);
+    cm_buf_utf16z(b, a->name, CM_UTF8_REPLACE);
     if (a->version >= 1)
-        wb_u16(b, a->clr_instance_id);
+        cm_buf_u16(b, a->clr_instance_id);
     return write_typed(w, hdr, a->timestamp, id);
 }

@@ -167,8 +167,21 @@ static void *peer_main(void *arg)
                 memcpy(p->request, c[i].in, size);
                 atomic_store(&p->request_len, size);
             }
+            int seen = atomic_load(&p->command_count);
+            if (set == 2 && seen < (int)sizeof p->commands) {
+                p->commands[seen] = id;
+                atomic_store(&p->command_count, seen + 1);
+            }
             if (p->mode == PEER_SILENT)
                 continue;
+            if (set == 2 && p->unknown_command && id == p->unknown_command) {
+                /* a runtime that predates this command: UNKNOWN_COMMAND, then it hangs up */
+                static const uint8_t hr[4] = { 0x85, 0x13, 0x13, 0x80 };
+                reply(c[i].fd, 0xFF, hr, 4);
+                close(c[i].fd);
+                c[i].fd = -1;
+                continue;
+            }
             if (p->mode == PEER_INFO) {
                 reply_info(c[i].fd, p->info);
                 continue;

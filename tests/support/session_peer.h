@@ -38,6 +38,10 @@ typedef struct peer {
     atomic_ullong streamed;      /* stream bytes written */
     uint8_t request[65536];      /* the first request received */
     atomic_size_t request_len;
+    uint8_t unknown_command;     /* an EventPipe command id answered with UNKNOWN_COMMAND (0: none), as a
+                                  * runtime older than the command does */
+    uint8_t commands[16];        /* the EventPipe command ids of the requests received, StopTracing aside */
+    atomic_int command_count;
     uint64_t session_id;
 } peer;
 

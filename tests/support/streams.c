@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The builder's bytes go through the writer's byte buffer (write/writer_buf.c),
+/* The builder's bytes go through the library's one byte writer (common/byte_buf.c),
  * so the project has one byte encoder; only the framing here is hand-made. */
 static cm_mem *tb_mem(void)
 {
@@ -18,9 +18,9 @@ static cm_mem *tb_mem(void)
     return &mem;
 }
 
-#define VIA_WBUF(b, call)                                                 \
+#define VIA_BUF(b, call)                                                 \
     do {                                                                  \
-        wbuf w_ = { tb_mem(), (b)->d, (b)->n, (b)->cap, false };          \
+        cm_buf w_ = { tb_mem(), (b)->d, (b)->n, (b)->cap, false };          \
         call;                                                             \
         if (w_.failed)                                                    \
             abort();                                                      \
@@ -36,14 +36,14 @@ void tb_free(tb *b)
     b->n = b->cap = 0;
 }
 
-void tb_bytes(tb *b, const void *p, size_t n) { VIA_WBUF(b, wb_bytes(&w_, p, n)); }
-void tb_u8(tb *b, uint8_t v) { VIA_WBUF(b, wb_u8(&w_, v)); }
-void tb_u16(tb *b, uint16_t v) { VIA_WBUF(b, wb_u16(&w_, v)); }
-void tb_u32(tb *b, uint32_t v) { VIA_WBUF(b, wb_u32(&w_, v)); }
-void tb_u64(tb *b, uint64_t v) { VIA_WBUF(b, wb_u64(&w_, v)); }
-void tb_varu(tb *b, uint64_t v) { VIA_WBUF(b, wb_varu(&w_, v)); }
-void tb_utf16z(tb *b, const char *s) { VIA_WBUF(b, wb_utf16z(&w_, s)); }
-void tb_put32(tb *b, size_t at, uint32_t v) { VIA_WBUF(b, wb_put32(&w_, at, v)); }
+void tb_bytes(tb *b, const void *p, size_t n) { VIA_BUF(b, cm_buf_bytes(&w_, p, n)); }
+void tb_u8(tb *b, uint8_t v) { VIA_BUF(b, cm_buf_u8(&w_, v)); }
+void tb_u16(tb *b, uint16_t v) { VIA_BUF(b, cm_buf_u16(&w_, v)); }
+void tb_u32(tb *b, uint32_t v) { VIA_BUF(b, cm_buf_u32(&w_, v)); }
+void tb_u64(tb *b, uint64_t v) { VIA_BUF(b, cm_buf_u64(&w_, v)); }
+void tb_varu(tb *b, uint64_t v) { VIA_BUF(b, cm_buf_varu(&w_, v)); }
+void tb_utf16z(tb *b, const char *s) { VIA_BUF(b, cm_buf_utf16z(&w_, s, CM_UTF8_REPLACE)); }
+void tb_put32(tb *b, size_t at, uint32_t v) { VIA_BUF(b, cm_buf_put32(&w_, at, v)); }
 
 static void type_header(tb *b, const char *name, uint32_t version, uint32_t min_reader)
 {
