@@ -39,7 +39,8 @@ extern "C" {
  * in src/common/compiler.h).  NT_API: a symbol of the shared library,
  * everything else in it is hidden.  NT_DEPRECATED(msg): a name kept for
  * callers of an earlier release, warned about where it is used (doc/abi.md
- * says how long such names stay). */
+ * says how long such names stay); NT_DEPRECATED_ENUMERATOR(msg) marks an
+ * enumerator so. */
 #if defined(_WIN32)
 #define NT_API
 #elif defined(__GNUC__)
@@ -53,6 +54,12 @@ extern "C" {
 #define NT_DEPRECATED(msg) __declspec(deprecated(msg))
 #else
 #define NT_DEPRECATED(msg)
+#endif
+/* The same on an enumerator (gcc 6 and clang; others take no mark there). */
+#if defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 6)
+#define NT_DEPRECATED_ENUMERATOR(msg) __attribute__((deprecated(msg)))
+#else
+#define NT_DEPRECATED_ENUMERATOR(msg)
 #endif
 
 #define NT_VERSION_MAJOR 0
@@ -356,13 +363,17 @@ typedef enum nt_record_event {
     NT_RECORD_DC_END        /**< *DCEnd: rundown at its stop */
 } nt_record_event;
 
-/* The names method records used before the two enums were one; kept so
- * that existing code builds. */
-typedef nt_record_event nt_method_event;
-#define NT_METHOD_LOAD NT_RECORD_LOAD
-#define NT_METHOD_UNLOAD NT_RECORD_UNLOAD
-#define NT_METHOD_DC_START NT_RECORD_DC_START
-#define NT_METHOD_DC_END NT_RECORD_DC_END
+/* Deprecated: the names method records used before the two enums were one,
+ * kept so that existing code builds (with a warning where it uses them) until
+ * the next soname change (doc/abi.md "Deprecation").  Enumerators, not
+ * macros, so that the compiler can mark each use. */
+typedef nt_record_event nt_method_event NT_DEPRECATED("use nt_record_event");
+enum {
+    NT_METHOD_LOAD NT_DEPRECATED_ENUMERATOR("use NT_RECORD_LOAD") = NT_RECORD_LOAD,
+    NT_METHOD_UNLOAD NT_DEPRECATED_ENUMERATOR("use NT_RECORD_UNLOAD") = NT_RECORD_UNLOAD,
+    NT_METHOD_DC_START NT_DEPRECATED_ENUMERATOR("use NT_RECORD_DC_START") = NT_RECORD_DC_START,
+    NT_METHOD_DC_END NT_DEPRECATED_ENUMERATOR("use NT_RECORD_DC_END") = NT_RECORD_DC_END
+};
 
 /** MethodFlags bits. */
 #define NT_METHOD_FLAG_DYNAMIC 0x1u

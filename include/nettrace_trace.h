@@ -88,7 +88,7 @@ struct nt_trace_method {
     int64_t valid_until;      /**< ticks of the unload; INT64_MAX when never unloaded */
     uint32_t flags;           /**< MethodFlags (NT_METHOD_FLAG_*) */
     uint32_t token;
-    nt_method_event source;   /**< the record that created it (load, or rundown) */
+    nt_record_event source;   /**< the record that created it (load, or rundown) */
 };
 
 /** A distinct resolved stack. */

@@ -236,7 +236,7 @@ static void write_deep_stacks(const char *path)
         snprintf(prefix, sizeof prefix, "M%03d_", m);
         memcpy(name, prefix, strlen(prefix));
         name[1000] = 0;
-        nt_method rec = { .which = NT_METHOD_LOAD, .method_id = 100 + (uint64_t)m, .module_id = 1,
+        nt_method rec = { .which = NT_RECORD_LOAD, .method_id = 100 + (uint64_t)m, .module_id = 1,
                           .start_address = 0x10000 + 0x100 * (uint64_t)m, .size = 0x100,
                           .flags = NT_METHOD_FLAG_JITTED, .declaring_type = "T", .name = name, .signature = "",
                           .timestamp = 1 };

@@ -123,7 +123,7 @@ typedef struct seen {
     uint32_t *sample_tids; /* low 32 bits of each sample's thread id */
     size_t nsamples, capsamples;
     uint64_t sample_types[4]; /* 0,1,2 and "other" */
-    method_tally methods[4];  /* by nt_method_event */
+    method_tally methods[4];  /* by nt_record_event */
 } seen;
 
 static size_t type_index(seen *s, const nt_event *ev)
@@ -216,7 +216,7 @@ static int on_sample(void *u, const nt_sample *smp)
 static int on_method(void *u, const nt_method *m)
 {
     seen *s = u;
-    if ((unsigned)m->which > NT_METHOD_DC_END)
+    if ((unsigned)m->which > NT_RECORD_DC_END)
         return 1;
     method_tally *t = &s->methods[m->which];
     t->count++;

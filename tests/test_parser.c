@@ -708,7 +708,7 @@ LTest(parser, method_payload_versions)
         char msg[256];
         memset(&g_m, 0, sizeof g_m);
         cr_assert_eq(one_event(NT_PROVIDER_RUNDOWN, 144, v, &m, msg, sizeof msg), NT_OK, "v%u: %s", v, msg);
-        cr_expect_eq(g_m.which, NT_METHOD_DC_END);
+        cr_expect_eq(g_m.which, NT_RECORD_DC_END);
         cr_expect_eq(g_m.start_address, 0x7f0000001000ull);
         cr_expect_eq(g_m.size, 0x80);
         cr_expect_eq(NT_METHOD_TIER(g_m.flags), 4);

@@ -239,7 +239,7 @@ LTest(profile, written_edges)
     nt_membuf out = { 0 };
     nt_writer *w = nt_writer_new(NULL, nt_membuf_write, &out, NULL);
     cr_assert(w);
-    nt_method m = { .which = NT_METHOD_LOAD, .method_id = 7, .module_id = 1, .start_address = 0x1000, .size = 0x100,
+    nt_method m = { .which = NT_RECORD_LOAD, .method_id = 7, .module_id = 1, .start_address = 0x1000, .size = 0x100,
                     .flags = NT_METHOD_FLAG_JITTED, .declaring_type = "T", .name = "Hot", .signature = "",
                     .timestamp = 10 };
     cr_assert_eq(nt_writer_method(w, NULL, &m), NT_OK);

@@ -52,7 +52,7 @@ static void event(nt_writer *w, uint32_t md, uint64_t thread, int64_t ts, uint32
 /* A method "name" covering [start, start + 0x100), loaded at time 1. */
 static void method(nt_writer *w, uint64_t id, uint64_t start, const char *name)
 {
-    nt_method m = { .which = NT_METHOD_LOAD, .method_id = id, .module_id = 1, .start_address = start, .size = 0x100,
+    nt_method m = { .which = NT_RECORD_LOAD, .method_id = id, .module_id = 1, .start_address = start, .size = 0x100,
                     .flags = NT_METHOD_FLAG_JITTED, .declaring_type = "T", .name = name, .signature = "",
                     .timestamp = 1 };
     cr_assert_eq(nt_writer_method(w, NULL, &m), NT_OK, "%s", nt_writer_message(w));

@@ -713,7 +713,7 @@ Test(launch, collect_records_a_program_from_main_and_reports_its_exit)
     bool jit = false;
     for (size_t i = 0; i < nt_trace_method_count(t); i++) {
         const nt_trace_method *m = nt_trace_method_at(t, i);
-        jit |= m->source == NT_METHOD_LOAD && strcmp(m->declaring_type, "StartupTarget.Program") == 0 &&
+        jit |= m->source == NT_RECORD_LOAD && strcmp(m->declaring_type, "StartupTarget.Program") == 0 &&
                strcmp(m->name, "Main") == 0;
     }
     cr_assert(jit, "no JIT record for Main");

@@ -167,7 +167,7 @@ LTest(trace, rundown_of_code_no_sample_ran_in_is_not_kept)
         cr_assert_eq(m->start_address, start[i]);
         cr_assert_eq(m->valid_from, INT64_MIN);
         cr_assert_eq(m->valid_until, INT64_MAX);
-        cr_assert_eq(m->source, NT_METHOD_DC_END);
+        cr_assert_eq(m->source, NT_RECORD_DC_END);
         cr_assert_str_eq(m->assembly, "App, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null");
     }
     cr_assert_str_eq(nt_trace_method_at(t, 1)->declaring_type, "NS.D");

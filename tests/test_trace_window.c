@@ -23,7 +23,7 @@ static void feed_method(nt_trace_window *w, uint64_t id, uint64_t start, uint32_
 {
     nt_method m;
     memset(&m, 0, sizeof m);
-    m.which = NT_METHOD_LOAD;
+    m.which = NT_RECORD_LOAD;
     m.method_id = id;
     m.start_address = start;
     m.size = size;
@@ -161,7 +161,7 @@ Test(trace_window, names_arriving_later_in_the_window_name_its_samples)
     for (int i = 0; i < 3; i++)
         feed_sample(w, 20 + i, 1, NT_SAMPLE_MANAGED, ips, 1);
     /* A rundown record after the samples, as at the end of a file. */
-    nt_method m = { .which = NT_METHOD_DC_END, .method_id = 9, .start_address = 0x5000, .size = 0x40,
+    nt_method m = { .which = NT_RECORD_DC_END, .method_id = 9, .start_address = 0x5000, .size = 0x40,
                     .declaring_type = "Late.Type", .name = "Hot", .module_id = 7, .timestamp = 30 };
     cr_assert_eq(cb.method(w, &m), 0);
     top = window_top(w, NULL, NT_OK);
@@ -297,7 +297,7 @@ Test(trace_window, lazy_names_are_converted_when_kept)
     nt_trace_window_callbacks(&cb);
     feed_app(w);
     static const uint8_t type16[] = { 'A', 0, '.', 0, 'T', 0 }, name16[] = { 'R', 0, 'u', 0, 'n', 0 };
-    nt_method m = { .which = NT_METHOD_LOAD, .method_id = 5, .start_address = 0x7000, .size = 0x10, .module_id = 7,
+    nt_method m = { .which = NT_RECORD_LOAD, .method_id = 5, .start_address = 0x7000, .size = 0x10, .module_id = 7,
                     .declaring_type16 = { type16, 3 }, .name16 = { name16, 3 } };
     cr_assert_eq(cb.method(w, &m), 0);
     const uint64_t ips[] = { 0x7004 };
@@ -310,7 +310,7 @@ Test(trace_window, lazy_names_are_converted_when_kept)
 
 static void feed_unload(nt_trace_window *w, uint64_t id, uint64_t start, uint32_t size, int64_t ticks)
 {
-    nt_method m = { .which = NT_METHOD_UNLOAD, .method_id = id, .start_address = start, .size = size,
+    nt_method m = { .which = NT_RECORD_UNLOAD, .method_id = id, .start_address = start, .size = size,
                     .declaring_type = "T", .name = "Gone", .module_id = 7, .timestamp = ticks };
     cr_assert_eq(cb.method(w, &m), 0);
 }
@@ -336,7 +336,7 @@ Test(trace_window, unloaded_records_retire_after_a_window)
     nt_trace_window *w = nt_trace_window_new(NULL, NULL);
     nt_trace_window_callbacks(&cb);
     feed_app(w);
-    nt_method m = { .which = NT_METHOD_LOAD, .method_id = 1, .start_address = 0x1000, .size = 0x100,
+    nt_method m = { .which = NT_RECORD_LOAD, .method_id = 1, .start_address = 0x1000, .size = 0x100,
                     .declaring_type = "T", .name = "Dyn", .module_id = 7, .timestamp = 1 };
     cr_assert_eq(cb.method(w, &m), 0);
     const uint64_t ips[] = { 0x1010 };
@@ -597,7 +597,7 @@ static void labeled_stream(nt_membuf *outp)
     nt_writer *wr = nt_writer_new(&o, nt_membuf_write, outp, NULL);
     cr_assert_not_null(wr);
     nt_writer_event h = { .thread_id = 1, .timestamp = 1 };
-    nt_method m = { .which = NT_METHOD_LOAD, .method_id = 1, .start_address = 0x1000, .size = 0x100,
+    nt_method m = { .which = NT_RECORD_LOAD, .method_id = 1, .start_address = 0x1000, .size = 0x100,
                     .declaring_type = "App.Api", .name = "Get", .signature = "void ()", .module_id = 7 };
     cr_assert_eq(nt_writer_method(wr, &h, &m), NT_OK);
     const uint64_t ips[] = { 0x1010 };

@@ -604,7 +604,7 @@ static void random_calls(nt_writer *w, uint64_t seed, uint32_t ptr)
         } else if (r < 70) {
             s = nt_writer_sample(w, &h, (uint32_t)(rnd(&x) % 4));
         } else if (r < 78) {
-            nt_method m = { .which = (nt_method_event)(rnd(&x) % 4), .version = (uint32_t)(rnd(&x) % 3),
+            nt_method m = { .which = (nt_record_event)(rnd(&x) % 4), .version = (uint32_t)(rnd(&x) % 3),
                             .method_id = rnd(&x), .module_id = rnd(&x), .start_address = rnd(&x),
                             .size = (uint32_t)rnd(&x), .token = (uint32_t)rnd(&x), .flags = (uint32_t)rnd(&x),
                             .declaring_type = "T\xc3\xbc", .name = "", .signature = "sig" };

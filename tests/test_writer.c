@@ -487,7 +487,7 @@ LTest(writer, truncation_at_every_byte_is_clean)
     cr_assert_eq(nt_writer_stack(w, ips, 2, &sid), NT_OK);
     nt_writer_event h = { .thread_id = 2, .timestamp = 10, .stack_id = sid };
     cr_assert_eq(nt_writer_sample(w, &h, 2), NT_OK);
-    nt_method m = { .which = NT_METHOD_LOAD, .version = 2, .name = "M", .declaring_type = "T", .signature = "S" };
+    nt_method m = { .which = NT_RECORD_LOAD, .version = 2, .name = "M", .declaring_type = "T", .signature = "S" };
     cr_assert_eq(nt_writer_method(w, NULL, &m), NT_OK);
     cr_assert_eq(nt_writer_sequence_point(w, 20, 0), NT_OK);
     cr_assert_eq(nt_writer_finish(w), NT_OK);

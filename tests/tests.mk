@@ -66,6 +66,9 @@ tests_test_cli_output_SOURCES = tests/test_cli_output.c src/cli/event_types.c sr
 
 TESTS += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh tests/internal_names.sh
 EXTRA_DIST += tests/exported_symbols.sh tests/abi_structs.sh tests/cli_info.sh tests/internal_names.sh doc/abi-symbols.txt doc/abi.md
+# The deprecated names warn (gcc and clang) and are used nowhere inside (doc/abi.md "Deprecation").
+TESTS += tests/deprecated_names.sh
+EXTRA_DIST += tests/deprecated_names.sh
 # Rewrite the committed symbol list from the built library (after an intended ABI change, doc/abi.md).
 abi-symbols: libnettrace.la
 	{ sed -n '/^#/p' $(srcdir)/doc/abi-symbols.txt; \

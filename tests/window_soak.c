@@ -65,12 +65,12 @@ static void window_records(nt_trace_window *w, uint64_t k, int64_t base)
     for (uint32_t j = 0; j < PER_WINDOW; j++) {
         uint64_t id = method_id(k, j);
         snprintf(name, sizeof name, "M%" PRIu64, id);
-        method(w, NT_METHOD_LOAD, id, jit_address(id), j >= 90 ? plugin_module(k) : 7, base + j, type, name);
+        method(w, NT_RECORD_LOAD, id, jit_address(id), j >= 90 ? plugin_module(k) : 7, base + j, type, name);
     }
     if (k >= UNLOAD_AFTER)
         for (uint32_t j = 0; j < 40; j++) {
             uint64_t id = method_id(k - UNLOAD_AFTER, j);
-            method(w, NT_METHOD_UNLOAD, id, jit_address(id), 7, base + WINDOW_NS / 2, type, "");
+            method(w, NT_RECORD_UNLOAD, id, jit_address(id), 7, base + WINDOW_NS / 2, type, "");
         }
 }
 
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
     cb.trace(w, &info);
     module_event(w, NT_RECORD_DC_START, 7, 0);
     for (uint32_t f = 0; f < FRAMEWORK; f++)
-        method(w, NT_METHOD_DC_START, 500000000 + f, framework_address(f), 7, 0, "System.Framework", "Call");
+        method(w, NT_RECORD_DC_START, 500000000 + f, framework_address(f), 7, 0, "System.Framework", "Call");
     nt_trace_window_stats at100 = { 0 }, last = { 0 };
     uint64_t frames = 0, unnamed = 0, samples = 0;
     bool ok = true;

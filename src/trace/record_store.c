@@ -451,16 +451,16 @@ void rs_add_method(rs_store *s, const nt_method *m)
     if (live != NONE && (s->entries[live].method_id != m->method_id || s->entries[live].start != m->start_address))
         live = NONE; /* another code's key */
     switch (m->which) {
-    case NT_METHOD_LOAD:
+    case NT_RECORD_LOAD:
         s->jit++;
         break;
-    case NT_METHOD_DC_START:
-    case NT_METHOD_DC_END:
+    case NT_RECORD_DC_START:
+    case NT_RECORD_DC_END:
         s->rundown++;
         if (live != NONE)
             return; /* rundown confirms code already kept */
         break;
-    case NT_METHOD_UNLOAD:
+    case NT_RECORD_UNLOAD:
         s->unload++;
         if (live != NONE) {
             mark_unloaded(s, live, m->timestamp, true);
@@ -472,7 +472,7 @@ void rs_add_method(rs_store *s, const nt_method *m)
     }
     if (!m->size)
         return; /* an empty extent covers no address */
-    uint32_t i = add_entry(s, m, m->which == NT_METHOD_UNLOAD ? m->timestamp : INT64_MAX);
+    uint32_t i = add_entry(s, m, m->which == NT_RECORD_UNLOAD ? m->timestamp : INT64_MAX);
     if (i == NONE) {
         s->nomem = true;
         return;
@@ -600,7 +600,7 @@ static int cmp_seq(const void *a, const void *b, void *ctx)
 static nt_method method_of(const rs_entry *e, bool unload)
 {
     const char *type = e->text, *name = type + strlen(type) + 1, *sig = name + strlen(name) + 1;
-    return (nt_method){ .which = unload ? NT_METHOD_UNLOAD : (nt_record_event)e->which, .version = e->version,
+    return (nt_method){ .which = unload ? NT_RECORD_UNLOAD : (nt_record_event)e->which, .version = e->version,
                         .method_id = e->method_id, .module_id = e->module_id, .start_address = e->start,
                         .size = e->size, .token = e->token, .flags = e->flags, .declaring_type = type,
                         .name = name, .signature = sig, .clr_instance_id = e->clr_instance_id,

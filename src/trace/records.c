@@ -207,22 +207,22 @@ int tr_on_method(void *user, const nt_method *m)
         return tr_fail_limit(b, "more than %u method records held", TR_COLD - 2);
     tr_builder_code_changed(b, m);
     switch (m->which) {
-    case NT_METHOD_LOAD:
+    case NT_RECORD_LOAD:
         t->jit_records++;
         break;
-    case NT_METHOD_DC_START:
-    case NT_METHOD_DC_END:
+    case NT_RECORD_DC_START:
+    case NT_RECORD_DC_END:
         t->rundown_records++;
         if (live != UINT32_MAX)
             return 0; /* the same code again: rundown confirms a load already recorded */
         /* The runtime writes DCEnd rundown after the last sample: code no
          * sampled address lies in now never will be (see the header). */
-        if (m->which == NT_METHOD_DC_END && !maybe_sampled(b, m->start_address, m->size)) {
+        if (m->which == NT_RECORD_DC_END && !maybe_sampled(b, m->start_address, m->size)) {
             b->dropped++;
             return 0;
         }
         return add_cold(b, m, key, INT64_MAX);
-    case NT_METHOD_UNLOAD:
+    case NT_RECORD_UNLOAD:
         t->unload_records++;
         if (live != UINT32_MAX) {
             if (live & TR_COLD)
@@ -412,7 +412,7 @@ bool tr_keep_cold(nt_trace_builder *b, const uint64_t *addrs, size_t naddrs)
             r.valid_until = c->until;
             r.flags = c->flags;
             r.token = c->token;
-            r.source = (nt_method_event)(c->source & 0x7f);
+            r.source = (nt_record_event)(c->source & 0x7f);
             if (!r.name || !r.declaring_type || !r.signature) {
                 cm_mem_free(m, all, n * sizeof *all);
                 return false;

@@ -82,12 +82,12 @@ nt_status nt_writer_method(nt_writer *w, const nt_writer_event *hdr, const nt_me
     if (s)
         return s;
     static const struct { const char *provider; uint32_t id; } ids[] = {
-        [NT_METHOD_LOAD] = { NT_PROVIDER_RUNTIME, 143 },
-        [NT_METHOD_UNLOAD] = { NT_PROVIDER_RUNTIME, 144 },
-        [NT_METHOD_DC_START] = { NT_PROVIDER_RUNDOWN, 143 },
-        [NT_METHOD_DC_END] = { NT_PROVIDER_RUNDOWN, 144 },
+        [NT_RECORD_LOAD] = { NT_PROVIDER_RUNTIME, 143 },
+        [NT_RECORD_UNLOAD] = { NT_PROVIDER_RUNTIME, 144 },
+        [NT_RECORD_DC_START] = { NT_PROVIDER_RUNDOWN, 143 },
+        [NT_RECORD_DC_END] = { NT_PROVIDER_RUNDOWN, 144 },
     };
-    if ((unsigned)m->which > NT_METHOD_DC_END || m->version > 2)
+    if ((unsigned)m->which > NT_RECORD_DC_END || m->version > 2)
         return wr_fail(w, NT_ERR_INVALID_ARG, "method event %u version %u is not one the writer encodes",
                         (unsigned)m->which, m->version);
     uint32_t id;

@@ -48,7 +48,7 @@ static const nt_writer_event *record_header(int64_t t)
     return &h;
 }
 
-static void method(nt_writer *w, nt_method_event which, int64_t t, uint64_t id, uint64_t start, uint32_t flags,
+static void method(nt_writer *w, nt_record_event which, int64_t t, uint64_t id, uint64_t start, uint32_t flags,
                    const char *type, const char *name)
 {
     nt_method m = { .which = which, .version = 2, .method_id = id, .module_id = MODULE_ID,
@@ -96,14 +96,14 @@ int main(int argc, char **argv)
     check(w, nt_writer_module(w, record_header(mod.timestamp), &mod), "module");
 
     const uint32_t jit = NT_METHOD_FLAG_JITTED;
-    method(w, NT_METHOD_LOAD, 1100, 1, 0x10000, jit, "Edges.Caller", "A");       /* [0x10000, 0x10100) */
-    method(w, NT_METHOD_LOAD, 1101, 2, 0x10100, jit, "Edges.Next", "B");         /* starts where A ends */
-    method(w, NT_METHOD_LOAD, 1102, 3, 0x30000, jit, "Edges.Program", "Main");
-    method(w, NT_METHOD_LOAD, 1103, 4, 0x40000, jit, "Edges.Tail", "D");         /* nothing after it */
-    method(w, NT_METHOD_LOAD, 1104, 5, 0x50000, jit, "Edges.Start", "E");        /* nothing before it */
-    method(w, NT_METHOD_LOAD, 1105, 6, 0x90000, 0, "Edges.ReadyToRun", "N");     /* not jitted */
-    method(w, NT_METHOD_LOAD, 1106, 7, 0x60000, jit | NT_METHOD_FLAG_DYNAMIC, "dynamicClass", "F");
-    method(w, NT_METHOD_LOAD, 1107, 8, 0x70000, jit, "Edges.Leaf", "L");
+    method(w, NT_RECORD_LOAD, 1100, 1, 0x10000, jit, "Edges.Caller", "A");       /* [0x10000, 0x10100) */
+    method(w, NT_RECORD_LOAD, 1101, 2, 0x10100, jit, "Edges.Next", "B");         /* starts where A ends */
+    method(w, NT_RECORD_LOAD, 1102, 3, 0x30000, jit, "Edges.Program", "Main");
+    method(w, NT_RECORD_LOAD, 1103, 4, 0x40000, jit, "Edges.Tail", "D");         /* nothing after it */
+    method(w, NT_RECORD_LOAD, 1104, 5, 0x50000, jit, "Edges.Start", "E");        /* nothing before it */
+    method(w, NT_RECORD_LOAD, 1105, 6, 0x90000, 0, "Edges.ReadyToRun", "N");     /* not jitted */
+    method(w, NT_RECORD_LOAD, 1106, 7, 0x60000, jit | NT_METHOD_FLAG_DYNAMIC, "dynamicClass", "F");
+    method(w, NT_RECORD_LOAD, 1107, 8, 0x70000, jit, "Edges.Leaf", "L");
 
     const uint64_t main_ip = 0x30010, leaf = 0x70010;
     sample(w, 42, 2000, (const uint64_t[]){ leaf, 0x10100, main_ip }, 3, true); /* returns to A's end = B's start */
@@ -115,8 +115,8 @@ int main(int argc, char **argv)
     sample(w, 44, 2050, (const uint64_t[]){ main_ip }, 1, false);
     sample(w, 0x10000002aull, 2060, (const uint64_t[]){ leaf, main_ip }, 2, true); /* 64-bit thread id, low half 42 */
 
-    method(w, NT_METHOD_UNLOAD, 3000, 7, 0x60000, jit | NT_METHOD_FLAG_DYNAMIC, "dynamicClass", "F");
-    method(w, NT_METHOD_LOAD, 3100, 9, 0x60000, jit | NT_METHOD_FLAG_DYNAMIC, "dynamicClass", "G"); /* F's memory */
+    method(w, NT_RECORD_UNLOAD, 3000, 7, 0x60000, jit | NT_METHOD_FLAG_DYNAMIC, "dynamicClass", "F");
+    method(w, NT_RECORD_LOAD, 3100, 9, 0x60000, jit | NT_METHOD_FLAG_DYNAMIC, "dynamicClass", "G"); /* F's memory */
     sample(w, 42, 4000, (const uint64_t[]){ 0x60010, main_ip }, 2, true);       /* in G */
 
     check(w, nt_writer_finish(w), "finish");

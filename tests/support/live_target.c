@@ -285,7 +285,7 @@ void live_analysis_init(live_analysis *a, uint64_t alpha_tid, uint64_t beta_tid)
 static int an_method(void *user, const nt_method *m)
 {
     live_analysis *a = user;
-    if (m->which == NT_METHOD_UNLOAD || !m->start_address)
+    if (m->which == NT_RECORD_UNLOAD || !m->start_address)
         return 0;
     if (a->nmethods == a->cap) {
         size_t ncap = a->cap ? a->cap * 2 : 1024;

@@ -239,7 +239,7 @@ void rec_check_typed_roundtrip(const nt_writer_options *o)
         for (uint32_t v = 0; v < 3; v++) {
             nt_method *x = &m[nm++];
             memset(x, 0, sizeof *x);
-            x->which = (nt_method_event)which;
+            x->which = (nt_record_event)which;
             x->version = v;
             x->method_id = 0x10000 + nm;
             x->module_id = 0x20000 + which;

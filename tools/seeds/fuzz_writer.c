@@ -55,7 +55,7 @@ static void writer_seed(uint32_t format, uint32_t ptr, bool uncompressed, const 
     int64_t ts = 1000;
     for (int interval = 0; interval < 2; interval++) {
         nt_method m = { 0 };
-        m.which = interval ? NT_METHOD_DC_END : NT_METHOD_LOAD;
+        m.which = interval ? NT_RECORD_DC_END : NT_RECORD_LOAD;
         m.version = (uint32_t)interval + 1;
         m.method_id = 0x100 + (uint64_t)interval;
         m.module_id = 0x7f00;

@@ -60,7 +60,7 @@ static void typed(nt_writer *w)
 {
     for (uint32_t which = 0; which < 4; which++)
         for (uint32_t v = 0; v < 3; v++) {
-            nt_method m = { .which = (nt_method_event)which, .version = v, .method_id = 0x100 + which,
+            nt_method m = { .which = (nt_record_event)which, .version = v, .method_id = 0x100 + which,
                             .module_id = 0x200, .start_address = 0x7000 + 0x40 * which, .size = 0x40,
                             .token = 0x06000001, .flags = NT_METHOD_FLAG_JITTED, .declaring_type = "Ns.Type",
                             .name = "Run", .signature = "void ()", .clr_instance_id = 1, .rejit_id = v == 2 ? 3 : 0,
@@ -163,7 +163,7 @@ static void labels(nt_writer *w)
     l[9].value = 2;
     uint32_t ll;
     check(w, nt_writer_label_list(w, l, 10, &ll), "label list");
-    nt_method m = { .which = NT_METHOD_LOAD, .version = 2, .method_id = 1, .declaring_type = "T", .name = "M",
+    nt_method m = { .which = NT_RECORD_LOAD, .version = 2, .method_id = 1, .declaring_type = "T", .name = "M",
                     .signature = "S", .rejit_id = 4 };
     /* metadata says version 0 ... */
     nt_event_desc d = { .provider = NT_PROVIDER_RUNTIME, .event_id = 143, .event_name = "", .version = 0 };
