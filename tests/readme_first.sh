@@ -30,8 +30,9 @@ grep -q '^nettrace collect' "$tmp/block.sh" || fail "the README's block does not
 grep -q 'dotnet app\.dll ' "$tmp/block.sh" && grep -q ' -n app ' "$tmp/block.sh" ||
     fail "the README's block no longer runs app.dll and attaches with -n app: this test renames those"
 sed -i "s/dotnet app\.dll /dotnet $name.dll /; s/ -n app / -n $name /g; s/ -n app\$/ -n $name/" "$tmp/block.sh"
-# the background program never outlives the block
-{ echo 'trap '\''rc=$?; [ -z "$(jobs -p)" ] || kill $(jobs -p) 2>/dev/null; exit $rc'\'' EXIT'; cat "$tmp/block.sh"; } > "$tmp/run.sh"
+# the background program never outlives the block (read once: a job that ends between two reads of
+# jobs -p left a bare `kill`, whose usage error under -e failed a block that had passed)
+{ echo 'trap '\''rc=$?; left=$(jobs -p); [ -z "$left" ] || kill $left 2>/dev/null || true; exit $rc'\'' EXIT'; cat "$tmp/block.sh"; } > "$tmp/run.sh"
 (cd "$tmp" && PATH="$nt_dir:$PATH" bash -e -x "$tmp/run.sh" > "$tmp/out.txt" 2> "$tmp/err.txt") ||
     fail "the README's block failed (exit $?; its trace, the failing command last): $(tail -30 "$tmp/err.txt")"
 

@@ -443,6 +443,34 @@ Test(session_peer, a_runtime_without_collect_tracing6_gets_the_older_command)
     peer_stop(&p);
 }
 
+/* On a diagnostic port the runtime opened the connection and hangs up on the refusal: the library
+ * cannot ask again there, so the start fails and says what to do. */
+Test(session_peer, a_port_connection_refused_collect_tracing6_is_not_retried)
+{
+    peer p;
+    cr_assert(peer_start(&p, PEER_STREAM, NULL));
+    p.unknown_command = 7;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    cr_assert(strlen(p.path) < sizeof sa.sun_path);
+    memcpy(sa.sun_path, p.path, strlen(p.path) + 1);
+    cr_assert(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "%s", strerror(errno));
+    counting_sink c = { 0 };
+    nt_session_config cfg = NT_STRUCT_INIT(nt_session_config);
+    cfg.sink = count_sink;
+    cfg.sink_user = &c;
+    cfg.buffering = NT_BUFFERING_BLOCK;
+    nt_session *s = nt_session_new(&cfg, NULL);
+    nt_endpoint ep = endpoint_at(p.path);
+    cr_assert_eq(nt_session_start_connected(s, fd, &ep, nt_deadline_after_ms(2000)), NT_ERR_REFUSED);
+    cr_assert_eq(nt_session_hresult(s), NT_HR_UNKNOWN_COMMAND);
+    cr_assert(strstr(nt_session_message(s), "CollectTracing6"), "message: %s", nt_session_message(s));
+    cr_assert_eq(atomic_load(&p.command_count), 1, "no second request on a closed connection");
+    cr_assert_eq(nt_session_buffering(s), NT_BUFFERING_DEFAULT);
+    nt_session_free(s);
+    peer_stop(&p);
+}
+
 Test(session_peer, other_refusals_of_collect_tracing6_stand)
 {
     peer p;
