@@ -24,15 +24,8 @@ EXTRA_DIST += corpus/heap/shape.nettrace corpus/heap/shape-grown.nettrace \
 	tests/workloads/HeapShape/HeapShape.csproj tests/workloads/HeapShape/Program.cs
 
 # nettrace gc's summary on a written trace of many GCs (the heap-dump writer makes the GCs).
-if HAVE_CRITERION
-check_PROGRAMS += tests/test_cli_gc
-TESTS += tests/test_cli_gc
-endif
+CRITERION_TESTS += tests/test_cli_gc
 tests_test_cli_gc_SOURCES = tests/test_cli_gc.c tests/support/heap_writer.c tests/support/heap_writer.h
-tests_test_cli_gc_CPPFLAGS = $(T_CPP)
-tests_test_cli_gc_CFLAGS = $(T_CC)
-tests_test_cli_gc_LDADD = $(T_LIBS)
-tests_test_cli_gc_LDFLAGS = $(T_LINK)
 
 # nettrace heap against dotnet-gcdump (skips without it; see the script).
 TESTS += tests/heap_conformance.sh
