@@ -67,6 +67,11 @@ typedef struct nt_index_block {
     rundown), or one whose walk stopped at a bad header (it may hold them).  Set for every walked
     event block: for all of them when summary.estimate_exact. */
 #define NT_INDEX_BLOCK_RECORDS 0x1u
+/** nt_index_block.flags: a block with NT_INDEX_BLOCK_RECORDS whose every method, module and assembly
+    event the index keeps (copied out by the walk, saved in the sidecar): a windowed read hands those
+    to the parser in the block's place instead of reading it.  Not set when the walk stopped early in
+    the block, when a V6 event of them has a label list, or past 64 MiB of kept records. */
+#define NT_INDEX_BLOCK_RECORDS_KEPT 0x2u
 
 /** Limits and options of an index build; zero fields select the defaults. */
 typedef struct nt_index_options {
@@ -105,6 +110,9 @@ typedef struct nt_index_summary {
                                            else scaled by event-block bytes */
     uint64_t samples_estimate;        /**< thread samples in the stream, estimated the same way */
     bool estimate_exact;              /**< every event block was walked */
+    uint64_t kept_records;            /**< method, module and assembly events the index keeps
+                                           (NT_INDEX_BLOCK_RECORDS_KEPT) */
+    uint64_t kept_record_bytes;       /**< their bytes: headers and payloads, as the sidecar holds them */
 } nt_index_summary;
 
 typedef struct nt_index nt_index;
@@ -164,9 +172,14 @@ NT_API size_t nt_index_event_blocks_in(const nt_index *ix, int64_t from_ticks, i
  * sidecar's byte offset).  Intervals and the summary's counts are recomputed
  * from the blocks, and the clock is read again from the trace's own header.
  * What it cannot check without reading the trace is each block's kind, time
- * range and flags: they are believed as the trace's own block headers are
- * (see the top of this file), and a reader that feeds the blocks it selects
- * to a parser has each one's framing checked there.  *out is NULL on failure.
+ * range and flags, and the kept records' contents: they are believed as the
+ * trace's own block headers are (see the top of this file), and a reader
+ * that feeds the blocks it selects to a parser has each one's framing
+ * checked there.  The kept records are checked for their framing (each
+ * inside the section, in block order, in a block flagged KEPT, its offset
+ * inside that block) and their payloads go through the parser's own checked
+ * decoders; their names are what the sidecar says, as a block's are what
+ * the trace says.  *out is NULL on failure.
  */
 NT_API nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user);
 NT_API nt_status nt_index_load(const void *data, size_t len, int trace_fd, const nt_index_options *opt,
@@ -180,9 +193,14 @@ NT_API nt_status nt_index_load(const void *data, size_t len, int trace_fd, const
  * (V6) thread block; the event blocks whose stated range overlaps the
  * window; the stack and (V6) label-list blocks of the sequence-point
  * intervals those lie in (ids restart at every sequence point); and the
- * event blocks flagged NT_INDEX_BLOCK_RECORDS, wherever they are, so that
- * the window's frames resolve as in a full read (JIT and loader events
- * before it, rundown after), with their intervals' label lists.  Events
+ * method, module and assembly events wherever they are, so that the
+ * window's frames resolve as in a full read (JIT and loader events before
+ * it, rundown after): from the index's kept records at the place of each
+ * block flagged NT_INDEX_BLOCK_RECORDS_KEPT (the event callback and the
+ * typed one, as the block's decoder would call them, with the stack and
+ * thread ids looked up then, no label list), and by reading the other
+ * blocks flagged NT_INDEX_BLOCK_RECORDS, with their intervals' label
+ * lists.  Events
  * outside the window do reach the callbacks (they share blocks with those
  * inside): the caller's own time filter selects, as it does in a full read.
  * Sequence numbers are not compared across a skipped gap, so events lost in
@@ -207,6 +225,11 @@ typedef struct nt_window_stats {
     uint64_t window_event_blocks; /**< event blocks whose range overlaps the window */
     uint64_t record_event_blocks; /**< other event blocks, read for their method, module or assembly records */
     uint64_t stack_blocks;        /**< stack blocks read */
+    uint64_t kept_records;        /**< method, module and assembly events handed over from the index's kept
+                                       records (NT_INDEX_BLOCK_RECORDS_KEPT) instead of read from their blocks */
+    uint64_t kept_record_blocks;  /**< the blocks they stand for, not read */
+    uint64_t next_sample_blocks;  /**< event blocks after the window read for the next samples of its threads
+                                       (before, counted in record_event_blocks) */
 } nt_window_stats;
 
 /**

@@ -10,6 +10,7 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,4 +451,104 @@ Test(index, a_window_reads_the_samples_of_a_full_read)
     nt_index_free(ix);
     close(fd);
     unlink(name);
+}
+
+/* Every method, module and assembly record a read hands out, in order. */
+typedef struct record_digest {
+    size_t n;
+    uint64_t digest;
+} record_digest;
+
+static int digest_method(void *user, const nt_method *m)
+{
+    record_digest *d = user;
+    d->n++;
+    d->digest = mix(mix(mix(mix(d->digest, m->method_id), m->start_address), (uint64_t)m->timestamp), m->which);
+    for (const char *c = m->name; c && *c; c++)
+        d->digest = mix(d->digest, (uint8_t)*c);
+    d->digest = mix(d->digest, m->event ? m->event->thread_id : 0);
+    return 0;
+}
+
+static int digest_module(void *user, const nt_module *m)
+{
+    record_digest *d = user;
+    d->n++;
+    d->digest = mix(mix(d->digest, m->module_id), (uint64_t)m->timestamp);
+    return 0;
+}
+
+static int digest_assembly(void *user, const nt_assembly *a)
+{
+    record_digest *d = user;
+    d->n++;
+    d->digest = mix(mix(d->digest, a->assembly_id), (uint64_t)a->timestamp);
+    return 0;
+}
+
+/* A windowed read takes the method, module and assembly records of the
+ * blocks outside the window from the sidecar's kept records, not from the
+ * blocks: the same records in the same order as a full read, and no block
+ * read for them.  A kept record moved to a block not flagged to keep them
+ * is refused. */
+static void kept_records_on(const char *path)
+{
+    char name[64], msg[256];
+    int fd = temp_copy(path, name, sizeof name);
+    nt_index_options opt = { .sample_blocks = NT_INDEX_WALK_ALL };
+    nt_index *ix = NULL, *back = NULL;
+    cr_assert_eq(nt_index_from_fd(fd, &opt, &ix, msg, sizeof msg), NT_OK, "%s", msg);
+    saved sv = { 0 };
+    cr_assert_eq(nt_index_save(ix, keep, &sv), NT_OK);
+    cr_assert_eq(nt_index_load(sv.p, sv.n, fd, NULL, &back, msg, sizeof msg), NT_OK, "%s", msg);
+    nt_index_summary sum = { .struct_size = sizeof sum }, bsum = { .struct_size = sizeof bsum };
+    nt_index_summarize(ix, &sum);
+    nt_index_summarize(back, &bsum);
+    cr_assert_gt(sum.kept_records, 0, "%s: its rundown is kept", path);
+    cr_assert_eq(bsum.kept_records, sum.kept_records);
+    cr_assert_eq(bsum.kept_record_bytes, sum.kept_record_bytes);
+    nt_callbacks cb = { 0 };
+    cb.method = digest_method;
+    cb.module = digest_module;
+    cb.assembly = digest_assembly;
+    record_digest full = { 0 }, win = { 0 };
+    nt_parser *p = nt_parser_new(&cb, &full, NULL, NULL);
+    cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+    nt_status fs = nt_parser_feed_fd(p, fd, NULL, NULL);
+    nt_parser_free(p);
+    int64_t lo = nt_ticks_to_ns(sum.min_ticks, sum.qpc_frequency), hi = nt_ticks_to_ns(sum.max_ticks, sum.qpc_frequency);
+    p = nt_parser_new(&cb, &win, NULL, NULL);
+    nt_window_options wo = { .from_ns = lo + (hi - lo) / 2, .to_ns = lo + (hi - lo) / 2 + 1 };
+    nt_window_stats ws = { .struct_size = sizeof ws };
+    cr_assert_eq(nt_parser_feed_window(p, fd, back, &wo, &ws, NULL), fs, "%s", nt_parser_message(p));
+    nt_parser_free(p);
+    cr_assert_eq(win.n, full.n, "%s: %zu records through the window, %zu in the full read", path, win.n, full.n);
+    cr_assert_eq(win.digest, full.digest, "%s: the records or their order differ", path);
+    cr_assert_gt(ws.kept_records, 0, "%s: records were taken from the sidecar", path);
+    cr_assert_eq(ws.record_event_blocks, 0, "%s: no block read for its records (%" PRIu64 " were)", path,
+                 ws.record_event_blocks);
+    /* The first kept record said to be of a block that keeps none: refused. */
+    size_t at = 120 + nt_index_block_count(ix) * 56;
+    uint32_t block = (uint32_t)sv.p[at] | (uint32_t)sv.p[at + 1] << 8;
+    for (uint32_t i = 0; i < nt_index_block_count(ix); i++)
+        if (!(nt_index_block_at(ix, i)->flags & NT_INDEX_BLOCK_RECORDS_KEPT) && i > block) {
+            sv.p[at] = (uint8_t)i;
+            sv.p[at + 1] = (uint8_t)(i >> 8);
+            sv.p[at + 2] = (uint8_t)(i >> 16);
+            break;
+        }
+    reseal(&sv);
+    cr_assert_eq(load_msg(&sv, fd, msg, sizeof msg), NT_ERR_MALFORMED);
+    cr_assert(strstr(msg, "kept record") != NULL, "%s", msg);
+    free(sv.p);
+    nt_index_free(back);
+    nt_index_free(ix);
+    close(fd);
+    unlink(name);
+}
+
+Test(index, a_window_takes_the_records_from_the_sidecar)
+{
+    kept_records_on(ts_path(ts_own_corpus(), "call-tree.nettrace"));
+    kept_records_on(ts_path(ts_own_corpus(), "event-fields.nettrace"));
 }

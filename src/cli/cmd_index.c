@@ -61,6 +61,9 @@ static void print_text(FILE *o, const nt_index *ix, const nt_index_summary *s, b
     fprintf(o, "events: %s%" PRIu64 " (counted in %" PRIu64 " of %" PRIu64 " event blocks)\n",
             s->estimate_exact ? "" : "about ", s->events_estimate, s->sampled_event_blocks, s->blocks[NT_INDEX_EVENT]);
     fprintf(o, "thread samples: %s%" PRIu64 "\n", s->estimate_exact ? "" : "about ", s->samples_estimate);
+    if (s->estimate_exact)
+        fprintf(o, "method, module and assembly events kept for windowed reads: %" PRIu64 " (%" PRIu64 " bytes)\n",
+                s->kept_records, s->kept_record_bytes);
     if (!blocks)
         return;
     fprintf(o, "\n%12s %-15s %10s %8s %20s %20s\n", "offset", "kind", "bytes", "interval", "min_ticks", "max_ticks");
@@ -68,7 +71,9 @@ static void print_text(FILE *o, const nt_index *ix, const nt_index_summary *s, b
         const nt_index_block *b = nt_index_block_at(ix, i);
         fprintf(o, "%12" PRIu64 " %-15s %10u %8u %20" PRId64 " %20" PRId64 "%s\n", b->offset,
                 nt_index_kind_name((nt_index_kind)b->kind), b->body_size, b->interval, b->min_ticks, b->max_ticks,
-                b->flags & NT_INDEX_BLOCK_RECORDS ? " records" : "");
+                b->flags & NT_INDEX_BLOCK_RECORDS_KEPT ? " records (kept)"
+                : b->flags & NT_INDEX_BLOCK_RECORDS  ? " records"
+                                                     : "");
     }
 }
 
@@ -93,17 +98,18 @@ static void print_json(FILE *o, const nt_index *ix, const nt_index_summary *s, b
     }
     fprintf(o, "},\"qpc_frequency\":%" PRId64 ",\"min_ticks\":%" PRId64 ",\"max_ticks\":%" PRId64
                ",\"sampled_event_blocks\":%" PRIu64 ",\"events_estimate\":%" PRIu64 ",\"samples_estimate\":%" PRIu64
-               ",\"estimate_exact\":%s",
+               ",\"estimate_exact\":%s,\"kept_records\":%" PRIu64 ",\"kept_record_bytes\":%" PRIu64,
             s->qpc_frequency, s->min_ticks, s->max_ticks, s->sampled_event_blocks, s->events_estimate,
-            s->samples_estimate, s->estimate_exact ? "true" : "false");
+            s->samples_estimate, s->estimate_exact ? "true" : "false", s->kept_records, s->kept_record_bytes);
     if (blocks) {
         fputs(",\"blocks\":[", o);
         for (size_t i = 0; i < nt_index_block_count(ix); i++) {
             const nt_index_block *b = nt_index_block_at(ix, i);
             fprintf(o, "%s{\"offset\":%" PRIu64 ",\"kind\":\"%s\",\"bytes\":%u,\"interval\":%u,\"min_ticks\":%" PRId64
-                       ",\"max_ticks\":%" PRId64 ",\"records\":%s}",
+                       ",\"max_ticks\":%" PRId64 ",\"records\":%s,\"records_kept\":%s}",
                     i ? "," : "", b->offset, nt_index_kind_name((nt_index_kind)b->kind), b->body_size, b->interval,
-                    b->min_ticks, b->max_ticks, b->flags & NT_INDEX_BLOCK_RECORDS ? "true" : "false");
+                    b->min_ticks, b->max_ticks, b->flags & NT_INDEX_BLOCK_RECORDS ? "true" : "false",
+                    b->flags & NT_INDEX_BLOCK_RECORDS_KEPT ? "true" : "false");
         }
         fputc(']', o);
     }

@@ -18,7 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A sidecar holds 168 bytes and 48 a block: far below this for any index the library builds. */
+/* A sidecar holds 128 bytes, 56 a block and at most 64 MiB of kept records: below this for any index the
+ * library builds. */
 #define SIDECAR_MAX_BYTES ((size_t)256 << 20)
 
 static void on_progress(void *user, uint64_t done, uint64_t total)
@@ -32,7 +33,7 @@ static bool report_wanted(void) { return getenv("NETTRACE_READ_REPORT") != NULL;
 /* The sidecar of path, checked against the trace on fd; NULL when there is
  * none or it is not used (said on stderr, once: this is the only place that
  * reads it). */
-static nt_index *sidecar_for(const char *path, int fd)
+static nt_index *sidecar_for(const char *path, int fd, uint64_t *sidecar_bytes)
 {
     size_t n = strlen(path);
     char *name = malloc(n + sizeof NT_INDEX_SIDECAR_SUFFIX);
@@ -60,6 +61,7 @@ static nt_index *sidecar_for(const char *path, int fd)
     cm_file_bytes file;
     if (cm_read_file(sfd, 0, &how, &mem, &file, msg, sizeof msg) == NT_OK) {
         nt_index_load(file.data, file.len, fd, NULL, &ix, msg, sizeof msg);
+        *sidecar_bytes = file.len;
         cm_file_bytes_free(&mem, &file);
     }
     if (!ix)
@@ -67,6 +69,23 @@ static nt_index *sidecar_for(const char *path, int fd)
     close(sfd);
     free(name);
     return ix;
+}
+
+/* What a windowed read touched (NETTRACE_READ_REPORT): of the trace, the
+ * sidecar's checks (a scan of every block header, the head and tail hashed:
+ * checked_bytes) and the blocks fed; and the sidecar itself. */
+static void report_read(const nt_window_stats *ws, uint64_t checked_bytes, uint64_t sidecar_bytes)
+{
+    uint64_t touched = ws->bytes_read + checked_bytes;
+    fprintf(stderr,
+            "nettrace: read %" PRIu64 " of %" PRIu64 " bytes (%.1f %%) through the sidecar: %" PRIu64
+            " checking it against the trace, %" PRIu64 " in %" PRIu64 " blocks: %" PRIu64
+            " event blocks in the window, %" PRIu64 " for method records, %" PRIu64 " for next samples, %" PRIu64
+            " stack blocks of %u intervals; %" PRIu64 " method, module and assembly events taken from the sidecar (%"
+            PRIu64 " bytes) in place of %" PRIu64 " blocks\n",
+            touched, ws->file_bytes, ws->file_bytes ? 100.0 * (double)touched / (double)ws->file_bytes : 0.0,
+            checked_bytes, ws->bytes_read, ws->blocks_read, ws->window_event_blocks, ws->record_event_blocks,
+            ws->next_sample_blocks, ws->stack_blocks, ws->intervals, ws->kept_records, sidecar_bytes, ws->kept_record_blocks);
 }
 
 /* The parser's message after a read, as cli_feed_path words it. */
@@ -95,7 +114,8 @@ nt_status cli_feed_fd_window(nt_parser *p, int fd, const char *path, const nt_ti
     if (whole && window && report_wanted())
         fprintf(stderr, "nettrace: reading the whole trace (%s)\n",
                 strcmp(path, "-") == 0 ? "standard input has no sidecar" : "NETTRACE_NO_INDEX is set");
-    nt_index *ix = whole ? NULL : sidecar_for(path, fd);
+    uint64_t sidecar_bytes = 0;
+    nt_index *ix = whole ? NULL : sidecar_for(path, fd, &sidecar_bytes);
     if (!ix)
         return cli_feed_fd(p, fd, path, errbuf, errsize);
     nt_index_summary sum = { .struct_size = sizeof sum };
@@ -122,12 +142,7 @@ nt_status cli_feed_fd_window(nt_parser *p, int fd, const char *path, const nt_ti
     if (s == NT_ERR_STATE && nt_parser_offset(p) == 0)
         return cli_feed_fd(p, fd, path, errbuf, errsize);
     if (report_wanted())
-        fprintf(stderr,
-                "nettrace: read %" PRIu64 " of %" PRIu64 " bytes (%.1f %%) through the sidecar: %" PRIu64
-                " blocks, %" PRIu64 " event blocks in the window, %" PRIu64 " for method records, %" PRIu64
-                " stack blocks of %u intervals\n",
-                ws.bytes_read, ws.file_bytes, ws.file_bytes ? 100.0 * (double)ws.bytes_read / (double)ws.file_bytes : 0.0,
-                ws.blocks_read, ws.window_event_blocks, ws.record_event_blocks, ws.stack_blocks, ws.intervals);
+        report_read(&ws, sum.bytes_read, sidecar_bytes);
     parser_message(p, s, os_error, path, errbuf, errsize);
     return s;
 }

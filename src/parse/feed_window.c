@@ -7,7 +7,10 @@
 #include "common/abi.h"
 #include "common/clock.h"
 #include "parse/context.h"
+#include "parse/deliver.h"
 #include "parse/index_internal.h"
+#include "parse/metadata.h"
+#include "parse/threads.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -69,6 +72,45 @@ static nt_status flush(window_read *w)
     return s;
 }
 
+/* The kept records of `block` (index_records.c), handed to the parser in
+ * the block's place as its decoder hands the block's events: the thread
+ * ids, metadata and stack looked up in the parser's tables as they are at
+ * that place, then the event callback and the typed one.  *at walks the
+ * records in stream order; those of blocks that were read are passed over. */
+static nt_status deliver_kept(window_read *w, const nt_index *ix, size_t block, size_t *at)
+{
+    nt_parser *p = w->p;
+    nt_status s = flush(w); /* everything before the block first */
+    ix_record r;
+    for (size_t next = *at; s == NT_OK && ix_records_next(ix, &next, &r) && r.block <= block; *at = next) {
+        if (r.block < block)
+            continue;
+        nt_event *ev = &r.ev;
+        ev->field_ctx = &p->fctx;
+        p->fctx.has_trace_id = p->fctx.has_span_id = false; /* a kept record has no label list */
+        if (p->v6) {
+            ps_thread_entry *t = ps_threads_find(&p->threads, r.thread);
+            ps_thread_entry *c = ps_threads_find(&p->threads, r.capture);
+            if (!t || !c)
+                return ps_fail(p, NT_ERR_MALFORMED, ev->offset,
+                               "the index's kept record of this event names a thread index the stream has not "
+                               "defined here (the sidecar is not this trace's)");
+            ev->thread_id = t->os_tid;
+            ev->capture_thread_id = c->os_tid;
+        } else {
+            ev->thread_id = r.thread;
+            ev->capture_thread_id = r.capture;
+        }
+        ev->desc = ps_metadata_find(&p->meta, ev->metadata_id);
+        unsigned what = ps_desc_what(ev->desc) | ps_event_find_stack(p, ev);
+        nt_sample sample = { .event = ev };
+        s = ps_event_deliver(p, ev, what, &sample);
+        w->st.kept_records++;
+    }
+    w->st.kept_record_blocks++;
+    return s;
+}
+
 /* Add [off, end) to the read: joined to the run when it follows it. */
 static nt_status take(window_read *w, uint64_t off, uint64_t end, bool count)
 {
@@ -80,6 +122,12 @@ static nt_status take(window_read *w, uint64_t off, uint64_t end, bool count)
     w->run_end = end;
     w->st.blocks_read += count;
     return s;
+}
+
+/* A block read for its method, module or assembly events: those the index did not keep. */
+static bool read_for_records(const nt_index_block *b)
+{
+    return (b->flags & (NT_INDEX_BLOCK_RECORDS | NT_INDEX_BLOCK_RECORDS_KEPT)) == NT_INDEX_BLOCK_RECORDS;
 }
 
 /* Which blocks of interval [first, last) the window needs; kinds the rule
@@ -95,16 +143,16 @@ static bool choose(const nt_index *ix, size_t first, size_t last, int64_t lo, in
             continue;
         bool in = b->max_ticks >= lo && b->min_ticks <= hi;
         window |= in;
-        records |= !in && (b->flags & NT_INDEX_BLOCK_RECORDS);
+        records |= !in && read_for_records(b);
     }
     for (size_t i = first; i < last; i++) {
         const nt_index_block *b = &ix->blocks[i];
         bool in = b->max_ticks >= lo && b->min_ticks <= hi;
         switch (b->kind) {
         case NT_INDEX_EVENT:
-            want[i - first] = in || (b->flags & NT_INDEX_BLOCK_RECORDS);
+            want[i - first] = in || read_for_records(b);
             st->window_event_blocks += in;
-            st->record_event_blocks += !in && (b->flags & NT_INDEX_BLOCK_RECORDS);
+            st->record_event_blocks += !in && read_for_records(b);
             break;
         case NT_INDEX_STACK:
             want[i - first] = window; /* only the window's events are looked up by their stacks */
@@ -158,7 +206,7 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
     for (size_t i = 0; s == NT_OK && i <= reach && i < ix->count; i++)
         if (ix->blocks[i].kind == NT_INDEX_EVENT && ix->blocks[i].min_ticks > hi && !want[i]) {
             want[i] = true;
-            w.st.record_event_blocks++; /* counted with the others read for what they hold */
+            w.st.next_sample_blocks++;
         }
     /* A window that no event block overlaps still reads one, as a full read
      * would find events: the parser reports a stream without any as such. */
@@ -174,9 +222,12 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
     w.st.blocks_read = 0;
     if (s == NT_OK)
         s = take(&w, 0, ix->blocks[0].offset, false); /* the stream header */
+    size_t kept_at = 0;
     for (size_t i = 0; s == NT_OK && i < ix->count; i++)
         if (want[i])
             s = take(&w, ix->blocks[i].offset, ix->blocks[i].end, true);
+        else if (ix->blocks[i].flags & NT_INDEX_BLOCK_RECORDS_KEPT)
+            s = deliver_kept(&w, ix, i, &kept_at);
     if (s == NT_OK)
         s = take(&w, ix->blocks[ix->count - 1].end, sum->stream_bytes, false); /* the end mark */
     if (s == NT_OK)

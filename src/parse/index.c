@@ -111,6 +111,7 @@ void nt_index_free(nt_index *ix)
     if (!ix)
         return;
     cm_mem_free(&ix->mem, ix->blocks, ix->cap * sizeof *ix->blocks);
+    cm_mem_free(&ix->mem, ix->rec, ix->rec_cap);
     CM_MEM_DELETE(nt_index, ix);
 }
 
@@ -125,9 +126,14 @@ void nt_index_summarize(const nt_index *ix, nt_index_summary *out)
 {
     if (!out)
         return;
-    nt_index_summary none;
-    memset(&none, 0, sizeof none);
-    ABI_OUT(nt_index_summary, out, ix ? &ix->sum : &none);
+    nt_index_summary sum;
+    memset(&sum, 0, sizeof sum);
+    if (ix) {
+        sum = ix->sum;
+        sum.kept_records = ix->rec_count;
+        sum.kept_record_bytes = ix->rec_len;
+    }
+    ABI_OUT(nt_index_summary, out, &sum);
 }
 
 size_t nt_index_event_blocks_in(const nt_index *ix, int64_t from_ticks, int64_t to_ticks,

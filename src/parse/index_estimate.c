@@ -79,11 +79,14 @@ static void v6_metadata_row(nt_index *ix, cm_cursor c)
         note_kind(ix, id, ps_classify_event(name, event_id));
 }
 
-/* The event headers of one event (or V4 metadata) block body: calls back
- * per event with its metadata id and payload; stops at the first bad header
- * (*whole false then). */
-typedef void (*event_fn)(void *user, uint32_t metadata_id, uint64_t thread, const uint8_t *payload, uint32_t size);
-static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, event_fn fn, void *user, bool *whole)
+/* The event headers of one event (or V4 metadata) block body at stream
+ * offset body_off: calls back per event with its header decoded (ev->offset
+ * its stream offset) and the thread, capture thread and (V6) label-list
+ * fields as the header holds them; stops at the first bad header (*whole
+ * false then). */
+typedef void (*event_fn)(void *user, const nt_event *ev, uint64_t thread, uint64_t capture, uint32_t label_list);
+static uint64_t walk_events(const uint8_t *body, uint32_t body_size, uint64_t body_off, bool v6, event_fn fn,
+                            void *user, bool *whole)
 {
     uint16_t header_size = cm_le16(body);
     bool compressed = (cm_le16(body + 2) & CM_EVENT_BLOCK_COMPRESSED) != 0;
@@ -94,23 +97,26 @@ static uint64_t walk_events(const uint8_t *body, uint32_t body_size, bool v6, ev
     uint32_t label_list = 0, event_size = 0;
     uint8_t flags;
     while (c.p < c.end) {
+        uint64_t off = body_off + (uint64_t)(c.p - body);
         if (ps_read_header(&c, &ev, &thread, &capture, v6 ? &label_list : NULL, compressed, false, -1, &flags,
                            &event_size) != PS_HEADER_OK)
             break;
         n++;
+        ev.offset = off;
         if (fn)
-            fn(user, ev.metadata_id, thread, ev.payload, ev.payload_size);
+            fn(user, &ev, thread, capture, label_list);
     }
     *whole = c.p >= c.end;
     return n;
 }
 
-static void v4_metadata_event(void *user, uint32_t metadata_id, uint64_t thread, const uint8_t *payload,
-                              uint32_t size)
+static void v4_metadata_event(void *user, const nt_event *ev, uint64_t thread, uint64_t capture, uint32_t label_list)
 {
     (void)thread;
-    if (metadata_id == 0)
-        v4_metadata_record(user, payload, size);
+    (void)capture;
+    (void)label_list;
+    if (ev->metadata_id == 0)
+        v4_metadata_record(user, ev->payload, ev->payload_size);
 }
 
 void ix_note_metadata(ix_build *b, const nt_index_block *blk)
@@ -121,7 +127,7 @@ void ix_note_metadata(ix_build *b, const nt_index_block *blk)
     if (b->ix->sum.format_major == 4) {
         bool whole;
         if (blk->body_size >= 20 && cm_le16(body) >= 20 && cm_le16(body) <= blk->body_size)
-            walk_events(body, blk->body_size, false, v4_metadata_event, b->ix, &whole);
+            walk_events(body, blk->body_size, blk->body_offset, false, v4_metadata_event, b->ix, &whole);
         return;
     }
     /* V6: u16 header size (excluding itself), then rows of u16 size + row. */
@@ -145,18 +151,22 @@ typedef struct sample_count {
     nt_index *ix;
     uint64_t samples;
     bool records; /* the block holds a method, module or assembly event */
+    bool kept;    /* and each of them was kept (index_records.c) */
     uint32_t block;
     cm_map last;
     bool map_failed;
 } sample_count;
 
-static void count_sample(void *user, uint32_t metadata_id, uint64_t thread, const uint8_t *payload, uint32_t size)
+static void count_sample(void *user, const nt_event *ev, uint64_t thread, uint64_t capture, uint32_t label_list)
 {
-    (void)payload;
-    (void)size;
     sample_count *sc = user;
-    sc->records |= is_record_id(sc->ix, metadata_id);
-    if (!is_sample_id(sc->ix, metadata_id))
+    if (is_record_id(sc->ix, ev->metadata_id)) {
+        sc->records = true;
+        /* Past the id list's cap every event is a candidate: none is kept, the blocks are read. */
+        sc->kept = sc->kept && !sc->ix->records_everywhere &&
+                   ix_records_add(sc->ix, sc->block, ev, thread, capture, label_list);
+    }
+    if (!is_sample_id(sc->ix, ev->metadata_id))
         return;
     sc->samples++;
     bool added;
@@ -204,11 +214,17 @@ void ix_estimate(ix_build *b, uint32_t sample_blocks)
             continue; /* not walked: the estimate scales what was */
         bool whole;
         sc.records = false;
+        sc.kept = true;
         sc.block = (uint32_t)i;
-        s->sampled_events += walk_events(body, blk->body_size, v6, count_sample, &sc, &whole);
-        /* A block whose walk stopped early may hold records past the stop: said to hold them. */
+        size_t kept_len = ix->rec_len;
+        s->sampled_events += walk_events(body, blk->body_size, blk->body_offset, v6, count_sample, &sc, &whole);
+        /* A block whose walk stopped early may hold records past the stop: said to hold them, none kept. */
         if (sc.records || !whole)
             blk->flags |= NT_INDEX_BLOCK_RECORDS;
+        if (sc.records && whole && sc.kept)
+            blk->flags |= NT_INDEX_BLOCK_RECORDS_KEPT;
+        else if (ix->rec_len != kept_len)
+            ix_records_truncate(ix, kept_len);
         s->sampled_event_blocks++;
         walked_bytes += blk->body_size;
     }

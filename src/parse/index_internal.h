@@ -44,7 +44,47 @@ struct nt_index {
     bool records_everywhere;
     uint64_t spanned; /* event blocks whose stated range is in the summary's span */
     ix_identity id;
+    /* The kept records (index_records.c): the method, module and assembly
+     * events of the blocks flagged NT_INDEX_BLOCK_RECORDS_KEPT, in stream
+     * order, IX_REC_FIXED bytes each plus the payload padded to 8. */
+    uint8_t *rec;
+    size_t rec_len, rec_cap;
+    uint64_t rec_count;
 };
+
+/* A kept record's fixed part (little-endian, as the sidecar stores it):
+ *   0 u32 block   4 u32 metadata id   8 u32 sequence number  12 u32 processor
+ *  16 u64 thread (V4/V5: the OS id; V6: the thread index)
+ *  24 u64 capture thread (the same)   32 u32 stack id   36 u32 payload size
+ *  40 i64 timestamp   48 u64 event offset in the stream
+ *  56 activity id[16]  72 related activity id[16]  88 u8 is_sorted, 7 bytes 0
+ * then the payload, padded with zeros to a multiple of 8. */
+#define IX_REC_FIXED 96u
+/* The kept records of one index stay under this; a trace with more keeps
+ * the rest in its blocks (flagged RECORDS and not KEPT: read for them). */
+#define IX_REC_MAX_BYTES ((size_t)64 << 20)
+
+/* One kept record decoded (pointers into the records' bytes). */
+typedef struct ix_record {
+    uint32_t block;
+    nt_event ev;     /* header fields and payload; desc, stack, thread ids are the parser's to fill */
+    uint64_t thread, capture; /* as the header holds them (V6: thread indexes) */
+} ix_record;
+
+/* Append ev (walked in block `block`, V6 label list label_list) to the kept
+ * records; false when it cannot be kept (a V6 label list, the cap, memory):
+ * the caller then leaves the block to be read. */
+bool ix_records_add(nt_index *ix, uint32_t block, const nt_event *ev, uint64_t thread, uint64_t capture,
+                    uint32_t label_list);
+/* Drop the records appended since the kept length was `len` (a block that could not be kept whole). */
+void ix_records_truncate(nt_index *ix, size_t len);
+/* The record at *at of ix's kept records into *r and *at past it; false at the end. */
+bool ix_records_next(const nt_index *ix, size_t *at, ix_record *r);
+/* Take a sidecar's n bytes of records into ix after checking each against
+ * ix's blocks (every record in a block flagged KEPT, in block order, its
+ * offset inside that block's content, its payload inside the section):
+ * NT_OK, or NT_ERR_MALFORMED with *bad the section's offset of the first bad byte. */
+nt_status ix_records_adopt(nt_index *ix, const uint8_t *d, size_t n, size_t *bad);
 
 /* What a build reads and reports through.  The stream is either a buffer
  * (data) or a file read by pread (fd >= 0), so that only what the scan asks
@@ -55,7 +95,13 @@ typedef struct ix_build {
     const uint8_t *data; /* NULL when reading fd */
     int fd;
     uint64_t len;
-    uint8_t head[128];   /* fd: the last header read */
+    /* fd: the last two header reads, 128 bytes from head_off[k] (head_len[k] of them), the older replaced
+     * first: a block's header read also holds its body's first bytes, and the read of a V4/V5 block's
+     * EndObject the next block's header, so a scan makes about one pread a block. */
+    uint8_t head[2][128];
+    uint64_t head_off[2];
+    size_t head_len[2];
+    unsigned head_older;
     uint8_t *body;       /* fd: the last body read, body_cap bytes held */
     size_t body_cap;
     uint32_t max_blocks;

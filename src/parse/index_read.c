@@ -23,13 +23,28 @@ const uint8_t *ix_at(ix_build *b, uint64_t off, size_t want, size_t *got)
 {
     *got = 0;
     if (off >= b->len)
-        return b->data ? b->data + b->len : b->head; /* nothing there: a valid pointer to no bytes */
+        return b->data ? b->data + b->len : b->head[0]; /* nothing there: a valid pointer to no bytes */
     if (want > b->len - off)
         want = (size_t)(b->len - off);
-    if (want > sizeof b->head) /* a header read: every caller asks for less */
+    if (want > sizeof b->head[0]) /* a header read: every caller asks for less */
         return NULL;
-    const uint8_t *p = fetch(b, off, want, b->head);
-    *got = p ? want : 0;
+    /* A buffer's bytes are counted as a file's are read (the two slots alike), and are its own. */
+    for (unsigned k = 0; k < 2; k++)
+        if (b->head_len[k] && off >= b->head_off[k] && off - b->head_off[k] + want <= b->head_len[k]) {
+            *got = want;
+            return b->data ? b->data + off : b->head[k] + (off - b->head_off[k]);
+        }
+    /* A whole head's worth from off, into the older of the two. */
+    unsigned k = b->head_older;
+    size_t ahead = b->len - off < sizeof b->head[k] ? (size_t)(b->len - off) : sizeof b->head[k];
+    b->head_len[k] = 0;
+    const uint8_t *p = fetch(b, off, ahead, b->head[k]);
+    if (!p)
+        return NULL;
+    b->head_off[k] = off;
+    b->head_len[k] = ahead;
+    b->head_older = k ^ 1u;
+    *got = want;
     return p;
 }
 

@@ -11,15 +11,20 @@
  * be that scan, field for field; then it takes the flags of the event blocks
  * and the counts.
  *
+ * Version 2 adds the kept records (index_records.c): the method, module
+ * and assembly events of the blocks flagged NT_INDEX_BLOCK_RECORDS_KEPT,
+ * which a windowed read takes from here instead of reading those blocks.
+ *
  * Layout (little-endian): a 120-byte header, block_count entries of 56
- * bytes, and a SipHash of everything before it, which catches a damaged or
+ * bytes, the kept records (IX_REC_FIXED bytes each and its payload padded
+ * to 8), and a SipHash of everything before it, which catches a damaged or
  * cut file before any field is used.
  *
- *   0 "ntindex\0"   8 u32 version (1)   12 u32 entry size (48)
+ *   0 "ntindex\0"   8 u32 version (2)   12 u32 entry size (56)
  *  16 u64 trace size   24 i64 trace mtime ns   32 u64 head hash   40 u64 tail hash
  *  48 u32 format major   52 u32 flags (1 complete, 2 estimate exact)   56 u64 block count
  *  64 u64 sampled event blocks, 72 sampled events, 80 sampled samples,
- *  88 events estimate, 96 samples estimate, 104 stream bytes, 112 reserved (0)
+ *  88 events estimate, 96 samples estimate, 104 stream bytes, 112 u64 kept records' bytes
  * entry: u64 offset, u64 end, u64 body offset, u32 body size, u8 kind,
  *        u8 flags, u16 0, i64 min ticks, i64 max ticks, u32 next sample block, u32 0
  */
@@ -35,7 +40,7 @@
 #include <sys/stat.h>
 
 #define SC_MAGIC "ntindex"
-#define SC_VERSION 1u
+#define SC_VERSION 2u
 #define SC_HEADER 120u
 #define SC_ENTRY 56u
 #define SC_CHECKSUM 8u
@@ -57,7 +62,8 @@ nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user)
         return NT_ERR_INVALID_ARG;
     const nt_index_summary *s = &ix->sum;
     /* One span, header to checksum: SipHash is computed over the file's bytes at once. */
-    size_t total = SC_HEADER + ix->count * SC_ENTRY;
+    size_t table = SC_HEADER + ix->count * SC_ENTRY;
+    size_t total = table + ix->rec_len;
     cm_mem m;
     cm_mem_init(&m, &ix->mem.a);
     uint8_t *buf = cm_mem_alloc(&m, total + SC_CHECKSUM);
@@ -80,6 +86,9 @@ nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user)
     cm_store_le64(buf + 88, s->events_estimate);
     cm_store_le64(buf + 96, s->samples_estimate);
     cm_store_le64(buf + 104, s->stream_bytes);
+    cm_store_le64(buf + 112, ix->rec_len);
+    if (ix->rec_len)
+        memcpy(buf + table, ix->rec, ix->rec_len);
     for (size_t i = 0; i < ix->count; i++) {
         const nt_index_block *b = &ix->blocks[i];
         uint8_t *e = buf + SC_HEADER + i * SC_ENTRY;
@@ -121,13 +130,14 @@ static nt_status check_header(const uint8_t *d, size_t len, char *msg, size_t ms
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 0, "not an index sidecar (no \"ntindex\" magic)");
     if (cm_le32(d + 8) != SC_VERSION || cm_le32(d + 12) != SC_ENTRY)
         return refuse(msg, msg_size, NT_ERR_UNSUPPORTED_VERSION, 8, "a sidecar version this reader does not know");
-    uint64_t n = cm_le64(d + 56);
-    if (n > (len - SC_HEADER - SC_CHECKSUM) / SC_ENTRY || len != SC_HEADER + n * SC_ENTRY + SC_CHECKSUM)
-        return refuse(msg, msg_size, NT_ERR_MALFORMED, 56, "block count does not fit the sidecar's size");
+    uint64_t n = cm_le64(d + 56), rec = cm_le64(d + 112);
+    uint64_t room = len - SC_HEADER - SC_CHECKSUM;
+    if (n > room / SC_ENTRY || rec > room - n * SC_ENTRY || len != SC_HEADER + n * SC_ENTRY + rec + SC_CHECKSUM)
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, 56, "block count and records do not fit the sidecar's size");
     size_t body = len - SC_CHECKSUM;
     if (ix_sidecar_checksum(d, body) != cm_le64(d + body))
         return refuse(msg, msg_size, NT_ERR_MALFORMED, body, "checksum mismatch (the sidecar is damaged)");
-    if ((cm_le32(d + 52) & ~(SC_COMPLETE | SC_EXACT)) != 0 || cm_le64(d + 112) != 0)
+    if ((cm_le32(d + 52) & ~(SC_COMPLETE | SC_EXACT)) != 0)
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 52, "unknown flags");
     *count = n;
     return NT_OK;
@@ -147,7 +157,7 @@ static nt_status check_identity(const uint8_t *d, const ix_identity *now, char *
 }
 
 /* The sidecar's table against the scan just made; then its flags and counts taken. */
-static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
+static nt_status adopt_blocks(nt_index *ix, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
 {
     nt_index_summary *s = &ix->sum;
     uint32_t flags = cm_le32(d + 52);
@@ -160,8 +170,9 @@ static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg
         uint32_t next = cm_le32(e + 48);
         bool next_ok = next == 0 || (next > i && next < ix->count && ix->blocks[i].kind == NT_INDEX_EVENT &&
                                      ix->blocks[next].kind == NT_INDEX_EVENT);
-        if (!entry_matches(e, &ix->blocks[i]) || (f & ~NT_INDEX_BLOCK_RECORDS) != 0 || !next_ok ||
-            (f && ix->blocks[i].kind != NT_INDEX_EVENT))
+        bool flags_ok = (f & ~(NT_INDEX_BLOCK_RECORDS | NT_INDEX_BLOCK_RECORDS_KEPT)) == 0 &&
+                        (!(f & NT_INDEX_BLOCK_RECORDS_KEPT) || (f & NT_INDEX_BLOCK_RECORDS));
+        if (!entry_matches(e, &ix->blocks[i]) || !flags_ok || !next_ok || (f && ix->blocks[i].kind != NT_INDEX_EVENT))
             return refuse(msg, msg_size, NT_ERR_MALFORMED, SC_HEADER + i * SC_ENTRY,
                           "a block entry differs from the trace's block header there");
     }
@@ -179,11 +190,29 @@ static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg
     s->events_estimate = cm_le64(d + 88);
     s->samples_estimate = cm_le64(d + 96);
     s->estimate_exact = (flags & SC_EXACT) != 0 && walked == s->blocks[NT_INDEX_EVENT];
-    if (!s->estimate_exact) /* flags of blocks not walked are not known: none is believed */
+    return NT_OK;
+}
+
+/* The table, then the kept records, checked against the flags just taken. */
+static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
+{
+    nt_status s = adopt_blocks(ix, d, count, msg, msg_size);
+    if (s)
+        return s;
+    size_t at = SC_HEADER + count * SC_ENTRY, bad = 0;
+    s = ix_records_adopt(ix, d + at, (size_t)cm_le64(d + 112), &bad);
+    if (s == NT_ERR_NOMEM)
+        return refuse(msg, msg_size, s, at, "out of memory for the kept records");
+    if (s)
+        return refuse(msg, msg_size, s, at + bad,
+                      "a kept record is not inside the section or not of a block flagged to keep them");
+    if (!ix->sum.estimate_exact) { /* flags of blocks not walked are not known: none is believed */
         for (size_t i = 0; i < ix->count; i++) {
             ix->blocks[i].flags = 0;
             ix->blocks[i].next_sample_block = 0;
         }
+        ix_records_truncate(ix, 0);
+    }
     return NT_OK;
 }
 

@@ -22,7 +22,7 @@
 libnettrace_core_la_SOURCES += \
 	src/parse/parser.c \
 	src/parse/feed_fd.c \
-	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_sidecar.c src/parse/feed_window.c src/parse/index_internal.h \
+	src/parse/index.c src/parse/index_read.c src/parse/index_scan.c src/parse/index_estimate.c src/parse/index_sidecar.c src/parse/index_records.c src/parse/feed_window.c src/parse/index_internal.h \
 	src/parse/parallel_run.c src/parse/parallel_part.c src/parse/parallel_plan.c src/parse/parallel_internal.h \
 	src/parse/plog.c src/parse/plog.h src/parse/resume.h \
 	src/parse/blocks.h \

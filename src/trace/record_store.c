@@ -5,6 +5,7 @@
  * does, and the lists the budget and the retirement walk. */
 #include "trace/record_store.h"
 #include "trace/trace_internal.h"
+#include "trace/code_epoch.h"
 #include "common/sort.h"
 
 #include <string.h>
@@ -477,7 +478,7 @@ void rs_add_method(rs_store *s, const nt_method *m)
         return;
     }
     /* Loads and DCStart rundown stand for loaded code (a builder's live map: DCEnd closes the stream). */
-    if (m->which == NT_METHOD_LOAD || m->which == NT_METHOD_DC_START) {
+    if (tr_code_arrives(m)) {
         if (!cm_map_set(s->mem, &s->live, key, i)) {
             remove_entry(s, i);
             s->nomem = true;
