@@ -8,8 +8,9 @@
 #     process: wall and CPU per run, managed heap growth, native bytes held.
 #  2. live: a churning workload profiled in-process for BENCH_DOTNET_SECONDS
 #     (default 30; the target's figure is 600 and more) by nothing, by
-#     LibNetTrace's ContinuousProfiler and by TraceEvent's real-time TraceLog,
-#     each in a process of its own.
+#     LibNetTrace's ContinuousProfiler (pumped every BENCH_DOTNET_PUMP_MS, 1000;
+#     it prints its thread's CPU per pump and per window) and by TraceEvent's
+#     real-time TraceLog, each in a process of its own.
 # Environment: top_srcdir, top_builddir (make sets them), BENCH_WORK.
 set -eu
 if ! command -v dotnet >/dev/null 2>&1; then
