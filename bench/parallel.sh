@@ -11,7 +11,14 @@
 #   bench/parallel.sh FILE...
 #
 # Environment: NETTRACE, BENCH_RUN (the built programs), BENCH_RUNS (runs per
-# job, default 3), BENCH_WORK (outputs under $BENCH_WORK/out/parallel).
+# job, default 3), BENCH_WORK (outputs under $BENCH_WORK/out/parallel),
+# BENCH_CALLGRIND (a trace, best a small one: also count `top`'s instructions
+# with valgrind --tool=callgrind --separate-threads=yes for 1 and 2 jobs, the
+# load does not change them; prints each thread's count, the instructions
+# outside nt_parallel_decode on the delivering thread -- the serial work --
+# and the bound on two idle cores: one job's count / max(serial, all / 2)).
+# Takes about 45 s for the 100 MB and 1 GB traces with BENCH_RUNS=1 on a
+# loaded 2-core machine (about 2.5 min with the default 3 runs).
 set -euo pipefail
 
 nettrace=${NETTRACE:-./nettrace}
@@ -60,5 +67,28 @@ for f in "$@"; do
         unset wall cpu
     done
 done
+if [ -n "${BENCH_CALLGRIND:-}" ]; then
+    command -v valgrind >/dev/null || { echo "bench/parallel.sh: BENCH_CALLGRIND needs valgrind" >&2; exit 1; }
+    cg=$out/callgrind
+    mkdir -p "$cg"
+    summary() { sed -n 's/^summary: //p' "$1" | head -1; }
+    # Instructions of function $2 (inclusive) in callgrind file $1.
+    incl() { callgrind_annotate --inclusive=yes "$1" 2>/dev/null | awk -v f=":$2 " '!n && index($0, f) { gsub(",", "", $1); print $1; n = 1 }'; }
+    valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg/one" "$nettrace" top --jobs 1 -n 50 \
+        "$BENCH_CALLGRIND" >/dev/null
+    valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file="$cg/two" "$nettrace" top --jobs 2 -n 50 \
+        "$BENCH_CALLGRIND" >/dev/null
+    one=$(summary "$cg/one-01")
+    all=0
+    for f in "$cg"/two-*; do all=$((all + $(summary "$f"))); done
+    main=$(summary "$cg/two-01")
+    decode=$(incl "$cg/two-01" nt_parallel_decode)
+    serial=$((main - ${decode:-0}))
+    printf '\ninstructions of top on %s (callgrind):\n' "$(basename "$BENCH_CALLGRIND")"
+    printf '| jobs | all threads | delivering thread | of it outside nt_parallel_decode (serial) |\n|---:|---:|---:|---:|\n'
+    printf '| 1 | %d | %d | %d |\n' "$one" "$one" "$one"
+    printf '| 2 | %d | %d | %d |\n' "$all" "$main" "$serial"
+    awk -v o="$one" -v s="$serial" -v a="$all" 'BEGIN { b = s > a / 2 ? s : a / 2; printf "bound on two idle cores: %.2fx (%d / max(%d, %d / 2))\n", o / b, o, s, a }'
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); outputs identical across job counts: $([ $status = 0 ] && echo yes || echo NO)"
 exit $status

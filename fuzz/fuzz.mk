@@ -2,7 +2,7 @@
 # replay builds (make check, any compiler), and the
 # fuzz-seeds / fuzz-smoke / fuzz-coverage targets.  See fuzz/README.md.
 
-FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump convert
+FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump convert parallel
 FUZZ_COMMON = fuzz/fuzz.h fuzz/peak_bound.h fuzz/fuzz_common.c
 # The heap graph's invariants, for the heap and gcdump harnesses.
 FUZZ_HEAP_CHECKS = fuzz/heap_checks.c fuzz/heap_checks.h
@@ -17,7 +17,7 @@ FUZZ_CLI = src/cli/cli.h src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/
 # ---- replay builds: every harness + replay_main.c, run by fuzz/replay.sh ----
 check_PROGRAMS += fuzz/replay_parser fuzz/replay_parser_chunked fuzz/replay_parser_limits fuzz/replay_parser_alloc \
 	fuzz/replay_trace fuzz/replay_ipc_reply fuzz/replay_roundtrip fuzz/replay_fields fuzz/replay_index fuzz/replay_heap \
-	fuzz/replay_profile fuzz/replay_gcdump fuzz/replay_convert
+	fuzz/replay_profile fuzz/replay_gcdump fuzz/replay_convert fuzz/replay_parallel
 TESTS += fuzz/replay.sh
 FUZZ_REPLAY_LIBS = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
 
@@ -66,6 +66,11 @@ fuzz_replay_convert_CPPFLAGS = $(T_CPP)
 fuzz_replay_convert_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_convert_LDFLAGS = $(AM_LDFLAGS) -no-install
 
+fuzz_replay_parallel_SOURCES = fuzz/replay_main.c fuzz/fuzz_parallel.c $(FUZZ_COMMON)
+fuzz_replay_parallel_CPPFLAGS = $(T_CPP)
+fuzz_replay_parallel_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_parallel_LDFLAGS = $(AM_LDFLAGS) -no-install
+
 fuzz_replay_roundtrip_SOURCES = fuzz/replay_main.c fuzz/fuzz_roundtrip.c $(FUZZ_COMMON)
 fuzz_replay_roundtrip_CPPFLAGS = $(T_CPP)
 fuzz_replay_roundtrip_LDADD = $(FUZZ_REPLAY_LIBS)
@@ -98,7 +103,7 @@ FUZZ_LIB = $(libnettrace_core_la_SOURCES) tests/support/support.c tests/support/
 FUZZ_LIBS = $(ZLIB_LIBS) $(PTHREAD_LIBS)
 noinst_PROGRAMS += fuzz/fuzz_parser fuzz/fuzz_parser_chunked fuzz/fuzz_parser_limits fuzz/fuzz_parser_alloc \
 	fuzz/fuzz_trace fuzz/fuzz_ipc_reply fuzz/fuzz_roundtrip fuzz/fuzz_fields fuzz/fuzz_index fuzz/fuzz_heap fuzz/fuzz_profile \
-	fuzz/fuzz_gcdump fuzz/fuzz_convert
+	fuzz/fuzz_gcdump fuzz/fuzz_convert fuzz/fuzz_parallel
 
 fuzz_fuzz_heap_SOURCES = fuzz/fuzz_heap.c $(FUZZ_LIB) $(FUZZ_HEAP_CHECKS)
 fuzz_fuzz_heap_CPPFLAGS = $(FUZZ_CPP)
@@ -171,6 +176,12 @@ fuzz_fuzz_convert_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_convert_CFLAGS = $(FUZZ_CC)
 fuzz_fuzz_convert_LDFLAGS = $(FUZZ_SAN)
 fuzz_fuzz_convert_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_parallel_SOURCES = fuzz/fuzz_parallel.c $(FUZZ_LIB)
+fuzz_fuzz_parallel_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_parallel_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_parallel_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_parallel_LDADD = $(FUZZ_LIBS)
 
 fuzz_fuzz_roundtrip_SOURCES = fuzz/fuzz_roundtrip.c $(FUZZ_LIB)
 fuzz_fuzz_roundtrip_CPPFLAGS = $(FUZZ_CPP)

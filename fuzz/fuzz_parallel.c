@@ -2,11 +2,17 @@
  * whole input: the same callbacks with the same arguments (ts_digest), the
  * same status, error offset and message, with 2 or 3 jobs and parts as
  * small as the input allows (every sequence point a cut), and a consumer
- * without event or stack callbacks (as the trace builder is). */
+ * without event or stack callbacks (as the trace builder is).  Then the
+ * trace builder over the parts (nt_trace_builder_parallel, counted or not
+ * by the input's hash, under small limits for some inputs) against the
+ * builder fed sequentially: the same status and message, the same samples
+ * and the same folded export. */
 #include "fuzz.h"
 #include "nettrace_parallel.h"
+#include "nettrace_trace.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct fz_run {
@@ -61,6 +67,47 @@ static void same(const fz_run *a, const fz_run *b, const char *what)
                 (unsigned long long)a->d.calls, (unsigned long long)b->d.calls);
 }
 
+typedef struct fz_built {
+    nt_status st, fs;
+    size_t samples;
+    fz_sink folded;
+    char msg[256];
+} fz_built;
+
+/* The trace builder fed sequentially (jobs 0) or over the parts of a parallel parse. */
+static void build(const uint8_t *data, size_t size, const nt_limits *lim, const nt_trace_limits *tl, bool count,
+                  uint32_t jobs, fz_built *o)
+{
+    memset(o, 0, sizeof *o);
+    nt_trace *t = ts_build_trace(data, size, jobs, count, true, lim, tl, &o->st, &o->fs, NULL);
+    if (t) {
+        o->samples = nt_trace_sample_count(t);
+        snprintf(o->msg, sizeof o->msg, "%s", nt_trace_message(t));
+        if (nt_export_folded(t, NULL, fz_sink_write, &o->folded) != NT_OK)
+            fz_fail("folded export failed");
+    }
+    nt_trace_free(t);
+}
+
+static void same_trace(const uint8_t *data, size_t size, const nt_limits *lim)
+{
+    uint64_t h = fz_hash(data, size);
+    nt_trace_limits tl = { 0 };
+    if (h & 4)
+        tl = (nt_trace_limits){ .max_samples = 1 + (h >> 8) % 64, .max_threads = 1 + (h >> 16) % 4 };
+    fz_built a, b;
+    build(data, size, lim, &tl, h & 2, 0, &a);
+    build(data, size, lim, &tl, h & 2, 2 + (uint32_t)(h >> 24 & 1), &b);
+    if (a.st != b.st || a.fs != b.fs || strcmp(a.msg, b.msg) != 0)
+        fz_fail("trace builder: sequential %s/%s \"%s\", over the parts %s/%s \"%s\"", nt_status_name(a.st),
+                nt_status_name(a.fs), a.msg, nt_status_name(b.st), nt_status_name(b.fs), b.msg);
+    if (a.samples != b.samples || a.folded.n != b.folded.n || (a.folded.n && memcmp(a.folded.d, b.folded.d, a.folded.n)))
+        fz_fail("trace builder: %zu samples sequentially, %zu over the parts, or their folded stacks differ", a.samples,
+                b.samples);
+    free(a.folded.d);
+    free(b.folded.d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     nt_limits lim = { 0 };
@@ -72,5 +119,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sequential(data, size, &lim, true, &seq);
     parallel(data, size, &lim, true, 2, &par);
     same(&seq, &par, "no event or stack callback");
+    same_trace(data, size, &lim);
     return 0;
 }

@@ -12,12 +12,14 @@
  * from the first induced, non-concurrent gen-2 GC whose start and end the
  * stream holds and that carried nodes (the rule dotnet-gcdump's reader uses).
  *
- * Storage: an object costs 28 bytes (address, size, type, first edge, and
- * the address index), an edge 4 bytes (the target's object index); reading
+ * Storage: an object costs 20 bytes (address 8, size 4 -- an object of
+ * 4 GiB or more keeps its size in a side list --, type 4, first edge 4),
+ * and 4 more (the address index) when the runtime did not walk the heap in
+ * address order; an edge 4 bytes (the target's object index); reading
  * holds an edge as its 8-byte address until the end, when the edges are
  * resolved in place.  nt_heap_dominators adds 12 bytes per object (immediate
- * dominator, retained size) and uses 28 bytes per object and 4 per edge
- * while it runs.
+ * dominator, retained size) and uses at most 20 bytes per object and 4 per
+ * edge the search did not take while it runs.
  *
  * An incomplete graph is said to be one (nt_heap_stats.complete false, with
  * the counts of what was missing): lost events, bulk events missing from the
@@ -69,7 +71,7 @@ NT_API const char *nt_heap_root_kind_name(nt_heap_root_kind kind);
  */
 typedef struct nt_heap_limits {
     uint32_t struct_size;    /**< sizeof(nt_heap_limits) or 0 (doc/abi.md) */
-    uint32_t max_objects;    /**< objects (default 268,435,456; 28 bytes each) */
+    uint32_t max_objects;    /**< objects (default 268,435,456; 20 bytes each; at most 2,147,483,646) */
     uint32_t max_edges;      /**< references announced by the objects (default 1,073,741,824; 4 bytes each, 8 while reading) */
     uint32_t max_roots;      /**< root records (default 67,108,864; 16 bytes each) */
     uint32_t max_types;      /**< distinct type ids (default 4,194,304) */
@@ -209,8 +211,11 @@ NT_API void nt_heap_free(nt_heap *h);
  * Compute the dominator tree from a virtual root above every root (and above
  * each object no root reaches, so that every byte is counted once), and each
  * object's retained size: the bytes that would be freed with it.  The
- * algorithm is Lengauer–Tarjan with path compression (the "simple" form:
- * O(E log N) time, linear memory), over an iterative depth-first search.
+ * algorithm is semi-NCA (Lengauer–Tarjan's semidominators with path
+ * compression, then each immediate dominator by climbing the dominator
+ * tree), with its climbs bounded by 8 per object and reference: past the
+ * bound, Lengauer–Tarjan's buckets (the "simple" form), so O(E log N) time
+ * whatever the graph, linear memory, over an iterative depth-first search.
  * Idempotent; the analyses below call it.  NT_ERR_NOMEM when memory is short.
  */
 NT_API nt_status nt_heap_dominators(nt_heap *h);

@@ -50,6 +50,38 @@
 extern "C" {
 #endif
 
+/**
+ * A consumer that takes a part's callbacks on the thread that parses it
+ * (nt_parallel_options.consumer), so that the consumer's own work is spread
+ * too, not only the parse.  Without one, a part's callbacks are recorded and
+ * replayed to the caller's callbacks on the delivering thread.
+ *
+ *  - part_new(ctx, k, cb): on the thread decoding part k, before its parse; a
+ *    consumer of that part alone (its user pointer), and in *cb (zeroed, a
+ *    struct_size set) the callbacks it takes -- every callback the caller's
+ *    own consumer takes, since nothing else of the part is kept.  NULL: the
+ *    part is recorded for replay instead.
+ *  - part_merge(ctx, k, part): on the delivering thread, in part order, once
+ *    the part's own parse proved to be the stream's (where the replay would
+ *    have run): fold the part's consumer into the caller's, so that it ends
+ *    as the callbacks of the sequential parse would have left it.  Returns 0
+ *    (merged), a positive value (not merged, nothing changed: the part is
+ *    parsed again, sequentially, with the caller's callbacks -- e.g. when a
+ *    limit could be reached inside it, where the sequential parse would stop)
+ *    or a negative value (stop: delivery ends with NT_ERR_STOPPED).
+ *  - part_free(ctx, part): frees a part's consumer, merged or not (any thread).
+ *
+ * A part whose consumer stopped its parse (a callback returned nonzero) is
+ * parsed again sequentially.  The trace builder provides one
+ * (nt_trace_builder_parallel).
+ */
+typedef struct nt_parallel_consumer {
+    void *ctx;
+    void *(*part_new)(void *ctx, size_t k, nt_callbacks *cb);
+    int (*part_merge)(void *ctx, size_t k, void *part);
+    void (*part_free)(void *ctx, void *part);
+} nt_parallel_consumer;
+
 /** How to cut and run a parallel parse; zero fields select the defaults. */
 typedef struct nt_parallel_options {
     uint32_t struct_size;      /**< 0, or sizeof(nt_parallel_options) (see "How structs grow" in nettrace.h) */
@@ -62,6 +94,8 @@ typedef struct nt_parallel_options {
     const nt_limits *limits;   /**< every part's parser's limits (NULL: defaults) */
     const nt_allocator *alloc; /**< NULL = malloc; called from several threads at once */
     bool lazy_names;           /**< records carry names as nt_str16 only (nt_parser_set_lazy_names) */
+    const nt_parallel_consumer *consumer; /**< per-part consumers (copied; NULL: parts are replayed); a member
+                                               beyond the first layout: set struct_size to use it */
 } nt_parallel_options;
 
 #define NT_DEFAULT_PARALLEL_PART_BYTES (8u << 20)
@@ -74,6 +108,7 @@ typedef struct nt_parallel_stats {
     uint32_t replayed;      /**< parts delivered from their own parse */
     uint32_t reparsed;      /**< parts parsed again sequentially (their start state differed, see above) */
     uint64_t primed_blocks; /**< blocks read before the parts (the cost of starting mid-stream) */
+    uint32_t merged;        /**< of the replayed parts, those whose consumer was merged (nt_parallel_consumer) */
 } nt_parallel_stats;
 
 typedef struct nt_parallel nt_parallel;

@@ -34,6 +34,7 @@
 #define NETTRACE_TRACE_H
 
 #include "nettrace.h"
+#include "nettrace_parallel.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,6 +217,13 @@ NT_API void nt_trace_builder_count_samples(nt_trace_builder *b);
  *  (nt_trace_builder_count_samples) keeps none.  Memory: 4 bytes a sample once one has labels, and each
  *  distinct set once. */
 NT_API void nt_trace_builder_keep_labels(nt_trace_builder *b);
+/** The builder as a parallel parse's per-part consumer (nettrace_parallel.h, nt_parallel_options.consumer),
+ *  with the builder's callbacks as the parse's callbacks: each part's stacks are interned and its threads
+ *  numbered on the thread that parses it, and the parts are merged in order on the delivering thread, so
+ *  that the trace is the one the sequential parse builds (the same ids, orders and output).  Memory: each
+ *  part's distinct stacks, samples (24 bytes each) and records until it is merged.  A builder that keeps
+ *  labels takes the replay instead. */
+NT_API void nt_trace_builder_parallel(nt_trace_builder *b, nt_parallel_consumer *out);
 /** Bounds on what the trace may hold (NULL or zero fields: the defaults); call before feeding. */
 NT_API void nt_trace_builder_set_limits(nt_trace_builder *b, const nt_trace_limits *limits);
 /** stream_status: the parser's final status (recorded in the stats); parser may be NULL. */

@@ -47,6 +47,9 @@ clean-local: heap-conformance-clean
 
 TESTS += tests/cli_heap.sh
 EXTRA_DIST += tests/cli_heap.sh
+# gcdump's buffering on a real runtime: Block asked, the runtime's answer said (skips without dotnet).
+TESTS += tests/cli_gcdump_buffering.sh
+EXTRA_DIST += tests/cli_gcdump_buffering.sh
 
 # The .gcdump reader on damaged and hostile input (corpus/heap/*.gcdump and graphs the test writes).
 CRITERION_TESTS += tests/test_gcdump

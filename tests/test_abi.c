@@ -381,3 +381,33 @@ Test(abi, convert_structs_by_their_size)
     nt_membuf_free(&out);
     nt_membuf_free(&b);
 }
+
+/* nt_session_config.buffering (after the first layout's tail, reserved_): a caller of the first layout,
+ * its struct allocated to that size exactly, gets the default buffering; a caller of this layout gets
+ * what it asked for. */
+Test(abi, session_buffering_past_the_first_layout)
+{
+    size_t first = ABI3_nt_session_config;
+    cr_assert(offsetof(nt_session_config, buffering) >= first, "buffering overlaps the first layout's bytes");
+    nt_session_config head = { .struct_size = (uint32_t)first, .sink = nt_sink_fd };
+    unsigned char *old = malloc(first);
+    cr_assert_not_null(old);
+    memcpy(old, &head, first); /* the first layout's bytes only */
+    nt_session *s = nt_session_new((const nt_session_config *)(void *)old, NULL); /* an over-read is an ASan error */
+    cr_assert_not_null(s);
+    cr_assert_eq(s->cfg.buffering, NT_BUFFERING_DEFAULT);
+    nt_session_free(s);
+    free(old);
+    nt_session_config cfg = NT_STRUCT_INIT(nt_session_config);
+    cfg.sink = nt_sink_fd;
+    cfg.buffering = NT_BUFFERING_BLOCK;
+    s = nt_session_new(&cfg, NULL);
+    cr_assert_not_null(s);
+    cr_assert_eq(s->cfg.buffering, NT_BUFFERING_BLOCK);
+    nt_session_free(s);
+    cfg.struct_size = 0; /* 0 is the first layout: buffering is not read */
+    s = nt_session_new(&cfg, NULL);
+    cr_assert_not_null(s);
+    cr_assert_eq(s->cfg.buffering, NT_BUFFERING_DEFAULT);
+    nt_session_free(s);
+}

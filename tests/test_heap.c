@@ -3,6 +3,7 @@
  * retained sizes (against an independent algorithm), paths, diffs, the
  * flame-graph exports, and hostile input: edges to unknown objects, cycles,
  * self edges, missing and extra references, gaps, enormous counts, limits. */
+#include "heap/heap_internal.h" /* hp_dominators_bounded */
 #include "heap_ref.h"
 #include "heap_writer.h"
 #include "support.h"
@@ -252,6 +253,9 @@ LTest(heap, random_graphs_match_the_reference)
             roots[r] = (hw_root){ 0x100000 + 64ull * (uint64_t)(rand() % (int)n), (uint8_t)(r % 3), 0 };
         hw_graph g = { types, 5, nd, n, tg, e, roots, 1 + (size_t)(rand() % 5) };
         nt_heap *h = heap_of(&g, 37, round % 2 ? 4 : 8);
+        /* Semi-NCA's climbs, Lengauer–Tarjan's buckets at once (bound 0) and past a bound met midway. */
+        if (round % 3)
+            cr_assert_eq(hp_dominators_bounded(h, round % 3 == 1 ? 0 : n / 4), NT_OK);
         check_against_reference(h);
         nt_heap_table *t;
         cr_assert_eq(nt_heap_type_table(h, NT_HEAP_BY_RETAINED, &t), NT_OK);
@@ -267,6 +271,65 @@ LTest(heap, random_graphs_match_the_reference)
         free(nd);
         free(tg);
     }
+}
+
+/* A walk out of address order (server GC's heaps one after another, or
+ * regions) is sorted at the end; one in address order is not, and its
+ * objects keep their walk positions.  Both give every object a root
+ * reaches, found by its address, the same dominator and retained size, and
+ * every object the reference's (the unreachable ones start their trees in
+ * walk order, so theirs may differ between the two). */
+LTest(heap, walk_order_out_of_address_order)
+{
+    srand(11);
+    uint32_t n = 300, m = 0;
+    hw_node *nd = calloc(n, sizeof *nd), *rev = calloc(n, sizeof *rev);
+    uint64_t *tg = calloc(4 * n, sizeof *tg), *rtg = calloc(4 * n, sizeof *rtg);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = (uint32_t)(rand() % 4);
+        nd[i] = (hw_node){ 0x100000 + 64ull * i, 8 + (uint64_t)(rand() % 90), types[rand() % 5].id, m, k };
+        for (uint32_t j = 0; j < k; j++)
+            tg[m++] = 0x100000 + 64ull * (uint64_t)(rand() % (int)n);
+    }
+    /* The same graph walked from the highest address down: the nodes reversed, each with its own references. */
+    for (uint32_t i = 0, e = 0; i < n; i++) {
+        const hw_node *o = &nd[n - 1 - i];
+        rev[i] = (hw_node){ o->addr, o->size, o->type, e, o->count };
+        memcpy(rtg + e, tg + o->first, o->count * sizeof *tg);
+        e += o->count;
+    }
+    hw_root roots[3] = { { 0x100000, 0, 0 }, { 0x100000 + 64 * 77, 1, 0 }, { 0x100000 + 64 * 150, 2, 0 } };
+    hw_graph g = { types, 5, nd, n, tg, m, roots, 3 }, gr = { types, 5, rev, n, rtg, m, roots, 3 };
+    nt_heap *up = heap_of(&g, 37, 8), *down = heap_of(&gr, 37, 8);
+    check_against_reference(up);
+    check_against_reference(down);
+    uint32_t reached = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t a = at(up, nd[i].addr), b = at(down, nd[i].addr);
+        cr_assert_eq(a, i, "in address order, object %u keeps its walk position (found %u)", i, a);
+        cr_assert_eq(b, n - 1 - i, "walked downwards, object %u is at walk position %u (found %u)", i, n - 1 - i, b);
+        size_t len;
+        nt_status pa = nt_heap_path(up, a, NULL, 0, &len, NULL), pb = nt_heap_path(down, b, NULL, 0, &len, NULL);
+        cr_assert_eq(pa, pb, "0x%llx: reached from a root in one walk only", (unsigned long long)nd[i].addr);
+        if (pa == NT_ERR_INVALID_ARG) /* no root reaches it */
+            continue;
+        reached++;
+        cr_assert_eq(nt_heap_retained(up, a), nt_heap_retained(down, b), "retained bytes of 0x%llx",
+                     (unsigned long long)nd[i].addr);
+        uint32_t da = nt_heap_idom(up, a), db = nt_heap_idom(down, b);
+        cr_assert_eq(da == NT_HEAP_NONE, db == NT_HEAP_NONE);
+        if (da != NT_HEAP_NONE)
+            cr_assert_eq(nt_heap_object_at(up, da).address, nt_heap_object_at(down, db).address);
+    }
+    cr_assert_gt(reached, n / 4, "the roots reach a good part of the graph (%u objects)", reached);
+    cr_assert(!nt_heap_find(up, 0x100000 + 8, NULL), "no object between two addresses");
+    cr_assert(!nt_heap_find(down, 0x100000 + 64ull * n, NULL), "no object past the last");
+    nt_heap_free(up);
+    nt_heap_free(down);
+    free(nd);
+    free(rev);
+    free(tg);
+    free(rtg);
 }
 
 LTest(heap, roots_by_kind_statics_and_cwt)
@@ -448,6 +511,41 @@ LTest(heap, enormous_counts)
 }
 
 /* Sizes beyond any real object (their sum would wrap) are damage: kept as 0 and counted. */
+/* Sizes are kept in 4 bytes, those of 4 GiB and more (up to the 64 GiB an
+ * object may have) beside them: every one reads back whole, in the
+ * retained sizes and the type table too. */
+LTest(heap, sizes_past_four_gib)
+{
+    const uint64_t big[] = { 0xFFFFFFFFull, 1ull << 32, 5ull << 30, 24, (1ull << 36) - 8, 0xFFFFFFFEull };
+    hw_node nd[6];
+    uint64_t tg[5];
+    for (uint32_t i = 0; i < 6; i++) {
+        nd[i] = (hw_node){ 0x1000 + 0x100ull * i, big[i], 0x100, i, i < 5 };
+        if (i < 5)
+            tg[i] = 0x1000 + 0x100ull * (i + 1); /* a list: each object retains those after it */
+    }
+    hw_root r = { 0x1000, 0, 0 };
+    hw_graph g = { types, 1, nd, 6, tg, 5, &r, 1 };
+    nt_heap *h = heap_of(&g, 4, 8);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < 6; i++) {
+        cr_assert_eq(nt_heap_object_at(h, i).size, big[i], "object %u: %llu bytes", i,
+                     (unsigned long long)nt_heap_object_at(h, i).size);
+        total += big[i];
+    }
+    check_against_reference(h);
+    cr_assert_eq(nt_heap_retained(h, 0), total);
+    cr_assert_eq(nt_heap_retained(h, 4), big[4] + big[5]);
+    nt_heap_stats st = { 0 };
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.total_bytes, total);
+    nt_heap_table *t;
+    cr_assert_eq(nt_heap_type_table(h, NT_HEAP_BY_SHALLOW, &t), NT_OK);
+    cr_assert_eq(t->total_bytes, total);
+    nt_heap_table_free(t);
+    nt_heap_free(h);
+}
+
 LTest(heap, impossible_sizes)
 {
     hw_node nd[] = { { 0x1000, 1ull << 63, 0x100, 0, 0 }, { 0x2000, 1ull << 63, 0x100, 0, 0 }, { 0x3000, 24, 0x100, 0, 0 } };

@@ -8,8 +8,14 @@
  * and damaged, and when a callback stops the parse.  The writer-built traces
  * must also be delivered mostly from the parts' own parses (else the test
  * would only compare the sequential parse with itself), and a sequence point
- * that leaves a thread out must send its part to the sequential fallback. */
+ * that leaves a thread out must send its part to the sequential fallback.
+ * The trace builder as a part consumer (nt_trace_builder_parallel) must
+ * build the sequential build's trace -- every sample, stack, frame id,
+ * record, count and export the same, counted or not, lazy names or not --
+ * on the same traces, cut and damaged, and under limits that stop it, with
+ * the writer-built traces' parts mostly merged, not parsed again. */
 #include "nettrace_parallel.h"
+#include "nettrace_trace.h"
 #include "nettrace_writer.h"
 #include "ltest.h"
 #include "support.h"
@@ -247,6 +253,101 @@ static uint32_t check_all(const uint8_t *data, size_t len, const char *what, out
     return parts;
 }
 
+/* ---- the trace builder over the parts ----------------------------------------------------------- */
+
+typedef struct built {
+    nt_status st, fs;
+    uint64_t h;            /* every sample, stack, frame, record and count of the trace, and two exports */
+    char msg[256];
+    nt_parallel_stats pst;
+} built;
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static int sink_hash(void *user, const void *data, size_t len)
+{
+    *(uint64_t *)user = mix(*(uint64_t *)user, data, len);
+    return 0;
+}
+
+static uint64_t trace_digest(const nt_trace *t)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < nt_trace_sample_count(t); i++) {
+        nt_trace_sample s = nt_trace_sample_at(t, i);
+        uint64_t f[] = { (uint64_t)s.timestamp, (uint64_t)s.time_ns, s.thread_id, s.type, s.stack_index, s.count };
+        h = mix(mix(h, f, sizeof f), s.frame_ids, s.frame_count * sizeof *s.frame_ids);
+    }
+    for (size_t i = 0; i < nt_trace_stack_count(t); i++) {
+        nt_trace_stack st = nt_trace_stack_at(t, i);
+        h = mix(h, st.frame_ids, st.frame_count * sizeof *st.frame_ids);
+    }
+    char name[512];
+    for (size_t i = 0; i < nt_trace_frame_count(t); i++) {
+        const nt_frame *f = nt_trace_frame_at(t, (uint32_t)i);
+        size_t n = nt_frame_name_ex(f, 0, name, sizeof name);
+        h = mix(mix(mix(h, &f->ip, sizeof f->ip), &f->method_index, sizeof f->method_index), name, n < sizeof name ? n : 0);
+    }
+    nt_trace_stats ts = { .struct_size = sizeof ts };
+    nt_trace_stats_get(t, &ts);
+    ts.memory = ts.memory_peak = 0; /* the one thing allowed to differ: the parts' builders are freed */
+    h = mix(h, &ts, sizeof ts);
+    size_t n[] = { nt_trace_method_count(t), nt_trace_module_count(t), nt_trace_assembly_count(t), nt_trace_thread_count(t) };
+    h = mix(h, n, sizeof n);
+    h = mix(h, nt_trace_message(t), strlen(nt_trace_message(t)));
+    cr_assert_eq(nt_export_folded(t, NULL, sink_hash, &h), NT_OK);
+    /* A timeline needs every sample: pprof for a counted trace. */
+    if (nt_export_speedscope(t, NULL, sink_hash, &h) != NT_OK)
+        cr_assert_eq(nt_export_pprof(t, NULL, sink_hash, &h), NT_OK);
+    return h;
+}
+
+/* One build: sequential (jobs 0) or parallel with the builder's part consumer. */
+static void build_one(const uint8_t *data, size_t len, uint32_t jobs, bool count, bool lazy, const nt_trace_limits *lim,
+                      built *o)
+{
+    memset(o, 0, sizeof *o);
+    nt_trace *t = ts_build_trace(data, len, jobs, count, lazy, NULL, lim, &o->st, &o->fs, &o->pst);
+    if (t) {
+        o->h = trace_digest(t);
+        snprintf(o->msg, sizeof o->msg, "%s", nt_trace_message(t));
+    }
+    nt_trace_free(t);
+}
+
+static void same_build(const built *a, const built *b, const char *what, uint32_t jobs, bool count)
+{
+    cr_assert(a->st == b->st && a->fs == b->fs, "%s, %u jobs%s: sequential %s/%s, parallel %s/%s", what, jobs,
+              count ? ", counted" : "", nt_status_name(a->st), nt_status_name(a->fs), nt_status_name(b->st),
+              nt_status_name(b->fs));
+    cr_assert_str_eq(a->msg, b->msg, "%s, %u jobs: the trace's message differs", what, jobs);
+    cr_assert_eq(a->h, b->h, "%s, %u jobs%s: the trace differs from the sequential build's", what, jobs,
+                 count ? ", counted" : "");
+}
+
+/* The builder on 2, 3 and 7 threads against one, counted and not; returns the parts merged with 2 jobs. */
+static uint32_t check_builder(const uint8_t *data, size_t len, const char *what, const nt_trace_limits *lim)
+{
+    uint32_t merged = 0;
+    for (int count = 0; count < 2; count++) {
+        built seq, par;
+        build_one(data, len, 0, count, count == 0, lim, &seq);
+        for (uint32_t j = 2; j <= 7; j += j == 3 ? 4 : 1) {
+            build_one(data, len, j, count, count == 0, lim, &par);
+            same_build(&seq, &par, what, j, count);
+            if (j == 2 && !count)
+                merged = par.pst.merged;
+        }
+    }
+    return merged;
+}
+
 static size_t check_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -264,6 +365,7 @@ static size_t check_dir(const char *dir)
         cr_assert(ts_read_file(path, &data, &len), "cannot read %s", path);
         outcome last;
         check_all(data, len, e->d_name, &last);
+        check_builder(data, len, e->d_name, NULL);
         free(data);
         n++;
     }
@@ -371,6 +473,13 @@ static void check_shape(const shape *sh, const char *what)
         cr_assert_gt(last.pst.reparsed, 0, "%s: a sequence point that leaves a thread out must be reparsed", what);
     cr_assert_geq(last.pst.replayed, parts - (sh->partial_sp || sh->flushes ? 10 : 1),
                   "%s: only %u of %u parts delivered from their own parse", what, last.pst.replayed, parts);
+    uint32_t merged = check_builder(out.data, out.len, what, NULL);
+    cr_assert_geq(merged, parts - (sh->partial_sp || sh->flushes ? 10 : 1),
+                  "%s: only %u of %u parts merged into the trace builder", what, merged, parts);
+    /* Limits the sequential build stops at: the parts that could reach them are parsed again, and stop there. */
+    nt_trace_limits few_samples = { .max_samples = 60 * 120 / 2 }, few_threads = { .max_threads = 5 };
+    check_builder(out.data, out.len, "max_samples", &few_samples);
+    check_builder(out.data, out.len, "max_threads", &few_threads);
     /* Cut short and damaged: the same callbacks before the damage, the same failure. */
     outcome seq, par;
     uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -390,6 +499,10 @@ static void check_shape(const shape *sh, const char *what)
         run_sequential(bad, out.len, 0, false, i % 3 == 1, &seq);
         run_parallel(bad, out.len, 3, 1, 0, false, i % 3 == 1, &par);
         same(&seq, &par, "damaged");
+        if (i % 4 == 0) {
+            check_builder(out.data, cut, "cut, builder", NULL);
+            check_builder(bad, out.len, "damaged, builder", NULL);
+        }
         free(bad);
         /* A callback that stops: the same calls, the same message. */
         uint64_t stop = 1 + x % last.calls;

@@ -302,3 +302,94 @@ LTest(profile, written_edges)
     nt_profile_free(p);
     nt_membuf_free(&out);
 }
+
+/* ---- records part where the code at their addresses changed (code_epoch.h) ---- */
+
+static void method_record(nt_writer *w, nt_record_event which, int64_t ts, uint64_t id, uint64_t start, const char *name)
+{
+    nt_method m = { .which = which, .method_id = id, .module_id = 1, .start_address = start, .size = 0x100,
+                    .flags = NT_METHOD_FLAG_JITTED, .declaring_type = "T", .name = name, .signature = "",
+                    .timestamp = ts };
+    cr_assert_eq(nt_writer_method(w, NULL, &m), NT_OK, "%s", nt_writer_message(w));
+}
+
+/* Allocations on one stack around a reload of its code (Hot gives way to
+ * Warm at the same address), and a reload of code elsewhere that no stack
+ * holds (Far, Farther): the events merge into a record per code version,
+ * and only there. */
+static void write_reloads(nt_membuf *out)
+{
+    nt_writer *w = nt_writer_new(NULL, nt_membuf_write, out, NULL);
+    cr_assert(w);
+    uint32_t tick, sid;
+    define(w, 10, &tick);
+    uint64_t ips[] = { 0x1010, 0x1020 };
+    cr_assert_eq(nt_writer_stack(w, ips, 2, &sid), NT_OK);
+    uint8_t small[8] = { 0xe8, 0x03, 0, 0, 0, 0, 0, 0 };
+    method_record(w, NT_RECORD_LOAD, 10, 7, 0x1000, "Hot");
+    event(w, tick, 5, 20, sid, small, 8);
+    event(w, tick, 5, 21, sid, small, 8);
+    method_record(w, NT_RECORD_UNLOAD, 30, 7, 0x1000, "Hot");
+    method_record(w, NT_RECORD_LOAD, 40, 8, 0x1000, "Warm");
+    event(w, tick, 5, 50, sid, small, 8);
+    method_record(w, NT_RECORD_LOAD, 60, 9, 0x90000, "Far");
+    method_record(w, NT_RECORD_UNLOAD, 61, 9, 0x90000, "Far");
+    method_record(w, NT_RECORD_LOAD, 62, 10, 0x90000, "Farther");
+    event(w, tick, 5, 70, sid, small, 8);
+    nt_writer_event hdr = { .thread_id = 5, .timestamp = 80, .stack_id = sid };
+    cr_assert_eq(nt_writer_sample(w, &hdr, NT_SAMPLE_MANAGED), NT_OK);
+    cr_assert_eq(nt_writer_finish(w), NT_OK, "%s", nt_writer_message(w));
+    nt_writer_free(w);
+}
+
+static void expect_a_record_per_code_version(const nt_profile *p, const char *how)
+{
+    const nt_trace *t = nt_profile_trace(p);
+    cr_assert_eq(nt_profile_record_count(p), 2, "%s: %zu records, one per version of the code at 0x1000", how,
+                 nt_profile_record_count(p));
+    const char *want[] = { "Hot", "Warm" };
+    const int64_t count[] = { 2, 2 };
+    for (size_t i = 0; i < 2; i++) {
+        nt_profile_record r = nt_profile_record_at(p, i);
+        nt_trace_stack st = nt_trace_stack_at(t, r.stack_index);
+        const nt_trace_method *m = nt_trace_frame_at(t, st.frame_ids[0])->method;
+        cr_expect(m && strcmp(m->name, want[i]) == 0, "%s: record %zu names %s, not %s", how, i, m ? m->name : "nothing",
+                  want[i]);
+        cr_expect_eq(r.count, count[i], "%s: record %zu merges %lld events", how, i, (long long)r.count);
+    }
+}
+
+LTest(profile, records_part_only_where_the_code_of_their_stack_changed)
+{
+    nt_membuf out = { 0 };
+    write_reloads(&out);
+    nt_profile *p;
+    char msg[256];
+    cr_assert_eq(nt_profile_from_buffer(out.data, out.len, NULL, &p, msg, sizeof msg), NT_OK, "%s", msg);
+    expect_a_record_per_code_version(p, "file");
+    nt_profile_free(p);
+    nt_membuf_free(&out);
+}
+
+/* A window gets its records at its end, after its events: the change of code
+ * must still part them where it came in the stream, as in the file. */
+LTest(profile, a_window_parts_records_where_the_stream_changed_code)
+{
+    nt_membuf out = { 0 };
+    write_reloads(&out);
+    nt_trace_window *w = nt_profile_window_new(NULL, NULL);
+    cr_assert(w);
+    nt_callbacks cb;
+    nt_profile_window_callbacks(&cb);
+    nt_parser *ps = nt_parser_new(&cb, w, NULL, NULL);
+    cr_assert(ps);
+    cr_assert_eq(nt_parser_feed(ps, out.data, out.len), NT_OK);
+    cr_assert_eq(nt_parser_finish(ps), NT_OK);
+    nt_profile *p;
+    cr_assert_eq(nt_profile_window_take(w, &p), NT_OK);
+    expect_a_record_per_code_version(p, "window");
+    nt_profile_free(p);
+    nt_parser_free(ps);
+    nt_trace_window_free(w);
+    nt_membuf_free(&out);
+}

@@ -315,15 +315,19 @@ static void feed_unload(nt_trace_window *w, uint64_t id, uint64_t start, uint32_
     cr_assert_eq(cb.method(w, &m), 0);
 }
 
-static uint64_t resolved_of(nt_trace_window *w)
+/* A window's resolved frames; evicted: NT_ERR_LIMIT (records were evicted since the last take) is expected too. */
+static uint64_t resolved_taking(nt_trace_window *w, bool evicted)
 {
     nt_trace *t;
-    cr_assert_eq(nt_trace_window_take(w, &t), NT_OK);
+    nt_status st = nt_trace_window_take(w, &t);
+    cr_assert(st == NT_OK || (evicted && st == NT_ERR_LIMIT), "take: %d", (int)st);
     nt_trace_stats ts;
     nt_trace_stats_get(t, &ts);
     nt_trace_free(t);
     return ts.resolved_frames;
 }
+
+static uint64_t resolved_of(nt_trace_window *w) { return resolved_taking(w, false); }
 
 /* Unloaded code serves the window of its unload and the next one (late
  * samples), then leaves the store: memory follows the loaded code. */
@@ -350,6 +354,64 @@ Test(trace_window, unloaded_records_retire_after_a_window)
     cr_assert_eq(ws.records_retired, 1);
     cr_assert_eq(ws.records_evicted, 0);
     cr_assert_eq(ws.address_index.entries, 0, "the page index forgets it too");
+    nt_trace_window_free(w);
+}
+
+/* Sampling ip alone in a window: 1 when a record names it, else 0 (the page test evicts). */
+static uint64_t names_ip(nt_trace_window *w, uint64_t ip, int64_t ticks)
+{
+    feed_sample(w, ticks, 1, NT_SAMPLE_MANAGED, &ip, 1);
+    return resolved_taking(w, true);
+}
+
+/* The address index's page chains (doubly linked, each entry holding its own
+ * nodes): records leave one page's chain from its head, middle and tail, a
+ * record over two pages leaves both, and the page, filled up (256 records),
+ * evicts its oldest through the tail kept at the head; what stays is found. */
+Test(trace_window, page_chains_lose_any_record_and_keep_the_rest)
+{
+    nt_trace_window *w = nt_trace_window_new(NULL, NULL);
+    nt_trace_window_callbacks(&cb);
+    feed_app(w);
+    for (uint64_t k = 1; k <= 5; k++) /* one page, 0x10000-0x10140: the chain is 5 4 3 2 1 */
+        feed_method(w, k, 0x10000 + (k - 1) * 0x40, 0x40, "T", "InPage", 7);
+    feed_method(w, 6, 0x10f00, 0x200, "T", "TwoPages", 7); /* the head of 0x10's chain and alone in 0x11's */
+    feed_unload(w, 1, 0x10000, 0x40, 3);  /* the tail */
+    feed_unload(w, 3, 0x10080, 0x40, 3);  /* the middle */
+    feed_unload(w, 6, 0x10f00, 0x200, 3); /* the head, and 0x11's only record */
+    resolved_of(w);
+    resolved_of(w); /* the unloads retire once a window began after them */
+    nt_trace_window_stats ws = { 0 };
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.records_retired, 3);
+    cr_assert_eq(ws.records.entries, 3);
+    cr_assert_eq(ws.address_index.entries, 3, "one node each for 2, 4 and 5");
+    int64_t t = 10;
+    cr_assert_eq(names_ip(w, 0x10050, t++), 1, "2 is found");
+    cr_assert_eq(names_ip(w, 0x100d0, t++), 1, "4 is found");
+    cr_assert_eq(names_ip(w, 0x10110, t++), 1, "5 is found");
+    cr_assert_eq(names_ip(w, 0x10010, t++), 0, "1 is gone");
+    cr_assert_eq(names_ip(w, 0x10090, t++), 0, "3 is gone");
+    cr_assert_eq(names_ip(w, 0x11010, t++), 0, "6 is gone from its second page too");
+
+    /* The same page filled up (its tail, 2, came after the tail that left): the 257th record evicts 2. */
+    for (uint64_t k = 0; k < 254; k++)
+        feed_method(w, 100 + k, 0x10200 + k * 8, 8, "T", "Fill", 7);
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.records_evicted, 1);
+    cr_assert_eq(ws.address_index.entries, 256);
+    cr_assert_eq(names_ip(w, 0x10050, t++), 0, "the page's oldest record, 2, went");
+    cr_assert_eq(names_ip(w, 0x100d0, t++), 1, "4 stays");
+    cr_assert_eq(names_ip(w, 0x10204, t++), 1, "the first filler stays");
+    cr_assert_eq(names_ip(w, 0x10200 + 253 * 8 + 4, t++), 1, "the newest stays");
+    for (uint64_t k = 0; k < 254; k++)
+        feed_unload(w, 100 + k, 0x10200 + k * 8, 8, t);
+    names_ip(w, 0, t++);
+    names_ip(w, 0, t++);
+    nt_trace_window_stats_get(w, &ws);
+    cr_assert_eq(ws.address_index.entries, 2, "the fillers left node by node");
+    cr_assert_eq(names_ip(w, 0x100d0, t++), 1, "4 is still found");
+    cr_assert_eq(names_ip(w, 0x10110, t++), 1, "5 is still found");
     nt_trace_window_free(w);
 }
 

@@ -9,13 +9,13 @@
 //   BenchDotnet live SECONDS MODE    this process runs a churning workload (two
 //       threads serving "requests", a third minting dynamic methods and compiled
 //       regexes, ~300 new methods a second, each dropped) for SECONDS while MODE profiles it in-process:
-//       none, libnettrace (ContinuousProfiler on its own thread pumped every 100 ms, a window every
+//       none, libnettrace (ContinuousProfiler on its own thread pumped every second, a window every
 //       10 s exported as pprof) or traceevent (a session to itself through
 //       DiagnosticsClient, real-time TraceLog (CreateFromEventPipeSession with
 //       rundown) on its own thread, every sample's stack names folded into a
 //       profile reset every 10 s with TraceLog.TrimLiveSessionState, as an agent does).
 //       Prints the workload's requests per second, the reader thread's CPU
-//       (getrusage RUSAGE_THREAD) per second of profiling, the process's CPU,
+//       (CLOCK_THREAD_CPUTIME_ID) per second of profiling, the process's CPU,
 //       and the managed heap and RSS at each window.
 using System;
 using System.Collections.Generic;
@@ -59,10 +59,13 @@ internal static unsafe class Program
         {
             samples++;
             long sum = 0;
-            foreach (string f in s.Frames)
+            // By index: a foreach over the IReadOnlyList would allocate an enumerator
+            // per sample (3 MB of garbage over the webapp trace's 83K samples).
+            IReadOnlyList<string> names = s.Frames;
+            for (int k = 0; k < names.Count; k++)
             {
                 frames++;
-                sum += f.Length;
+                sum += names[k].Length;
             }
             s_sink += sum;
         }
@@ -155,22 +158,22 @@ internal static unsafe class Program
 
     // ---- live --------------------------------------------------------------
 
-    [StructLayout(LayoutKind.Sequential)]
-    private struct Rusage
+    private struct Timespec
     {
-        public long UtimeSec, UtimeUsec, StimeSec, StimeUsec;
-        public fixed long Rest[14];
+        public long Sec, Nsec;
     }
 
     [DllImport("libc")]
-    private static extern int getrusage(int who, Rusage* usage);
+    private static extern int clock_gettime(int clock, Timespec* ts);
 
-    /// <summary>CPU seconds of the calling thread.</summary>
+    /// <summary>CPU seconds of the calling thread, to the nanosecond
+    /// (CLOCK_THREAD_CPUTIME_ID; getrusage(RUSAGE_THREAD) lags for a running
+    /// thread until its next tick or context switch, so it misplaces short spans).</summary>
     private static double ThreadCpu()
     {
-        Rusage r;
-        getrusage(1 /* RUSAGE_THREAD */, &r);
-        return r.UtimeSec + r.StimeSec + (r.UtimeUsec + r.StimeUsec) / 1e6;
+        Timespec t;
+        clock_gettime(3 /* CLOCK_THREAD_CPUTIME_ID */, &t);
+        return t.Sec + t.Nsec / 1e9;
     }
 
     private static long RssKb()
@@ -194,6 +197,11 @@ internal static unsafe class Program
             s_warmAt = wall.Elapsed.TotalSeconds;
         }
     }
+
+    /// <summary>The libnettrace reader's time between pumps (BENCH_DOTNET_PUMP_MS, 1000 by default, as
+    /// WindowsAsync pumps): each wake-up costs the thread a fixed ~70 us (cold caches, the pump's syscalls)
+    /// beside the bytes' own work, and the runtime buffers the stream (256 MB) meanwhile.</summary>
+    private static readonly int s_pumpMs = int.TryParse(Environment.GetEnvironmentVariable("BENCH_DOTNET_PUMP_MS"), out int ms) && ms > 0 ? ms : 1000;
 
     private static long s_requests;
     private static volatile bool s_stop;
@@ -268,7 +276,7 @@ internal static unsafe class Program
         TimeSpan cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
         var wall = Stopwatch.StartNew();
         double readerCpu = 0;
-        long samples = 0, windows = 0;
+        long samples = 0, windows = 0, bytes = 0;
         var memory = new List<string>();
         void Note() => memory.Add($"{GC.GetTotalMemory(false) / 1024}/{RssKb()}");
         Thread reader = mode switch
@@ -285,25 +293,46 @@ internal static unsafe class Program
             {
                 using var prof = ContinuousProfiler.StartSelf();
                 double next = 10;
+                // Where the reader thread's CPU goes after its first window: waiting
+                // between pumps, the pumps, the takes and the exports (thread CPU each).
+                var split = new double[4];
+                long pumps = 0;
+                double Lap(ref double t0) { double t = ThreadCpu(), d = t - t0; t0 = t; return d; }
+                double c = ThreadCpu();
                 while (wall.Elapsed.TotalSeconds < seconds)
                 {
                     // Batches: the runtime buffers the session (256 MB); a pump reads what has come.
-                    Thread.Sleep(100);
+                    Thread.Sleep(s_pumpMs);
+                    split[0] += Lap(ref c);
                     prof.Pump(TimeSpan.Zero);
+                    split[1] += Lap(ref c);
+                    pumps++;
                     if (wall.Elapsed.TotalSeconds >= next)
                     {
                         next += 10;
                         using ProfileWindow w = prof.TakeWindow();
                         samples += w.Trace.SampleCount;
                         windows++;
+                        split[2] += Lap(ref c);
                         using var pprof = new MemoryStream();
                         w.Trace.ExportPprof(pprof);
                         s_sink += pprof.Length;
+                        split[3] += Lap(ref c);
                         Note();
+                        if (s_warmCpu < 0)
+                        {
+                            Array.Clear(split);
+                            pumps = 0;
+                        }
                         Warm(wall);
+                        c = ThreadCpu();
                     }
                 }
                 readerCpu = ThreadCpu();
+                bytes = prof.Session.Bytes;
+                Console.WriteLine($"libnettrace split after the first window: pumps {pumps} every {s_pumpMs} ms, thread CPU us per pump: " +
+                                  $"wait {1e6 * split[0] / Math.Max(1, pumps):F1} pump {1e6 * split[1] / Math.Max(1, pumps):F1}; per window: " +
+                                  $"take {1e3 * split[2] / Math.Max(1, windows - 1):F2} ms export {1e3 * split[3] / Math.Max(1, windows - 1):F2} ms");
             }),
             "traceevent" => new Thread(() => readerCpu = TraceEventReader(seconds, wall, ref samples, ref windows, Note)),
             _ => throw new ArgumentException("mode: none, libnettrace or traceevent"),
@@ -318,7 +347,7 @@ internal static unsafe class Program
         double cpu = (Process.GetCurrentProcess().TotalProcessorTime - cpu0).TotalSeconds;
         double warmCpu = s_warmCpu < 0 ? 0 : readerCpu - s_warmCpu, warmSecs = s_warmCpu < 0 ? 0 : secs - s_warmAt;
         Console.WriteLine($"mode {mode} seconds {secs:F1} requests_per_s {requests / secs:F0} reader_cpu_s {readerCpu:F3} " +
-                          $"reader_cpu_per_s_after_first_window {(warmSecs > 0 ? warmCpu / warmSecs : 0):F5} process_cpu_per_s {cpu / secs:F3} samples {samples} windows {windows} " +
+                          $"reader_cpu_per_s_after_first_window {(warmSecs > 0 ? warmCpu / warmSecs : 0):F5} process_cpu_per_s {cpu / secs:F3} samples {samples} stream_bytes {bytes} windows {windows} " +
                           $"managed_kb/rss_kb_per_window {string.Join(' ', memory)}");
         GC.KeepAlive(s_sink);
         return 0;

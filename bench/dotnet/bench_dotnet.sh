@@ -19,8 +19,7 @@ fi
 . "$top_srcdir/bindings/dotnet/dotnet.sh"
 work=${BENCH_WORK:-$top_builddir/bench/work}
 out="$NT_DOTNET_WORK/bench"
-dotnet build "$top_srcdir/bench/dotnet/BenchDotnet.csproj" -c Release $nt_dotnet_flags -v:q -o "$out" \
-    -p:BaseIntermediateOutputPath="$NT_DOTNET_WORK/obj/BenchDotnet/" >/dev/null
+dotnet build "$top_srcdir/bench/dotnet/BenchDotnet.csproj" -c Release $nt_dotnet_flags -v:q -o "$out" >/dev/null
 bench="$out/BenchDotnet"
 runs=${BENCH_DOTNET_RUNS:-5}
 seconds=${BENCH_DOTNET_SECONDS:-30}

@@ -23,4 +23,4 @@ bench-dotnet: bindings/libnettrace.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' BENCH_WORK='$(BENCH_WORK)' \
 		$(SHELL) '$(abs_top_srcdir)/bench/dotnet/bench_dotnet.sh'
 .PHONY: bench-dotnet
-EXTRA_DIST += bench/dotnet/bench_dotnet.sh bench/dotnet/BenchDotnet.csproj bench/dotnet/Program.cs
+EXTRA_DIST += bench/dotnet/bench_dotnet.sh bench/dotnet/BenchDotnet.csproj bench/dotnet/Program.cs bench/dotnet/Directory.Build.props

@@ -118,7 +118,7 @@ int main(void)
     F(nt_session_config, providers); F(nt_session_config, provider_count); F(nt_session_config, buffer_mb);
     F(nt_session_config, no_rundown); F(nt_session_config, rundown_keyword); F(nt_session_config, no_stackwalk);
     F(nt_session_config, max_stream_bytes); F(nt_session_config, sink); F(nt_session_config, sink_user);
-    F(nt_session_config, caller_pumps);
+    F(nt_session_config, caller_pumps); F(nt_session_config, reserved_); F(nt_session_config, buffering);
     /* The .NET package's structures beyond the Python module's. */
     S(nt_limits);
     F(nt_limits, struct_size); F(nt_limits, max_block_bytes); F(nt_limits, max_metadata); F(nt_limits, max_metadata_bytes);

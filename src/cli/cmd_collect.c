@@ -57,6 +57,9 @@ static void collect_usage(FILE *f)
           "      --profile NAME[,NAME]  turn on what each named profile needs (the table\n"
           "                           below)\n"
           "      --buffer-mb N      the runtime's session buffer, 1..65535 MB (default 256)\n"
+          "      --buffering block|drop  when that buffer is full: drop events (default) or\n"
+          "                         make the process wait for this reader (non-lossy,\n"
+          "                         .NET 11+; an older runtime gets drop, and a line says so)\n"
           "      --no-rundown       no rundown at the stop (code compiled before the\n"
           "                           session stays unnamed)\n"
           "      --max-bytes N      stop after N bytes of stream (default 1 GiB)\n"
@@ -210,6 +213,7 @@ static int parse_args(int argc, char **argv, collect_args *a, collect_job *j, nt
         { "providers", required_argument, NULL, 'P' },
         { "profile", required_argument, NULL, 'F' },
         { "buffer-mb", required_argument, NULL, 'b' },
+        { "buffering", required_argument, NULL, 'B' },
         { "no-rundown", no_argument, NULL, 'R' },
         { "max-bytes", required_argument, NULL, 'm' },
         { "connect-timeout", required_argument, NULL, 'c' },
@@ -265,6 +269,13 @@ static int parse_args(int argc, char **argv, collect_args *a, collect_job *j, nt
                 return CLI_EXIT_USAGE;
             cfg->buffer_mb = (uint32_t)v;
             break;
+        case 'B':
+            if (strcmp(optarg, "block") != 0 && strcmp(optarg, "drop") != 0) {
+                fprintf(stderr, "nettrace collect: --buffering wants block or drop, not '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            cfg->buffering = optarg[0] == 'b' ? NT_BUFFERING_BLOCK : NT_BUFFERING_DROP;
+            break;
         case 'R': cfg->no_rundown = true; break;
         case 'm':
             if (!cli_u64_option("collect", "--max-bytes", optarg, 1, UINT64_MAX, &cfg->max_stream_bytes))
@@ -297,8 +308,9 @@ int cmd_collect(int argc, char **argv)
 {
     cli_out_file out = { .fd = -1 };
     cli_providers providers = { .count = 0 };
-    nt_session_config cfg = { 0 };
+    nt_session_config cfg;
     memset(&cfg, 0, sizeof cfg);
+    cfg.struct_size = sizeof cfg; /* sized: buffering is past the first layout */
     collect_job j;
     memset(&j, 0, sizeof j);
     j.sink.fd = -1;
@@ -336,6 +348,12 @@ int cmd_collect(int argc, char **argv)
         goto out;
     if (!j.quiet)
         print_providers(&providers);
+    if (!j.quiet && cfg.buffering == NT_BUFFERING_BLOCK)
+        fprintf(stderr, "nettrace collect: buffering: %s\n",
+                nt_session_buffering(j.session) == NT_BUFFERING_BLOCK
+                    ? "non-lossy (blocking buffers)"
+                    : "lossy: the runtime does not support CollectTracing6 (.NET 11+); events are dropped when "
+                      "its buffer is full");
     if (!j.quiet)
         fprintf(stderr, "nettrace collect: pid %d -> %s (Ctrl-C to stop%s)\n",
                 (int)(j.runtime ? j.runtime : pid), j.output, j.duration_ns > 0 ? " early" : "");

@@ -44,8 +44,11 @@ static void usage(FILE *f)
           "  -q, --quiet          no progress messages\n"
           "  -h, --help           this help\n"
           "\n"
-          "The runtime's buffer is lossy (events are dropped when it is full): the\n"
-          "summary says how many were lost and whether the graph is whole.\n",
+          "The session asks for non-lossy buffers (CollectTracing6: the runtime waits\n"
+          "for this reader instead of dropping events; .NET 11 and later).  An older\n"
+          "runtime's buffer is lossy (events are dropped when it is full): the summary\n"
+          "says which buffering the runtime gave, how many events were lost and\n"
+          "whether the graph is whole.\n",
           f);
 }
 
@@ -88,33 +91,36 @@ static void flush_type_table(int32_t pid, bool quiet)
     cfg.no_rundown = true;
     cfg.sink = discard;
     cfg.sink_user = &bytes;
-    cfg.caller_pumps = true;
-    nt_session *s = nt_session_new(&cfg, NULL);
-    if (!s)
+    nt_session *s;
+    char why[512];
+    if (cli_session_begin(pid, &cfg, &s, why, sizeof why) != NT_OK) {
+        if (!quiet)
+            fprintf(stderr, "nettrace gcdump: the type-table flush session did not start (%s): types named in "
+                            "an earlier session may show as UNKNOWN\n", why);
         return;
-    cli_start_guard_begin(s);
-    nt_status st = nt_session_start(s, pid, nt_deadline_after_ms(10000));
-    cli_start_guard_end();
-    if (st == NT_OK) {
-        bool ended;
-        nt_status final;
-        cli_pump_until(s, got_bytes, &bytes, nt_deadline_after_ms(2000), 0, &ended, &final);
-        nt_session_stop(s, nt_deadline_after_ms(10000));
-    } else if (!quiet) {
-        fprintf(stderr, "nettrace gcdump: the type-table flush session did not start (%s): types named in "
-                        "an earlier session may show as UNKNOWN\n", nt_session_message(s));
     }
-    cli_interrupts_session(NULL);
-    nt_session_free(s);
+    bool ended;
+    nt_status final;
+    cli_pump_until(s, got_bytes, &bytes, nt_deadline_after_ms(2000), 0, &ended, &final);
+    nt_session_stop(s, nt_deadline_after_ms(10000));
+    cli_session_end(s);
 }
 
-static void report(const nt_heap *h, const char *path, uint64_t bytes, nt_status stream)
+/* The buffering the runtime gave the dump's session, as the tool says it. */
+static const char *buffering_said(nt_buffering got)
+{
+    return got == NT_BUFFERING_BLOCK ? "non-lossy (blocking buffers)"
+                                     : "lossy: the runtime does not support CollectTracing6 (.NET 11+); the graph "
+                                       "may be incomplete on large heaps";
+}
+
+static void report(const nt_heap *h, const char *path, uint64_t bytes, nt_status stream, nt_buffering got)
 {
     nt_heap_stats st = { 0 };
     nt_heap_stats_get(h, &st);
     printf("nettrace gcdump: wrote %s (%" PRIu64 " bytes): %" PRIu64 " objects, %" PRIu64 " bytes of objects, %" PRIu64
-           " references, %" PRIu64 " roots; %" PRIu64 " events lost (buffering: lossy)\n",
-           path, bytes, st.objects, st.total_bytes, st.edges, st.roots, st.events_dropped);
+           " references, %" PRIu64 " roots; %" PRIu64 " events lost (buffering: %s)\n",
+           path, bytes, st.objects, st.total_bytes, st.edges, st.roots, st.events_dropped, buffering_said(got));
     if (stream != NT_OK)
         printf("nettrace gcdump: the stream did not read cleanly: %s\n", nt_status_describe(stream));
     if (!st.gc_found)
@@ -177,7 +183,7 @@ static int parse(int argc, char **argv, gcdump_args *a)
 static int dump(const gcdump_args *a, dump_sink *k, const char *path)
 {
     nt_provider prov = { .name = NT_PROVIDER_RUNTIME, .keywords = NT_HEAP_KEYWORDS, .level = 5 };
-    nt_session_config cfg = { 0 };
+    nt_session_config cfg = NT_STRUCT_INIT(nt_session_config);
     cfg.providers = &prov;
     cfg.provider_count = 1;
     cfg.buffer_mb = (uint32_t)a->buffer_mb;
@@ -185,24 +191,19 @@ static int dump(const gcdump_args *a, dump_sink *k, const char *path)
     cfg.max_stream_bytes = UINT64_MAX / 2;
     cfg.sink = dump_write;
     cfg.sink_user = k;
-    cfg.caller_pumps = true;
-    nt_session *s = nt_session_new(&cfg, NULL);
-    if (!s) {
-        fprintf(stderr, "nettrace gcdump: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
+    cfg.buffering = NT_BUFFERING_BLOCK; /* non-lossy where the runtime can (.NET 11+), else what it has */
     int64_t deadline = nt_now_ns() + a->timeout_ns;
-    cli_start_guard_begin(s);
-    nt_status st = nt_session_start(s, a->pid, nt_deadline_after_ms(10000));
-    cli_start_guard_end();
+    nt_session *s;
+    char why[512];
+    nt_status st = cli_session_begin(a->pid, &cfg, &s, why, sizeof why);
     if (st != NT_OK) {
-        fprintf(stderr, "nettrace gcdump: cannot start the session with pid %d: %s\n", (int)a->pid,
-                nt_session_message(s)[0] ? nt_session_message(s) : nt_status_describe(st));
-        nt_session_free(s);
+        fprintf(stderr, "nettrace gcdump: cannot start the session with pid %d: %s\n", (int)a->pid, why);
         return cli_exit_code(st);
     }
+    nt_buffering got = nt_session_buffering(s);
     if (!a->quiet)
-        fprintf(stderr, "nettrace gcdump: pid %d -> %s: waiting for the heap dump's GC...\n", (int)a->pid, path);
+        fprintf(stderr, "nettrace gcdump: pid %d -> %s (%s): waiting for the heap dump's GC...\n", (int)a->pid, path,
+                buffering_said(got));
     bool ended = false;
     nt_status final = NT_OK;
     nt_status w = cli_pump_until(s, dump_done, k, deadline, 0, &ended, &final);
@@ -211,13 +212,10 @@ static int dump(const gcdump_args *a, dump_sink *k, const char *path)
     if (!ended) {
         if (!a->quiet)
             fprintf(stderr, "nettrace gcdump: the GC ended; stopping (rundown names the modules)...\n");
-        nt_session_request_stop(s);
-        /* a second Ctrl-C abandons the stop (the handler cancels the session) */
-        cli_pump_until(s, NULL, NULL, nt_deadline_after_ms(60000), 1, &ended, &final);
+        cli_session_drain(s, &ended, &final); /* a second Ctrl-C abandons the stop */
     }
     uint64_t bytes = nt_session_bytes(s);
-    cli_interrupts_session(NULL);
-    nt_session_free(s);
+    cli_session_end(s);
     nt_status ps = k->parse_failed ? nt_parser_status(k->parser) : nt_parser_finish(k->parser);
     nt_heap *h = NULL;
     nt_status fs = nt_heap_builder_finish(k->builder, k->parser, ps, &h);
@@ -226,7 +224,7 @@ static int dump(const gcdump_args *a, dump_sink *k, const char *path)
         fprintf(stderr, "nettrace gcdump: out of memory reading the snapshot back\n");
         return CLI_EXIT_ERROR;
     }
-    report(h, path, bytes, ps);
+    report(h, path, bytes, ps, got);
     nt_heap_stats hs = { 0 };
     nt_heap_stats_get(h, &hs);
     nt_heap_free(h);

@@ -143,19 +143,11 @@ static int sample(const stack_args *a, nt_parser *parser, nt_status *stream)
     cfg.provider_count = 1;
     cfg.sink = nt_sink_parser;
     cfg.sink_user = parser;
-    cfg.caller_pumps = true;
-    nt_session *s = nt_session_new(&cfg, NULL);
-    if (!s) {
-        fprintf(stderr, "nettrace stack: out of memory\n");
-        return CLI_EXIT_ERROR;
-    }
-    cli_start_guard_begin(s);
-    nt_status st = nt_session_start(s, a->pid, nt_deadline_after_ms(10000));
-    cli_start_guard_end();
+    nt_session *s;
+    char why[512];
+    nt_status st = cli_session_begin(a->pid, &cfg, &s, why, sizeof why);
     if (st != NT_OK) {
-        fprintf(stderr, "nettrace stack: cannot start a session with process %d: %s\n", (int)a->pid,
-                nt_session_message(s)[0] ? nt_session_message(s) : nt_status_describe(st));
-        nt_session_free(s);
+        fprintf(stderr, "nettrace stack: cannot start a session with process %d: %s\n", (int)a->pid, why);
         return cli_exit_code(st);
     }
     bool ended = false;
@@ -164,15 +156,12 @@ static int sample(const stack_args *a, nt_parser *parser, nt_status *stream)
     if (ended)
         fprintf(stderr, "nettrace stack: process %d exited while it was sampled\n", (int)a->pid);
     if (!ended && w != NT_ERR_CANCELLED) {
-        nt_session_request_stop(s);
-        /* a second Ctrl-C abandons the rundown (the handler cancels the session) */
-        w = cli_pump_until(s, NULL, NULL, nt_deadline_after_ms(60000), 1, &ended, &final);
+        w = cli_session_drain(s, &ended, &final);
         if (!ended)
             fprintf(stderr, "nettrace stack: the rundown did not end (%s): frames it would name stay unnamed\n",
                     w == NT_ERR_CANCELLED ? "interrupted" : nt_status_describe(w));
     }
-    cli_interrupts_session(NULL);
-    nt_session_free(s);
+    cli_session_end(s);
     *stream = nt_parser_finish(parser);
     return w == NT_ERR_CANCELLED && !ended ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }

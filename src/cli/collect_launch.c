@@ -132,6 +132,21 @@ static nt_status await_runtime(collect_job *j, int64_t until, int *fd)
     }
 }
 
+/* A session of cfg started on the runtime's connection fd (taken: closed
+ * on failure), in j->session; NT_ERR_NOMEM with no session. */
+static nt_status start_on(collect_job *j, int fd, const nt_endpoint *ep, const nt_session_config *cfg, int64_t until)
+{
+    j->session = nt_session_new(cfg, NULL);
+    if (!j->session) {
+        close(fd);
+        return NT_ERR_NOMEM;
+    }
+    cli_start_guard_begin(j->session);
+    nt_status st = nt_session_start_connected(j->session, fd, ep, until);
+    cli_start_guard_end();
+    return st;
+}
+
 /* The session on the runtime's connection fd, then ResumeRuntime. */
 static int start_traced(collect_job *j, int fd, const nt_session_config *cfg, int64_t until)
 {
@@ -148,15 +163,29 @@ static int start_traced(collect_job *j, int fd, const nt_session_config *cfg, in
         close(fd);
         return cli_exit_code(st);
     }
-    j->session = nt_session_new(cfg, NULL);
-    if (!j->session) {
+    st = start_on(j, fd, &ep, cfg, until);
+    if (st == NT_ERR_REFUSED && cfg->buffering == NT_BUFFERING_BLOCK &&
+        nt_session_hresult(j->session) == NT_HR_UNKNOWN_COMMAND) {
+        /* A runtime older than .NET 11 hung up on CollectTracing6; it connects to the port again, and that
+         * connection gets the lossy buffer (the summary line says which buffering the session got). */
+        cli_interrupts_session(NULL);
+        nt_session_free(j->session);
+        j->session = NULL;
+        nt_session_config lossy = *cfg;
+        lossy.buffering = NT_BUFFERING_DROP;
+        st = await_runtime(j, until, &fd);
+        if (st == NT_OK)
+            st = start_on(j, fd, &ep, &lossy, until);
+    }
+    if (st == NT_ERR_NOMEM && !j->session) {
         fprintf(stderr, "nettrace collect: out of memory\n");
-        close(fd);
         return CLI_EXIT_ERROR;
     }
-    cli_start_guard_begin(j->session);
-    st = nt_session_start_connected(j->session, fd, &ep, until);
-    cli_start_guard_end();
+    if (!j->session) {
+        fprintf(stderr, "nettrace collect: %s's runtime did not connect again after refusing non-lossy "
+                        "buffering: %s\n", j->program, nt_status_describe(st));
+        return cli_exit_code(st);
+    }
     if (st == NT_OK)
         st = nt_port_resume_runtime(j->port, until);
     if (st == NT_OK)

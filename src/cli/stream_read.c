@@ -69,7 +69,8 @@ static nt_status read_sequential(cli_stream *st, int fd, const char *path, const
 }
 
 nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound *from, const nt_time_bound *to,
-                          const nt_callbacks *cb, void *user, bool lazy_names, char *err, size_t errsize)
+                          const nt_callbacks *cb, void *user, const nt_parallel_consumer *consumer, bool lazy_names,
+                          char *err, size_t errsize)
 {
     memset(st, 0, sizeof *st);
     /* One open decides every way the file is read: the map for the parallel parse, the sidecar, the plain read. */
@@ -85,7 +86,8 @@ nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound 
     cli_close_input(fd); /* the map keeps the file's bytes */
     cli_progress_start();
     cli_progress_phase("reading");
-    nt_parallel_options opt = { .jobs = jobs_wanted, .lazy_names = lazy_names };
+    nt_parallel_options opt = { .struct_size = sizeof opt, .jobs = jobs_wanted, .lazy_names = lazy_names,
+                                .consumer = consumer };
     /* Smaller parts, so that the tests cut small files too (nettrace(1), ENVIRONMENT). */
     const char *part = getenv("NETTRACE_PART_BYTES");
     if (part && *part)

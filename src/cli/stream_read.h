@@ -26,9 +26,11 @@ void cli_stream_set_jobs(uint32_t jobs);
  * cli_feed_path words it.  The file is opened once (cli_open_input), and
  * that descriptor decides the parallel read, finds the sidecar and is read.
  * Returns the stream's status; the parser that holds the stream's state
- * (cli_stream_parser) is there unless memory was short. */
+ * (cli_stream_parser) is there unless memory was short.  consumer (NULL:
+ * none) takes the parts of a parallel parse on its threads (nettrace_parallel.h). */
 nt_status cli_stream_read(cli_stream *st, const char *path, const nt_time_bound *from, const nt_time_bound *to,
-                          const nt_callbacks *cb, void *user, bool lazy_names, char *err, size_t errsize);
+                          const nt_callbacks *cb, void *user, const nt_parallel_consumer *consumer, bool lazy_names,
+                          char *err, size_t errsize);
 const nt_parser *cli_stream_parser(const cli_stream *st);
 void cli_stream_close(cli_stream *st);
 

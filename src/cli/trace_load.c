@@ -38,10 +38,11 @@ static int report(const char *path, const char *err, nt_status s, size_t kept, c
  * when it pays (stream_read.c); false (exit code in *rc, st closed) when
  * there is nothing to build from. */
 static bool feed(const char *path, const nt_time_bound *from, const nt_time_bound *to, const nt_callbacks *cb,
-                 void *user, cli_stream *st, nt_status *s, int *rc, char *err, size_t errsize)
+                 void *user, const nt_parallel_consumer *consumer, cli_stream *st, nt_status *s, int *rc, char *err,
+                 size_t errsize)
 {
     /* The trace builder (also inside a profile builder) converts only the names it keeps. */
-    *s = cli_stream_read(st, path, from, to, cb, user, true, err, errsize);
+    *s = cli_stream_read(st, path, from, to, cb, user, consumer, true, err, errsize);
     const nt_parser *p = cli_stream_parser(st);
     if (!p || *s == NT_ERR_IO || !nt_parser_trace_info(p)) {
         if (!p)
@@ -69,11 +70,13 @@ static int load(const char *path, bool count, const nt_time_bound *from, const n
         nt_trace_builder_count_samples(b);
     nt_callbacks cb = { 0 };
     nt_trace_builder_callbacks(&cb);
+    nt_parallel_consumer parts; /* a parallel parse's parts go to builders of their own, merged in order */
+    nt_trace_builder_parallel(b, &parts);
     cli_stream st;
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, from, to, &cb, b, &st, &s, &rc, err, sizeof err)) {
+    if (!feed(path, from, to, &cb, b, &parts, &st, &s, &rc, err, sizeof err)) {
         nt_trace_builder_free(b);
         return rc;
     }
@@ -122,7 +125,7 @@ int cli_profile_load(const char *path, const nt_profile_options *opt, nt_profile
     nt_status s;
     int rc;
     char err[512];
-    if (!feed(path, &po.from, &po.to, &cb, b, &st, &s, &rc, err, sizeof err)) {
+    if (!feed(path, &po.from, &po.to, &cb, b, NULL, &st, &s, &rc, err, sizeof err)) {
         nt_profile_builder_free(b);
         return rc;
     }

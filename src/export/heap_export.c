@@ -85,7 +85,7 @@ static bool flame_walk(nt_heap *h, flame *f, const nt_heap_export_options *opt, 
             ok = false;
             break;
         }
-        f->nodes[node].self += opt && opt->by_count ? 1 : h->size[c];
+        f->nodes[node].self += opt && opt->by_count ? 1 : hp_size(h, c);
         stack[top++] = (frame){ c, start[c], node };
     }
     cm_mem_free(f->mem, stack, ((size_t)h->n + 1) * sizeof *stack);

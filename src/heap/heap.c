@@ -23,6 +23,19 @@ const char *nt_heap_root_kind_name(nt_heap_root_kind kind)
     return (unsigned)kind < NT_HEAP_ROOT_KIND_COUNT_ ? root_kind_names[kind] : "";
 }
 
+uint64_t hp_big_size_of(const nt_heap *h, uint32_t i)
+{
+    size_t lo = 0, hi = h->nbig;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->big[mid].obj < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->nbig && h->big[lo].obj == i ? h->big[lo].size : HP_SIZE_BIG;
+}
+
 size_t nt_heap_object_count(const nt_heap *h) { return h ? h->n : 0; }
 
 nt_heap_object nt_heap_object_at(const nt_heap *h, uint32_t i)
@@ -30,7 +43,7 @@ nt_heap_object nt_heap_object_at(const nt_heap *h, uint32_t i)
     nt_heap_object o = { 0 };
     if (h && i < h->n) {
         o.address = h->addr[i];
-        o.size = h->size[i];
+        o.size = hp_size(h, i);
         o.type = h->type[i];
         o.edge_count = h->edge_start[i + 1] - h->edge_start[i];
     }
@@ -53,18 +66,20 @@ bool nt_heap_find(const nt_heap *h, uint64_t address, uint32_t *index)
 {
     if (!h || h->n == 0)
         return false;
+    const uint32_t *order = h->by_addr; /* NULL: the objects are in address order */
     uint32_t lo = 0, hi = h->n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (h->addr[h->by_addr[mid]] < address)
+        if (h->addr[order ? order[mid] : mid] < address)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo >= h->n || h->addr[h->by_addr[lo]] != address)
+    uint32_t at = lo < h->n && order ? order[lo] : lo;
+    if (lo >= h->n || h->addr[at] != address)
         return false;
     if (index)
-        *index = h->by_addr[lo];
+        *index = at;
     return true;
 }
 

@@ -25,6 +25,8 @@ nt_heap_builder *nt_heap_builder_new(const nt_heap_limits *limits, const nt_allo
         return NULL;
     }
     b->lim.max_objects = pick(l.max_objects, NT_HEAP_DEFAULT_MAX_OBJECTS);
+    if (b->lim.max_objects > HP_MAX_OBJECTS)
+        b->lim.max_objects = HP_MAX_OBJECTS;
     b->lim.max_edges = pick(l.max_edges, NT_HEAP_DEFAULT_MAX_EDGES);
     b->lim.max_roots = pick(l.max_roots, NT_HEAP_DEFAULT_MAX_ROOTS);
     b->lim.max_types = pick(l.max_types, NT_HEAP_DEFAULT_MAX_TYPES);
@@ -42,6 +44,7 @@ void nt_heap_free(nt_heap *h)
     size_t n = h->n;
     cm_mem_free(m, h->addr, n * sizeof *h->addr);
     cm_mem_free(m, h->size, n * sizeof *h->size);
+    cm_mem_free(m, h->big, h->cap_big * sizeof *h->big);
     cm_mem_free(m, h->type, n * sizeof *h->type);
     cm_mem_free(m, h->edge_start, (n + 1) * sizeof *h->edge_start);
     cm_mem_free(m, h->edges, h->stats.edges * sizeof *h->edges);
@@ -64,6 +67,7 @@ static void free_building(nt_heap_builder *b)
     cm_mem *m = &h->mem;
     cm_mem_free(m, h->addr, b->cap_addr * sizeof *h->addr);
     cm_mem_free(m, h->size, b->cap_size * sizeof *h->size);
+    cm_mem_free(m, h->big, h->cap_big * sizeof *h->big);
     cm_mem_free(m, h->type, b->cap_type * sizeof *h->type);
     cm_mem_free(m, h->edge_start, b->cap_start * sizeof *h->edge_start);
     cm_mem_free(m, b->edge_addr, b->cap_e * sizeof *b->edge_addr);
@@ -121,6 +125,25 @@ void hb_gc_begin(nt_heap_builder *b, uint32_t gc_number)
 
 static int short_of_memory(nt_heap_builder *b) { return hb_fail(b, NT_ERR_NOMEM, "out of memory building the heap"); }
 
+/* Object i's size of 4 GiB or more into the big list, kept in index order
+ * (at its end while reading; an RCW's estimate may make one big later). */
+static bool big_size(nt_heap *h, uint32_t i, uint64_t size)
+{
+    size_t at = h->nbig;
+    while (at > 0 && h->big[at - 1].obj >= i)
+        at--;
+    if (at < h->nbig && h->big[at].obj == i) {
+        h->big[at].size = size;
+        return true;
+    }
+    if (!cm_mem_reserve(&h->mem, (void **)&h->big, &h->cap_big, h->nbig + 1, sizeof *h->big))
+        return false;
+    memmove(h->big + at + 1, h->big + at, (h->nbig - at) * sizeof *h->big);
+    h->big[at] = (hp_big_size){ i, size };
+    h->nbig++;
+    return true;
+}
+
 int hb_add_object(nt_heap_builder *b, uint64_t addr, uint64_t size, uint64_t type_id, uint64_t edge_count,
                   uint64_t off)
 {
@@ -146,8 +169,10 @@ int hb_add_object(nt_heap_builder *b, uint64_t addr, uint64_t size, uint64_t typ
         !cm_mem_reserve(&h->mem, (void **)&h->type, &b->cap_type, need, sizeof *h->type) ||
         !cm_mem_reserve(&h->mem, (void **)&h->edge_start, &b->cap_start, need + 1, sizeof *h->edge_start)))
         return short_of_memory(b);
+    if (size >= HP_SIZE_BIG && !big_size(h, h->n, size))
+        return short_of_memory(b);
     h->addr[h->n] = addr;
-    h->size[h->n] = size;
+    h->size[h->n] = size < HP_SIZE_BIG ? (uint32_t)size : HP_SIZE_BIG;
     h->type[h->n] = t;
     h->edge_start[h->n] = (uint32_t)b->edge_need;
     b->edge_need += edge_count;
@@ -270,7 +295,7 @@ static int by_address(const void *a, const void *b, void *ctx)
  * where addresses are spread, O(log n) however they cluster. */
 typedef struct addr_index {
     const uint64_t *sorted;
-    const uint32_t *order;
+    const uint32_t *order;     /* sorted position -> object index; NULL: the same */
     uint32_t n;
     uint64_t lo, hi;           /* the lowest and highest address */
     unsigned shift;
@@ -323,13 +348,36 @@ static uint32_t lookup(const addr_index *x, uint64_t a)
         else
             end = mid;
     }
-    return base < x->n && x->sorted[base] == a ? x->order[base] : NT_HEAP_NONE;
+    if (base >= x->n || x->sorted[base] != a)
+        return NT_HEAP_NONE;
+    return x->order ? x->order[base] : base;
 }
 
-/* by_addr and a transient copy of the sorted addresses (*sorted, freed by the caller). */
+/* Objects in walk order are already in address order when the runtime
+ * walked its heap upwards (one segment or region after the next, as the
+ * runtime does): then the address array is its own sorted copy and
+ * by_addr stays NULL (identity), with no sort and no copy. */
+static bool in_address_order(nt_heap *h)
+{
+    for (uint32_t i = 1; i < h->n; i++)
+        if (h->addr[i] < h->addr[i - 1])
+            return false;
+    for (uint32_t i = 1; i < h->n; i++)
+        if (h->addr[i] == h->addr[i - 1])
+            h->stats.duplicate_objects++; /* the lookup finds the first, as after a stable sort */
+    return true;
+}
+
+/* by_addr and a transient copy of the sorted addresses (*sorted, freed by
+ * the caller); neither when the walk was in address order (*sorted is then
+ * h->addr itself, not to be freed). */
 static bool sort_addresses(nt_heap *h, uint64_t **sorted)
 {
     uint32_t n = h->n;
+    if (in_address_order(h)) {
+        *sorted = h->addr;
+        return true;
+    }
     uint32_t *tmp = cm_mem_alloc(&h->mem, (size_t)n * sizeof *tmp);
     h->by_addr = cm_mem_alloc(&h->mem, (size_t)n * sizeof *h->by_addr);
     *sorted = cm_mem_alloc(&h->mem, (size_t)n * sizeof **sorted);
@@ -468,14 +516,23 @@ static bool trim(nt_heap_builder *b)
     return true;
 }
 
-static void add_rcw_overhead(nt_heap_builder *b)
+static bool add_rcw_overhead(nt_heap_builder *b)
 {
     nt_heap *h = b->h;
     if (b->rcw.count == 0)
-        return;
-    for (uint32_t i = 0; i < h->n; i++)
-        if (cm_map_get(&b->rcw, h->addr[i]))
-            h->size[i] += 1000; /* dotnet-gcdump's estimate of the RCW's memory off the GC heap */
+        return true;
+    for (uint32_t i = 0; i < h->n; i++) {
+        if (!cm_map_get(&b->rcw, h->addr[i]))
+            continue;
+        uint64_t size = hp_size(h, i) + 1000; /* dotnet-gcdump's estimate of the RCW's memory off the GC heap */
+        if (size < HP_SIZE_BIG)
+            h->size[i] = (uint32_t)size;
+        else if (big_size(h, i, size))
+            h->size[i] = HP_SIZE_BIG;
+        else
+            return false;
+    }
+    return true;
 }
 
 static void set_complete(nt_heap *h, nt_status status)
@@ -486,7 +543,7 @@ static void set_complete(nt_heap *h, nt_status status)
     s->types = h->ntypes;
     s->total_bytes = 0;
     for (uint32_t i = 0; i < h->n; i++)
-        s->total_bytes += h->size[i];
+        s->total_bytes += hp_size(h, i);
     s->status = status;
     s->complete = status == NT_OK && s->gc_ended && s->events_dropped == 0 && s->bulk_gaps == 0 &&
                   s->edges_missing == 0 && s->edges_extra == 0 && s->bad_events == 0;
@@ -529,8 +586,10 @@ nt_status nt_heap_builder_finish(nt_heap_builder *b, const nt_parser *parser, nt
     if (ok)
         resolve_roots(h, &x);
     index_free(&h->mem, &x);
-    cm_mem_free(&h->mem, sorted, (size_t)h->n * sizeof *sorted);
-    ok = ok && hp_types_finish(h, &b->module_names, b->lim.max_name_bytes) && name_static_roots(b) && trim(b);
+    if (sorted != h->addr)
+        cm_mem_free(&h->mem, sorted, (size_t)h->n * sizeof *sorted);
+    ok = ok && hp_types_finish(h, &b->module_names, b->lim.max_name_bytes) && name_static_roots(b) && trim(b) &&
+         add_rcw_overhead(b);
     if (!ok) {
         cm_mem_free(&h->mem, h->by_addr, (size_t)h->n * sizeof *h->by_addr);
         cm_mem_free(&h->mem, h->edges, (size_t)h->stats.edges * sizeof *h->edges);
@@ -539,7 +598,6 @@ nt_status nt_heap_builder_finish(nt_heap_builder *b, const nt_parser *parser, nt
         nt_heap_builder_free(b);
         return NT_ERR_NOMEM;
     }
-    add_rcw_overhead(b);
     if (b->status != NT_OK)
         snprintf(h->message, sizeof h->message, "%s", b->message);
     set_complete(h, status);

@@ -31,6 +31,18 @@ typedef struct hp_root {
     uint32_t type;       /* static fields: the declaring type's index; else NT_HEAP_NONE */
 } hp_root;
 
+/* The most objects a heap takes, whatever max_objects says: the dominators
+ * number the nodes (objects and the virtual root) in 31 bits. */
+#define HP_MAX_OBJECTS 0x7FFFFFFEu
+
+/* Sizes take 4 bytes an object; the rare object of 4 GiB or more keeps
+ * its size here, the list in index order. */
+#define HP_SIZE_BIG UINT32_MAX
+typedef struct hp_big_size {
+    uint32_t obj;
+    uint64_t size;
+} hp_big_size;
+
 /* A growable pool of NUL-terminated names; offset 0 is "". */
 typedef struct hp_names {
     char *p;
@@ -40,11 +52,14 @@ typedef struct hp_names {
 struct nt_heap {
     cm_mem mem;
     uint32_t n;                /* objects */
-    uint64_t *addr, *size;     /* n each */
+    uint64_t *addr;            /* n */
+    uint32_t *size;            /* n: the size, or HP_SIZE_BIG: the size is in big (hp_size) */
+    hp_big_size *big;          /* the objects of HP_SIZE_BIG bytes or more, by index */
+    size_t nbig, cap_big;
     uint32_t *type;            /* n: type index */
     uint32_t *edge_start;      /* n + 1: object i's edges are edges[edge_start[i] .. edge_start[i + 1]) */
     uint32_t *edges;           /* target object indexes */
-    uint32_t *by_addr;         /* n: object indexes in address order */
+    uint32_t *by_addr;         /* n: object indexes in address order; NULL when the walk was in address order */
     hp_root *roots;
     size_t nroots;
     hp_type *types;
@@ -67,6 +82,14 @@ static inline const char *hp_name(const nt_heap *h, uint32_t off) { return h->na
  * memory is short or the pool would pass max bytes. */
 bool hp_names_add(cm_mem *mem, hp_names *pool, const char *s, size_t len, size_t max, uint32_t *off);
 
+/* The size of object i (of an object in big: found by binary search). */
+uint64_t hp_big_size_of(const nt_heap *h, uint32_t i);
+static inline uint64_t hp_size(const nt_heap *h, uint32_t i)
+{
+    uint32_t s = h->size[i];
+    return s != HP_SIZE_BIG ? s : hp_big_size_of(h, i);
+}
+
 /* dotnet-gcdump's size classes: 0 for objects up to 1,000 bytes, then
  * 1 (" (Bytes > 1K)") to 6 (" (Bytes > 100M)"). */
 unsigned hp_size_class(uint64_t size);
@@ -77,6 +100,11 @@ const char *hp_size_class_suffix(unsigned cls);
  * name), and group the types of one name and module (canon).  False when
  * memory is short or max_name_bytes is reached. */
 bool hp_types_finish(nt_heap *h, const cm_map *module_names, size_t max_name_bytes);
+
+/* nt_heap_dominators with the climbs of semi-NCA bounded by max_climbs
+ * (past it, Lengauer–Tarjan's buckets; 0 takes them at once), so tests
+ * reach both. */
+nt_status hp_dominators_bounded(nt_heap *h, uint64_t max_climbs);
 
 /* Breadth-first search from every root at once, for paths (bfs_*). */
 nt_status hp_bfs(nt_heap *h);
@@ -90,7 +118,7 @@ nt_status hp_dom_children(nt_heap *h, uint32_t **start, uint32_t **child);
 /* Row of object i in the type tables: its canonical type and size class. */
 static inline uint64_t hp_row_key(const nt_heap *h, uint32_t i)
 {
-    return ((uint64_t)h->types[h->type[i]].canon << 3) | hp_size_class(h->size[i]);
+    return ((uint64_t)h->types[h->type[i]].canon << 3) | hp_size_class(hp_size(h, i));
 }
 
 #endif

@@ -109,7 +109,7 @@ size_t nt_heap_objects_of_type(nt_heap *h, const char *name, uint32_t *out, size
     /* Keep the n of smallest rank (closest to a root), by insertion into a sorted array. */
     size_t got = 0;
     for (uint32_t i = 0; i < h->n; i++) {
-        if (!named(h, i, name, len) || (cls != 7 && hp_size_class(h->size[i]) != cls))
+        if (!named(h, i, name, len) || (cls != 7 && hp_size_class(hp_size(h, i)) != cls))
             continue;
         uint32_t r = h->bfs_rank[i];
         if (got == n && r >= h->bfs_rank[out[n - 1]])

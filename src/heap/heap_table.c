@@ -21,16 +21,17 @@ typedef struct hp_diff {
     size_t cap;
 } hp_diff;
 
+/* The rows' slots: row index + 1 by row key (8 slots a type, 32 bytes a
+ * type; 0: none yet), so an object's row is found in one read (where a
+ * map cost a probe and a hash per object) and no array per object is kept. */
+static size_t row_slots(const nt_heap *h) { return (h->ntypes ? h->ntypes : 1) * 8; }
+static uint32_t row_of(const nt_heap *h, const uint32_t *slot, uint32_t i) { return slot[hp_row_key(h, i)] - 1; }
+
 /* Each object's row, the rows' names and counts; rows in first-seen order.
- * A row is a type and a size class: a table by row key (8 slots a type,
- * 32 bytes a type) finds it in one read, where a map cost a probe and a
- * hash per object. */
-static bool make_rows(nt_heap *h, hp_table *t, uint32_t *row_of)
+ * A row is a type and a size class. */
+static bool make_rows(nt_heap *h, hp_table *t, uint32_t *slot)
 {
-    size_t slots = (h->ntypes ? h->ntypes : 1) * 8;
-    uint32_t *slot = cm_mem_alloc(&t->mem, slots * sizeof *slot); /* row index + 1; 0: none yet */
-    if (!slot)
-        return false;
+    size_t slots = row_slots(h);
     memset(slot, 0, slots * sizeof *slot);
     bool ok = true;
     for (uint32_t i = 0; i < h->n; i++) {
@@ -49,12 +50,11 @@ static bool make_rows(nt_heap *h, hp_table *t, uint32_t *row_of)
         }
         nt_heap_type_row *row = &t->pub.rows[*v - 1];
         row->count++;
-        row->shallow_bytes += h->size[i];
+        uint64_t size = hp_size(h, i);
+        row->shallow_bytes += size;
         /* Keep the size class with the row until the names are made. */
-        row->name = (const char *)(uintptr_t)hp_size_class(h->size[i]);
-        row_of[i] = *v - 1;
+        row->name = (const char *)(uintptr_t)hp_size_class(size);
     }
-    cm_mem_free(&t->mem, slot, slots * sizeof *slot);
     return ok;
 }
 
@@ -85,7 +85,7 @@ static bool name_rows(nt_heap *h, hp_table *t)
 /* A row's retained bytes: those of its objects with no dominator of the
  * same row, found by one walk of the dominator tree that counts, per row,
  * the objects of that row on the current path. */
-static bool retained_rows(nt_heap *h, hp_table *t, const uint32_t *row_of)
+static bool retained_rows(nt_heap *h, hp_table *t, const uint32_t *slot)
 {
     uint32_t *start, *child;
     if (hp_dom_children(h, &start, &child) != NT_OK)
@@ -106,12 +106,12 @@ static bool retained_rows(nt_heap *h, hp_table *t, const uint32_t *row_of)
                 end = start[h->n + 1];
             if (f->pos >= end) {
                 if (f->node != h->n)
-                    open[row_of[f->node]]--;
+                    open[row_of(h, slot, f->node)]--;
                 top--;
                 continue;
             }
             uint32_t c = child[f->pos++];
-            uint32_t r = row_of[c];
+            uint32_t r = row_of(h, slot, c);
             if (open[r]++ == 0)
                 t->pub.rows[r].retained_bytes += h->retained[c];
             stack[top++] = (frame){ c, start[c] };
@@ -168,10 +168,9 @@ nt_status nt_heap_type_table(nt_heap *h, nt_heap_order order, nt_heap_table **ou
     hp_table *t = CM_MEM_NEW(hp_table, &h->mem.a);
     if (!t)
         return NT_ERR_NOMEM;
-    size_t n = h->n;
-    uint32_t *row_of = cm_mem_alloc(&t->mem, (n ? n : 1) * sizeof *row_of);
-    bool ok = row_of && make_rows(h, t, row_of) && name_rows(h, t) && retained_rows(h, t, row_of);
-    cm_mem_free(&t->mem, row_of, (n ? n : 1) * sizeof *row_of);
+    uint32_t *slot = cm_mem_alloc(&t->mem, row_slots(h) * sizeof *slot);
+    bool ok = slot && make_rows(h, t, slot) && name_rows(h, t) && retained_rows(h, t, slot);
+    cm_mem_free(&t->mem, slot, row_slots(h) * sizeof *slot);
     if (!ok) {
         /* the names of rows made before a failure are size classes, not pointers */
         for (size_t r = 0; r < t->pub.count; r++)

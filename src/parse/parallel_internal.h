@@ -41,6 +41,7 @@ typedef struct pp_part {
     pp_thread *start_threads; /* its thread table after them, by key */
     size_t nstart_threads;
     pp_tables start_tables;
+    void *cpart;          /* its consumer (nt_parallel_consumer.part_new), which took its callbacks; NULL: the log did */
     bool usable;          /* primed, framed where the index said, the log complete */
     uint64_t primed;      /* blocks read before its own */
 } pp_part;
@@ -55,6 +56,8 @@ struct nt_parallel {
     uint32_t jobs;
     nt_callbacks cb;      /* what delivery calls, and so what the parts keep */
     void *user;
+    nt_parallel_consumer consumer; /* per-part consumers, when have_consumer */
+    bool have_consumer;
     ps_plog_pool pool;
     uint64_t header_end;  /* the stream's start through its Trace object or block */
     pp_block *prime;      /* metadata, thread, remove-thread and sequence-point blocks, in order */

@@ -52,6 +52,9 @@ nt_status nt_parallel_new(const void *data, size_t len, const nt_index *ix, cons
         pp->alloc = *o.alloc;
     pp->lazy = o.lazy_names;
     pp->jobs = o.jobs;
+    pp->have_consumer = o.consumer && o.consumer->part_new && o.consumer->part_merge && o.consumer->part_free;
+    if (pp->have_consumer)
+        pp->consumer = *o.consumer;
     nt_index *own = NULL;
     if (!ix && len && o.jobs != 1) {
         char msg[8];
@@ -75,6 +78,9 @@ size_t nt_parallel_part_count(const nt_parallel *pp) { return pp ? pp->nparts : 
 static void part_release(nt_parallel *pp, pp_part *part)
 {
     ps_plog_free(&part->log);
+    if (part->cpart)
+        pp->consumer.part_free(pp->consumer.ctx, part->cpart);
+    part->cpart = NULL;
     cm_mem_free(&part->logmem, part->start_threads, part->nstart_threads * sizeof *part->start_threads);
     part->start_threads = NULL;
     part->nstart_threads = 0;
@@ -168,11 +174,18 @@ nt_status nt_parallel_decode(nt_parallel *pp, size_t k)
         part->state = PP_DECODED;
         return NT_OK;
     }
-    nt_callbacks rec;
-    ps_plog_callbacks(&rec);
+    nt_callbacks rec = { .struct_size = sizeof rec };
     cm_mem_init(&part->logmem, pp->have_alloc ? &pp->alloc : NULL);
-    part->p = nt_parser_new(&rec, &part->log, &pp->lim, pp->have_alloc ? &pp->alloc : NULL);
-    ps_plog_init(&part->log, &pp->pool, &part->logmem, part->p, &pp->cb);
+    /* The part's own consumer takes its callbacks where there is one; else they are recorded. */
+    if (pp->have_consumer)
+        part->cpart = pp->consumer.part_new(pp->consumer.ctx, k, &rec);
+    if (part->cpart) {
+        part->p = nt_parser_new(&rec, part->cpart, &pp->lim, pp->have_alloc ? &pp->alloc : NULL);
+    } else {
+        ps_plog_callbacks(&rec);
+        part->p = nt_parser_new(&rec, &part->log, &pp->lim, pp->have_alloc ? &pp->alloc : NULL);
+        ps_plog_init(&part->log, &pp->pool, &part->logmem, part->p, &pp->cb);
+    }
     if (part->p) {
         nt_parser_set_lazy_names(part->p, pp->lazy);
         part->usable = k == 0 || prime(pp, part);
@@ -181,7 +194,9 @@ nt_status nt_parallel_decode(nt_parallel *pp, size_t k)
             /* A part that ends early is exact (its failure is the stream's); one that ends must end at the next block. */
             bool framed = s != NT_OK || k + 1 == pp->nparts ||
                           (ps_parser_at_block(part->p) && nt_parser_offset(part->p) == part->end);
-            part->usable = framed && !part->log.failed && !part->log.inexact;
+            /* A consumer's stop is its own (a limit, memory), not the stream's: parsed again, it stops where it should. */
+            bool stopped = part->cpart && s == NT_ERR_STOPPED;
+            part->usable = framed && !stopped && !part->log.failed && !part->log.inexact;
         }
     }
     part->state = PP_DECODED;
@@ -215,15 +230,20 @@ static nt_status feed_cur(nt_parallel *pp, uint64_t from, uint64_t to)
     return nt_parser_feed(p, pp->data + from, (size_t)(to - from));
 }
 
+/* Part 0 parsed again by a parser of the stream's own, live. */
+static nt_status deliver_from_start(nt_parallel *pp, const pp_part *part)
+{
+    pp->cur = nt_parser_new(NULL, NULL, &pp->lim, pp->have_alloc ? &pp->alloc : NULL);
+    if (!pp->cur)
+        return NT_ERR_NOMEM;
+    return feed_cur(pp, 0, part->end);
+}
+
 static nt_status deliver_part(nt_parallel *pp, size_t k)
 {
     pp_part *part = &pp->parts[k];
-    if (pp->nparts == 1 || (k == 0 && !part->usable)) { /* sequential from the start */
-        pp->cur = nt_parser_new(NULL, NULL, &pp->lim, pp->have_alloc ? &pp->alloc : NULL);
-        if (!pp->cur)
-            return NT_ERR_NOMEM;
-        return feed_cur(pp, 0, part->end);
-    }
+    if (pp->nparts == 1 || (k == 0 && !part->usable))
+        return deliver_from_start(pp, part);
     if (k > 0) { /* the sequence point between the parts, live, by the parser that holds the stream's state */
         nt_status s = feed_cur(pp, pp->parts[k - 1].end, pp->parts[k - 1].sp_end);
         if (s)
@@ -233,9 +253,21 @@ static nt_status deliver_part(nt_parallel *pp, size_t k)
         pp->st.reparsed++;
         return feed_cur(pp, part->start, part->end);
     }
-    pp->st.replayed++;
-    pp->fctx.info = &part->p->info;
-    nt_status s = ps_plog_replay(&part->log, &pp->cb, pp->user, &pp->fctx, part->p);
+    nt_status s;
+    if (part->cpart) {
+        int r = pp->consumer.part_merge(pp->consumer.ctx, k, part->cpart);
+        if (r > 0) { /* the consumer cannot take the part whole: the part read again by the stream's parser */
+            pp->st.reparsed++;
+            return k == 0 ? deliver_from_start(pp, part) : feed_cur(pp, part->start, part->end);
+        }
+        pp->st.replayed++;
+        pp->st.merged++;
+        s = r < 0 ? NT_ERR_STOPPED : NT_OK;
+    } else {
+        pp->st.replayed++;
+        pp->fctx.info = &part->p->info;
+        s = ps_plog_replay(&part->log, &pp->cb, pp->user, &pp->fctx, part->p);
+    }
     /* The part's parser becomes the stream's: its counts of its own blocks plus cur's of all before. */
     nt_parser *prev = pp->cur;
     nt_parser_stats own = part->p->stats;

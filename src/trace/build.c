@@ -143,8 +143,11 @@ static bool same_stack(const void *ctx, uint64_t val)
 }
 
 /* Index of the interned stack ips[0..n), adding it if new (its address ids
- * only: the ips are in the address table); UINT32_MAX when memory is short. */
-static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t n)
+ * only: the ips are in the address table); UINT32_MAX when memory is short.
+ * A stack a part's builder interned (build_part.c) also comes with its
+ * address ids there (part_ids), whose ids here amap keeps once looked up
+ * (UINT32_MAX: not yet), so that each address of a part is looked up once. */
+static uint32_t intern_ids(nt_trace_builder *b, const uint64_t *ips, uint32_t n, const uint32_t *part_ids, uint32_t *amap)
 {
     nt_trace *t = b->t;
     cm_mem *m = &t->mem;
@@ -162,7 +165,9 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
         !GROW(m, b->istacks, b->nistacks, b->istacks_cap))
         return UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t id = addr_id(b, ips[k], k == 0);
+        uint32_t id = amap ? amap[part_ids[k]] : UINT32_MAX;
+        if (id == UINT32_MAX && (id = addr_id(b, ips[k], k == 0)) != UINT32_MAX && amap)
+            amap[part_ids[k]] = id;
         if (id == UINT32_MAX)
             return UINT32_MAX;
         t->ids[t->nids + k] = id;
@@ -172,6 +177,20 @@ static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t 
     b->istacks[b->nistacks] = (tr_istack){ (uint32_t)t->nids, n };
     t->nids += n;
     return (uint32_t)b->nistacks++;
+}
+
+static uint32_t intern_stack(nt_trace_builder *b, const uint64_t *ips, uint32_t n)
+{
+    return intern_ids(b, ips, n, NULL, NULL);
+}
+
+uint32_t tr_builder_intern_part(nt_trace_builder *b, const uint64_t *ips, uint32_t n, const uint32_t *part_ids,
+                                uint32_t *amap)
+{
+    uint32_t st = intern_ids(b, ips, n, part_ids, amap);
+    if (st == UINT32_MAX && !b->failed)
+        tr_fail(b, NT_ERR_NOMEM);
+    return st;
 }
 
 static bool add_sample_chunk(nt_trace *t)
@@ -275,7 +294,7 @@ static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack
     tr_pending *pd = &b->pend[th];
     uint32_t idx = pd->entry - 1;
     tr_entry *e = pd->entry ? &b->entries[idx] : NULL;
-    if (!e || e->istack != istack || e->thread_type != thread_type || e->epoch != b->epoch) {
+    if (!e || e->istack != istack || e->thread_type != thread_type || e->epoch != b->code.epoch) {
         bool added;
         uint64_t *slot = cm_map_put(m, &b->entry_index, (uint64_t)istack << 32 | thread_type, &added);
         if (!slot)
@@ -287,7 +306,7 @@ static int count_sample(nt_trace_builder *b, const nt_sample *s, uint32_t istack
             if (!GROW(m, b->entries, b->nentries, b->entries_cap))
                 return tr_fail(b, NT_ERR_NOMEM);
             *slot = b->nentries;
-            b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type, b->epoch };
+            b->entries[b->nentries++] = (tr_entry){ ticks, ticks, b->seq, 0, 0, istack, thread_type, b->code.epoch };
         }
         idx = (uint32_t)*slot;
         e = &b->entries[idx];
@@ -370,27 +389,29 @@ static TR_SLOW_PATH bool keep_labels(nt_trace_builder *b, const nt_sample *s)
     return !lp || tr_note_labels(b, b->t->nsamples, lp);
 }
 
-static int on_sample(void *user, const nt_sample *s)
+uint32_t tr_builder_sample_stack(nt_trace_builder *b, const nt_sample *s)
 {
-    nt_trace_builder *b = user;
-    if (b->failed)
-        return 1;
     uint32_t n = s->stack ? s->stack->count : 0;
     if (!s->stack && s->stack_id != 0)
         b->t->samples_unknown_stack++;
-    uint32_t st;
     tr_idcache *c = &b->idcache[s->stack_id & (TR_IDCACHE - 1)];
     if (n && c->interval == s->stack->interval && c->id == s->stack_id && c->count == n && c->first == s->stack->ips[0] &&
         c->last == s->stack->ips[n - 1])
-        st = c->istack;
-    else if ((st = stack_slow(b, s, n, c)) == UINT32_MAX)
-        return 1;
+        return c->istack;
+    return stack_slow(b, s, n, c);
+}
+
+uint32_t tr_builder_thread(nt_trace_builder *b, uint64_t thread_id)
+{
     /* Samples of a few threads interleave: a small direct-mapped cache in
      * front of the map. */
-    tr_thread_slot *ts = &b->tcache[(s->thread_id * 0x9E3779B97F4A7C15ull) >> (64 - TR_TCACHE_BITS)]; /* ids are often multiples of 4 */
-    uint32_t th = ts->id == s->thread_id ? ts->index : UINT32_MAX;
-    if (th == UINT32_MAX && (th = thread_slow(b, s->thread_id, ts)) == UINT32_MAX)
-        return 1;
+    tr_thread_slot *ts = &b->tcache[(thread_id * 0x9E3779B97F4A7C15ull) >> (64 - TR_TCACHE_BITS)]; /* ids are often multiples of 4 */
+    uint32_t th = ts->id == thread_id ? ts->index : UINT32_MAX;
+    return th != UINT32_MAX ? th : thread_slow(b, thread_id, ts);
+}
+
+int tr_builder_store(nt_trace_builder *b, const nt_sample *s, uint32_t st, uint32_t th)
+{
     uint32_t type = s->type > 254 ? 255 : s->type;
     if (b->aggregate)
         return count_sample(b, s, st, th | (type << 24)); /* counted samples keep no labels */
@@ -404,6 +425,20 @@ static int on_sample(void *user, const nt_sample *s)
         b->sorted = false;
     b->last_ticks = s->timestamp;
     return 0;
+}
+
+static int on_sample(void *user, const nt_sample *s)
+{
+    nt_trace_builder *b = user;
+    if (b->failed)
+        return 1;
+    uint32_t st = tr_builder_sample_stack(b, s);
+    if (st == UINT32_MAX)
+        return 1;
+    uint32_t th = tr_builder_thread(b, s->thread_id);
+    if (th == UINT32_MAX)
+        return 1;
+    return tr_builder_store(b, s, st, th);
 }
 
 /* Stack ids are scoped by the parser's nt_stack.interval: nothing to count

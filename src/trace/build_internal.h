@@ -6,6 +6,7 @@
 
 #include "common/compiler.h"
 #include "trace/trace_internal.h"
+#include "trace/code_epoch.h"
 #include "common/hash.h"
 
 #include <stdarg.h>
@@ -152,7 +153,7 @@ struct nt_trace_builder {
     cm_map entry_index;     /* istack << 32 | thread_type -> entry, this epoch */
     uint64_t seq;
     tr_pending *pend;       /* by thread index: its latest sample */
-    uint32_t epoch;         /* loads and unloads at sampled addresses so far */
+    tr_code_epoch code;     /* changes of code at looked-up addresses so far (code_epoch.h) */
     size_t pend_cap;
 
     /* Labels (labels.c): kept per sample when asked (not when counting). */
@@ -161,8 +162,12 @@ struct nt_trace_builder {
     const nt_event_labels *given_labels; /* the next sample's, when it comes without an event (a window's cut) */
 };
 
-/* A load or unload at [start, start + size): new entries from here on when it may cover a sampled address. */
-void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size);
+/* Method record m as the stream delivers it: the epoch moves when m changes
+ * code where a stack may have looked an address up (code_epoch.h), and
+ * counted entries start anew. */
+void tr_builder_code_changed(nt_trace_builder *b, const nt_method *m);
+/* The stream unloaded code before this builder's first record (a live window's later builders). */
+void tr_builder_code_unloaded_before(nt_trace_builder *b);
 
 #define GROW(m, arr, n, cap) cm_mem_reserve((m), (void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
@@ -216,6 +221,18 @@ static inline uint32_t line_hash(uint64_t line)
 {
     return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
+
+/* A sample's intake in three steps (on_sample, and the merge of a part's
+ * builder, build_part.c): its interned stack (UINT32_MAX: the build failed),
+ * its thread's index (UINT32_MAX: failed), then the sample kept or counted
+ * (nonzero: the build failed). */
+uint32_t tr_builder_sample_stack(nt_trace_builder *b, const nt_sample *s);
+uint32_t tr_builder_thread(nt_trace_builder *b, uint64_t thread_id);
+int tr_builder_store(nt_trace_builder *b, const nt_sample *s, uint32_t st, uint32_t th);
+/* The stack ips[0..n) that a part's builder interned as its address ids part_ids, interned into b
+ * (amap: the part's address ids -> b's, UINT32_MAX until looked up); UINT32_MAX when the build failed. */
+uint32_t tr_builder_intern_part(nt_trace_builder *b, const uint64_t *ips, uint32_t n, const uint32_t *part_ids,
+                                uint32_t *amap);
 
 /* labels.c: sample number sample's labels l noted (interned); false when memory is short. */
 bool tr_note_labels(nt_trace_builder *b, size_t sample, const nt_event_labels *l);

@@ -5,10 +5,10 @@
  *
  * Events on the same interned stack, thread, label and heap merge into one
  * record (found through a keyed map over the records), so memory follows distinct stacks,
- * not events.  A record resolves at the time of its first event; since code
- * can only resolve differently over time once some code was unloaded, the
- * merge key also holds an epoch that every unload (and every load after the
- * first unload) advances. */
+ * not events.  A record resolves at the time of its first event; since a
+ * stack resolves differently only after code at one of its addresses was
+ * loaded or unloaded, the merge key also holds the trace builder's epoch of
+ * such changes (code_epoch.h). */
 #include "trace/profile_internal.h"
 #include "common/sat.h"
 #include "common/abi.h"
@@ -40,8 +40,6 @@ struct nt_profile_builder {
     nt_profile *p;
     bool keep_events, events_only, exception_messages, failed;
     nt_status fail_status;
-    uint32_t epoch;
-    bool seen_unload;
     cm_map rec_index;       /* keyed hash of a record's merge key (rec_hash) -> record (cm_map_find) */
     cm_hash_key key;        /* rec_hash's secret: which records share a hash cannot be chosen */
     pr_open *opens;
@@ -238,7 +236,7 @@ static int on_alloc(nt_profile_builder *b, const nt_event *ev)
         return 0;
     int64_t kind = pr_int(&w[1]);
     const char *type = w[3].have && w[3].v.kind == NT_VALUE_STRING ? w[3].v.v.str.ptr : "";
-    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes, 1, b->epoch,
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), bytes, 1, tr_builder_code_epoch(b->tb),
                  NT_PROFILE_ALLOC, (uint8_t)(kind >= 0 && kind < 3 ? kind : NT_HEAP_OTHER), 0, NULL };
     if (!r.label)
         return fail(b, NT_ERR_NOMEM);
@@ -261,7 +259,7 @@ static int on_exception(nt_profile_builder *b, const nt_event *ev)
     pr_fields(ev, w, b->exception_messages ? 2 : 1);
     const char *type = w[0].have && w[0].v.kind == NT_VALUE_STRING ? w[0].v.v.str.ptr : "";
     const char *message = w[1].have && w[1].v.kind == NT_VALUE_STRING ? w[1].v.v.str.ptr : "";
-    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), 1, 1, b->epoch, NT_PROFILE_EXCEPTIONS, 0, 0,
+    pr_rec r = { ev->thread_id, tr_intern(&p->mem, &p->strings, type), 1, 1, tr_builder_code_epoch(b->tb), NT_PROFILE_EXCEPTIONS, 0, 0,
                  b->exception_messages ? tr_intern(&p->mem, &p->strings, message) : NULL };
     if (!r.label || (b->exception_messages && !r.message))
         return fail(b, NT_ERR_NOMEM);
@@ -323,7 +321,7 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     }
     if (!in_window(b, ev->timestamp)) {
         /* Kept only so that its stop pairs with it rather than counting as unpaired. */
-        *o = (pr_open){ ev->thread_id, ev->timestamp, 0, b->epoch, 0, true, false };
+        *o = (pr_open){ ev->thread_id, ev->timestamp, 0, tr_builder_code_epoch(b->tb), 0, true, false };
         return 0;
     }
     pr_want w[] = { { "ContentionFlags", false, { 0 } } };
@@ -331,7 +329,7 @@ static int on_contention(nt_profile_builder *b, const nt_event *ev, bool start)
     uint32_t st = intern(b, ev, NT_PROFILE_CONTENTION);
     if (st == UINT32_MAX)
         return 1;
-    *o = (pr_open){ ev->thread_id, ev->timestamp, st, b->epoch, (uint8_t)(pr_int(&w[0]) & 0xff), true, true };
+    *o = (pr_open){ ev->thread_id, ev->timestamp, st, tr_builder_code_epoch(b->tb), (uint8_t)(pr_int(&w[0]) & 0xff), true, true };
     return 0;
 }
 
@@ -393,14 +391,7 @@ static int on_sample(void *user, const nt_sample *s)
 static int on_method(void *user, const nt_method *m)
 {
     nt_profile_builder *b = user;
-    /* After an unload, the same addresses may hold other code: events from
-     * here on must not merge with earlier ones on the same stack. */
-    if (m->which == NT_METHOD_UNLOAD) {
-        b->seen_unload = true;
-        b->epoch++;
-    } else if (m->which == NT_METHOD_LOAD && b->seen_unload) {
-        b->epoch++;
-    }
+    /* The trace builder moves the epoch that keeps records apart where code changed (code_epoch.h). */
     return b->tcb.method(b->tb, m);
 }
 

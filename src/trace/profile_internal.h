@@ -13,7 +13,7 @@ typedef struct pr_rec {
     uint64_t thread_id;
     const char *label;      /* interned in nt_profile.strings */
     int64_t value, count;
-    uint32_t epoch;         /* method unloads (and loads after one) before the first event */
+    uint32_t epoch;         /* the trace builder's code epoch at the first event (code_epoch.h) */
     uint8_t kind, heap, open;
     const char *message;    /* exceptions with exception_messages: interned; NULL otherwise */
 } pr_rec;

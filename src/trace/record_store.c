@@ -5,6 +5,7 @@
  * does, and the lists the budget and the retirement walk. */
 #include "trace/record_store.h"
 #include "trace/trace_internal.h"
+#include "trace/code_epoch.h"
 #include "common/sort.h"
 
 #include <string.h>
@@ -30,6 +31,7 @@ struct rs_entry {
     uint32_t gprev, gnext;    /* the unloaded list */
     uint32_t mprev, mnext;    /* its module's records */
     uint32_t module;          /* its module's slot */
+    uint32_t node;            /* its node in its first page's chain (then through enext); NONE when wide or unindexed */
     uint16_t clr_instance_id;
     uint8_t which, list;
     bool live;                /* in the live map (a load or DCStart not yet unloaded) */
@@ -138,28 +140,29 @@ static void count_index(rs_store *s)
                      (uint64_t)s->nwide * sizeof(uint32_t);
 }
 
-/* Take entry i out of page p's chain. */
-static void page_remove(rs_store *s, uint64_t p, uint32_t i)
+/* Take node n (its entry's node for page p) out of p's chain. */
+static void page_remove(rs_store *s, uint64_t p, uint32_t n)
 {
     uint64_t *v = cm_map_get(&s->pages, p);
     if (!v)
         return;
     uint32_t head = (uint32_t)(*v >> 32) - 1, count = (uint32_t)*v;
-    uint32_t prev = NONE;
-    for (uint32_t n = head; n != NONE; prev = n, n = s->nodes[n].next) {
-        if (s->nodes[n].entry != i)
-            continue;
-        uint32_t next = s->nodes[n].next;
-        if (prev == NONE)
-            head = next;
+    rs_node *x = &s->nodes[n];
+    if (n == head) {
+        head = x->next;
+        if (head != NONE)
+            s->nodes[head].prev = x->prev; /* the tail, as before */
+    } else {
+        s->nodes[x->prev].next = x->next;
+        if (x->next != NONE)
+            s->nodes[x->next].prev = x->prev;
         else
-            s->nodes[prev].next = next;
-        s->nodes[n].next = s->free_node;
-        s->free_node = n;
-        s->nodes_used--;
-        count--;
-        break;
+            s->nodes[head].prev = x->prev; /* n was the tail */
     }
+    x->next = s->free_node;
+    s->free_node = n;
+    s->nodes_used--;
+    count--;
     if (!count)
         cm_map_del(&s->pages, p);
     else
@@ -168,7 +171,7 @@ static void page_remove(rs_store *s, uint64_t p, uint32_t i)
 
 static void unindex(rs_store *s, uint32_t i)
 {
-    const rs_entry *e = &s->entries[i];
+    rs_entry *e = &s->entries[i];
     uint64_t p0, p1;
     page_span(e->start, e->size, &p0, &p1);
     if (is_wide(p0, p1)) {
@@ -179,11 +182,14 @@ static void unindex(rs_store *s, uint32_t i)
                 break;
             }
     } else {
-        for (uint64_t p = p0;; p++) {
-            page_remove(s, p, i);
-            if (p == p1)
-                break;
+        /* Its nodes are p0's, p0 + 1's, ... in order (fewer when indexing ran out of memory). */
+        uint64_t p = p0;
+        for (uint32_t n = e->node; n != NONE; p++) {
+            uint32_t next = s->nodes[n].enext;
+            page_remove(s, p, n);
+            n = next;
         }
+        e->node = NONE;
     }
     count_index(s);
 }
@@ -271,13 +277,12 @@ static bool index_entry(rs_store *s, uint32_t i)
         count_index(s);
         return true;
     }
+    uint32_t last = NONE; /* i's node in the page before */
     for (uint64_t p = p0;; p++) {
         uint64_t *v = cm_map_get(&s->pages, p);
         if (v && (uint32_t)*v >= RS_PAGE_MAX) {
-            /* The page's oldest record goes: its chain's tail. */
-            uint32_t n = (uint32_t)(*v >> 32) - 1;
-            while (s->nodes[n].next != NONE)
-                n = s->nodes[n].next;
+            /* The page's oldest record goes: its chain's tail, the head's prev. */
+            uint32_t n = s->nodes[(uint32_t)(*v >> 32) - 1].prev;
             s->evicted++;
             s->evicted_sampled += s->entries[s->nodes[n].entry].hit != 0;
             remove_entry(s, s->nodes[n].entry);
@@ -299,9 +304,17 @@ static bool index_entry(rs_store *s, uint32_t i)
             return false;
         }
         uint32_t head = added ? NONE : (uint32_t)(*v >> 32) - 1, count = added ? 0 : (uint32_t)*v;
-        s->nodes[node] = (rs_node){ i, head };
+        uint32_t tail = head == NONE ? node : s->nodes[head].prev;
+        s->nodes[node] = (rs_node){ .entry = i, .next = head, .prev = tail, .enext = NONE };
+        if (head != NONE)
+            s->nodes[head].prev = node;
         *v = (uint64_t)(node + 1) << 32 | (count + 1);
         s->nodes_used++;
+        if (last == NONE)
+            s->entries[i].node = node;
+        else
+            s->nodes[last].enext = node;
+        last = node;
         if (p == p1)
             break;
     }
@@ -394,7 +407,7 @@ static uint32_t add_entry(rs_store *s, const nt_method *m, int64_t until)
                      .rejit_id = m->rejit_id, .timestamp = m->timestamp, .until = until, .seq = s->seq,
                      .born = s->queries, .text = text, .text_size = (uint32_t)len, .size = m->size, .token = m->token,
                      .flags = m->flags, .version = m->version, .module = mk, .clr_instance_id = m->clr_instance_id,
-                     .which = (uint8_t)m->which, .list = RS_COLD, .mprev = NONE };
+                     .which = (uint8_t)m->which, .list = RS_COLD, .mprev = NONE, .node = NONE };
     rs_module *mo = &s->modules[mk];
     e->mnext = mo->head;
     if (mo->head != NONE)
@@ -465,7 +478,7 @@ void rs_add_method(rs_store *s, const nt_method *m)
         return;
     }
     /* Loads and DCStart rundown stand for loaded code (a builder's live map: DCEnd closes the stream). */
-    if (m->which == NT_METHOD_LOAD || m->which == NT_METHOD_DC_START) {
+    if (tr_code_arrives(m)) {
         if (!cm_map_set(s->mem, &s->live, key, i)) {
             remove_entry(s, i);
             s->nomem = true;

@@ -45,14 +45,18 @@ static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t si
     return false;
 }
 
-void tr_builder_code_changed(nt_trace_builder *b, uint64_t start, uint64_t size)
+void tr_builder_code_changed(nt_trace_builder *b, const nt_method *m)
 {
-    /* Samples from here on resolve against this record too: count them apart. */
-    if (maybe_sampled(b, start, size)) {
+    /* Stacks from here on may resolve against this record too: merge them apart (code_epoch.h). */
+    if (tr_code_epoch_may_move(&b->code, m) && maybe_sampled(b, m->start_address, m->size)) {
         cm_map_free(&b->t->mem, &b->entry_index);
-        b->epoch++;
+        b->code.epoch++;
     }
 }
+
+uint32_t tr_builder_code_epoch(const nt_trace_builder *b) { return b->code.epoch; }
+
+void tr_builder_code_unloaded_before(nt_trace_builder *b) { b->code.unloaded = true; }
 
 /* n bytes in the cold string arena (chunks start with their size, as in tr_strings). */
 static char *cold_bytes(nt_trace_builder *b, size_t n)
@@ -181,7 +185,7 @@ static int add_cold(nt_trace_builder *b, const nt_method *m, uint64_t key, int64
     c->hot_before = (uint32_t)t->nmethods;
     c->source = (uint8_t)m->which;
     c->wide = wide;
-    if (m->which == NT_METHOD_DC_START && !cm_map_set(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
+    if (tr_code_arrives(m) && !cm_map_set(&t->mem, &b->live, key, (uint32_t)b->ncold | TR_COLD))
         return tr_fail(b, NT_ERR_NOMEM);
     b->ncold++;
     return 0;
@@ -201,8 +205,7 @@ int tr_on_method(void *user, const nt_method *m)
         live = UINT32_MAX;
     if (t->nmethods + b->ncold >= TR_COLD - 2)
         return tr_fail_limit(b, "more than %u method records held", TR_COLD - 2);
-    if (b->aggregate && (m->which == NT_METHOD_LOAD || m->which == NT_METHOD_UNLOAD))
-        tr_builder_code_changed(b, m->start_address, m->size);
+    tr_builder_code_changed(b, m);
     switch (m->which) {
     case NT_METHOD_LOAD:
         t->jit_records++;

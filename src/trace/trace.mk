@@ -8,6 +8,8 @@ libnettrace_core_la_SOURCES += \
 	src/trace/symbols.c \
 	src/trace/build_internal.h \
 	src/trace/build.c \
+	src/trace/code_epoch.h \
+	src/trace/build_part.c \
 	src/trace/records.c \
 	src/trace/labels.c \
 	src/trace/resolve.c \

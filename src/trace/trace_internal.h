@@ -25,6 +25,8 @@ const char *tr_intern(cm_mem *m, tr_strings *st, const char *s);
 /* A stored copy of s, shared with an equal recent string when the cache has it. */
 const char *tr_store(cm_mem *m, tr_strings *st, const char *s);
 void tr_strings_free(cm_mem *m, tr_strings *st);
+/* A copy of len bytes (any bytes, a NUL after them) in the storage, not interned; NULL when memory is short. */
+char *tr_strings_bytes(cm_mem *m, tr_strings *st, const void *bytes, size_t len);
 /* Drop the lookup table once nothing more will be interned (the strings stay). */
 void tr_strings_seal(cm_mem *m, tr_strings *st);
 
@@ -131,6 +133,9 @@ struct nt_trace {
  * each entry's stack, an interned index, becomes a resolved stack index
  * valid at its ticks.  extra must live until finish() returns. */
 uint32_t tr_builder_intern(nt_trace_builder *b, const nt_stack *stack);
+/* Changes of code at looked-up addresses so far (code_epoch.h): part of what
+ * an event profile merges its records by. */
+uint32_t tr_builder_code_epoch(const nt_trace_builder *b);
 /* The builder's limits (defaults filled in), for what an event profile holds beside it. */
 const nt_trace_limits *tr_builder_limits(const nt_trace_builder *b);
 /* Stop the build at a limit of such a table: msg, naming it, becomes the trace's message. */

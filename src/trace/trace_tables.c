@@ -78,6 +78,11 @@ static char *strings_store(cm_mem *m, tr_strings *st, const char *s, size_t len)
     return d;
 }
 
+char *tr_strings_bytes(cm_mem *m, tr_strings *st, const void *bytes, size_t len)
+{
+    return strings_store(m, st, bytes, len);
+}
+
 const char *tr_intern(cm_mem *m, tr_strings *st, const char *s)
 {
     if (!s || !*s)

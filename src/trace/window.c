@@ -109,8 +109,11 @@ static bool start_window(nt_trace_window *w)
     w->b = w->type->start(&w->alloc);
     if (!w->b)
         return false;
+    nt_trace_builder *tb = w->type->trace_builder(w->b);
     if (w->cfg.sample_labels)
-        nt_trace_builder_keep_labels(w->type->trace_builder(w->b));
+        nt_trace_builder_keep_labels(tb);
+    if (w->store.unload)
+        tr_builder_code_unloaded_before(tb); /* a later load may replace code (code_epoch.h) */
     if (w->have_info)
         w->bcb.trace(w->b, &w->info);
     return true;
@@ -156,11 +159,16 @@ nt_trace_window *nt_profile_window_new(const nt_trace_window_config *cfg, const 
     return window_new(cfg, alloc, &PROFILE_WINDOW);
 }
 
-/* Records are kept by the store: a stream that does not end is never stopped for them. */
+/* Records are kept by the store: a stream that does not end is never stopped
+ * for them.  They reach the builder only at the window's end, but a change
+ * of code does now, so that what it merges by stack parts here as a file's
+ * builder would (code_epoch.h). */
 static int on_method(void *user, const nt_method *m)
 {
     nt_trace_window *w = user;
     rs_add_method(&w->store, m);
+    if (w->b && !w->builder_stopped)
+        tr_builder_code_changed(w->type->trace_builder(w->b), m);
     w->last_ticks = m->timestamp > w->last_ticks ? m->timestamp : w->last_ticks;
     return 0;
 }

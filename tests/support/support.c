@@ -1,4 +1,6 @@
 #include "support.h"
+#include "nettrace_parallel.h"
+#include "nettrace_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,4 +358,46 @@ nt_status ts_digest_feed_random(const uint8_t *data, size_t len, uint64_t seed, 
         off += n;
     }
     return finish_digest(p, s, d, err_offset);
+}
+
+nt_trace *ts_build_trace(const uint8_t *data, size_t len, uint32_t jobs, bool count, bool lazy, const nt_limits *lim,
+                         const nt_trace_limits *tl, nt_status *st, nt_status *fs, nt_parallel_stats *pst)
+{
+    *st = *fs = NT_ERR_NOMEM;
+    nt_trace_builder *b = nt_trace_builder_new(NULL);
+    if (!b)
+        return NULL;
+    if (count)
+        nt_trace_builder_count_samples(b);
+    nt_trace_builder_set_limits(b, tl);
+    nt_callbacks cb = { 0 };
+    nt_trace_builder_callbacks(&cb);
+    nt_parallel_consumer parts;
+    nt_trace_builder_parallel(b, &parts);
+    nt_parser *seq = NULL;
+    nt_parallel *pp = NULL;
+    const nt_parser *p;
+    if (!jobs) {
+        p = seq = nt_parser_new(&cb, b, lim, NULL);
+        if (seq) {
+            nt_parser_set_lazy_names(seq, lazy);
+            *st = nt_parser_feed(seq, data, len);
+            if (*st == NT_OK)
+                *st = nt_parser_finish(seq);
+        }
+    } else {
+        nt_parallel_options opt = { .struct_size = sizeof opt, .jobs = jobs, .part_bytes = 1, .limits = lim,
+                                    .lazy_names = lazy, .consumer = &parts };
+        *st = nt_parse_parallel(data, len, NULL, &cb, b, &opt, &pp, NULL, 0);
+        if (pst) {
+            pst->struct_size = sizeof *pst;
+            nt_parallel_stats_get(pp, pst);
+        }
+        p = nt_parallel_parser(pp);
+    }
+    nt_trace *t = NULL;
+    *fs = nt_trace_builder_finish(b, p, *st, &t);
+    nt_parser_free(seq);
+    nt_parallel_free(pp);
+    return t;
 }

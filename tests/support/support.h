@@ -43,4 +43,16 @@ nt_status ts_digest_feed(const uint8_t *data, size_t len, const size_t *sizes, s
 nt_status ts_digest_feed_random(const uint8_t *data, size_t len, uint64_t seed, size_t max_chunk,
                                 const nt_limits *lim, ts_digest *d, uint64_t *err_offset);
 
+/* A trace built from data by the trace builder: fed to one parser (jobs 0) or over the parts of a
+ * parallel parse with the builder's part consumer (nt_trace_builder_parallel; parts as small as the
+ * stream allows), counted or not, lazy names or not, under the parser limits lim and the trace limits
+ * tl (NULL: defaults).  *st gets the stream's status, *fs nt_trace_builder_finish's, *pst (when not
+ * NULL and jobs) the parallel parse's stats; returns the trace (NULL when finish failed). */
+struct nt_trace;
+struct nt_trace_limits;
+struct nt_parallel_stats;
+struct nt_trace *ts_build_trace(const uint8_t *data, size_t len, uint32_t jobs, bool count, bool lazy,
+                                const nt_limits *lim, const struct nt_trace_limits *tl, nt_status *st, nt_status *fs,
+                                struct nt_parallel_stats *pst);
+
 #endif

@@ -197,6 +197,33 @@ public class LiveTests
         Assert.True(allocEvents > 0, "no allocation ticks in the windows");
     }
 
+    /// <summary>WindowsAsync pumps once a second by default, yet a window of an
+    /// interval that is no multiple of it still closes on time: the last wait is
+    /// cut to what is left of the window (a full second's wait would close a
+    /// 2.1 s window at 3 s).</summary>
+    [SkippableFact]
+    public async Task WindowsCloseOnTimeBetweenPumps()
+    {
+        Skip.If(Environment.GetEnvironmentVariable("DOTNET_EnableDiagnostics") == "0", "diagnostics are disabled in this process");
+        Assert.Equal(TimeSpan.FromSeconds(1), ContinuousProfiler.DefaultPumpEvery);
+        using var prof = ContinuousProfiler.StartSelf();
+        TimeSpan interval = TimeSpan.FromSeconds(2.1);
+        var lengths = new List<TimeSpan>();
+        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        await foreach (ProfileWindow w in prof.WindowsAsync(interval, cancel: deadline.Token))
+        {
+            using (w)
+                lengths.Add(w.EndUtc - w.StartUtc);
+            if (lengths.Count == 3)
+                break;
+        }
+        prof.Stop().Dispose();
+        Assert.Equal(3, lengths.Count);
+        // The first window also holds the session's start; the next ones are the interval alone.
+        foreach (TimeSpan len in lengths.Skip(1))
+            Assert.InRange(len.TotalSeconds, interval.TotalSeconds - 0.02, interval.TotalSeconds + 0.5);
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static double RequestSpinForTheProfiler(int n)
     {

@@ -27,6 +27,12 @@ public class SampleFilter
     public Weight Weight { get; set; }
     /// <summary>Names carry the methods' parameter lists, so overloads are told apart.</summary>
     public bool Signatures { get; set; }
+
+    /// <summary>The members every options struct that filters samples shares
+    /// (nt_export_options, nt_top_options): filter, weight, signatures.</summary>
+    internal nt_sample_filter NativeFilter => nt_sample_filter.Of(ManagedOnly, ThreadId, FromNs, ToNs);
+    internal int NativeWeight => (int)Weight;
+    internal byte NativeSignatures => (byte)(Signatures ? 1 : 0);
 }
 
 /// <summary>What a pprof, speedscope or folded export of samples covers.</summary>
@@ -38,10 +44,10 @@ public sealed class ExportOptions : SampleFilter
     internal unsafe nt_export_options ToNative(byte* name) => new()
     {
         struct_size = Sized.Of<nt_export_options>(),
-        filter = nt_sample_filter.Of(ManagedOnly, ThreadId, FromNs, ToNs),
-        weight = (int)Weight,
+        filter = NativeFilter,
+        weight = NativeWeight,
         name = name,
-        signatures = (byte)(Signatures ? 1 : 0),
+        signatures = NativeSignatures,
     };
 }
 
@@ -65,9 +71,9 @@ public sealed class TopOptions : SampleFilter
             rows = (uint)Rows,
             by_inclusive = (byte)(ByInclusive ? 1 : 0),
             by_thread = (byte)(ByThread ? 1 : 0),
-            filter = nt_sample_filter.Of(ManagedOnly, ThreadId, FromNs, ToNs),
-            signatures = (byte)(Signatures ? 1 : 0),
-            weight = (int)Weight,
+            filter = NativeFilter,
+            signatures = NativeSignatures,
+            weight = NativeWeight,
         };
     }
 }

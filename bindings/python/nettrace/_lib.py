@@ -226,7 +226,7 @@ class nt_session_config(Structure):
                 ("providers", POINTER(nt_provider)), ("provider_count", c_size_t), ("buffer_mb", c_uint32),
                 ("no_rundown", c_bool), ("rundown_keyword", c_uint64), ("no_stackwalk", c_bool),
                 ("max_stream_bytes", c_uint64), ("sink", c_void_p), ("sink_user", c_void_p),
-                ("caller_pumps", c_bool)]
+                ("caller_pumps", c_bool), ("reserved_", c_uint8 * 7), ("buffering", c_uint32)]
 
 
 class nt_convert_options(Structure):

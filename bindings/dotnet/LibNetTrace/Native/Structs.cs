@@ -343,6 +343,8 @@ internal unsafe struct nt_session_config
     public nint sink;
     public void* sink_user;
     public byte caller_pumps;
+    public fixed byte reserved_[7];
+    public uint buffering; // an nt_buffering: 0 (default) is lossy
 }
 
 [StructLayout(LayoutKind.Sequential)]
