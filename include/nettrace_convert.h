@@ -16,9 +16,13 @@
  *
  * A slice (nt_convert_options.from / .to) keeps the header, the window's
  * events with the stacks and metadata they use, the sequence points inside
- * it, and every method, module and assembly record of the input (loads and
- * unloads before and after the window and the rundowns), so the slice's
- * frames are named as the original's are.  Sequence numbers are numbered
+ * it, every module and assembly record of the input, and the method records
+ * (loads and unloads before and after the window, the rundowns) whose code
+ * holds an address of the window's stacks, so the slice's frames are named
+ * as the original's are: a first pass over the input finds those addresses
+ * (nt_convert_bytes, and nt_convert on a regular file, read from where it
+ * is and put back there; from a pipe, or with NT_CONVERT_RECORDS_ALL, every
+ * method record is kept).  Sequence numbers are numbered
  * again in a slice, since the events left out are not lost.
  *
  *   nt_convert_options o = { .format = 6 };
@@ -51,7 +55,12 @@ typedef struct nt_convert_options {
     nt_time_bound from, to;        /**< a slice [from, to) of the events by their time (nt_sample's time_ns);
                                         both unset: the whole trace */
     const nt_allocator *alloc;     /**< every allocation of the conversion; NULL = malloc */
+    uint32_t records;              /**< a slice's method records: NT_CONVERT_RECORDS_NEEDED (0: those whose code
+                                        holds a frame of the window) or NT_CONVERT_RECORDS_ALL */
 } nt_convert_options;
+
+#define NT_CONVERT_RECORDS_NEEDED 0u
+#define NT_CONVERT_RECORDS_ALL 1u
 
 /** What a conversion did.  The library fills it (set struct_size first, see "How structs grow"). */
 typedef struct nt_convert_stats {
@@ -71,6 +80,8 @@ typedef struct nt_convert_stats {
     uint64_t records_outside_window; /**< method, module and assembly records kept from outside the window */
     int os_error;                  /**< errno of a failed read (status NT_ERR_IO with output_failed false) */
     char message[256];             /**< what went wrong, with the byte offset; "" on success */
+    uint64_t method_records_left_out; /**< a slice's method records from outside the window whose code holds no
+                                           frame of it */
 } nt_convert_stats;
 
 /**

@@ -1,12 +1,14 @@
 /* nt_convert / nt_convert_bytes (nettrace_convert.h) as a library call: a
- * slice keeps the window's samples and every method record, so its frames
- * are named as the original's; a cut input still gives a complete output of
+ * slice keeps the window's samples and the method records whose code holds
+ * their frames (every one on request, or from a pipe), so its frames are
+ * named as the original's; a cut input still gives a complete output of
  * what was read; a failing sink is the output's failure; bad options are
  * refused before anything is written. */
 #include "nettrace_convert.h"
 
 #include <criterion/criterion.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MS 1000000 /* the writer's default clock: 1 GHz, so ticks are ns */
 
@@ -62,7 +64,7 @@ static void assert_named(const nt_trace *t, size_t i, const char *want)
     cr_assert(strstr(name, want), "sample %zu is named '%s', want '%s'", i, name, want);
 }
 
-Test(convert_api, a_slice_keeps_the_windows_samples_and_every_record)
+Test(convert_api, a_slice_keeps_the_windows_samples_and_the_records_they_need)
 {
     nt_membuf in = trace(4);
     nt_convert_options o = { .struct_size = sizeof o,
@@ -70,10 +72,20 @@ Test(convert_api, a_slice_keeps_the_windows_samples_and_every_record)
                              .to = { .set = true, .absolute = true, .ns = 6 * MS } };
     nt_convert_stats st = { .struct_size = sizeof st };
     nt_membuf out = { 0 };
+    /* Every record asked for: Late's load too. */
+    o.records = NT_CONVERT_RECORDS_ALL;
+    cr_assert_eq(nt_convert_bytes(in.data, in.len, &o, nt_membuf_write, &out, &st), NT_OK, "%s", st.message);
+    cr_assert_eq(st.records_outside_window, 3, "Early's load, Late's load, the rundown");
+    cr_assert_eq(st.method_records_left_out, 0);
+    size_t all_bytes = out.len;
+    out.len = 0;
+    o.records = NT_CONVERT_RECORDS_NEEDED;
     cr_assert_eq(nt_convert_bytes(in.data, in.len, &o, nt_membuf_write, &out, &st), NT_OK, "%s", st.message);
     cr_assert_eq(st.events_outside_window, 7, "the samples at 1, 2 and 6..10 ms");
-    cr_assert_eq(st.records_outside_window, 3, "Early's load, Late's load, the rundown");
-    cr_assert_eq(st.events_written, 6);
+    cr_assert_eq(st.records_outside_window, 2, "Early's load and rundown: its code holds the window's frames");
+    cr_assert_eq(st.method_records_left_out, 1, "Late's load: no frame of the window is in its code");
+    cr_assert_lt(out.len, all_bytes);
+    cr_assert_eq(st.events_written, 5);
     cr_assert_eq(st.output_bytes, out.len);
     nt_trace *t = load(&out, NT_OK);
     cr_assert_eq(nt_trace_header(t)->format_major, 4, "format 0 keeps the input's");
@@ -95,6 +107,20 @@ Test(convert_api, a_slice_keeps_the_windows_samples_and_every_record)
     cr_assert_eq(nt_trace_sample_count(t), 2, "9 and 10 ms");
     assert_named(t, 1, "Early");
     nt_trace_free(t);
+
+    /* A pipe is read once: which records the frames need is not known, every one is kept. */
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    cr_assert_lt(in.len, 65536, "the trace fits a pipe's buffer");
+    cr_assert_eq(write(fds[1], in.data, in.len), (ssize_t)in.len);
+    close(fds[1]);
+    o.from = (nt_time_bound){ .set = true, .absolute = true, .ns = 3 * MS };
+    o.to = (nt_time_bound){ .set = true, .absolute = true, .ns = 6 * MS };
+    out.len = 0;
+    cr_assert_eq(nt_convert(fds[0], &o, nt_membuf_write, &out, &st), NT_OK, "%s", st.message);
+    close(fds[0]);
+    cr_assert_eq(st.method_records_left_out, 0);
+    cr_assert_eq(st.records_outside_window, 3);
     nt_membuf_free(&out);
     nt_membuf_free(&in);
 }

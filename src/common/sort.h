@@ -6,6 +6,7 @@
 #define CM_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Negative when a goes before b. */
@@ -39,6 +40,20 @@ static inline void cm_merge_sort(void *base, void *tmp, size_t n, size_t elem, c
     }
     if (src != (char *)base)
         memcpy(base, src, n * elem);
+}
+
+/* In the n ascending values at a, the index of the first that is >= key (n when none is). */
+static inline size_t cm_lower_bound_u64(const uint64_t *a, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 #endif

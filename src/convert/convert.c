@@ -2,7 +2,8 @@
  * writer with the input's clock and process, each event is re-written with
  * its output metadata id and its stack interned again, sequence points carry
  * over.  A slice keeps the window's events and sequence points, and the
- * method, module and assembly records of the whole input, which name the
+ * module and assembly records of the whole input and the method records
+ * whose code holds a frame of the window (convert_frames.c), which name the
  * window's frames as they name the original's. */
 #include "convert/convert_internal.h"
 
@@ -126,7 +127,17 @@ static int on_event(void *user, const nt_event *ev)
     return write_event(c, ev);
 }
 
-static int on_method(void *user, const nt_method *m) { return write_event(user, m->event); }
+static int on_method(void *user, const nt_method *m)
+{
+    cv_conv *c = user;
+    /* A slice keeps a method record from outside the window only when its code holds a frame of the window. */
+    if (c->window && !in_window(c, m->event->timestamp) && !cv_frames_need(c, m->start_address, m->size)) {
+        c->st.records_outside_window--; /* counted as kept by on_event, which could not tell */
+        c->st.method_records_left_out++;
+        return 0;
+    }
+    return write_event(c, m->event);
+}
 static int on_module(void *user, const nt_module *m) { return write_event(user, m->event); }
 static int on_assembly(void *user, const nt_assembly *a) { return write_event(user, a->event); }
 

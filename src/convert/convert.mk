@@ -4,4 +4,5 @@ libnettrace_core_la_SOURCES += \
 	src/convert/convert_internal.h \
 	src/convert/convert_meta.c \
 	src/convert/convert.c \
+	src/convert/convert_frames.c \
 	src/convert/convert_io.c

@@ -42,6 +42,10 @@ typedef struct cv_conv {
     bool window;
     nt_time_bound from, to;
     int64_t from_ns, to_ns;
+    /* A slice's first pass (convert_frames.c): the code addresses of the window's stacks, sorted, once each. */
+    bool frames_known;
+    uint64_t *ips;
+    size_t ips_n, ips_cap;
     nt_convert_stats st;    /* the counts */
     nt_status fail;         /* the output's failure (the callbacks stopped the parse), NT_OK while none */
     char err[256];          /* its description */
@@ -60,6 +64,13 @@ int cv_out_id(cv_conv *c, const nt_event *ev, uint32_t *dst);
 void cv_forget_metadata(cv_conv *c);
 /* The conversion's tables released. */
 void cv_meta_free(cv_conv *c);
+
+/* A slice's first pass over the input (fd from where it is, rewound after, or the len bytes at data): the
+ * window's code addresses; frames_known stays false when the input cannot be read twice or memory is short. */
+void cv_frames_collect(cv_conv *c, int fd, const void *data, size_t len, const nt_convert_options *o);
+/* Whether a method record of code [start, start + size) names a frame of the window (true when unknown). */
+bool cv_frames_need(const cv_conv *c, uint64_t start, uint32_t size);
+void cv_frames_free(cv_conv *c);
 
 /* The parser callbacks that drive c's writer. */
 void cv_callbacks(nt_callbacks *cb);

@@ -12,7 +12,7 @@
  * window whose ends, given alike, are out of order. */
 static bool options_valid(const nt_convert_options *o)
 {
-    if (o->format != 0 && o->format != 4 && o->format != 6)
+    if ((o->format != 0 && o->format != 4 && o->format != 6) || o->records > NT_CONVERT_RECORDS_ALL)
         return false;
     return !(o->from.set && o->to.set && o->from.absolute == o->to.absolute && o->to.ns < o->from.ns);
 }
@@ -89,6 +89,8 @@ static nt_status convert(int fd, const void *data, size_t len, const nt_convert_
     } else {
         c.parser = p;
         nt_parser_set_lazy_names(p, true); /* the records' strings are copied as the payload holds them */
+        if (c.window && o.records != NT_CONVERT_RECORDS_ALL)
+            cv_frames_collect(&c, fd, data, len, &o);
         if (data) {
             s = nt_parser_feed(p, data, len);
             if (s == NT_OK)
@@ -104,6 +106,7 @@ static nt_status convert(int fd, const void *data, size_t len, const nt_convert_
         ABI_OUT(nt_convert_stats, stats, &c.st);
     nt_parser_free(p);
     nt_writer_free(c.w);
+    cv_frames_free(&c);
     cv_meta_free(&c);
     return s;
 }

@@ -415,14 +415,7 @@ typedef struct cut_state {
 
 static bool thread_selected(const win_request *f, uint64_t tid)
 {
-    size_t lo = 0, hi = f->nthreads;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->threads[mid] < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = cm_lower_bound_u64(f->threads, f->nthreads, tid);
     return lo < f->nthreads && f->threads[lo] == tid;
 }
 
