@@ -94,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     count in = { 0 };
     nt_status ps = nt_parse_buffer(data, size, &cb, &in, &lim, msg, sizeof msg);
     if (ps == NT_OK && s == NT_OK) {
-        uint64_t accounted = st.events_written + st.events_without_metadata + st.events_outside_window;
+        uint64_t accounted =
+            st.events_written + st.events_without_metadata + st.events_outside_window + st.method_records_left_out;
         if (accounted != in.events)
             fz_fail("the input's %llu events: %llu written, %llu without metadata, %llu outside the window "
                     "(%llu records kept from outside)",

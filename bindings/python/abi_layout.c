@@ -184,13 +184,13 @@ int main(void)
     S(nt_convert_options);
     F(nt_convert_options, struct_size); F(nt_convert_options, format); F(nt_convert_options, uncompressed);
     F(nt_convert_options, limits); F(nt_convert_options, feed); F(nt_convert_options, from);
-    F(nt_convert_options, to); F(nt_convert_options, alloc);
+    F(nt_convert_options, to); F(nt_convert_options, alloc); F(nt_convert_options, records);
     S(nt_convert_stats);
     F(nt_convert_stats, struct_size); F(nt_convert_stats, status); F(nt_convert_stats, output_failed);
     F(nt_convert_stats, error_offset); F(nt_convert_stats, input_bytes); F(nt_convert_stats, output_bytes);
     F(nt_convert_stats, events_written); F(nt_convert_stats, events_without_metadata);
     F(nt_convert_stats, fieldless_metadata); F(nt_convert_stats, metadata_flushes);
     F(nt_convert_stats, events_outside_window); F(nt_convert_stats, records_outside_window);
-    F(nt_convert_stats, os_error); F(nt_convert_stats, message);
+    F(nt_convert_stats, os_error); F(nt_convert_stats, message); F(nt_convert_stats, method_records_left_out);
     return 0;
 }

@@ -232,7 +232,7 @@ class nt_session_config(Structure):
 class nt_convert_options(Structure):
     _fields_ = [("struct_size", c_uint32),
                 ("format", c_uint32), ("uncompressed", c_bool), ("limits", c_void_p), ("feed", c_void_p),
-                ("from", nt_time_bound), ("to", nt_time_bound), ("alloc", c_void_p)]
+                ("from", nt_time_bound), ("to", nt_time_bound), ("alloc", c_void_p), ("records", c_uint32)]
 
 
 class nt_convert_stats(Structure):
@@ -241,7 +241,8 @@ class nt_convert_stats(Structure):
                 ("input_bytes", c_uint64), ("output_bytes", c_uint64), ("events_written", c_uint64),
                 ("events_without_metadata", c_uint64), ("fieldless_metadata", c_uint64),
                 ("metadata_flushes", c_uint64), ("events_outside_window", c_uint64),
-                ("records_outside_window", c_uint64), ("os_error", c_int), ("message", ctypes.c_char * 256)]
+                ("records_outside_window", c_uint64), ("os_error", c_int), ("message", ctypes.c_char * 256),
+                ("method_records_left_out", c_uint64)]
 
 
 def _proto(name, restype, *argtypes):

@@ -380,6 +380,7 @@ internal unsafe struct nt_convert_options
     public void* feed;
     public nt_time_bound from, to;
     public void* alloc;
+    public uint records;
 }
 
 [StructLayout(LayoutKind.Sequential)]
@@ -392,6 +393,7 @@ internal unsafe struct nt_convert_stats
         metadata_flushes, events_outside_window, records_outside_window;
     public int os_error;
     public fixed byte message[256];
+    public ulong method_records_left_out;
 }
 
 internal static unsafe class Sized
