@@ -14,12 +14,7 @@ pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$checks_tmp"' EXIT
 dotnet "$dll" 1 60000 > "$tmp/workload.log" 2>&1 &
 pid=$!
-i=0
-until grep -q '^ready' "$tmp/workload.log"; do
-    i=$((i + 1))
-    [ $i -gt 300 ] && { cat "$tmp/workload.log"; echo "FAIL: the workload did not start"; exit 1; }
-    sleep 0.1
-done
+wait_ready "$tmp/workload.log" "the workload"
 # The runtime the workload runs on: its major version decides what it must say.
 major=$(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([0-9]*\)\..*/\1/p' | sort -n | tail -1)
 "$nt" gcdump -p "$pid" -o "$tmp/dump.nettrace" > "$tmp/out" 2> "$tmp/err"

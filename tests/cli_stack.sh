@@ -38,12 +38,7 @@ trap 'for p in $pid $twin; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 start() {
     dotnet "$dll" "$1" > "$2" 2>&1 &
     started=$!
-    i=0
-    until grep -q '^ready' "$2"; do
-        i=$((i + 1))
-        [ $i -gt 300 ] && { cat "$2"; echo "FAIL: the target did not start"; exit 1; }
-        sleep 0.1
-    done
+    wait_ready "$2" "the target"
     i=0
     while ! ls "${TMPDIR:-/tmp}"/dotnet-diagnostic-"$started"-* >/dev/null 2>&1; do
         i=$((i + 1))

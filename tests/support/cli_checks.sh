@@ -66,3 +66,14 @@ workload_dll() {
     [ -f "$wdll" ] || { echo "FAIL: the $1 workload did not build (see $wdir/build.log)" >&2; return 1; }
     echo "$wdll"
 }
+
+# wait_ready LOG WHAT: wait up to 30 s until a workload's LOG has a line
+# starting "ready"; otherwise show the log and fail the test, naming WHAT.
+wait_ready() {
+    wr=0
+    until grep -q '^ready' "$1"; do
+        wr=$((wr + 1))
+        [ $wr -gt 300 ] && { cat "$1"; echo "FAIL: $2 did not start"; exit 1; }
+        sleep 0.1
+    done
+}
