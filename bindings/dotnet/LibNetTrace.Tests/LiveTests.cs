@@ -176,7 +176,7 @@ public class LiveTests
         bool named = false;
         long allocEvents = 0;
         var seen = new List<string>();
-        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(3.5));
+        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(4.5));
         await foreach (ProfileWindow w in prof.WindowsAsync(TimeSpan.FromSeconds(1), cancel: deadline.Token))
         {
             using (w)
@@ -192,7 +192,7 @@ public class LiveTests
         spinner.Join();
         using (ProfileWindow last = prof.Stop())
             named |= Has(last.Trace, "SelfSpinForTheProfiler");
-        Assert.InRange(windows, 2, 4);
+        Assert.InRange(windows, 2, 5); // 1-s windows in 4.5 s: 4, fewer when the machine is loaded
         Assert.True(named, "no window named the spinning method: " + string.Join(" | ", seen));
         Assert.True(allocEvents > 0, "no allocation ticks in the windows");
     }
@@ -219,9 +219,12 @@ public class LiveTests
         }
         prof.Stop().Dispose();
         Assert.Equal(3, lengths.Count);
-        // The first window also holds the session's start; the next ones are the interval alone.
+        // The first window also holds the session's start; the next ones are the interval alone,
+        // plus what a loaded machine adds to one timer's wake-up (CI runs this beside other tests
+        // under sanitizers): less than the most part of the second that an uncut wait would add.
+        double slack = 0.85 * ContinuousProfiler.DefaultPumpEvery.TotalSeconds;
         foreach (TimeSpan len in lengths.Skip(1))
-            Assert.InRange(len.TotalSeconds, interval.TotalSeconds - 0.02, interval.TotalSeconds + 0.5);
+            Assert.InRange(len.TotalSeconds, interval.TotalSeconds - 0.02, interval.TotalSeconds + slack);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
