@@ -34,6 +34,13 @@
 
 #include <stdbool.h>
 
+/* The key of loaded code in a live map (the builder's, the record store's):
+ * its method id and start, which an unload names again to close it. */
+static inline uint64_t tr_live_key(uint64_t method_id, uint64_t start)
+{
+    return method_id * 0x9E3779B97F4A7C15ull ^ start;
+}
+
 /* m stands for loaded code (a load or DCStart rundown): it enters a live map. */
 static inline bool tr_code_arrives(const nt_method *m)
 {

@@ -66,11 +66,6 @@ typedef struct rs_feed_event {
     bool unload;
 } rs_feed_event;
 
-static uint64_t live_key(uint64_t method_id, uint64_t start)
-{
-    return method_id * 0x9E3779B97F4A7C15ull ^ start;
-}
-
 void rs_init(rs_store *s, cm_mem *mem, uint64_t budget)
 {
     memset(s, 0, sizeof *s);
@@ -204,7 +199,7 @@ static void live_drop(rs_store *s, uint32_t i)
     rs_entry *e = &s->entries[i];
     if (!e->live)
         return;
-    uint64_t key = live_key(e->method_id, e->start);
+    uint64_t key = tr_live_key(e->method_id, e->start);
     const uint64_t *v = cm_map_get(&s->live, key);
     if (v && *v == i)
         cm_map_del(&s->live, key);
@@ -446,7 +441,7 @@ static void mark_unloaded(rs_store *s, uint32_t i, int64_t ticks, bool event)
 void rs_add_method(rs_store *s, const nt_method *m)
 {
     s->seq++;
-    uint64_t key = live_key(m->method_id, m->start_address);
+    uint64_t key = tr_live_key(m->method_id, m->start_address);
     uint32_t live = cm_map_index(&s->live, key);
     if (live != NONE && (s->entries[live].method_id != m->method_id || s->entries[live].start != m->start_address))
         live = NONE; /* another code's key */

@@ -7,11 +7,6 @@
 
 #include <string.h>
 
-static uint64_t live_key(uint64_t method_id, uint64_t start)
-{
-    return method_id * 0x9E3779B97F4A7C15ull ^ start;
-}
-
 static tr_cold *cold_at(const nt_trace_builder *b, size_t i)
 {
     return &b->cold[i / TR_COLD_CHUNK][i % TR_COLD_CHUNK];
@@ -197,7 +192,7 @@ int tr_on_method(void *user, const nt_method *m)
     nt_trace *t = b->t;
     if (b->failed)
         return 1;
-    uint64_t key = live_key(m->method_id, m->start_address);
+    uint64_t key = tr_live_key(m->method_id, m->start_address);
     /* Only JIT loads and DCStart rundown enter the live map (a DCEnd at the
      * end of the stream has nothing after it to merge with). */
     uint32_t live = b->live.count ? cm_map_index(&b->live, key) : UINT32_MAX;
