@@ -3,8 +3,9 @@
 # that small files are cut many times) is byte for byte what one thread
 # gives: top, top --json, stacks -f folded / speedscope / pprof, samples and
 # the alloc / exceptions / contention profiles, with the same exit code and
-# messages, on every trace of corpus/ and ../shared/corpus (skipped when
-# absent), and a trace cut in the middle.  A pipe is read by one thread.
+# messages, on every trace of corpus/ (with the argument "shared", of
+# ../shared/corpus instead: SKIP when it is absent, tests/cli_parallel_shared.sh),
+# and a trace cut in the middle.  A pipe is read by one thread.
 set -u
 nt="${top_builddir:-.}/nettrace"
 src="${top_srcdir:-.}"
@@ -37,13 +38,21 @@ check_file() {
     done
     files=$((files + 1))
 }
-for dir in "$src/corpus" "$src/../shared/corpus"; do
-    [ -d "$dir" ] || { echo "# $dir is absent: its traces are not compared"; continue; }
+if [ "${1:-}" = shared ]; then
+    # The shared reference traces (tests/cli_parallel_shared.sh): SKIP when absent.
+    dir="${NETTRACE_SHARED_CORPUS:-$src/../shared/corpus}"
+    [ -d "$dir" ] || { echo "SKIP: the shared corpus ($dir) is absent: set NETTRACE_SHARED_CORPUS"; exit 77; }
     for f in "$dir"/*.nettrace; do
         [ -f "$f" ] && check_file "$f"
     done
+    [ $files -gt 0 ] || { echo "FAIL: no trace in $dir"; exit 1; }
+    [ $fails -eq 0 ] && echo "ok: $files shared traces give the same output on 1, 2, 3 and 7 threads"
+    exit $((fails > 0))
+fi
+for f in "$src"/corpus/*.nettrace; do
+    [ -f "$f" ] && check_file "$f"
 done
-[ $files -gt 0 ] || { echo "FAIL: no trace found"; exit 1; }
+[ $files -gt 0 ] || { echo "FAIL: no trace found in corpus/"; exit 1; }
 # A cut trace: the same samples before the cut, the same message.
 big=$(ls -S "$src"/corpus/*.nettrace | head -1)
 head -c $(( $(wc -c < "$big") / 2 )) "$big" > "$tmp/cut.nettrace"

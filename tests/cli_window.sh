@@ -1,8 +1,9 @@
 #!/bin/sh
 # Windowed reads through the sidecar (nettrace index FILE -> FILE.ntidx) give
 # what the full read gives: top (by samples and by wall time), folded stacks,
-# samples, events and an event profile, on every trace of corpus/ and
-# ../shared/corpus under 5 MB (each also converted to V6, a writer-built
+# samples, events and an event profile, on every trace of corpus/ (with the
+# argument "shared", of ../shared/corpus under 5 MB instead: SKIP when it is
+# absent, tests/cli_window_shared.sh; each also converted to V6, a writer-built
 # trace), over windows cut at random (the seed is printed; WINDOW_SEED repeats
 # a run) and one open at its end.  top's "samples:", "frames:" and "methods:"
 # lines count the trace as read (the whole file, or the blocks the window
@@ -96,25 +97,31 @@ add() { # a trace: linked into $tmp (the sidecar goes beside the link), and its 
     fi
 }
 
-for f in "$SRC"/corpus/*.nettrace; do [ -f "$f" ] && add "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"; done
-shared="$SRC/../shared/corpus"
-[ -d "$shared" ] || shared="$SRC/../../shared/corpus"
-if [ -d "$shared" ]; then
+if [ "${1:-}" = shared ]; then
+    # The shared reference traces under 5 MB (tests/cli_window_shared.sh): SKIP when absent.
+    shared="${NETTRACE_SHARED_CORPUS:-$SRC/../shared/corpus}"
+    [ -d "$shared" ] || shared="$SRC/../../shared/corpus"
+    if [ ! -d "$shared" ]; then
+        echo "SKIP: the shared corpus (../shared/corpus) is absent: set NETTRACE_SHARED_CORPUS"
+        exit 77
+    fi
     shared=$(cd "$shared" && pwd)
     for f in "$shared"/*.nettrace; do
         [ -f "$f" ] && [ "$(wc -c < "$f")" -lt 5000000 ] && add "$f"
     done
-else
-    echo "note: ../shared/corpus absent: only corpus/ compared"
+    [ $traces -gt 0 ] || { echo "FAIL: no trace under 5 MB in $shared"; exit 1; }
+    [ $fail -eq 0 ] && echo "ok: $traces shared traces read alike through their sidecars (seed $seed)"
+    exit $fail
 fi
+for f in "$SRC"/corpus/*.nettrace; do [ -f "$f" ] && add "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"; done
 if [ $traces -eq 0 ]; then
-    echo "SKIP: no trace to compare (corpus/ and ../shared/corpus absent)"
-    exit 77
+    echo "FAIL: no trace in corpus/ to compare"
+    exit 1
 fi
 
 # A sidecar that does not describe the trace: said once, not used, the output the full read's.
 small="$tmp/own.nettrace"
-cp "$SRC/corpus/call-tree.nettrace" "$small" 2> /dev/null || cp "$(ls "$shared"/*.nettrace | head -1)" "$small"
+cp "$SRC/corpus/call-tree.nettrace" "$small" || exit 1
 "$N" index "$small" > /dev/null
 NETTRACE_NO_INDEX=1 "$N" samples --from 1ms "$small" > "$tmp/want" 2> /dev/null
 expect_unused() { # what reason

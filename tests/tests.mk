@@ -116,8 +116,8 @@ EXTRA_DIST += tests/function_length.sh tools/function-lengths.py
 # ---- the tool on a pseudo-terminal: progress, collect -- PROGRAM with Ctrl-C ----
 TESTS += tests/cli_pty.sh
 EXTRA_DIST += tests/cli_pty.sh tests/cli_pty.py
-TESTS += tests/man_flags.sh tests/cli_window.sh
-EXTRA_DIST += tests/cli_window.sh
+TESTS += tests/man_flags.sh tests/cli_window.sh tests/cli_window_shared.sh
+EXTRA_DIST += tests/cli_window.sh tests/cli_window_shared.sh
 EXTRA_DIST += tests/man_flags.sh
 TESTS += tests/man_api.sh
 EXTRA_DIST += tests/man_api.sh
@@ -174,5 +174,5 @@ tests_window_soak_LDFLAGS = $(T_LINK)
 
 # The parallel parse against the sequential one (nettrace_parallel.h).
 CRITERION_TESTS += tests/test_parallel
-TESTS += tests/cli_parallel.sh
-EXTRA_DIST += tests/cli_parallel.sh
+TESTS += tests/cli_parallel.sh tests/cli_parallel_shared.sh
+EXTRA_DIST += tests/cli_parallel.sh tests/cli_parallel_shared.sh

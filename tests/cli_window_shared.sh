@@ -1,0 +1,4 @@
+#!/bin/sh
+# tests/cli_window.sh over the shared reference traces: SKIP, exit 77, when
+# ../shared/corpus is absent.
+exec sh "${top_srcdir:-.}/tests/cli_window.sh" shared
