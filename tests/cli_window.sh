@@ -122,7 +122,13 @@ fi
 # A sidecar that does not describe the trace: said once, not used, the output the full read's.
 small="$tmp/own.nettrace"
 cp "$SRC/corpus/call-tree.nettrace" "$small" || exit 1
-"$N" index "$small" > /dev/null
+"$N" index "$small" > "$tmp/index.txt"
+# The report counts the records the sidecar keeps (call-tree's rundown: some), never a 0 it did not count.
+kept=$(sed -n 's/^method, module and assembly events kept for windowed reads: \([0-9]*\) .*/\1/p' "$tmp/index.txt")
+if [ -z "$kept" ] || [ "$kept" -eq 0 ]; then
+    echo "FAIL: nettrace index reports ${kept:-no} kept records for call-tree: $(cat "$tmp/index.txt")"
+    fail=1
+fi
 NETTRACE_NO_INDEX=1 "$N" samples --from 1ms "$small" > "$tmp/want" 2> /dev/null
 expect_unused() { # what reason
     "$N" samples --from 1ms "$small" > "$tmp/got" 2> "$tmp/err"

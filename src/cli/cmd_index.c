@@ -201,7 +201,7 @@ int cmd_index(int argc, char **argv)
         fprintf(stderr, "nettrace index: %s\n", msg[0] ? msg : nt_status_describe(st));
         return st == NT_ERR_IO || st == NT_ERR_INVALID_ARG ? CLI_EXIT_ERROR : cli_exit_code(st);
     }
-    nt_index_summary s = { 0 };
+    nt_index_summary s = { .struct_size = sizeof s }; /* the fields after the first layout too (kept records) */
     nt_index_summarize(ix, &s);
     if (json)
         print_json(stdout, ix, &s, blocks, st, msg);
