@@ -44,7 +44,7 @@ CRITERION_TESTS = \
 	tests/test_profile tests/test_profile_select tests/test_profile_limits \
 	tests/test_index tests/test_flame_html tests/test_events_bounds tests/test_overflow tests/test_writer_clock \
 	tests/test_abi tests/test_convert_api tests/test_file_read
-CRITERION_TESTS += tests/test_window_loss tests/test_payload_sources
+CRITERION_TESTS += tests/test_window_loss tests/test_payload_sources tests/test_checksum
 EXTRA_DIST += corpus/event-sources.nettrace tests/workloads/EventSources/EventSources.csproj \
 	tests/workloads/EventSources/Program.cs
 if HAVE_CRITERION

@@ -11,6 +11,7 @@ libnettrace_core_la_SOURCES += \
 	src/common/le_store.h src/common/byte_buf.c src/common/byte_buf.h \
 	src/common/format.h \
 	src/common/hash.c src/common/hash.h \
+	src/common/checksum.c src/common/checksum.h \
 	src/common/utf16.c src/common/utf16.h \
 	src/common/utf8.c src/common/utf8.h \
 	src/common/json.c src/common/json.h \

