@@ -86,7 +86,8 @@ if [ -n "${BENCH_CALLGRIND:-}" ]; then
     decode=$(incl "$cg/two-01" nt_parallel_decode)
     serial=$((main - ${decode:-0}))
     # The work after nt_parse_parallel returns (finish, tables, printing) overlaps nothing.
-    post=$((main - $(incl "$cg/two-01" nt_parse_parallel)))
+    parse=$(incl "$cg/two-01" nt_parse_parallel)
+    post=$((main - ${parse:-0}))
     printf '\ninstructions of top on %s (callgrind):\n' "$(basename "$BENCH_CALLGRIND")"
     printf '| jobs | all threads | delivering thread | of it outside nt_parallel_decode (serial) | of it after the parse |\n|---:|---:|---:|---:|---:|\n'
     printf '| 1 | %d | %d | %d | - |\n' "$one" "$one" "$one"
