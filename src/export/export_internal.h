@@ -58,8 +58,8 @@ nt_status ex_names_build(cm_mem *m, const nt_trace *t, unsigned flags, ex_names 
 void ex_names_free(cm_mem *m, ex_names *nm);
 
 /* Walking one thread's samples in time order, with the weight of each (the
- * time to that thread's next sample).  With few threads a walk scans all
- * samples, which needs no memory; with many, an index grouped by thread is
+ * time to that thread's next sample).  With one thread a walk scans all
+ * samples, which needs no memory; with more, an index grouped by thread is
  * built once (4 bytes a sample). */
 typedef struct ex_walk {
     const nt_trace *t;

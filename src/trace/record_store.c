@@ -317,22 +317,40 @@ static bool index_entry(rs_store *s, uint32_t i)
     return true;
 }
 
-/* s (or, with lazy names, s16) appended with its NUL to buf at *len. */
-static bool append(rs_store *st, char **buf, size_t *cap, size_t *len, const char *s, nt_str16 s16)
+/* What s (or, with lazy names, s16) takes with its NUL: exact for UTF-8, at
+ * most 3 bytes a unit for UTF-16. */
+static size_t text_bound(const char *s, nt_str16 s16) { return s ? strlen(s) + 1 : (size_t)s16.count * 3 + 1; }
+
+/* s (or s16) written with its NUL at buf + *len, within the bound reserved. */
+static void put_text(char *buf, size_t *len, size_t bound, const char *s, nt_str16 s16)
 {
     if (s) {
-        size_t n = strlen(s) + 1;
-        if (!cm_mem_reserve(st->mem, (void **)buf, cap, *len + n, 1))
-            return false;
-        memcpy(*buf + *len, s, n);
-        *len += n;
-        return true;
+        memcpy(buf + *len, s, bound);
+        *len += bound;
+    } else {
+        *len += nt_str16_utf8(s16, buf + *len, bound) + 1;
     }
-    size_t n = tr_utf8_append(st->mem, buf, cap, *len, s16);
-    if (n == SIZE_MAX)
-        return false;
-    *len += n + 1;
-    return true;
+}
+
+/* "declaring type\0name\0signature\0" in one allocation of its own size (a
+ * record's strings are copied for every load the stream delivers: one
+ * allocation, not a buffer grown three times and shrunk). */
+static char *entry_text(rs_store *s, const nt_method *m, size_t *len)
+{
+    size_t b0 = text_bound(m->declaring_type, m->declaring_type16), b1 = text_bound(m->name, m->name16),
+           b2 = text_bound(m->signature, m->signature16), bound = b0 + b1 + b2;
+    char *text = cm_mem_alloc(s->mem, bound);
+    if (!text)
+        return NULL;
+    *len = 0;
+    put_text(text, len, b0, m->declaring_type, m->declaring_type16);
+    put_text(text, len, b1, m->name, m->name16);
+    put_text(text, len, b2, m->signature, m->signature16);
+    if (*len < bound && !cm_mem_resize(s->mem, (void **)&text, bound, *len)) {
+        cm_mem_free(s->mem, text, bound);
+        return NULL;
+    }
+    return text;
 }
 
 /* The slot of module id (a placeholder when no module record came yet); NONE when the table is full or memory short. */
@@ -375,14 +393,10 @@ static void module_release_if_unused(rs_store *s, uint32_t k)
 /* A new entry from m (its strings copied), indexed and listed; NONE when memory is short. */
 static uint32_t add_entry(rs_store *s, const nt_method *m, int64_t until)
 {
-    char *text = NULL;
-    size_t cap = 0, len = 0;
-    if (!append(s, &text, &cap, &len, m->declaring_type, m->declaring_type16) ||
-        !append(s, &text, &cap, &len, m->name, m->name16) || !append(s, &text, &cap, &len, m->signature, m->signature16) ||
-        (len < cap && !cm_mem_resize(s->mem, (void **)&text, cap, len))) {
-        cm_mem_free(s->mem, text, cap);
+    size_t len;
+    char *text = entry_text(s, m, &len);
+    if (!text)
         return NONE;
-    }
     uint32_t mk = module_slot(s, m->module_id);
     uint32_t i = s->free_entry;
     if (mk == NONE || (i == NONE && (s->nentries >= NONE - 1 || !cm_mem_reserve(s->mem, (void **)&s->entries,
@@ -488,21 +502,24 @@ void rs_add_method(rs_store *s, const nt_method *m)
 /* *dst = a copy of the string when it has one (an empty one keeps the old). */
 static bool keep_text(rs_store *s, char **dst, size_t *size, const char *str, nt_str16 s16)
 {
-    char *buf = NULL;
-    size_t cap = 0, len = 0;
-    if (!append(s, &buf, &cap, &len, str, s16)) {
-        cm_mem_free(s->mem, buf, cap);
+    size_t bound = text_bound(str, s16), len = 0;
+    char *buf = cm_mem_alloc(s->mem, bound);
+    if (!buf)
         return false;
-    }
+    put_text(buf, &len, bound, str, s16);
     if (len <= 1) {
-        cm_mem_free(s->mem, buf, cap);
+        cm_mem_free(s->mem, buf, bound);
         return true;
     }
+    if (len < bound && !cm_mem_resize(s->mem, (void **)&buf, bound, len)) {
+        cm_mem_free(s->mem, buf, bound);
+        return false;
+    }
     cm_mem_free(s->mem, *dst, *size);
-    s->module_bytes += cap;
+    s->module_bytes += len;
     s->module_bytes -= *size;
     *dst = buf;
-    *size = cap;
+    *size = len;
     return true;
 }
 
