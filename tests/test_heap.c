@@ -332,6 +332,60 @@ LTest(heap, walk_order_out_of_address_order)
     free(rtg);
 }
 
+/* A walk in shuffled order, every tenth object a duplicate of an earlier
+ * address, spread so each address sort runs: near (the radix sort, keys of
+ * more than one digit) and with half the objects 2^40 bytes up (the merge
+ * sort).  Each address is found at its first walk position, the duplicates
+ * counted, the dominators the reference's. */
+static void check_shuffled_walk(uint64_t far)
+{
+    uint32_t n = 5000, m = 0, dups = 0;
+    hw_node *nd = calloc(n, sizeof *nd);
+    uint64_t *tg = calloc(2 * n, sizeof *tg), *addr = calloc(n, sizeof *addr);
+    for (uint32_t i = 0; i < n; i++)
+        addr[i] = 0x100000 + 32ull * i + (i % 2 ? far : 0);
+    for (uint32_t i = n - 1; i > 0; i--) { /* Fisher–Yates */
+        uint32_t j = (uint32_t)rand() % (i + 1);
+        uint64_t t = addr[i];
+        addr[i] = addr[j];
+        addr[j] = t;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (i % 10 == 9) {
+            addr[i] = addr[i / 2];
+            dups++;
+        }
+        uint32_t k = (uint32_t)(rand() % 3);
+        nd[i] = (hw_node){ addr[i], 24, types[rand() % 5].id, m, k };
+        for (uint32_t j = 0; j < k; j++)
+            tg[m++] = addr[rand() % (int)n];
+    }
+    hw_root roots[2] = { { addr[0], 0, 0 }, { addr[n / 3], 1, 0 } };
+    hw_graph g = { types, 5, nd, n, tg, m, roots, 2 };
+    nt_heap *h = heap_of(&g, 37, 8);
+    nt_heap_stats st = { 0 };
+    nt_heap_stats_get(h, &st);
+    cr_assert_eq(st.duplicate_objects, dups);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t first = i % 10 == 9 ? i / 2 : i;
+        while (first % 10 == 9) /* a duplicate of a duplicate: its first is further back */
+            first /= 2;
+        cr_assert_eq(at(h, addr[i]), first, "walk position %u's address is first at %u", i, first);
+    }
+    check_against_reference(h);
+    nt_heap_free(h);
+    free(nd);
+    free(tg);
+    free(addr);
+}
+
+LTest(heap, shuffled_walk_near_and_spread_addresses)
+{
+    srand(26);
+    check_shuffled_walk(0);
+    check_shuffled_walk(1ull << 40);
+}
+
 LTest(heap, roots_by_kind_statics_and_cwt)
 {
     hw w;

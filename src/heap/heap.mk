@@ -4,6 +4,7 @@
 #   gcdump_read.c   .gcdump files (PerfView's serialized MemoryGraph), into the builder
 #   heap_events.c   the runtime's heap-dump payloads, into the builder
 #   heap_build.c    the builder's storage and its finish (addresses resolved)
+#   heap_addr_sort.c the address sort of a walk not in address order (radix, 32-bit keys)
 #   heap_types.c    type names as dotnet-gcdump prints them
 #   heap_table.c    type tables and their diff
 #   heap_paths.c    shortest paths from the roots, largest retainers
@@ -16,6 +17,7 @@ libnettrace_core_la_SOURCES += \
 	src/heap/gcdump_read.h src/heap/gcdump_read.c \
 	src/heap/heap_events.c \
 	src/heap/heap_build.c \
+	src/heap/heap_addr_sort.h src/heap/heap_addr_sort.c \
 	src/heap/heap_types.c \
 	src/heap/heap_table.c \
 	src/heap/heap_paths.c \

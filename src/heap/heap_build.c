@@ -4,6 +4,7 @@
 #include "heap/heap_build.h"
 #include "common/abi.h"
 #include "common/sort.h"
+#include "heap/heap_addr_sort.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -368,16 +369,10 @@ static bool in_address_order(nt_heap *h)
     return true;
 }
 
-/* by_addr and a transient copy of the sorted addresses (*sorted, freed by
- * the caller); neither when the walk was in address order (*sorted is then
- * h->addr itself, not to be freed). */
-static bool sort_addresses(nt_heap *h, uint64_t **sorted)
+/* by_addr and *sorted by the merge sort, for addresses too spread for the radix sort. */
+static bool merge_sort_addresses(nt_heap *h, uint64_t **sorted)
 {
     uint32_t n = h->n;
-    if (in_address_order(h)) {
-        *sorted = h->addr;
-        return true;
-    }
     uint32_t *tmp = cm_mem_alloc(&h->mem, (size_t)n * sizeof *tmp);
     h->by_addr = cm_mem_alloc(&h->mem, (size_t)n * sizeof *h->by_addr);
     *sorted = cm_mem_alloc(&h->mem, (size_t)n * sizeof **sorted);
@@ -389,11 +384,27 @@ static bool sort_addresses(nt_heap *h, uint64_t **sorted)
         h->by_addr[i] = i;
     cm_merge_sort(h->by_addr, tmp, n, sizeof *h->by_addr, by_address, h->addr);
     cm_mem_free(&h->mem, tmp, (size_t)n * sizeof *tmp);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         (*sorted)[i] = h->addr[h->by_addr[i]];
-        if (i && (*sorted)[i] == (*sorted)[i - 1])
-            h->stats.duplicate_objects++; /* the lookup finds the first in walk order (the sort is stable) */
+    return true;
+}
+
+/* by_addr and a transient copy of the sorted addresses (*sorted, freed by
+ * the caller); neither when the walk was in address order (*sorted is then
+ * h->addr itself, not to be freed). */
+static bool sort_addresses(nt_heap *h, uint64_t **sorted)
+{
+    if (in_address_order(h)) {
+        *sorted = h->addr;
+        return true;
     }
+    bool fits;
+    if (!hp_addr_radix_sort(&h->mem, h->addr, h->n, sorted, &h->by_addr, &fits) &&
+        (fits || !merge_sort_addresses(h, sorted)))
+        return false;
+    for (uint32_t i = 1; i < h->n; i++)
+        if ((*sorted)[i] == (*sorted)[i - 1])
+            h->stats.duplicate_objects++; /* the lookup finds the first in walk order (the sort is stable) */
     return true;
 }
 
