@@ -132,6 +132,10 @@ size_t cm_utf16_to_utf8(const uint8_t *src, size_t units, char *dst)
 
 size_t nt_str16_utf8(nt_str16 s, char *buf, size_t size)
 {
+    /* With room for the longest result (3 bytes a unit, and the NUL), nothing
+     * is cut: the unbounded converter, ASCII a block at a time, writes the same. */
+    if (s.count && buf && size && (size - 1) / 3 >= s.count)
+        return cm_utf16_to_utf8(s.units, s.count, buf);
     const uint8_t *p = s.units, *end = s.units + 2 * (size_t)s.count;
     size_t len = 0;
     bool room = size > 0;

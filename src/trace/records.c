@@ -3,7 +3,6 @@
  * with plain string copies (DCEnd records far from every sample are dropped
  * at once) until finish() knows every sampled address and keeps those whose
  * code holds one. */
-#include "common/utf16.h"
 #include "trace/build_internal.h"
 
 #include <string.h>
@@ -82,15 +81,10 @@ static char *cold_bytes(nt_trace_builder *b, size_t n)
 
 size_t tr_utf8_append(cm_mem *m, char **buf, size_t *cap, size_t at, nt_str16 w)
 {
-    /* A UTF-16 unit becomes at most 3 bytes of UTF-8 (a surrogate pair, 2 units, becomes 4): with that
-     * room reserved, the unbounded converter (ASCII a block at a time) writes what nt_str16_utf8 would. */
+    /* A UTF-16 unit becomes at most 3 bytes of UTF-8 (a surrogate pair, 2 units, becomes 4). */
     if (!cm_mem_reserve(m, (void **)buf, cap, at + (size_t)w.count * 3 + 1, 1))
         return SIZE_MAX;
-    if (!w.count) {
-        (*buf)[at] = '\0';
-        return 0;
-    }
-    return cm_utf16_to_utf8(w.units, w.count, *buf + at);
+    return nt_str16_utf8(w, *buf + at, *cap - at);
 }
 
 /* A record's string as UTF-8: the parser's conversion, or with lazy names
