@@ -233,10 +233,8 @@ static int parse_args(int argc, char **argv, collect_args *a, collect_job *j, nt
     while ((c = getopt_long(argc, argv, "+p:n:o:d:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (!cli_parse_pid(optarg, &a->pid)) {
-                fprintf(stderr, "nettrace collect: -p wants a process id, not '%s'\n", optarg);
+            if (!cli_pid_option("collect", optarg, &a->pid))
                 return CLI_EXIT_USAGE;
-            }
             break;
         case 'n': a->name = optarg; break;
         case 'o': j->output = optarg; break;

@@ -152,10 +152,8 @@ static int parse(int argc, char **argv, gcdump_args *a)
     while ((c = getopt_long(argc, argv, "hqp:n:o:", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (!cli_parse_pid(optarg, &a->pid)) {
-                fprintf(stderr, "nettrace gcdump: -p wants a process id, not '%s'\n", optarg);
+            if (!cli_pid_option("gcdump", optarg, &a->pid))
                 return CLI_EXIT_USAGE;
-            }
             break;
         case 'n': a->name = optarg; break;
         case 'o': a->output = optarg; break;

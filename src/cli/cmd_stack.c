@@ -56,10 +56,8 @@ static int parse(int argc, char **argv, stack_args *a)
     while ((c = getopt_long(argc, argv, "hp:n:d:", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (!cli_parse_pid(optarg, &a->pid)) {
-                fprintf(stderr, "nettrace stack: -p wants a process id, not '%s'\n", optarg);
+            if (!cli_pid_option("stack", optarg, &a->pid))
                 return CLI_EXIT_USAGE;
-            }
             break;
         case 'n': a->name = optarg; break;
         case 'd':

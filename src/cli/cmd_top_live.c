@@ -267,10 +267,8 @@ static int parse_args(int argc, char **argv, live_args *a)
     while ((c = getopt_long(argc, argv, "p:i:n:d:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (!cli_parse_pid(optarg, &a->pid)) {
-                fprintf(stderr, "nettrace top: -p wants a process id, not '%s'\n", optarg);
+            if (!cli_pid_option("top", optarg, &a->pid))
                 return CLI_EXIT_USAGE;
-            }
             break;
         case 'i':
         case 'd': {

@@ -37,13 +37,15 @@ const char *cli_endpoint_reason(nt_endpoint_reason r)
     }
 }
 
-bool cli_parse_pid(const char *s, int32_t *pid)
+bool cli_pid_option(const char *cmd, const char *arg, int32_t *pid)
 {
     char *end;
     errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v <= 0 || v > INT32_MAX)
+    long v = strtol(arg, &end, 10);
+    if (errno || *end || end == arg || v <= 0 || v > INT32_MAX) {
+        fprintf(stderr, "nettrace %s: -p wants a process id, not '%s'\n", cmd, arg);
         return false;
+    }
     *pid = (int32_t)v;
     return true;
 }

@@ -40,8 +40,9 @@ const char *cli_endpoint_reason(nt_endpoint_reason r);
  * For the "process N exited" line of the commands that follow a live process. */
 bool cli_process_gone(int32_t pid, int wait_ms);
 
-/* Parse a pid argument; false when it is not a positive number. */
-bool cli_parse_pid(const char *s, int32_t *pid);
+/* The argument of command cmd's -p: false, said on stderr, when it is not
+ * a positive process id. */
+bool cli_pid_option(const char *cmd, const char *arg, int32_t *pid);
 
 /* Ctrl-C: the first SIGINT/SIGTERM makes cli_interrupt_fd() readable, the
  * second cancels the session registered here (abandoning it). */

@@ -4,7 +4,6 @@
  * selection's rule -- the walk and weights of nt_export_folded, kept per
  * thread, so the page's "every thread" tree holds what the folded export
  * writes and a thread's view what its own export would. */
-#include "common/abi.h"
 #include "export/export_internal.h"
 #include "export/flame_html.h"
 
@@ -42,11 +41,8 @@ static void thread_stacks(ex_out *o, const nt_trace *t, const ex_walk *wk, const
 
 nt_status nt_export_html(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
-    nt_export_options opts, *opt = &opts;
-    if (!ABI_IN(nt_export_options, opt, given))
-        return NT_ERR_INVALID_ARG;
     ex_export x;
-    nt_status st = ex_export_open(&x, t, opt, w);
+    nt_status st = ex_export_open(&x, t, given, w);
     if (st != NT_OK)
         return st;
     size_t nth = nt_trace_thread_count(t) ? nt_trace_thread_count(t) : 1;

@@ -92,9 +92,10 @@ typedef struct ex_export {
     ex_walk wk;
 } ex_export;
 
-/* Checks the arguments, then builds the names and the walk.  On failure
- * nothing is left to release. */
-nt_status ex_export_open(ex_export *x, const nt_trace *t, const nt_export_options *opt, nt_sink_fn w);
+/* Reads the caller's options (given, sized: ABI_IN), checks the arguments,
+ * then builds the names and the walk.  On failure nothing is left to
+ * release. */
+nt_status ex_export_open(ex_export *x, const nt_trace *t, const nt_export_options *given, nt_sink_fn w);
 /* Releases what is still held (an exporter may free the walk early). */
 void ex_export_close(ex_export *x);
 

@@ -2,6 +2,7 @@
  * frames once (speedscope's shared frames, pprof's functions) give every
  * frame of every stack a dense name index, code versions of one method
  * sharing it. */
+#include "common/abi.h"
 #include "export/export_internal.h"
 
 #include <string.h>
@@ -224,13 +225,14 @@ size_t ex_walk_next(const ex_walk *w, ex_walk_it *it, bool time_weight, int64_t 
     }
 }
 
-nt_status ex_export_open(ex_export *x, const nt_trace *t, const nt_export_options *opt, nt_sink_fn w)
+nt_status ex_export_open(ex_export *x, const nt_trace *t, const nt_export_options *given, nt_sink_fn w)
 {
-    if (!t || !w || !ex_selection_fits(t, opt))
+    nt_export_options opt;
+    if (!ABI_IN(nt_export_options, &opt, given) || !t || !w || !ex_selection_fits(t, &opt))
         return NT_ERR_INVALID_ARG;
-    ex_selection_init(&x->sel, t, opt);
+    ex_selection_init(&x->sel, t, &opt);
     cm_mem_init(&x->m, tr_view_allocator(t));
-    nt_status st = ex_names_build(&x->m, t, opt && opt->signatures ? NT_NAME_SIGNATURE : 0, &x->nm);
+    nt_status st = ex_names_build(&x->m, t, opt.signatures ? NT_NAME_SIGNATURE : 0, &x->nm);
     if (st == NT_OK && !ex_walk_init(&x->wk, &x->m, t, &x->sel))
         st = NT_ERR_NOMEM;
     if (st != NT_OK)

@@ -11,7 +11,6 @@
  * merges per label set too, and each sample carries them as string labels
  * trace_id, span_id and activity_id (hex of the bytes as the stream holds
  * them; trace_id and span_id are the names Pyroscope reads). */
-#include "common/abi.h"
 #include "export/export_pb.h"
 
 #include <string.h>
@@ -75,11 +74,8 @@ static uint64_t labeled_key(uint64_t key, uint32_t set, uint32_t probe)
 
 nt_status nt_export_pprof(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
-    nt_export_options opts, *opt = &opts;
-    if (!ABI_IN(nt_export_options, opt, given))
-        return NT_ERR_INVALID_ARG;
     ex_export x;
-    nt_status st = ex_export_open(&x, t, opt, w);
+    nt_status st = ex_export_open(&x, t, given, w);
     if (st != NT_OK)
         return st;
     const ex_names *nm = &x.nm;

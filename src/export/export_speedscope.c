@@ -2,7 +2,6 @@
  * thread whose stacks are frame indices root first, with a weight per sample.
  * A sampled profile has no open/close events, so there is nothing to pair up:
  * the file is valid by construction. */
-#include "common/abi.h"
 #include "export/export_internal.h"
 
 #include <stdlib.h>
@@ -80,13 +79,10 @@ size_t ex_threads_busiest(const nt_trace *t, const ex_walk *wk, ex_thread_total 
 
 nt_status nt_export_speedscope(const nt_trace *t, const nt_export_options *given, nt_sink_fn w, void *user)
 {
-    nt_export_options opts, *opt = &opts;
-    if (!ABI_IN(nt_export_options, opt, given))
-        return NT_ERR_INVALID_ARG;
     ex_export x;
     if (t && tr_view_counted(t))
         return NT_ERR_INVALID_ARG; /* a timeline needs every sample */
-    nt_status st = ex_export_open(&x, t, opt, w);
+    nt_status st = ex_export_open(&x, t, given, w);
     if (st != NT_OK)
         return st;
     const ex_selection *sel = &x.sel;

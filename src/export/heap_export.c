@@ -29,6 +29,9 @@ typedef struct flame {
     size_t count, cap;
     cm_map child;      /* (parent << 32 | frame) -> node */
     uint32_t nframes;
+    uint32_t *ids;     /* room for one node's path, root first (node_path) */
+    size_t idn;
+    uint64_t total;    /* the weights of every node */
 } flame;
 
 static bool flame_child(flame *f, uint32_t parent, uint32_t frame, uint32_t *out)
@@ -121,11 +124,6 @@ static nt_status flame_build(nt_heap *h, const nt_heap_export_options *opt, flam
     return ok ? NT_OK : NT_ERR_NOMEM;
 }
 
-static void flame_free(flame *f)
-{
-    cm_mem_free(f->mem, f->nodes, f->cap * sizeof *f->nodes);
-    cm_map_free(f->mem, &f->child);
-}
 
 static const char *frame_name(const nt_heap *h, uint32_t frame)
 {
@@ -156,21 +154,47 @@ static uint32_t max_depth_of(const flame *f)
     return d;
 }
 
+static void flame_free(flame *f)
+{
+    cm_mem_free(f->mem, f->ids, f->idn * sizeof *f->ids);
+    cm_mem_free(f->mem, f->nodes, f->cap * sizeof *f->nodes);
+    cm_map_free(f->mem, &f->child);
+}
+
+/* What every export of h starts with: its options read (eo), the frame
+ * tree built, room for the deepest node's path and the total weight. */
+static nt_status flame_open(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w,
+                            nt_heap_export_options *eo, flame *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!h || !w || !ABI_IN(nt_heap_export_options, eo, given))
+        return NT_ERR_INVALID_ARG;
+    nt_status s = flame_build(h, eo, f);
+    if (s == NT_OK) {
+        f->idn = (size_t)max_depth_of(f) + 1;
+        f->ids = cm_mem_alloc(f->mem, f->idn * sizeof *f->ids);
+        if (!f->ids) {
+            f->idn = 0;
+            s = NT_ERR_NOMEM;
+        }
+    }
+    if (s != NT_OK) {
+        flame_free(f);
+        return s;
+    }
+    for (size_t k = 1; k < f->count; k++)
+        f->total += f->nodes[k].self;
+    return NT_OK;
+}
+
 nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
     nt_heap_export_options eo;
-    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
-        return NT_ERR_INVALID_ARG;
-    const nt_heap_export_options *opt = &eo;
     flame f;
-    nt_status s = flame_build(h, opt, &f);
+    nt_status s = flame_open(h, given, w, &eo, &f);
     if (s != NT_OK)
         return s;
-    uint32_t *ids = cm_mem_alloc(f.mem, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
-    if (!ids) {
-        flame_free(&f);
-        return NT_ERR_NOMEM;
-    }
+    uint32_t *ids = f.ids;
     ex_out o;
     ex_out_init(&o, w, user);
     for (size_t k = 1; k < f.count; k++) {
@@ -186,7 +210,6 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given,
         ex_out_u64(&o, f.nodes[k].self);
         ex_out_bytes(&o, "\n", 1);
     }
-    cm_mem_free(f.mem, ids, ((size_t)max_depth_of(&f) + 1) * sizeof *ids);
     flame_free(&f);
     return ex_out_flush(&o);
 }
@@ -194,19 +217,11 @@ nt_status nt_heap_export_folded(nt_heap *h, const nt_heap_export_options *given,
 nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
     nt_heap_export_options eo;
-    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
-        return NT_ERR_INVALID_ARG;
-    const nt_heap_export_options *opt = &eo;
     flame f;
-    nt_status s = flame_build(h, opt, &f);
+    nt_status s = flame_open(h, given, w, &eo, &f);
     if (s != NT_OK)
         return s;
-    size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
-    if (!ids) {
-        flame_free(&f);
-        return NT_ERR_NOMEM;
-    }
+    uint32_t *ids = f.ids;
     ex_out o;
     ex_out_init(&o, w, user);
     ex_out_str(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[");
@@ -215,14 +230,11 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
         ex_out_json(&o, frame_name(h, i));
         ex_out_bytes(&o, "}", 1);
     }
-    uint64_t total = 0;
-    for (size_t k = 1; k < f.count; k++)
-        total += f.nodes[k].self;
-    bool by_count = opt && opt->by_count;
+    bool by_count = eo.by_count;
     ex_out_str(&o, "]},\n\"profiles\":[{\"type\":\"sampled\",\"name\":\"heap (dominator tree)\",\"unit\":\"");
     ex_out_str(&o, by_count ? "none" : "bytes");
     ex_out_str(&o, "\",\"startValue\":0,\"endValue\":");
-    ex_out_u64(&o, total);
+    ex_out_u64(&o, f.total);
     ex_out_str(&o, ",\n\"samples\":[");
     bool first = true;
     for (size_t k = 1; k < f.count; k++) {
@@ -251,7 +263,6 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
     ex_out_str(&o, "]}],\n\"name\":\"heap\",\"activeProfileIndex\":0,\"exporter\":\"libnettrace ");
     ex_out_str(&o, NT_VERSION_STRING);
     ex_out_str(&o, "\"}\n");
-    cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
     return ex_out_flush(&o);
 }
@@ -261,19 +272,13 @@ nt_status nt_heap_export_speedscope(nt_heap *h, const nt_heap_export_options *gi
 nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
     nt_heap_export_options eo;
-    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
-        return NT_ERR_INVALID_ARG;
-    const nt_heap_export_options *opt = &eo;
     flame f;
-    nt_status s = flame_build(h, opt, &f);
+    nt_status s = flame_open(h, given, w, &eo, &f);
     if (s != NT_OK)
         return s;
-    size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
+    uint32_t *ids = f.ids;
     uint32_t *self = cm_mem_alloc(f.mem, (size_t)f.nframes * sizeof *self);
-    if (!ids || !self) {
-        cm_mem_free(f.mem, ids, idn * sizeof *ids);
-        cm_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
+    if (!self) {
         flame_free(&f);
         return NT_ERR_NOMEM;
     }
@@ -284,7 +289,7 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
     ex_gzip g;
     nt_status st = ex_gzip_begin(&g, &o);
     if (st == NT_OK) {
-        bool by_count = opt && opt->by_count;
+        bool by_count = eo.by_count;
         /* strings: "", the sample type and unit, then the frame names from index 3 */
         pb_emit_string(&g, "", 0);
         const char *type = by_count ? "objects" : "retained_space", *unit = by_count ? "count" : "bytes";
@@ -318,7 +323,6 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
         }
         st = ex_gzip_close(&g, NT_OK);
     }
-    cm_mem_free(f.mem, ids, idn * sizeof *ids);
     cm_mem_free(f.mem, self, (size_t)f.nframes * sizeof *self);
     flame_free(&f);
     return st;
@@ -328,28 +332,18 @@ nt_status nt_heap_export_pprof(nt_heap *h, const nt_heap_export_options *given, 
 nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, nt_sink_fn w, void *user)
 {
     nt_heap_export_options eo;
-    if (!h || !w || !ABI_IN(nt_heap_export_options, &eo, given))
-        return NT_ERR_INVALID_ARG;
     flame f;
-    nt_status s = flame_build(h, &eo, &f);
+    nt_status s = flame_open(h, given, w, &eo, &f);
     if (s != NT_OK)
         return s;
-    size_t idn = (size_t)max_depth_of(&f) + 1;
-    uint32_t *ids = cm_mem_alloc(f.mem, idn * sizeof *ids);
-    if (!ids) {
-        flame_free(&f);
-        return NT_ERR_NOMEM;
-    }
-    uint64_t total = 0;
-    for (size_t k = 1; k < f.count; k++)
-        total += f.nodes[k].self;
+    uint32_t *ids = f.ids;
     ex_out o;
     ex_out_init(&o, w, user);
     ex_flame_open(&o, "heap: what each type retains (dominator tree)", eo.by_count ? "objects" : "bytes");
     for (uint32_t i = 0; i < f.nframes; i++)
         ex_flame_name(&o, i == 0, frame_name(h, i));
     ex_flame_groups(&o);
-    ex_flame_group(&o, true, "heap", (int64_t)total);
+    ex_flame_group(&o, true, "heap", (int64_t)f.total);
     ex_flame_stacks(&o);
     bool first = true;
     for (size_t k = 1; k < f.count; k++) {
@@ -363,7 +357,6 @@ nt_status nt_heap_export_html(nt_heap *h, const nt_heap_export_options *given, n
         first = false;
     }
     ex_flame_close(&o);
-    cm_mem_free(f.mem, ids, idn * sizeof *ids);
     flame_free(&f);
     return ex_out_flush(&o);
 }
