@@ -7,12 +7,9 @@
 # ../shared/corpus instead: SKIP when it is absent, tests/cli_parallel_shared.sh),
 # and a trace cut in the middle.  A pipe is read by one thread.
 set -u
-nt="${top_builddir:-.}/nettrace"
-src="${top_srcdir:-.}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export NETTRACE_NO_PROGRESS=1 NETTRACE_PART_BYTES=65536
-fails=0
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+src=$top_srcdir
+export NETTRACE_PART_BYTES=65536
 files=0
 run() { # run OUT ARGS...: stdout to OUT, stderr to OUT.err, the exit code to OUT.rc
     out=$1; shift
@@ -32,7 +29,7 @@ check_file() {
             run "$tmp/many" $args --jobs "$j" "$f"
             for x in "" .err .rc; do
                 cmp -s "$tmp/one$x" "$tmp/many$x" ||
-                    { echo "FAIL: $name: 'nettrace $args' with --jobs $j: ${x:-stdout} differs from --jobs 1"; fails=$((fails + 1)); }
+                    fail "$name: 'nettrace $args' with --jobs $j: ${x:-stdout} differs from --jobs 1"
             done
         done
     done
@@ -40,19 +37,18 @@ check_file() {
 }
 if [ "${1:-}" = shared ]; then
     # The shared reference traces (tests/cli_parallel_shared.sh): SKIP when absent.
-    dir="${NETTRACE_SHARED_CORPUS:-$src/../shared/corpus}"
-    [ -d "$dir" ] || { echo "SKIP: the shared corpus ($dir) is absent: set NETTRACE_SHARED_CORPUS"; exit 77; }
+    dir=$(shared_corpus) || skip "the shared corpus (../shared/corpus) is absent: set NETTRACE_SHARED_CORPUS"
     for f in "$dir"/*.nettrace; do
         [ -f "$f" ] && check_file "$f"
     done
-    [ $files -gt 0 ] || { echo "FAIL: no trace in $dir"; exit 1; }
-    [ $fails -eq 0 ] && echo "ok: $files shared traces give the same output on 1, 2, 3 and 7 threads"
-    exit $((fails > 0))
+    [ $files -gt 0 ] || fail "no trace in $dir"
+    ok "$files shared traces checked on 1, 2, 3 and 7 threads"
+    finish
 fi
 for f in "$src"/corpus/*.nettrace; do
     [ -f "$f" ] && check_file "$f"
 done
-[ $files -gt 0 ] || { echo "FAIL: no trace found in corpus/"; exit 1; }
+[ $files -gt 0 ] || { CHECKS_STOP=1 fail "no trace found in corpus/"; }
 # A cut trace: the same samples before the cut, the same message.
 big=$(ls -S "$src"/corpus/*.nettrace | head -1)
 head -c $(( $(wc -c < "$big") / 2 )) "$big" > "$tmp/cut.nettrace"
@@ -60,6 +56,6 @@ check_file "$tmp/cut.nettrace"
 # A pipe: one thread, the same output.
 "$nt" top -n 0 --jobs 1 "$big" > "$tmp/file" 2>/dev/null
 cat "$big" | "$nt" top -n 0 --jobs 4 - > "$tmp/pipe" 2>/dev/null
-cmp -s "$tmp/file" "$tmp/pipe" || { echo "FAIL: top of a pipe differs"; fails=$((fails + 1)); }
-[ $fails -eq 0 ] && echo "ok: $files traces give the same output on 1, 2, 3 and 7 threads"
-exit $((fails > 0))
+cmp -s "$tmp/file" "$tmp/pipe" || fail "top of a pipe differs"
+ok "$files traces checked on 1, 2, 3 and 7 threads"
+finish
