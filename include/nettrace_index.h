@@ -208,13 +208,20 @@ NT_API nt_status nt_index_load(const void *data, size_t len, int trace_fd, const
  */
 typedef struct nt_window_options {
     uint32_t struct_size;         /**< 0, or sizeof(nt_window_options) */
-    uint32_t reserved;            /**< 0 */
+    uint32_t flags;               /**< NT_WINDOW_* (0: none) */
     int64_t from_ns;              /**< the window's start, trace-clock ns (nt_parser_time_ns, nt_time_bound_resolve) */
     int64_t to_ns;                /**< its end (exclusive); 0 = no end */
     const nt_feed_options *feed;  /**< progress over the bytes to read, deadline (checked between reads), chunk
                                        size; NULL = the defaults */
 } nt_window_options;
 
+/** nt_window_options.flags: hand over only the kept method records whose code [start, start + size)
+    holds an address of a stack in the window's sequence-point intervals (read ahead from those
+    intervals' stack blocks, counted in frame_read_bytes), which are every record that can name a
+    frame of the window; module and assembly records all.  For a caller that resolves the window's
+    frames (the trace builder): one that counts the method records outside the window leaves it off.
+    Without effect past 64 MiB of those stack blocks. */
+#define NT_WINDOW_FRAME_RECORDS 0x1u
 /** What a windowed read touched. */
 typedef struct nt_window_stats {
     uint32_t struct_size;         /**< set before the call: 0, or sizeof(nt_window_stats) */
@@ -230,6 +237,10 @@ typedef struct nt_window_stats {
     uint64_t kept_record_blocks;  /**< the blocks they stand for, not read */
     uint64_t next_sample_blocks;  /**< event blocks after the window read for the next samples of its threads
                                        (before, counted in record_event_blocks) */
+    uint64_t kept_records_cut;    /**< NT_WINDOW_FRAME_RECORDS: kept method records left out (their code holds
+                                       no address of the window's stacks) */
+    uint64_t frame_read_bytes;    /**< NT_WINDOW_FRAME_RECORDS: stack-block bytes read ahead for those addresses
+                                       (read again when fed; counted in bytes_read both times) */
 } nt_window_stats;
 
 /**

@@ -4,7 +4,10 @@
  * blocks tile the stream, every event lies in the time span the event block
  * headers state; cut and damaged streams give the blocks before the damage and
  * the offset; limits and misuse are errors. */
+#include "common/cursor.h"
+#include "common/le_store.h"
 #include "nettrace_index.h"
+#include "nettrace_writer.h"
 #include "parse/index_internal.h"
 #include "support.h"
 
@@ -551,4 +554,230 @@ Test(index, a_window_takes_the_records_from_the_sidecar)
 {
     kept_records_on(ts_path(ts_own_corpus(), "call-tree.nettrace"));
     kept_records_on(ts_path(ts_own_corpus(), "event-fields.nettrace"));
+}
+
+/* ---- a trace of many blocks, written here -------------------------------------------------------
+ * 300 sequence-point intervals of small blocks; 600 methods loaded over the
+ * first 100, each interval's samples in the code of five of them. */
+#define MANY_INTERVALS 300u
+#define MANY_METHODS 600u
+
+static uint64_t method_start(uint32_t m) { return 0x100000 + (uint64_t)m * 0x40; }
+
+static int64_t interval_start(uint32_t k) { return 1000000 + (int64_t)k * 100000; }
+
+static void write_many_blocks(const char *path, uint32_t format)
+{
+    nt_membuf out = { 0 };
+    nt_writer_options o = { .format = format, .block_bytes = 1024 };
+    nt_writer *w = nt_writer_new(&o, nt_membuf_write, &out, NULL);
+    cr_assert_not_null(w);
+    uint32_t seq[5] = { 0 };
+    for (uint32_t k = 0; k < MANY_INTERVALS; k++) {
+        int64_t ts = interval_start(k);
+        for (uint32_t m = k * 6; m < k * 6 + 6 && m < MANY_METHODS; m++) {
+            nt_method me = { .which = NT_RECORD_LOAD, .method_id = 1000 + m, .module_id = 1,
+                             .start_address = method_start(m), .size = 0x40, .declaring_type = "Many.Type",
+                             .name = "M", .signature = "void ()" };
+            nt_writer_event hdr = { .thread_id = 1, .timestamp = ts++ };
+            cr_assert_eq(nt_writer_method(w, &hdr, &me), NT_OK);
+        }
+        for (uint32_t i = 0; i < 60; i++) {
+            uint32_t th = 1 + i % 4;
+            uint32_t m = (k * 5 + i % 5) % MANY_METHODS;
+            uint64_t ips[2] = { method_start(m) + 8 + i % 16, 0x7000 };
+            uint32_t sid = 0;
+            cr_assert_eq(nt_writer_stack(w, ips, 2, &sid), NT_OK);
+            nt_writer_event hdr = { .thread_id = th, .timestamp = ts++, .stack_id = sid, .sequence_number = ++seq[th] };
+            cr_assert_eq(nt_writer_sample(w, &hdr, NT_SAMPLE_MANAGED), NT_OK);
+        }
+        cr_assert_eq(nt_writer_sequence_point(w, interval_start(k + 1) - 1, 0), NT_OK);
+    }
+    cr_assert_eq(nt_writer_finish(w), NT_OK, "%s", nt_writer_message(w));
+    nt_writer_free(w);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(out.data, 1, out.len, f), out.len);
+    cr_assert_eq(fclose(f), 0);
+    nt_membuf_free(&out);
+}
+
+/* The methods a read hands out, and the samples of a window. */
+typedef struct window_records {
+    int64_t from_ns, to_ns;
+    const nt_parser *p;
+    size_t methods;
+    uint64_t method_ids[4096];
+    uint64_t ips[8192];
+    size_t nips;
+    window_samples samples;
+} window_records;
+
+static int wr_method(void *user, const nt_method *m)
+{
+    window_records *r = user;
+    cr_assert_lt(r->methods, sizeof r->method_ids / sizeof r->method_ids[0]);
+    r->method_ids[r->methods++] = m->method_id;
+    return 0;
+}
+
+static int wr_sample(void *user, const nt_sample *s)
+{
+    window_records *r = user;
+    if (s->time_ns >= r->from_ns && s->time_ns < r->to_ns && s->stack)
+        for (uint32_t i = 0; i < s->stack->count && r->nips < sizeof r->ips / sizeof r->ips[0]; i++)
+            r->ips[r->nips++] = s->stack->ips[i];
+    return in_window(&r->samples, s);
+}
+
+static nt_status read_window(int fd, const nt_index *ix, uint32_t flags, window_records *r, nt_window_stats *ws)
+{
+    nt_callbacks cb = { 0 };
+    cb.method = wr_method;
+    cb.sample = wr_sample;
+    r->samples.from_ns = r->from_ns;
+    r->samples.to_ns = r->to_ns;
+    nt_parser *p = nt_parser_new(&cb, r, NULL, NULL);
+    nt_window_options wo = { .struct_size = sizeof wo, .flags = flags, .from_ns = r->from_ns, .to_ns = r->to_ns };
+    *ws = (nt_window_stats){ .struct_size = sizeof *ws };
+    nt_status s = nt_parser_feed_window(p, fd, ix, &wo, ws, NULL);
+    nt_parser_free(p);
+    return s;
+}
+
+static bool holds_a_frame(const window_records *r, uint64_t method_id)
+{
+    uint64_t start = method_start((uint32_t)(method_id - 1000));
+    for (size_t i = 0; i < r->nips; i++)
+        if (r->ips[i] >= start && r->ips[i] - start < 0x40)
+            return true;
+    return false;
+}
+
+/* A sidecar's load reads a spread of the trace's block headers, not all of
+ * them; a table that misplaces a block the window reads fails there; and
+ * with NT_WINDOW_FRAME_RECORDS a window hands over only the method records
+ * whose code holds a frame of it, with the same samples. */
+static void many_blocks_on(uint32_t format)
+{
+    char name[64], msg[256];
+    snprintf(name, sizeof name, "/tmp/test_index_many_XXXXXX");
+    int fd = mkstemp(name);
+    cr_assert_geq(fd, 0);
+    write_many_blocks(name, format);
+    nt_index_options opt = { .sample_blocks = NT_INDEX_WALK_ALL };
+    nt_index *ix = NULL, *back = NULL;
+    cr_assert_eq(nt_index_from_fd(fd, &opt, &ix, msg, sizeof msg), NT_OK, "%s", msg);
+    size_t count = nt_index_block_count(ix);
+    cr_assert_gt(count, 1000, "V%u: %zu blocks: the trace is too small to tell a spread from a rescan", format, count);
+    saved sv = { 0 };
+    cr_assert_eq(nt_index_save(ix, keep, &sv), NT_OK);
+    cr_assert_eq(nt_index_load(sv.p, sv.n, fd, NULL, &back, msg, sizeof msg), NT_OK, "%s", msg);
+    for (size_t i = 0; i < count; i++)
+        cr_assert_eq(memcmp(nt_index_block_at(back, i), nt_index_block_at(ix, i), sizeof(nt_index_block)), 0,
+                     "V%u: block %zu differs from the scan's after the load", format, i);
+    nt_index_summary sum = { .struct_size = sizeof sum }, bsum = { .struct_size = sizeof bsum };
+    nt_index_summarize(ix, &sum);
+    nt_index_summarize(back, &bsum);
+    cr_assert_eq(bsum.qpc_frequency, sum.qpc_frequency);
+    cr_assert_eq(bsum.sync_qpc, sum.sync_qpc);
+    cr_assert_eq(memcmp(bsum.blocks, sum.blocks, sizeof sum.blocks), 0);
+    cr_assert_eq(memcmp(bsum.bytes, sum.bytes, sizeof sum.bytes), 0);
+    cr_assert_eq(bsum.min_ticks, sum.min_ticks);
+    cr_assert_eq(bsum.max_ticks, sum.max_ticks);
+    struct stat st;
+    cr_assert_eq(fstat(fd, &st), 0);
+    uint64_t size = (uint64_t)st.st_size;
+    uint64_t identity = (size < IX_HEAD_BYTES ? size : IX_HEAD_BYTES) + (size < IX_TAIL_BYTES ? size : IX_TAIL_BYTES);
+    cr_assert_lt(bsum.bytes_read - identity, 100 * 2 * 128,
+                 "V%u: the load read %" PRIu64 " bytes of %zu block headers besides the identity's %" PRIu64, format,
+                 bsum.bytes_read - identity, count, identity);
+
+    /* The window: interval 150 (after every load), a tenth of an interval. */
+    window_records *all = calloc(1, sizeof *all), *cut = calloc(1, sizeof *cut);
+    cr_assert(all && cut);
+    all->from_ns = cut->from_ns = nt_ticks_to_ns(interval_start(150), sum.qpc_frequency);
+    all->to_ns = cut->to_ns = all->from_ns + nt_ticks_to_ns(interval_start(1) - interval_start(0), sum.qpc_frequency) / 10;
+    nt_window_stats ws_all, ws_cut;
+    cr_assert_eq(read_window(fd, back, 0, all, &ws_all), NT_OK);
+    cr_assert_eq(read_window(fd, back, NT_WINDOW_FRAME_RECORDS, cut, &ws_cut), NT_OK);
+    cr_assert_gt(all->samples.n, 0);
+    cr_assert_eq(cut->samples.n, all->samples.n);
+    cr_assert_eq(cut->samples.digest, all->samples.digest, "V%u: the samples differ with the records cut", format);
+    cr_assert_eq(all->methods, MANY_METHODS, "V%u: every load without the flag", format);
+    cr_assert_eq(ws_all.kept_records_cut, 0);
+    cr_assert_gt(ws_cut.kept_records_cut, MANY_METHODS / 2, "V%u: %" PRIu64 " cut", format, ws_cut.kept_records_cut);
+    cr_assert_eq(cut->methods + ws_cut.kept_records_cut, all->methods);
+    cr_assert_gt(ws_cut.frame_read_bytes, 0);
+    /* What was cut names no frame of the window; what holds one is kept, in order. */
+    size_t j = 0;
+    for (size_t i = 0; i < all->methods; i++) {
+        bool kept = j < cut->methods && cut->method_ids[j] == all->method_ids[i];
+        j += kept;
+        if (!kept)
+            cr_assert(!holds_a_frame(all, all->method_ids[i]), "V%u: method %" PRIu64 " holds a frame and was cut",
+                      format, all->method_ids[i]);
+    }
+    cr_assert_eq(j, cut->methods, "V%u: the records kept are not in the full read's order", format);
+    for (size_t i = 0; i < all->methods; i++)
+        if (holds_a_frame(all, all->method_ids[i])) {
+            bool found = false;
+            for (size_t k = 0; k < cut->methods && !found; k++)
+                found = cut->method_ids[k] == all->method_ids[i];
+            cr_assert(found, "V%u: method %" PRIu64 " holds a window frame and was not handed over", format,
+                      all->method_ids[i]);
+        }
+
+    /* A block the window reads, its end moved by four bytes in the table
+     * (its neighbour shrunk to keep the table's shape): refused by the
+     * load's spread or by the parser framing it, or read as the file's own
+     * bytes. */
+    size_t target = 0;
+    for (size_t i = 1; i + 1 < count && !target; i++) {
+        const nt_index_block *b = nt_index_block_at(ix, i), *n = nt_index_block_at(ix, i + 1);
+        if (b->kind == NT_INDEX_EVENT && b->min_ticks >= interval_start(150) &&
+            n->body_size > 8)
+            target = i;
+    }
+    cr_assert_gt(target, 0);
+    uint8_t *e = sv.p + 120 + target * 56, *f = e + 56;
+    cm_store_le64(e + 8, cm_le64(e + 8) + 4);
+    cm_store_le32(e + 24, cm_le32(e + 24) + 4);
+    cm_store_le64(f, cm_le64(f) + 4);
+    cm_store_le64(f + 16, cm_le64(f + 16) + 4);
+    cm_store_le32(f + 24, cm_le32(f + 24) - 4);
+    reseal(&sv);
+    nt_index *lie = NULL;
+    nt_status ls = nt_index_load(sv.p, sv.n, fd, NULL, &lie, msg, sizeof msg);
+    if (ls == NT_OK) {
+        window_records *honest = calloc(1, sizeof *honest), *r = calloc(1, sizeof *r);
+        cr_assert(honest && r);
+        honest->from_ns = r->from_ns = nt_ticks_to_ns(nt_index_block_at(ix, target)->min_ticks, sum.qpc_frequency);
+        honest->to_ns = r->to_ns = nt_ticks_to_ns(nt_index_block_at(ix, target)->max_ticks, sum.qpc_frequency) + 1;
+        nt_window_stats ws;
+        cr_assert_eq(read_window(fd, back, NT_WINDOW_FRAME_RECORDS, honest, &ws), NT_OK);
+        nt_status rs = read_window(fd, lie, NT_WINDOW_FRAME_RECORDS, r, &ws);
+        /* Inside a run of blocks the parser frames the file's own bytes, wherever the table says they part. */
+        cr_assert(rs == NT_ERR_MALFORMED || (rs == NT_OK && r->samples.n == honest->samples.n &&
+                                             r->samples.digest == honest->samples.digest),
+                  "V%u: a block misplaced by the table gave other samples (status %d)", format, (int)rs);
+        free(honest);
+        free(r);
+    } else {
+        cr_assert_eq(ls, NT_ERR_MALFORMED, "%s", msg);
+    }
+    nt_index_free(lie);
+    free(all);
+    free(cut);
+    free(sv.p);
+    nt_index_free(back);
+    nt_index_free(ix);
+    close(fd);
+    unlink(name);
+}
+
+Test(index, a_sidecar_of_many_blocks_is_checked_by_a_spread_and_by_the_reads)
+{
+    many_blocks_on(4);
+    many_blocks_on(6);
 }

@@ -7,6 +7,7 @@
 #ifndef CV_CONVERT_INTERNAL_H
 #define CV_CONVERT_INTERNAL_H
 
+#include "common/addr_set.h"
 #include "nettrace_convert.h"
 #include "common/alloc.h"
 #include "common/hash.h"
@@ -44,8 +45,7 @@ typedef struct cv_conv {
     int64_t from_ns, to_ns;
     /* A slice's first pass (convert_frames.c): the code addresses of the window's stacks, sorted, once each. */
     bool frames_known;
-    uint64_t *ips;
-    size_t ips_n, ips_cap;
+    cm_addr_set frames;
     nt_convert_stats st;    /* the counts */
     nt_status fail;         /* the output's failure (the callbacks stopped the parse), NT_OK while none */
     char err[256];          /* its description */

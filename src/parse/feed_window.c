@@ -5,7 +5,9 @@
  * file's own.  The parser frames every block fed: an index that does not
  * match the file fails there and reads nothing out of bounds. */
 #include "common/abi.h"
+#include "common/addr_set.h"
 #include "common/clock.h"
+#include "common/cursor.h"
 #include "parse/context.h"
 #include "parse/deliver.h"
 #include "parse/index_internal.h"
@@ -43,18 +45,17 @@ typedef struct window_read {
     uint64_t total;              /* bytes the read will take, for progress */
     nt_window_stats st;
     int err;
+    /* NT_WINDOW_FRAME_RECORDS: the addresses of the window's stacks (frames_known once read). */
+    bool frames_known;
+    cm_addr_set frames;
 } window_read;
 
-/* Feed the run [run_start, run_end) at its place in the stream. */
-static nt_status flush(window_read *w)
+/* Feed the bytes [start, end) to parser q, which is at start; bytes_read counts them. */
+static nt_status feed_span(window_read *w, nt_parser *q, uint64_t start, uint64_t end)
 {
-    if (w->run_end == w->run_start)
-        return NT_OK;
-    if (w->feed && w->feed->deadline_ns && w->feed->deadline_ns != INT64_MAX && cm_clock_ns() > w->feed->deadline_ns)
-        return NT_ERR_TIMEOUT;
-    nt_status s = ps_parser_skip_to(w->p, w->run_start);
-    for (uint64_t off = w->run_start; s == NT_OK && off < w->run_end;) {
-        size_t want = w->run_end - off < w->chunk ? (size_t)(w->run_end - off) : w->chunk;
+    nt_status s = NT_OK;
+    for (uint64_t off = start; s == NT_OK && off < end;) {
+        size_t want = end - off < w->chunk ? (size_t)(end - off) : w->chunk;
         ssize_t n = pread(w->fd, w->buf, want, (off_t)off);
         if (n < 0 && errno == EINTR)
             continue;
@@ -64,12 +65,82 @@ static nt_status flush(window_read *w)
         }
         off += (uint64_t)n;
         w->st.bytes_read += (uint64_t)n;
-        s = nt_parser_feed(w->p, w->buf, (size_t)n);
-        if (w->feed && w->feed->progress)
+        s = nt_parser_feed(q, w->buf, (size_t)n);
+        if (q == w->p && w->feed && w->feed->progress)
             w->feed->progress(w->feed->progress_user, w->st.bytes_read, w->total);
     }
+    return s;
+}
+
+/* Feed the run [run_start, run_end) at its place in the stream. */
+static nt_status flush(window_read *w)
+{
+    if (w->run_end == w->run_start)
+        return NT_OK;
+    if (w->feed && w->feed->deadline_ns && w->feed->deadline_ns != INT64_MAX && cm_clock_ns() > w->feed->deadline_ns)
+        return NT_ERR_TIMEOUT;
+    nt_status s = ps_parser_skip_to(w->p, w->run_start);
+    if (s == NT_OK)
+        s = feed_span(w, w->p, w->run_start, w->run_end);
     w->run_start = w->run_end;
     return s;
+}
+
+/* NT_WINDOW_FRAME_RECORDS: a kept method record is handed over when its
+ * code holds an address of the window's stacks (common/addr_set.h, the
+ * rule a slice keeps them by); module and assembly records always. */
+static bool needed(const window_read *w, const nt_event *ev)
+{
+    unsigned kind = ps_desc_what(ev->desc);
+    if (kind < NT_KIND_METHOD_LOAD_VERBOSE || kind > NT_KIND_METHOD_DC_END_VERBOSE || ev->payload_size < 28)
+        return true; /* not a method record, or one the parser's decoder is to refuse */
+    /* MethodLoadVerbose and kin: u64 method id, module id, start address; u32 size (clr_events.c). */
+    return cm_addr_set_holds(&w->frames, cm_le64(ev->payload + 16), cm_le32(ev->payload + 24));
+}
+
+static int collect_stack(void *user, const nt_stack *st)
+{
+    window_read *w = user;
+    return cm_addr_set_add(&w->p->mem, &w->frames, st->ips, st->count) ? 0 : 1;
+}
+
+/* The addresses of every stack in the stack blocks of the window's
+ * intervals (want: the blocks read; a superset of the window's frames),
+ * read ahead by a parser of their own, one an interval (stack ids restart
+ * at each): the stream header and trace block, then the interval's stack
+ * blocks.  Skipped, and every record handed over, past FRAME_READ_MAX bytes
+ * of them or when anything fails: the filter only ever saves work. */
+#define FRAME_READ_MAX ((uint64_t)64 << 20)
+static void window_frames(window_read *w, const nt_index *ix, const bool *want)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < ix->count; i++)
+        bytes += want[i] && ix->blocks[i].kind == NT_INDEX_STACK ? ix->blocks[i].end - ix->blocks[i].offset : 0;
+    if (bytes > FRAME_READ_MAX || ix->blocks[0].kind != NT_INDEX_TRACE)
+        return;
+    nt_callbacks cb = { .struct_size = sizeof cb, .stack = collect_stack };
+    bool ok = true;
+    for (size_t first = 0; ok && first < ix->count;) {
+        size_t last = first + 1;
+        while (last < ix->count && ix->blocks[last].interval == ix->blocks[first].interval)
+            last++;
+        nt_parser *q = NULL;
+        for (size_t i = first; ok && i < last; i++) {
+            const nt_index_block *b = &ix->blocks[i];
+            if (!want[i] || b->kind != NT_INDEX_STACK)
+                continue;
+            if (!q) {
+                q = nt_parser_new(&cb, w, &w->p->lim, &w->p->mem.a);
+                ok = q && feed_span(w, q, 0, ix->blocks[0].end) == NT_OK;
+            }
+            ok = ok && ps_parser_skip_to(q, b->offset) == NT_OK && feed_span(w, q, b->offset, b->end) == NT_OK;
+            w->st.frame_read_bytes += b->end - b->offset;
+        }
+        nt_parser_free(q);
+        first = last;
+    }
+    w->frames_known = ok && cm_addr_set_seal(&w->p->mem, &w->frames);
+    w->err = 0;
 }
 
 /* The kept records of `block` (index_records.c), handed to the parser in
@@ -86,6 +157,11 @@ static nt_status deliver_kept(window_read *w, const nt_index *ix, size_t block, 
         if (r.block < block)
             continue;
         nt_event *ev = &r.ev;
+        ev->desc = ps_metadata_find(&p->meta, ev->metadata_id);
+        if (w->frames_known && !needed(w, ev)) {
+            w->st.kept_records_cut++;
+            continue;
+        }
         ev->field_ctx = &p->fctx;
         p->fctx.has_trace_id = p->fctx.has_span_id = false; /* a kept record has no label list */
         if (p->v6) {
@@ -101,7 +177,6 @@ static nt_status deliver_kept(window_read *w, const nt_index *ix, size_t block, 
             ev->thread_id = r.thread;
             ev->capture_thread_id = r.capture;
         }
-        ev->desc = ps_metadata_find(&p->meta, ev->metadata_id);
         unsigned what = ps_desc_what(ev->desc) | ps_event_find_stack(p, ev);
         nt_sample sample = { .event = ev };
         s = ps_event_deliver(p, ev, what, &sample);
@@ -216,6 +291,8 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
     for (size_t i = 0; s == NT_OK && i < ix->count && !any; i++)
         if (ix->blocks[i].kind == NT_INDEX_EVENT)
             any = want[i] = true;
+    if (s == NT_OK && (o.flags & NT_WINDOW_FRAME_RECORDS))
+        window_frames(&w, ix, want);
     w.total = ix->blocks[0].offset + (sum->stream_bytes - ix->blocks[ix->count - 1].end);
     for (size_t i = 0; s == NT_OK && i < ix->count; i++)
         w.total += want[i] ? ix->blocks[i].end - ix->blocks[i].offset : 0;
@@ -236,6 +313,7 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
         s = nt_parser_finish(p);
     cm_mem_free(&m, want, ix->count * sizeof *want);
     cm_mem_free(&m, w.buf, w.chunk);
+    cm_addr_set_free(&p->mem, &w.frames);
     if (os_error)
         *os_error = w.err;
     if (stats)

@@ -131,6 +131,14 @@ uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n);
 
 /* Framing: every block from the stream's start to its end or the damage. */
 nt_status ix_scan(ix_build *b);
+/* The stream header: sets the summary's format_major and *first, the offset of the first block. */
+nt_status ix_stream_head(ix_build *b, uint64_t *first);
+/* The one block at off framed as the scan frames it, its header's time range
+ * read (the trace block's clock goes into the summary); *end_mark when off
+ * holds the end-of-stream mark (blk->end is past it).  Needs format_major. */
+nt_status ix_frame_at(ix_build *b, uint64_t off, nt_index_block *blk, bool *end_mark);
+/* Add blk to the summary's counts, bytes and span (the scan, and a sidecar's table when loaded). */
+void ix_count_block(nt_index *ix, const nt_index_block *blk);
 /* Metadata block body: remember which ids are the sample event. */
 void ix_note_metadata(ix_build *b, const nt_index_block *blk);
 /* Walk a spread of event blocks' headers and fill the estimate. */

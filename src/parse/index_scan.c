@@ -80,19 +80,8 @@ static nt_status read_body_header(ix_build *b, nt_index_block *blk)
     return NT_OK;
 }
 
-static nt_status add_block(ix_build *b, nt_index_block *blk)
+void ix_count_block(nt_index *ix, const nt_index_block *blk)
 {
-    nt_index *ix = b->ix;
-    if (ix->count >= b->max_blocks)
-        return ix_fail(b, NT_ERR_LIMIT, blk->offset, "max_blocks reached (nt_index_options.max_blocks)");
-    nt_status st = read_body_header(b, blk);
-    if (st)
-        return st;
-    if (blk->kind == NT_INDEX_METADATA)
-        ix_note_metadata(b, blk);
-    if (!cm_mem_reserve(&ix->mem, (void **)&ix->blocks, &ix->cap, ix->count + 1, sizeof *ix->blocks))
-        return ix_fail(b, NT_ERR_NOMEM, blk->offset, "out of memory for the block table");
-    ix->blocks[ix->count++] = *blk;
     nt_index_summary *s = &ix->sum;
     s->blocks[blk->kind]++;
     s->bytes[blk->kind] += blk->end - blk->offset;
@@ -104,6 +93,19 @@ static nt_status add_block(ix_build *b, nt_index_block *blk)
         if (first || blk->max_ticks > s->max_ticks)
             s->max_ticks = blk->max_ticks;
     }
+}
+
+static nt_status add_block(ix_build *b, nt_index_block *blk)
+{
+    nt_index *ix = b->ix;
+    if (ix->count >= b->max_blocks)
+        return ix_fail(b, NT_ERR_LIMIT, blk->offset, "max_blocks reached (nt_index_options.max_blocks)");
+    if (blk->kind == NT_INDEX_METADATA)
+        ix_note_metadata(b, blk);
+    if (!cm_mem_reserve(&ix->mem, (void **)&ix->blocks, &ix->cap, ix->count + 1, sizeof *ix->blocks))
+        return ix_fail(b, NT_ERR_NOMEM, blk->offset, "out of memory for the block table");
+    ix->blocks[ix->count++] = *blk;
+    ix_count_block(ix, blk);
     return NT_OK;
 }
 
@@ -111,89 +113,109 @@ static nt_status add_block(ix_build *b, nt_index_block *blk)
  * longest object header (tags, type header, a 64-byte name, EndObject, size,
  * padding) fits one header read. */
 #define V4_HEADER_MAX (1 + 14 + MAX_TYPE_NAME + 1 + 4 + 3)
-static nt_status scan_v4(ix_build *b, uint64_t off)
+static nt_status frame_v4(ix_build *b, uint64_t off, nt_index_block *out, bool *end_mark)
 {
-    uint32_t interval = 0;
-    for (;;) {
-        size_t got = 0;
-        const uint8_t *h = ix_at(b, off, V4_HEADER_MAX, &got);
-        if (!h)
-            return ix_fail(b, NT_ERR_IO, off, "reading an object header failed");
-        cm_cursor c = cm_cursor_make(h, got);
-        uint8_t tag, tag2, null_ref;
-        uint32_t version, min_reader, name_len;
-        if (!cm_cur_u8(&c, &tag))
-            return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream mark");
-        if (tag == CM_TAG_NULL_REFERENCE) {
-            b->ix->sum.stream_bytes = off + 1;
-            b->ix->sum.complete = true;
-            return NT_OK;
-        }
-        if (tag != CM_TAG_BEGIN_PRIVATE_OBJECT)
-            return ix_fail(b, NT_ERR_MALFORMED, off, "expected an object (BeginPrivateObject) or the end of the stream");
-        if (!cm_cur_u8(&c, &tag2) || !cm_cur_u8(&c, &null_ref) || !cm_cur_u32(&c, &version) ||
-            !cm_cur_u32(&c, &min_reader) || !cm_cur_u32(&c, &name_len))
-            return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends inside an object's type header");
-        if (tag2 != CM_TAG_BEGIN_PRIVATE_OBJECT || null_ref != CM_TAG_NULL_REFERENCE || name_len > MAX_TYPE_NAME)
-            return ix_fail(b, NT_ERR_MALFORMED, off + 1, "malformed object type header");
-        const uint8_t *name = c.p;
-        uint8_t end_type;
-        if (!cm_cur_skip(&c, name_len) || !cm_cur_u8(&c, &end_type))
-            return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends inside an object's type name");
-        if (end_type != CM_TAG_END_OBJECT)
-            return ix_fail(b, NT_ERR_MALFORMED, off + (uint64_t)(c.p - h) - 1, "type header does not end with EndObject");
-        nt_index_block blk = { .offset = off, .kind = (uint8_t)v4_kind(name, name_len), .interval = interval };
-        uint32_t size = 48; /* the Trace object's fixed payload */
-        if (blk.kind != NT_INDEX_TRACE) {
-            if (!cm_cur_u32(&c, &size))
-                return ix_fail(b, NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h), "the stream ends inside a block size");
-            size_t pad = (size_t)((4 - (off + (uint64_t)(c.p - h)) % 4) % 4);
-            if (size > INT32_MAX || !cm_cur_skip(&c, pad))
-                return ix_fail(b, size > INT32_MAX ? NT_ERR_MALFORMED : NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h) - 4,
-                               size > INT32_MAX ? "block size out of range" : "the stream ends inside a block's padding");
-        }
-        blk.body_offset = off + (uint64_t)(c.p - h);
-        blk.body_size = size;
-        /* The content, then EndObject. */
-        const uint8_t *end_obj = b->len - blk.body_offset > size ? ix_at(b, blk.body_offset + size, 1, &got) : NULL;
-        if (b->len - blk.body_offset <= size)
-            return ix_fail(b, NT_ERR_TRUNCATED, blk.body_offset, "the stream ends inside a block");
-        if (!end_obj)
-            return ix_fail(b, NT_ERR_IO, blk.body_offset + size, "reading a block's end failed");
-        if (*end_obj != CM_TAG_END_OBJECT)
-            return ix_fail(b, NT_ERR_MALFORMED, blk.body_offset + size, "block does not end with EndObject");
-        blk.end = blk.body_offset + size + 1;
-        nt_status st = add_block(b, &blk);
-        if (st)
-            return st;
-        interval += blk.kind == NT_INDEX_SEQUENCE_POINT;
-        off = blk.end;
+    size_t got = 0;
+    const uint8_t *h = ix_at(b, off, V4_HEADER_MAX, &got);
+    if (!h)
+        return ix_fail(b, NT_ERR_IO, off, "reading an object header failed");
+    cm_cursor c = cm_cursor_make(h, got);
+    uint8_t tag, tag2, null_ref;
+    uint32_t version, min_reader, name_len;
+    if (!cm_cur_u8(&c, &tag))
+        return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream mark");
+    if (tag == CM_TAG_NULL_REFERENCE) {
+        *end_mark = true;
+        *out = (nt_index_block){ .offset = off, .end = off + 1 };
+        return NT_OK;
     }
+    if (tag != CM_TAG_BEGIN_PRIVATE_OBJECT)
+        return ix_fail(b, NT_ERR_MALFORMED, off, "expected an object (BeginPrivateObject) or the end of the stream");
+    if (!cm_cur_u8(&c, &tag2) || !cm_cur_u8(&c, &null_ref) || !cm_cur_u32(&c, &version) ||
+        !cm_cur_u32(&c, &min_reader) || !cm_cur_u32(&c, &name_len))
+        return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends inside an object's type header");
+    if (tag2 != CM_TAG_BEGIN_PRIVATE_OBJECT || null_ref != CM_TAG_NULL_REFERENCE || name_len > MAX_TYPE_NAME)
+        return ix_fail(b, NT_ERR_MALFORMED, off + 1, "malformed object type header");
+    const uint8_t *name = c.p;
+    uint8_t end_type;
+    if (!cm_cur_skip(&c, name_len) || !cm_cur_u8(&c, &end_type))
+        return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends inside an object's type name");
+    if (end_type != CM_TAG_END_OBJECT)
+        return ix_fail(b, NT_ERR_MALFORMED, off + (uint64_t)(c.p - h) - 1, "type header does not end with EndObject");
+    nt_index_block blk = { .offset = off, .kind = (uint8_t)v4_kind(name, name_len) };
+    uint32_t size = 48; /* the Trace object's fixed payload */
+    if (blk.kind != NT_INDEX_TRACE) {
+        if (!cm_cur_u32(&c, &size))
+            return ix_fail(b, NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h), "the stream ends inside a block size");
+        size_t pad = (size_t)((4 - (off + (uint64_t)(c.p - h)) % 4) % 4);
+        if (size > INT32_MAX || !cm_cur_skip(&c, pad))
+            return ix_fail(b, size > INT32_MAX ? NT_ERR_MALFORMED : NT_ERR_TRUNCATED, off + (uint64_t)(c.p - h) - 4,
+                           size > INT32_MAX ? "block size out of range" : "the stream ends inside a block's padding");
+    }
+    blk.body_offset = off + (uint64_t)(c.p - h);
+    blk.body_size = size;
+    /* The content, then EndObject. */
+    const uint8_t *end_obj = b->len - blk.body_offset > size ? ix_at(b, blk.body_offset + size, 1, &got) : NULL;
+    if (b->len - blk.body_offset <= size)
+        return ix_fail(b, NT_ERR_TRUNCATED, blk.body_offset, "the stream ends inside a block");
+    if (!end_obj)
+        return ix_fail(b, NT_ERR_IO, blk.body_offset + size, "reading a block's end failed");
+    if (*end_obj != CM_TAG_END_OBJECT)
+        return ix_fail(b, NT_ERR_MALFORMED, blk.body_offset + size, "block does not end with EndObject");
+    blk.end = blk.body_offset + size + 1;
+    *end_mark = false;
+    *out = blk;
+    return read_body_header(b, out);
 }
 
 /* V6: a 4-byte header (size | kind << 24) before each block. */
-static nt_status scan_v6(ix_build *b, uint64_t off)
+static nt_status frame_v6(ix_build *b, uint64_t off, nt_index_block *out, bool *end_mark)
+{
+    size_t got = 0;
+    const uint8_t *hp = ix_at(b, off, 4, &got);
+    if (!hp)
+        return ix_fail(b, NT_ERR_IO, off, "reading a block header failed");
+    if (got < 4)
+        return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream block");
+    uint32_t h = cm_le32(hp);
+    uint32_t size = h & CM_V6_BLOCK_SIZE_MASK, kind = h >> CM_V6_BLOCK_KIND_SHIFT;
+    if (kind == CM_V6_END_OF_STREAM) { /* its size is not read, as the parser does not */
+        *end_mark = true;
+        *out = (nt_index_block){ .offset = off, .end = off + 4 };
+        return NT_OK;
+    }
+    if (b->len - off - 4 < size)
+        return ix_fail(b, NT_ERR_TRUNCATED, off + 4, "the stream ends inside a block");
+    *end_mark = false;
+    *out = (nt_index_block){ .offset = off, .body_offset = off + 4, .body_size = size, .end = off + 4 + size,
+                             .kind = (uint8_t)v6_kind(kind) };
+    return read_body_header(b, out);
+}
+
+nt_status ix_frame_at(ix_build *b, uint64_t off, nt_index_block *blk, bool *end_mark)
+{
+    if (off >= b->len)
+        return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream mark");
+    return b->ix->sum.format_major == 6 ? frame_v6(b, off, blk, end_mark) : frame_v4(b, off, blk, end_mark);
+}
+
+/* Every block from off to the end mark, numbering the sequence-point intervals. */
+static nt_status scan_blocks(ix_build *b, uint64_t off)
 {
     uint32_t interval = 0;
     for (;;) {
-        size_t got = 0;
-        const uint8_t *hp = ix_at(b, off, 4, &got);
-        if (!hp)
-            return ix_fail(b, NT_ERR_IO, off, "reading a block header failed");
-        if (got < 4)
-            return ix_fail(b, NT_ERR_TRUNCATED, off, "the stream ends before its end-of-stream block");
-        uint32_t h = cm_le32(hp);
-        uint32_t size = h & CM_V6_BLOCK_SIZE_MASK, kind = h >> CM_V6_BLOCK_KIND_SHIFT;
-        if (kind == CM_V6_END_OF_STREAM) { /* its size is not read, as the parser does not */
-            b->ix->sum.stream_bytes = off + 4;
+        nt_index_block blk;
+        bool end_mark = false;
+        nt_status st = ix_frame_at(b, off, &blk, &end_mark);
+        if (st)
+            return st;
+        if (end_mark) {
+            b->ix->sum.stream_bytes = blk.end;
             b->ix->sum.complete = true;
             return NT_OK;
         }
-        if (b->len - off - 4 < size)
-            return ix_fail(b, NT_ERR_TRUNCATED, off + 4, "the stream ends inside a block");
-        nt_index_block blk = { .offset = off, .body_offset = off + 4, .body_size = size, .end = off + 4 + size,
-                               .kind = (uint8_t)v6_kind(kind), .interval = interval };
-        nt_status st = add_block(b, &blk);
+        blk.interval = interval;
+        st = add_block(b, &blk);
         if (st)
             return st;
         interval += blk.kind == NT_INDEX_SEQUENCE_POINT;
@@ -201,7 +223,7 @@ static nt_status scan_v6(ix_build *b, uint64_t off)
     }
 }
 
-nt_status ix_scan(ix_build *b)
+nt_status ix_stream_head(ix_build *b, uint64_t *first)
 {
     const size_t v4_head = CM_FMT_MAGIC_LEN + 4 + CM_FMT_FS_HEADER_LEN;
     size_t got = 0;
@@ -217,7 +239,8 @@ nt_status ix_scan(ix_build *b)
         if (memcmp(h + CM_FMT_MAGIC_LEN + 4, CM_FMT_FS_HEADER, CM_FMT_FS_HEADER_LEN) != 0)
             return ix_fail(b, NT_ERR_NOT_NETTRACE, CM_FMT_MAGIC_LEN + 4, "no FastSerialization header after the magic");
         b->ix->sum.format_major = 4;
-        return scan_v4(b, v4_head);
+        *first = v4_head;
+        return NT_OK;
     }
     if (after != 0)
         return ix_fail(b, NT_ERR_NOT_NETTRACE, CM_FMT_MAGIC_LEN, "neither a V4/V5 nor a V6 header after the magic");
@@ -227,5 +250,13 @@ nt_status ix_scan(ix_build *b)
     if (major != 6)
         return ix_fail(b, NT_ERR_UNSUPPORTED_VERSION, CM_FMT_MAGIC_LEN + 4, "unsupported major version");
     b->ix->sum.format_major = 6;
-    return scan_v6(b, CM_FMT_MAGIC_LEN + 12);
+    *first = CM_FMT_MAGIC_LEN + 12;
+    return NT_OK;
+}
+
+nt_status ix_scan(ix_build *b)
+{
+    uint64_t first = 0;
+    nt_status s = ix_stream_head(b, &first);
+    return s ? s : scan_blocks(b, first);
 }

@@ -4,12 +4,18 @@
  *
  * What a sidecar adds to the scan of block headers, which is cheap, is what
  * only a walk of every event is able to say: which event blocks hold method,
- * module or assembly events (NT_INDEX_BLOCK_RECORDS), and exact counts.  So
- * the load believes nothing the trace itself can tell at the scan's cost: it
- * checks the trace's size, modification time and the hashes of its head and
- * tail, scans the block headers again and requires the sidecar's table to
- * be that scan, field for field; then it takes the flags of the event blocks
- * and the counts.
+ * module or assembly events (NT_INDEX_BLOCK_RECORDS), and exact counts.
+ * The load checks the trace's size, modification time and the hashes of its
+ * head and tail, then the table's shape (every block inside the stream, in
+ * order and contiguous, its content inside it, kinds and ranges possible,
+ * the end mark where the table ends), and frames a spread of the trace's
+ * block headers again (SPOT_CHECKS of them, every one in a small trace),
+ * which must be the table's entries field for field.  It does not rescan
+ * every header: that was one read a block, most of a window's cost on a
+ * large trace, for blocks the window never reads.  The blocks a window reads
+ * are framed by the parser, which fails where the table misplaces one
+ * (ps_parser_skip_to); a kind or time range the table states for a block
+ * the window does not read is believed, as the block's own header would be.
  *
  * Version 2 adds the kept records (index_records.c): the method, module
  * and assembly events of the blocks flagged NT_INDEX_BLOCK_RECORDS_KEPT,
@@ -49,6 +55,8 @@
 #define SC_CHECKSUM 8u
 #define SC_COMPLETE 0x1u
 #define SC_EXACT 0x2u
+/* Block headers of the trace framed again at load, spread over the table. */
+#define SPOT_CHECKS 64u
 
 uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n) { return cm_checksum64(p, n); }
 
@@ -111,14 +119,6 @@ static nt_status refuse(char *msg, size_t msg_size, nt_status s, uint64_t off, c
     return s;
 }
 
-/* The sidecar's entry i against the scan's block: equal in every field the scan knows. */
-static bool entry_matches(const uint8_t *e, const nt_index_block *b)
-{
-    return cm_le64(e) == b->offset && cm_le64(e + 8) == b->end && cm_le64(e + 16) == b->body_offset &&
-           cm_le32(e + 24) == b->body_size && e[28] == b->kind && (int64_t)cm_le64(e + 32) == b->min_ticks &&
-           (int64_t)cm_le64(e + 40) == b->max_ticks && cm_le16(e + 30) == 0 && cm_le32(e + 52) == 0;
-}
-
 /* The header's checks that need no trace: magic, version, sizes, checksum. */
 static nt_status check_header(const uint8_t *d, size_t len, char *msg, size_t msg_size, uint64_t *count)
 {
@@ -152,31 +152,92 @@ static nt_status check_identity(const uint8_t *d, const ix_identity *now, char *
     return NT_OK;
 }
 
-/* The sidecar's table against the scan just made; then its flags and counts taken. */
-static nt_status adopt_blocks(nt_index *ix, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
+/* The entry at e as a block, or false when no scan could have made it
+ * after the block ending at prev_end (version `major`). */
+static bool entry_block(const uint8_t *e, uint32_t major, uint64_t prev_end, nt_index_block *b)
 {
+    *b = (nt_index_block){ .offset = cm_le64(e), .end = cm_le64(e + 8), .body_offset = cm_le64(e + 16),
+                           .body_size = cm_le32(e + 24), .kind = e[28], .min_ticks = (int64_t)cm_le64(e + 32),
+                           .max_ticks = (int64_t)cm_le64(e + 40) };
+    if (cm_le16(e + 30) != 0 || cm_le32(e + 52) != 0 || b->kind >= NT_INDEX_KIND_COUNT || b->offset != prev_end)
+        return false;
+    bool framed = major == 6 ? b->body_offset == b->offset + 4 && b->end == b->body_offset + b->body_size
+                             : b->body_offset > b->offset && b->body_offset - b->offset <= 96 &&
+                                   b->body_size <= INT32_MAX && b->end == b->body_offset + b->body_size + 1;
+    if (!framed || b->end <= b->offset)
+        return false;
+    switch (b->kind) {
+    case NT_INDEX_EVENT:
+        return b->min_ticks <= b->max_ticks;
+    case NT_INDEX_SEQUENCE_POINT:
+        return b->min_ticks == b->max_ticks;
+    default:
+        return b->min_ticks == 0 && b->max_ticks == 0;
+    }
+}
+
+/* The sidecar's table taken as the trace's blocks after its shape is
+ * checked, then a spread of them framed in the trace again (b: the trace,
+ * its stream header read); then its flags and counts. */
+static nt_status adopt_blocks(ix_build *b, uint64_t first, const uint8_t *d, uint64_t count, char *msg,
+                              size_t msg_size)
+{
+    nt_index *ix = b->ix;
     nt_index_summary *s = &ix->sum;
     uint32_t flags = cm_le32(d + 52);
-    if (count != ix->count || cm_le32(d + 48) != s->format_major || cm_le64(d + 104) != s->stream_bytes ||
-        ((flags & SC_COMPLETE) != 0) != s->complete)
+    uint64_t stream_bytes = cm_le64(d + 104);
+    if (count == 0 || count > b->max_blocks || cm_le32(d + 48) != s->format_major || stream_bytes > b->len ||
+        !(flags & SC_COMPLETE))
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 48, "the sidecar's blocks are not the trace's");
-    for (size_t i = 0; i < ix->count; i++) {
+    if (!cm_mem_reserve(&ix->mem, (void **)&ix->blocks, &ix->cap, (size_t)count, sizeof *ix->blocks))
+        return refuse(msg, msg_size, NT_ERR_NOMEM, SC_HEADER, "out of memory for the block table");
+    uint32_t interval = 0;
+    uint64_t end = first;
+    for (size_t i = 0; i < count; i++) {
         const uint8_t *e = d + SC_HEADER + i * SC_ENTRY;
+        nt_index_block blk;
         uint8_t f = e[29];
         uint32_t next = cm_le32(e + 48);
-        bool next_ok = next == 0 || (next > i && next < ix->count && ix->blocks[i].kind == NT_INDEX_EVENT &&
-                                     ix->blocks[next].kind == NT_INDEX_EVENT);
         bool flags_ok = (f & ~(NT_INDEX_BLOCK_RECORDS | NT_INDEX_BLOCK_RECORDS_KEPT)) == 0 &&
                         (!(f & NT_INDEX_BLOCK_RECORDS_KEPT) || (f & NT_INDEX_BLOCK_RECORDS));
-        if (!entry_matches(e, &ix->blocks[i]) || !flags_ok || !next_ok || (f && ix->blocks[i].kind != NT_INDEX_EVENT))
+        if (!entry_block(e, s->format_major, end, &blk) || blk.end > stream_bytes || !flags_ok ||
+            (f && blk.kind != NT_INDEX_EVENT) || (next && (next <= i || next >= count || blk.kind != NT_INDEX_EVENT ||
+                                                             d[SC_HEADER + (size_t)next * SC_ENTRY + 28] != NT_INDEX_EVENT)))
+            return refuse(msg, msg_size, NT_ERR_MALFORMED, SC_HEADER + i * SC_ENTRY,
+                          "a block entry is not a block the trace can hold there");
+        blk.interval = interval;
+        blk.flags = f;
+        blk.next_sample_block = next;
+        interval += blk.kind == NT_INDEX_SEQUENCE_POINT;
+        end = blk.end;
+        ix->blocks[ix->count++] = blk;
+        ix_count_block(ix, &blk);
+    }
+    s->complete = true;
+    s->stream_bytes = stream_bytes;
+    /* The trace's own headers: the first block (the trace header, whose clock
+     * is read again here), the last, a spread between and the end mark after
+     * the last; every block of a trace of up to SPOT_CHECKS + 2. */
+    size_t checks = count <= SPOT_CHECKS + 2 ? (size_t)count : SPOT_CHECKS + 2;
+    for (size_t k = 0; k < checks; k++) {
+        size_t i = checks == count ? k : k == checks - 1 ? (size_t)count - 1 : (size_t)((uint64_t)k * count / (checks - 1));
+        nt_index_block framed;
+        bool end_mark = false;
+        const nt_index_block *want = &ix->blocks[i];
+        nt_status st = ix_frame_at(b, want->offset, &framed, &end_mark);
+        if (st == NT_ERR_IO)
+            return refuse(msg, msg_size, st, SC_HEADER + i * SC_ENTRY, "reading the trace's block header failed");
+        if (st || end_mark || framed.end != want->end || framed.body_offset != want->body_offset ||
+            framed.body_size != want->body_size || framed.kind != want->kind || framed.min_ticks != want->min_ticks ||
+            framed.max_ticks != want->max_ticks)
             return refuse(msg, msg_size, NT_ERR_MALFORMED, SC_HEADER + i * SC_ENTRY,
                           "a block entry differs from the trace's block header there");
     }
-    for (size_t i = 0; i < ix->count; i++) {
-        ix->blocks[i].flags = d[SC_HEADER + i * SC_ENTRY + 29];
-        ix->blocks[i].next_sample_block = cm_le32(d + SC_HEADER + i * SC_ENTRY + 48);
-    }
-    /* Counts: believed as counts (they select nothing), capped by what the scan allows. */
+    nt_index_block mark;
+    bool end_mark = false;
+    if (ix_frame_at(b, end, &mark, &end_mark) != NT_OK || !end_mark || mark.end != stream_bytes)
+        return refuse(msg, msg_size, NT_ERR_MALFORMED, 104, "the trace's end-of-stream mark is not where the sidecar ends");
+    /* Counts: believed as counts (they select nothing), capped by what the table holds. */
     uint64_t walked = cm_le64(d + 64);
     if (walked > s->blocks[NT_INDEX_EVENT])
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 64, "more event blocks walked than the trace holds");
@@ -190,9 +251,10 @@ static nt_status adopt_blocks(nt_index *ix, const uint8_t *d, uint64_t count, ch
 }
 
 /* The table, then the kept records, checked against the flags just taken. */
-static nt_status adopt(nt_index *ix, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
+static nt_status adopt(ix_build *b, uint64_t first, const uint8_t *d, uint64_t count, char *msg, size_t msg_size)
 {
-    nt_status s = adopt_blocks(ix, d, count, msg, msg_size);
+    nt_index *ix = b->ix;
+    nt_status s = adopt_blocks(b, first, d, count, msg, msg_size);
     if (s)
         return s;
     size_t at = SC_HEADER + count * SC_ENTRY, bad = 0;
@@ -233,28 +295,29 @@ nt_status nt_index_load(const void *data, size_t len, int trace_fd, const nt_ind
     }
     if (!S_ISREG(st.st_mode))
         return refuse(msg, msg_size, NT_ERR_INVALID_ARG, 0, "the trace is not a regular file");
-    /* Scan the trace's block headers (no walk: the sidecar's walk is what is taken). */
-    char scan_msg[256];
-    ix_build b = { .fd = trace_fd, .len = (uint64_t)st.st_size, .msg = scan_msg, .msg_size = sizeof scan_msg };
-    nt_index *ix = NULL;
-    s = ix_build_run(&b, opt, false, &ix);
-    if (s) { /* a damaged trace is read by the parser, which says where; no sidecar is used for it */
-        nt_index_free(ix);
-        if (msg && msg_size)
-            snprintf(msg, msg_size, "the trace's block headers: %s", scan_msg);
-        return s;
-    }
+    nt_index_options o;
+    if (!ABI_IN(nt_index_options, &o, opt))
+        return NT_ERR_INVALID_ARG;
+    nt_index *ix = CM_MEM_NEW(nt_index, o.alloc);
+    if (!ix)
+        return NT_ERR_NOMEM;
+    char scan_msg[256] = "";
+    ix_build b = { .ix = ix, .fd = trace_fd, .len = (uint64_t)st.st_size, .msg = scan_msg, .msg_size = sizeof scan_msg,
+                   .max_blocks = o.max_blocks ? o.max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS };
     ix_identity now;
+    uint64_t first = 0;
     if (!ix_identify(&b, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, &now)) {
-        nt_index_free(ix);
+        s = NT_ERR_IO;
         if (msg && msg_size)
             snprintf(msg, msg_size, "the trace: reading it failed");
-        return NT_ERR_IO;
+    } else if ((s = check_identity(d, &now, msg, msg_size)) == NT_OK &&
+               (s = ix_stream_head(&b, &first)) != NT_OK) { /* read by the parser, which says where */
+        if (msg && msg_size)
+            snprintf(msg, msg_size, "the trace's header: %s", scan_msg);
     }
     ix->id = now;
-    s = check_identity(d, &now, msg, msg_size);
     if (s == NT_OK)
-        s = adopt(ix, d, count, msg, msg_size);
+        s = adopt(&b, first, d, count, msg, msg_size);
     if (s) {
         nt_index_free(ix);
         return s;
