@@ -4,20 +4,51 @@
 
 #include <string.h>
 
+static size_t recent_slot(uint64_t ip) { return (size_t)((ip * 0x9E3779B97F4A7C15ull) >> 54); }
+_Static_assert(CM_ADDR_SET_RECENT == 1u << 10, "recent_slot keeps 10 bits");
+
 bool cm_addr_set_add(cm_mem *m, cm_addr_set *s, const uint64_t *ips, size_t n)
 {
-    if (n > SIZE_MAX / sizeof *s->ips - s->n || !cm_mem_reserve(m, (void **)&s->ips, &s->cap, s->n + n, sizeof *s->ips))
-        return false;
-    memcpy(s->ips + s->n, ips, n * sizeof *ips);
-    s->n += n;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ip = ips[i];
+        size_t h = recent_slot(ip);
+        if (ip && s->recent[h] == ip)
+            continue;
+        s->recent[h] = ip;
+        if (s->n == s->cap && !cm_mem_reserve(m, (void **)&s->ips, &s->cap, s->n + 1, sizeof *s->ips))
+            return false;
+        s->ips[s->n++] = ip;
+    }
     return true;
 }
 
-static int cmp_u64(const void *a, const void *b, void *ctx)
+/* Least-significant-digit radix sort of n values by bytes, through tmp;
+ * a byte every value shares is passed over (the high bytes of code
+ * addresses, mostly).  The result is in a. */
+static void radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n)
 {
-    (void)ctx;
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    uint64_t all_or = 0, all_and = ~0ull;
+    for (size_t i = 0; i < n; i++) {
+        all_or |= a[i];
+        all_and &= a[i];
+    }
+    uint64_t *from = a, *to = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+            continue; /* every value has the same byte here */
+        size_t count[257] = { 0 };
+        for (size_t i = 0; i < n; i++)
+            count[((from[i] >> shift) & 0xff) + 1]++;
+        for (unsigned d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i] >> shift) & 0xff]++] = from[i];
+        uint64_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != a)
+        memcpy(a, from, n * sizeof *a);
 }
 
 bool cm_addr_set_seal(cm_mem *m, cm_addr_set *s)
@@ -27,7 +58,7 @@ bool cm_addr_set_seal(cm_mem *m, cm_addr_set *s)
     uint64_t *tmp = cm_mem_alloc(m, s->n * sizeof *tmp);
     if (!tmp)
         return false;
-    cm_merge_sort(s->ips, tmp, s->n, sizeof *s->ips, cmp_u64, NULL);
+    radix_sort_u64(s->ips, tmp, s->n);
     cm_mem_free(m, tmp, s->n * sizeof *tmp);
     size_t n = 1;
     for (size_t i = 1; i < s->n; i++)

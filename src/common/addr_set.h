@@ -13,12 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Addresses remembered to drop repeats as they come: stacks share most of
+ * their frames, so most of what is appended was appended just before. */
+#define CM_ADDR_SET_RECENT 1024u
+
 typedef struct cm_addr_set {
     uint64_t *ips;
     size_t n, cap;
+    uint64_t recent[CM_ADDR_SET_RECENT]; /* by a hash of the address; 0 = none (0 is never dropped) */
 } cm_addr_set;
 
-/* Append n addresses; false when memory is short (the set is then unchanged). */
+/* Append n addresses (those seen among the recent ones dropped as repeats);
+ * false when memory is short (the set then holds some of them). */
 bool cm_addr_set_add(cm_mem *m, cm_addr_set *s, const uint64_t *ips, size_t n);
 /* Sort and drop repeats; false when memory is short for the sort. */
 bool cm_addr_set_seal(cm_mem *m, cm_addr_set *s);

@@ -5,7 +5,7 @@
  * file's own.  The parser frames every block fed: an index that does not
  * match the file fails there and reads nothing out of bounds. */
 #include "common/abi.h"
-#include "common/addr_set.h"
+#include "common/line_filter.h"
 #include "common/clock.h"
 #include "common/cursor.h"
 #include "parse/context.h"
@@ -15,6 +15,7 @@
 #include "parse/threads.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #define WINDOW_CHUNK (1u << 20)
@@ -45,9 +46,9 @@ typedef struct window_read {
     uint64_t total;              /* bytes the read will take, for progress */
     nt_window_stats st;
     int err;
-    /* NT_WINDOW_FRAME_RECORDS: the addresses of the window's stacks (frames_known once read). */
+    /* NT_WINDOW_FRAME_RECORDS: the lines of the window's stacks' addresses (frames_known once read). */
     bool frames_known;
-    cm_addr_set frames;
+    uint64_t *frames;
 } window_read;
 
 /* Feed the bytes [start, end) to parser q, which is at start; bytes_read counts them. */
@@ -87,28 +88,39 @@ static nt_status flush(window_read *w)
 }
 
 /* NT_WINDOW_FRAME_RECORDS: a kept method record is handed over when its
- * code holds an address of the window's stacks (common/addr_set.h, the
- * rule a slice keeps them by); module and assembly records always. */
+ * code may hold an address of the window's stacks (common/line_filter.h:
+ * every record that holds one, and a few near one); module and assembly
+ * records always. */
+#define FRAME_HASH_BITS 20 /* 128 KiB of bits: few collisions for a window's lines */
+
 static bool needed(const window_read *w, const nt_event *ev)
 {
     unsigned kind = ps_desc_what(ev->desc);
     if (kind < NT_KIND_METHOD_LOAD_VERBOSE || kind > NT_KIND_METHOD_DC_END_VERBOSE || ev->payload_size < 28)
         return true; /* not a method record, or one the parser's decoder is to refuse */
     /* MethodLoadVerbose and kin: u64 method id, module id, start address; u32 size (clr_events.c). */
-    return cm_addr_set_holds(&w->frames, cm_le64(ev->payload + 16), cm_le32(ev->payload + 24));
+    return cm_line_filter_maybe(w->frames, FRAME_HASH_BITS, cm_le64(ev->payload + 16), cm_le32(ev->payload + 24));
 }
 
 static int collect_stack(void *user, const nt_stack *st)
 {
     window_read *w = user;
-    return cm_addr_set_add(&w->p->mem, &w->frames, st->ips, st->count) ? 0 : 1;
+    for (uint32_t i = 0; i < st->count; i++) {
+        uint64_t ip = st->ips[i];
+        cm_line_filter_add(w->frames, FRAME_HASH_BITS, ip);
+        /* A caller's frame is its return address, and the call is the byte before
+         * (ip - 1): on another line only when ip starts one. */
+        if ((ip & ((1u << CM_LINE_SHIFT) - 1)) == 0)
+            cm_line_filter_add(w->frames, FRAME_HASH_BITS, ip - 1);
+    }
+    return 0;
 }
 
-/* The addresses of every stack in the stack blocks of the window's
+/* The lines of every stack address in the stack blocks of the window's
  * intervals (want: the blocks read; a superset of the window's frames),
  * read ahead by a parser of their own, one an interval (stack ids restart
  * at each): the stream header and trace block, then the interval's stack
- * blocks.  Skipped, and every record handed over, past FRAME_READ_MAX bytes
+ * blocks, each address's line into the filter.  Skipped, and every record handed over, past FRAME_READ_MAX bytes
  * of them or when anything fails: the filter only ever saves work. */
 #define FRAME_READ_MAX ((uint64_t)64 << 20)
 static void window_frames(window_read *w, const nt_index *ix, const bool *want)
@@ -116,8 +128,11 @@ static void window_frames(window_read *w, const nt_index *ix, const bool *want)
     uint64_t bytes = 0;
     for (size_t i = 0; i < ix->count; i++)
         bytes += want[i] && ix->blocks[i].kind == NT_INDEX_STACK ? ix->blocks[i].end - ix->blocks[i].offset : 0;
-    if (bytes > FRAME_READ_MAX || ix->blocks[0].kind != NT_INDEX_TRACE)
+    size_t words = ((size_t)1 << FRAME_HASH_BITS) / 64;
+    if (bytes > FRAME_READ_MAX || ix->blocks[0].kind != NT_INDEX_TRACE ||
+        !(w->frames = cm_mem_alloc(&w->p->mem, words * sizeof *w->frames)))
         return;
+    memset(w->frames, 0, words * sizeof *w->frames);
     nt_callbacks cb = { .struct_size = sizeof cb, .stack = collect_stack };
     bool ok = true;
     for (size_t first = 0; ok && first < ix->count;) {
@@ -132,6 +147,7 @@ static void window_frames(window_read *w, const nt_index *ix, const bool *want)
             if (!q) {
                 q = nt_parser_new(&cb, w, &w->p->lim, &w->p->mem.a);
                 ok = q && feed_span(w, q, 0, ix->blocks[0].end) == NT_OK;
+                w->st.frame_read_bytes += ix->blocks[0].end;
             }
             ok = ok && ps_parser_skip_to(q, b->offset) == NT_OK && feed_span(w, q, b->offset, b->end) == NT_OK;
             w->st.frame_read_bytes += b->end - b->offset;
@@ -139,7 +155,7 @@ static void window_frames(window_read *w, const nt_index *ix, const bool *want)
         nt_parser_free(q);
         first = last;
     }
-    w->frames_known = ok && cm_addr_set_seal(&w->p->mem, &w->frames);
+    w->frames_known = ok;
     w->err = 0;
 }
 
@@ -313,7 +329,8 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
         s = nt_parser_finish(p);
     cm_mem_free(&m, want, ix->count * sizeof *want);
     cm_mem_free(&m, w.buf, w.chunk);
-    cm_addr_set_free(&p->mem, &w.frames);
+    if (w.frames)
+        cm_mem_free(&p->mem, w.frames, ((size_t)1 << FRAME_HASH_BITS) / 64 * sizeof *w.frames);
     if (os_error)
         *os_error = w.err;
     if (stats)

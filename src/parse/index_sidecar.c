@@ -22,14 +22,15 @@
  * which a windowed read takes from here instead of reading those blocks.
  *
  * Version 3 seals the file with cm_checksum64 (common/checksum.h) in place
- * of SipHash: the same check of damage at a sixth of the cost.
+ * of SipHash: the same check of damage at a sixth of the cost.  Version 4
+ * fingerprints the trace's head and tail with it too.
  *
  * Layout (little-endian): a 120-byte header, block_count entries of 56
  * bytes, the kept records (IX_REC_FIXED bytes each and its payload padded
  * to 8), and a checksum of everything before it, which catches a damaged or
  * cut file before any field is used.
  *
- *   0 "ntindex\0"   8 u32 version (3)   12 u32 entry size (56)
+ *   0 "ntindex\0"   8 u32 version (4)   12 u32 entry size (56)
  *  16 u64 trace size   24 i64 trace mtime ns   32 u64 head hash   40 u64 tail hash
  *  48 u32 format major   52 u32 flags (1 complete, 2 estimate exact)   56 u64 block count
  *  64 u64 sampled event blocks, 72 sampled events, 80 sampled samples,
@@ -49,7 +50,7 @@
 #include <sys/stat.h>
 
 #define SC_MAGIC "ntindex"
-#define SC_VERSION 3u
+#define SC_VERSION 4u
 #define SC_HEADER 120u
 #define SC_ENTRY 56u
 #define SC_CHECKSUM 8u

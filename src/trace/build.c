@@ -109,8 +109,7 @@ static uint32_t addr_id(nt_trace_builder *b, uint64_t ip, bool leaf)
         if (!cm_mem_reserve(m, (void **)&b->uaddr, &b->uaddr_cap, b->nuaddr + 1, sizeof *b->uaddr) ||
             !cm_map_set(m, leaf ? &b->leaf_ids : &b->addr_ids, ip, (uint32_t)b->nuaddr))
             return UINT32_MAX;
-        uint32_t lh = line_hash((ip - (leaf ? 0 : 1)) >> TR_LINE_SHIFT);
-        b->lines[lh / 64] |= 1ull << (lh % 64);
+        cm_line_filter_add(b->lines, TR_LINE_HASH_BITS, ip - (leaf ? 0 : 1));
         id = (uint32_t)b->nuaddr;
         b->uaddr[b->nuaddr++] = ip;
         b->leaf[id / 64] |= (uint64_t)leaf << (id % 64);

@@ -8,6 +8,7 @@
 #include "trace/trace_internal.h"
 #include "trace/code_epoch.h"
 #include "common/hash.h"
+#include "common/line_filter.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,9 +44,7 @@ typedef struct tr_cold {
 #define TR_COLD_CHUNK 256u                  /* records a chunk */
 #define TR_COLD 0x80000000u                 /* live-map value flag: a cold record's index */
 #define TR_CSTR_CHUNK (256u * 1024u)
-#define TR_LINE_SHIFT 8
-#define TR_LINE_SPAN 32u                    /* longer extents are not looked up line by line */
-#define TR_LINE_HASH_BITS 16
+#define TR_LINE_HASH_BITS 16                /* the lines filter (common/line_filter.h) */
 #define TR_LINE_BITS (1u << TR_LINE_HASH_BITS)
 
 /* Thread id -> index, direct-mapped in front of the map. */
@@ -214,12 +213,6 @@ static inline int tr_fail_limit(nt_trace_builder *b, const char *fmt, ...)
     vsnprintf(b->fail_msg, sizeof b->fail_msg, fmt, ap);
     va_end(ap);
     return tr_fail(b, NT_ERR_LIMIT);
-}
-
-/* The hash of a 256-byte line of code addresses (the DCEnd filter). */
-static inline uint32_t line_hash(uint64_t line)
-{
-    return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - TR_LINE_HASH_BITS));
 }
 
 /* A sample's intake in three steps (on_sample, and the merge of a part's

@@ -26,18 +26,7 @@ static bool same_code(const nt_trace_builder *b, uint32_t live, const nt_method 
 /* False when no address looked up so far lies in [start, start + size). */
 static bool maybe_sampled(const nt_trace_builder *b, uint64_t start, uint64_t size)
 {
-    if (!size)
-        return false; /* an empty extent covers nothing (tr_addrs_cover) */
-    uint64_t last = start > UINT64_MAX - (size - 1) ? UINT64_MAX : start + (size - 1);
-    uint64_t p0 = start >> TR_LINE_SHIFT, p1 = last >> TR_LINE_SHIFT;
-    if (p1 - p0 >= TR_LINE_SPAN)
-        return true;
-    for (uint64_t p = p0; p <= p1; p++) {
-        uint32_t h = line_hash(p);
-        if (b->lines[h / 64] >> (h % 64) & 1)
-            return true;
-    }
-    return false;
+    return cm_line_filter_maybe(b->lines, TR_LINE_HASH_BITS, start, size);
 }
 
 void tr_builder_code_changed(nt_trace_builder *b, const nt_method *m)
