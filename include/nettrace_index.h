@@ -169,13 +169,17 @@ NT_API size_t nt_index_event_blocks_in(const nt_index *ix, int64_t from_ticks, i
  * hashes as they are now (a stale sidecar: NT_ERR_STATE and a message saying
  * what changed); every block within the file, in order and contiguous, its
  * content inside it, kinds and ranges valid (else NT_ERR_MALFORMED with the
- * sidecar's byte offset).  Intervals and the summary's counts are recomputed
- * from the blocks, and the clock is read again from the trace's own header.
- * What it cannot check without reading the trace is each block's kind, time
- * range and flags, and the kept records' contents: they are believed as the
- * trace's own block headers are (see the top of this file), and a reader
- * that feeds the blocks it selects to a parser has each one's framing
- * checked there.  The kept records are checked for their framing (each
+ * sidecar's byte offset); and a spread of the trace's block headers (64,
+ * the first and the last among them, and the end-of-stream mark after the
+ * last; every header of a trace of up to 66 blocks) framed again, each equal
+ * to its entry.  Intervals and the summary's counts are recomputed from the
+ * blocks, and the clock is read again from the trace's own header.  The
+ * other headers are not read (one read a block was most of a window's cost
+ * on a large trace): each block's kind, time range and flags, and the kept
+ * records' contents, are believed as the trace's own block headers are (see
+ * the top of this file), and a reader that feeds the blocks it selects to a
+ * parser has them framed there (nt_parser_feed_window fails with
+ * NT_ERR_MALFORMED where the table misplaces a block it reads).  The kept records are checked for their framing (each
  * inside the section, in block order, in a block flagged KEPT, its offset
  * inside that block) and their payloads go through the parser's own checked
  * decoders; their names are what the sidecar says, as a block's are what

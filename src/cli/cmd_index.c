@@ -26,7 +26,7 @@ static void usage(FILE *f)
           "beside the trace as FILE.ntidx (replaced only when it is such a sidecar).\n"
           "Later --from/--to reads of top, stacks, samples, events and the profiles\n"
           "use it to read only the blocks their window needs, while it matches the\n"
-          "trace (size, modification time, head and tail, every block header).\n"
+          "trace (size, modification time, head and tail, a spread of block headers).\n"
           "FILE must be a regular file.\n"
           "\n"
           "  --json        one JSON object instead of text\n"

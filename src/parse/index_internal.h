@@ -30,6 +30,10 @@ typedef struct ix_identity {
 } ix_identity;
 
 #define IX_HEAD_BYTES (1u << 20)
+/* Block headers of the trace framed again when a sidecar is loaded, spread
+ * between its first and last block (index_sidecar.c): every header of a
+ * trace of up to IX_SPOT_CHECKS + 2 blocks. */
+#define IX_SPOT_CHECKS 64u
 #define IX_TAIL_BYTES (64u << 10)
 
 struct nt_index {

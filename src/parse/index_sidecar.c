@@ -9,7 +9,7 @@
  * head and tail, then the table's shape (every block inside the stream, in
  * order and contiguous, its content inside it, kinds and ranges possible,
  * the end mark where the table ends), and frames a spread of the trace's
- * block headers again (SPOT_CHECKS of them, every one in a small trace),
+ * block headers again (IX_SPOT_CHECKS of them, every one in a small trace),
  * which must be the table's entries field for field.  It does not rescan
  * every header: that was one read a block, most of a window's cost on a
  * large trace, for blocks the window never reads.  The blocks a window reads
@@ -56,8 +56,6 @@
 #define SC_CHECKSUM 8u
 #define SC_COMPLETE 0x1u
 #define SC_EXACT 0x2u
-/* Block headers of the trace framed again at load, spread over the table. */
-#define SPOT_CHECKS 64u
 
 uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n) { return cm_checksum64(p, n); }
 
@@ -187,7 +185,7 @@ static nt_status adopt_blocks(ix_build *b, uint64_t first, const uint8_t *d, uin
     nt_index_summary *s = &ix->sum;
     uint32_t flags = cm_le32(d + 52);
     uint64_t stream_bytes = cm_le64(d + 104);
-    if (count == 0 || count > b->max_blocks || cm_le32(d + 48) != s->format_major || stream_bytes > b->len ||
+    if (count > b->max_blocks || cm_le32(d + 48) != s->format_major || stream_bytes > b->len ||
         !(flags & SC_COMPLETE))
         return refuse(msg, msg_size, NT_ERR_MALFORMED, 48, "the sidecar's blocks are not the trace's");
     if (!cm_mem_reserve(&ix->mem, (void **)&ix->blocks, &ix->cap, (size_t)count, sizeof *ix->blocks))
@@ -218,8 +216,8 @@ static nt_status adopt_blocks(ix_build *b, uint64_t first, const uint8_t *d, uin
     s->stream_bytes = stream_bytes;
     /* The trace's own headers: the first block (the trace header, whose clock
      * is read again here), the last, a spread between and the end mark after
-     * the last; every block of a trace of up to SPOT_CHECKS + 2. */
-    size_t checks = count <= SPOT_CHECKS + 2 ? (size_t)count : SPOT_CHECKS + 2;
+     * the last; every block of a trace of up to IX_SPOT_CHECKS + 2. */
+    size_t checks = count <= IX_SPOT_CHECKS + 2 ? (size_t)count : IX_SPOT_CHECKS + 2;
     for (size_t k = 0; k < checks; k++) {
         size_t i = checks == count ? k : k == checks - 1 ? (size_t)count - 1 : (size_t)((uint64_t)k * count / (checks - 1));
         nt_index_block framed;
