@@ -14,16 +14,11 @@
 # stale, damaged, symlinked or directory sidecar is said so once and not used, and
 # `nettrace index` never replaces a file that is not its sidecar.
 set -u
-N="${top_builddir:-.}/nettrace"
-SRC="${top_srcdir:-.}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
 seed=${WINDOW_SEED:-$$}
 echo "seed $seed (WINDOW_SEED=$seed repeats these windows)"
-fail=0
 traces=0
 windows=0
-export NETTRACE_NO_PROGRESS=1
 
 # awk's random numbers from the seed: "a b" permille pairs, a <= b.
 cuts() {
@@ -42,14 +37,13 @@ compare() { # trace label args...
     for cmd in "top" "stacks -f folded" "samples" "events" "top --profile wall" \
         "stacks --profile alloc -f folded"; do
         # shellcheck disable=SC2086
-        NETTRACE_NO_INDEX=1 "$N" $cmd "$@" "$f" > "$tmp/full" 2> /dev/null
+        NETTRACE_NO_INDEX=1 "$nt" $cmd "$@" "$f" > "$tmp/full" 2> /dev/null
         full_rc=$?
         # shellcheck disable=SC2086
-        NETTRACE_READ_REPORT=1 "$N" $cmd "$@" "$f" > "$tmp/win" 2> "$tmp/win.err"
+        NETTRACE_READ_REPORT=1 "$nt" $cmd "$@" "$f" > "$tmp/win" 2> "$tmp/win.err"
         win_rc=$?
         if ! grep -q "through the sidecar" "$tmp/win.err"; then
-            echo "FAIL: $what: $cmd $*: the sidecar was not used: $(head -3 "$tmp/win.err")"
-            fail=1
+            fail "$what: $cmd $*: the sidecar was not used: $(head -3 "$tmp/win.err")"
             continue
         fi
         case "$cmd" in
@@ -57,9 +51,8 @@ compare() { # trace label args...
         top*) for o in full win; do grep -v -E '^(samples|frames|methods):' "$tmp/$o" > "$tmp/$o.cut"; mv "$tmp/$o.cut" "$tmp/$o"; done ;;
         esac
         if [ $full_rc -ne $win_rc ] || ! cmp -s "$tmp/full" "$tmp/win"; then
-            echo "FAIL: $what: $cmd $*: exit $win_rc (full read: $full_rc), output differs:"
+            fail "$what: $cmd $*: exit $win_rc (full read: $full_rc), output differs:"
             diff "$tmp/full" "$tmp/win" | head -8
-            fail=1
         fi
     done
     windows=$((windows + 1))
@@ -68,13 +61,13 @@ compare() { # trace label args...
 check() { # trace file (in $tmp, beside its sidecar)
     f=$1
     label=$(basename "$f")
-    if ! "$N" index "$f" > /dev/null 2> "$tmp/index.err"; then
+    if ! "$nt" index "$f" > /dev/null 2> "$tmp/index.err"; then
         echo "note: $label: not indexed ($(head -1 "$tmp/index.err")): a damaged trace has no sidecar"
         return
     fi
-    [ -f "$f.ntidx" ] || { echo "FAIL: $label: nettrace index wrote no $f.ntidx"; fail=1; return; }
+    [ -f "$f.ntidx" ] || { fail "$label: nettrace index wrote no $f.ntidx"; return; }
     traces=$((traces + 1))
-    "$N" index --json --no-sidecar "$f" > "$tmp/ix.json"
+    "$nt" index --json --no-sidecar "$f" > "$tmp/ix.json"
     lo=$(json_num min_ticks "$tmp/ix.json")
     hi=$(json_num max_ticks "$tmp/ix.json")
     freq=$(json_num qpc_frequency "$tmp/ix.json")
@@ -92,56 +85,45 @@ add() { # a trace: linked into $tmp (the sidecar goes beside the link), and its 
     b=$(basename "$1")
     ln -s "$1" "$tmp/$b"
     check "$tmp/$b"
-    if "$N" convert "$1" --to v6 -o "$tmp/$b.v6.nettrace" 2> /dev/null; then
+    if "$nt" convert "$1" --to v6 -o "$tmp/$b.v6.nettrace" 2> /dev/null; then
         check "$tmp/$b.v6.nettrace"
     fi
 }
 
 if [ "${1:-}" = shared ]; then
     # The shared reference traces under 5 MB (tests/cli_window_shared.sh): SKIP when absent.
-    shared="${NETTRACE_SHARED_CORPUS:-$SRC/../shared/corpus}"
-    [ -d "$shared" ] || shared="$SRC/../../shared/corpus"
-    if [ ! -d "$shared" ]; then
-        echo "SKIP: the shared corpus (../shared/corpus) is absent: set NETTRACE_SHARED_CORPUS"
-        exit 77
-    fi
-    shared=$(cd "$shared" && pwd)
+    shared=$(shared_corpus) || skip "the shared corpus (../shared/corpus) is absent: set NETTRACE_SHARED_CORPUS"
     for f in "$shared"/*.nettrace; do
         [ -f "$f" ] && [ "$(wc -c < "$f")" -lt 5000000 ] && add "$f"
     done
-    [ $traces -gt 0 ] || { echo "FAIL: no trace under 5 MB in $shared"; exit 1; }
-    [ $fail -eq 0 ] && echo "ok: $traces shared traces read alike through their sidecars (seed $seed)"
-    exit $fail
+    [ $traces -gt 0 ] || { fail "no trace under 5 MB in $shared"; finish; }
+    ok "$traces shared traces read alike through their sidecars (seed $seed)"
+    finish
 fi
-for f in "$SRC"/corpus/*.nettrace; do [ -f "$f" ] && add "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"; done
-if [ $traces -eq 0 ]; then
-    echo "FAIL: no trace in corpus/ to compare"
-    exit 1
-fi
+for f in "$top_srcdir"/corpus/*.nettrace; do [ -f "$f" ] && add "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"; done
+[ $traces -gt 0 ] || { fail "no trace in corpus/ to compare"; finish; }
 
 # A sidecar that does not describe the trace: said once, not used, the output the full read's.
 small="$tmp/own.nettrace"
-cp "$SRC/corpus/call-tree.nettrace" "$small" || exit 1
-"$N" index "$small" > "$tmp/index.txt"
+cp "$top_srcdir/corpus/call-tree.nettrace" "$small" || exit 1
+"$nt" index "$small" > "$tmp/index.txt"
 # The report counts the records the sidecar keeps (call-tree's rundown: some), never a 0 it did not count.
 kept=$(sed -n 's/^method, module and assembly events kept for windowed reads: \([0-9]*\) .*/\1/p' "$tmp/index.txt")
 if [ -z "$kept" ] || [ "$kept" -eq 0 ]; then
-    echo "FAIL: nettrace index reports ${kept:-no} kept records for call-tree: $(cat "$tmp/index.txt")"
-    fail=1
+    fail "nettrace index reports ${kept:-no} kept records for call-tree: $(cat "$tmp/index.txt")"
 fi
-NETTRACE_NO_INDEX=1 "$N" samples --from 1ms "$small" > "$tmp/want" 2> /dev/null
+NETTRACE_NO_INDEX=1 "$nt" samples --from 1ms "$small" > "$tmp/want" 2> /dev/null
 expect_unused() { # what reason
-    "$N" samples --from 1ms "$small" > "$tmp/got" 2> "$tmp/err"
+    "$nt" samples --from 1ms "$small" > "$tmp/got" 2> "$tmp/err"
     n=$(grep -c "not used" "$tmp/err")
     if [ "$n" -ne 1 ] || ! grep -q "$2" "$tmp/err" || ! cmp -s "$tmp/want" "$tmp/got"; then
-        echo "FAIL: $1: want one 'not used ($2...)' and the full read's output; stderr: $(cat "$tmp/err")"
-        fail=1
+        fail "$1: want one 'not used ($2...)' and the full read's output; stderr: $(cat "$tmp/err")"
     fi
 }
 cp "$small.ntidx" "$tmp/good.ntidx"
 touch -d '2001-01-01' "$small"
 expect_unused "a trace modified after its sidecar" "stale"
-"$N" index "$small" > /dev/null
+"$nt" index "$small" > /dev/null
 cp "$small.ntidx" "$tmp/good.ntidx"
 printf '\377' | dd of="$small.ntidx" bs=1 seek=200 conv=notrunc 2> /dev/null
 expect_unused "a damaged sidecar" "checksum"
@@ -152,9 +134,8 @@ ln -s "$tmp/good.ntidx" "$small.ntidx"
 expect_unused "a sidecar that is a symbolic link" "symbolic link"
 rm -f "$small.ntidx"
 echo "my notes" > "$small.ntidx"
-if "$N" index "$small" > /dev/null 2> "$tmp/err" || [ "$(cat "$small.ntidx")" != "my notes" ]; then
-    echo "FAIL: nettrace index replaced a file that is not its sidecar: $(cat "$tmp/err")"
-    fail=1
+if "$nt" index "$small" > /dev/null 2> "$tmp/err" || [ "$(cat "$small.ntidx")" != "my notes" ]; then
+    fail "nettrace index replaced a file that is not its sidecar: $(cat "$tmp/err")"
 fi
 expect_unused "a file of the sidecar's name that is not one" "not an index sidecar"
 rm -f "$small.ntidx"
@@ -162,5 +143,5 @@ mkdir "$small.ntidx"
 expect_unused "a directory of the sidecar's name" "not a regular file"
 rmdir "$small.ntidx"
 
-[ $fail -eq 0 ] && echo "PASS: $windows windows of $traces traces read through their sidecars as in full"
-exit $fail
+ok "$windows windows of $traces traces read through their sidecars as in full"
+finish
