@@ -6,24 +6,20 @@
 # must reach the terminal escaped, and runtimes that never answer must not
 # make `ps` or `collect -n` take a second each.
 set -u
-top="${top_builddir:-.}"
-src="${top_srcdir:-.}"
-NT="$top/nettrace"
-FAKE="$src/tests/support/fake_runtime.py"
+. "${top_srcdir:-.}/tests/support/cli_checks.sh"
+NT=$nt
+FAKE="$top_srcdir/tests/support/fake_runtime.py"
 PY=/usr/bin/python3 # the system's: another user may run it (a per-user shim under /root may not)
-[ -x "$PY" ] || PY=$(command -v python3) || { echo "SKIP: python3 runs the fake runtimes"; exit 77; }
+[ -x "$PY" ] || PY=$(command -v python3) || skip "python3 runs the fake runtimes"
 work=$(mktemp -d /tmp/nt-hostile-XXXXXX) || exit 1
 chmod 1777 "$work" # a TMPDIR any user may write to, as /tmp is
 pids=""
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null; done
     wait 2>/dev/null
-    rm -rf "$work"
+    rm -rf "$work" "$checks_tmp"
 }
 trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
 # Wait for a fake runtime's ready file (it listens then).
 await() {
@@ -135,5 +131,5 @@ else
     ok "collect -n looked through 20 silent runtimes in $ms ms (exit 30: no such name)"
 fi
 
-[ $fails -eq 0 ] && echo "ok: hostile peers handled"
-exit $((fails > 0))
+[ -f "$checks_failed" ] || ok "hostile peers handled"
+finish
