@@ -220,6 +220,44 @@ warm() {
 }
 warm_verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r != "-" && r >= g) ? "PASS" : "MISS" }'; }
 
+# new_paths N TE_T TE_C TE_M (issue 27): top on one thread and on two
+# (--jobs), against TraceLog + CallStack (measured just before: the same
+# question, every sample named); then a 1-second window in the middle of a
+# recorded trace through its sidecar (nettrace index, timed apart) against
+# TraceLog, which has no windowed read: it converts the whole file, then
+# walks the window's samples (BenchTraceEvent tracelog-window).  The window
+# job runs on the recorded traces only: the sidecar is written beside a link
+# in $out/window/, never into the shared corpus.
+new_paths() {
+    local n=$1 tlt=$2 tlc=$3 tlm=$4 j it ic im lo hi q sync from to
+    for j in 1 2; do
+        measure "$name.top-j$j" "$n" "$nettrace" top -n 50 --jobs "$j" "$f"
+        row "top -j$j" "nettrace top --jobs $j" "$T" "$C" "$M" "TraceLog + CallStack" "$tlt" "$tlc" "$tlm" -
+    done
+    case "$f" in "$work"/*) ;; *) return 0 ;; esac
+    mkdir -p "$out/window"
+    local wf="$out/window/$name.nettrace"
+    ln -sfn "$f" "$wf"
+    measure "$name.index" 1 "$nettrace" index "$wf"; it=$T; ic=$C; im=$M
+    read -r lo hi q <<<"$("$nettrace" index --json --no-sidecar "$wf" |
+        sed -n 's/.*"qpc_frequency":\([0-9]*\).*"min_ticks":\([0-9]*\).*"max_ticks":\([0-9]*\).*/\2 \3 \1/p')"
+    sync=$("$nettrace" info --json "$wf" 2>/dev/null | sed -n 's/.*"sync_qpc": *\([0-9]*\).*/\1/p' | head -1)
+    if [ -z "$lo" ] || [ -z "$sync" ] || [ "${q:-0}" -le 0 ]; then
+        echo "  window:   skipped (no time span or clock in $name)"
+        return 0
+    fi
+    from=$(awk -v l="$lo" -v h="$hi" -v s="$sync" -v q="$q" 'BEGIN { printf "%.3f", ((l + h) / 2 - s) * 1000 / q }')
+    to=$(awk -v a="$from" 'BEGIN { printf "%.3f", a + 1000 }')
+    measure "$name.window" "$n" "$nettrace" top -n 50 --from "${from}ms" --to "${to}ms" "$wf"
+    local wt=$T wc=$C wm=$M
+    measure "$name.te-window" 1 "${te_tracelog[@]}" tracelog-window "$f" "$from" "$to"
+    row window "top, 1 s, sidecar" "$wt" "$wc" "$wm" "TraceLog, the window" "$T" "$C" "$M" -
+    printf '  %-10s %-22s %7s %7s %8s   (once per trace; the window query above does not include it)\n' \
+        index "nettrace index (sidecar)" "$it" "$ic" "$im"
+    echo "  window:   $(same "$(sed -n 's/^samples: *\([0-9,]*\) selected.*/\1/p' "$out/$name.window.txt" | tr -d ,)" \
+        "$(sed -n 's/^samples \([0-9]*\) .*/\1/p' "$out/$name.te-window.txt")") (samples in [${from}, ${to}) ms)"
+}
+
 summary=()
 machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
 echo
@@ -265,6 +303,7 @@ for f in "${files[@]}"; do
     # its GC heap so a shared machine is not driven out of memory.
     measure "$name.tracelog" "$n" "${te_tracelog[@]}" tracelog "$f"
     row resolved "trace + frame names" "$tt" "$tc" "$tm" "TraceLog + CallStack" "$T" "$C" "$M" 50
+    new_paths "$n" "$T" "$C" "$M"
     warm "$size" "${te_tracelog[@]}"
     if [ -z "$dtrace" ]; then
         printf '  %-10s %-22s %7s %7s %8s   %s\n' speedscope "nettrace stacks" "$st" "$sc" "$sm" "(dotnet-trace unavailable)"

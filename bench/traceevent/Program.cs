@@ -24,6 +24,16 @@
 //                                   (Stopwatch; Process.TotalProcessorTime:
 //                                   every thread of the process, GC and JIT
 //                                   included), as bench_ours trace-warm does
+//   BenchTraceEvent tracelog-window FILE FROM_MS TO_MS   a time window's
+//                                   samples, as `nettrace top --from --to`
+//                                   reads them: TraceLog has no windowed
+//                                   read, so the whole file is converted,
+//                                   then the SampleProfiler samples whose
+//                                   TimeStampRelativeMSec (from the trace's
+//                                   sync time, as nettrace's relative times)
+//                                   lies in [FROM_MS, TO_MS) have their
+//                                   CallStack walked and names read; prints
+//                                   "samples N frames N"
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -48,11 +58,13 @@ namespace BenchTraceEvent
                 return Resolve(args[1]);
             if (args.Length == 3 && args[0] == "tracelog-warm")
                 return ResolveWarm(args[1], args[2]);
+            if (args.Length == 4 && args[0] == "tracelog-window")
+                return ResolveWindow(args[1], args[2], args[3]);
             if (args.Length == 2 && args[0] == "profiles")
                 return Profiles(args[1]);
             if (args.Length == 2 && args[0] == "fields")
                 return Fields(args[1]);
-            Console.Error.WriteLine("usage: BenchTraceEvent read|fields|tracelog|profiles FILE | tracelog-warm FILE RUNS");
+            Console.Error.WriteLine("usage: BenchTraceEvent read|fields|tracelog|profiles FILE | tracelog-warm FILE RUNS | tracelog-window FILE FROM_MS TO_MS");
             return 2;
         }
 
@@ -187,6 +199,21 @@ namespace BenchTraceEvent
             return 0;
         }
 
+        private static int ResolveWindow(string path, string fromArg, string toArg)
+        {
+            var inv = System.Globalization.CultureInfo.InvariantCulture;
+            if (!double.TryParse(fromArg, System.Globalization.NumberStyles.Float, inv, out double from) ||
+                !double.TryParse(toArg, System.Globalization.NumberStyles.Float, inv, out double to) || to < from)
+            {
+                Console.Error.WriteLine($"BenchTraceEvent: tracelog-window: FROM_MS and TO_MS must be numbers, FROM_MS <= TO_MS, not '{fromArg}' '{toArg}'");
+                return 2;
+            }
+            var (samples, frames) = ResolveOnce(path, from, to);
+            Console.WriteLine($"samples {samples} frames {frames}");
+            GC.KeepAlive(s_sink);
+            return 0;
+        }
+
         private static int ResolveWarm(string path, string runsArg)
         {
             if (!int.TryParse(runsArg, out int runs) || runs < 1)
@@ -218,7 +245,10 @@ namespace BenchTraceEvent
                 return self.TotalProcessorTime;
         }
 
-        private static (long samples, long frames) ResolveOnce(string path)
+        private static (long samples, long frames) ResolveOnce(string path) =>
+            ResolveOnce(path, double.NegativeInfinity, double.PositiveInfinity);
+
+        private static (long samples, long frames) ResolveOnce(string path, double fromMs, double toMs)
         {
             string etlx = Path.Combine(Path.GetTempPath(), $"bench-traceevent-{Environment.ProcessId}.etlx");
             long samples = 0, frames = 0;
@@ -230,6 +260,9 @@ namespace BenchTraceEvent
                     foreach (TraceEvent ev in log.Events)
                     {
                         if (ev.ProviderName != "Microsoft-DotNETCore-SampleProfiler" || (int)ev.ID != 0)
+                            continue;
+                        double at = ev.TimeStampRelativeMSec;
+                        if (at < fromMs || at >= toMs)
                             continue;
                         samples++;
                         // Summed in a local, added to the sink once per sample (as bench_ours).
