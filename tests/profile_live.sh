@@ -59,14 +59,18 @@ run() {
 # share LABEL SITE_REGEX FILE: the share (percent) of the rows with this label
 # and a site matching the regex (tiering may inline a callee into its caller
 # between refreshes, changing the leaf), summed per refresh and averaged over
-# the refreshes after the first: one 1.5 s refresh of a loaded machine can
-# sit several points off the rounds' shares, their mean does not.
+# the refreshes after the first, each weighed by what it holds (the bytes of
+# an alloc refresh, the events of the others): one 1.5 s refresh of a loaded
+# machine can sit several points off the rounds' shares, and the last one,
+# cut short by --duration, may hold a single round's allocations.
 share() {
     awk -v l="$1" -v s="$2" '
-        function close_refresh() { if (r > 1 && n) { sum += v; k++ } }
-        /^nettrace top  pid/ { close_refresh(); r++; v = 0; n = 0 }
+        function num(x) { gsub(",", "", x); return x + 0 }
+        function close_refresh() { if (r > 1 && n && w > 0) { sum += v * w; ws += w } }
+        /^nettrace top  pid/ { close_refresh(); r++; v = 0; n = 0; w = 0; next }
+        /^(alloc|exceptions|contention): / { w = num($2); for (i = 3; i <= NF; i++) if ($i ~ /^bytes/) w = num($(i - 1)) }
         $4 == l && $5 ~ s { x = $3; sub("%", "", x); v += x; n++ }
-        END { close_refresh(); if (!k && n) { sum = v; k = 1 } print k ? sum / k : "" }' "$3"
+        END { close_refresh(); if (!ws && n) { sum = v; ws = 1 } print ws ? sum / ws : "" }' "$3"
 }
 
 # within VALUE LOW HIGH
