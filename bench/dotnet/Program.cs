@@ -7,8 +7,9 @@
 //       run repeats the read K times (at least BENCH_DOTNET_RUN_MS, 200, of wall
 //       time) and prints per read: wall, process CPU, the reading thread's CPU;
 //       then, from one more read outside the timing, the memory each holds with
-//       its result (managed heap with it alive + the native bytes) and the bytes
-//       it allocated (Files says why).
+//       its result (managed heap with it alive + the native bytes), its peak
+//       (the managed heap's high mark + the native bytes) and the bytes it
+//       allocated (Files and GcPeak say how and why).
 //   BenchDotnet live SECONDS MODE    this process runs a churning workload (two
 //       threads serving "requests", a third minting dynamic methods and compiled
 //       regexes, ~300 new methods a second, each dropped) for SECONDS while MODE profiles it in-process:
@@ -148,12 +149,12 @@ internal static unsafe class Program
     /// timing, so that no watcher thread and no forced collection runs in the
     /// timed reads: held = the managed heap with the result alive minus before
     /// (both after a full collection) plus the native bytes the result holds (the
-    /// library's; TraceEvent's .etlx), allocated = the bytes allocated over the
-    /// read (GC.GetTotalAllocatedBytes, precise): the read's peak lies between
-    /// held and held + allocated.</summary>
+    /// library's; TraceEvent's .etlx), peak = the managed heap's high mark over the
+    /// read minus before (GcPeak) plus the same native bytes, allocated = the bytes
+    /// allocated over the read (GC.GetTotalAllocatedBytes, precise).</summary>
     private static int Files(int runs, string[] paths)
     {
-        Console.WriteLine("file reader run reads wall_ms cpu_ms thread_ms samples frames held_kb alloc_kb native_kb");
+        Console.WriteLine("file reader run reads wall_ms cpu_ms thread_ms samples frames held_kb peak_kb alloc_kb native_kb");
         foreach (string path in paths)
         {
             foreach ((string name, Func<string, Read> read) in new (string, Func<string, Read>)[] { ("libnettrace", Ours), ("traceevent", Theirs) })
@@ -179,16 +180,18 @@ internal static unsafe class Program
                     wall.Stop();
                     double thread = ThreadCpu() - thread0;
                     TimeSpan cpu = Process.GetCurrentProcess().TotalProcessorTime - cpu0;
-                    (long held, long alloc, long native) = run == 0 ? (-1, -1, -1) : Memory(read, path);
+                    (long held, long peak, long alloc, long native) = run == 0 ? (-1, -1, -1, -1) : Memory(read, path);
                     Console.WriteLine($"{Path.GetFileName(path)} {name} {run} {reads} {wall.Elapsed.TotalMilliseconds / reads:F3} " +
                                       $"{cpu.TotalMilliseconds / reads:F3} {1e3 * thread / reads:F3} {samples} {frames} " +
-                                      $"{(held < 0 ? -1 : held / 1024)} {(alloc < 0 ? -1 : alloc / 1024)} {(native < 0 ? -1 : native / 1024)}");
+                                      $"{Kb(held)} {Kb(peak)} {Kb(alloc)} {Kb(native)}");
                 }
             }
         }
         GC.KeepAlive(s_sink);
         return 0;
     }
+
+    private static long Kb(long bytes) => bytes < 0 ? -1 : bytes / 1024;
 
     /// <summary>Untimed reads until both readers' code is warm (tiered JIT: TraceEvent's
     /// read of HeartRateMonitor took 362, 245 then 102 ms in its first three warm
@@ -212,20 +215,91 @@ internal static unsafe class Program
 
     private static readonly double s_warmMs = double.TryParse(Environment.GetEnvironmentVariable("BENCH_DOTNET_WARM_MS"), out double wm) && wm >= 0 ? wm : 2000;
 
-    /// <summary>One read outside the timing: the managed bytes its result holds,
-    /// the bytes it allocated and the native bytes held.</summary>
-    private static (long held, long alloc, long native) Memory(Func<string, Read> read, string path)
+    /// <summary>One read outside the timing: the managed bytes its result holds
+    /// (plus the native bytes), its peak (the managed heap's high mark over the
+    /// read, GcPeak, plus the native bytes), the bytes it allocated and the native
+    /// bytes held.</summary>
+    private static (long held, long peak, long alloc, long native) Memory(Func<string, Read> read, string path)
     {
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
         long heap0 = GC.GetTotalMemory(true);
         long alloc0 = GC.GetTotalAllocatedBytes(true);
+        var peak = new GcPeak(heap0);
         using Read r = read(path);
+        long high = peak.End();
         long alloc = GC.GetTotalAllocatedBytes(true) - alloc0;
         long held = GC.GetTotalMemory(true) - heap0;
         GC.KeepAlive(r.Result);
-        return (Math.Max(0, held) + r.Native, alloc, r.Native);
+        return (Math.Max(0, held) + r.Native, Math.Max(0, high - heap0) + r.Native, alloc, r.Native);
+    }
+
+    /// <summary>The managed heap's high mark without a watcher thread: the heap
+    /// grows only by allocation and shrinks only in a collection, so its high
+    /// marks are its sizes just before each collection (GCMemoryInfo: the
+    /// generations' SizeBeforeBytes less their free space, as GC.GetTotalMemory
+    /// counts) and its size at the end.  A finalizable sentinel that dies in each
+    /// collection notes the collection's figures (its finalizer runs after it) and
+    /// leaves a new sentinel.  A 5 ms watcher sampled the heap between
+    /// collections (missing the top of any rise shorter than 5 ms, most of a
+    /// 1 ms read) and woke during the timed reads.</summary>
+    private sealed class GcPeak
+    {
+        private long _high;
+        private readonly long[] _seen = new long[3];
+        private volatile bool _done;
+
+        public GcPeak(long heap)
+        {
+            _high = heap;
+            foreach (GCKind k in new[] { GCKind.Ephemeral, GCKind.FullBlocking, GCKind.Background })
+                _seen[(int)k - 1] = GC.GetGCMemoryInfo(k).Index;
+            Arm(this);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void Arm(GcPeak p) => _ = new Sentinel(p);
+
+        /// <summary>The latest collection of each kind, when new (the finalizer thread and End both call it).</summary>
+        private void Note()
+        {
+            lock (_seen)
+                foreach (GCKind k in new[] { GCKind.Ephemeral, GCKind.FullBlocking, GCKind.Background })
+                {
+                    GCMemoryInfo i = GC.GetGCMemoryInfo(k);
+                    if (i.Index <= _seen[(int)k - 1])
+                        continue;
+                    _seen[(int)k - 1] = i.Index;
+                    long before = 0;
+                    foreach (GCGenerationInfo g in i.GenerationInfo)
+                        before += g.SizeBeforeBytes - g.FragmentationBeforeBytes;
+                    _high = Math.Max(_high, before);
+                }
+        }
+
+        /// <summary>The high mark, the heap at this call included (the sentinel then stops).</summary>
+        public long End()
+        {
+            long now = GC.GetTotalMemory(false);
+            _done = true;
+            Note(); // a collection whose sentinel has not been finalized yet
+            lock (_seen)
+                return Math.Max(_high, now);
+        }
+
+        private sealed class Sentinel
+        {
+            private readonly GcPeak _p;
+            public Sentinel(GcPeak p) => _p = p;
+            ~Sentinel()
+            {
+                if (_p._done)
+                    return;
+                _p.Note();
+                Arm(_p);
+            }
+        }
     }
 
     // ---- live --------------------------------------------------------------
