@@ -34,9 +34,10 @@ internal static unsafe class Reading
     {
         // Native memory on a cache line, not a pooled byte[]: the kernel's copy
         // into a buffer 16 bytes past a line (where a managed array's data
-        // starts) costs up to twice as much (nt_parser_feed_fd aligns its own
-        // buffer for the same reason); HeartRateMonitor's 29 MB read went from
-        // 5.0 to 3.x ms of thread CPU.  Every stream of the BCL reads into a
+        // starts) can cost up to twice as much (nt_parser_feed_fd aligns its
+        // own buffer for that reason).  Here: HeartRateMonitor's TraceFile.Open
+        // 14.9-15.0 -> 14.4-14.6 ms of thread CPU, the two alternating in one
+        // process; equal on small traces.  Every stream of the BCL reads into a
         // span directly (Stream's fallback rents an array and copies).
         byte* buf = (byte*)NativeMemory.AlignedAlloc(ChunkBytes, ChunkAlign);
         ExceptionDispatchInfo? ioError = null;
