@@ -1,11 +1,15 @@
 // The .NET package against TraceEvent 4.0.0 (bench_dotnet.sh runs it):
 //
-//   BenchDotnet files RUNS FILE...   per file, RUNS warm runs of each reader in
-//       this one process: LibNetTrace (TraceFile.Open, every sample's frame names,
-//       the hot-method table) and TraceEvent (TraceLog from the file, every
-//       sample's CallStack names, the same table by name); per run wall and CPU
-//       (Process.TotalProcessorTime), and the memory each holds with its result
-//       (managed heap growth + the library's native bytes).
+//   BenchDotnet files RUNS FILE...   per file, a cold read and RUNS warm runs of
+//       each reader in this one process: LibNetTrace (TraceFile.Open, every
+//       sample's frame names, the hot-method table) and TraceEvent (TraceLog from
+//       the file, every sample's CallStack names, the same table by name); a warm
+//       run repeats the read K times (at least BENCH_DOTNET_RUN_MS, 200, of wall
+//       time) and prints per read: wall, process CPU, the reading thread's CPU;
+//       then, from one more read outside the timing, the memory each holds with
+//       its result (managed heap with it alive + the native bytes), its peak
+//       (the managed heap's high mark + the native bytes) and the bytes it
+//       allocated (Files and GcPeak say how and why).
 //   BenchDotnet live SECONDS MODE    this process runs a churning workload (two
 //       threads serving "requests", a third minting dynamic methods and compiled
 //       regexes, ~300 new methods a second, each dropped) for SECONDS while MODE profiles it in-process:
@@ -51,49 +55,67 @@ internal static unsafe class Program
 
     // ---- files -------------------------------------------------------------
 
-    private static (long samples, long frames, long native) Ours(string path)
+    /// <summary>One read's counts, its result (kept alive for the memory
+    /// figure, then released by Dispose) and the native bytes the result holds.</summary>
+    private sealed class Read : IDisposable
     {
-        using TraceFile t = TraceFile.Open(path);
-        long samples = 0, frames = 0;
+        public long Samples, Frames, Native;
+        public IDisposable Result;
+        public Action Cleanup;
+        public void Dispose()
+        {
+            Result?.Dispose();
+            Cleanup?.Invoke();
+        }
+    }
+
+    private static Read Ours(string path)
+    {
+        TraceFile t = TraceFile.Open(path);
+        var r = new Read { Result = t };
         foreach (Sample s in t.Samples)
         {
-            samples++;
+            r.Samples++;
             long sum = 0;
             // By index: a foreach over the IReadOnlyList would allocate an enumerator
             // per sample (3 MB of garbage over the webapp trace's 83K samples).
             IReadOnlyList<string> names = s.Frames;
             for (int k = 0; k < names.Count; k++)
             {
-                frames++;
+                r.Frames++;
                 sum += names[k].Length;
             }
             s_sink += sum;
         }
         s_sink += t.Top().Tables[0].Rows.Count;
-        return (samples, frames, t.Stats.MemoryBytes);
+        r.Native = t.Stats.MemoryBytes;
+        return r;
     }
 
-    private static (long samples, long frames, long native) Theirs(string path)
+    private static int s_etlx;
+
+    private static Read Theirs(string path)
     {
-        string etlx = Path.Combine(Path.GetTempPath(), $"bench-dotnet-{Environment.ProcessId}.etlx");
-        long samples = 0, frames = 0;
+        string etlx = Path.Combine(Path.GetTempPath(), $"bench-dotnet-{Environment.ProcessId}-{s_etlx++}.etlx");
+        var r = new Read { Cleanup = () => File.Delete(etlx) };
         var exclusive = new Dictionary<string, long>();
         var inclusive = new Dictionary<string, long>();
         try
         {
             TraceLog.CreateFromEventPipeDataFile(path, etlx);
-            using var log = new TraceLog(etlx);
+            var log = new TraceLog(etlx);
+            r.Result = log;
             var seen = new HashSet<string>();
             foreach (TE ev in log.Events)
             {
                 if (ev.ProviderName != "Microsoft-DotNETCore-SampleProfiler" || (int)ev.ID != 0)
                     continue;
-                samples++;
+                r.Samples++;
                 seen.Clear();
                 bool leaf = true;
                 for (TraceCallStack st = ev.CallStack(); st != null; st = st.Caller)
                 {
-                    frames++;
+                    r.Frames++;
                     string name = st.CodeAddress.ModuleName + "!" + st.CodeAddress.FullMethodName;
                     if (leaf)
                         exclusive[name] = exclusive.GetValueOrDefault(name) + 1;
@@ -103,33 +125,65 @@ internal static unsafe class Program
                 }
             }
             s_sink += exclusive.OrderByDescending(kv => kv.Value).Take(20).Count() + inclusive.Count;
-            return (samples, frames, new FileInfo(etlx).Length);
+            r.Native = new FileInfo(etlx).Length;
+            return r;
         }
-        finally
+        catch
         {
-            File.Delete(etlx);
+            r.Dispose();
+            throw;
         }
     }
 
+    /// <summary>Milliseconds of wall time a warm run lasts at least (BENCH_DOTNET_RUN_MS, 200 by default).</summary>
+    private static readonly double s_runMs = double.TryParse(Environment.GetEnvironmentVariable("BENCH_DOTNET_RUN_MS"), out double rm) && rm > 0 ? rm : 200;
+
+    /// <summary>Per file and reader: a cold read (run 0), untimed warm-up reads
+    /// (WarmUp) that set how many reads (K) a warm run repeats, then RUNS warm runs of K reads
+    /// each, timed as a whole and divided by K: a read of 1-7 ms measured alone
+    /// is as much the process's background threads (GC, tiered JIT) waking in it
+    /// as the read, K reads spread them.  Both readers alike.  CPU is the
+    /// process's (Process.TotalProcessorTime: the GC's and JIT's threads' work on
+    /// the reader's behalf counts) and the reading thread's
+    /// (CLOCK_THREAD_CPUTIME_ID).  Memory is taken on one more read outside the
+    /// timing, so that no watcher thread and no forced collection runs in the
+    /// timed reads: held = the managed heap with the result alive minus before
+    /// (both after a full collection) plus the native bytes the result holds (the
+    /// library's; TraceEvent's .etlx), peak = the managed heap's high mark over the
+    /// read minus before (GcPeak) plus the same native bytes, allocated = the bytes
+    /// allocated over the read (GC.GetTotalAllocatedBytes, precise).</summary>
     private static int Files(int runs, string[] paths)
     {
-        Console.WriteLine("file reader run wall_ms cpu_ms samples frames managed_kb native_kb");
+        Console.WriteLine("file reader run reads wall_ms cpu_ms thread_ms samples frames held_kb peak_kb alloc_kb native_kb");
         foreach (string path in paths)
         {
-            foreach ((string name, Func<string, (long, long, long)> read) in new (string, Func<string, (long, long, long)>)[] { ("libnettrace", Ours), ("traceevent", Theirs) })
+            foreach ((string name, Func<string, Read> read) in new (string, Func<string, Read>)[] { ("libnettrace", Ours), ("traceevent", Theirs) })
             {
-                for (int run = 0; run < runs; run++)
+                int reads = 1;
+                for (int run = 0; run <= runs; run++)
                 {
+                    if (run == 1)
+                        reads = WarmUp(read, path);
                     GC.Collect();
                     GC.WaitForPendingFinalizers();
-                    long heap0 = GC.GetTotalMemory(true);
+                    GC.Collect();
                     TimeSpan cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
+                    double thread0 = ThreadCpu();
                     var wall = Stopwatch.StartNew();
-                    long peakHeap = 0;
-                    (long samples, long frames, long native) = Measure(read, path, ref peakHeap);
+                    long samples = 0, frames = 0;
+                    for (int k = 0; k < reads; k++)
+                    {
+                        using Read r = read(path);
+                        samples = r.Samples;
+                        frames = r.Frames;
+                    }
                     wall.Stop();
+                    double thread = ThreadCpu() - thread0;
                     TimeSpan cpu = Process.GetCurrentProcess().TotalProcessorTime - cpu0;
-                    Console.WriteLine($"{Path.GetFileName(path)} {name} {run} {wall.Elapsed.TotalMilliseconds:F1} {cpu.TotalMilliseconds:F0} {samples} {frames} {(peakHeap - heap0) / 1024} {native / 1024}");
+                    (long held, long peak, long alloc, long native) = run == 0 ? (-1, -1, -1, -1) : Memory(read, path);
+                    Console.WriteLine($"{Path.GetFileName(path)} {name} {run} {reads} {wall.Elapsed.TotalMilliseconds / reads:F3} " +
+                                      $"{cpu.TotalMilliseconds / reads:F3} {1e3 * thread / reads:F3} {samples} {frames} " +
+                                      $"{Kb(held)} {Kb(peak)} {Kb(alloc)} {Kb(native)}");
                 }
             }
         }
@@ -137,23 +191,115 @@ internal static unsafe class Program
         return 0;
     }
 
-    /// <summary>Run read and note the managed heap's high mark over it (sampled every 5 ms).</summary>
-    private static (long, long, long) Measure(Func<string, (long, long, long)> read, string path, ref long peak)
+    private static long Kb(long bytes) => bytes < 0 ? -1 : bytes / 1024;
+
+    /// <summary>Untimed reads until both readers' code is warm (tiered JIT: TraceEvent's
+    /// read of HeartRateMonitor took 362, 245 then 102 ms in its first three warm
+    /// reads): at least 5 reads and BENCH_DOTNET_WARM_MS (2000) of wall time.  Returns
+    /// K, the reads of a warm run of at least s_runMs by the median warm-up read of
+    /// the second half (one read's time alone is too often a GC's or the scheduler's).</summary>
+    private static int WarmUp(Func<string, Read> read, string path)
     {
-        long high = GC.GetTotalMemory(false);
-        using var done = new ManualResetEventSlim();
-        var watcher = new Thread(() =>
+        var all = Stopwatch.StartNew();
+        var times = new List<double>();
+        while (times.Count < 5 || all.Elapsed.TotalMilliseconds < s_warmMs)
         {
-            while (!done.Wait(5))
-                high = Math.Max(high, GC.GetTotalMemory(false));
-        });
-        watcher.Start();
-        var r = read(path);
-        high = Math.Max(high, GC.GetTotalMemory(false));
-        done.Set();
-        watcher.Join();
-        peak = high;
-        return r;
+            var w = Stopwatch.StartNew();
+            read(path).Dispose();
+            times.Add(w.Elapsed.TotalMilliseconds);
+        }
+        List<double> late = times.Skip(times.Count / 2).OrderBy(t => t).ToList();
+        double typical = late[late.Count / 2];
+        return (int)Math.Clamp(Math.Ceiling(s_runMs / Math.Max(0.01, typical)), 1, 10_000);
+    }
+
+    private static readonly double s_warmMs = double.TryParse(Environment.GetEnvironmentVariable("BENCH_DOTNET_WARM_MS"), out double wm) && wm >= 0 ? wm : 2000;
+
+    /// <summary>One read outside the timing: the managed bytes its result holds
+    /// (plus the native bytes), its peak (the managed heap's high mark over the
+    /// read, GcPeak, plus the native bytes), the bytes it allocated and the native
+    /// bytes held.</summary>
+    private static (long held, long peak, long alloc, long native) Memory(Func<string, Read> read, string path)
+    {
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        long heap0 = GC.GetTotalMemory(true);
+        long alloc0 = GC.GetTotalAllocatedBytes(true);
+        var peak = new GcPeak(heap0);
+        using Read r = read(path);
+        long high = peak.End();
+        long alloc = GC.GetTotalAllocatedBytes(true) - alloc0;
+        long held = GC.GetTotalMemory(true) - heap0;
+        GC.KeepAlive(r.Result);
+        return (Math.Max(0, held) + r.Native, Math.Max(0, high - heap0) + r.Native, alloc, r.Native);
+    }
+
+    /// <summary>The managed heap's high mark without a watcher thread: the heap
+    /// grows only by allocation and shrinks only in a collection, so its high
+    /// marks are its sizes just before each collection (GCMemoryInfo: the
+    /// generations' SizeBeforeBytes less their free space, as GC.GetTotalMemory
+    /// counts) and its size at the end.  A finalizable sentinel that dies in each
+    /// collection notes the collection's figures (its finalizer runs after it) and
+    /// leaves a new sentinel.  A 5 ms watcher sampled the heap between
+    /// collections (missing the top of any rise shorter than 5 ms, most of a
+    /// 1 ms read) and woke during the timed reads.</summary>
+    private sealed class GcPeak
+    {
+        private long _high;
+        private readonly long[] _seen = new long[3];
+        private volatile bool _done;
+
+        public GcPeak(long heap)
+        {
+            _high = heap;
+            foreach (GCKind k in new[] { GCKind.Ephemeral, GCKind.FullBlocking, GCKind.Background })
+                _seen[(int)k - 1] = GC.GetGCMemoryInfo(k).Index;
+            Arm(this);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void Arm(GcPeak p) => _ = new Sentinel(p);
+
+        /// <summary>The latest collection of each kind, when new (the finalizer thread and End both call it).</summary>
+        private void Note()
+        {
+            lock (_seen)
+                foreach (GCKind k in new[] { GCKind.Ephemeral, GCKind.FullBlocking, GCKind.Background })
+                {
+                    GCMemoryInfo i = GC.GetGCMemoryInfo(k);
+                    if (i.Index <= _seen[(int)k - 1])
+                        continue;
+                    _seen[(int)k - 1] = i.Index;
+                    long before = 0;
+                    foreach (GCGenerationInfo g in i.GenerationInfo)
+                        before += g.SizeBeforeBytes - g.FragmentationBeforeBytes;
+                    _high = Math.Max(_high, before);
+                }
+        }
+
+        /// <summary>The high mark, the heap at this call included (the sentinel then stops).</summary>
+        public long End()
+        {
+            long now = GC.GetTotalMemory(false);
+            _done = true;
+            Note(); // a collection whose sentinel has not been finalized yet
+            lock (_seen)
+                return Math.Max(_high, now);
+        }
+
+        private sealed class Sentinel
+        {
+            private readonly GcPeak _p;
+            public Sentinel(GcPeak p) => _p = p;
+            ~Sentinel()
+            {
+                if (_p._done)
+                    return;
+                _p.Note();
+                Arm(_p);
+            }
+        }
     }
 
     // ---- live --------------------------------------------------------------

@@ -5,7 +5,9 @@
 #  1. files: the corpus traces, the shared corpus's, and the 100 MB trace
 #     bench/traceevent.sh records ($BENCH_WORK/bench-100mb.nettrace, when
 #     present), BENCH_DOTNET_RUNS (default 5) warm runs of each reader in one
-#     process: wall and CPU per run, managed heap growth, native bytes held.
+#     process, each of K reads (at least BENCH_DOTNET_RUN_MS, 200, of wall
+#     time) after BENCH_DOTNET_WARM_MS (2000) of warm-up reads: per read wall,
+#     process and thread CPU; memory held with the result, peak, bytes allocated.
 #  2. live: a churning workload profiled in-process for BENCH_DOTNET_SECONDS
 #     (default 30; the target's figure is 600 and more) by nothing, by
 #     LibNetTrace's ContinuousProfiler (pumped every BENCH_DOTNET_PUMP_MS, 1000;
@@ -31,14 +33,22 @@ for f in "$top_srcdir"/corpus/*.nettrace "$NETTRACE_SHARED_CORPUS"/*.nettrace "$
 done
 [ -f "$work/bench-100mb.nettrace" ] ||
     echo "bench-dotnet: no 100 MB trace yet ($work/bench-100mb.nettrace: make bench-traceevent records it)"
-echo "== .NET: reading files, $runs warm runs each in one process (the first run is the cold one)"
+echo "== .NET: reading files, $runs warm runs of K reads each in one process (run 0 is the cold read)"
 "$bench" files "$runs" "$@" | tee "$out/files.txt"
-# The ratios over the warm runs (run >= 1): CPU and memory, TraceEvent / LibNetTrace.
-awk 'NR > 1 && $3 >= 1 { k = $1 " " $2; cpu[k] += $5; n[k]++; mem[k] = $8 + $9 }
-     END { for (k in cpu) { split(k, a, " "); if (a[2] == "libnettrace") {
-               t = a[1] " traceevent"; if (n[t] && cpu[k] > 0)
-                   printf "%s: TraceEvent/LibNetTrace warm CPU %.1fx, memory (managed + native) %.1fx\n", a[1],
-                       (cpu[t] / n[t]) / (cpu[k] / n[k]), (mem[k] > 0 ? mem[t] / mem[k] : 0) } } }' "$out/files.txt" | sort
+# The ratios over the warm runs (run >= 1), per read: the medians of process CPU, of the
+# reading thread's CPU and of the peak memory (managed high mark + native), TraceEvent / LibNetTrace.
+awk 'NR > 1 && $3 >= 1 { k = $1 " " $2; n[k]++; cpu[k, n[k]] = $6; thr[k, n[k]] = $7; held[k] = $10; mem[k, n[k]] = $11 }
+     function median(a, k, m,    i, j, t, v) {
+         for (i = 1; i <= m; i++) v[i] = a[k, i]
+         for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+         return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
+     END { for (k in n) { split(k, a, " "); if (a[2] == "libnettrace") {
+               t = a[1] " traceevent"; if (!n[t]) continue
+               c = median(cpu, k, n[k]); h = median(thr, k, n[k])
+               m = median(mem, k, n[k])
+               printf "%s: per read, CPU %.3f / %.3f ms = %.1fx (thread %.1fx); peak memory %d / %d KB = %.1fx (held %d / %d KB)\n", a[1],
+                   median(cpu, t, n[t]), c, (c > 0 ? median(cpu, t, n[t]) / c : 0), (h > 0 ? median(thr, t, n[t]) / h : 0),
+                   median(mem, t, n[t]), m, (m > 0 ? median(mem, t, n[t]) / m : 0), held[t], held[k] } } }' "$out/files.txt" | sort
 
 echo "== .NET: in-process continuous profiling, $seconds s per reader"
 for mode in none libnettrace traceevent; do

@@ -81,6 +81,10 @@ public sealed unsafe class Parser : IDisposable
             _builder?.Dispose();
             throw new OutOfMemoryException("nt_parser_new");
         }
+        // Method, module and assembly records reach only the builder (never a
+        // managed callback), which converts just the names it keeps.
+        if (_builder != null)
+            Lib.nt_parser_set_lazy_names(_h.Ptr, 1);
     }
 
     private static int Forward(void* user, nint fn, void* arg)

@@ -196,6 +196,7 @@ public sealed unsafe class Profile : IDisposable
             builder.Dispose();
             throw new OutOfMemoryException("nt_parser_new");
         }
+        Lib.nt_parser_set_lazy_names(parser.Ptr, 1); // the builder converts only the names it keeps, as in TraceFile
         Reading.Outcome outcome = Reading.Feed(parser.Ptr, stream);
         void* p;
         Lib.nt_profile_builder_finish(builder.Detach(), parser.Ptr, outcome.Status, &p);

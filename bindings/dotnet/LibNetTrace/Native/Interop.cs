@@ -27,6 +27,7 @@ internal static unsafe partial class Lib
     [LibraryImport(Name)] internal static partial byte* nt_parser_message(void* p);
     [LibraryImport(Name)] internal static partial nt_trace_info* nt_parser_trace_info(void* p);
     [LibraryImport(Name)] internal static partial void nt_parser_free(void* p);
+    [LibraryImport(Name)] internal static partial void nt_parser_set_lazy_names(void* p, byte lazy);
     [LibraryImport(Name)] internal static partial void nt_parser_stats_get(void* p, nt_parser_stats* stats);
     [LibraryImport(Name)] internal static partial long nt_parser_time_ns(void* p, long ticks);
     [LibraryImport(Name)] internal static partial int nt_event_fields_begin(nt_event* ev, nt_field_iter* it);
