@@ -179,8 +179,9 @@ NT_API size_t nt_index_event_blocks_in(const nt_index *ix, int64_t from_ticks, i
  * records' contents, are believed as the trace's own block headers are (see
  * the top of this file), and a reader that feeds the blocks it selects to a
  * parser has them framed there (nt_parser_feed_window fails with
- * NT_ERR_MALFORMED where the table misplaces a block it reads).  The kept records are checked for their framing (each
- * inside the section, in block order, in a block flagged KEPT, its offset
+ * NT_ERR_MALFORMED where the table misplaces a block it reads).  The kept
+ * records are checked for their framing (each inside the section, in block
+ * order, in a block flagged KEPT, its offset
  * inside that block) and their payloads go through the parser's own checked
  * decoders; their names are what the sidecar says, as a block's are what
  * the trace says.  *out is NULL on failure.
@@ -220,9 +221,10 @@ typedef struct nt_window_options {
 } nt_window_options;
 
 /** nt_window_options.flags: hand over only the kept method records whose code [start, start + size)
-    holds an address of a stack in the window's sequence-point intervals (read ahead from those
-    intervals' stack blocks, counted in frame_read_bytes), which are every record that can name a
-    frame of the window; module and assembly records all.  For a caller that resolves the window's
+    may hold an address of a stack in the window's sequence-point intervals (read ahead from those
+    intervals' stack blocks, counted in frame_read_bytes; "may": by 256-byte lines through a hashed
+    filter, so every record that holds one is handed over, and a few near one), which are every record
+    that can name a frame of the window; module and assembly records all.  For a caller that resolves the window's
     frames (the trace builder): one that counts the method records outside the window leaves it off.
     Without effect past 64 MiB of those stack blocks. */
 #define NT_WINDOW_FRAME_RECORDS 0x1u

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "cli_run.h"
+#include "support.h"
 #include "nettrace_writer.h"
 
 #include <stdio.h>
@@ -75,10 +76,7 @@ static void write_trace(const char *path, const trace_spec *t)
     nt_writer_free(w);
     free(payload);
     free(inner);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(out.data, 1, out.len, f), out.len);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert(ts_write_file(path, out.data, out.len), "%s", path);
     nt_membuf_free(&out);
 }
 
@@ -253,10 +251,7 @@ static void write_deep_stacks(const char *path)
     }
     cr_assert_eq(nt_writer_finish(w), NT_OK, "%s", nt_writer_message(w));
     nt_writer_free(w);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(out.data, 1, out.len, f), out.len);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert(ts_write_file(path, out.data, out.len), "%s", path);
     nt_membuf_free(&out);
 }
 

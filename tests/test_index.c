@@ -595,10 +595,7 @@ static void write_many_blocks(const char *path, uint32_t format)
     }
     cr_assert_eq(nt_writer_finish(w), NT_OK, "%s", nt_writer_message(w));
     nt_writer_free(w);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(out.data, 1, out.len, f), out.len);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert(ts_write_file(path, out.data, out.len), "%s", path);
     nt_membuf_free(&out);
 }
 

@@ -1,6 +1,7 @@
 /* Code addresses as a sorted set (addr_set.h). */
 #include "common/addr_set.h"
 #include "common/sort.h"
+#include "common/sort_u64.h"
 
 #include <string.h>
 
@@ -22,44 +23,12 @@ bool cm_addr_set_add(cm_mem *m, cm_addr_set *s, const uint64_t *ips, size_t n)
     return true;
 }
 
-/* Least-significant-digit radix sort of n values by bytes, through tmp;
- * a byte every value shares is passed over (the high bytes of code
- * addresses, mostly).  The result is in a. */
-static void radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n)
-{
-    uint64_t all_or = 0, all_and = ~0ull;
-    for (size_t i = 0; i < n; i++) {
-        all_or |= a[i];
-        all_and &= a[i];
-    }
-    uint64_t *from = a, *to = tmp;
-    for (unsigned shift = 0; shift < 64; shift += 8) {
-        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
-            continue; /* every value has the same byte here */
-        size_t count[257] = { 0 };
-        for (size_t i = 0; i < n; i++)
-            count[((from[i] >> shift) & 0xff) + 1]++;
-        for (unsigned d = 0; d < 256; d++)
-            count[d + 1] += count[d];
-        for (size_t i = 0; i < n; i++)
-            to[count[(from[i] >> shift) & 0xff]++] = from[i];
-        uint64_t *t = from;
-        from = to;
-        to = t;
-    }
-    if (from != a)
-        memcpy(a, from, n * sizeof *a);
-}
-
 bool cm_addr_set_seal(cm_mem *m, cm_addr_set *s)
 {
     if (s->n < 2)
         return true;
-    uint64_t *tmp = cm_mem_alloc(m, s->n * sizeof *tmp);
-    if (!tmp)
+    if (!cm_sort_u64(m, s->ips, s->n))
         return false;
-    radix_sort_u64(s->ips, tmp, s->n);
-    cm_mem_free(m, tmp, s->n * sizeof *tmp);
     size_t n = 1;
     for (size_t i = 1; i < s->n; i++)
         if (s->ips[i] != s->ips[n - 1])

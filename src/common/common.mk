@@ -12,7 +12,7 @@ libnettrace_core_la_SOURCES += \
 	src/common/format.h \
 	src/common/hash.c src/common/hash.h \
 	src/common/checksum.c src/common/checksum.h \
-	src/common/addr_set.c src/common/addr_set.h \
+	src/common/addr_set.c src/common/addr_set.h src/common/sort_u64.c src/common/sort_u64.h \
 	src/common/utf16.c src/common/utf16.h \
 	src/common/utf8.c src/common/utf8.h \
 	src/common/json.c src/common/json.h \

@@ -98,11 +98,11 @@ static nt_status short_payload(nt_parser *p, const nt_event *ev, const char *wha
 static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event which)
 {
     p->stats.methods++;
-    if (ev->payload_size < 36)
+    nt_method m;
+    if (!ps_method_extent(ev, &m.start_address, &m.size))
         return short_payload(p, ev, "method");
     const uint8_t *f = ev->payload;
-    nt_method m;
-    cm_cursor c = cm_cursor_make(f + 36, ev->payload_size - 36);
+    cm_cursor c = cm_cursor_make(f + PS_METHOD_FIXED, ev->payload_size - PS_METHOD_FIXED);
     str_reader r;
     str_reader_start(&r, &c);
     if (!read_str(&r, &m.declaring_type16) || !read_str(&r, &m.name16) || !read_str(&r, &m.signature16))
@@ -130,8 +130,6 @@ static nt_status decode_method(nt_parser *p, const nt_event *ev, nt_record_event
     m.which = which;
     m.method_id = cm_le64(f);
     m.module_id = cm_le64(f + 8);
-    m.start_address = cm_le64(f + 16);
-    m.size = cm_le32(f + 24);
     m.token = cm_le32(f + 28);
     m.flags = cm_le32(f + 32);
     m.timestamp = ev->timestamp;

@@ -6,6 +6,7 @@
 #define PS_DELIVER_H
 
 #include "common/compiler.h"
+#include "common/cursor.h"
 #include "parse/context.h"
 
 #include <string.h>
@@ -13,6 +14,21 @@
 /* Typed payload decoders (clr_events.c) for every kind but
  * NT_KIND_THREAD_SAMPLE and NT_KIND_OTHER; ev->desc is non-NULL. */
 nt_status ps_dispatch_typed(nt_parser *p, const nt_event *ev);
+
+/* MethodLoadVerbose and kin begin with a fixed part: u64 method id, module
+ * id, start address; u32 size, token, flags (then three strings). */
+#define PS_METHOD_FIXED 36u
+
+/* A method record's code [*start, *start + *size) from its fixed part;
+ * false when the payload is shorter (its decoder refuses it). */
+static inline bool ps_method_extent(const nt_event *ev, uint64_t *start, uint32_t *size)
+{
+    if (ev->payload_size < PS_METHOD_FIXED)
+        return false;
+    *start = cm_le64(ev->payload + 16);
+    *size = cm_le32(ev->payload + 24);
+    return true;
+}
 
 /* SampleProfiler ThreadSample.  The payload is a u32 sample type; an empty
  * payload (early runtimes) carries no type and is reported as

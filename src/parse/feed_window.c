@@ -7,7 +7,6 @@
 #include "common/abi.h"
 #include "common/line_filter.h"
 #include "common/clock.h"
-#include "common/cursor.h"
 #include "parse/context.h"
 #include "parse/deliver.h"
 #include "parse/index_internal.h"
@@ -92,14 +91,16 @@ static nt_status flush(window_read *w)
  * every record that holds one, and a few near one); module and assembly
  * records always. */
 #define FRAME_HASH_BITS 20 /* 128 KiB of bits: few collisions for a window's lines */
+#define FRAME_BYTES (((size_t)1 << FRAME_HASH_BITS) / 8)
 
 static bool needed(const window_read *w, const nt_event *ev)
 {
     unsigned kind = ps_desc_what(ev->desc);
-    if (kind < NT_KIND_METHOD_LOAD_VERBOSE || kind > NT_KIND_METHOD_DC_END_VERBOSE || ev->payload_size < 28)
+    uint64_t start;
+    uint32_t size;
+    if (kind < NT_KIND_METHOD_LOAD_VERBOSE || kind > NT_KIND_METHOD_DC_END_VERBOSE || !ps_method_extent(ev, &start, &size))
         return true; /* not a method record, or one the parser's decoder is to refuse */
-    /* MethodLoadVerbose and kin: u64 method id, module id, start address; u32 size (clr_events.c). */
-    return cm_line_filter_maybe(w->frames, FRAME_HASH_BITS, cm_le64(ev->payload + 16), cm_le32(ev->payload + 24));
+    return cm_line_filter_maybe(w->frames, FRAME_HASH_BITS, start, size);
 }
 
 static int collect_stack(void *user, const nt_stack *st)
@@ -120,19 +121,18 @@ static int collect_stack(void *user, const nt_stack *st)
  * intervals (want: the blocks read; a superset of the window's frames),
  * read ahead by a parser of their own, one an interval (stack ids restart
  * at each): the stream header and trace block, then the interval's stack
- * blocks, each address's line into the filter.  Skipped, and every record handed over, past FRAME_READ_MAX bytes
- * of them or when anything fails: the filter only ever saves work. */
+ * blocks, each address's line into the filter.  Skipped, and every record
+ * handed over, past FRAME_READ_MAX bytes of them or when anything fails: the
+ * filter only ever saves work. */
 #define FRAME_READ_MAX ((uint64_t)64 << 20)
 static void window_frames(window_read *w, const nt_index *ix, const bool *want)
 {
     uint64_t bytes = 0;
     for (size_t i = 0; i < ix->count; i++)
         bytes += want[i] && ix->blocks[i].kind == NT_INDEX_STACK ? ix->blocks[i].end - ix->blocks[i].offset : 0;
-    size_t words = ((size_t)1 << FRAME_HASH_BITS) / 64;
-    if (bytes > FRAME_READ_MAX || ix->blocks[0].kind != NT_INDEX_TRACE ||
-        !(w->frames = cm_mem_alloc(&w->p->mem, words * sizeof *w->frames)))
+    if (bytes > FRAME_READ_MAX || ix->blocks[0].kind != NT_INDEX_TRACE || !(w->frames = cm_mem_alloc(&w->p->mem, FRAME_BYTES)))
         return;
-    memset(w->frames, 0, words * sizeof *w->frames);
+    memset(w->frames, 0, FRAME_BYTES);
     nt_callbacks cb = { .struct_size = sizeof cb, .stack = collect_stack };
     bool ok = true;
     for (size_t first = 0; ok && first < ix->count;) {
@@ -156,7 +156,7 @@ static void window_frames(window_read *w, const nt_index *ix, const bool *want)
         first = last;
     }
     w->frames_known = ok;
-    w->err = 0;
+    w->err = 0; /* a failed read ahead only leaves every record to be handed over */
 }
 
 /* The kept records of `block` (index_records.c), handed to the parser in
@@ -330,7 +330,7 @@ nt_status nt_parser_feed_window(nt_parser *p, int fd, const nt_index *ix, const 
     cm_mem_free(&m, want, ix->count * sizeof *want);
     cm_mem_free(&m, w.buf, w.chunk);
     if (w.frames)
-        cm_mem_free(&p->mem, w.frames, ((size_t)1 << FRAME_HASH_BITS) / 64 * sizeof *w.frames);
+        cm_mem_free(&p->mem, w.frames, FRAME_BYTES);
     if (os_error)
         *os_error = w.err;
     if (stats)

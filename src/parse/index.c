@@ -18,19 +18,26 @@ static void no_message(char *msg, size_t msg_size)
         msg[0] = '\0';
 }
 
-/* One build over a buffer (data) or a file (fd). */
-nt_status ix_build_run(ix_build *b, const nt_index_options *given, bool estimate, nt_index **out)
+nt_status ix_build_start(ix_build *b, const nt_index_options *given, uint32_t *sample_blocks)
 {
     nt_index_options o;
     if (!ABI_IN(nt_index_options, &o, given))
         return NT_ERR_INVALID_ARG;
-    const nt_index_options *opt = &o;
-    nt_index *ix = CM_MEM_NEW(nt_index, opt->alloc);
-    if (!ix)
+    if (!(b->ix = CM_MEM_NEW(nt_index, o.alloc)))
         return NT_ERR_NOMEM;
-    b->ix = ix;
-    b->max_blocks = opt->max_blocks ? opt->max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
-    uint32_t sample_blocks = opt->sample_blocks ? opt->sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
+    b->max_blocks = o.max_blocks ? o.max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
+    *sample_blocks = o.sample_blocks ? o.sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
+    return NT_OK;
+}
+
+/* One build over a buffer (data) or a file (fd). */
+nt_status ix_build_run(ix_build *b, const nt_index_options *given, bool estimate, nt_index **out)
+{
+    uint32_t sample_blocks = 0;
+    nt_status started = ix_build_start(b, given, &sample_blocks);
+    if (started)
+        return started;
+    nt_index *ix = b->ix;
     nt_status s = b->len ? ix_scan(b) : ix_fail(b, NT_ERR_NOT_NETTRACE, 0, "empty input");
     if (estimate && s != NT_ERR_NOMEM && s != NT_ERR_NOT_NETTRACE && s != NT_ERR_UNSUPPORTED_VERSION)
         ix_estimate(b, sample_blocks);

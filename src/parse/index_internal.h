@@ -125,6 +125,9 @@ const uint8_t *ix_body(ix_build *b, const nt_index_block *blk);
 /* The identity of the file on fd (size and mtime from st); false when a read fails. */
 bool ix_identify(ix_build *b, int64_t mtime_ns, ix_identity *out);
 
+/* b's new, empty index (b->ix) and its limits from given (*sample_blocks:
+ * the walk's); NT_ERR_INVALID_ARG, NT_ERR_NOMEM. */
+nt_status ix_build_start(ix_build *b, const nt_index_options *given, uint32_t *sample_blocks);
 /* One build over b (a buffer or a file), scanning and then walking
  * sample_blocks event blocks (0: none); *out as nt_index_from_buffer says. */
 nt_status ix_build_run(ix_build *b, const nt_index_options *given, bool estimate, nt_index **out);
@@ -132,6 +135,10 @@ nt_status ix_build_run(ix_build *b, const nt_index_options *given, bool estimate
 /* The checksum a sidecar ends with, over its n bytes before it (the fuzz
  * harness re-seals a mutated sidecar with it, to reach the checks behind it). */
 uint64_t ix_sidecar_checksum(const uint8_t *p, size_t n);
+
+/* The longest V4/V5 object header before a block's content: tags, the type
+ * header, a 64-byte type name, EndObject, the size and its padding. */
+#define IX_V4_HEADER_MAX 87u
 
 /* Framing: every block from the stream's start to its end or the damage. */
 nt_status ix_scan(ix_build *b);

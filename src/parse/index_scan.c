@@ -110,13 +110,12 @@ static nt_status add_block(ix_build *b, nt_index_block *blk)
 }
 
 /* V4/V5: objects framed by FastSerialization tags from `off` on.  The
- * longest object header (tags, type header, a 64-byte name, EndObject, size,
- * padding) fits one header read. */
-#define V4_HEADER_MAX (1 + 14 + MAX_TYPE_NAME + 1 + 4 + 3)
+ * longest object header (IX_V4_HEADER_MAX) fits one header read. */
+_Static_assert(IX_V4_HEADER_MAX == 1 + 14 + MAX_TYPE_NAME + 1 + 4 + 3, "tags, type header, name, EndObject, size, padding");
 static nt_status frame_v4(ix_build *b, uint64_t off, nt_index_block *out, bool *end_mark)
 {
     size_t got = 0;
-    const uint8_t *h = ix_at(b, off, V4_HEADER_MAX, &got);
+    const uint8_t *h = ix_at(b, off, IX_V4_HEADER_MAX, &got);
     if (!h)
         return ix_fail(b, NT_ERR_IO, off, "reading an object header failed");
     cm_cursor c = cm_cursor_make(h, got);

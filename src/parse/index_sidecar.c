@@ -38,7 +38,6 @@
  * entry: u64 offset, u64 end, u64 body offset, u32 body size, u8 kind,
  *        u8 flags, u16 0, i64 min ticks, i64 max ticks, u32 next sample block, u32 0
  */
-#include "common/abi.h"
 #include "common/cursor.h"
 #include "common/checksum.h"
 #include "common/le_store.h"
@@ -161,7 +160,7 @@ static bool entry_block(const uint8_t *e, uint32_t major, uint64_t prev_end, nt_
     if (cm_le16(e + 30) != 0 || cm_le32(e + 52) != 0 || b->kind >= NT_INDEX_KIND_COUNT || b->offset != prev_end)
         return false;
     bool framed = major == 6 ? b->body_offset == b->offset + 4 && b->end == b->body_offset + b->body_size
-                             : b->body_offset > b->offset && b->body_offset - b->offset <= 96 &&
+                             : b->body_offset > b->offset && b->body_offset - b->offset <= IX_V4_HEADER_MAX &&
                                    b->body_size <= INT32_MAX && b->end == b->body_offset + b->body_size + 1;
     if (!framed || b->end <= b->offset)
         return false;
@@ -294,15 +293,13 @@ nt_status nt_index_load(const void *data, size_t len, int trace_fd, const nt_ind
     }
     if (!S_ISREG(st.st_mode))
         return refuse(msg, msg_size, NT_ERR_INVALID_ARG, 0, "the trace is not a regular file");
-    nt_index_options o;
-    if (!ABI_IN(nt_index_options, &o, opt))
-        return NT_ERR_INVALID_ARG;
-    nt_index *ix = CM_MEM_NEW(nt_index, o.alloc);
-    if (!ix)
-        return NT_ERR_NOMEM;
     char scan_msg[256] = "";
-    ix_build b = { .ix = ix, .fd = trace_fd, .len = (uint64_t)st.st_size, .msg = scan_msg, .msg_size = sizeof scan_msg,
-                   .max_blocks = o.max_blocks ? o.max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS };
+    ix_build b = { .fd = trace_fd, .len = (uint64_t)st.st_size, .msg = scan_msg, .msg_size = sizeof scan_msg };
+    uint32_t unused_walk = 0; /* the sidecar's walk is what is taken */
+    s = ix_build_start(&b, opt, &unused_walk);
+    if (s)
+        return s;
+    nt_index *ix = b.ix;
     ix_identity now;
     uint64_t first = 0;
     if (!ix_identify(&b, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, &now)) {

@@ -39,6 +39,15 @@ const char *ts_path(const char *dir, const char *name)
     return buf;
 }
 
+bool ts_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
 bool ts_read_file(const char *path, uint8_t **data, size_t *len)
 {
     FILE *f = fopen(path, "rb");

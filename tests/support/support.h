@@ -20,6 +20,8 @@ const char *ts_path(const char *dir, const char *name);
 
 /* Read a whole file into an exact-size heap buffer (so ASan sees over-reads). */
 bool ts_read_file(const char *path, uint8_t **data, size_t *len);
+/* Write len bytes to path (created or replaced); false when any step fails. */
+bool ts_write_file(const char *path, const void *data, size_t len);
 
 /* A running digest of the callback sequence. */
 typedef struct ts_digest {
