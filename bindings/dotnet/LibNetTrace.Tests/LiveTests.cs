@@ -51,16 +51,20 @@ public class LiveTests
         var windows = new List<ProfileWindow>();
         try
         {
-            for (int i = 0; i < 3; i++)
+            // Windows of 700 ms until two carry samples (at least three taken, at most ten):
+            // on a loaded machine the child may not be scheduled for a whole window.
+            int withSamples = 0;
+            while (windows.Count < 10 && (windows.Count < 3 || withSamples < 2))
             {
                 var until = DateTime.UtcNow.AddMilliseconds(700);
                 while (DateTime.UtcNow < until)
                     prof.Pump(TimeSpan.FromMilliseconds(50));
                 windows.Add(prof.TakeWindow());
+                withSamples += windows[^1].Trace.SampleCount > 0 ? 1 : 0;
             }
             windows.Add(prof.Stop());
             Assert.All(windows, w => Assert.Equal("ok", w.Status));
-            Assert.True(windows.Take(3).Count(w => w.Trace.SampleCount > 0) >= 2, "windows' samples: " + string.Join(",", windows.Select(w => w.Trace.SampleCount)));
+            Assert.True(withSamples >= 2, "windows' samples: " + string.Join(",", windows.Select(w => w.Trace.SampleCount)));
             // The spinning methods ran before the session began: the rundown at the stop names them.
             Assert.True(windows.Any(w => Has(w.Trace, "SpinAlpha")) && windows.Any(w => Has(w.Trace, "SpinBeta")));
             Assert.All(windows.SelectMany(w => w.Trace.Samples), s => Assert.True(s.TimestampNs > 0));
@@ -176,7 +180,10 @@ public class LiveTests
         bool named = false;
         long allocEvents = 0;
         var seen = new List<string>();
-        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(4.5));
+        // 1-s windows until three came and one named the method and held allocations, or 20 s:
+        // a loaded machine (CI runs this beside other tests under sanitizers) delays the first ones.
+        var clock = Stopwatch.StartNew();
+        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(20));
         await foreach (ProfileWindow w in prof.WindowsAsync(TimeSpan.FromSeconds(1), cancel: deadline.Token))
         {
             using (w)
@@ -187,12 +194,16 @@ public class LiveTests
                 seen.Add(w.Trace.SampleCount + " samples: " + string.Join(", ", w.Trace.Top(new TopOptions { Rows = 3 }).Tables[0].Rows.Select(r => r.Name + " " + r.Exclusive)));
                 allocEvents += w.Profile!.Totals(ProfileKind.Alloc).Events;
             }
+            if (windows >= 3 && named && allocEvents > 0)
+                break;
         }
+        double elapsed = clock.Elapsed.TotalSeconds;
         stop.Cancel();
         spinner.Join();
         using (ProfileWindow last = prof.Stop())
             named |= Has(last.Trace, "SelfSpinForTheProfiler");
-        Assert.InRange(windows, 2, 5); // 1-s windows in 4.5 s: 4, fewer when the machine is loaded
+        Assert.True(windows >= 2, $"{windows} windows in {elapsed:F1} s");
+        Assert.True(windows <= elapsed + 1, $"{windows} windows of 1 s in {elapsed:F1} s"); // one a second, not more
         Assert.True(named, "no window named the spinning method: " + string.Join(" | ", seen));
         Assert.True(allocEvents > 0, "no allocation ticks in the windows");
     }
@@ -214,17 +225,20 @@ public class LiveTests
         {
             using (w)
                 lengths.Add(w.EndUtc - w.StartUtc);
-            if (lengths.Count == 3)
+            if (lengths.Count == 4)
                 break;
         }
         prof.Stop().Dispose();
-        Assert.Equal(3, lengths.Count);
+        Assert.Equal(4, lengths.Count);
         // The first window also holds the session's start; the next ones are the interval alone,
-        // plus what a loaded machine adds to one timer's wake-up (CI runs this beside other tests
-        // under sanitizers): less than the most part of the second that an uncut wait would add.
-        double slack = 0.85 * ContinuousProfiler.DefaultPumpEvery.TotalSeconds;
-        foreach (TimeSpan len in lengths.Skip(1))
-            Assert.InRange(len.TotalSeconds, interval.TotalSeconds - 0.02, interval.TotalSeconds + slack);
+        // never shorter. An uncut wait closes every one of them at the next whole pump, 3 s; a cut
+        // one at 2.1 s plus what a loaded machine adds to a timer's wake-up (CI runs this beside
+        // other tests under sanitizers), which can be most of a second for one window but not
+        // for all three: the shortest is held to half a second over the interval.
+        var later = lengths.Skip(1).Select(l => l.TotalSeconds).ToList();
+        Assert.All(later, len => Assert.True(len >= interval.TotalSeconds - 0.02, "window lengths (s): " + string.Join(", ", later)));
+        Assert.True(later.Min() <= interval.TotalSeconds + 0.5 * ContinuousProfiler.DefaultPumpEvery.TotalSeconds,
+                    "window lengths (s): " + string.Join(", ", later));
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
