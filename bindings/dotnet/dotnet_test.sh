@@ -13,12 +13,24 @@ if ! command -v dotnet >/dev/null 2>&1; then
 fi
 . "$top_srcdir/bindings/dotnet/dotnet.sh"
 nt_bind_live_target || exit 1
+mkdir -p "$NT_DOTNET_WORK" || exit 1
+# A step's output is kept and shown when it fails. Steps that restore packages
+# from the registry (a fresh machine has none cached) are tried twice: a
+# registry's transient refusal is not the package's failure.
+nt_dotnet_step() {
+    what=$1; shift
+    "$@" >"$NT_DOTNET_WORK/step.log" 2>&1 && return 0
+    [ "$what" = restore ] && { echo "retrying once after a failed restore: $*"; sleep 5; "$@" >"$NT_DOTNET_WORK/step.log" 2>&1 && return 0; }
+    tail -30 "$NT_DOTNET_WORK/step.log"; echo "FAIL: $*"
+    return 1
+}
 NETTRACE_ABI_LAYOUT="$top_builddir/bindings/python/abi_layout"
 NETTRACE_SRCDIR="$top_srcdir"
 export NETTRACE_ABI_LAYOUT NETTRACE_SRCDIR
 [ -d "$NETTRACE_SHARED_CORPUS" ] ||
     echo "$NETTRACE_SHARED_CORPUS is absent (set NETTRACE_SHARED_CORPUS): the CLI comparisons run on corpus/ only"
 
+nt_dotnet_step restore dotnet restore "$nt_dotnet_src/LibNetTrace.Tests/LibNetTrace.Tests.csproj" $nt_dotnet_flags || exit 1
 dotnet test "$nt_dotnet_src/LibNetTrace.Tests/LibNetTrace.Tests.csproj" -c Release $nt_dotnet_flags \
     --logger "console;verbosity=normal" || exit 1
 
@@ -29,7 +41,7 @@ unset NETTRACE_LIBRARY
 app="$NT_DOTNET_WORK/consumer"
 rm -rf "$app"
 mkdir -p "$app" && cd "$app" || exit 1
-dotnet new console -n Consumer -o . --force >/dev/null || exit 1
+nt_dotnet_step new dotnet new console -n Consumer -o . --force || exit 1
 cat > nuget.config <<CONFIG
 <?xml version="1.0" encoding="utf-8"?>
 <configuration>
@@ -43,7 +55,7 @@ CONFIG
 NUGET_PACKAGES="$NT_DOTNET_WORK/consumer-packages"
 export NUGET_PACKAGES
 rm -rf "$NUGET_PACKAGES/libnettrace"
-dotnet add package LibNetTrace --version "$nt_dotnet_version" >/dev/null || exit 1
+nt_dotnet_step restore dotnet add package LibNetTrace --version "$nt_dotnet_version" || exit 1
 # The fenced block after "<!-- example: NAME -->" in the package's README.
 nt_dotnet_example() {
     awk -v marker="<!-- example: $1 -->" '
@@ -68,14 +80,14 @@ nt_dotnet_consumer_check() {
     *) echo "FAIL: the consumer did not count the tool's $want samples"; return 1 ;;
     esac
 }
-dotnet build -c Release $nt_dotnet_flags -v:q -o out >/dev/null || exit 1
+nt_dotnet_step restore dotnet build -c Release $nt_dotnet_flags -v:q -o out || exit 1
 [ -f out/runtimes/linux-x64/native/libnettrace.so ] || [ -f out/libnettrace.so ] ||
     { echo "FAIL: the package brought no native library into the consumer's output"; exit 1; }
 nt_dotnet_consumer_check dotnet out/Consumer.dll || exit 1
 echo "ok: LibNetTrace $nt_dotnet_version installed from a local folder source into a fresh console project"
 
-dotnet publish -c Release -r linux-x64 -p:PublishAot=true $nt_dotnet_flags -v:q -o aot >aot.log 2>&1 ||
-    { tail -30 aot.log; echo "FAIL: the NativeAOT publish failed"; exit 1; }
-grep -i "warning IL" aot.log && { echo "FAIL: trimming or AOT warnings in the package"; exit 1; }
+nt_dotnet_step restore dotnet publish -c Release -r linux-x64 -p:PublishAot=true $nt_dotnet_flags -v:q -o aot ||
+    { echo "FAIL: the NativeAOT publish failed"; exit 1; }
+grep -i "warning IL" "$NT_DOTNET_WORK/step.log" && { echo "FAIL: trimming or AOT warnings in the package"; exit 1; }
 nt_dotnet_consumer_check ./aot/Consumer || exit 1
 echo "ok: the NativeAOT-published consumer ran"
