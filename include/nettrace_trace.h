@@ -203,7 +203,9 @@ NT_API nt_status nt_trace_from_buffer(const void *data, size_t len, const nt_tra
  * parser's order.  The builder scopes stack ids by nt_stack.interval; its
  * sequence_point callback does nothing and is kept for callers that chain
  * every callback.  finish() resolves the frames and hands over the trace; the builder is freed
- * by finish() whatever it returns.
+ * by finish() whatever it returns.  Set nt_parser_set_lazy_names(parser, true) as
+ * nt_trace_from_file does: the builder converts only the names of the records it keeps (most
+ * rundown records are dropped), and the trace is the same either way.
  */
 typedef struct nt_trace_builder nt_trace_builder;
 

@@ -140,6 +140,11 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, con
         ntgo_parser_free(g);
         return NULL;
     }
+    /* Records that reach only the kept object need no UTF-8 from the parser:
+     * the builder and the windows convert just the names they keep (most
+     * rundown records are dropped), as nt_trace_from_file does. */
+    if (g->keep && !(want & (NTGO_METHOD | NTGO_MODULE | NTGO_ASSEMBLY)))
+        nt_parser_set_lazy_names(g->parser, true);
     return g;
 }
 

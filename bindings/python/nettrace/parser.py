@@ -97,6 +97,11 @@ class Parser:
         if not self._p:
             self._abandon()
             raise errors.OutOfMemoryError("out of memory")
+        # Records that reach only the kept object need no UTF-8 from the
+        # parser: the builder and the windows convert just the names they
+        # keep (most rundown records are dropped), as nt_trace_from_file does.
+        if self._keep and not any(self._user.get(k) for k in ("method", "module", "assembly")):
+            lib.nt_parser_set_lazy_names(self._p, True)
 
     def _trampolines(self):
         cb = _lib.nt_callbacks()
