@@ -5,6 +5,11 @@ using System.IO;
 using System.Text;
 using Xunit;
 
+// One test at a time: the live tests time windows of a real session, and the
+// corpus and misuse tests running beside them on a small machine (make check
+// already runs other tests in parallel) can make those windows late.
+[assembly: CollectionBehavior(DisableTestParallelization = true)]
+
 namespace LibNetTrace.Tests;
 
 /// <summary>What dotnet_test.sh hands the tests: the build tree's tool, the
