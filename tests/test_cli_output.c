@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "common/text_escape.h"
 #include "nettrace.h"
+#include "support.h"
 #include "trace_build.h"
 
 #include <stdio.h>
@@ -98,10 +99,7 @@ static char g_path[256];
 /* Write the built stream to g_path and release it. */
 static void save_trace(pb *p)
 {
-    FILE *f = fopen(g_path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(p->b.d, 1, p->b.n, f), p->b.n);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert(ts_write_file(g_path, p->b.d, p->b.n), "%s", g_path);
     tb_free(&p->b);
 }
 

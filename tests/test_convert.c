@@ -46,8 +46,7 @@ static void remove_tmp(void)
 
 static void save(const char *path, const void *d, size_t n)
 {
-    FILE *f = fopen(path, "wb");
-    cr_assert(f && fwrite(d, 1, n, f) == n && fclose(f) == 0, "cannot write %s", path);
+    cr_assert(ts_write_file(path, d, n), "cannot write %s", path);
 }
 
 /* Run `nettrace ARGS` (a shell fragment), standard error into err (may be

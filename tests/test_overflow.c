@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "cli_run.h"
+#include "support.h"
 #include "nettrace_profile.h"
 #include "nettrace_writer.h"
 
@@ -136,10 +137,7 @@ Test(overflow, the_formatters_saturate)
     uint8_t *d = hostile_trace(&len);
     char path[64];
     snprintf(path, sizeof path, "/tmp/nt-overflow-%d.nettrace", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(d, 1, len, f), len);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert(ts_write_file(path, d, len), "%s", path);
     free(d);
     const char *cmds[][6] = { { "gc", path }, { "gc", "--json", path }, { "info", path }, { "info", "--json", path },
                               { "samples", "--relative", path }, { "samples", "--profile", "alloc", path },

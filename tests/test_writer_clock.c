@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "cli_run.h"
+#include "support.h"
 #include "nettrace_writer.h"
 
 #include <stdio.h>
@@ -112,10 +113,7 @@ Test(writer_clock, convert_refuses_a_clock_readers_cannot_take)
     char in[64], conv[64];
     snprintf(in, sizeof in, "/tmp/nt-clock-in-%d.nettrace", (int)getpid());
     snprintf(conv, sizeof conv, "/tmp/nt-clock-out-%d.nettrace", (int)getpid());
-    FILE *f = fopen(in, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(out.data, 1, out.len, f), out.len);
-    cr_assert_eq(fclose(f), 0);
+    cr_assert(ts_write_file(in, out.data, out.len), "%s", in);
     nt_membuf_free(&out);
     for (int v = 4; v <= 6; v += 2) {
         const char *args[] = { "convert", in, "--to", v == 4 ? "v4" : "v6", "-o", conv, NULL };

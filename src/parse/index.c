@@ -26,7 +26,8 @@ nt_status ix_build_start(ix_build *b, const nt_index_options *given, uint32_t *s
     if (!(b->ix = CM_MEM_NEW(nt_index, o.alloc)))
         return NT_ERR_NOMEM;
     b->max_blocks = o.max_blocks ? o.max_blocks : NT_DEFAULT_INDEX_MAX_BLOCKS;
-    *sample_blocks = o.sample_blocks ? o.sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
+    if (sample_blocks)
+        *sample_blocks = o.sample_blocks ? o.sample_blocks : NT_DEFAULT_INDEX_SAMPLE_BLOCKS;
     return NT_OK;
 }
 

@@ -126,7 +126,7 @@ const uint8_t *ix_body(ix_build *b, const nt_index_block *blk);
 bool ix_identify(ix_build *b, int64_t mtime_ns, ix_identity *out);
 
 /* b's new, empty index (b->ix) and its limits from given (*sample_blocks:
- * the walk's); NT_ERR_INVALID_ARG, NT_ERR_NOMEM. */
+ * the walk's, unless NULL); NT_ERR_INVALID_ARG, NT_ERR_NOMEM. */
 nt_status ix_build_start(ix_build *b, const nt_index_options *given, uint32_t *sample_blocks);
 /* One build over b (a buffer or a file), scanning and then walking
  * sample_blocks event blocks (0: none); *out as nt_index_from_buffer says. */

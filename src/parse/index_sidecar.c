@@ -295,8 +295,7 @@ nt_status nt_index_load(const void *data, size_t len, int trace_fd, const nt_ind
         return refuse(msg, msg_size, NT_ERR_INVALID_ARG, 0, "the trace is not a regular file");
     char scan_msg[256] = "";
     ix_build b = { .fd = trace_fd, .len = (uint64_t)st.st_size, .msg = scan_msg, .msg_size = sizeof scan_msg };
-    uint32_t unused_walk = 0; /* the sidecar's walk is what is taken */
-    s = ix_build_start(&b, opt, &unused_walk);
+    s = ix_build_start(&b, opt, NULL); /* no walk: the sidecar's is taken */
     if (s)
         return s;
     nt_index *ix = b.ix;
