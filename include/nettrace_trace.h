@@ -126,7 +126,8 @@ typedef struct nt_trace_stats {
     uint64_t rundown_records;   /**< MethodDCStart/DCEndVerbose seen (kept or not) */
     uint64_t unload_records;    /**< MethodUnloadVerbose seen */
     uint64_t modules, assemblies;
-    uint64_t events_dropped;    /**< lost events the parser detected */
+    uint64_t events_dropped;    /**< lost events the parser detected (a window's trace: those of its window; a
+                                     request window's or a cut's: those of its span on the threads it takes) */
     size_t memory;              /**< bytes the trace holds */
     size_t memory_peak;         /**< most bytes held while building it */
 } nt_trace_stats;

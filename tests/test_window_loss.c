@@ -210,6 +210,13 @@ ParameterizedTest(uint32_t *format, window_loss, continuous_windows_count_their_
     nt_membuf_free(&s.mb);
 }
 
+static uint64_t dropped_of(const nt_trace *t)
+{
+    nt_trace_stats ts = NT_STRUCT_INIT(nt_trace_stats);
+    nt_trace_stats_get(t, &ts);
+    return ts.events_dropped;
+}
+
 /* A request window counts the gaps found in its span on its threads, beside the continuous window. */
 Test(window_loss, request_windows_count_their_span_and_threads)
 {
@@ -232,16 +239,19 @@ Test(window_loss, request_windows_count_their_span_and_threads)
     nt_trace *t;
     nt_window_loss l = { .struct_size = sizeof l };
     cr_assert_eq(nt_trace_window_close(w, one, 3000, &t), NT_OK);
+    cr_assert_eq(dropped_of(t), 3, "the request's trace says what its thread lost in its span");
     nt_trace_free(t);
     nt_trace_window_loss_get(w, &l);
     expect_loss(&l, 2, (const nt_thread_loss[]){ { 103, 2, 3 } }, 1);
 
     cr_assert_eq(nt_trace_window_close(w, all, 3000, &t), NT_OK);
+    cr_assert_eq(dropped_of(t), 7);
     nt_trace_free(t);
     nt_trace_window_loss_get(w, &l);
     expect_loss(&l, 3, (const nt_thread_loss[]){ { 101, 1, 4 }, { 103, 2, 3 } }, 2);
 
     cr_assert_eq(nt_trace_window_close(w, early, 2150, &t), NT_OK, "ends before the second gap of 103");
+    cr_assert_eq(dropped_of(t), 2);
     nt_trace_free(t);
     nt_trace_window_loss_get(w, &l);
     expect_loss(&l, 4, (const nt_thread_loss[]){ { 103, 1, 2 } }, 1);

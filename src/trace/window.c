@@ -454,17 +454,19 @@ static nt_status cut(nt_trace_window *w, int64_t from_ns, int64_t to_ns, const w
     bool stopped = sl_each(&w->log, from_ns, to_ns, cut_sample, &c) != 0;
     if (!stopped && !feed_records(w, c.b, &c.cb, c.b))
         stopped = true;
+    /* The trace says what its span lost on its threads, as a continuous window's says what it lost. */
+    wl_table loss = { 0 };
+    uint64_t unplaced = 0;
+    if (!wl_log_count(&w->mem, &w->gaps, from_ns, to_ns, f->threads ? loss_thread_selected : NULL, f, &loss,
+                      &unplaced))
+        w->nomem = true;
+    c.b->t->events_dropped = loss.dropped;
     nt_status st = nt_trace_builder_finish(c.b, NULL, stopped ? NT_ERR_STOPPED : NT_OK, out);
     if (st == NT_OK)
         st = (*out)->status;
     /* Samples of the span dropped from the log (time or bytes) are missing from it. */
     if (st == NT_OK && w->log.dropped_through_ns != INT64_MIN && w->log.dropped_through_ns >= from_ns)
         st = NT_ERR_LIMIT;
-    wl_table loss = { 0 };
-    uint64_t unplaced = 0;
-    if (!wl_log_count(&w->mem, &w->gaps, from_ns, to_ns, f->threads ? loss_thread_selected : NULL, f, &loss,
-                      &unplaced))
-        w->nomem = true;
     hand_out_loss(w, &loss, unplaced);
     retire(w);
     return window_end(w, st);

@@ -306,7 +306,8 @@ public class LiveTests
             Assert.Throws<InvalidOperationException>(() => mine.Close());
             named = t.Samples.Any(s => s.Frames.Any(f => f.Contains("RequestSpinForTheProfiler")));
             seen += $"[attempt {attempt}: status {t.Stats.Status}, {t.SampleCount} samples, " +
-                    $"{t.Stats.ResolvedFrames} of {t.Stats.Frames} frames named; leaves: {LeafCensus(t)}] ";
+                    $"{t.Stats.ResolvedFrames} of {t.Stats.Frames} frames named, {t.Stats.EventsDropped} events dropped; " +
+                    $"leaves: {LeafCensus(t)}] ";
         }
         Assert.True(named, "no request window's samples name the spin: " + seen);
     }
