@@ -2,8 +2,10 @@
 # replay builds (make check, any compiler), and the
 # fuzz-seeds / fuzz-smoke / fuzz-coverage targets.  See fuzz/README.md.
 
-FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump convert parallel
+FUZZ_HARNESSES = parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump convert parallel window
 FUZZ_COMMON = fuzz/fuzz.h fuzz/peak_bound.h fuzz/fuzz_common.c
+# The walk of a built trace, for the trace and window harnesses.
+FUZZ_TRACE_CHECKS = fuzz/trace_checks.c fuzz/trace_checks.h
 # The heap graph's invariants, for the heap and gcdump harnesses.
 FUZZ_HEAP_CHECKS = fuzz/heap_checks.c fuzz/heap_checks.h
 # The tool's commands without its main(), for fuzz_profile.
@@ -17,7 +19,7 @@ FUZZ_CLI = src/cli/cli.h src/cli/io.c src/cli/out_file.c src/cli/out_file.h src/
 # ---- replay builds: every harness + replay_main.c, run by fuzz/replay.sh ----
 check_PROGRAMS += fuzz/replay_parser fuzz/replay_parser_chunked fuzz/replay_parser_limits fuzz/replay_parser_alloc \
 	fuzz/replay_trace fuzz/replay_ipc_reply fuzz/replay_roundtrip fuzz/replay_fields fuzz/replay_index fuzz/replay_heap \
-	fuzz/replay_profile fuzz/replay_gcdump fuzz/replay_convert fuzz/replay_parallel
+	fuzz/replay_profile fuzz/replay_gcdump fuzz/replay_convert fuzz/replay_parallel fuzz/replay_window
 TESTS += fuzz/replay.sh
 FUZZ_REPLAY_LIBS = tests/libtestsupport.la libnettrace_core.la $(ZLIB_LIBS) $(PTHREAD_LIBS)
 
@@ -51,10 +53,15 @@ fuzz_replay_profile_CPPFLAGS = $(T_CPP)
 fuzz_replay_profile_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_profile_LDFLAGS = $(AM_LDFLAGS) -no-install
 
-fuzz_replay_trace_SOURCES = fuzz/replay_main.c fuzz/fuzz_trace.c $(FUZZ_COMMON)
+fuzz_replay_trace_SOURCES = fuzz/replay_main.c fuzz/fuzz_trace.c $(FUZZ_COMMON) $(FUZZ_TRACE_CHECKS)
 fuzz_replay_trace_CPPFLAGS = $(T_CPP)
 fuzz_replay_trace_LDADD = $(FUZZ_REPLAY_LIBS)
 fuzz_replay_trace_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+fuzz_replay_window_SOURCES = fuzz/replay_main.c fuzz/fuzz_window.c $(FUZZ_COMMON) $(FUZZ_TRACE_CHECKS)
+fuzz_replay_window_CPPFLAGS = $(T_CPP)
+fuzz_replay_window_LDADD = $(FUZZ_REPLAY_LIBS)
+fuzz_replay_window_LDFLAGS = $(AM_LDFLAGS) -no-install
 
 fuzz_replay_ipc_reply_SOURCES = fuzz/replay_main.c fuzz/fuzz_ipc_reply.c $(FUZZ_COMMON)
 fuzz_replay_ipc_reply_CPPFLAGS = $(T_CPP)
@@ -103,7 +110,7 @@ FUZZ_LIB = $(libnettrace_core_la_SOURCES) tests/support/support.c tests/support/
 FUZZ_LIBS = $(ZLIB_LIBS) $(PTHREAD_LIBS)
 noinst_PROGRAMS += fuzz/fuzz_parser fuzz/fuzz_parser_chunked fuzz/fuzz_parser_limits fuzz/fuzz_parser_alloc \
 	fuzz/fuzz_trace fuzz/fuzz_ipc_reply fuzz/fuzz_roundtrip fuzz/fuzz_fields fuzz/fuzz_index fuzz/fuzz_heap fuzz/fuzz_profile \
-	fuzz/fuzz_gcdump fuzz/fuzz_convert fuzz/fuzz_parallel
+	fuzz/fuzz_gcdump fuzz/fuzz_convert fuzz/fuzz_parallel fuzz/fuzz_window
 
 fuzz_fuzz_heap_SOURCES = fuzz/fuzz_heap.c $(FUZZ_LIB) $(FUZZ_HEAP_CHECKS)
 fuzz_fuzz_heap_CPPFLAGS = $(FUZZ_CPP)
@@ -159,11 +166,17 @@ fuzz_fuzz_index_CFLAGS = $(FUZZ_CC)
 fuzz_fuzz_index_LDFLAGS = $(FUZZ_SAN)
 fuzz_fuzz_index_LDADD = $(FUZZ_LIBS)
 
-fuzz_fuzz_trace_SOURCES = fuzz/fuzz_trace.c $(FUZZ_LIB)
+fuzz_fuzz_trace_SOURCES = fuzz/fuzz_trace.c $(FUZZ_LIB) $(FUZZ_TRACE_CHECKS)
 fuzz_fuzz_trace_CPPFLAGS = $(FUZZ_CPP)
 fuzz_fuzz_trace_CFLAGS = $(FUZZ_CC)
 fuzz_fuzz_trace_LDFLAGS = $(FUZZ_SAN)
 fuzz_fuzz_trace_LDADD = $(FUZZ_LIBS)
+
+fuzz_fuzz_window_SOURCES = fuzz/fuzz_window.c $(FUZZ_LIB) $(FUZZ_TRACE_CHECKS)
+fuzz_fuzz_window_CPPFLAGS = $(FUZZ_CPP)
+fuzz_fuzz_window_CFLAGS = $(FUZZ_CC)
+fuzz_fuzz_window_LDFLAGS = $(FUZZ_SAN)
+fuzz_fuzz_window_LDADD = $(FUZZ_LIBS)
 
 fuzz_fuzz_ipc_reply_SOURCES = fuzz/fuzz_ipc_reply.c $(FUZZ_LIB)
 fuzz_fuzz_ipc_reply_CPPFLAGS = $(FUZZ_CPP)

@@ -17,7 +17,7 @@ corpus_of() {
     *) echo parser ;;
     esac
 }
-for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump convert parallel; do
+for h in parser parser_chunked parser_limits parser_alloc trace ipc_reply roundtrip fields index heap profile gcdump convert parallel window; do
     c=$(corpus_of "$h")
     set --
     for d in "$s/corpus/fuzz/$c" "$s/corpus/fuzz/regressions/$c"; do
