@@ -76,8 +76,10 @@ static int count_sample(void *user, const nt_sample *s)
         known |= a->tids[i] == s->thread_id;
     if (!known && a->ntids < MAX_TIDS)
         a->tids[a->ntids++] = s->thread_id;
+    /* A close's end is past every sample seen but no later than INT64_MAX, which no [from, to) holds. */
     for (size_t i = 0; i < MAX_REQS; i++)
-        if (a->reqs[i].open && s->time_ns >= a->reqs[i].from && selects(&a->reqs[i], s->thread_id))
+        if (a->reqs[i].open && s->time_ns >= a->reqs[i].from && s->time_ns < INT64_MAX &&
+            selects(&a->reqs[i], s->thread_id))
             a->reqs[i].expected++;
     return a->wcb.sample(a->w, s);
 }
