@@ -20,8 +20,14 @@
  *  - differential: when the whole stream is one window (a quarter of the
  *    inputs, default budget), its folded export is byte-identical to that of
  *    nt_trace_from_buffer: a live window names and counts what a file read
- *    does. */
+ *    does.
+ * A quarter of the inputs run a profile window (nt_profile_window_new)
+ * instead: its takes hand over profiles of the events only (their traces
+ * hold no sample), request windows and cuts are refused, and the one window
+ * of a whole stream exports every event kind byte-identical to
+ * nt_profile_from_buffer with events_only. */
 #include "fuzz.h"
+#include "nettrace_profile.h"
 #include "nettrace_trace.h"
 #include "trace_checks.h"
 
@@ -45,6 +51,7 @@ typedef struct agent {
     nt_trace_window *w;
     nt_callbacks wcb;     /* the window's own callbacks */
     nt_trace_window_config cfg;
+    bool profile;         /* a profile window: takes hand over profiles */
     uint64_t since_take;  /* samples delivered since the last continuous take */
     int64_t last_ns;      /* the latest sample time seen */
     uint64_t tids[MAX_TIDS];
@@ -126,8 +133,47 @@ static uint64_t samples_of(const nt_trace *t)
     return st.samples;
 }
 
+/* A profile: its trace walked, and every event kind exported and totalled. */
+static void check_profile(const nt_profile *p)
+{
+    fz_walk_trace(nt_profile_trace(p));
+    for (nt_profile_kind k = NT_PROFILE_ALLOC; k <= NT_PROFILE_CONTENTION; k++) {
+        nt_profile_export_options o = NT_STRUCT_INIT(nt_profile_export_options);
+        o.kind = k;
+        fz_sink out = { 0 };
+        nt_status s = nt_profile_export_folded(p, &o, fz_sink_write, &out);
+        if (s != NT_OK && s != NT_ERR_NOMEM)
+            fz_fail("a profile window's %s export: status %d", nt_profile_kind_name(k), (int)s);
+        free(out.d);
+        nt_profile_totals tot = NT_STRUCT_INIT(nt_profile_totals);
+        nt_profile_totals_get(p, k, &tot);
+    }
+}
+
+static void take_profile(agent *a)
+{
+    nt_profile *p = NULL;
+    nt_status s = nt_profile_window_take(a->w, &p);
+    if (!window_status_ok(s))
+        fz_fail("profile take: status %d", (int)s);
+    nt_trace *t = NULL;
+    if (nt_trace_window_take(a->w, &t) != NT_ERR_INVALID_ARG || t)
+        fz_fail("a profile window handed out a trace");
+    if (p) {
+        check_profile(p);
+        if (samples_of(nt_profile_trace(p)))
+            fz_fail("a profile window (events only) holds %llu samples", (unsigned long long)samples_of(nt_profile_trace(p)));
+        nt_profile_free(p);
+    }
+    a->since_take = 0;
+}
+
 static void take(agent *a)
 {
+    if (a->profile) {
+        take_profile(a);
+        return;
+    }
     nt_trace *t = NULL;
     nt_status s = nt_trace_window_take(a->w, &t);
     if (a->cfg.no_continuous) {
@@ -167,6 +213,11 @@ static void open_request(agent *a, uint64_t *rng)
     f.thread_ids = r->ntids ? r->tids : NULL;
     f.thread_count = r->ntids;
     nt_status s = nt_trace_window_open(a->w, r->from, r->ntids || (fz_next(rng) & 1) ? &f : NULL, &r->id);
+    if (a->profile) {
+        if (s != NT_ERR_INVALID_ARG)
+            fz_fail("a profile window opened a request window (%d)", (int)s);
+        return;
+    }
     if (s != NT_OK)
         fz_fail("opening request %zu: status %d", k, (int)s);
     r->open = true;
@@ -214,7 +265,7 @@ static void cut(agent *a, uint64_t *rng)
     f.thread_count = sel.ntids;
     nt_trace *t = NULL;
     nt_status s = nt_trace_window_cut(a->w, from, to, &f, &t);
-    if (!a->cfg.recorder_ns) {
+    if (!a->cfg.recorder_ns || a->profile) {
         if (s != NT_ERR_INVALID_ARG || t)
             fz_fail("a cut without a recorder gave %d", (int)s);
         return;
@@ -263,6 +314,45 @@ static void folded_of(const nt_trace *t, fz_sink *out)
         fz_fail("folded export: status %d", (int)s);
 }
 
+static void same_sinks(const fz_sink *x, const fz_sink *y, const char *what)
+{
+    if (x->n != y->n || (x->n && memcmp(x->d, y->d, x->n)))
+        fz_fail("one window of the whole stream: %s of %zu bytes, the file read's of %zu (or they differ)", what,
+                x->n, y->n);
+}
+
+/* The whole stream as one profile window against the file's profile. */
+static void same_profile_as_file(const uint8_t *data, size_t size, const nt_limits *lim, const nt_profile *window)
+{
+    nt_trace_options to = NT_STRUCT_INIT(nt_trace_options);
+    to.limits = lim;
+    nt_profile_options po = NT_STRUCT_INIT(nt_profile_options);
+    po.trace = &to;
+    po.events_only = true; /* as a profile window keeps them */
+    nt_profile *file = NULL;
+    nt_profile_from_buffer(data, size, &po, &file, NULL, 0);
+    if (!file)
+        return;
+    fz_sink x, y;
+    folded_of(nt_profile_trace(window), &x);
+    folded_of(nt_profile_trace(file), &y);
+    same_sinks(&x, &y, "a profile's samples folded");
+    free(x.d);
+    free(y.d);
+    for (nt_profile_kind k = NT_PROFILE_ALLOC; k <= NT_PROFILE_CONTENTION; k++) {
+        nt_profile_export_options o = NT_STRUCT_INIT(nt_profile_export_options);
+        o.kind = k;
+        fz_sink u = { 0 }, v = { 0 };
+        nt_status su = nt_profile_export_folded(window, &o, fz_sink_write, &u);
+        nt_status sv = nt_profile_export_folded(file, &o, fz_sink_write, &v);
+        if (su == NT_OK && sv == NT_OK)
+            same_sinks(&u, &v, nt_profile_kind_name(k));
+        free(u.d);
+        free(v.d);
+    }
+    nt_profile_free(file);
+}
+
 /* The whole stream as one window against the file read of it. */
 static void same_as_file(const uint8_t *data, size_t size, const nt_limits *lim, nt_trace *window)
 {
@@ -275,8 +365,7 @@ static void same_as_file(const uint8_t *data, size_t size, const nt_limits *lim,
     fz_sink x, y;
     folded_of(window, &x);
     folded_of(file, &y);
-    if (x.n != y.n || (x.n && memcmp(x.d, y.d, x.n)))
-        fz_fail("one window of the whole stream folds to %zu bytes, the file read to %zu (or they differ)", x.n, y.n);
+    same_sinks(&x, &y, "the folded export");
     free(x.d);
     free(y.d);
     nt_trace_free(file);
@@ -288,6 +377,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool one_window = (h & 3) == 0;
     agent a;
     memset(&a, 0, sizeof a);
+    a.profile = ((h >> 7) & 3) == 0;
     a.last_ns = 0;
     a.cfg = (nt_trace_window_config)NT_STRUCT_INIT(nt_trace_window_config);
     if (!one_window) {
@@ -299,14 +389,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             a.cfg.recorder_ns = 1 + (h >> 24) % 10000000;
             a.cfg.recorder_bytes = (h >> 4) & 1 ? 256 + (h >> 32) % 4096 : 0;
         }
-        a.cfg.no_continuous = ((h >> 5) & 7) == 0;
+        a.cfg.no_continuous = !a.profile && ((h >> 5) & 7) == 0; /* a profile window has only its takes */
         a.cfg.sample_labels = (h >> 6) & 1;
     }
-    a.w = nt_trace_window_new(&a.cfg, NULL);
+    a.w = a.profile ? nt_profile_window_new(&a.cfg, NULL) : nt_trace_window_new(&a.cfg, NULL);
     if (!a.w)
         fz_fail("nt_trace_window_new refused a valid configuration");
     a.wcb = (nt_callbacks)NT_STRUCT_INIT(nt_callbacks);
-    nt_trace_window_callbacks(&a.wcb);
+    if (a.profile)
+        nt_profile_window_callbacks(&a.wcb);
+    else
+        nt_trace_window_callbacks(&a.wcb);
     nt_callbacks cb = NT_STRUCT_INIT(nt_callbacks);
     cb.trace = fwd_trace;
     cb.metadata = fwd_metadata;
@@ -339,7 +432,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fz_parse_status_ok(s))
         fz_fail("the window's parse ended %d", (int)s);
     /* What was read before any damage is still handed out. */
-    if (one_window) {
+    if (one_window && a.profile) {
+        nt_profile *pr = NULL;
+        nt_status st = nt_profile_window_take(a.w, &pr);
+        if (!window_status_ok(st) || (st == NT_OK && !pr))
+            fz_fail("one profile window of the whole stream: status %d", (int)st);
+        if (pr)
+            check_profile(pr);
+        if (st == NT_OK)
+            same_profile_as_file(data, size, &lim, pr);
+        nt_profile_free(pr);
+    } else if (one_window) {
         nt_trace *t = NULL;
         nt_status st = nt_trace_window_take(a.w, &t);
         if (!window_status_ok(st) || (st == NT_OK && !t))

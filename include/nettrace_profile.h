@@ -178,9 +178,11 @@ NT_API void nt_profile_free(nt_profile *p);
  * with a profile builder in each window.  Feed the parser with
  * nt_profile_window_callbacks (user = the window: the trace window's
  * callbacks plus the events); each take hands over the
- * profile of the events and samples since the previous take, resolved with
- * the stream's method records (the trace window's record store, bounded the
- * same way), and starts the next window.  Memory: the record store and one
+ * profile of the events since the previous take, resolved with the stream's
+ * method records (the trace window's record store, bounded the same way),
+ * and starts the next window.  A profile window keeps events only
+ * (nt_profile_options.events_only): its profile's trace holds no thread
+ * samples, which a trace window fed beside it takes.  Memory: the record store and one
  * window's records.  nt_trace_window_take refuses a profile window, and the
  * request windows and the recorder are the trace window's only.
  */
