@@ -17,6 +17,7 @@
  *    it selects; a request opened with nothing else logging (no recorder, no
  *    other request) that ended NT_OK holds every such sample delivered while
  *    it was open;
+ *  - every window is also counted for top and exported as pprof, as an agent does;
  *  - differential: when the whole stream is one window (a quarter of the
  *    inputs, default budget), its folded export is byte-identical to that of
  *    nt_trace_from_buffer: a live window names and counts what a file read
@@ -108,6 +109,25 @@ FORWARD(assembly, nt_assembly)
 FORWARD(sequence_point, nt_sequence_point)
 FORWARD(sequence_gap, nt_sequence_gap)
 
+/* What an agent does with each window it is handed: walk it, count its hot methods per thread (as
+ * nettrace top --live does) and export it as pprof. */
+static void use_window(const nt_trace *t)
+{
+    fz_walk_trace(t);
+    nt_top_options to = NT_STRUCT_INIT(nt_top_options);
+    to.by_thread = nt_trace_sample_count(t) & 1;
+    nt_top *top = NULL;
+    nt_status s = nt_top_build(t, &to, &top);
+    if (s != NT_OK && s != NT_ERR_NOMEM)
+        fz_fail("top of a window: status %d", (int)s);
+    nt_top_free(top);
+    fz_sink pb = { 0 };
+    s = nt_export_pprof(t, NULL, fz_sink_write, &pb);
+    if (s == NT_OK && pb.n && (pb.n < 18 || pb.d[0] != 0x1f || pb.d[1] != 0x8b))
+        fz_fail("a window's pprof is not gzip");
+    free(pb.d);
+}
+
 static int window_status_ok(nt_status s)
 {
     return s == NT_OK || s == NT_ERR_LIMIT || s == NT_ERR_NOMEM || s == NT_ERR_STOPPED;
@@ -184,7 +204,7 @@ static void take(agent *a)
     if (!window_status_ok(s))
         fz_fail("take: status %d", (int)s);
     if (t) {
-        fz_walk_trace(t);
+        use_window(t);
         if ((s == NT_OK || s == NT_ERR_LIMIT) && samples_of(t) != a->since_take)
             fz_fail("a continuous window holds %llu samples of the %llu delivered since the last take",
                     (unsigned long long)samples_of(t), (unsigned long long)a->since_take);
@@ -239,7 +259,7 @@ static void close_request(agent *a, uint64_t *rng)
     if (!window_status_ok(s))
         fz_fail("closing request %zu: status %d", k, (int)s);
     if (t) {
-        fz_walk_trace(t);
+        use_window(t);
         check_span(t, r->from, to, r, "a request window");
         if (r->alone && s == NT_OK && samples_of(t) != r->expected)
             fz_fail("a request window holds %llu samples of the %llu delivered in its span while it was open",
@@ -273,7 +293,7 @@ static void cut(agent *a, uint64_t *rng)
     if (!window_status_ok(s))
         fz_fail("cut: status %d", (int)s);
     if (t) {
-        fz_walk_trace(t);
+        use_window(t);
         check_span(t, from, to, &sel, "a recorder cut");
         nt_trace_free(t);
     }
