@@ -95,7 +95,8 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     return g->keep_cb.sequence_point(g->keep, sp);
 }
 
-ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim)
+ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim,
+                             uint64_t recorder_ns)
 {
     ntgo_parser *g = calloc(1, sizeof *g);
     if (!g)
@@ -107,7 +108,9 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, con
         g->keep = nt_trace_builder_new(NULL);
         nt_trace_builder_callbacks(&g->keep_cb);
     } else if (keep_kind == NTGO_KEEP_WINDOWS) {
-        g->keep = nt_trace_window_new(NULL, NULL);
+        nt_trace_window_config cfg = NT_STRUCT_INIT(nt_trace_window_config);
+        cfg.recorder_ns = recorder_ns;
+        g->keep = nt_trace_window_new(&cfg, NULL);
         nt_trace_window_callbacks(&g->keep_cb);
     }
     if (keep_kind != NTGO_KEEP_NONE && !g->keep) {
@@ -169,6 +172,11 @@ nt_status ntgo_parser_take_window(ntgo_parser *g, nt_trace **out)
     if (g->keep_kind != NTGO_KEEP_WINDOWS)
         return NT_ERR_STATE;
     return nt_trace_window_take(g->keep, out);
+}
+
+nt_trace_window *ntgo_parser_window(ntgo_parser *g)
+{
+    return g->keep_kind == NTGO_KEEP_WINDOWS ? g->keep : NULL;
 }
 
 void ntgo_parser_free(ntgo_parser *g)

@@ -70,11 +70,15 @@ typedef struct ntgo_parser {
 /* nt_field_next into an ntgo_field. */
 bool ntgo_field_next(nt_field_iter *it, ntgo_field *out);
 
-ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim);
+/* recorder_ns: with NTGO_KEEP_WINDOWS, the flight recorder's span (0: none). */
+ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim,
+                             uint64_t recorder_ns);
 /* Hand over the builder's trace (NULL unless NTGO_KEEP_TRACE); st is the parse's final status. */
 nt_status ntgo_parser_trace(ntgo_parser *g, nt_status st, nt_trace **out);
 /* Hand over the samples since the last window (NTGO_KEEP_WINDOWS). */
 nt_status ntgo_parser_take_window(ntgo_parser *g, nt_trace **out);
+/* The window object (NTGO_KEEP_WINDOWS; NULL otherwise): request windows and cuts are its calls. */
+nt_trace_window *ntgo_parser_window(ntgo_parser *g);
 void ntgo_parser_free(ntgo_parser *g);
 
 enum { NTGO_FOLDED, NTGO_SPEEDSCOPE, NTGO_PPROF };

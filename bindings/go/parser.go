@@ -10,6 +10,7 @@ import (
 	"runtime/cgo"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -88,8 +89,12 @@ type Callbacks struct {
 	// Windows makes the parser keep the samples since the last TakeWindow,
 	// resolved against every record seen since the stream began: a live
 	// session's hot methods, window by window, in bounded memory.  It
-	// excludes KeepTrace.
+	// excludes KeepTrace.  The parser then also serves request windows
+	// (OpenRequest) beside the continuous ones.
 	Windows bool
+	// Recorder, with Windows, keeps the samples of the last Recorder of
+	// trace time (at most 16 MiB of them) for Cut: a flight recorder.
+	Recorder time.Duration
 }
 
 // Parser reads a stream pushed to it in chunks of any size: the bytes are
@@ -145,6 +150,9 @@ func NewParser(cb Callbacks) (*Parser, error) {
 	case cb.Windows:
 		keep = C.NTGO_KEEP_WINDOWS
 	}
+	if cb.Recorder < 0 || (cb.Recorder > 0 && !cb.Windows) {
+		return nil, ErrInvalidArgument
+	}
 	return newParser(&cb, want, keep)
 }
 
@@ -154,7 +162,11 @@ func newParser(cb *Callbacks, want C.uint, keep C.int) (*Parser, error) {
 		p.cb = *cb
 	}
 	p.handle = cgo.NewHandle(p)
-	p.g = C.ntgo_parser_new(C.uintptr_t(p.handle), want, keep, nil)
+	var recorder C.uint64_t
+	if cb != nil {
+		recorder = C.uint64_t(cb.Recorder.Nanoseconds())
+	}
+	p.g = C.ntgo_parser_new(C.uintptr_t(p.handle), want, keep, nil, recorder)
 	if p.g == nil {
 		p.handle.Delete()
 		return nil, ErrNoMemory

@@ -35,6 +35,7 @@ import (
 //	Beyond: streaming parser, any chunking              TestParserChunking, TestParserCallbackError
 //	Beyond: live bytes straight into a Parser           TestLiveIntoParser
 //	Beyond: windows of a live stream                    TestParserWindows, TestLiveWindows
+//	Beyond: request windows, the flight recorder        TestRequestWindowsAndRecorder
 //	Beyond: exports and top                             TestExportsMatchTheTool, TestTop,
 //	                                                    TestTopWallAndWindowMatchTheTool
 //	Beyond: event profiles (window, messages)           TestProfileMessagesAndWindow

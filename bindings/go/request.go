@@ -1,0 +1,137 @@
+package nettrace
+
+/*
+#include <stdlib.h>
+#include "glue.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// RequestWindow is a window open for one request (Parser.OpenRequest): it
+// takes the samples its threads (every thread when none were named) have
+// from its start on, beside the continuous windows and other request
+// windows, until Close hands them over.  Close it before the parser's Close,
+// which releases what it holds.
+type RequestWindow struct {
+	p      *Parser
+	id     C.nt_window_id
+	FromNS int64 // its start, trace-clock ns (as Sample.TimeNS)
+	closed bool
+}
+
+// windowFilter is a C filter over threads, in C memory (cgo forbids a Go
+// pointer inside a struct handed to C); free releases it.
+type windowFilter struct {
+	f   C.nt_window_filter
+	ids *C.uint64_t
+}
+
+func newWindowFilter(threads []uint64) (*windowFilter, error) {
+	w := &windowFilter{}
+	w.f.struct_size = C.uint32_t(unsafe.Sizeof(w.f))
+	if len(threads) == 0 {
+		return w, nil
+	}
+	w.ids = (*C.uint64_t)(C.malloc(C.size_t(len(threads)) * C.size_t(unsafe.Sizeof(C.uint64_t(0)))))
+	if w.ids == nil {
+		return nil, ErrNoMemory
+	}
+	copy(unsafe.Slice((*uint64)(unsafe.Pointer(w.ids)), len(threads)), threads)
+	w.f.thread_ids = w.ids
+	w.f.thread_count = C.size_t(len(threads))
+	return w, nil
+}
+
+func (w *windowFilter) free() { C.free(unsafe.Pointer(w.ids)) }
+
+// window is the parser's window object, under mu; ErrBadState without
+// Windows or after Close.
+func (p *Parser) window() (*C.nt_trace_window, error) {
+	if p.closed || p.g == nil || !p.cb.Windows {
+		return nil, ErrBadState
+	}
+	return C.ntgo_parser_window(p.g), nil
+}
+
+// OpenRequest opens a request window from fromNS (trace-clock ns) on the
+// given threads (OS thread ids; none: every thread).  Up to 4,096 are open
+// at once (then an error matching ErrLimit).  With Windows only.
+func (p *Parser) OpenRequest(fromNS int64, threads ...uint64) (*RequestWindow, error) {
+	if err := p.lock("OpenRequest"); err != nil {
+		return nil, err
+	}
+	defer p.unlock()
+	w, err := p.window()
+	if err != nil {
+		return nil, err
+	}
+	f, err := newWindowFilter(threads)
+	if err != nil {
+		return nil, err
+	}
+	defer f.free()
+	r := &RequestWindow{p: p, FromNS: fromNS}
+	if st := C.nt_trace_window_open(w, C.int64_t(fromNS), &f.f, &r.id); st != C.NT_OK {
+		return nil, newError(st, 0, "")
+	}
+	return r, nil
+}
+
+// Close ends the request window at toNS (trace-clock ns, exclusive) and
+// returns its samples as a Trace.  Past a limit (the sample log's bytes, or
+// records evicted) the trace is still returned, with an error matching
+// ErrLimit.  A second Close returns ErrBadState.
+func (r *RequestWindow) Close(toNS int64) (*Trace, error) {
+	p := r.p
+	if err := p.lock("RequestWindow.Close"); err != nil {
+		return nil, err
+	}
+	defer p.unlock()
+	if r.closed {
+		return nil, ErrBadState
+	}
+	w, err := p.window()
+	if err != nil {
+		return nil, err
+	}
+	r.closed = true
+	var ct *C.nt_trace
+	st := C.nt_trace_window_close(w, r.id, C.int64_t(toNS), &ct)
+	return cutTrace(ct, st)
+}
+
+// Cut returns the samples of [fromNS, toNS) on the given threads (none:
+// every thread) that the flight recorder (Callbacks.Recorder) still holds,
+// as a Trace; the recorder keeps them, so the same span can be cut again.
+// ErrInvalidArgument without a recorder.
+func (p *Parser) Cut(fromNS, toNS int64, threads ...uint64) (*Trace, error) {
+	if err := p.lock("Cut"); err != nil {
+		return nil, err
+	}
+	defer p.unlock()
+	w, err := p.window()
+	if err != nil {
+		return nil, err
+	}
+	f, err := newWindowFilter(threads)
+	if err != nil {
+		return nil, err
+	}
+	defer f.free()
+	var ct *C.nt_trace
+	st := C.nt_trace_window_cut(w, C.int64_t(fromNS), C.int64_t(toNS), &f.f, &ct)
+	runtime.KeepAlive(f)
+	return cutTrace(ct, st)
+}
+
+func cutTrace(ct *C.nt_trace, st C.nt_status) (*Trace, error) {
+	err := newError(st, 0, "")
+	if ct == nil {
+		return nil, err
+	}
+	return ownedTrace(ct), err
+}
