@@ -182,6 +182,18 @@ class nt_top_options(Structure):
                 ("filter", nt_sample_filter), ("signatures", c_bool), ("weight", c_int)]
 
 
+class nt_trace_window_config(Structure):
+    _fields_ = [("struct_size", c_uint32), ("max_records", c_uint32), ("record_budget", c_uint64),
+                ("recorder_ns", c_uint64), ("recorder_bytes", c_uint64), ("no_continuous", c_bool),
+                ("sample_labels", c_bool)]
+
+
+class nt_window_filter(Structure):
+    _fields_ = [("struct_size", c_uint32), ("thread_ids", POINTER(c_uint64)), ("thread_count", c_size_t),
+                ("has_activity", c_bool), ("activity_id", c_uint8 * 16), ("has_trace_id", c_bool),
+                ("trace_id", c_uint8 * 16), ("has_span_id", c_bool), ("span_id", c_uint8 * 8)]
+
+
 class nt_profile_options(Structure):
     _fields_ = [("struct_size", c_uint32),
                 ("trace", c_void_p), ("keep_events", c_bool), ("events_only", c_bool), ("from", nt_time_bound),
@@ -276,10 +288,13 @@ _proto("nt_trace_builder_new", c_void_p, c_void_p)
 _proto("nt_trace_builder_callbacks", None, POINTER(nt_callbacks))
 _proto("nt_trace_builder_finish", c_int, c_void_p, c_void_p, c_int, POINTER(c_void_p))
 _proto("nt_trace_builder_free", None, c_void_p)
-_proto("nt_trace_window_new", c_void_p, c_void_p, c_void_p)
+_proto("nt_trace_window_new", c_void_p, POINTER(nt_trace_window_config), c_void_p)
 _proto("nt_trace_window_callbacks", None, POINTER(nt_callbacks))
 _proto("nt_trace_window_take", c_int, c_void_p, POINTER(c_void_p))
 _proto("nt_trace_window_free", None, c_void_p)
+_proto("nt_trace_window_open", c_int, c_void_p, c_int64, POINTER(nt_window_filter), POINTER(c_uint64))
+_proto("nt_trace_window_close", c_int, c_void_p, c_uint64, c_int64, POINTER(c_void_p))
+_proto("nt_trace_window_cut", c_int, c_void_p, c_int64, c_int64, POINTER(nt_window_filter), POINTER(c_void_p))
 _proto("nt_trace_header", POINTER(nt_trace_info), c_void_p)
 _proto("nt_trace_frequency", c_int64, c_void_p)
 _proto("nt_trace_pointer_size", c_uint32, c_void_p)

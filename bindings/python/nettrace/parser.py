@@ -1,7 +1,7 @@
 """The streaming parser: bytes in, callbacks out, optionally a Trace."""
 import ctypes
 from collections import namedtuple
-from ctypes import byref, c_char, c_void_p
+from ctypes import byref, c_char, c_uint64, c_void_p
 
 from . import _lib, errors
 from ._guard import Guard
@@ -57,12 +57,14 @@ class Parser:
     stop the parse with it).  With keep_trace=True the parser
     also builds the Trace that close() returns; with windows=True
     take_window() returns the samples since its previous call (a live
-    stream's hot methods, window by window).  The stream itself is never
-    held.
+    stream's hot methods, window by window), open_request() a window per
+    request beside them, and recorder_ns (nanoseconds of trace time) a
+    flight recorder that cut() cuts after the fact.  The stream itself is
+    never held.
     """
 
     def __init__(self, on_header=None, on_sample=None, on_method=None, on_module=None, on_assembly=None,
-                 keep_trace=False, windows=False, on_event=None):
+                 keep_trace=False, windows=False, on_event=None, recorder_ns=0):
         self._user = {"header": on_header, "sample": on_sample, "method": on_method, "module": on_module,
                       "assembly": on_assembly, "event": on_event}
         self._frequency = 0  # the header's, for the events' times
@@ -76,13 +78,17 @@ class Parser:
         self._kind = "trace" if keep_trace else "windows" if windows else None
         if keep_trace and windows:
             raise errors.InvalidArgumentError("keep_trace and windows exclude each other")
+        if recorder_ns < 0 or (recorder_ns and not windows):
+            raise errors.InvalidArgumentError("recorder_ns needs windows=True and is not negative")
         self._keep = None
         self._kcb = _lib.nt_callbacks()
         if self._kind == "trace":
             self._keep = lib.nt_trace_builder_new(None)
             lib.nt_trace_builder_callbacks(byref(self._kcb))
         elif self._kind == "windows":
-            self._keep = lib.nt_trace_window_new(None, None)
+            cfg = _lib.nt_trace_window_config(struct_size=ctypes.sizeof(_lib.nt_trace_window_config),
+                                              recorder_ns=recorder_ns)
+            self._keep = lib.nt_trace_window_new(byref(cfg), None)
             lib.nt_trace_window_callbacks(byref(self._kcb))
         if self._kind and not self._keep:
             raise errors.OutOfMemoryError("out of memory")
@@ -235,6 +241,42 @@ class Parser:
             raise err
         return trace
 
+    def _window(self, what):
+        if self._kind != "windows" or self._closed:
+            raise errors.BadStateError("%s needs an open Parser(windows=True)" % what)
+        return self._keep
+
+    def open_request(self, from_ns, threads=()):
+        """With windows=True: a RequestWindow taking, from from_ns (trace-clock
+        ns, as Sample.time_ns) on, the samples of the given OS thread ids
+        (every thread when none), beside the continuous windows; up to 4,096
+        open at once (then LimitError).  Close it before the parser."""
+        with self._guard("open_request()", exclusive=True):
+            f, keep = _filter(threads)
+            rid = c_uint64()
+            status = lib.nt_trace_window_open(self._window("open_request"), from_ns, byref(f), byref(rid))
+        err = errors.from_status(status)
+        if err is not None:
+            raise err
+        return RequestWindow(self, rid.value, from_ns)
+
+    def cut(self, from_ns, to_ns, threads=()):
+        """The samples of [from_ns, to_ns) on the given threads (every thread
+        when none) that the flight recorder (recorder_ns) still holds, as a
+        Trace; it keeps them, so a span can be cut again.  InvalidArgumentError
+        without a recorder."""
+        with self._guard("cut()", exclusive=True):
+            f, keep = _filter(threads)
+            out = c_void_p()
+            status = lib.nt_trace_window_cut(self._window("cut"), from_ns, to_ns, byref(f), byref(out))
+        return _window_trace(out, status)
+
+    def _close_request(self, rid, to_ns):
+        with self._guard("RequestWindow.close()", exclusive=True):
+            out = c_void_p()
+            status = lib.nt_trace_window_close(self._window("RequestWindow.close"), rid, to_ns, byref(out))
+        return _window_trace(out, status)
+
     def _release(self):
         if self._kind == "trace":
             lib.nt_trace_builder_free(self._keep)
@@ -251,6 +293,44 @@ class Parser:
     def __del__(self):
         if getattr(self, "_p", None):
             self._abandon()
+
+
+class RequestWindow:
+    """A window open for one request (Parser.open_request): close(to_ns)
+    hands over its samples as a Trace."""
+
+    def __init__(self, parser, rid, from_ns):
+        self._parser = parser
+        self._id = rid
+        self._closed = False
+        self.from_ns = from_ns
+
+    def close(self, to_ns):
+        """End at to_ns (trace-clock ns, exclusive); its samples as a Trace.
+        Past a limit (the sample log's bytes, evicted records) LimitError
+        carries the trace; a second close raises BadStateError."""
+        if self._closed:
+            raise errors.BadStateError("the request window is already closed")
+        self._closed = True
+        return self._parser._close_request(self._id, to_ns)
+
+
+def _filter(threads):
+    """An nt_window_filter over threads and the array it points to (keep both alive)."""
+    threads = tuple(threads)
+    ids = (c_uint64 * len(threads))(*threads) if threads else None
+    f = _lib.nt_window_filter(struct_size=ctypes.sizeof(_lib.nt_window_filter), thread_ids=ids,
+                              thread_count=len(threads))
+    return f, ids
+
+
+def _window_trace(out, status):
+    from .trace import Trace
+    trace = Trace(out.value) if out.value else None
+    err = errors.from_status(status, trace=trace)
+    if err is not None:
+        raise err
+    return trace
 
 
 def _stream_sample(s):

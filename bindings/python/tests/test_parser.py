@@ -59,6 +59,47 @@ class ParserTest(unittest.TestCase):
         with self.assertRaises(nettrace.BadStateError):
             p.take_window()
 
+    def test_request_windows_and_recorder(self):
+        # Each request window and cut holds exactly the samples of its span
+        # on its threads that the whole trace has, named as it names them.
+        want = list(self.want.samples())
+        n = len(want)
+        self.assertGreaterEqual(n, 30)
+        lo, hi = want[n // 3].time_ns, want[2 * n // 3].time_ns
+        tid = want[n // 2].thread_id
+        in_span = [s for s in want if lo <= s.time_ns < hi]
+        mine = [s for s in in_span if s.thread_id == tid]
+        self.assertTrue(0 < len(mine) < len(in_span), "no test of the thread filter")
+        with self.assertRaises(nettrace.InvalidArgumentError):
+            nettrace.Parser(recorder_ns=10**9)
+        p = nettrace.Parser(windows=True, recorder_ns=3600 * 10**9)
+        every, one = p.open_request(lo), p.open_request(lo, threads=[tid])
+        for off in range(0, len(self.data), 4096):
+            p.feed(self.data[off:off + 4096])
+
+        def check(what, t, expect):
+            got = list(t.samples())
+            self.assertEqual(len(got), len(expect), what)
+            self.assertEqual([(s.time_ns, s.thread_id) for s in got], [(s.time_ns, s.thread_id) for s in expect], what)
+            self.assertTrue(any("Spinner.Spin" in r.name for r in t.top(5)), what)
+
+        check("every thread's request", every.close(hi), in_span)
+        check("one thread's request", one.close(hi), mine)
+        with self.assertRaises(nettrace.BadStateError):
+            one.close(hi)
+        check("a cut", p.cut(lo, hi, threads=[tid]), mine)
+        check("the same cut again", p.cut(lo, hi, threads=[tid]), mine)
+        p.close()
+        with self.assertRaises(nettrace.BadStateError):
+            p.open_request(lo)
+        q = nettrace.Parser(windows=True)
+        q.feed(self.data)
+        with self.assertRaises(nettrace.InvalidArgumentError):
+            q.cut(lo, hi)
+        q.close()
+        with self.assertRaises(nettrace.BadStateError):
+            nettrace.Parser(keep_trace=True).open_request(lo)
+
     def test_callback_exception_stops(self):
         class Enough(Exception):
             pass
