@@ -233,19 +233,24 @@ func reentered(t *testing.T, what string, fn func() error) error {
 
 func TestReentrantCallsAreRefused(t *testing.T) {
 	data := readCorpus(t, "spin-threads-dotnet-trace.nettrace")
+	var r *RequestWindow // the request a callback tries to close
 	calls := map[string]func(p *Parser) error{
-		"TakeWindow": func(p *Parser) error { _, err := p.TakeWindow(); return err },
-		"Write":      func(p *Parser) error { _, err := p.Write(data[:64]); return err },
-		"Close":      func(p *Parser) error { return p.Close() },
-		"Offset":     func(p *Parser) error { p.Offset(); return nil },
+		"TakeWindow":          func(p *Parser) error { _, err := p.TakeWindow(); return err },
+		"OpenRequest":         func(p *Parser) error { _, err := p.OpenRequest(0); return err },
+		"Cut":                 func(p *Parser) error { _, err := p.Cut(0, 1); return err },
+		"RequestWindow.Close": func(p *Parser) error { _, err := r.Close(1); return err },
+		"Write":               func(p *Parser) error { _, err := p.Write(data[:64]); return err },
+		"Close":               func(p *Parser) error { return p.Close() },
+		"Offset":              func(p *Parser) error { p.Offset(); return nil },
 	}
 	for name, call := range calls {
 		var inner error
 		var p *Parser
-		p, _ = NewParser(Callbacks{Windows: true, Sample: func(*StreamSample) error {
+		p, _ = NewParser(Callbacks{Windows: true, Recorder: time.Second, Sample: func(*StreamSample) error {
 			inner = call(p)
 			return inner
 		}})
+		r, _ = p.OpenRequest(0)
 		err := reentered(t, name, func() error { _, err := p.Write(data); return err })
 		if name == "Offset" {
 			if err != nil {
@@ -253,6 +258,10 @@ func TestReentrantCallsAreRefused(t *testing.T) {
 			}
 		} else if !errors.Is(inner, ErrBadState) || !errors.Is(err, ErrBadState) {
 			t.Fatalf("%s inside a callback: %v (Write: %v), want ErrBadState", name, inner, err)
+		}
+		// A request whose close was refused is still open: it closes now.
+		if tr, err := r.Close(1); err != nil || tr == nil {
+			t.Fatalf("closing the request after %s was refused: %v", name, err)
 		}
 		p.Close()
 	}

@@ -271,10 +271,11 @@ class Parser:
             status = lib.nt_trace_window_cut(self._window("cut"), from_ns, to_ns, byref(f), byref(out))
         return _window_trace(out, status)
 
-    def _close_request(self, rid, to_ns):
+    def _close_request(self, request, to_ns):
         with self._guard("RequestWindow.close()", exclusive=True):
             out = c_void_p()
-            status = lib.nt_trace_window_close(self._window("RequestWindow.close"), rid, to_ns, byref(out))
+            status = lib.nt_trace_window_close(self._window("RequestWindow.close"), request._id, to_ns, byref(out))
+            request._closed = True  # closed by the library whatever the status
         return _window_trace(out, status)
 
     def _release(self):
@@ -311,8 +312,7 @@ class RequestWindow:
         carries the trace; a second close raises BadStateError."""
         if self._closed:
             raise errors.BadStateError("the request window is already closed")
-        self._closed = True
-        return self._parser._close_request(self._id, to_ns)
+        return self._parser._close_request(self, to_ns)
 
 
 def _filter(threads):

@@ -73,6 +73,23 @@ class ParserMisuseTest(unittest.TestCase):
         with self.assertRaises(nettrace.BadStateError):
             p.feed(self.data)  # the same error again, nothing fed
 
+    def test_request_windows_inside_a_callback(self):
+        # Opening, closing and cutting windows from a callback would change the
+        # window object the parser is feeding: refused like take_window.
+        for name in ("open_request", "close", "cut"):
+            p, r = None, None
+
+            def on_sample(s):
+                {"open_request": lambda: p.open_request(0), "close": lambda: r.close(1),
+                 "cut": lambda: p.cut(0, 1)}[name]()
+
+            p = nettrace.Parser(on_sample=on_sample, windows=True, recorder_ns=10**9)
+            r = p.open_request(0)
+            with self.assertRaises(nettrace.BadStateError, msg=name):
+                p.feed(self.data)
+            # A request whose close was refused is still open: it closes now.
+            self.assertIsNotNone(r.close(1), name)
+
     def test_offset_inside_a_callback_is_allowed(self):
         # Reading the offset changes nothing: it stays allowed.
         offsets = []
