@@ -95,6 +95,12 @@ static int on_sequence_point(void *user, const nt_sequence_point *sp)
     return g->keep_cb.sequence_point(g->keep, sp);
 }
 
+static int on_sequence_gap(void *user, const nt_sequence_gap *gap)
+{
+    ntgo_parser *g = user;
+    return g->keep_cb.sequence_gap(g->keep, gap);
+}
+
 ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim,
                              uint64_t recorder_ns)
 {
@@ -104,6 +110,8 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, con
     g->handle = handle;
     g->want = want;
     g->keep_kind = keep_kind;
+    /* The current layout: a window then also counts each thread's loss (sequence_gap). */
+    g->keep_cb.struct_size = sizeof g->keep_cb;
     if (keep_kind == NTGO_KEEP_TRACE) {
         g->keep = nt_trace_builder_new(NULL);
         nt_trace_builder_callbacks(&g->keep_cb);
@@ -122,7 +130,7 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, con
         g->parser = nt_parser_new(&g->keep_cb, g->keep, lim, NULL);
     } else {
         bool keep = g->keep != NULL;
-        nt_callbacks cb = { 0 };
+        nt_callbacks cb = NT_STRUCT_INIT(nt_callbacks);
         if ((keep && g->keep_cb.trace) || (want & (NTGO_HEADER | NTGO_EVENT)))
             cb.trace = on_trace;
         if ((keep && g->keep_cb.event) || (want & NTGO_EVENT))
@@ -137,6 +145,8 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, con
             cb.assembly = on_assembly;
         if (keep && g->keep_cb.sequence_point)
             cb.sequence_point = on_sequence_point;
+        if (keep && g->keep_cb.sequence_gap)
+            cb.sequence_gap = on_sequence_gap;
         g->parser = nt_parser_new(&cb, g, lim, NULL);
     }
     if (!g->parser) {

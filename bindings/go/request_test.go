@@ -2,7 +2,9 @@ package nettrace
 
 import (
 	"errors"
+	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +116,41 @@ func TestRequestWindowsAndRecorder(t *testing.T) {
 	defer k.Close()
 	if _, err := k.OpenRequest(from); !errors.Is(err, ErrBadState) {
 		t.Fatalf("OpenRequest without Windows: %v", err)
+	}
+}
+
+// What the runtime dropped is said: by the whole trace, and by a request
+// window of the span the losses fall in (the window counts each thread's
+// gaps as the parser finds them).
+func TestEventsDroppedAreSaid(t *testing.T) {
+	path := filepath.Join(filepath.Dir(corpusFile(t, "spin-threads.nettrace")), "seeds", "v6_drops.nettrace")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := parseFile(t, path)
+	if whole.EventsDropped != 7 {
+		t.Fatalf("the whole trace says %d events were dropped, nettrace info 7", whole.EventsDropped)
+	}
+	p, err := NewParser(Callbacks{Windows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r, err := p.OpenRequest(math.MinInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := r.Close(math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if tr.EventsDropped != whole.EventsDropped || len(tr.Samples) != len(whole.Samples) {
+		t.Fatalf("a request window of the whole stream: %d samples, %d dropped; the trace %d, %d",
+			len(tr.Samples), tr.EventsDropped, len(whole.Samples), whole.EventsDropped)
 	}
 }

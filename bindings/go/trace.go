@@ -71,6 +71,11 @@ type Trace struct {
 	Methods            []Method
 	Assemblies         map[uint64]string // assembly ID to fully qualified name
 	Modules            map[uint64]uint64 // module ID to assembly ID
+	// EventsDropped counts the events the runtime dropped while tracing
+	// (gaps in the sequence numbers): samples and method records may be
+	// missing.  A window's: those of its window; a request window's or a
+	// cut's: those of its span on its threads.
+	EventsDropped uint64
 
 	Header Header
 
@@ -156,6 +161,9 @@ func newTrace(ct *C.nt_trace) *Trace {
 	if h := C.nt_trace_header(ct); h != nil {
 		t.Header = newHeader(h)
 	}
+	st := C.nt_trace_stats{struct_size: C.uint32_t(C.sizeof_nt_trace_stats)}
+	C.nt_trace_stats_get(ct, &st)
+	t.EventsDropped = uint64(st.events_dropped)
 	nm := int(C.nt_trace_method_count(ct))
 	t.Methods = make([]Method, nm)
 	for i := range t.Methods {

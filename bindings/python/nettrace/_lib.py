@@ -182,6 +182,15 @@ class nt_top_options(Structure):
                 ("filter", nt_sample_filter), ("signatures", c_bool), ("weight", c_int)]
 
 
+class nt_trace_stats(Structure):
+    _fields_ = [("struct_size", c_uint32), ("status", c_int), ("stream_bytes", c_uint64), ("samples", c_uint64),
+                ("samples_unknown_stack", c_uint64), ("frames", c_uint64), ("resolved_frames", c_uint64),
+                ("stacks", c_uint64), ("threads", c_uint64), ("method_records", c_uint64),
+                ("jit_records", c_uint64), ("rundown_records", c_uint64), ("unload_records", c_uint64),
+                ("modules", c_uint64), ("assemblies", c_uint64), ("events_dropped", c_uint64),
+                ("memory", c_size_t), ("memory_peak", c_size_t)]
+
+
 class nt_trace_window_config(Structure):
     _fields_ = [("struct_size", c_uint32), ("max_records", c_uint32), ("record_budget", c_uint64),
                 ("recorder_ns", c_uint64), ("recorder_bytes", c_uint64), ("no_continuous", c_bool),
@@ -296,6 +305,7 @@ _proto("nt_trace_window_open", c_int, c_void_p, c_int64, POINTER(nt_window_filte
 _proto("nt_trace_window_close", c_int, c_void_p, c_uint64, c_int64, POINTER(c_void_p))
 _proto("nt_trace_window_cut", c_int, c_void_p, c_int64, c_int64, POINTER(nt_window_filter), POINTER(c_void_p))
 _proto("nt_trace_header", POINTER(nt_trace_info), c_void_p)
+_proto("nt_trace_stats_get", None, c_void_p, POINTER(nt_trace_stats))
 _proto("nt_trace_frequency", c_int64, c_void_p)
 _proto("nt_trace_pointer_size", c_uint32, c_void_p)
 _proto("nt_trace_sample_count", c_size_t, c_void_p)

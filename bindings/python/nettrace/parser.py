@@ -81,7 +81,8 @@ class Parser:
         if recorder_ns < 0 or (recorder_ns and not windows):
             raise errors.InvalidArgumentError("recorder_ns needs windows=True and is not negative")
         self._keep = None
-        self._kcb = _lib.nt_callbacks()
+        # The current layout: a window then also counts each thread's loss (sequence_gap).
+        self._kcb = _lib.nt_callbacks(struct_size=ctypes.sizeof(_lib.nt_callbacks))
         if self._kind == "trace":
             self._keep = lib.nt_trace_builder_new(None)
             lib.nt_trace_builder_callbacks(byref(self._kcb))
@@ -110,7 +111,7 @@ class Parser:
             lib.nt_parser_set_lazy_names(self._p, True)
 
     def _trampolines(self):
-        cb = _lib.nt_callbacks()
+        cb = _lib.nt_callbacks(struct_size=ctypes.sizeof(_lib.nt_callbacks))
         b, bcb, user = self._keep, self._kcb, self._user
 
         pairs = (("trace", "header", _lib.CB_TRACE, self._header),
@@ -128,6 +129,9 @@ class Parser:
         if b and bcb.sequence_point:
             builder_sp = bcb.sequence_point
             cb.sequence_point = _lib.CB_ANY(lambda _, sp: builder_sp(b, sp))
+        if b and bcb.sequence_gap:
+            kept_gap = bcb.sequence_gap
+            cb.sequence_gap = _lib.CB_ANY(lambda _, gap: kept_gap(b, gap))
         return cb
 
     def _call(self, b, builder_fn, mine, convert):

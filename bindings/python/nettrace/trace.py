@@ -1,5 +1,6 @@
 """A whole trace: header, samples with resolved frames, tables, top, exports."""
 import builtins
+import ctypes
 import os
 from collections import namedtuple
 from ctypes import POINTER, byref, c_int64, create_string_buffer, string_at
@@ -136,6 +137,12 @@ class Trace:
         self.pointer_size = lib.nt_trace_pointer_size(handle)
         self.process_id, self.processor_count = h.process_id, h.processor_count
         self.sampling_interval_ns, self.sync_time = h.sampling_interval_ns, h.sync_time
+        st = _lib.nt_trace_stats(struct_size=ctypes.sizeof(_lib.nt_trace_stats))
+        lib.nt_trace_stats_get(handle, byref(st))
+        # Events the runtime dropped while tracing (sequence-number gaps): samples and method records
+        # may be missing.  A window's: those of its window; a request window's or a cut's: those of
+        # its span on its threads.
+        self.events_dropped = st.events_dropped
         self._names = {}    # method index -> (name, type, assembly)
         self._stacks = {}   # stack index -> frames tuple
         self._frame_of = {}  # frame id -> Frame

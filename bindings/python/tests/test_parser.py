@@ -1,3 +1,4 @@
+import os
 import unittest
 
 import nettrace
@@ -99,6 +100,21 @@ class ParserTest(unittest.TestCase):
         q.close()
         with self.assertRaises(nettrace.BadStateError):
             nettrace.Parser(keep_trace=True).open_request(lo)
+
+    def test_events_dropped_are_said(self):
+        # By the whole trace, and by a request window over the span the losses
+        # fall in (the window counts each thread's gaps as the parser finds them).
+        path = corpus(os.path.join("seeds", "v6_drops.nettrace"))
+        whole = nettrace.open(path)
+        self.assertEqual(whole.events_dropped, 7, "nettrace info says 7")
+        self.assertEqual(nettrace.open(self.path).events_dropped, 0)
+        p = nettrace.Parser(windows=True)
+        r = p.open_request(-2**63)
+        with open(path, "rb") as f:
+            p.feed(f.read())
+        t = r.close(2**63 - 1)
+        p.close()
+        self.assertEqual((len(t), t.events_dropped), (len(whole), whole.events_dropped))
 
     def test_callback_exception_stops(self):
         class Enough(Exception):
