@@ -6,10 +6,7 @@ package nettrace
 */
 import "C"
 
-import (
-	"runtime"
-	"unsafe"
-)
+import "unsafe"
 
 // RequestWindow is a window open for one request (Parser.OpenRequest): it
 // takes the samples its threads (every thread when none were named) have
@@ -57,26 +54,35 @@ func (p *Parser) window() (*C.nt_trace_window, error) {
 	return C.ntgo_parser_window(p.g), nil
 }
 
-// OpenRequest opens a request window from fromNS (trace-clock ns) on the
-// given threads (OS thread ids; none: every thread).  Up to 4,096 are open
-// at once (then an error matching ErrLimit).  With Windows only.
-func (p *Parser) OpenRequest(fromNS int64, threads ...uint64) (*RequestWindow, error) {
-	if err := p.lock("OpenRequest"); err != nil {
-		return nil, err
+// underWindow runs fn under mu with the window object and a filter over
+// threads (none: every thread).
+func (p *Parser) underWindow(what string, threads []uint64, fn func(*C.nt_trace_window, *C.nt_window_filter) error) error {
+	if err := p.lock(what); err != nil {
+		return err
 	}
 	defer p.unlock()
 	w, err := p.window()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	f, err := newWindowFilter(threads)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.free()
+	return fn(w, &f.f)
+}
+
+// OpenRequest opens a request window from fromNS (trace-clock ns) on the
+// given threads (OS thread ids; none: every thread).  Up to 4,096 are open
+// at once (then an error matching ErrLimit).  With Windows only.
+func (p *Parser) OpenRequest(fromNS int64, threads ...uint64) (*RequestWindow, error) {
 	r := &RequestWindow{p: p, FromNS: fromNS}
-	if st := C.nt_trace_window_open(w, C.int64_t(fromNS), &f.f, &r.id); st != C.NT_OK {
-		return nil, newError(st, 0, "")
+	err := p.underWindow("OpenRequest", threads, func(w *C.nt_trace_window, f *C.nt_window_filter) error {
+		return newError(C.nt_trace_window_open(w, C.int64_t(fromNS), f, &r.id), 0, "")
+	})
+	if err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -109,22 +115,15 @@ func (r *RequestWindow) Close(toNS int64) (*Trace, error) {
 // as a Trace; the recorder keeps them, so the same span can be cut again.
 // ErrInvalidArgument without a recorder.
 func (p *Parser) Cut(fromNS, toNS int64, threads ...uint64) (*Trace, error) {
-	if err := p.lock("Cut"); err != nil {
-		return nil, err
-	}
-	defer p.unlock()
-	w, err := p.window()
-	if err != nil {
-		return nil, err
-	}
-	f, err := newWindowFilter(threads)
-	if err != nil {
-		return nil, err
-	}
-	defer f.free()
 	var ct *C.nt_trace
-	st := C.nt_trace_window_cut(w, C.int64_t(fromNS), C.int64_t(toNS), &f.f, &ct)
-	runtime.KeepAlive(f)
+	var st C.nt_status
+	err := p.underWindow("Cut", threads, func(w *C.nt_trace_window, f *C.nt_window_filter) error {
+		st = C.nt_trace_window_cut(w, C.int64_t(fromNS), C.int64_t(toNS), f, &ct)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	return cutTrace(ct, st)
 }
 
