@@ -134,3 +134,40 @@ func cutTrace(ct *C.nt_trace, st C.nt_status) (*Trace, error) {
 	}
 	return ownedTrace(ct), err
 }
+
+// WindowStats is what a windowed parser's window object holds now and what
+// its bounds did (nt_trace_window_stats): an agent's view of its own cost.
+type WindowStats struct {
+	Memory, MemoryPeak    uint64 // bytes held now, everything included; the most ever held
+	Records, RecordBytes  uint64 // method records kept (one code extent each) and their bytes with names and index
+	RecordBudget          uint64 // bytes the records may hold
+	RecordsSeen           uint64 // method records the stream delivered
+	RecordsRetired        uint64 // dropped because their code was unloaded
+	RecordsEvicted        uint64 // dropped by the budget (a frame of theirs is then unnamed) ...
+	RecordsEvictedSampled uint64 // ... of those, ones a sample had hit
+	RecorderSamples       uint64 // samples the flight recorder holds
+	Windows, OpenWindows  uint64 // traces handed out (takes, closes, cuts); request windows open now
+	EventsDropped         uint64 // events the stream's sequence points reported lost, all windows
+}
+
+// WindowStats returns the window object's counts (with Windows, before Close).
+func (p *Parser) WindowStats() (WindowStats, error) {
+	var out WindowStats
+	err := p.underWindow("WindowStats", nil, func(w *C.nt_trace_window, _ *C.nt_window_filter) error {
+		st := C.nt_trace_window_stats{struct_size: C.uint32_t(C.sizeof_nt_trace_window_stats)}
+		C.nt_trace_window_stats_get(w, &st)
+		out = WindowStats{
+			Memory: uint64(st.memory), MemoryPeak: uint64(st.memory_peak),
+			Records:      uint64(st.records.entries),
+			RecordBytes:  uint64(st.records.bytes + st.strings.bytes + st.address_index.bytes),
+			RecordBudget: uint64(st.record_budget), RecordsSeen: uint64(st.records_seen),
+			RecordsRetired: uint64(st.records_retired), RecordsEvicted: uint64(st.records_evicted),
+			RecordsEvictedSampled: uint64(st.records_evicted_sampled),
+			RecorderSamples:       uint64(st.recorder.entries),
+			Windows:               uint64(st.windows), OpenWindows: uint64(st.open_windows),
+			EventsDropped: uint64(st.events_dropped),
+		}
+		return nil
+	})
+	return out, err
+}

@@ -154,3 +154,54 @@ func TestEventsDroppedAreSaid(t *testing.T) {
 			len(tr.Samples), tr.EventsDropped, len(whole.Samples), whole.EventsDropped)
 	}
 }
+
+// The window object's counts follow what it was asked and what it holds.
+func TestWindowStats(t *testing.T) {
+	path := corpusFile(t, "spin-threads.nettrace")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewParser(Callbacks{Windows: true, Recorder: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.OpenRequest(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.WindowStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := parseFile(t, path)
+	if st.OpenWindows != 1 || st.Windows != 0 || st.RecordsSeen == 0 || st.Records == 0 ||
+		st.RecorderSamples != uint64(len(want.Samples)) || st.Memory == 0 || st.Memory > st.MemoryPeak ||
+		st.RecordBytes == 0 || st.RecordBytes > st.RecordBudget {
+		t.Fatalf("after the stream, one request open: %+v (the trace has %d samples)", st, len(want.Samples))
+	}
+	tr, err := r.Close(math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	w, err := p.TakeWindow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	after, err := p.WindowStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.OpenWindows != 0 || after.Windows != 2 || after.MemoryPeak < st.MemoryPeak {
+		t.Fatalf("after a close and a take: %+v", after)
+	}
+	p.Close()
+	if _, err := p.WindowStats(); !errors.Is(err, ErrBadState) {
+		t.Fatalf("WindowStats after Close: %v", err)
+	}
+}

@@ -176,6 +176,17 @@ int main(void)
     F(nt_trace_window_config, record_budget); F(nt_trace_window_config, recorder_ns);
     F(nt_trace_window_config, recorder_bytes); F(nt_trace_window_config, no_continuous);
     F(nt_trace_window_config, sample_labels);
+    S(nt_window_table);
+    F(nt_window_table, entries); F(nt_window_table, bytes);
+    S(nt_trace_window_stats);
+    F(nt_trace_window_stats, struct_size); F(nt_trace_window_stats, records); F(nt_trace_window_stats, strings);
+    F(nt_trace_window_stats, address_index); F(nt_trace_window_stats, modules); F(nt_trace_window_stats, stacks);
+    F(nt_trace_window_stats, recorder); F(nt_trace_window_stats, record_budget);
+    F(nt_trace_window_stats, records_seen); F(nt_trace_window_stats, records_retired);
+    F(nt_trace_window_stats, records_evicted); F(nt_trace_window_stats, records_evicted_sampled);
+    F(nt_trace_window_stats, windows); F(nt_trace_window_stats, open_windows);
+    F(nt_trace_window_stats, last_window_work); F(nt_trace_window_stats, events_dropped);
+    F(nt_trace_window_stats, memory); F(nt_trace_window_stats, memory_peak);
     S(nt_window_filter);
     F(nt_window_filter, struct_size);
     F(nt_window_filter, thread_ids); F(nt_window_filter, thread_count); F(nt_window_filter, has_activity);

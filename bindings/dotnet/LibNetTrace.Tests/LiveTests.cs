@@ -329,6 +329,11 @@ public class LiveTests
         Assert.True(again.SampleCount >= cut.SampleCount, "the recorder lost samples between two cuts"); // a late batch may add some
         Assert.All(cut.Samples, s => Assert.InRange(s.TimestampNs, from, to - 1));
         Assert.NotNull(prof.RecorderSpan);
+        WindowStats st = prof.Stats;
+        Assert.True(st.RecorderSamples >= again.SampleCount && st.Windows == 2 && st.OpenWindows == 0,
+                    $"recorder samples {st.RecorderSamples}, windows {st.Windows}, open {st.OpenWindows}");
+        Assert.True(st.MemoryBytes > 0 && st.MemoryBytes <= st.PeakMemoryBytes && st.RecordsSeen > 0 &&
+                    st.RecordBytes <= st.RecordBudgetBytes, $"memory {st.MemoryBytes} of peak {st.PeakMemoryBytes}, records {st.RecordsSeen} seen, {st.RecordBytes} of {st.RecordBudgetBytes} bytes");
         var e = Assert.Throws<NetTraceException>(() => prof.TakeWindow());
         Assert.Equal("invalid_argument", e.Status);
     }

@@ -301,6 +301,21 @@ public sealed unsafe class ContinuousProfiler : IDisposable
         }
     }
 
+    /// <summary>What the trace windows hold now and what their bounds did: the agent's own cost.</summary>
+    public WindowStats Stats
+    {
+        get
+        {
+            lock (_gate)
+            {
+                using var _ = _trace.Use();
+                var st = new nt_trace_window_stats { struct_size = Sized.Of<nt_trace_window_stats>() };
+                Lib.nt_trace_window_stats_get(_trace.Ptr, &st);
+                return new WindowStats(st);
+            }
+        }
+    }
+
     /// <summary>The span of the samples the recorder holds now (trace-clock ns), or null when it holds none.</summary>
     public (long FromNs, long ToNs)? RecorderSpan
     {

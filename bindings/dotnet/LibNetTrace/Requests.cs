@@ -60,6 +60,55 @@ public sealed class SampleSelection
     }
 }
 
+/// <summary>What a profiler's trace windows hold now and what their bounds did
+/// (<see cref="ContinuousProfiler.Stats"/>, nt_trace_window_stats).</summary>
+public sealed class WindowStats
+{
+    internal WindowStats(in nt_trace_window_stats s)
+    {
+        MemoryBytes = (long)s.memory;
+        PeakMemoryBytes = (long)s.memory_peak;
+        Records = (long)s.records.entries;
+        RecordBytes = (long)(s.records.bytes + s.strings.bytes + s.address_index.bytes);
+        RecordBudgetBytes = (long)s.record_budget;
+        RecordsSeen = (long)s.records_seen;
+        RecordsRetired = (long)s.records_retired;
+        RecordsEvicted = (long)s.records_evicted;
+        RecordsEvictedSampled = (long)s.records_evicted_sampled;
+        RecorderSamples = (long)s.recorder.entries;
+        Windows = (long)s.windows;
+        OpenWindows = (long)s.open_windows;
+        EventsDropped = (long)s.events_dropped;
+    }
+
+    /// <summary>Bytes held now, everything included.</summary>
+    public long MemoryBytes { get; }
+    /// <summary>The most bytes ever held.</summary>
+    public long PeakMemoryBytes { get; }
+    /// <summary>Method records kept (one code extent each).</summary>
+    public long Records { get; }
+    /// <summary>Their bytes with their names and the address index.</summary>
+    public long RecordBytes { get; }
+    /// <summary>Bytes the records may hold (<see cref="WindowOptions.RecordBudgetBytes"/>).</summary>
+    public long RecordBudgetBytes { get; }
+    /// <summary>Method records the stream delivered.</summary>
+    public long RecordsSeen { get; }
+    /// <summary>Records dropped because their code was unloaded.</summary>
+    public long RecordsRetired { get; }
+    /// <summary>Records dropped by the budget: a frame of theirs is then unnamed.</summary>
+    public long RecordsEvicted { get; }
+    /// <summary>Of those, records a sample had hit.</summary>
+    public long RecordsEvictedSampled { get; }
+    /// <summary>Samples the flight recorder holds.</summary>
+    public long RecorderSamples { get; }
+    /// <summary>Traces handed out (windows taken, requests closed, cuts).</summary>
+    public long Windows { get; }
+    /// <summary>Request windows open now.</summary>
+    public long OpenWindows { get; }
+    /// <summary>Events the stream's sequence points reported lost, all windows.</summary>
+    public long EventsDropped { get; }
+}
+
 /// <summary>A window open for one request (<see cref="ContinuousProfiler.OpenRequest"/>):
 /// it takes the samples its selection picks from its opening until
 /// <see cref="Close"/>.  Dispose without closing discards it.</summary>

@@ -18,7 +18,7 @@ from .errors import (BadStateError, CancelledError, DeadlineError, InvalidArgume
                      MalformedError, NettraceError, NoEndpointError, NoEventsError, NotNettraceError,
                      OutOfMemoryError, ProtocolError, RefusedError, StoppedError, StreamCapError,
                      TruncatedError, UnsupportedVersionError)
-from .parser import AssemblyRecord, Header, MethodRecord, ModuleRecord, Parser, RequestWindow, StreamSample
+from .parser import AssemblyRecord, Header, MethodRecord, ModuleRecord, Parser, RequestWindow, StreamSample, WindowStats
 from .session import (KEYWORD_JIT, KEYWORD_LOADER, PROVIDER_RUNTIME, PROVIDER_SAMPLE_PROFILER, Provider,
                       collect, watch)
 from .convert import Conversion, convert
@@ -27,7 +27,7 @@ from .profile import GC, Profile, ProfileRecord, Totals, open_profile
 from .trace import Frame, Method, Sample, TopEntry, Trace, open
 
 __all__ = [
-    "open", "Trace", "convert", "Conversion", "open_profile", "Profile", "ProfileRecord", "Totals", "GC", "Event", "FileTime", "events", "Sample", "Frame", "Method", "TopEntry", "Parser", "RequestWindow", "StreamSample", "MethodRecord",
+    "open", "Trace", "convert", "Conversion", "open_profile", "Profile", "ProfileRecord", "Totals", "GC", "Event", "FileTime", "events", "Sample", "Frame", "Method", "TopEntry", "Parser", "RequestWindow", "StreamSample", "WindowStats", "MethodRecord",
     "ModuleRecord", "AssemblyRecord", "Header", "collect", "watch", "Provider", "PROVIDER_SAMPLE_PROFILER",
     "PROVIDER_RUNTIME", "KEYWORD_LOADER", "KEYWORD_JIT", "library_version", "library_path", "NettraceError",
     "NotNettraceError", "UnsupportedVersionError", "NoEventsError", "MalformedError", "TruncatedError",

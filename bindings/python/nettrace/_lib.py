@@ -197,6 +197,20 @@ class nt_trace_window_config(Structure):
                 ("sample_labels", c_bool)]
 
 
+class nt_window_table(Structure):
+    _fields_ = [("entries", c_uint64), ("bytes", c_uint64)]
+
+
+class nt_trace_window_stats(Structure):
+    _fields_ = [("struct_size", c_uint32), ("records", nt_window_table), ("strings", nt_window_table),
+                ("address_index", nt_window_table), ("modules", nt_window_table), ("stacks", nt_window_table),
+                ("recorder", nt_window_table), ("record_budget", c_uint64), ("records_seen", c_uint64),
+                ("records_retired", c_uint64), ("records_evicted", c_uint64),
+                ("records_evicted_sampled", c_uint64), ("windows", c_uint64), ("open_windows", c_uint64),
+                ("last_window_work", c_uint64), ("events_dropped", c_uint64), ("memory", c_size_t),
+                ("memory_peak", c_size_t)]
+
+
 class nt_window_filter(Structure):
     _fields_ = [("struct_size", c_uint32), ("thread_ids", POINTER(c_uint64)), ("thread_count", c_size_t),
                 ("has_activity", c_bool), ("activity_id", c_uint8 * 16), ("has_trace_id", c_bool),
@@ -301,6 +315,7 @@ _proto("nt_trace_window_new", c_void_p, POINTER(nt_trace_window_config), c_void_
 _proto("nt_trace_window_callbacks", None, POINTER(nt_callbacks))
 _proto("nt_trace_window_take", c_int, c_void_p, POINTER(c_void_p))
 _proto("nt_trace_window_free", None, c_void_p)
+_proto("nt_trace_window_stats_get", None, c_void_p, POINTER(nt_trace_window_stats))
 _proto("nt_trace_window_open", c_int, c_void_p, c_int64, POINTER(nt_window_filter), POINTER(c_uint64))
 _proto("nt_trace_window_close", c_int, c_void_p, c_uint64, c_int64, POINTER(c_void_p))
 _proto("nt_trace_window_cut", c_int, c_void_p, c_int64, c_int64, POINTER(nt_window_filter), POINTER(c_void_p))

@@ -275,6 +275,21 @@ class Parser:
             status = lib.nt_trace_window_cut(self._window("cut"), from_ns, to_ns, byref(f), byref(out))
         return _window_trace(out, status)
 
+    def window_stats(self):
+        """With windows=True: what the window object holds now and what its
+        bounds did, as WindowStats (memory and memory_peak in bytes; records
+        kept and their bytes with names and index, the budget; records seen,
+        retired on unload, evicted by the budget -- a frame of theirs is then
+        unnamed -- and of those sampled; recorder samples; traces handed out
+        and request windows open; events dropped)."""
+        with self._guard("window_stats()", exclusive=True):
+            st = _lib.nt_trace_window_stats(struct_size=ctypes.sizeof(_lib.nt_trace_window_stats))
+            lib.nt_trace_window_stats_get(self._window("window_stats"), byref(st))
+        return WindowStats(st.memory, st.memory_peak, st.records.entries,
+                           st.records.bytes + st.strings.bytes + st.address_index.bytes, st.record_budget,
+                           st.records_seen, st.records_retired, st.records_evicted, st.records_evicted_sampled,
+                           st.recorder.entries, st.windows, st.open_windows, st.events_dropped)
+
     def _close_request(self, request, to_ns):
         with self._guard("RequestWindow.close()", exclusive=True):
             out = c_void_p()
@@ -298,6 +313,11 @@ class Parser:
     def __del__(self):
         if getattr(self, "_p", None):
             self._abandon()
+
+
+WindowStats = namedtuple("WindowStats", "memory memory_peak records record_bytes record_budget records_seen "
+                         "records_retired records_evicted records_evicted_sampled recorder_samples windows "
+                         "open_windows events_dropped")
 
 
 class RequestWindow:

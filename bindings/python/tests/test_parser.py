@@ -116,6 +116,24 @@ class ParserTest(unittest.TestCase):
         p.close()
         self.assertEqual((len(t), t.events_dropped), (len(whole), whole.events_dropped))
 
+    def test_window_stats(self):
+        # The window object's counts follow what it was asked and what it holds.
+        p = nettrace.Parser(windows=True, recorder_ns=3600 * 10**9)
+        r = p.open_request(0)
+        p.feed(self.data)
+        st = p.window_stats()
+        self.assertEqual((st.open_windows, st.windows, st.recorder_samples), (1, 0, len(self.want)), st)
+        self.assertTrue(st.records_seen and st.records and 0 < st.memory <= st.memory_peak, st)
+        self.assertTrue(0 < st.record_bytes <= st.record_budget, st)
+        r.close(2**63 - 1)
+        p.take_window()
+        after = p.window_stats()
+        self.assertEqual((after.open_windows, after.windows), (0, 2), after)
+        self.assertGreaterEqual(after.memory_peak, st.memory_peak)
+        p.close()
+        with self.assertRaises(nettrace.BadStateError):
+            p.window_stats()
+
     def test_callback_exception_stops(self):
         class Enough(Exception):
             pass

@@ -61,6 +61,7 @@ internal static unsafe partial class Lib
     [LibraryImport(Name)] internal static partial void* nt_trace_window_new(nt_trace_window_config* cfg, void* alloc);
     [LibraryImport(Name)] internal static partial void nt_trace_window_callbacks(nt_callbacks* cb);
     [LibraryImport(Name)] internal static partial int nt_trace_window_take(void* w, void** trace);
+    [LibraryImport(Name)] internal static partial void nt_trace_window_stats_get(void* w, nt_trace_window_stats* stats);
     [LibraryImport(Name)] internal static partial void nt_trace_window_free(void* w);
     [LibraryImport(Name)] internal static partial int nt_trace_window_open(void* w, long from_ns, nt_window_filter* f, ulong* id);
     [LibraryImport(Name)] internal static partial int nt_trace_window_close(void* w, ulong id, long to_ns, void** trace);

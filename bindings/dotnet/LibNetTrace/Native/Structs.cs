@@ -357,6 +357,22 @@ internal struct nt_trace_window_config
 }
 
 [StructLayout(LayoutKind.Sequential)]
+internal struct nt_window_table
+{
+    public ulong entries, bytes;
+}
+
+[StructLayout(LayoutKind.Sequential)]
+internal struct nt_trace_window_stats
+{
+    public uint struct_size; // the layout this package was built with: sizeof, set by every caller
+    public nt_window_table records, strings, address_index, modules, stacks, recorder;
+    public ulong record_budget, records_seen, records_retired, records_evicted, records_evicted_sampled;
+    public ulong windows, open_windows, last_window_work, events_dropped;
+    public nuint memory, memory_peak;
+}
+
+[StructLayout(LayoutKind.Sequential)]
 internal unsafe struct nt_window_filter
 {
     public uint struct_size; // the layout this package was built with: sizeof, set by every caller
