@@ -102,7 +102,7 @@ static int on_sequence_gap(void *user, const nt_sequence_gap *gap)
 }
 
 ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim,
-                             uint64_t recorder_ns)
+                             const nt_trace_window_config *wcfg)
 {
     ntgo_parser *g = calloc(1, sizeof *g);
     if (!g)
@@ -116,9 +116,7 @@ ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, con
         g->keep = nt_trace_builder_new(NULL);
         nt_trace_builder_callbacks(&g->keep_cb);
     } else if (keep_kind == NTGO_KEEP_WINDOWS) {
-        nt_trace_window_config cfg = NT_STRUCT_INIT(nt_trace_window_config);
-        cfg.recorder_ns = recorder_ns;
-        g->keep = nt_trace_window_new(&cfg, NULL);
+        g->keep = nt_trace_window_new(wcfg, NULL);
         nt_trace_window_callbacks(&g->keep_cb);
     }
     if (keep_kind != NTGO_KEEP_NONE && !g->keep) {

@@ -70,9 +70,9 @@ typedef struct ntgo_parser {
 /* nt_field_next into an ntgo_field. */
 bool ntgo_field_next(nt_field_iter *it, ntgo_field *out);
 
-/* recorder_ns: with NTGO_KEEP_WINDOWS, the flight recorder's span (0: none). */
+/* wcfg: with NTGO_KEEP_WINDOWS, the window object's configuration (NULL: defaults). */
 ntgo_parser *ntgo_parser_new(uintptr_t handle, unsigned want, int keep_kind, const nt_limits *lim,
-                             uint64_t recorder_ns);
+                             const nt_trace_window_config *wcfg);
 /* Hand over the builder's trace (NULL unless NTGO_KEEP_TRACE); st is the parse's final status. */
 nt_status ntgo_parser_trace(ntgo_parser *g, nt_status st, nt_trace **out);
 /* Hand over the samples since the last window (NTGO_KEEP_WINDOWS). */

@@ -95,6 +95,10 @@ type Callbacks struct {
 	// Recorder, with Windows, keeps the samples of the last Recorder of
 	// trace time (at most 16 MiB of them) for Cut: a flight recorder.
 	Recorder time.Duration
+	// RecordBudget, with Windows, bounds the bytes the kept method records
+	// (with their names and address index) may hold; past it, records no
+	// sample has hit are evicted first (WindowStats counts them).  0: 64 MiB.
+	RecordBudget uint64
 }
 
 // Parser reads a stream pushed to it in chunks of any size: the bytes are
@@ -150,7 +154,7 @@ func NewParser(cb Callbacks) (*Parser, error) {
 	case cb.Windows:
 		keep = C.NTGO_KEEP_WINDOWS
 	}
-	if cb.Recorder < 0 || (cb.Recorder > 0 && !cb.Windows) {
+	if cb.Recorder < 0 || ((cb.Recorder > 0 || cb.RecordBudget > 0) && !cb.Windows) {
 		return nil, ErrInvalidArgument
 	}
 	return newParser(&cb, want, keep)
@@ -162,11 +166,12 @@ func newParser(cb *Callbacks, want C.uint, keep C.int) (*Parser, error) {
 		p.cb = *cb
 	}
 	p.handle = cgo.NewHandle(p)
-	var recorder C.uint64_t
+	wcfg := C.nt_trace_window_config{struct_size: C.uint32_t(C.sizeof_nt_trace_window_config)}
 	if cb != nil {
-		recorder = C.uint64_t(cb.Recorder.Nanoseconds())
+		wcfg.recorder_ns = C.uint64_t(cb.Recorder.Nanoseconds())
+		wcfg.record_budget = C.uint64_t(cb.RecordBudget)
 	}
-	p.g = C.ntgo_parser_new(C.uintptr_t(p.handle), want, keep, nil, recorder)
+	p.g = C.ntgo_parser_new(C.uintptr_t(p.handle), want, keep, nil, &wcfg)
 	if p.g == nil {
 		p.handle.Delete()
 		return nil, ErrNoMemory

@@ -205,3 +205,36 @@ func TestWindowStats(t *testing.T) {
 		t.Fatalf("WindowStats after Close: %v", err)
 	}
 }
+
+// A record budget bounds what the windows keep, and the stats say what it cost.
+func TestRecordBudget(t *testing.T) {
+	data, err := os.ReadFile(corpusFile(t, "spin-threads.nettrace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewParser(Callbacks{RecordBudget: 1 << 20}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("a record budget without Windows: %v", err)
+	}
+	stats := func(budget uint64) WindowStats {
+		p, err := NewParser(Callbacks{Windows: true, RecordBudget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if _, err := p.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		st, err := p.WindowStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	free := stats(0)
+	budget := free.RecordBytes / 4
+	tight := stats(budget)
+	if free.RecordsEvicted != 0 || tight.RecordBudget != budget || tight.RecordBytes > budget ||
+		tight.RecordsEvicted == 0 || tight.Records >= free.Records {
+		t.Fatalf("a budget of %d bytes: %+v; unbounded: %+v", budget, tight, free)
+	}
+}

@@ -59,12 +59,13 @@ class Parser:
     take_window() returns the samples since its previous call (a live
     stream's hot methods, window by window), open_request() a window per
     request beside them, and recorder_ns (nanoseconds of trace time) a
-    flight recorder that cut() cuts after the fact.  The stream itself is
-    never held.
+    flight recorder that cut() cuts after the fact; record_budget bounds the
+    bytes the windows' method records may hold (0: 64 MiB; window_stats()
+    says what was evicted).  The stream itself is never held.
     """
 
     def __init__(self, on_header=None, on_sample=None, on_method=None, on_module=None, on_assembly=None,
-                 keep_trace=False, windows=False, on_event=None, recorder_ns=0):
+                 keep_trace=False, windows=False, on_event=None, recorder_ns=0, record_budget=0):
         self._user = {"header": on_header, "sample": on_sample, "method": on_method, "module": on_module,
                       "assembly": on_assembly, "event": on_event}
         self._frequency = 0  # the header's, for the events' times
@@ -78,8 +79,8 @@ class Parser:
         self._kind = "trace" if keep_trace else "windows" if windows else None
         if keep_trace and windows:
             raise errors.InvalidArgumentError("keep_trace and windows exclude each other")
-        if recorder_ns < 0 or (recorder_ns and not windows):
-            raise errors.InvalidArgumentError("recorder_ns needs windows=True and is not negative")
+        if recorder_ns < 0 or record_budget < 0 or ((recorder_ns or record_budget) and not windows):
+            raise errors.InvalidArgumentError("recorder_ns and record_budget need windows=True and are not negative")
         self._keep = None
         # The current layout: a window then also counts each thread's loss (sequence_gap).
         self._kcb = _lib.nt_callbacks(struct_size=ctypes.sizeof(_lib.nt_callbacks))
@@ -88,7 +89,7 @@ class Parser:
             lib.nt_trace_builder_callbacks(byref(self._kcb))
         elif self._kind == "windows":
             cfg = _lib.nt_trace_window_config(struct_size=ctypes.sizeof(_lib.nt_trace_window_config),
-                                              recorder_ns=recorder_ns)
+                                              recorder_ns=recorder_ns, record_budget=record_budget)
             self._keep = lib.nt_trace_window_new(byref(cfg), None)
             lib.nt_trace_window_callbacks(byref(self._kcb))
         if self._kind and not self._keep:

@@ -134,6 +134,24 @@ class ParserTest(unittest.TestCase):
         with self.assertRaises(nettrace.BadStateError):
             p.window_stats()
 
+    def test_record_budget(self):
+        # A record budget bounds what the windows keep, and the stats say what it cost.
+        with self.assertRaises(nettrace.InvalidArgumentError):
+            nettrace.Parser(record_budget=1 << 20)
+
+        def stats(budget):
+            p = nettrace.Parser(windows=True, record_budget=budget)
+            p.feed(self.data)
+            st = p.window_stats()
+            p.close()
+            return st
+        free = stats(0)
+        budget = free.record_bytes // 4
+        tight = stats(budget)
+        self.assertEqual((free.records_evicted, tight.record_budget), (0, budget))
+        self.assertTrue(tight.record_bytes <= budget and tight.records_evicted and tight.records < free.records,
+                        (tight, free))
+
     def test_callback_exception_stops(self):
         class Enough(Exception):
             pass
