@@ -62,11 +62,17 @@ public class LiveTests
                 windows.Add(prof.TakeWindow());
                 withSamples += windows[^1].Trace.SampleCount > 0 ? 1 : 0;
             }
+            // The spinning methods ran before the session began: only the rundown at the stop names
+            // them, and only in the window the stop hands over, so that window is given 1.5 s of
+            // samples (CI once failed here on a stop window taken at once after the last one).
+            var last = DateTime.UtcNow.AddMilliseconds(1500);
+            while (DateTime.UtcNow < last)
+                prof.Pump(TimeSpan.FromMilliseconds(50));
             windows.Add(prof.Stop());
             Assert.All(windows, w => Assert.Equal("ok", w.Status));
             Assert.True(withSamples >= 2, "windows' samples: " + string.Join(",", windows.Select(w => w.Trace.SampleCount)));
-            // The spinning methods ran before the session began: the rundown at the stop names them.
-            Assert.True(windows.Any(w => Has(w.Trace, "SpinAlpha")) && windows.Any(w => Has(w.Trace, "SpinBeta")));
+            Assert.True(windows.Any(w => Has(w.Trace, "SpinAlpha")) && windows.Any(w => Has(w.Trace, "SpinBeta")),
+                        "no window names both spinners; the stop's window: " + LeafCensus(windows[^1].Trace));
             Assert.All(windows.SelectMany(w => w.Trace.Samples), s => Assert.True(s.TimestampNs > 0));
             using var pprof = new MemoryStream();
             windows[1].Trace.ExportPprof(pprof);
