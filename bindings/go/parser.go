@@ -349,11 +349,7 @@ func (p *Parser) TakeWindow() (*Trace, error) {
 	}
 	var ct *C.nt_trace
 	st := C.ntgo_parser_take_window(p.g, &ct)
-	err := newError(st, 0, "")
-	if ct == nil {
-		return nil, err
-	}
-	return ownedTrace(ct), err
+	return windowTrace(ct, st)
 }
 
 // Trace returns the trace built from the stream (with KeepTrace, after

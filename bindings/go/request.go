@@ -107,7 +107,7 @@ func (r *RequestWindow) Close(toNS int64) (*Trace, error) {
 	r.closed = true
 	var ct *C.nt_trace
 	st := C.nt_trace_window_close(w, r.id, C.int64_t(toNS), &ct)
-	return cutTrace(ct, st)
+	return windowTrace(ct, st)
 }
 
 // Cut returns the samples of [fromNS, toNS) on the given threads (none:
@@ -124,10 +124,12 @@ func (p *Parser) Cut(fromNS, toNS int64, threads ...uint64) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cutTrace(ct, st)
+	return windowTrace(ct, st)
 }
 
-func cutTrace(ct *C.nt_trace, st C.nt_status) (*Trace, error) {
+// windowTrace is a window handed out (a take, a close, a cut) as a Trace with
+// the status as its error: past a limit the trace comes with the error.
+func windowTrace(ct *C.nt_trace, st C.nt_status) (*Trace, error) {
 	err := newError(st, 0, "")
 	if ct == nil {
 		return nil, err

@@ -234,17 +234,10 @@ class Parser:
         """With windows=True: the samples read since the previous call as a
         Trace, named from every method, module and assembly record read since
         the stream began; a new window starts."""
-        from .trace import Trace
         with self._guard("take_window()", exclusive=True):
-            if self._kind != "windows" or self._closed:
-                raise errors.BadStateError("take_window needs an open Parser(windows=True)")
             out = c_void_p()
-            status = lib.nt_trace_window_take(self._keep, byref(out))
-        trace = Trace(out.value) if out.value else None
-        err = errors.from_status(status, trace=trace)
-        if err is not None:
-            raise err
-        return trace
+            status = lib.nt_trace_window_take(self._window("take_window"), byref(out))
+        return _window_trace(out, status)
 
     def _window(self, what):
         if self._kind != "windows" or self._closed:
@@ -350,6 +343,7 @@ def _filter(threads):
 
 
 def _window_trace(out, status):
+    """A window handed out (a take, a close, a cut) as a Trace; an error status raises with it."""
     from .trace import Trace
     trace = Trace(out.value) if out.value else None
     err = errors.from_status(status, trace=trace)
